@@ -1,0 +1,111 @@
+"""Shared look of every figure: colours, layout and the band/curve helpers.
+
+Figure builders of each method (``dpcore.<method>_figures`` or a
+``figures`` section in the method module) are plain functions returning
+``plotly.graph_objects.Figure`` and use these helpers, so all pages read the
+same way: non-private reference in dark grey, private in blue, Monte-Carlo
+bands as translucent fills, the chosen ε as a dashed vertical line.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+NONPRIVATE = "#3b3b3b"
+PRIVATE = "#1f6fd1"
+TRUTH = "#2e7d32"
+WARNING = "#d1495b"
+#: A qualitative palette for several private methods / groups.
+PALETTE = ("#1f6fd1", "#e69500", "#2e9e6a", "#d1495b", "#7b5ea7", "#8c6d31", "#17becf", "#555555")
+
+
+def rgba(hex_colour: str, alpha: float) -> str:
+    h = hex_colour.lstrip("#")
+    r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def base_layout(fig: go.Figure, *, title: str | None = None, x_title: str = "", y_title: str = "", height: int = 420) -> go.Figure:
+    """Apply the common layout: white template, legend on top, readable margins."""
+    fig.update_layout(
+        template="plotly_white",
+        title=dict(text=title, x=0.0, xanchor="left") if title else None,
+        xaxis_title=x_title,
+        yaxis_title=y_title,
+        height=height,
+        margin=dict(l=60, r=20, t=60 if title else 30, b=50),
+        legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0.0),
+        hovermode="x unified",
+    )
+    return fig
+
+
+def band(
+    fig: go.Figure,
+    x: Sequence[float],
+    lower: Sequence[float],
+    upper: Sequence[float],
+    *,
+    name: str,
+    colour: str,
+    alpha: float = 0.18,
+    step: bool = False,
+    showlegend: bool = True,
+    legendgroup: str | None = None,
+) -> go.Figure:
+    """Add a filled band between ``lower`` and ``upper`` (step-shaped for survival curves)."""
+    shape = "hv" if step else "linear"
+    group = legendgroup or name
+    fig.add_trace(
+        go.Scatter(x=x, y=upper, mode="lines", line=dict(width=0, shape=shape), hoverinfo="skip",
+                   showlegend=False, legendgroup=group)
+    )
+    fig.add_trace(
+        go.Scatter(x=x, y=lower, mode="lines", line=dict(width=0, shape=shape), fill="tonexty",
+                   fillcolor=rgba(colour, alpha), name=name, hoverinfo="skip", showlegend=showlegend,
+                   legendgroup=group)
+    )
+    return fig
+
+
+def curve(
+    fig: go.Figure,
+    x: Sequence[float],
+    y: Sequence[float],
+    *,
+    name: str,
+    colour: str,
+    step: bool = False,
+    dash: str | None = None,
+    width: float = 2.0,
+    legendgroup: str | None = None,
+    showlegend: bool = True,
+) -> go.Figure:
+    fig.add_trace(
+        go.Scatter(x=x, y=y, mode="lines", name=name, legendgroup=legendgroup or name, showlegend=showlegend,
+                   line=dict(color=colour, width=width, dash=dash, shape="hv" if step else "linear"))
+    )
+    return fig
+
+
+def mark_epsilon(fig: go.Figure, epsilon: float, *, label: str = "chosen ε") -> go.Figure:
+    """Dashed vertical line at the chosen ε on a privacy–utility curve."""
+    fig.add_vline(x=epsilon, line=dict(color=WARNING, dash="dash", width=1.5),
+                  annotation_text=f"{label} = {epsilon:g}", annotation_position="top right")
+    return fig
+
+
+def epsilon_axis(fig: go.Figure) -> go.Figure:
+    """Log-scaled ε axis, as every privacy–utility curve uses."""
+    fig.update_xaxes(type="log", title_text="privacy budget ε (log scale; smaller = more private)")
+    return fig
+
+
+def quantile_band(values: np.ndarray, lower: float = 0.05, upper: float = 0.95, axis: int = 0):
+    """Mean and the (lower, upper) quantile band over Monte-Carlo draws on ``axis``."""
+    values = np.asarray(values, dtype=float)
+    lo, hi = np.quantile(values, [lower, upper], axis=axis)
+    return values.mean(axis=axis), lo, hi

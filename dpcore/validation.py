@@ -1,0 +1,177 @@
+"""Uploaded CSV → validated arrays, or an :class:`InputError` that says what is wrong.
+
+Every message names the column, the row (1-based, as a spreadsheet shows
+it, header = row 1) and the problem, because the person reading it is a
+clinician looking at their own file, not at a stack trace. Nothing here
+writes, logs or caches the data.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+MAX_UPLOAD_ROWS = 200_000
+
+
+class InputError(ValueError):
+    """Bad user input, with a message fit to show on the page as it is."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_bytes: int = MAX_UPLOAD_BYTES
+    max_rows: int = MAX_UPLOAD_ROWS
+    min_rows: int = 2
+
+
+def _spreadsheet_row(index: int) -> int:
+    """Row number as seen in a spreadsheet: header is row 1, first record row 2."""
+    return int(index) + 2
+
+
+def read_csv(data: bytes, *, limits: Limits = Limits()) -> pd.DataFrame:
+    """Parse uploaded bytes into a frame, refusing anything ambiguous.
+
+    Checks, in order: size, emptiness, text encoding (UTF-8 or UTF-8 with
+    BOM), delimiter (a comma is expected; a file that parses into one
+    column but contains ``;`` or tabs is named as using the wrong one),
+    empty or duplicate column names, row count.
+    """
+    if len(data) > limits.max_bytes:
+        raise InputError(
+            f"The file is {len(data) / 1e6:.1f} MB; the limit is {limits.max_bytes / 1e6:.0f} MB."
+        )
+    if not data.strip():
+        raise InputError("The file is empty.")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise InputError(
+            f"The file is not UTF-8 text (undecodable byte at position {err.start}). "
+            "Save it as 'CSV UTF-8' and upload again."
+        ) from None
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    header = lines[0]
+    try:
+        header_cells = next(csv.reader([header]))
+    except csv.Error as err:  # pragma: no cover - csv rarely fails on one line
+        raise InputError(f"The header line cannot be read: {err}") from None
+    if len(header_cells) == 1:
+        for sep, name in ((";", "semicolons"), ("\t", "tabs"), ("|", "vertical bars")):
+            if sep in header:
+                raise InputError(
+                    f"The file seems to use {name} as the delimiter; a comma-separated file is expected."
+                )
+    stripped = [c.strip() for c in header_cells]
+    for position, name in enumerate(stripped, start=1):
+        if not name:
+            raise InputError(f"Column {position} of the header has no name.")
+    dupes = sorted({c for c in stripped if stripped.count(c) > 1})
+    if dupes:
+        raise InputError(f"Duplicate column name(s) in the header: {', '.join(map(repr, dupes))}.")
+    n_records = len(lines) - 1
+    if n_records > limits.max_rows:
+        raise InputError(f"The file has {n_records:,} rows; the limit is {limits.max_rows:,}.")
+    if n_records < limits.min_rows:
+        raise InputError(f"The file has {n_records} data row(s); at least {limits.min_rows} are needed.")
+    try:
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, skipinitialspace=True)
+    except (pd.errors.ParserError, ValueError) as err:
+        raise InputError(f"The file is not a well-formed CSV: {err}") from None
+    frame.columns = stripped
+    return frame
+
+
+def require_columns(frame: pd.DataFrame, columns: Iterable[str]) -> None:
+    """Raise naming every requested column that is absent."""
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InputError(
+            f"Missing column(s) {', '.join(map(repr, missing))}; the file has {', '.join(map(repr, frame.columns))}."
+        )
+
+
+def numeric_column(
+    frame: pd.DataFrame,
+    column: str,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    integer: bool = False,
+    what: str = "value",
+) -> np.ndarray:
+    """A finite float (or int) array from ``column``; names the first bad row.
+
+    Refuses blanks, non-numbers, NaN and ±inf (explicitly, since pandas
+    happily parses "inf"), values outside ``[minimum, maximum]`` and, when
+    ``integer``, non-integers.
+    """
+    require_columns(frame, [column])
+    raw = frame[column].astype(str).str.strip()
+    values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        i = int(np.argmax(bad))
+        shown = raw.iloc[i]
+        problem = "is empty" if shown == "" else f"is {shown!r}, not a finite number"
+        raise InputError(f"Column {column!r}, row {_spreadsheet_row(i)}: the {what} {problem}.")
+    if minimum is not None and (values < minimum).any():
+        i = int(np.argmax(values < minimum))
+        adjective = "negative" if minimum == 0 else f"below {minimum:g}"
+        raise InputError(f"Column {column!r}, row {_spreadsheet_row(i)}: the {what} {values[i]:g} is {adjective}.")
+    if maximum is not None and (values > maximum).any():
+        i = int(np.argmax(values > maximum))
+        raise InputError(f"Column {column!r}, row {_spreadsheet_row(i)}: the {what} {values[i]:g} is above {maximum:g}.")
+    if integer:
+        frac = values != np.round(values)
+        if frac.any():
+            i = int(np.argmax(frac))
+            raise InputError(f"Column {column!r}, row {_spreadsheet_row(i)}: the {what} {values[i]:g} is not a whole number.")
+        return values.astype(np.int64)
+    return values
+
+
+def coded_column(frame: pd.DataFrame, column: str, allowed: Sequence[int], *, what: str = "code") -> np.ndarray:
+    """Integer codes from ``column`` that must lie in the declared set ``allowed``."""
+    codes = numeric_column(frame, column, integer=True, what=what)
+    outside = ~np.isin(codes, np.asarray(allowed))
+    if outside.any():
+        i = int(np.argmax(outside))
+        raise InputError(
+            f"Column {column!r}, row {_spreadsheet_row(i)}: the {what} {codes[i]} is not one of the "
+            f"declared codes {sorted(int(a) for a in allowed)}."
+        )
+    return codes
+
+
+def category_column(frame: pd.DataFrame, column: str, *, min_levels: int = 1, max_levels: int = 20) -> np.ndarray:
+    """String labels from ``column``; refuses blanks and too few / too many distinct levels."""
+    require_columns(frame, [column])
+    labels = frame[column].astype(str).str.strip().to_numpy()
+    blank = labels == ""
+    if blank.any():
+        i = int(np.argmax(blank))
+        raise InputError(f"Column {column!r}, row {_spreadsheet_row(i)}: the group label is empty.")
+    levels = np.unique(labels)
+    if levels.size < min_levels:
+        raise InputError(
+            f"Column {column!r} has a single group ({levels[0]!r}); at least {min_levels} groups are needed to compare."
+        )
+    if levels.size > max_levels:
+        raise InputError(f"Column {column!r} has {levels.size} distinct groups; at most {max_levels} are supported.")
+    return labels
+
+
+def distinct_columns(*columns: str | None) -> None:
+    """Refuse a mapping that uses one column for two roles."""
+    chosen = [c for c in columns if c]
+    dupes = sorted({c for c in chosen if chosen.count(c) > 1})
+    if dupes:
+        raise InputError(f"Column {dupes[0]!r} is mapped to more than one role.")
