@@ -1,0 +1,56 @@
+"""Entry point: navigation, and the sidebar every page shares (data set, ledger, teaching mode)."""
+
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from ui import current_dataset, get_ledger, url_toggle
+from ui.layout import TEACHING_KEY
+
+ROOT = Path(__file__).resolve().parent
+
+st.set_page_config(page_title="DP trade-offs for clinical data", page_icon="🔒", layout="wide")
+
+METHOD_PAGES = [
+    ("pages/survival.py", "Survival curves", ":material/monitoring:", "survival"),
+    ("pages/regression.py", "Drug sensitivity", ":material/medication:", "regression"),
+    ("pages/sparse.py", "Sparse learning", ":material/scatter_plot:", "sparse"),
+    ("pages/fdr.py", "Online FDR", ":material/rule:", "fdr"),
+]
+REVIEW_PAGES = [
+    ("pages/audit.py", "Privacy audit", ":material/policy:", "audit"),
+    ("pages/ledger.py", "Ledger & report", ":material/receipt_long:", "ledger"),
+]
+
+
+def _pages(specs):
+    return [
+        st.Page(str(ROOT / path), title=title, icon=icon, url_path=url)
+        for path, title, icon, url in specs
+        if (ROOT / path).exists()
+    ]
+
+
+navigation = st.navigation(
+    {
+        "Overview": [st.Page(str(ROOT / "pages/home.py"), title="Home", icon=":material/home:", default=True)],
+        "Methods": _pages(METHOD_PAGES),
+        "Review": _pages(REVIEW_PAGES),
+    }
+)
+
+with st.sidebar:
+    url_toggle("Teaching mode", key=TEACHING_KEY, help="Show step-by-step explanations beside each figure.")
+    current = current_dataset()
+    st.markdown("**Current data set**")
+    st.caption(current[0] if current else "none chosen yet")
+    st.markdown("**Privacy ledger (this session)**")
+    summary = get_ledger().summary()
+    if summary:
+        table = pd.DataFrame(summary)[["data set", "releases", "ε spent", "δ spent", "ε cap"]]
+        st.dataframe(table, hide_index=True, width="stretch")
+    else:
+        st.caption("No release yet: previews are free, releases are charged here.")
+
+navigation.run()

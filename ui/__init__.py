@@ -1,0 +1,26 @@
+"""Streamlit-side helpers shared by every page (dpcore itself never imports Streamlit)."""
+
+from ui.data import UploadedTable, upload_csv
+from ui.errors import show_errors
+from ui.layout import explain, page_header, preview_notice, teaching, teaching_mode
+from ui.release import release_panel
+from ui.state import audits, current_dataset, get_ledger, releases, set_current_dataset
+from ui.widgets import (
+    epsilon_slider,
+    url_checkbox,
+    url_multiselect,
+    url_number,
+    url_radio,
+    url_segmented,
+    url_select_slider,
+    url_selectbox,
+    url_slider,
+    url_toggle,
+)
+
+__all__ = [
+    "UploadedTable", "upload_csv", "show_errors", "explain", "page_header", "preview_notice", "teaching",
+    "teaching_mode", "release_panel", "audits", "current_dataset", "get_ledger", "releases", "set_current_dataset",
+    "epsilon_slider", "url_checkbox", "url_multiselect", "url_number", "url_radio", "url_segmented",
+    "url_select_slider", "url_selectbox", "url_slider", "url_toggle",
+]

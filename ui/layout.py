@@ -1,0 +1,37 @@
+"""Page furniture shared by every page: header, explanations, teaching notes."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+TEACHING_KEY = "teach"
+
+
+def page_header(title: str, subtitle: str = "") -> None:
+    st.title(title)
+    if subtitle:
+        st.caption(subtitle)
+
+
+def explain(markdown: str, *, title: str = "How this works", expanded: bool = False) -> None:
+    """Plain-language explanation in a collapsible box."""
+    with st.expander(title, expanded=expanded):
+        st.markdown(markdown)
+
+
+def teaching_mode() -> bool:
+    return bool(st.session_state.get(TEACHING_KEY, False))
+
+
+def teaching(markdown: str) -> None:
+    """A step-by-step note shown beside a figure only when teaching mode is on."""
+    if teaching_mode():
+        st.info(markdown, icon="🎓")
+
+
+def preview_notice() -> None:
+    st.caption(
+        "Preview: the noisy results on this page are simulated in your browser session with a seeded generator to "
+        "show what a release *would* look like. Nothing here leaves the session or is charged; only the Release "
+        "button makes a real, charged release."
+    )

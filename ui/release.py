@@ -1,0 +1,80 @@
+"""The Release button: check the cap, draw with OpenDP, charge the ledger, offer the export."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+import pandas as pd
+import streamlit as st
+
+from dpcore.report import html_report
+from ui.errors import show_errors
+from ui.state import get_ledger, releases
+
+
+def release_panel(
+    *,
+    key: str,
+    dataset_label: str,
+    fingerprint: str,
+    method: str,
+    epsilon: float,
+    delta: float = 0.0,
+    parts: Mapping[str, float] | None = None,
+    params: Mapping[str, Any] | None = None,
+    make_bundle: Callable[[], Any],
+    relation: str = "replace-one",
+) -> None:
+    """Draw the release section of a method page.
+
+    ``make_bundle()`` must compute the release from OpenDP noise (it is
+    called only after the ledger agrees the cost fits the cap) and return a
+    ``dpcore.release.ReleaseBundle``. The charge is recorded only when the
+    bundle exists, so a failed release costs nothing. Each press is a new
+    release with a new charge; the last one stays on screen, frozen.
+    """
+    ledger = get_ledger()
+    ledger.label(fingerprint, dataset_label)
+    st.subheader("Release")
+    spent_eps, spent_delta = ledger.spent(fingerprint)
+    cost = f"ε = {epsilon:g}" + (f", δ = {delta:g}" if delta else "")
+    if parts:
+        cost += " (" + ", ".join(f"{k}: {v:.3g}" for k, v in parts.items()) + ")"
+    remaining = ledger.remaining(fingerprint)
+    cap_text = (
+        f" Remaining under the cap: ε = {remaining[0]:g}, δ = {remaining[1]:g}." if remaining is not None else
+        " No cap is set for this data set (set one on the Ledger page)."
+    )
+    st.markdown(
+        f"A release draws fresh noise from OpenDP's vetted samplers (seeded by the operating system), costs **{cost}**"
+        f" on *{dataset_label}* and is recorded in this session's ledger. Already spent on this data set: "
+        f"ε = {spent_eps:g}, δ = {spent_delta:g}.{cap_text}"
+    )
+    state_key = f"_release_last_{key}"
+    if st.button(f"Release with {cost}", key=f"release_button_{key}", type="primary"):
+        with show_errors("Release refused"):
+            ledger.check(fingerprint, epsilon, delta)
+            with st.spinner("Drawing OpenDP noise…"):
+                bundle = make_bundle()
+            ledger.charge(fingerprint, method, epsilon, delta, params=params, parts=parts, relation=relation)
+            releases().append(bundle)
+            st.session_state[state_key] = bundle
+    bundle = st.session_state.get(state_key)
+    if bundle is None:
+        return
+    st.success(
+        f"Released {bundle.method} at ε = {bundle.epsilon:g}, δ = {bundle.delta:g} ({bundle.created}). "
+        "Only these DP values may leave the session.",
+        icon="✅",
+    )
+    for name, table in bundle.tables.items():
+        with st.expander(f"Released table: {name} ({len(table)} rows)"):
+            st.dataframe(pd.DataFrame(table), hide_index=True)
+    stem = bundle.file_stem()
+    cols = st.columns(3)
+    cols[0].download_button("Download ZIP (JSON + CSV + report)", bundle.to_zip(), f"{stem}.zip",
+                            mime="application/zip", key=f"dl_zip_{key}")
+    cols[1].download_button("Download JSON", bundle.to_json(), f"{stem}.json", mime="application/json",
+                            key=f"dl_json_{key}")
+    cols[2].download_button("Download report (HTML)", html_report([bundle]), f"{stem}.html", mime="text/html",
+                            key=f"dl_html_{key}")
