@@ -1,0 +1,119 @@
+"""Shared fixtures: a live Streamlit server and a Playwright page on Debian's Chromium."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+]
+
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _require_chromium() -> None:
+    if CHROMIUM.exists():
+        return
+    message = (
+        f"Browser tests need Debian's Chromium at {CHROMIUM} (apt-get install chromium); "
+        "`playwright install` cannot download browsers here."
+    )
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def app_server():
+    """Run ``streamlit run app.py`` on a free loopback port for the whole session; yield its URL."""
+    _require_chromium()
+    port = _free_port()
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                if resp.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.5)
+        if proc.poll() is not None:
+            output = proc.stdout.read().decode(errors="replace")
+            pytest.fail(f"streamlit exited early:\n{output}")
+    else:
+        proc.kill()
+        pytest.fail("streamlit did not become healthy within 90 s")
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="session")
+def _browser():
+    _require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def chromium_page(_browser):
+    """A fresh browser context and page (1400×1000) on Debian's Chromium."""
+    context = _browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    yield page
+    context.close()
+
+
+def wait_for_idle(page, timeout_ms: int = 90_000) -> None:
+    """Wait until Streamlit has rendered the app and finished running the script."""
+    page.wait_for_selector('[data-testid="stMain"] [data-testid="stElementContainer"]', timeout=timeout_ms)
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
+        timeout=timeout_ms,
+    )
+    page.wait_for_timeout(500)
+
+
+@pytest.fixture
+def streamlit_idle():
+    """The :func:`wait_for_idle` helper, as a fixture for test modules."""
+    return wait_for_idle

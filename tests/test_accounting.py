@@ -1,0 +1,95 @@
+"""The ledger: composition, caps that refuse, content-keyed fingerprints."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpcore.accounting import BudgetExceeded, Ledger, fingerprint
+
+
+def test_basic_composition_per_dataset():
+    ledger = Ledger()
+    ledger.charge("a", "KM", 1.0, params={"grid": "months"})
+    ledger.charge("a", "log-rank", 0.5, 1e-6)
+    ledger.charge("b", "KM", 2.0)
+    assert ledger.spent("a") == pytest.approx((1.5, 1e-6))
+    assert ledger.spent("b") == pytest.approx((2.0, 0.0))
+    assert [r.method for r in ledger.records("a")] == ["KM", "log-rank"]
+    assert ledger.records("a")[0].params == {"grid": "months"}
+    assert ledger.records("a")[0].time.endswith("+00:00")
+
+
+def test_cap_refuses_a_release_that_would_exceed_it_and_records_nothing():
+    ledger = Ledger()
+    ledger.label("a", "Veteran (bundled)")
+    ledger.set_budget("a", 2.0)
+    ledger.charge("a", "KM", 1.5)
+    with pytest.raises(BudgetExceeded, match=r"Veteran \(bundled\) has ε = 0.5, δ = 0 left of its cap"):
+        ledger.charge("a", "KM", 1.0)
+    assert ledger.spent("a") == (1.5, 0.0)
+    ledger.charge("a", "KM", 0.5)  # exactly reaching the cap is allowed
+    assert ledger.remaining("a") == pytest.approx((0.0, 0.0))
+
+
+def test_delta_cap_is_enforced_too():
+    ledger = Ledger()
+    ledger.set_budget("a", 10.0, 1e-6)
+    with pytest.raises(BudgetExceeded):
+        ledger.charge("a", "sparse", 1.0, 1e-5)
+
+
+def test_cap_below_spent_is_refused():
+    ledger = Ledger()
+    ledger.charge("a", "KM", 3.0)
+    with pytest.raises(BudgetExceeded):
+        ledger.set_budget("a", 2.0)
+
+
+def test_parts_must_sum_to_total():
+    ledger = Ledger()
+    ledger.charge("a", "robust LR", 1.0, parts={"nxx": 0.35, "nxy": 0.6, "nyy": 0.05})
+    with pytest.raises(ValueError, match="parts sum"):
+        ledger.charge("a", "robust LR", 1.0, parts={"nxx": 0.5, "nxy": 0.6})
+
+
+@pytest.mark.parametrize("eps", [0.0, -1.0, float("inf"), float("nan")])
+def test_invalid_costs_refused(eps):
+    with pytest.raises(ValueError):
+        Ledger().charge("a", "x", eps)
+
+
+@settings(max_examples=80, deadline=None)
+@given(cap=st.floats(0.1, 10.0), costs=st.lists(st.floats(0.01, 3.0), max_size=30))
+def test_spending_never_exceeds_cap_whatever_is_attempted(cap, costs):
+    ledger = Ledger()
+    ledger.set_budget("d", cap)
+    accepted = []
+    for c in costs:
+        try:
+            ledger.charge("d", "m", c)
+            accepted.append(c)
+        except BudgetExceeded:
+            pass
+    assert ledger.spent("d")[0] == pytest.approx(sum(accepted))
+    assert ledger.spent("d")[0] <= cap + 1e-9
+
+
+def test_fingerprint_is_content_keyed():
+    a = np.arange(5.0)
+    assert fingerprint(a) == fingerprint(a.copy())
+    assert fingerprint(a) != fingerprint(a + 1)
+    assert fingerprint(b"1,2\n") == fingerprint(b"1,2\n") != fingerprint(b"1,3\n")
+    frame = pd.DataFrame({"t": [1, 2]})
+    assert fingerprint(frame) == fingerprint(frame.copy())
+    assert len(fingerprint("x")) == 16
+
+
+def test_summary_rows():
+    ledger = Ledger()
+    ledger.label("fp", "Gehan (bundled)")
+    ledger.set_budget("fp", 5.0)
+    ledger.charge("fp", "KM", 1.0)
+    (row,) = ledger.summary()
+    assert row["data set"] == "Gehan (bundled)" and row["releases"] == 1 and row["ε cap"] == 5.0

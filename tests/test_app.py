@@ -1,0 +1,39 @@
+"""App shell: the home page renders and the sidebar shows the session's ledger."""
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from dpcore.accounting import Ledger
+
+
+def _app():
+    return AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=60)
+
+
+def test_home_renders_without_exceptions():
+    at = _app().run()
+    assert not at.exception
+    assert at.title[0].value.startswith("Privacy–utility trade-offs")
+    text = " ".join(m.value for m in at.markdown)
+    assert "ε (epsilon)" in text and "Preview versus release" in " ".join(s.value for s in at.subheader)
+
+
+def test_sidebar_ledger_shows_a_release_recorded_through_the_api():
+    ledger = Ledger()
+    ledger.label("abc123", "Gehan (bundled)")
+    ledger.charge("abc123", "DP Kaplan–Meier", 0.7)
+    at = _app()
+    at.session_state["_dp_ledger"] = ledger
+    at.run()
+    assert not at.exception
+    (table,) = at.sidebar.dataframe
+    row = table.value.iloc[0]
+    assert row["data set"] == "Gehan (bundled)" and row["releases"] == 1 and row["ε spent"] == 0.7
+
+
+def test_teaching_mode_is_bound_to_the_url():
+    at = _app()
+    at.query_params["teach"] = "true"
+    at.run()
+    assert at.sidebar.toggle[0].value is True

@@ -1,0 +1,44 @@
+"""Bundled data sets load with consistent public metadata and provenance."""
+
+import numpy as np
+import pytest
+
+from dpcore import datasets
+
+PAPER_SETS = ["cancer", "gehan", "kidney", "leukemia", "mgus", "myeloid", "ovarian", "stanford", "veteran"]
+
+
+def test_all_eleven_survival_sets_are_bundled():
+    assert sorted(datasets.survival_names()) == sorted(PAPER_SETS + ["pbc", "transplant"])
+
+
+@pytest.mark.parametrize("name", datasets.survival_names())
+def test_survival_set_is_consistent_with_its_metadata(name):
+    ds = datasets.load_survival(name)
+    assert ds.time.shape == ds.event.shape and ds.time.size == ds.provenance["rows"]
+    assert (ds.time >= 0).all() and ds.time.max() <= ds.horizon
+    assert set(np.unique(ds.event)) <= {0, *ds.event_labels}
+    assert ds.time_unit in datasets.UNIT_DAYS and ds.default_grid_unit in datasets.UNIT_DAYS
+    if name in PAPER_SETS:
+        assert ds.group is not None and len(np.unique(ds.group)) == 2 and not ds.competing
+    else:
+        assert ds.competing and ds.group is None
+    assert ds.provenance["preprocessing"]
+
+
+def test_unknown_set_is_a_clear_error():
+    with pytest.raises(KeyError, match="choose from"):
+        datasets.load_survival("nope")
+
+
+def test_gdsc_subset():
+    gdsc = datasets.load_gdsc()
+    assert gdsc.ic50.shape == (988, 265)
+    assert set(np.unique(gdsc.features.to_numpy())) <= {0, 1}
+    freq = gdsc.features.iloc[:, 1:].mean().to_numpy()
+    assert (np.diff(freq) <= 1e-12).all()  # frequency order (after the MSI column)
+    X, y = gdsc.drug_data(gdsc.ic50.columns[0], 10)
+    assert X.shape == (y.size, 10) and np.isfinite(y).all()
+    lo, hi = gdsc.response_range
+    assert lo <= np.nanmin(gdsc.ic50.to_numpy()) and np.nanmax(gdsc.ic50.to_numpy()) <= hi
+    assert "Erlotinib" in gdsc.drug_label("Drug_1_IC50") or gdsc.drug_label("Drug_1_IC50")

@@ -1,0 +1,105 @@
+"""Uploaded CSVs: every problem is refused with the column, row and reason."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpcore.validation import (
+    InputError,
+    Limits,
+    category_column,
+    coded_column,
+    distinct_columns,
+    numeric_column,
+    read_csv,
+    require_columns,
+)
+
+GOOD = b"time,event,group\n5,1,a\n7,0,b\n9,1,a\n"
+
+
+def test_good_file_parses():
+    frame = read_csv(GOOD)
+    assert list(frame.columns) == ["time", "event", "group"]
+    assert numeric_column(frame, "time").tolist() == [5.0, 7.0, 9.0]
+
+
+def test_bom_and_spaces_are_tolerated():
+    frame = read_csv(b"\xef\xbb\xbf time , event\n1, 0\n2, 1\n")
+    assert list(frame.columns) == ["time", "event"]
+    assert coded_column(frame, "event", [0, 1]).tolist() == [0, 1]
+
+
+@pytest.mark.parametrize(
+    "data, pattern",
+    [
+        (b"", "empty"),
+        (b"   \n\n", "empty"),
+        (b"time,event\n\xff\xfe1,2\n", "not UTF-8"),
+        (b"time;event\n1;0\n2;1\n", "semicolons"),
+        (b"time\tevent\n1\t0\n2\t1\n", "tabs"),
+        (b"time,time\n1,0\n2,1\n", "Duplicate column"),
+        (b"time,\n1,0\n2,1\n", "Column 2 of the header has no name"),
+        (b"time,event\n1,0\n", "at least 2"),
+    ],
+)
+def test_bad_files_are_named(data, pattern):
+    with pytest.raises(InputError, match=pattern):
+        read_csv(data)
+
+
+def test_size_and_row_limits():
+    with pytest.raises(InputError, match="limit is"):
+        read_csv(GOOD, limits=Limits(max_bytes=10))
+    with pytest.raises(InputError, match="3 rows; the limit is 2"):
+        read_csv(GOOD, limits=Limits(max_rows=2))
+
+
+def test_missing_column_lists_what_exists():
+    with pytest.raises(InputError, match=r"Missing column\(s\) 'status'; the file has 'time', 'event', 'group'"):
+        require_columns(read_csv(GOOD), ["time", "status"])
+
+
+@pytest.mark.parametrize(
+    "cell, pattern",
+    [("abc", "row 3: the time is 'abc', not a finite number"), ("", "row 3: the time is empty"),
+     ("inf", "'inf', not a finite number"), ("nan", "'nan', not a finite number"), ("-2", "row 3: the time -2 is negative")],
+)
+def test_bad_numeric_cells_name_column_and_row(cell, pattern):
+    frame = read_csv(f"time,event\n1,0\n{cell},1\n3,1\n".encode())
+    with pytest.raises(InputError, match=f"Column 'time', {pattern}" if "row" in pattern else pattern):
+        numeric_column(frame, "time", minimum=0, what="time")
+
+
+def test_event_codes_outside_declared_set():
+    frame = read_csv(b"time,event\n1,0\n2,3\n")
+    with pytest.raises(InputError, match=r"Column 'event', row 3: the event code 3 is not one of the declared codes \[0, 1\]"):
+        coded_column(frame, "event", [0, 1], what="event code")
+    with pytest.raises(InputError, match="not a whole number"):
+        coded_column(read_csv(b"time,event\n1,0\n2,0.5\n"), "event", [0, 1])
+
+
+def test_single_group_where_two_needed():
+    frame = read_csv(b"time,group\n1,a\n2,a\n")
+    with pytest.raises(InputError, match="single group"):
+        category_column(frame, "group", min_levels=2)
+
+
+def test_same_column_for_two_roles():
+    with pytest.raises(InputError, match="more than one role"):
+        distinct_columns("time", "time", None)
+
+
+def test_range_maximum():
+    with pytest.raises(InputError, match="above 1"):
+        numeric_column(read_csv(b"p\n0.5\n1.5\n"), "p", minimum=0, maximum=1, what="p-value")
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=2, max_size=40))
+def test_round_trip_of_valid_numbers(values):
+    data = pd.DataFrame({"x": values}).to_csv(index=False).encode()
+    parsed = numeric_column(read_csv(data), "x")
+    np.testing.assert_allclose(parsed, values, rtol=1e-12)
