@@ -1,0 +1,800 @@
+"""Private online false discovery rate control: PAPRIKA against SAFFRON, LORD++ and alpha-investing.
+
+Specification: ``shared/docs/fdr.md`` (Zhang, Kamath & Cummings, "PAPRIKA").
+
+A stream of p-values ``p_1, p_2, …`` arrives; at each step a rule decides at
+once whether to reject (a *discovery*). All rules here run **R streams at
+once**: arrays over runs, one Python loop over time ``t`` (the decision at
+``t`` depends on the decisions before it, so time cannot be vectorised, but
+runs, π1 values and ε values can all be stacked on the run axis).
+
+Shared bookkeeping (one implementation for every γ-based rule)
+---------------------------------------------------------------
+SAFFRON, SAFFRON AI, LORD++, PAPRIKA and PAPRIKA AI all compute
+
+    s_t = W_0 γ[1 + N(t−1) − K_0] + W_1 γ[1 + N(t−1) − K_1] + Σ_{j≥2} W_j γ[1 + N(t−1) − K_j]
+
+with weights ``W_0 = w0``, ``W_1 = b0 − w0``, ``W_j = b0`` (``j ≥ 2``), a
+*clock* ``N(t)`` and ``K_j = N(τ_j)`` the clock at the j-th rejection
+(``K_0 = 0``). Two clocks:
+
+* ``"time"``: ``N(t) = t`` → indices ``t − τ_j`` (LORD++, PAPRIKA paper rule);
+* ``"candidates"``: ``N(t) = t − C_{0+}(t)`` (non-candidates so far) →
+  indices ``t − τ_j − C_{j+}(t−1)`` as in SAFFRON (and the authors' PAPRIKA code).
+
+Indeed ``t − τ_j − C_{j+}(t−1) = 1 + N(t−1) − N(τ_j)`` because
+``C_{j+}(t−1) = C_{0+}(t−1) − C_{0+}(τ_j)``. The threshold is then
+``α_t = min(cap, s_t)`` (constant λ) or ``α_t = s_t / (1 + f s_t)`` (the
+alpha-investing choice ``λ_t = α_t``; ``f = 1`` for SAFFRON AI, ``f = 2`` for
+PAPRIKA AI whose candidates use ``2λ_t``).
+
+Alpha-investing (Foster & Stine 2008) keeps a scalar wealth instead and is a
+separate branch of the same loop.
+
+Privacy of PAPRIKA (SparseVector on ``log p``)
+----------------------------------------------
+Each p-value has multiplicative sensitivity ``η``: on neighbouring data sets
+``|log p − log p'| ≤ η`` for p above the floor ``μ`` (flooring is 1-Lipschitz
+in ``log``, so ``log max(p, μ)`` has additive sensitivity ``η``). Threshold
+noise ``Z_α ~ Lap(2ηc/ε)`` (redrawn after each rejection) and per-test noise
+``Z_t ~ Lap(4ηc/ε)`` are SparseVector's calibration for ``c`` ⊤ answers of a
+sensitivity-η query stream: each of the ``c`` segments costs ``ε/(2c)`` for
+the threshold (shift η against scale 2ηc/ε) plus ``ε/(2c)`` for its ⊤ query
+(shift 2η against scale 4ηc/ε); c segments compose to ε. The thresholds
+``α_t`` must be functions of released decisions only — true for the paper's
+time clock, false for the candidate clock of the authors' code. Candidacy
+``p_t < 2λ`` is not noised; a flip between neighbours matters only with
+probability ≤ δ (this is what δ pays for).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Literal, Mapping, NamedTuple, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import special, stats
+
+from dpcore.mechanisms import laplace, laplace_noise
+
+GammaKind = Literal["power", "constant"]
+Rule = Literal["paper", "code"]
+
+#: Smallest p-value used in ``log p`` (p = 0 would give −∞). It only guards
+#: against p = 0; see :func:`log_pvalues`.
+P_FLOOR = 1e-300
+
+METHODS = ("SAFFRON", "SAFFRON AI", "LORD++", "alpha-investing", "PAPRIKA", "PAPRIKA AI")
+PRIVATE_METHODS = ("PAPRIKA", "PAPRIKA AI")
+
+
+# --------------------------------------------------------------------------
+# γ sequences
+# --------------------------------------------------------------------------
+
+
+def gamma_sequence(kind: GammaKind, length: int, *, exponent: float = 1.6, horizon: int | None = None) -> np.ndarray:
+    """``γ`` as an array ``g`` with ``g[0] = 0``, ``g[j] = γ_j`` for ``1 ≤ j ≤ length`` and a trailing 0.
+
+    * ``"power"``: ``γ_j ∝ j^(−exponent)`` normalised over ``j ≤ max(10⁴, length)``
+      (the authors' code; exponent 1.6, or 1.4 for the alpha-investing variants);
+    * ``"constant"``: ``γ_j = 1/k`` for ``j ≤ k = horizon`` and 0 after (the paper text).
+
+    Both are non-negative, non-increasing and sum to at most 1. Index 0 and
+    indices beyond ``length`` read 0, so lookups can clip to ``length + 1``.
+    """
+    length = int(length)
+    if length < 1:
+        raise ValueError("the γ sequence needs at least one term")
+    j = np.arange(1, length + 1, dtype=float)
+    if kind == "power":
+        if exponent <= 1:
+            raise ValueError("the power γ sequence needs an exponent > 1")
+        norm_len = max(10_000, length)
+        norm = np.sum(np.arange(1, norm_len + 1, dtype=float) ** -exponent)
+        values = j**-exponent / norm
+    elif kind == "constant":
+        k = int(horizon if horizon is not None else length)
+        if k < 1:
+            raise ValueError("the constant γ sequence needs a horizon k ≥ 1")
+        values = np.where(j <= k, 1.0 / k, 0.0)
+    else:
+        raise ValueError(f"unknown γ family {kind!r} (use 'power' or 'constant')")
+    return np.concatenate([[0.0], values, [0.0]])
+
+
+# --------------------------------------------------------------------------
+# PAPRIKA calibration
+# --------------------------------------------------------------------------
+
+
+def paprika_noise_scales(epsilon: float, eta: float, cutoff: int) -> tuple[float, float]:
+    """Scales ``(2ηc/ε, 4ηc/ε)`` of the threshold noise ``Z_α`` and the per-test noise ``Z_t``.
+
+    Proof sketch (SparseVector, sensitivity η of ``log p``): the threshold
+    noise pays ``η/(2ηc/ε) = ε/(2c)`` per segment and each ⊤ answer pays
+    ``2η/(4ηc/ε) = ε/(2c)``; ``c`` segments compose to ``ε``.
+    """
+    if math.isinf(epsilon):
+        return 0.0, 0.0
+    z_alpha = laplace_noise(2.0 * eta * cutoff, epsilon).scale
+    z_test = laplace_noise(4.0 * eta * cutoff, epsilon).scale
+    return z_alpha, z_test
+
+
+def paprika_shift(epsilon: float, delta: float, eta: float, cutoff: int, horizon: int, shift: float = 1.0) -> float:
+    """``A = s·η·c·ln(2 / (3·min(δ, 1 − ((1−δ)e^{−ε})^{1/k}))) / ε`` (fdr.md); ``A = 0`` at ``ε = ∞``.
+
+    The shift lowers the noisy threshold so that noise rarely pushes a null
+    over it (it trades power for FDR control); Theorem 4 uses ``s = 4``.
+    """
+    if math.isinf(epsilon):
+        return 0.0
+    if not (epsilon > 0 and 0 < delta < 1 and eta > 0 and cutoff >= 1 and horizon >= 1):
+        raise ValueError("need ε > 0, 0 < δ < 1, η > 0, c ≥ 1 and k ≥ 1")
+    other = -math.expm1((math.log1p(-delta) - epsilon) / horizon)
+    m = min(delta, other)
+    return shift * eta * cutoff * math.log(2.0 / (3.0 * m)) / epsilon
+
+
+# --------------------------------------------------------------------------
+# Input handling
+# --------------------------------------------------------------------------
+
+
+def _as_runs(pvalues) -> tuple[np.ndarray, bool]:
+    p = np.asarray(pvalues, dtype=float)
+    single = p.ndim == 1
+    if single:
+        p = p[None, :]
+    if p.ndim != 2 or p.shape[1] == 0:
+        raise ValueError("p-values must have shape (T,) or (R, T) with T ≥ 1")
+    if not np.all(np.isfinite(p)) or (p < 0).any() or (p > 1).any():
+        raise ValueError("p-values must be finite numbers in [0, 1]")
+    return p, single
+
+
+def log_pvalues(p: np.ndarray, floor: float = P_FLOOR) -> np.ndarray:
+    """``log max(p, μ)``: p = 0 is allowed and floored at ``μ`` (the sensitivity assumption starts there)."""
+    return np.log(np.maximum(p, floor))
+
+
+# --------------------------------------------------------------------------
+# The one loop over time
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StreamResult:
+    """Decisions of one rule on R streams (arrays of shape ``(R, T)``).
+
+    ``alpha`` is the rule's test level ``α_t``; for the private rules
+    ``log_threshold = log α_t − A + Z_α`` (the moving noisy threshold) and
+    ``noisy_logp = log p_t + Z_t`` are kept for preview figures only — they
+    are internal noise of SparseVector and are never part of a release.
+    """
+
+    method: str
+    rejections: np.ndarray
+    alpha: np.ndarray
+    candidates: np.ndarray
+    log_threshold: np.ndarray | None = None
+    noisy_logp: np.ndarray | None = None
+    params: Mapping[str, object] = field(default_factory=dict)
+
+    def squeeze(self) -> "StreamResult":
+        """Drop the run axis of a single stream."""
+        def s(a):
+            return None if a is None else a[0]
+        return StreamResult(self.method, s(self.rejections), s(self.alpha), s(self.candidates),
+                            s(self.log_threshold), s(self.noisy_logp), self.params)
+
+
+def _gamma_run(
+    p: np.ndarray,
+    *,
+    w0: np.ndarray | float,
+    b0: np.ndarray | float,
+    gamma: np.ndarray,
+    clock: Literal["time", "candidates"],
+    lam: float | None,
+    cand_factor: float,
+    ai_factor: float | None,
+    cap: float | None,
+    private: bool = False,
+    shift_a=None,
+    z_alpha: np.ndarray | None = None,
+    z_test: np.ndarray | None = None,
+    cutoff: int | None = None,
+    floor: float = P_FLOOR,
+    keep_threshold: bool = False,
+):
+    """Vectorised core for every γ-based rule (see the module docstring).
+
+    ``p``: (R, T). ``w0``/``b0``: scalars or (R,). Constant-λ rules use
+    candidates ``p < cand_factor·λ`` and ``α_t = min(cap, s_t)``; AI rules
+    (``ai_factor = f``) use ``α_t = s_t/(1 + f s_t)`` and candidates
+    ``p < f·α_t``; ``lam=None`` with ``ai_factor=None`` makes every step a
+    candidate (LORD++). Private rules reject iff candidate, fewer than
+    ``cutoff`` rejections so far, and ``log p + Z_t < log α_t − A + Z_α[#rej]``;
+    ``z_alpha`` has shape (R, cutoff + 1): the j-th threshold draw is used
+    between the j-th and (j+1)-th rejection (redrawn after each rejection).
+    """
+    R, T = p.shape
+    runs = np.arange(R)
+    w0 = np.broadcast_to(np.asarray(w0, dtype=float), (R,))
+    b0 = np.broadcast_to(np.asarray(b0, dtype=float), (R,))
+    g_last = gamma.size - 1  # gamma[g_last] == 0
+    logp = log_pvalues(p, floor) if private else None
+    if private:
+        shift_a = np.broadcast_to(np.asarray(shift_a, dtype=float), (R,))
+        c = int(cutoff)
+    elif cutoff is not None:
+        c = int(cutoff)
+    else:
+        c = None
+
+    cap_cols = 8
+    K = np.zeros((R, cap_cols))  # clock at rejection j (column 0 = initial wealth term)
+    W = np.zeros((R, cap_cols))  # weight of term j (0 for terms not yet active)
+    W[:, 0] = w0
+    N = np.zeros(R)
+    nrej = np.zeros(R, dtype=np.int64)
+    width = 1  # number of columns in use (max over runs of nrej + 1)
+
+    rejections = np.zeros((R, T), dtype=bool)
+    alphas = np.empty((R, T))
+    candidates = np.zeros((R, T), dtype=bool)
+    thresholds = np.empty((R, T)) if (private and keep_threshold) else None
+    noisy = np.empty((R, T)) if (private and keep_threshold) else None
+
+    with np.errstate(divide="ignore"):
+        for t in range(T):
+            idx = (1.0 + N[:, None] - K[:, :width]).astype(np.int64)
+            np.minimum(idx, g_last, out=idx)
+            s = np.einsum("rj,rj->r", W[:, :width], gamma[idx])
+            if ai_factor is not None:
+                a = s / (1.0 + ai_factor * s)
+                cand = p[:, t] < ai_factor * a
+            else:
+                a = s if cap is None else np.minimum(cap, s)
+                cand = p[:, t] < cand_factor * lam if lam is not None else np.ones(R, dtype=bool)
+            if private:
+                za = z_alpha[runs, np.minimum(nrej, c)]
+                thr = np.log(a) - shift_a + za
+                stat = logp[:, t] + z_test[:, t]
+                rej = cand & (nrej < c) & (stat < thr)
+                if thresholds is not None:
+                    thresholds[:, t] = thr
+                    noisy[:, t] = stat
+            else:
+                rej = cand & (p[:, t] < a)
+                if c is not None:
+                    rej &= nrej < c
+            alphas[:, t] = a
+            candidates[:, t] = cand
+            rejections[:, t] = rej
+            N += 1.0 if clock == "time" else (~cand).astype(float)
+            if rej.any():
+                r = np.flatnonzero(rej)
+                col = nrej[r] + 1
+                if col.max() >= cap_cols:
+                    extra = cap_cols
+                    K = np.concatenate([K, np.zeros((R, extra))], axis=1)
+                    W = np.concatenate([W, np.zeros((R, extra))], axis=1)
+                    cap_cols += extra
+                K[r, col] = N[r]
+                W[r, col] = np.where(col == 1, b0[r] - w0[r], b0[r])
+                nrej[r] = col
+                width = max(width, int(col.max()) + 1)
+    return rejections, alphas, candidates, thresholds, noisy
+
+
+def _alpha_investing_run(p: np.ndarray, *, alpha: float, w0: float | None = None, payout: float | None = None):
+    """Foster & Stine (2008) alpha-investing, vectorised over runs.
+
+    Wealth ``W(0) = w0`` (default α/2); level ``α_t = min(W/(1 + t − k*), W/(1 + W))`` with ``k*`` the
+    last rejection time (0 before any); a rejection earns the payout ``ω = α``, a non-rejection
+    costs ``α_t/(1 − α_t) ≤ W``. Controls mFDR_η = E V / (E R + η) ≤ α with η = 1 − α when
+    ``W(0) ≤ α(1 − α)`` and ``ω ≤ α`` (Foster & Stine, Theorem 1).
+    """
+    R, T = p.shape
+    wealth = np.full(R, alpha / 2.0 if w0 is None else w0)
+    omega = alpha if payout is None else payout
+    last = np.zeros(R)
+    rejections = np.zeros((R, T), dtype=bool)
+    alphas = np.empty((R, T))
+    for t in range(T):
+        a = np.minimum(wealth / (1.0 + (t + 1) - last), wealth / (1.0 + wealth))
+        rej = p[:, t] < a
+        wealth = np.where(rej, wealth + omega, wealth - a / (1.0 - a))
+        last = np.where(rej, t + 1, last)
+        alphas[:, t] = a
+        rejections[:, t] = rej
+    return rejections, alphas, np.ones((R, T), dtype=bool)
+
+
+# --------------------------------------------------------------------------
+# Named rules (non-private)
+# --------------------------------------------------------------------------
+
+
+class FDRResult(NamedTuple):
+    """Return value of the one-call functions: rejections and test levels α_t (same shape as ``pvalues``)."""
+
+    rejections: np.ndarray
+    alpha: np.ndarray
+
+
+def _default_exponent(ai: bool) -> float:
+    return 1.4 if ai else 1.6
+
+
+def _gamma_for(gamma: GammaKind | np.ndarray, T: int, ai: bool, horizon: int | None = None) -> np.ndarray:
+    if isinstance(gamma, np.ndarray):
+        return gamma
+    return gamma_sequence(gamma, max(T, 1), exponent=_default_exponent(ai), horizon=horizon or T)
+
+
+def run_saffron(p: np.ndarray, *, alpha: float, lam: float = 0.5, gamma="power", cutoff: int | None = None) -> StreamResult:
+    """SAFFRON (Ramdas et al. 2018): ``w0 = (1−λ)α/2``, candidates ``p < λ``, candidate clock, ``α_t ≤ λ``."""
+    if not 0 < lam < 1:
+        raise ValueError("λ must lie in (0, 1)")
+    g = _gamma_for(gamma, p.shape[1], False)
+    rej, a, cand, _, _ = _gamma_run(p, w0=(1 - lam) * alpha / 2, b0=(1 - lam) * alpha, gamma=g, clock="candidates",
+                                    lam=lam, cand_factor=1.0, ai_factor=None, cap=lam, cutoff=cutoff)
+    return StreamResult("SAFFRON", rej, a, cand, params=dict(alpha=alpha, lam=lam))
+
+
+def run_saffron_ai(p: np.ndarray, *, alpha: float, gamma="power") -> StreamResult:
+    """SAFFRON with ``λ_t = α_t`` (its alpha-investing special case): ``α_t = s_t/(1+s_t)``, ``w0 = α/2``."""
+    g = _gamma_for(gamma, p.shape[1], True)
+    rej, a, cand, _, _ = _gamma_run(p, w0=alpha / 2, b0=alpha, gamma=g, clock="candidates", lam=None,
+                                    cand_factor=1.0, ai_factor=1.0, cap=None)
+    return StreamResult("SAFFRON AI", rej, a, cand, params=dict(alpha=alpha))
+
+
+def run_lord(p: np.ndarray, *, alpha: float, gamma="power", w0: float | None = None) -> StreamResult:
+    """LORD++ (Ramdas et al. 2017): ``α_t = w0γ_t + (α−w0)γ_{t−τ1} + αΣ_{j≥2}γ_{t−τj}``, ``w0 = 0.1α``."""
+    g = _gamma_for(gamma, p.shape[1], False)
+    w = 0.1 * alpha if w0 is None else w0
+    rej, a, cand, _, _ = _gamma_run(p, w0=w, b0=alpha, gamma=g, clock="time", lam=None, cand_factor=1.0,
+                                    ai_factor=None, cap=None)
+    return StreamResult("LORD++", rej, a, cand, params=dict(alpha=alpha, w0=w))
+
+
+def run_alpha_investing(p: np.ndarray, *, alpha: float) -> StreamResult:
+    """Foster–Stine alpha-investing (see :func:`_alpha_investing_run`)."""
+    rej, a, cand = _alpha_investing_run(p, alpha=alpha)
+    return StreamResult("alpha-investing", rej, a, cand, params=dict(alpha=alpha))
+
+
+# --------------------------------------------------------------------------
+# PAPRIKA
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PaprikaNoise:
+    """Pre-drawn SparseVector noise for R streams: ``z_alpha`` (R, c+1) and ``z_test`` (R, T)."""
+
+    z_alpha: np.ndarray
+    z_test: np.ndarray
+
+
+def draw_paprika_noise(
+    R: int, T: int, *, epsilon, eta: float, cutoff: int, rng: np.random.Generator | None,
+    scale_factor: float = 1.0,
+) -> PaprikaNoise:
+    """Laplace noise for R streams through the shared mechanisms.
+
+    ``rng`` given → preview (NumPy, :func:`dpcore.mechanisms.laplace`), ``epsilon`` may be an
+    array of shape (R,) (an ε grid stacked on the run axis). ``rng=None`` → release path:
+    OpenDP draws via :meth:`Noise.release` (scalar ε only). Drawing the c + 1 threshold values
+    up front is the same in law as redrawing ``Z_α`` after each rejection: the draws are
+    independent and the j-th is only used after the (j−1)-th rejection.
+    ``scale_factor`` plants the "noise halved" bug for audits.
+    """
+    eps = np.broadcast_to(np.asarray(epsilon, dtype=float), (R,))
+    if rng is None:
+        if not np.all(eps == eps[0]) or math.isinf(eps[0]):
+            raise ValueError("the release path needs one finite ε")
+        na = laplace_noise(2.0 * eta * cutoff, float(eps[0])).with_scale_factor(scale_factor)
+        nt = laplace_noise(4.0 * eta * cutoff, float(eps[0])).with_scale_factor(scale_factor)
+        return PaprikaNoise(na.release(np.zeros((R, cutoff + 1))), nt.release(np.zeros((R, T))))
+    with np.errstate(divide="ignore"):
+        unit = np.where(np.isinf(eps), 0.0, eta * cutoff / eps) * scale_factor
+    za = laplace(np.zeros((R, cutoff + 1)), 1.0, rng=rng) * (2.0 * unit)[:, None]
+    zt = laplace(np.zeros((R, T)), 1.0, rng=rng) * (4.0 * unit)[:, None]
+    return PaprikaNoise(za, zt)
+
+
+def run_paprika(
+    p: np.ndarray,
+    *,
+    alpha: float,
+    epsilon,
+    delta: float,
+    eta: float,
+    cutoff: int,
+    lam: float = 0.2,
+    shift: float = 1.0,
+    gamma="power",
+    ai: bool = False,
+    rule: Rule = "paper",
+    horizon: int | None = None,
+    rng: np.random.Generator | None = None,
+    noise: PaprikaNoise | None = None,
+    scale_factor: float = 1.0,
+    floor: float = P_FLOOR,
+    keep_threshold: bool = False,
+) -> StreamResult:
+    """PAPRIKA (``ai=False``, λ constant) or PAPRIKA AI (``ai=True``, ``λ_t = α_t``) on R streams.
+
+    ``rule="paper"`` (default): γ indexed by ``t − τ_j`` (thresholds depend on released decisions
+    only). ``rule="code"``: the authors' code, γ indexed by ``t − τ_j − C_{j+}`` (depends on the
+    unreleased candidacy indicators — not private; for reproduction and the audit only).
+    ``epsilon`` may be ``inf`` (no noise, ``A = 0``) or an array (R,) for ε sweeps.
+    """
+    R, T = p.shape
+    k = int(horizon or T)
+    if T > k:
+        raise ValueError(f"the stream has {T} hypotheses, more than the horizon k = {k}")
+    if cutoff < 1:
+        raise ValueError("the cutoff c must be at least 1")
+    if rule not in ("paper", "code"):
+        raise ValueError("rule must be 'paper' or 'code'")
+    if not ai and not 0 < lam < 0.5:
+        raise ValueError("PAPRIKA needs 0 < λ < 0.5 (candidates use 2λ)")
+    eps = np.broadcast_to(np.asarray(epsilon, dtype=float), (R,))
+    if noise is None:
+        noise = draw_paprika_noise(R, T, epsilon=eps, eta=eta, cutoff=cutoff, rng=rng, scale_factor=scale_factor)
+    shifts = np.array([paprika_shift(float(e), delta, eta, cutoff, k, shift) for e in np.unique(eps)])
+    shift_a = shifts[np.searchsorted(np.unique(eps), eps)]
+    g = _gamma_for(gamma, T, ai, horizon=k)
+    clock = "time" if rule == "paper" else "candidates"
+    if ai:
+        w0, b0, lam_arg, f, cap = alpha / 2, alpha, None, 2.0, None
+    else:
+        w0, b0, lam_arg, f, cap = (1 - 2 * lam) * alpha / 2, (1 - 2 * lam) * alpha, lam, None, lam
+    rej, a, cand, thr, noisy = _gamma_run(
+        p, w0=w0, b0=b0, gamma=g, clock=clock, lam=lam_arg, cand_factor=2.0, ai_factor=f, cap=cap,
+        private=True, shift_a=shift_a, z_alpha=noise.z_alpha, z_test=noise.z_test, cutoff=cutoff, floor=floor,
+        keep_threshold=keep_threshold,
+    )
+    name = ("PAPRIKA AI" if ai else "PAPRIKA") + (" (authors' code rule)" if rule == "code" else "")
+    params = dict(alpha=alpha, epsilon=epsilon, delta=delta, eta=eta, cutoff=cutoff, lam=lam, shift=shift,
+                  rule=rule, horizon=k, shift_A=shift_a)
+    return StreamResult(name, rej, a, cand, thr, noisy, params)
+
+
+# --------------------------------------------------------------------------
+# One-call functions (for notebooks)
+# --------------------------------------------------------------------------
+
+
+def _pack(res: StreamResult, single: bool) -> FDRResult:
+    if single:
+        return FDRResult(res.rejections[0], res.alpha[0])
+    return FDRResult(res.rejections, res.alpha)
+
+
+def paprika(
+    pvalues,
+    *,
+    alpha: float,
+    epsilon: float,
+    delta: float,
+    eta: float,
+    cutoff: int,
+    lam: float = 0.2,
+    shift: float = 1.0,
+    gamma: GammaKind = "power",
+    rng: np.random.Generator | None = None,
+    ai: bool = False,
+    rule: Rule = "paper",
+    horizon: int | None = None,
+) -> FDRResult:
+    """PAPRIKA on ``pvalues`` of shape (T,) or (R, T); returns ``(rejections, alpha_t)``.
+
+    With ``rng=None`` the noise comes from OpenDP (the release path, OS-seeded); pass a
+    ``numpy.random.Generator`` for fast, reproducible previews. ``ai=True`` gives PAPRIKA AI.
+    """
+    p, single = _as_runs(pvalues)
+    res = run_paprika(p, alpha=alpha, epsilon=epsilon, delta=delta, eta=eta, cutoff=cutoff, lam=lam, shift=shift,
+                      gamma=gamma, ai=ai, rule=rule, horizon=horizon, rng=rng)
+    return _pack(res, single)
+
+
+def saffron(pvalues, *, alpha: float, lam: float = 0.5, gamma: GammaKind = "power") -> FDRResult:
+    """Non-private SAFFRON on ``pvalues`` of shape (T,) or (R, T); returns ``(rejections, alpha_t)``."""
+    p, single = _as_runs(pvalues)
+    return _pack(run_saffron(p, alpha=alpha, lam=lam, gamma=gamma), single)
+
+
+def lord(pvalues, *, alpha: float, gamma: GammaKind = "power") -> FDRResult:
+    """Non-private LORD++ (``w0 = 0.1α``)."""
+    p, single = _as_runs(pvalues)
+    return _pack(run_lord(p, alpha=alpha, gamma=gamma), single)
+
+
+def alpha_investing(pvalues, *, alpha: float) -> FDRResult:
+    """Non-private Foster–Stine alpha-investing."""
+    p, single = _as_runs(pvalues)
+    return _pack(run_alpha_investing(p, alpha=alpha), single)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Public parameters shared by all six methods on a page, a sweep or a benchmark."""
+
+    alpha: float = 0.05
+    epsilon: float = 5.0
+    delta: float = 2.5e-4
+    eta: float = math.sqrt(math.log(1000) / 1000)
+    cutoff: int = 40
+    lam_saffron: float = 0.5
+    lam_paprika: float = 0.2
+    shift: float = 1.0
+    gamma: GammaKind = "power"
+    rule: Rule = "paper"
+
+
+def run_method(name: str, p: np.ndarray, settings: Settings, *, rng: np.random.Generator | None = None,
+               epsilon=None, keep_threshold: bool = False) -> StreamResult:
+    """Run one of :data:`METHODS` on (R, T) p-values (``epsilon`` overrides ``settings.epsilon``, may be (R,))."""
+    s = settings
+    if name == "SAFFRON":
+        return run_saffron(p, alpha=s.alpha, lam=s.lam_saffron, gamma=s.gamma)
+    if name == "SAFFRON AI":
+        return run_saffron_ai(p, alpha=s.alpha, gamma=s.gamma)
+    if name == "LORD++":
+        return run_lord(p, alpha=s.alpha, gamma=s.gamma)
+    if name == "alpha-investing":
+        return run_alpha_investing(p, alpha=s.alpha)
+    if name in PRIVATE_METHODS:
+        if rng is None:
+            raise ValueError("previews of the private methods need a numpy Generator")
+        return run_paprika(p, alpha=s.alpha, epsilon=s.epsilon if epsilon is None else epsilon, delta=s.delta,
+                           eta=s.eta, cutoff=s.cutoff, lam=s.lam_paprika, shift=s.shift, gamma=s.gamma,
+                           ai=name == "PAPRIKA AI", rule=s.rule, rng=rng, keep_threshold=keep_threshold)
+    raise ValueError(f"unknown method {name!r}; choose from {', '.join(METHODS)}")
+
+
+# --------------------------------------------------------------------------
+# Simulated p-value streams
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Streams:
+    """R simulated p-value streams with their truth labels (True = non-null)."""
+
+    pvalues: np.ndarray
+    truth: np.ndarray
+    eta: float
+    description: str
+
+
+def eta_paper(n: int) -> float:
+    """The paper's multiplicative sensitivity for n observations per hypothesis: ``sqrt(ln n / n)``."""
+    if n < 2:
+        raise ValueError("n must be at least 2")
+    return math.sqrt(math.log(n) / n)
+
+
+@lru_cache(maxsize=16)
+def _binomial_tail_table(n: int) -> np.ndarray:
+    """``P(Bin(n, ½) ≥ k)`` for k = 0..n (exact; index k)."""
+    return stats.binom.sf(np.arange(n + 1) - 1, n, 0.5)
+
+
+def eta_binomial_exact(n: int, floor: float) -> float:
+    """Exact multiplicative sensitivity of the one-sided binomial tail p-value above ``floor``.
+
+    Proof sketch: replacing one of the n Bernoulli records changes ``S = Σx`` by at most 1, so
+    ``|log p − log p'| ≤ max_k |log P(S ≥ k) − log P(S ≥ k+1)|`` over the k whose p-values are ≥ floor
+    (below the floor both are floored and the difference shrinks).
+    """
+    tail = _binomial_tail_table(int(n))
+    logt = np.log(np.maximum(tail, floor))
+    return float(np.max(np.abs(np.diff(logt))))
+
+
+def simulate_bernoulli(R: int, T: int = 800, *, pi1: float = 0.05, n: int = 1000, theta: float = 0.75,
+                       rng: np.random.Generator) -> Streams:
+    """Bernoulli streams (fdr.md): ``H_t ~ Bern(π1)``; n draws of Bern(½) (null) or Bern(θ); exact tail p-value.
+
+    ``Σx`` is drawn exactly as ``Binomial(n, θ_t)``; ``p = P(Bin(n, ½) ≥ Σx)``. Fresh data for every run.
+    """
+    truth = rng.random((R, T)) < pi1
+    sums = rng.binomial(n, np.where(truth, theta, 0.5))
+    p = _binomial_tail_table(int(n))[sums]
+    return Streams(p, truth, eta_paper(n), f"Bernoulli, n = {n}, θ = {theta:g}, π1 = {pi1:g}")
+
+
+TRUNCEXP_MU0 = 1.0 - 1.0 / (math.e - 1.0)
+TRUNCEXP_SIGMA0 = math.sqrt(1.0 - math.e / (math.e - 1.0) ** 2)
+
+
+def simulate_truncexp(R: int, T: int = 800, *, pi1: float = 0.05, n: int = 1000, theta: float = 1.8,
+                      rng: np.random.Generator, chunk: int = 4_000_000) -> Streams:
+    """Truncated-exponential streams: n draws of ``truncexpon(b=1)`` (null) or ``θ·truncexpon(b=1)``.
+
+    ``Z = (Σx − nμ0)/(√n σ0)`` with ``μ0 = 1 − 1/(e−1)``, ``σ0² = 1 − e/(e−1)²`` (the correct
+    standardisation; the authors' code divides by ``nσ0²``), ``p = 1 − Φ(Z)``. Draws by inversion
+    ``x = −ln(1 − U(1 − e^{−1}))``, in chunks of runs to bound memory.
+    """
+    truth = rng.random((R, T)) < pi1
+    sums = np.empty((R, T))
+    rows = max(1, chunk // (T * n))
+    c1 = -math.expm1(-1.0)
+    for r0 in range(0, R, rows):
+        u = rng.random((min(rows, R - r0), T, n))
+        sums[r0:r0 + rows] = (-np.log1p(-u * c1)).sum(axis=2)
+    sums = np.where(truth, theta * sums, sums)
+    z = (sums - n * TRUNCEXP_MU0) / (math.sqrt(n) * TRUNCEXP_SIGMA0)
+    p = special.ndtr(-z)
+    return Streams(p, truth, eta_paper(n), f"truncated exponential, n = {n}, θ = {theta:g}, π1 = {pi1:g}")
+
+
+# --------------------------------------------------------------------------
+# Uploaded p-values
+# --------------------------------------------------------------------------
+
+
+def pvalues_from_frame(frame: pd.DataFrame, pcol: str, truth_col: str | None = None):
+    """Validate an uploaded stream: p-values in [0, 1] in stream order, optional 0/1 truth labels.
+
+    p = 0 is accepted and floored at :data:`P_FLOOR` when logs are taken (the sensitivity
+    assumption only covers p above a small floor). Raises :class:`dpcore.validation.InputError`.
+    """
+    from dpcore.validation import InputError, coded_column, distinct_columns, numeric_column
+
+    distinct_columns(pcol, truth_col)
+    p = numeric_column(frame, pcol, minimum=0.0, maximum=1.0, what="p-value")
+    truth = None
+    if truth_col:
+        truth = coded_column(frame, truth_col, [0, 1], what="truth label").astype(bool)
+    if p.size > 100_000:
+        raise InputError(f"Column {pcol!r} has {p.size:,} p-values; at most 100,000 are supported.")
+    return p, truth
+
+
+# --------------------------------------------------------------------------
+# Metrics
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """Per-run FDP and power plus their means, standard errors and mFDR."""
+
+    fdp: np.ndarray
+    power: np.ndarray
+    n_rejections: np.ndarray
+
+    @property
+    def fdr(self) -> float:
+        return float(np.mean(self.fdp))
+
+    @property
+    def fdr_se(self) -> float:
+        return float(np.std(self.fdp, ddof=1) / math.sqrt(self.fdp.size)) if self.fdp.size > 1 else float("nan")
+
+    @property
+    def mean_power(self) -> float:
+        v = self.power[np.isfinite(self.power)]
+        return float(np.mean(v)) if v.size else float("nan")
+
+    @property
+    def power_se(self) -> float:
+        v = self.power[np.isfinite(self.power)]
+        return float(np.std(v, ddof=1) / math.sqrt(v.size)) if v.size > 1 else float("nan")
+
+
+def fdp_power(rejections: np.ndarray, truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """FDP = false rejections / max(rejections, 1) and power = true rejections / #non-nulls (NaN if none), per run."""
+    rej = np.asarray(rejections, dtype=bool)
+    tr = np.asarray(truth, dtype=bool)
+    n_rej = rej.sum(axis=-1)
+    false = (rej & ~tr).sum(axis=-1)
+    true = (rej & tr).sum(axis=-1)
+    nonnull = tr.sum(axis=-1)
+    fdp = false / np.maximum(n_rej, 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        power = np.where(nonnull > 0, true / np.maximum(nonnull, 1), np.nan)
+    return fdp, power
+
+
+def metrics(rejections: np.ndarray, truth: np.ndarray) -> Metrics:
+    rej = np.atleast_2d(rejections)
+    fdp, power = fdp_power(rej, np.atleast_2d(truth))
+    return Metrics(fdp, power, rej.sum(axis=-1))
+
+
+def mfdr(rejections: np.ndarray, truth: np.ndarray) -> float:
+    """mFDR = E[false rejections] / E[rejections] over runs (0 when nothing is rejected)."""
+    rej = np.atleast_2d(rejections).astype(bool)
+    false = (rej & ~np.atleast_2d(truth)).sum()
+    total = rej.sum()
+    return float(false / total) if total else 0.0
+
+
+def fdr_bound(alpha: float, delta: float, t) -> np.ndarray:
+    """PAPRIKA's guarantee ``FDR(t) ≤ α + δ t``."""
+    return alpha + delta * np.asarray(t, dtype=float)
+
+
+def summary_table(results: Sequence[StreamResult], truth: np.ndarray) -> pd.DataFrame:
+    """One row per method: FDR ± SE, power ± SE, mFDR, mean number of rejections."""
+    rows = []
+    for res in results:
+        m = metrics(res.rejections, truth)
+        rows.append(dict(method=res.method, FDR=m.fdr, FDR_se=m.fdr_se, power=m.mean_power, power_se=m.power_se,
+                         mFDR=mfdr(res.rejections, truth), rejections=float(m.n_rejections.mean())))
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------
+# Sweeps (run axis carries runs × grid points)
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class UtilityCurve:
+    """Per-run FDP and power over an ε grid: arrays of shape (n_eps, R)."""
+
+    epsilons: np.ndarray
+    fdp: np.ndarray
+    power: np.ndarray
+    n_rejections: np.ndarray
+    method: str
+
+
+def utility_curve(pvalues, truth, epsilons, *, settings: Settings = Settings(), ai: bool = False,
+                  rng: np.random.Generator) -> UtilityCurve:
+    """FDP, power and #rejections of PAPRIKA (AI) for every ε in the grid and every run, in one pass.
+
+    ``pvalues``/``truth``: (R, T) (the same streams are reused at every ε, so differences across ε
+    are due to the privacy noise and shift only). Returns arrays of shape (n_eps, R).
+    """
+    p, _ = _as_runs(pvalues)
+    tr = np.atleast_2d(np.asarray(truth, dtype=bool))
+    eps = np.asarray(epsilons, dtype=float).ravel()
+    R, T = p.shape
+    big_p = np.tile(p, (eps.size, 1))
+    big_eps = np.repeat(eps, R)
+    res = run_method("PAPRIKA AI" if ai else "PAPRIKA", big_p, settings, rng=rng, epsilon=big_eps)
+    fdp, power = fdp_power(res.rejections, np.tile(tr, (eps.size, 1)))
+    return UtilityCurve(eps, fdp.reshape(eps.size, R), power.reshape(eps.size, R),
+                        res.rejections.sum(axis=1).reshape(eps.size, R), res.method)
+
+
+def sweep(streams_by_x: Mapping[float, Streams], methods: Sequence[str], settings: Settings, *,
+          rng: np.random.Generator, epsilons: Mapping[float, float] | None = None) -> pd.DataFrame:
+    """FDR/power of each method at each grid point x (e.g. π1 or ε), all grid points stacked on the run axis.
+
+    ``epsilons`` maps x → ε for the private methods (for an ε sweep); otherwise ``settings.epsilon``.
+    Returns a long table: x, method, FDR, FDR_se, power, power_se, mFDR, rejections.
+    """
+    xs = list(streams_by_x)
+    p = np.concatenate([streams_by_x[x].pvalues for x in xs])
+    truth = np.concatenate([streams_by_x[x].truth for x in xs])
+    sizes = [streams_by_x[x].pvalues.shape[0] for x in xs]
+    bounds = np.cumsum([0] + sizes)
+    eps = None
+    if epsilons is not None:
+        eps = np.concatenate([np.full(n, epsilons[x]) for x, n in zip(xs, sizes)])
+    rows = []
+    for name in methods:
+        res = run_method(name, p, settings, rng=rng, epsilon=eps)
+        for i, x in enumerate(xs):
+            sl = slice(bounds[i], bounds[i + 1])
+            m = metrics(res.rejections[sl], truth[sl])
+            rows.append(dict(x=x, method=name, FDR=m.fdr, FDR_se=m.fdr_se, power=m.mean_power, power_se=m.power_se,
+                             mFDR=mfdr(res.rejections[sl], truth[sl]), rejections=float(m.n_rejections.mean())))
+    return pd.DataFrame(rows)
