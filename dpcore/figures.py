@@ -109,3 +109,36 @@ def quantile_band(values: np.ndarray, lower: float = 0.05, upper: float = 0.95, 
     values = np.asarray(values, dtype=float)
     lo, hi = np.quantile(values, [lower, upper], axis=axis)
     return values.mean(axis=axis), lo, hi
+
+
+def epsilon_choice_figure(choice, *, metric_label: str) -> go.Figure:
+    """The accuracy-first curve: estimate and confidence band over ε, the target and the chosen ε."""
+    fig = go.Figure()
+    band(fig, choice.grid, choice.lower, choice.upper, name="95% interval", colour=PRIVATE)
+    curve(fig, choice.grid, choice.estimate, name="estimate (Monte-Carlo)", colour=PRIVATE)
+    fig.add_hline(y=choice.target, line=dict(color=NONPRIVATE, dash="dot"), annotation_text="target")
+    if choice.epsilon is not None:
+        mark_epsilon(fig, choice.epsilon, label="smallest ε")
+    base_layout(fig, y_title=metric_label, height=320)
+    return epsilon_axis(fig)
+
+
+def audit_figure(summaries_a: np.ndarray, summaries_b: np.ndarray, result, *, bins: int = 60) -> go.Figure:
+    """The two output distributions the audit compared, with the distinguishing threshold."""
+    a = np.asarray(summaries_a, dtype=float)
+    b = np.asarray(summaries_b, dtype=float)
+    lo, hi = np.quantile(np.concatenate([a, b]), [0.001, 0.999])
+    if hi <= lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    edges = np.linspace(lo, hi, bins + 1)
+    centres = 0.5 * (edges[1:] + edges[:-1])
+    fig = go.Figure()
+    for values, name, colour in ((a, "neighbour A", PRIVATE), (b, "neighbour B", PALETTE[1])):
+        counts, _ = np.histogram(np.clip(values, lo, hi), bins=edges)
+        fig.add_trace(go.Bar(x=centres, y=counts / values.size, name=name, marker_color=rgba(colour, 0.6)))
+    if np.isfinite(result.threshold):
+        fig.add_vline(x=result.threshold, line=dict(color=WARNING, dash="dash"),
+                      annotation_text="event threshold", annotation_position="top")
+    base_layout(fig, x_title="scalar summary of the release", y_title="share of runs", height=360)
+    fig.update_layout(barmode="overlay", bargap=0.0, hovermode="closest")
+    return fig

@@ -1,0 +1,34 @@
+"""The methods the dashboard offers, for pages that iterate over all of them.
+
+The audit page and the session report look methods up here; a new method
+module plugs in by adding one line, with no change to those pages. Each
+module must expose ``audit_scenarios(epsilon) -> list[AuditScenario]``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from dpcore.audit import AuditScenario
+
+#: key → (module, title shown to users)
+METHODS: dict[str, tuple[str, str]] = {
+    "survival": ("dpcore.survival", "Survival curves (Kaplan–Meier and friends)"),
+    "regression": ("dpcore.regression", "Drug sensitivity (robust private linear regression)"),
+    "sparse": ("dpcore.sparse", "Sparse learning (knowledge transfer)"),
+    "fdr": ("dpcore.fdr", "Online FDR (PAPRIKA)"),
+}
+
+
+def method_module(key: str) -> ModuleType:
+    return importlib.import_module(METHODS[key][0])
+
+
+def method_title(key: str) -> str:
+    return METHODS[key][1]
+
+
+def audit_scenarios(key: str, epsilon: float) -> list[AuditScenario]:
+    """Worst-case neighbouring pairs of method ``key`` at budget ``epsilon``."""
+    return list(method_module(key).audit_scenarios(epsilon))

@@ -1,0 +1,67 @@
+"""Ledger: every release of this session, per data set, with caps and the session report."""
+
+import pandas as pd
+import streamlit as st
+
+from dpcore.report import html_report
+from ui import audits, current_dataset, explain, get_ledger, page_header, releases, show_errors
+
+page_header("Ledger & report", "Everything released in this browser session, what it cost, and a printable report.")
+explain(
+    """
+Each release spends privacy budget on one data set (identified by a fingerprint of its contents, so the same data
+under another name shares the budget). Costs add up by **basic sequential composition**: the total ε of a data set
+is the sum of its releases' ε, and likewise δ. A cap refuses, on every page, any release that would take the total
+past it. The ledger lives in this session only; closing the tab discards it.
+"""
+)
+
+ledger = get_ledger()
+records = ledger.records()
+if records:
+    table = pd.DataFrame(
+        [
+            {"data set": ledger.name_of(r.dataset), "method": r.method, "ε": r.epsilon, "δ": r.delta,
+             "relation": r.relation, "time (UTC)": r.time,
+             "parameters": "; ".join(f"{k}={v}" for k, v in r.params.items())}
+            for r in records
+        ]
+    )
+    st.subheader("Releases")
+    st.dataframe(table, hide_index=True, width="stretch")
+    st.subheader("Totals per data set")
+    st.dataframe(pd.DataFrame(ledger.summary()), hide_index=True, width="stretch")
+else:
+    st.info("No release yet in this session. Previews are free; the Release button on each page is charged here.")
+
+st.subheader("Budget cap")
+choices = {ledger.name_of(ds): ds for ds in ledger.datasets()}
+current = current_dataset()
+if current is not None:
+    choices.setdefault(current[0], current[1])
+if choices:
+    label = st.selectbox("Data set", list(choices), key="cap_dataset")
+    fp = choices[label]
+    existing = ledger.budget(fp)
+    cols = st.columns(2)
+    cap_eps = cols[0].number_input("Total ε cap", min_value=0.01, max_value=100.0,
+                                   value=existing.epsilon if existing else 5.0, key="cap_eps")
+    cap_delta = cols[1].number_input("Total δ cap", min_value=0.0, max_value=0.01, format="%.2e",
+                                     value=existing.delta if existing else 1e-5, key="cap_delta")
+    if st.button("Set cap"):
+        with show_errors("Cap not set"):
+            ledger.set_budget(fp, cap_eps, cap_delta)
+            st.success(f"Cap for {label}: ε = {cap_eps:g}, δ = {cap_delta:g}.")
+else:
+    st.caption("Open a method page and pick a data set to set its cap.")
+
+st.subheader("Session report")
+bundles = releases()
+if bundles:
+    report = html_report(bundles, title="Session privacy report", audits=audits())
+    st.download_button("Download the session report (HTML, printable to PDF)", report, "session-report.html",
+                       mime="text/html")
+    st.caption(f"{len(bundles)} release(s); the report contains DP values and public parameters only, plus audit "
+               "results labelled as custodian notes.")
+else:
+    st.caption("The report becomes available after the first release.")
