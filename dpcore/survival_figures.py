@@ -1,0 +1,143 @@
+"""Plotly figure builders for the survival page (plain functions, unit-testable, no Streamlit)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from dpcore.figures import NONPRIVATE, PALETTE, PRIVATE, WARNING, band, base_layout, curve, epsilon_axis, mark_epsilon
+from dpcore.survival import ESTIMATORS, CurveSet, Grid, UtilityCurve
+
+Y_TITLES = {"km": "survival probability S(t)", "na": "cumulative hazard H(t)", "cif": "cumulative incidence F(t)"}
+
+
+def _y_range(estimator: str, *arrays) -> list[float] | None:
+    if estimator in ("km", "cif"):
+        return [-0.02, 1.02]
+    top = max(float(np.nanmax(np.where(np.isfinite(a), a, np.nan))) for a in arrays if a is not None)
+    return [0, top * 1.05 if top > 0 else 1]
+
+
+def headline_figure(private: CurveSet, exact: CurveSet | None, *, estimator: str = "km", group: int = 0,
+                    noise_band: tuple[np.ndarray, np.ndarray] | None = None, time_label: str = "time",
+                    title: str | None = None) -> go.Figure:
+    """Private vs non-private curve of one group with the Greenwood interval of each and the noise band."""
+    fig = go.Figure()
+    t = private.times
+    if noise_band is not None:
+        band(fig, t, noise_band[0][group], noise_band[1][group], name="private: noise-aware band",
+             colour=PRIVATE, alpha=0.12, step=True)
+    band(fig, t, private.ci_lower[group], private.ci_upper[group], name="private: Greenwood interval",
+         colour=PRIVATE, alpha=0.25, step=True)
+    if exact is not None:
+        fig.add_trace(go.Scatter(x=t, y=exact.ci_lower[group], mode="lines", name="non-private interval",
+                                 legendgroup="npci", line=dict(color=NONPRIVATE, width=1, dash="dot", shape="hv")))
+        fig.add_trace(go.Scatter(x=t, y=exact.ci_upper[group], mode="lines", name="non-private interval",
+                                 legendgroup="npci", showlegend=False,
+                                 line=dict(color=NONPRIVATE, width=1, dash="dot", shape="hv")))
+        curve(fig, t, exact.estimate[group], name="non-private", colour=NONPRIVATE, step=True)
+    curve(fig, t, private.estimate[group], name="private (one preview draw)", colour=PRIVATE, step=True, width=2.5)
+    base_layout(fig, title=title, x_title=time_label, y_title=Y_TITLES[estimator], height=440)
+    fig.update_yaxes(range=_y_range(estimator, private.ci_upper, exact.ci_upper if exact else None))
+    fig.update_layout(margin=dict(t=90))
+    return fig
+
+
+def draws_figure(times: np.ndarray, draws: np.ndarray, exact: np.ndarray, *, estimator: str = "km",
+                 time_label: str = "time", n_shown: int = 30) -> go.Figure:
+    """Band of R private curves (5–95 % and the mean) around the non-private curve, plus a few draws."""
+    fig = go.Figure()
+    lo, hi = np.nanquantile(draws, [0.05, 0.95], axis=0)
+    for i in range(min(n_shown, draws.shape[0])):
+        fig.add_trace(go.Scatter(x=times, y=draws[i], mode="lines", line=dict(color=PRIVATE, width=0.6, shape="hv"),
+                                 opacity=0.25, hoverinfo="skip", showlegend=i == 0, name="single private draws",
+                                 legendgroup="draws"))
+    band(fig, times, lo, hi, name=f"private: 5–95 % of {draws.shape[0]} draws", colour=PRIVATE, alpha=0.22, step=True)
+    curve(fig, times, draws.mean(axis=0), name="private: mean of draws", colour=PRIVATE, step=True, dash="dash")
+    curve(fig, times, exact, name="non-private", colour=NONPRIVATE, step=True)
+    base_layout(fig, x_title=time_label, y_title=Y_TITLES[estimator], height=400)
+    fig.update_yaxes(range=_y_range(estimator, hi, exact))
+    return fig
+
+
+UTILITY_PANELS = (
+    ("sup_error", "sup-norm error"),
+    ("integrated_error", "integrated abs. error"),
+    ("logrank_agree", "log-rank decision agrees"),
+)
+
+
+def utility_figure(uc: UtilityCurve, epsilon: float, *, time_unit: str = "time units") -> go.Figure:
+    """Privacy–utility curves over ε (mean and 5–95 % band over draws), chosen ε marked."""
+    panels = [(n, l) for n, l in UTILITY_PANELS if getattr(uc, n) is not None]
+    fig = make_subplots(rows=1, cols=len(panels), subplot_titles=[l for _, l in panels], horizontal_spacing=0.08)
+    for c, (name, label) in enumerate(panels, start=1):
+        v = uc.metric(name)
+        if name == "logrank_agree":
+            mean = v.mean(1)
+            se = np.sqrt(mean * (1 - mean) / v.shape[1])
+            lo, hi = np.clip(mean - 1.96 * se, 0, 1), np.clip(mean + 1.96 * se, 0, 1)
+        else:
+            mean, (lo, hi) = np.nanmean(v, 1), np.nanquantile(v, [0.05, 0.95], axis=1)
+        x = uc.epsilons
+        fig.add_trace(go.Scatter(x=x, y=hi, mode="lines", line=dict(width=0), showlegend=False, hoverinfo="skip"),
+                      row=1, col=c)
+        fig.add_trace(go.Scatter(x=x, y=lo, mode="lines", line=dict(width=0), fill="tonexty",
+                                 fillcolor="rgba(31,111,209,0.18)", showlegend=c == 1, name="5–95 % of draws"
+                                 if name != "logrank_agree" else "95 % CI", hoverinfo="skip"), row=1, col=c)
+        fig.add_trace(go.Scatter(x=x, y=mean, mode="lines+markers", line=dict(color=PRIVATE, width=2),
+                                 marker=dict(size=4), name="mean over draws", showlegend=c == 1), row=1, col=c)
+        fig.add_vline(x=epsilon, line=dict(color=WARNING, dash="dash", width=1.5), row=1, col=c)
+        fig.update_xaxes(type="log", title_text="ε (log)", row=1, col=c)
+    if uc.logrank_agree is not None:
+        fig.update_yaxes(range=[0, 1.05], row=1, col=len(panels))
+    fig.update_yaxes(title_text=f"error ({time_unit} × prob.)" if len(panels) > 1 else None, row=1, col=2)
+    base_layout(fig, height=340)
+    fig.update_layout(hovermode="x", margin=dict(t=70))
+    fig.add_annotation(text=f"dashed: chosen ε = {epsilon:g}", xref="paper", yref="paper", x=1, y=1.16,
+                       showarrow=False, font=dict(color=WARNING, size=12), xanchor="right")
+    return fig
+
+
+def groups_figure(private: CurveSet, exact: CurveSet, *, estimator: str = "km", time_label: str = "time",
+                  p_private: float | None = None, p_exact: float | None = None) -> go.Figure:
+    """Per-group curves, private (solid) and non-private (dotted), with both log-rank p-values in the title."""
+    fig = go.Figure()
+    for g, name in enumerate(private.groups):
+        colour = PALETTE[g % len(PALETTE)]
+        curve(fig, exact.times, exact.estimate[g], name=f"{name} (non-private)", colour=colour, step=True, dash="dot",
+              width=1.5, legendgroup=name)
+        curve(fig, private.times, private.estimate[g], name=f"{name} (private)", colour=colour, step=True,
+              legendgroup=name)
+    title = None
+    if p_private is not None and p_exact is not None:
+        title = f"log-rank p: private {p_private:.3g} · non-private {p_exact:.3g}"
+    base_layout(fig, title=title, x_title=time_label, y_title=Y_TITLES[estimator], height=420)
+    fig.update_layout(margin=dict(t=110), legend=dict(y=1.04))
+    fig.update_yaxes(range=_y_range(estimator, private.estimate, exact.estimate))
+    return fig
+
+
+def release_figure(km_table: pd.DataFrame, grid: Grid) -> go.Figure:
+    """DP-only figure for a release bundle: released KM per group with interval and noise band."""
+    fig = go.Figure()
+    for g, (name, part) in enumerate(km_table.groupby("group", sort=False)):
+        colour = PALETTE[g % len(PALETTE)]
+        if "band_lower" in part:
+            band(fig, part["time"], part["band_lower"], part["band_upper"], name=f"{name}: noise-aware band",
+                 colour=colour, alpha=0.12, step=True)
+        band(fig, part["time"], part["ci_lower"], part["ci_upper"], name=f"{name}: Greenwood interval",
+             colour=colour, alpha=0.22, step=True)
+        curve(fig, part["time"], part["survival"], name=f"{name}: DP Kaplan–Meier", colour=colour, step=True)
+    base_layout(fig, title="Differentially private Kaplan–Meier (released)", x_title=f"time ({grid.grid_unit})",
+                y_title=Y_TITLES["km"])
+    fig.update_yaxes(range=[-0.02, 1.02])
+    fig.update_layout(margin=dict(t=110), legend=dict(y=1.04))
+    return fig
+
+
+__all__ = ["headline_figure", "draws_figure", "utility_figure", "groups_figure", "release_figure", "ESTIMATORS"]

@@ -1,0 +1,360 @@
+"""dpcore.survival: equality with lifelines at ε = ∞, sensitivity, post-processing, audit, release."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpcore import survival as sv
+from dpcore.datasets import load_survival, manifest, survival_names
+from dpcore.validation import InputError
+
+lifelines = pytest.importorskip("lifelines")
+from lifelines import AalenJohansenFitter, KaplanMeierFitter, NelsonAalenFitter  # noqa: E402
+from lifelines.statistics import logrank_test as ll_logrank  # noqa: E402
+from lifelines.statistics import multivariate_logrank_test  # noqa: E402
+
+ALL = survival_names()
+
+
+def _grid(d):
+    return sv.make_grid(d.horizon, data_unit=d.time_unit, grid_unit=d.default_grid_unit)
+
+
+def _groups(name):
+    return tuple(manifest()["survival"][name]["groups"]) or None
+
+
+def _on_grid(series: pd.Series, grid: sv.Grid) -> tuple[np.ndarray, np.ndarray]:
+    """lifelines values forward-filled onto the grid edges up to lifelines' last time."""
+    upto = grid.edges <= series.index.max() + 1e-12
+    vals = series.reindex(grid.edges[upto], method="ffill").to_numpy()
+    return upto, vals
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_km_and_ci_equal_lifelines(name):
+    d = load_survival(name)
+    grid = _grid(d)
+    t, e = sv.binned_for_lifelines(d.time, d.event != 0, grid)
+    kmf = KaplanMeierFitter().fit(t, e)
+    res = sv.kaplan_meier(d.time, d.event, grid=grid)
+    upto, S = _on_grid(kmf.survival_function_.iloc[:, 0], grid)
+    assert upto.sum() >= 2
+    np.testing.assert_allclose(res.survival[upto], S, rtol=0, atol=1e-10)
+    ci = kmf.confidence_interval_
+    _, lo = _on_grid(ci.iloc[:, 0], grid)
+    _, hi = _on_grid(ci.iloc[:, 1], grid)
+    np.testing.assert_allclose(res.ci_lower[upto], lo, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(res.ci_upper[upto], hi, rtol=0, atol=1e-10)
+    # median: lifelines' time is a bin right edge in data units
+    med = kmf.median_survival_time_
+    expected = np.inf if np.isinf(med) else med / grid.step
+    assert res.median == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_nelson_aalen_equal_lifelines(name):
+    d = load_survival(name)
+    grid = _grid(d)
+    t, e = sv.binned_for_lifelines(d.time, d.event != 0, grid)
+    naf = NelsonAalenFitter(nelson_aalen_smoothing=False).fit(t, e)
+    res = sv.nelson_aalen(d.time, d.event, grid=grid)
+    upto, H = _on_grid(naf.cumulative_hazard_.iloc[:, 0], grid)
+    np.testing.assert_allclose(res.cumulative_hazard[upto], H, rtol=0, atol=1e-10)
+    _, lo = _on_grid(naf.confidence_interval_.iloc[:, 0], grid)
+    _, hi = _on_grid(naf.confidence_interval_.iloc[:, 1], grid)
+    np.testing.assert_allclose(res.ci_lower[upto], lo, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(res.ci_upper[upto], hi, rtol=0, atol=1e-10)
+    _, var = _on_grid(naf._cumulative_sq, grid)
+    np.testing.assert_allclose(res.variance[upto], var, rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", [n for n in ALL if _groups(n)])
+def test_logrank_equals_lifelines(name):
+    d = load_survival(name)
+    grid = _grid(d)
+    t, e = sv.binned_for_lifelines(d.time, d.event != 0, grid)
+    res = sv.logrank(d.time, d.event, d.group, grid=grid, groups=_groups(name))
+    a, b = _groups(name)
+    ia, ib = d.group == a, d.group == b
+    ref = ll_logrank(t[ia], t[ib], e[ia], e[ib])
+    assert res.statistic == pytest.approx(ref.test_statistic, abs=1e-10, rel=1e-10)
+    assert res.p_value == pytest.approx(ref.p_value, abs=1e-10)
+
+
+def test_multivariate_logrank_three_groups():
+    rng = np.random.default_rng(3)
+    n = 300
+    g = rng.choice(["x", "y", "z"], n)
+    t = rng.exponential(np.where(g == "x", 10, np.where(g == "y", 14, 20)))
+    e = (rng.random(n) < 0.8).astype(int)
+    grid = sv.make_grid(40, data_unit="days", grid_unit="days", width=2)
+    bt, be = sv.binned_for_lifelines(t, e, grid)
+    ref = multivariate_logrank_test(bt, g, be)
+    res = sv.logrank(t, e, g, grid=grid)
+    assert res.degrees_of_freedom == 2
+    assert res.statistic == pytest.approx(ref.test_statistic, rel=1e-10)
+    assert res.p_value == pytest.approx(ref.p_value, abs=1e-10)
+
+
+@pytest.mark.parametrize("name", ["pbc", "transplant"])
+def test_cumulative_incidence_formula_on_binned_competing_sets(name):
+    """On the bundled competing-risk sets: F_1 + F_2 = 1 − S (all-cause KM) at every grid time."""
+    d = load_survival(name)
+    grid = _grid(d)
+    f1 = sv.cumulative_incidence(d.time, d.event, grid=grid, event_type=1, n_types=2)
+    f2 = sv.cumulative_incidence(d.time, d.event, grid=grid, event_type=2, n_types=2)
+    s = sv.kaplan_meier(d.time, d.event, grid=grid)
+    np.testing.assert_allclose(f1.incidence + f2.incidence, 1 - s.survival, atol=1e-12)
+    assert np.all(np.diff(f1.incidence) >= -1e-15)
+
+
+def test_cumulative_incidence_equals_aalen_johansen_untied():
+    rng = np.random.default_rng(5)
+    n = 150
+    t = np.round(rng.exponential(30, n), 6)
+    t = np.unique(t)[:n]  # untied
+    n = t.size
+    e = rng.choice([0, 1, 2], n, p=[0.3, 0.4, 0.3])
+    rng.shuffle(t)
+    # test-only grid with one subject per bin (edges at the data's own times; never do this for a release)
+    edges = np.concatenate([[0.0], np.sort(t)])
+    grid = sv.Grid(edges)
+    res = sv.cumulative_incidence(t, e, grid=grid, event_type=1, n_types=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ajf = AalenJohansenFitter(calculate_variance=False).fit(t, e, event_of_interest=1)
+    ref = ajf.cumulative_density_.iloc[:, 0]
+    _, vals = _on_grid(ref, grid)
+    np.testing.assert_allclose(res.incidence, vals, atol=1e-10)
+
+
+# --------------------------------------------------------------------------
+# Grid, counts, post-processing
+# --------------------------------------------------------------------------
+
+
+def test_binning_rules():
+    grid = sv.make_grid(10.0, data_unit="days", grid_unit="days", width=5)
+    assert grid.edges.tolist() == [0, 5, 10]
+    c = sv.count_matrix([0, 5, 5.01, 10, 11, 3], [1, 1, 0, 1, 1, 0], grid)
+    # time 0 → bin 1; 5 → bin 1 (right-closed); 11 > H → censored in last bin
+    assert c.events[0, :, 0].tolist() == [2, 1]
+    assert c.censored[0].tolist() == [1, 2]
+    assert c.at_start.tolist() == [6]
+    grid2 = sv.make_grid(1100, data_unit="days", grid_unit="months")
+    assert grid2.edges[-1] == 1100 and grid2.k == 37
+
+
+def test_postprocess_risk_set_uses_censorings_and_clips():
+    grid = sv.Grid(np.arange(5.0))
+    noisy = sv.Counts(np.array([10]), np.array([[[3], [-2], [20], [1]]]), np.array([[2, 1, 0, -1]]), grid)
+    table = sv.postprocess(noisy)
+    # r1 = 10; r2 = 10-3-2 = 5; r3 = 5-0-1 = 4; r4 = max(0, 4-20-0) = 0
+    assert table.at_risk[0].tolist() == [10, 5, 4, 0]
+    # events clipped at 0 and at the risk set
+    assert table.deaths[0].tolist() == [3, 0, 4, 0]
+    S = sv.km(table).estimate[0]
+    np.testing.assert_allclose(S, [1, 0.7, 0.7, 0.0, 0.0])
+
+
+def test_postprocess_proportional_type_clipping():
+    grid = sv.Grid(np.arange(3.0))
+    noisy = sv.Counts(np.array([4]), np.array([[[6, 2], [0, 0]]]), np.array([[0, 0]]), grid,
+                      event_labels=("a", "b"))
+    table = sv.postprocess(noisy)
+    np.testing.assert_allclose(table.events[0, 0], [3, 1])
+
+
+def test_invalid_inputs_raise_named_errors():
+    grid = sv.make_grid(10.0)
+    with pytest.raises(InputError, match="non-negative"):
+        sv.count_matrix([-1, 2], [1, 0], grid)
+    with pytest.raises(InputError, match="event codes"):
+        sv.count_matrix([1, 2], [1, 3], grid)
+    with pytest.raises(InputError, match="declared groups"):
+        sv.count_matrix([1, 2], [1, 0], grid, group=["a", "c"], groups=("a", "b"))
+    with pytest.raises(InputError, match="horizon"):
+        sv.make_grid(0.0)
+
+
+# --------------------------------------------------------------------------
+# Sensitivity: random and adversarial neighbours
+# --------------------------------------------------------------------------
+
+
+def _l1(a: sv.Counts, b: sv.Counts) -> int:
+    return int(np.abs(a.vector().astype(np.int64) - b.vector().astype(np.int64)).sum())
+
+
+records = st.tuples(st.floats(0, 30, allow_nan=False), st.integers(0, 2), st.sampled_from(["a", "b", "c"]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.lists(records, min_size=1, max_size=40), new=records, pos=st.integers(0, 1000),
+       width=st.sampled_from([1.0, 3.0, 7.0]))
+def test_sensitivity_replace_one_random(data, new, pos, width):
+    grid = sv.make_grid(20.0, data_unit="days", grid_unit="days", width=width)
+    t, e, g = map(np.array, zip(*data))
+    t2, e2, g2 = t.copy(), e.copy(), g.copy()
+    i = pos % len(data)
+    t2[i], e2[i], g2[i] = new
+    groups = ("a", "b", "c")
+    one = _l1(sv.count_matrix(t, e, grid, n_types=2), sv.count_matrix(t2, e2, grid, n_types=2))
+    assert one <= sv.sensitivity(1)
+    many = _l1(sv.count_matrix(t, e, grid, group=g, groups=groups, n_types=2),
+               sv.count_matrix(t2, e2, grid, group=g2, groups=groups, n_types=2))
+    assert many <= sv.sensitivity(3)
+
+
+@pytest.mark.parametrize("case", ["first-last", "event-censored", "between-groups", "beyond-horizon"])
+def test_sensitivity_adversarial(case):
+    grid = sv.make_grid(100.0, data_unit="days", grid_unit="days", width=10)
+    t = np.array([5.0, 50, 95, 20, 0]); e = np.array([1, 0, 1, 1, 0]); g = np.array(["a", "b", "a", "b", "a"])
+    t2, e2, g2 = t.copy(), e.copy(), g.copy()
+    if case == "first-last":
+        t2[0], e2[0] = 100.0, 0
+    elif case == "event-censored":
+        e2[2] = 0
+    elif case == "between-groups":
+        t2[0], e2[0], g2[0] = 99.0, 0, "b"
+    else:
+        t2[1], e2[1] = 1e9, 1  # far beyond the horizon: censored at H
+    single = _l1(sv.count_matrix(t, e, grid), sv.count_matrix(t2, e2, grid))
+    grouped = _l1(sv.count_matrix(t, e, grid, group=g, groups=("a", "b")),
+                  sv.count_matrix(t2, e2, grid, group=g2, groups=("a", "b")))
+    assert single <= sv.sensitivity(1) == 2
+    assert grouped <= sv.sensitivity(2) == 4
+    if case == "between-groups":
+        assert grouped == 4  # the bound is attained
+    if case == "first-last":
+        assert single == 2
+
+
+def test_add_remove_sensitivity():
+    grid = sv.make_grid(10.0)
+    t = np.array([1.0, 2, 3]); e = np.array([1, 0, 1]); g = np.array(["a", "b", "a"])
+    a = sv.count_matrix(t, e, grid, group=g, groups=("a", "b"))
+    b = sv.count_matrix(t[:2], e[:2], grid, group=g[:2], groups=("a", "b"))
+    assert _l1(a, b) <= sv.sensitivity(2, "add/remove-one") == 2
+
+
+# --------------------------------------------------------------------------
+# Noise paths, utility, band
+# --------------------------------------------------------------------------
+
+
+def test_preview_is_vectorised_and_calibrated():
+    d = load_survival("veteran")
+    grid = _grid(d)
+    counts = sv.count_matrix(d.time, d.event, grid)
+    noise = sv.survival_noise(1.0)
+    assert noise.scale == 2.0 and noise.kind == "discrete_laplace"
+    draws = sv.noisy_counts(counts, noise, rng=np.random.default_rng(0), draws=4000)
+    assert draws.events.shape == (4000, 1, grid.k, 1)
+    z = draws.vector() - counts.vector()
+    assert np.issubdtype(z.dtype, np.integer)
+    assert z.std() == pytest.approx(noise.std, rel=0.03)
+    g = sv.survival_noise(1.0, 2, kind="laplace")
+    assert g.scale == 4.0
+
+
+def test_release_uses_opendp_and_integers():
+    d = load_survival("gehan")
+    counts = sv.count_matrix(d.time, d.event, _grid(d))
+    out = sv.release_counts(counts, sv.survival_noise(1.0))
+    assert np.issubdtype(out.events.dtype, np.integer)
+    assert out.events.shape == counts.events.shape
+
+
+def test_private_curve_converges_to_exact_at_large_epsilon():
+    d = load_survival("myeloid")
+    grid = _grid(d)
+    counts = sv.count_matrix(d.time, d.event, grid)
+    u_small = sv.utility(counts, 0.2, rng=np.random.default_rng(1), draws=100)
+    u_large = sv.utility(counts, 50.0, rng=np.random.default_rng(1), draws=100)
+    assert u_large.sup_error.mean() < 0.05 < u_small.sup_error.mean()
+    assert u_large.sup_error.shape == (100,)
+
+
+def test_utility_curve_shapes_and_monotone_trend():
+    d = load_survival("cancer")
+    grid = _grid(d)
+    counts = sv.count_matrix(d.time, d.event, grid, group=d.group, groups=_groups("cancer"))
+    eps = np.array([0.1, 1.0, 10.0, 100.0])
+    uc = sv.utility_curve(counts, eps, draws=60, rng=np.random.default_rng(2))
+    assert uc.sup_error.shape == (4, 60) and uc.logrank_agree.shape == (4, 60)
+    m = uc.sup_error.mean(1)
+    assert m[0] > m[1] > m[2] > m[3]
+    assert uc.logrank_agree[-1].mean() > 0.9
+    uc_d = sv.utility_curve(counts, eps, draws=30, rng=np.random.default_rng(2), kind="discrete_laplace")
+    assert uc_d.integrated_error.shape == (4, 30)
+
+
+def test_noise_band_covers_truth_more_often_than_greenwood():
+    d = load_survival("myeloid")
+    grid = _grid(d)
+    counts = sv.count_matrix(d.time, d.event, grid)
+    exact = sv.km(sv.postprocess(counts)).estimate[0]
+    noise = sv.survival_noise(1.0, kind="discrete_laplace")
+    rng = np.random.default_rng(4)
+    band_hits, gw_hits = [], []
+    for _ in range(20):
+        rel = sv.noisy_counts(counts, noise, rng=rng)
+        cs = sv.km(sv.postprocess(rel))
+        lo, hi = sv.noise_band(rel, noise, rng=rng, draws=200)
+        band_hits.append(np.mean((lo[0] <= exact + 1e-12) & (exact <= hi[0] + 1e-12)))
+        gw_hits.append(np.mean((cs.ci_lower[0] <= exact) & (exact <= cs.ci_upper[0])))
+    assert np.mean(band_hits) > np.mean(gw_hits)
+    assert np.mean(band_hits) > 0.8
+
+
+def test_one_call_results_have_documented_attributes():
+    d = load_survival("ovarian")
+    grid = _grid(d)
+    r = sv.kaplan_meier(d.time, d.event, grid=grid, epsilon=1.0, rng=np.random.default_rng(0))
+    assert r.times.shape == r.survival.shape == r.ci_lower.shape == r.ci_upper.shape == (grid.k + 1,)
+    assert np.all(np.diff(r.survival) <= 1e-15) and r.survival[0] == 1
+    assert np.all((0 <= r.ci_lower) & (r.ci_lower <= r.survival + 1e-12) & (r.ci_upper <= 1))
+    lr = sv.logrank(d.time, d.event, d.group, grid=grid, epsilon=1.0, rng=np.random.default_rng(0))
+    assert 0 <= lr.p_value <= 1 and lr.statistic >= 0
+    assert "preview" in lr.noise
+
+
+# --------------------------------------------------------------------------
+# Audit and release
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0])
+def test_audit_passes_and_catches_halved_noise(epsilon):
+    scenarios = sv.audit_scenarios(epsilon)
+    assert len(scenarios) == 3
+    for sc in scenarios:
+        ok, _, _ = sc.run(60_000, seed=11)
+        assert not ok.violation, (sc.name, ok.describe())
+        bad, _, _ = sc.run(60_000, planted_bug=True, seed=12)
+        assert bad.violation, (sc.name, bad.describe())
+
+
+def test_release_bundle_contains_dp_values_only():
+    d = load_survival("veteran")
+    grid = _grid(d)
+    bundle = sv.release(d.time, d.event, grid=grid, epsilon=1.0, group=d.group, groups=_groups("veteran"),
+                        dataset="veteran", fingerprint="abc")
+    assert bundle.epsilon == 1.0 and bundle.mechanisms
+    assert set(bundle.tables) >= {"counts", "kaplan_meier", "nelson_aalen", "logrank"}
+    payload = json.loads(bundle.to_json())
+    assert payload["public_parameters"]["sensitivity_l1"] == 4
+    counts = bundle.tables["counts"]
+    exact = sv.count_matrix(d.time, d.event, grid, group=d.group, groups=_groups("veteran"))
+    # the released counts are noisy: not all equal to the exact ones
+    assert not np.array_equal(counts["events"].to_numpy(), exact.events[..., 0].ravel())
+    assert bundle.to_zip()[:2] == b"PK"
