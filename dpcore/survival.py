@@ -511,7 +511,7 @@ def logrank_test(table: RiskTable) -> LogrankArrays:
 
 def noise_band(released: Counts, noise: Noise, *, draws: int = 200, rng: np.random.Generator,
                estimator: str = "km", alpha: float = 0.05, include_sampling: bool = True,
-               event_type: int = 1, method: str = "union") -> tuple[np.ndarray, np.ndarray]:
+               event_type: int = 1, method: str = "union", pool_groups: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Noise-aware band from the released counts alone (parametric bootstrap, free post-processing).
 
     Redraw the known noise around the released matrix ``M'`` (``M* = M' + Z*``),
@@ -529,9 +529,13 @@ def noise_band(released: Counts, noise: Noise, *, draws: int = 200, rng: np.rand
     order; ``"percentile"`` and ``"basic"`` return one of them. Empirical
     coverage of the exact curve at ε = 1 is 0.8–1.0 on the bundled sets
     (``tests/test_survival.py``, ``docs/survival.md``).
+    With ``pool_groups`` the groups' redrawn matrices are summed before the
+    post-processing (the band of the pooled curve of a grouped release).
     Returns ``(lower, upper)`` shaped like the curve (..., G, k+1).
     """
     boot = noisy_counts(released, noise, rng=rng, draws=draws)
+    if pool_groups:
+        boot, released = boot.pooled(), released.pooled()
     table = postprocess(boot)
     if estimator == "km":
         table = postprocess(boot.collapse_types())

@@ -1,0 +1,276 @@
+"""Survival page: DP Kaplan–Meier, Nelson–Aalen, competing-risk incidence and log-rank tests.
+
+Thin: controls → dpcore.survival → dpcore.survival_figures. Bundled (public)
+inputs are cached; uploads are never cached, written or logged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import ui
+from dpcore import survival as sv
+from dpcore import survival_figures as sf
+from dpcore.accounting import fingerprint
+from dpcore.datasets import UNIT_DAYS, load_survival, manifest, survival_names, survival_title
+from dpcore.validation import InputError, category_column, coded_column, distinct_columns, numeric_column
+from ui.accuracy import accuracy_first
+from ui.widgets import EPSILON_STEPS
+
+UNITS = list(UNIT_DAYS)
+SWEEP = np.array(EPSILON_STEPS)
+
+
+@dataclass(frozen=True)
+class Source:
+    label: str
+    fp: str
+    time: np.ndarray
+    event: np.ndarray
+    group: np.ndarray | None
+    groups: tuple[str, ...] | None
+    group_label: str | None
+    event_labels: tuple[str, ...]
+    time_unit: str
+    horizon: float
+    grid_unit: str
+    bundled: bool
+
+
+@st.cache_data(show_spinner=False)
+def _bundled(name: str) -> Source:
+    d = load_survival(name)
+    meta = manifest()["survival"][name]
+    groups = tuple(meta["groups"]) or None
+    labels = tuple(d.event_labels[k] for k in sorted(d.event_labels))
+    return Source(f"{d.title} (bundled)", fingerprint("bundled-survival", name), d.time, d.event, d.group, groups,
+                  d.group_label, labels, d.time_unit, d.horizon, d.default_grid_unit, True)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _bundled_sweep(name: str, horizon: float, grid_unit: str, compare: bool, estimator: str, draws: int, seed: int,
+                   kind: str, event_type: int) -> sv.UtilityCurve:
+    src = _bundled(name)
+    return _sweep(src, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type)
+
+
+def _sweep(src: Source, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type) -> sv.UtilityCurve:
+    grid = sv.make_grid(horizon, data_unit=src.time_unit, grid_unit=grid_unit)
+    counts = _counts(src, grid, compare)
+    return sv.utility_curve(counts, SWEEP, draws=draws, rng=np.random.default_rng(seed + 1), estimator=estimator,
+                            kind=kind, event_type=event_type)
+
+
+def _counts(src: Source, grid: sv.Grid, compare: bool) -> sv.Counts:
+    return sv.count_matrix(src.time, src.event, grid, group=src.group if compare else None,
+                           groups=src.groups if compare else None, n_types=len(src.event_labels),
+                           event_labels=src.event_labels)
+
+
+def _upload() -> Source | None:
+    table = ui.upload_csv("sv_upload", label="Upload a CSV (one row per person)")
+    if table is None:
+        st.info("Upload a CSV with a time column and an event column (0 = censored, 1..K = event type); "
+                "optionally a group column. Example: `time,event,arm` with rows like `12.5,1,A`.")
+        return None
+    frame, fp, name = table
+    cols = list(frame.columns)
+    none = "(none)"
+    c1, c2, c3 = st.columns(3)
+    tcol = ui.url_selectbox("Time column", key="sv_tcol", options=cols, index=0)
+    ecol = ui.url_selectbox("Event column", key="sv_ecol", options=cols, index=min(1, len(cols) - 1))
+    gcol = ui.url_selectbox("Group column (optional)", key="sv_gcol", options=[none] + cols, index=0)
+    with c1:
+        unit = ui.url_selectbox("Unit of the time column", key="sv_tunit", options=UNITS, index=0)
+    with c2:
+        n_types = int(ui.url_number("Number of event types K (2+ = competing risks)", key="sv_k", min_value=1,
+                                    max_value=5, value=1, step=1))
+    with c3:
+        horizon = float(ui.url_number(f"Public horizon H (in {unit})", key="sv_h", min_value=0.001, value=365.0,
+                                      help="Chosen from domain knowledge, not from the data (e.g. the trial's "
+                                           "planned follow-up). Later times are censored at H."))
+    labels = tuple(f"type {k}" for k in range(1, n_types + 1)) if n_types > 1 else ("event",)
+    with ui.show_errors("The uploaded file cannot be used"):
+        distinct_columns(tcol, ecol, None if gcol == none else gcol)
+        time = numeric_column(frame, tcol, minimum=0, what="time")
+        event = coded_column(frame, ecol, list(range(n_types + 1)), what="event code")
+        group = groups = None
+        if gcol != none:
+            group = category_column(frame, gcol, min_levels=2, max_levels=8)
+            groups = tuple(np.unique(group))
+        return Source(f"{name} (uploaded)", fp, time, event, group, groups, None if gcol == none else gcol, labels,
+                      unit, horizon, unit, False)
+    return None
+
+
+# --------------------------------------------------------------------------
+
+ui.page_header("Survival curves with differential privacy",
+               "Kaplan–Meier, Nelson–Aalen, competing-risk incidence and log-rank tests from noisy counts on a "
+               "public time grid (Gondara & Wang, with censoring counts).")
+
+source_kind = ui.url_radio("Data source", key="sv_src", options=["bundled", "upload"], horizontal=True,
+                           format_func=lambda s: {"bundled": "bundled public data set", "upload": "upload a CSV"}[s])
+if source_kind == "bundled":
+    name = ui.url_selectbox("Data set", key="sv_data", options=survival_names(), format_func=survival_title)
+    src = _bundled(name)
+    prov = load_survival(name).provenance
+    st.caption(f"Source: {prov['source']} · licence: {prov['licence']} · {prov['rows']} people · public metadata: "
+               f"time in {src.time_unit}, horizon {src.horizon:g} {src.time_unit}"
+               + (f", groups by {src.group_label}: {', '.join(src.groups)}" if src.groups else "")
+               + (f", event types: {', '.join(src.event_labels)}" if len(src.event_labels) > 1 else ""))
+else:
+    name = None
+    src = _upload()
+    if src is None:
+        st.stop()
+
+ui.set_current_dataset(src.label, src.fp)
+st.caption(f"Unit of privacy: one person (replace-one neighbours; n = {src.time.size} is public).")
+
+# ---- controls --------------------------------------------------------------
+c1, c2, c3 = st.columns([1.3, 1, 1])
+with c1:
+    epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=1.0)
+    estimators = ["km", "na"] + (["cif"] if len(src.event_labels) > 1 else [])
+    estimator = ui.url_radio("Estimator", key="sv_est", options=estimators, horizontal=True,
+                             format_func=lambda e: sv.ESTIMATORS[e])
+    event_type = 1
+    if estimator == "cif":
+        event_type = 1 + src.event_labels.index(
+            ui.url_selectbox("Event type of interest", key="sv_etype", options=list(src.event_labels)))
+with c2:
+    grid_unit = ui.url_selectbox("Grid unit (bin width)", key="sv_unit", options=UNITS,
+                                 index=UNITS.index(src.grid_unit))
+    horizon = float(ui.url_number(f"Horizon H ({src.time_unit})", key="sv_hor", min_value=0.001,
+                                  value=float(src.horizon), help="Public: times after H count as censored at H."))
+    compare = False
+    if src.groups:
+        compare = ui.url_toggle(f"Compare groups ({src.group_label or 'group'}) with a log-rank test",
+                                key="sv_cmp", value=True)
+with c3:
+    draws = int(ui.url_select_slider("Noise draws for the utility panel", key="sv_R", options=[50, 100, 200, 500],
+                                     value=200))
+    seed = int(ui.url_number("Preview seed", key="sv_seed", min_value=0, max_value=10_000, value=0, step=1,
+                             help="Seeds the preview only; a release is seeded by the operating system."))
+    kind = ui.url_radio("Preview noise", key="sv_noise", options=["discrete_laplace", "laplace"], horizontal=True,
+                        format_func=lambda k: {"discrete_laplace": "discrete Laplace (as released)",
+                                               "laplace": "Laplace"}[k])
+
+grid = None
+with ui.show_errors("Cannot build the grid"):
+    grid = sv.make_grid(horizon, data_unit=src.time_unit, grid_unit=grid_unit)
+if grid is None:
+    st.stop()
+if grid.k > 2000:
+    st.error(f"The grid has {grid.k} bins; choose a coarser unit (at most 2,000 bins on this page).")
+    st.stop()
+
+counts = _counts(src, grid, compare)
+G = counts.n_groups
+noise = sv.survival_noise(epsilon, G, kind=kind)
+rng = np.random.default_rng(seed)
+noisy = sv.noisy_counts(counts, noise, rng=rng)
+time_label = f"time ({grid.grid_unit})"
+collapse = estimator != "cif"
+
+
+def _curves(c: sv.Counts) -> sv.CurveSet:
+    c = c.collapse_types() if collapse else c
+    return sv.curve_for(sv.postprocess(c), estimator, event_type=event_type)
+
+
+exact_pooled = _curves(counts.pooled())
+private_pooled = _curves(noisy.pooled())
+band_lo, band_hi = sv.noise_band(noisy.collapse_types() if collapse else noisy, noise, draws=200, rng=rng,
+                                 estimator=estimator, event_type=event_type, pool_groups=True)
+
+ui.preview_notice()
+st.markdown(
+    f"**What is noised:** per {'group' if G > 1 else 'data set'}, the number of people at time 0 and, in each of the "
+    f"{grid.k} bins, the number of events{' of each type' if len(src.event_labels) > 1 else ''} and of censorings. "
+    f"Each count gets independent {noise.describe()} — that is **each count ± {noise.std:.2g} people** "
+    f"(standard deviation). Everything else is computed from those noisy counts."
+)
+
+# ---- headline ----------------------------------------------------------------
+st.subheader(f"{sv.ESTIMATORS[estimator]}: private vs non-private")
+st.plotly_chart(sf.headline_figure(private_pooled, exact_pooled, estimator=estimator,
+                                   noise_band=(band_lo, band_hi), time_label=time_label,
+                                   title="all groups pooled" if G > 1 else None), key="sv_headline")
+ui.teaching(
+    "1. People are put in public time bins. 2. The counts per bin get noise. 3. Negative counts are set to 0, the "
+    "number at risk is rebuilt bin by bin (start minus everyone who had an event or was censored earlier), and a "
+    "bin cannot have more events than people at risk. 4. The usual formulas run on these counts. The dark curve "
+    "uses the same formulas on the true counts — this is what lifelines would give on the binned data."
+)
+ui.explain(
+    "**Why the grid must be public.** The set of distinct event times is itself private: adding one person can "
+    "add a time point. So the bins come from a unit and a horizon chosen without looking at the data.\n\n"
+    "**What the intervals cover.** The blue shaded Greenwood interval treats the noisy counts as if they were real "
+    "people; it covers sampling error only. The lighter *noise-aware band* is recomputed from the released counts "
+    "alone (redrawing the known noise and re-running the post-processing, a parametric bootstrap) and covers both "
+    "sources; it costs no extra privacy. Neither covers bias from the grid itself (coarse bins).\n\n"
+    f"**Sensitivity.** Replacing one person moves them from one cell to another: 2 counts change by 1"
+    + (" per group; with groups released together a person can also switch group, so 4 counts change" if G > 1
+       else "") + f". The noise scale is sensitivity / ε = {noise.scale:g}.",
+    title="What was noised, and what the intervals mean",
+)
+
+# ---- utility over draws -------------------------------------------------------
+st.subheader(f"Utility over {draws} noise draws")
+many = sv.noisy_counts(counts, noise, rng=np.random.default_rng(seed + 7), draws=draws)
+draw_curves = _curves(many.pooled()).estimate[:, 0]
+left, right = st.columns([1.6, 1])
+with left:
+    st.plotly_chart(sf.draws_figure(exact_pooled.times, draw_curves, exact_pooled.estimate[0], estimator=estimator,
+                                    time_label=time_label), key="sv_draws")
+with right:
+    util = sv.utility(counts, epsilon, draws=draws, rng=np.random.default_rng(seed + 11), estimator=estimator,
+                      kind=kind, event_type=event_type)
+    st.dataframe(util.summary().round(4), hide_index=True, width="stretch")
+    st.caption(f"Errors in {grid.grid_unit} (integrated) or probability (sup). Mean and 5–95 % of {draws} preview "
+               "releases; log-rank decision at α = 0.05" + (f"; non-private p = {util.exact_p_value:.3g}."
+                                                            if util.exact_p_value is not None else "."))
+ui.teaching("Each thin line is one possible release. One lucky draw can look perfect; the band shows what to expect.")
+
+# ---- privacy–utility curve ----------------------------------------------------
+st.subheader("Privacy–utility trade-off over ε")
+if src.bundled:
+    uc = _bundled_sweep(name, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type)
+else:
+    uc = _sweep(src, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type)
+st.plotly_chart(sf.utility_figure(uc, epsilon, time_unit=grid.grid_unit), key="sv_curve")
+accuracy_first(key="sv_acc", grid=uc.epsilons, draws=uc.sup_error, metric_label="sup-norm error",
+               default_threshold=0.1, basis=src.label)
+
+# ---- groups ----------------------------------------------------------------------
+if G > 1:
+    st.subheader(f"Groups: {src.group_label or 'group'}")
+    lr_exact = sv.logrank_test(sv.postprocess(counts.collapse_types()))
+    lr_priv = sv.logrank_test(sv.postprocess(noisy.collapse_types()))
+    st.plotly_chart(sf.groups_figure(_curves(noisy), _curves(counts), estimator=estimator, time_label=time_label,
+                                     p_private=float(lr_priv.p_value), p_exact=float(lr_exact.p_value)),
+                    key="sv_groups")
+    agree = (lr_priv.p_value < 0.05) == (lr_exact.p_value < 0.05)
+    st.markdown(f"Log-rank χ² = {float(lr_priv.statistic):.2f} (private) vs {float(lr_exact.statistic):.2f} "
+                f"(non-private), {lr_exact.dof} df. Decision at α = 0.05 "
+                + ("**agrees**." if agree else "**differs** in this draw."))
+    ui.teaching("The log-rank test compares observed and expected events per group in every bin; here it runs on "
+                "the noisy per-group counts, so its p-value is private too.")
+
+# ---- release ---------------------------------------------------------------------
+params = {"grid": grid.describe(), "groups": list(counts.groups), "estimators": "KM, NA, CIF, log-rank",
+          "sensitivity_l1": sv.sensitivity(G)}
+ui.release_panel(
+    key="survival", dataset_label=src.label, fingerprint=src.fp, method="DP survival analysis", epsilon=epsilon,
+    params=params,
+    make_bundle=lambda: sv.release(src.time, src.event, grid=grid, epsilon=epsilon,
+                                   group=src.group if compare else None, groups=src.groups if compare else None,
+                                   n_types=len(src.event_labels), event_labels=src.event_labels,
+                                   dataset=src.label, fingerprint=src.fp),
+)
