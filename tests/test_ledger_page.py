@@ -1,0 +1,48 @@
+"""Ledger page: releases listed, caps set and enforced, session report offered."""
+
+from pathlib import Path
+
+import pandas as pd
+from streamlit.testing.v1 import AppTest
+
+from dpcore.accounting import Ledger
+from dpcore.release import ReleaseBundle
+
+PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "ledger.py")
+
+
+def _bundle():
+    return ReleaseBundle(
+        method="DP counts", dataset="Gehan (bundled)", fingerprint="fp1", epsilon=0.5, delta=0.0,
+        mechanisms=("discrete Laplace noise, b = 4 (Δ1 = 2, ε = 0.5)",), public_params={"grid": "weeks"},
+        tables={"counts": pd.DataFrame({"bin": [1, 2], "noisy count": [3, 5]})},
+    )
+
+
+def test_empty_ledger_explains_itself():
+    at = AppTest.from_file(PAGE, default_timeout=30).run()
+    assert not at.exception
+    assert any("No release yet" in i.value for i in at.info)
+
+
+def test_releases_totals_cap_and_report():
+    ledger = Ledger()
+    ledger.label("fp1", "Gehan (bundled)")
+    ledger.charge("fp1", "DP counts", 0.5, params={"grid": "weeks"})
+    ledger.charge("fp1", "DP counts", 0.25)
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.session_state["_dp_ledger"] = ledger
+    at.session_state["_dp_releases"] = [_bundle()]
+    at.run()
+    assert not at.exception
+    releases, totals = at.dataframe
+    assert len(releases.value) == 2 and "grid=weeks" in releases.value["parameters"].iloc[0]
+    assert totals.value["ε spent"].iloc[0] == 0.75
+    # a cap below what is spent is refused with a message
+    at.number_input(key="cap_eps").set_value(0.5)
+    at.button[0].click().run()
+    assert any("already spent" in e.value for e in at.error)
+    at.number_input(key="cap_eps").set_value(1.0)
+    at.button[0].click().run()
+    assert ledger.budget("fp1").epsilon == 1.0
+    assert any("Cap for Gehan" in s.value for s in at.success)

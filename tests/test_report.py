@@ -1,0 +1,64 @@
+"""The HTML report is self-contained, contains DP values only, and renders offline."""
+
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+
+from dpcore.audit import empirical_epsilon
+from dpcore.release import ReleaseBundle
+from dpcore.report import CustodianNote, html_report
+
+
+def _bundle(values):
+    fig = go.Figure(go.Scatter(x=[1, 2, 3], y=values, mode="lines", name="DP curve"))
+    return ReleaseBundle(
+        method="DP Kaplan–Meier", dataset="Gehan (bundled)", fingerprint="abc", epsilon=1.0, delta=0.0,
+        mechanisms=("discrete Laplace noise, b = 2 (Δ1 = 2, ε = 1)",), public_params={"grid unit": "weeks"},
+        tables={"survival": pd.DataFrame({"time": [1, 2, 3], "S": values})}, figures={"DP survival curve": fig},
+    )
+
+
+def test_report_is_self_contained_and_labels_custodian_notes():
+    rng = np.random.default_rng(0)
+    audit = empirical_epsilon(rng.laplace(0, 1, 5000), rng.laplace(1, 1, 5000), claimed_epsilon=1.0)
+    report = html_report([_bundle([0.9, 0.7, 0.4])], custodian_notes=[CustodianNote("Utility", "sup error 0.05")],
+                         audits=[audit])
+    assert "plotly.js v" in report  # the library is inlined; the Chromium test checks no request leaves
+    assert "(1, 0)-differentially private" in report
+    assert "not part of the release" in report
+    assert "Privacy audit" in report and "claimed ε = 1" in report
+    assert report.count("plotly.js v") <= 2  # the library is inlined once, not per figure
+
+
+def test_zip_contains_json_csv_and_report():
+    import io
+    import json
+    import zipfile
+
+    archive = zipfile.ZipFile(io.BytesIO(_bundle([0.9, 0.8, 0.5]).to_zip()))
+    assert sorted(archive.namelist()) == ["release.json", "report.html", "survival.csv"]
+    meta = json.loads(archive.read("release.json"))
+    assert meta["epsilon"] == 1.0 and meta["neighbouring_relation"] == "replace-one"
+    assert meta["noise_source"].startswith("OpenDP")
+    assert meta["tables"]["survival"][2]["S"] == 0.5
+
+
+@pytest.mark.browser
+def test_report_renders_offline_in_chromium(chromium_page, tmp_path):
+    path = tmp_path / "report.html"
+    path.write_text(html_report([_bundle([0.95, 0.75, 0.45])]), encoding="utf-8")
+    requests = []
+    chromium_page.route(re.compile(r"^https?://"), lambda route: (requests.append(route.request.url), route.abort()))
+    chromium_page.goto(path.as_uri())
+    chromium_page.wait_for_selector(".plotly-graph-div .main-svg", timeout=30_000)
+    assert requests == []
+    shot = tmp_path / "report.png"
+    chromium_page.screenshot(path=str(shot), full_page=True)
+    keep = Path("/tmp/dp-screens")
+    keep.mkdir(exist_ok=True)
+    shutil.copy(shot, keep / "report.png")
