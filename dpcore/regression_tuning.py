@@ -1,0 +1,269 @@
+"""Free choice of the clipping thresholds and the budget split on auxiliary synthetic data.
+
+The search sees only public quantities — ``n``, ``d``, ε and the split — so
+it costs no privacy budget and its results can be cached by those keys.
+
+Batching (why 400 pairs × 20 data sets × 20 draws = 160,000 fits take seconds):
+
+* the clipped ``nxx`` depends on ``(ωx, data set)`` only, ``nxy`` on
+  ``(ωx, ωy, data set)``, so 400 + 8,000 small products replace 160,000;
+* noise uses *common random numbers*: one standard Laplace matrix per
+  ``(data set, draw)``, multiplied by each pair's scale. Every pair's score is
+  still an average over 20 × 20 independent realisations of exactly the
+  distribution the paper describes; only the *correlation between pairs* changes
+  (it rises), which makes the comparison between pairs less noisy;
+* so the noisy precision ``λ0 I + λ nxx`` depends on ``(ωx, set, draw)`` only:
+  8,000 batched ``eigh`` calls (which also perform the PSD repair) serve all 20
+  ``ωy`` values as right-hand sides;
+* Spearman's ρ uses the fixed ranks of ``y`` and one float32 arg-sort per fit.
+
+:func:`threshold_search_loop` is the straightforward reference (one
+``numpy.linalg.solve`` per fit, fresh noise per fit) used by the benchmark and
+to check that both give the same scores within Monte-Carlo error.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from dpcore.regression import (
+    DEFAULT_SPLIT,
+    OMEGA_GRID,
+    _split,
+    normalise_rows,
+    sensitivities,
+    spearman,
+    triu_unpack,
+)
+
+Progress = Callable[[float], None] | None
+
+
+@dataclass(frozen=True)
+class SyntheticSets:
+    """``S`` public synthetic data sets: ``X`` (S, n, d) row-normalised, ``y`` (S, n) centred, σ's."""
+
+    X: np.ndarray
+    y: np.ndarray
+    beta: np.ndarray
+    sigma_x: np.ndarray
+    sigma_y: np.ndarray
+
+
+def synthetic_sets(n: int, d: int, n_sets: int, rng: np.random.Generator) -> SyntheticSets:
+    """The paper's auxiliary data: ``x ~ N(0, I)`` centred and row-normalised, ``β ~ N(0, I)``,
+    ``y = xβ + N(0, 1)`` centred. σx, σy are their own standard deviations (public: synthetic)."""
+    X = rng.standard_normal((n_sets, n, d))
+    X = normalise_rows(X - X.mean(axis=1, keepdims=True))
+    beta = rng.standard_normal((n_sets, d))
+    y = np.einsum("sni,si->sn", X, beta) + rng.standard_normal((n_sets, n))
+    y -= y.mean(axis=1, keepdims=True)
+    return SyntheticSets(X, y, beta, X.std(axis=(1, 2)), y.std(axis=1))
+
+
+@dataclass(frozen=True)
+class ThresholdSearch:
+    """Score grid (mean Spearman ρ over sets × draws) and the chosen ``(ωx, ωy)``."""
+
+    omega_x: float
+    omega_y: float
+    scores: np.ndarray  # (len(grid_x), len(grid_y))
+    grid_x: np.ndarray
+    grid_y: np.ndarray
+    n: int
+    d: int
+    epsilon: float
+    split: tuple[float, float, float]
+    n_sets: int
+    n_draws: int
+
+    @property
+    def best_score(self) -> float:
+        return float(np.max(self.scores))
+
+    def describe(self) -> dict:
+        return {"source": "free search on synthetic data (public n, d, ε, split)", "n": self.n, "d": self.d,
+                "epsilon": self.epsilon, "split": list(self.split), "data sets": self.n_sets,
+                "noise draws": self.n_draws, "omega_x": self.omega_x, "omega_y": self.omega_y,
+                "mean Spearman rho at the choice": self.best_score}
+
+
+def _rank_scores(pred: np.ndarray) -> np.ndarray:
+    """Spearman ρ along the last axis when the records are sorted by ``y`` (so y's ranks are ``0..n−1``).
+
+    Then ``Σ (rank_pred − m)(rank_y − m) = Σ_k (k − m)(order_k − m)`` with
+    ``order`` the arg-sort of the predictions: one float32 arg-sort, no gather.
+    Continuous data (no ties), as the synthetic sets are.
+    """
+    n = pred.shape[-1]
+    order = np.argsort(pred.astype(np.float32), axis=-1).astype(np.float32)
+    ranks_c = (np.arange(n) - (n - 1) / 2.0).astype(np.float32)
+    return (order @ ranks_c).astype(float) / float((ranks_c.astype(float) ** 2).sum())
+
+
+def threshold_search(
+    n: int,
+    d: int,
+    *,
+    epsilon: float,
+    split: Sequence[float] = DEFAULT_SPLIT,
+    rng: np.random.Generator | int | None = None,
+    n_sets: int = 20,
+    n_draws: int = 20,
+    grid_x: Sequence[float] = OMEGA_GRID,
+    grid_y: Sequence[float] = OMEGA_GRID,
+    progress: Progress = None,
+) -> ThresholdSearch:
+    """Score every ``(ωx, ωy)`` on synthetic data and return the argmax (free: public inputs only).
+
+    Fits use fixed precisions λ = λ0 = 1 (as the paper's search); the score is
+    Spearman's ρ between ``x μ*`` and ``y`` on the (unclipped) synthetic set,
+    averaged over ``n_sets × n_draws``. ``progress(fraction)`` is called after
+    each ``ωx``. ``rng`` defaults to a fixed seed so the result is cacheable
+    by ``(n, d, ε, split)``.
+    """
+    p1, p2, _ = _split(split)
+    rng = np.random.default_rng(0 if rng is None else rng)
+    gx, gy = np.asarray(grid_x, dtype=float), np.asarray(grid_y, dtype=float)
+    data = synthetic_sets(int(n), int(d), n_sets, rng)
+    X, y = data.X, data.y
+    k = d * (d + 1) // 2
+    lxx = triu_unpack(rng.laplace(size=(n_sets, n_draws, k)), d)  # (S, R, d, d) standard Laplace, mirrored
+    lxy = rng.laplace(size=(n_sets, n_draws, d))
+    order = np.argsort(y, axis=-1)  # sort each set by y once: y's ranks become 0..n-1
+    X = np.take_along_axis(X, order[..., None], axis=1)
+    y = np.take_along_axis(y, order, axis=1)
+    by_all = gy[:, None] * data.sigma_y[None, :]  # (Gy, S)
+    y_clip = np.clip(y[None], -by_all[..., None], by_all[..., None])  # (Gy, S, n)
+    s_xx, _, _ = sensitivities(d, 1.0, 1.0)
+    Xt = np.swapaxes(X, 1, 2)  # (S, d, n)
+    scores = np.empty((gx.size, gy.size))
+    for a, wx in enumerate(gx):
+        bx = wx * data.sigma_x  # (S,)
+        Xc = np.clip(X, -bx[:, None, None], bx[:, None, None])
+        Xct = np.swapaxes(Xc, 1, 2)
+        nxx = Xct @ Xc  # (S, d, d)
+        nxy = Xct @ np.moveaxis(y_clip, 0, -1)  # (S, d, Gy)
+        b_xx = s_xx * bx**2 / (p1 * epsilon)  # (S,)
+        b_xy = 2.0 * d * bx[:, None] * by_all.T / (p2 * epsilon)  # (S, Gy)
+        w, v = np.linalg.eigh(nxx[:, None] + b_xx[:, None, None, None] * lxx)  # (S, R, d), (S, R, d, d)
+        w = np.maximum(w, 0.0)  # PSD repair
+        noisy_xy = nxy[:, None] + lxy[..., None] * b_xy[:, None, None, :]  # (S, R, d, Gy)
+        t = np.swapaxes(v, -1, -2) @ noisy_xy / (1.0 + w[..., None])  # λ = λ0 = 1, in the eigenbasis
+        mu = v @ t  # (S, R, d, Gy)
+        mu = np.swapaxes(mu, -1, -2).reshape(n_sets, n_draws * gy.size, d)
+        pred = mu @ Xt  # (S, R·Gy, n)
+        rho = _rank_scores(pred).reshape(n_sets, n_draws, gy.size)
+        scores[a] = rho.mean(axis=(0, 1))
+        if progress is not None:
+            progress((a + 1) / gx.size)
+    i, j = np.unravel_index(int(np.argmax(scores)), scores.shape)
+    return ThresholdSearch(float(gx[i]), float(gy[j]), scores, gx, gy, int(n), int(d), float(epsilon),
+                           _split(split), n_sets, n_draws)
+
+
+def threshold_search_loop(
+    n: int,
+    d: int,
+    *,
+    epsilon: float,
+    split: Sequence[float] = DEFAULT_SPLIT,
+    rng: np.random.Generator | int | None = None,
+    n_sets: int = 20,
+    n_draws: int = 20,
+    grid_x: Sequence[float] = OMEGA_GRID,
+    grid_y: Sequence[float] = OMEGA_GRID,
+) -> np.ndarray:
+    """Reference implementation: a Python loop, fresh noise and one ``np.linalg.solve`` per fit.
+
+    Returns the score grid only. Used by the benchmark (on a subsample of
+    pairs) and by the tests (agreement with :func:`threshold_search`).
+    """
+    p1, p2, _ = _split(split)
+    rng = np.random.default_rng(0 if rng is None else rng)
+    data = synthetic_sets(int(n), int(d), n_sets, rng)
+    gx, gy = np.asarray(grid_x, dtype=float), np.asarray(grid_y, dtype=float)
+    iu = np.triu_indices(d)
+    scores = np.zeros((gx.size, gy.size))
+    for a, wx in enumerate(gx):
+        for b, wy in enumerate(gy):
+            total = 0.0
+            for s in range(n_sets):
+                X, y = data.X[s], data.y[s]
+                bx, by = wx * data.sigma_x[s], wy * data.sigma_y[s]
+                Xc, yc = np.clip(X, -bx, bx), np.clip(y, -by, by)
+                s_xx, s_xy, _ = sensitivities(d, bx, by)
+                for _ in range(n_draws):
+                    nxx = Xc.T @ Xc
+                    noise = np.zeros((d, d))
+                    noise[iu] = rng.laplace(0.0, s_xx / (p1 * epsilon), size=iu[0].size)
+                    nxx = nxx + noise + np.triu(noise, 1).T
+                    wv, vv = np.linalg.eigh(nxx)
+                    nxx = (vv * np.maximum(wv, 0.0)) @ vv.T
+                    nxy = Xc.T @ yc + rng.laplace(0.0, s_xy / (p2 * epsilon), size=d)
+                    mu = np.linalg.solve(np.eye(d) + nxx, nxy)
+                    total += float(spearman(X @ mu, y, ties=False))
+            scores[a, b] = total / (n_sets * n_draws)
+    return scores
+
+
+# --------------------------------------------------------------------------
+# Budget split
+# --------------------------------------------------------------------------
+
+
+def split_grid(step: float = 0.05, low: float = 0.05, high: float = 0.90, min_p3: float = 0.05) -> np.ndarray:
+    """All ``(p1, p2, p3)`` with ``p1, p2 ∈ {low, …, high}`` and ``p3 = 1 − p1 − p2 ≥ min_p3``."""
+    vals = np.round(np.arange(low, high + 1e-9, step), 10)
+    rows = [(a, b, round(1.0 - a - b, 10)) for a in vals for b in vals if 1.0 - a - b >= min_p3 - 1e-9]
+    return np.asarray(rows)
+
+
+@dataclass(frozen=True)
+class SplitSearch:
+    """Best score over ``(ωx, ωy)`` for every split, and the chosen split."""
+
+    splits: np.ndarray  # (K, 3)
+    scores: np.ndarray  # (K,)
+    omegas: np.ndarray  # (K, 2) the best ω pair per split
+    best: tuple[float, float, float]
+    n: int
+    d: int
+    epsilon: float
+
+
+def split_search(
+    n: int,
+    d: int,
+    *,
+    epsilon: float,
+    splits: np.ndarray | None = None,
+    rng: np.random.Generator | int | None = None,
+    n_sets: int = 5,
+    n_draws: int = 5,
+    grid_x: Sequence[float] = OMEGA_GRID,
+    grid_y: Sequence[float] = OMEGA_GRID,
+    progress: Progress = None,
+) -> SplitSearch:
+    """Search the budget split (5 × 5 by default, as the paper): each split gets its own ω search.
+
+    The same seed is used for every split (common random numbers), so splits
+    are compared on identical synthetic data and noise shapes. With fixed
+    precisions ``nyy`` does not enter the fit, so the best split gives ``p3`` its
+    minimum — a real property of the method, not a bug.
+    """
+    grid = split_grid() if splits is None else np.asarray(splits, dtype=float)
+    seed = 0 if rng is None else (rng if isinstance(rng, int) else int(rng.integers(2**31)))
+    scores, omegas = np.empty(len(grid)), np.empty((len(grid), 2))
+    for k, sp in enumerate(grid):
+        res = threshold_search(n, d, epsilon=epsilon, split=tuple(sp), rng=seed, n_sets=n_sets, n_draws=n_draws,
+                               grid_x=grid_x, grid_y=grid_y)
+        scores[k], omegas[k] = res.best_score, (res.omega_x, res.omega_y)
+        if progress is not None:
+            progress((k + 1) / len(grid))
+    best = tuple(float(v) for v in grid[int(np.argmax(scores))])
+    return SplitSearch(grid, scores, omegas, best, int(n), int(d), float(epsilon))  # type: ignore[arg-type]
