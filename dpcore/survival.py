@@ -341,20 +341,34 @@ class RiskTable:
                          self.censored.sum(-2, keepdims=True), self.grid, ("all",), self.event_labels)
 
 
-def postprocess(counts: Counts) -> RiskTable:
+def postprocess(counts: Counts, *, risk_set: str = "spec") -> RiskTable:
     """Spec post-processing (free): clip at 0; ``r_j = max(0, r_{j−1} − Σ_k d_{j−1} − c_{j−1})``;
     clip the events of a bin to the number at risk (types scaled proportionally).
 
     Because the subtracted counts are ≥ 0 after clipping, the clipped
     recursion equals ``max(0, r_1 − cumsum(removed))``, which vectorises.
     On exact counts this is the ordinary risk-set table.
+
+    ``risk_set="running"`` is an optional alternative (not in the spec, also
+    free post-processing): the risk set subtracts the *unclipped* noisy
+    counts (zero-mean noise, so no drift from clipping many empty cells),
+    then is clipped at 0 and made non-increasing by a running minimum.
+    Clipping first adds about +b/2 people per empty cell, which empties the
+    risk set early on fine grids; see ``docs/survival.md``.
     """
     r1 = np.maximum(np.asarray(counts.at_start, dtype=float), 0.0)
     d = np.maximum(np.asarray(counts.events, dtype=float), 0.0)
     c = np.maximum(np.asarray(counts.censored, dtype=float), 0.0)
-    removed = d.sum(-1) + c
-    before = np.cumsum(removed, axis=-1) - removed  # removed in bins < j
-    at_risk = np.maximum(r1[..., None] - before, 0.0)
+    if risk_set == "spec":
+        removed = d.sum(-1) + c
+        before = np.cumsum(removed, axis=-1) - removed  # removed in bins < j
+        at_risk = np.maximum(r1[..., None] - before, 0.0)
+    elif risk_set == "running":
+        removed = np.asarray(counts.events, dtype=float).sum(-1) + np.asarray(counts.censored, dtype=float)
+        before = np.cumsum(removed, axis=-1) - removed
+        at_risk = np.minimum.accumulate(np.maximum(r1[..., None] - before, 0.0), axis=-1)
+    else:
+        raise ValueError(f"risk_set must be 'spec' or 'running', not {risk_set!r}")
     total = d.sum(-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         factor = np.where(total > at_risk, at_risk / np.where(total > 0, total, 1.0), 1.0)
@@ -511,7 +525,8 @@ def logrank_test(table: RiskTable) -> LogrankArrays:
 
 def noise_band(released: Counts, noise: Noise, *, draws: int = 200, rng: np.random.Generator,
                estimator: str = "km", alpha: float = 0.05, include_sampling: bool = True,
-               event_type: int = 1, method: str = "union", pool_groups: bool = False) -> tuple[np.ndarray, np.ndarray]:
+               event_type: int = 1, method: str = "union", pool_groups: bool = False,
+               risk_set: str = "spec") -> tuple[np.ndarray, np.ndarray]:
     """Noise-aware band from the released counts alone (parametric bootstrap, free post-processing).
 
     Redraw the known noise around the released matrix ``M'`` (``M* = M' + Z*``),
@@ -536,9 +551,7 @@ def noise_band(released: Counts, noise: Noise, *, draws: int = 200, rng: np.rand
     boot = noisy_counts(released, noise, rng=rng, draws=draws)
     if pool_groups:
         boot, released = boot.pooled(), released.pooled()
-    table = postprocess(boot)
-    if estimator == "km":
-        table = postprocess(boot.collapse_types())
+    table = postprocess(boot.collapse_types() if estimator == "km" else boot, risk_set=risk_set)
     cs = curve_for(table, estimator, alpha=alpha, event_type=event_type)
     est = cs.estimate
     if include_sampling:
@@ -558,7 +571,7 @@ def noise_band(released: Counts, noise: Noise, *, draws: int = 200, rng: np.rand
     if method == "percentile":
         return q_lo, q_hi
     centre_counts = released.collapse_types() if estimator == "km" else released
-    centre = curve_for(postprocess(centre_counts), estimator, alpha=alpha, event_type=event_type).estimate
+    centre = curve_for(postprocess(centre_counts, risk_set=risk_set), estimator, alpha=alpha, event_type=event_type).estimate
     top = np.inf if estimator == "na" else 1.0
     b_lo, b_hi = np.clip(2 * centre - q_hi, 0.0, top), np.clip(2 * centre - q_lo, 0.0, top)
     if method == "basic":
@@ -649,52 +662,52 @@ def _squeeze(x):
     return x[0] if x.shape and x.shape[0] == 1 else x
 
 
-def _one_call(estimator: str, time, event, group, grid, epsilon, rng, alpha, n_types, event_type=1):
+def _one_call(estimator: str, time, event, group, grid, epsilon, rng, alpha, n_types, event_type=1, risk_set="spec"):
     grid = _as_grid(grid, time)
     counts = count_matrix(time, event, grid, group=group, n_types=n_types)
     if estimator != "cif":
         counts = counts.collapse_types()
     noisy, desc = _noised(counts, epsilon, rng)
-    cs = curve_for(postprocess(noisy), estimator, alpha=alpha, event_type=event_type)
+    cs = curve_for(postprocess(noisy, risk_set=risk_set), estimator, alpha=alpha, event_type=event_type)
     median = _squeeze(median_survival(cs.estimate, cs.times)) if estimator == "km" else None
     return SurvivalResult(estimator, cs.times, _squeeze(cs.estimate), _squeeze(cs.variance), _squeeze(cs.ci_lower),
                           _squeeze(cs.ci_upper), counts.groups, epsilon, desc, median, noisy)
 
 
 def kaplan_meier(time, event, *, grid, epsilon: float | None = None, rng: np.random.Generator | None = None,
-                 group=None, alpha: float = 0.05) -> SurvivalResult:
+                 group=None, alpha: float = 0.05, risk_set: str = "spec") -> SurvivalResult:
     """Kaplan–Meier curve with log(−log) Greenwood interval on a public ``grid``.
 
     ``grid``: a :class:`Grid` (see :func:`make_grid`) or public edges.
     ``epsilon=None``: non-private (equals lifelines on the binned data).
     With ``epsilon`` and ``rng``: a NumPy preview draw; with ``rng=None``: a
     real OpenDP release (discrete Laplace, scale 2/ε, or 4/ε with ``group``).
-    Any non-zero event code counts as an event.
+    Any non-zero event code counts as an event. ``risk_set``: see :func:`postprocess`.
     """
     ev = (np.asarray(event) != 0).astype(np.int64)
-    return _one_call("km", time, ev, group, grid, epsilon, rng, alpha, 1)
+    return _one_call("km", time, ev, group, grid, epsilon, rng, alpha, 1, risk_set=risk_set)
 
 
 def nelson_aalen(time, event, *, grid, epsilon: float | None = None, rng: np.random.Generator | None = None,
-                 group=None, alpha: float = 0.05) -> SurvivalResult:
+                 group=None, alpha: float = 0.05, risk_set: str = "spec") -> SurvivalResult:
     """Nelson–Aalen cumulative hazard (as lifelines with ``nelson_aalen_smoothing=False``); see :func:`kaplan_meier`."""
     ev = (np.asarray(event) != 0).astype(np.int64)
-    return _one_call("na", time, ev, group, grid, epsilon, rng, alpha, 1)
+    return _one_call("na", time, ev, group, grid, epsilon, rng, alpha, 1, risk_set=risk_set)
 
 
 def cumulative_incidence(time, event, *, grid, event_type: int = 1, n_types: int | None = None,
                          epsilon: float | None = None, rng: np.random.Generator | None = None, group=None,
-                         alpha: float = 0.05) -> SurvivalResult:
+                         alpha: float = 0.05, risk_set: str = "spec") -> SurvivalResult:
     """Aalen–Johansen cumulative incidence of ``event_type`` (codes 0 censored, 1..n_types).
 
     ``n_types`` is the public number of event types (default: ``max(2, event_type)``).
     """
     K = int(n_types or max(2, event_type))
-    return _one_call("cif", time, event, group, grid, epsilon, rng, alpha, K, event_type)
+    return _one_call("cif", time, event, group, grid, epsilon, rng, alpha, K, event_type, risk_set=risk_set)
 
 
 def logrank(time, event, group, *, grid, epsilon: float | None = None, rng: np.random.Generator | None = None,
-            groups: Sequence[str] | None = None) -> LogrankResult:
+            groups: Sequence[str] | None = None, risk_set: str = "spec") -> LogrankResult:
     """Log-rank test (G ≥ 2 groups) from the groups' count matrices, released together (Δ1 = 4)."""
     grid = _as_grid(grid, time)
     ev = (np.asarray(event) != 0).astype(np.int64)
@@ -702,7 +715,7 @@ def logrank(time, event, group, *, grid, epsilon: float | None = None, rng: np.r
     if counts.n_groups < 2:
         raise InputError("the log-rank test needs at least two groups")
     noisy, desc = _noised(counts, epsilon, rng)
-    res = logrank_test(postprocess(noisy))
+    res = logrank_test(postprocess(noisy, risk_set=risk_set))
     return LogrankResult(float(res.statistic), float(res.p_value), res.dof, counts.groups, epsilon, desc,
                          res.observed, res.expected)
 
@@ -755,10 +768,11 @@ class Utility:
         return pd.DataFrame(rows)
 
 
-def _utility_from(exact: Counts, noisy: Counts, estimator: str, alpha: float, level: float, event_type: int) -> Utility:
+def _utility_from(exact: Counts, noisy: Counts, estimator: str, alpha: float, level: float, event_type: int,
+                  risk_set: str = "spec") -> Utility:
     if estimator != "cif":
         exact, noisy = exact.collapse_types(), noisy.collapse_types()
-    ex_table, nz_table = postprocess(exact), postprocess(noisy)
+    ex_table, nz_table = postprocess(exact), postprocess(noisy, risk_set=risk_set)
     ex = curve_for(ex_table, estimator, alpha=alpha, event_type=event_type)
     nz = curve_for(nz_table, estimator, alpha=alpha, event_type=event_type)
     diff = np.abs(nz.estimate - ex.estimate)  # (..., G, k+1)
@@ -780,7 +794,7 @@ def _utility_from(exact: Counts, noisy: Counts, estimator: str, alpha: float, le
     p = agree = exact_p = None
     if exact.n_groups >= 2:
         lr_ex = logrank_test(ex_table if estimator != "cif" else postprocess(exact.collapse_types()))
-        lr_nz = logrank_test(nz_table if estimator != "cif" else postprocess(noisy.collapse_types()))
+        lr_nz = logrank_test(nz_table if estimator != "cif" else postprocess(noisy.collapse_types(), risk_set=risk_set))
         exact_p = float(lr_ex.p_value)
         p = lr_nz.p_value
         agree = (p < level) == (exact_p < level)
@@ -788,11 +802,12 @@ def _utility_from(exact: Counts, noisy: Counts, estimator: str, alpha: float, le
 
 
 def utility(counts: Counts, epsilon: float, *, draws: int = 200, rng: np.random.Generator, estimator: str = "km",
-            kind: str = "laplace", alpha: float = 0.05, level: float = 0.05, event_type: int = 1) -> Utility:
+            kind: str = "laplace", alpha: float = 0.05, level: float = 0.05, event_type: int = 1,
+            risk_set: str = "spec") -> Utility:
     """Utility measures of ``survival.md`` over ``draws`` preview releases, one vectorised pass."""
     noise = survival_noise(epsilon, counts.n_groups, kind=kind)
     return _utility_from(counts, noisy_counts(counts, noise, rng=rng, draws=draws), estimator, alpha, level,
-                         event_type)
+                         event_type, risk_set)
 
 
 @dataclass(frozen=True)
@@ -817,12 +832,13 @@ class UtilityCurve:
 
 
 def utility_curve(counts: Counts, epsilons, *, draws: int = 200, rng: np.random.Generator, estimator: str = "km",
-                  kind: str = "laplace", alpha: float = 0.05, level: float = 0.05, event_type: int = 1) -> UtilityCurve:
+                  kind: str = "laplace", alpha: float = 0.05, level: float = 0.05, event_type: int = 1,
+                  risk_set: str = "spec") -> UtilityCurve:
     """Per-draw utility measures over an ε grid in one vectorised pass (``(n_eps, R)`` arrays)."""
     eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
     noises = [survival_noise(float(e), counts.n_groups, kind=kind) for e in eps]
     vec = _sweep_vectors(counts, noises, rng=rng, draws=draws)
-    u = _utility_from(counts, counts.from_vector(vec), estimator, alpha, level, event_type)
+    u = _utility_from(counts, counts.from_vector(vec), estimator, alpha, level, event_type, risk_set)
     return UtilityCurve(eps, u.sup_error, u.integrated_error, u.median_error, u.coverage, u.logrank_agree,
                         u.p_value, u.exact_p_value, estimator)
 
@@ -935,7 +951,7 @@ def _curve_frame(cs: CurveSet, name: str, band: tuple[np.ndarray, np.ndarray] | 
 
 
 def released_tables(rel: Counts, noise: Noise, *, alpha: float = 0.05, band_draws: int = 200,
-                    rng: np.random.Generator | None = None) -> dict[str, pd.DataFrame]:
+                    rng: np.random.Generator | None = None, risk_set: str = "spec") -> dict[str, pd.DataFrame]:
     """Every table of a release, computed from the released (noisy) counts only."""
     rng = rng if rng is not None else np.random.default_rng()
     grid, K = rel.grid, rel.n_types
@@ -950,20 +966,20 @@ def released_tables(rel: Counts, noise: Noise, *, alpha: float = 0.05, band_draw
     tables["counts"] = pd.concat(rows, ignore_index=True)
     tables["at_start"] = pd.DataFrame({"group": rel.groups, "noisy_n": rel.at_start})
     all_cause = rel.collapse_types()
-    table = postprocess(all_cause)
+    table = postprocess(all_cause, risk_set=risk_set)
     cs = km(table, alpha=alpha)
-    band = noise_band(all_cause, noise, draws=band_draws, rng=rng, alpha=alpha)
+    band = noise_band(all_cause, noise, draws=band_draws, rng=rng, alpha=alpha, risk_set=risk_set)
     tables["kaplan_meier"] = _curve_frame(cs, "survival", band, table.at_risk)
     tables["median"] = pd.DataFrame({"group": rel.groups, "median_survival": median_survival(cs.estimate, cs.times)})
     tables["nelson_aalen"] = _curve_frame(nelson_aalen_curve(table, alpha=alpha), "cumulative_hazard")
     if rel.n_groups >= 2:
-        pooled = postprocess(all_cause.pooled())
+        pooled = postprocess(all_cause.pooled(), risk_set=risk_set)
         tables["kaplan_meier_pooled"] = _curve_frame(km(pooled, alpha=alpha), "survival")
         lr = logrank_test(table)
         tables["logrank"] = pd.DataFrame({"statistic": [float(lr.statistic)], "degrees_of_freedom": [lr.dof],
                                           "p_value": [float(lr.p_value)]})
     if K > 1:
-        full = postprocess(rel.pooled())
+        full = postprocess(rel.pooled(), risk_set=risk_set)
         frames = []
         for k, ev in enumerate(rel.event_labels, start=1):
             f = _curve_frame(incidence_curve(full, event_type=k, alpha=alpha), "incidence")
@@ -975,7 +991,8 @@ def released_tables(rel: Counts, noise: Noise, *, alpha: float = 0.05, band_draw
 
 def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequence[str] | None = None,
             n_types: int = 1, event_labels: Sequence[str] | None = None, dataset: str = "uploaded data",
-            fingerprint: str = "", alpha: float = 0.05, band_draws: int = 200, with_figure: bool = True):
+            fingerprint: str = "", alpha: float = 0.05, band_draws: int = 200, with_figure: bool = True,
+            risk_set: str = "spec"):
     """One OpenDP release of the count matrices and everything derived from them, as a ReleaseBundle.
 
     Only the discrete-Laplace-noised counts and their post-processing are
@@ -986,7 +1003,7 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
     counts = count_matrix(time, event, grid, group=group, groups=groups, n_types=n_types, event_labels=event_labels)
     noise = survival_noise(epsilon, counts.n_groups, kind="discrete_laplace")
     rel = release_counts(counts, noise)
-    tables = released_tables(rel, noise, alpha=alpha, band_draws=band_draws)
+    tables = released_tables(rel, noise, alpha=alpha, band_draws=band_draws, risk_set=risk_set)
     figures = {}
     if with_figure:
         from dpcore.survival_figures import release_figure
@@ -996,7 +1013,9 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
               "time_above_horizon": "censored at the horizon", "sensitivity_l1": sensitivity(counts.n_groups),
               "noise": noise.describe(), "noise_std_per_count": noise.std, "alpha": alpha,
               "noise_band": f"parametric bootstrap, {band_draws} redraws (post-processing)",
-              "post_processing": "clip at 0; r_j = max(0, r_{j-1} - events - censored); events clipped to r_j"}
+              "post_processing": ("clip at 0; r_j = max(0, r_{j-1} - events - censored); events clipped to r_j"
+                                  if risk_set == "spec" else "risk set from the running sum of unclipped noisy "
+                                  "counts, clipped at 0 and non-increasing; events clipped at 0 and to r_j")}
     notes = (
         f"Released: per group, the number at risk at time 0 and, per bin, the events of each type and the "
         f"censorings, each with discrete Laplace noise (scale {noise.scale:g}, ± {noise.std:.3g} people).",

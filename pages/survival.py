@@ -53,16 +53,17 @@ def _bundled(name: str) -> Source:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _bundled_sweep(name: str, horizon: float, grid_unit: str, compare: bool, estimator: str, draws: int, seed: int,
-                   kind: str, event_type: int) -> sv.UtilityCurve:
+                   kind: str, event_type: int, risk_set: str) -> sv.UtilityCurve:
     src = _bundled(name)
-    return _sweep(src, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type)
+    return _sweep(src, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set)
 
 
-def _sweep(src: Source, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type) -> sv.UtilityCurve:
+def _sweep(src: Source, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type,
+           risk_set) -> sv.UtilityCurve:
     grid = sv.make_grid(horizon, data_unit=src.time_unit, grid_unit=grid_unit)
     counts = _counts(src, grid, compare)
     return sv.utility_curve(counts, SWEEP, draws=draws, rng=np.random.default_rng(seed + 1), estimator=estimator,
-                            kind=kind, event_type=event_type)
+                            kind=kind, event_type=event_type, risk_set=risk_set)
 
 
 def _counts(src: Source, grid: sv.Grid, compare: bool) -> sv.Counts:
@@ -160,6 +161,12 @@ with c3:
     kind = ui.url_radio("Preview noise", key="sv_noise", options=["discrete_laplace", "laplace"], horizontal=True,
                         format_func=lambda k: {"discrete_laplace": "discrete Laplace (as released)",
                                                "laplace": "Laplace"}[k])
+    risk_set = ui.url_radio("Risk set from noisy counts", key="sv_rs", options=["spec", "running"], horizontal=True,
+                            format_func=lambda r: {"spec": "clip, then subtract (spec)",
+                                                   "running": "running sum (less biased)"}[r],
+                            help="Both are free post-processing. The spec clips every noisy count at 0 before "
+                                 "rebuilding the risk set, which removes about b/2 phantom people per empty bin; "
+                                 "the running sum subtracts the unclipped noisy counts (zero-mean noise) instead.")
 
 grid = None
 with ui.show_errors("Cannot build the grid"):
@@ -181,13 +188,14 @@ collapse = estimator != "cif"
 
 def _curves(c: sv.Counts) -> sv.CurveSet:
     c = c.collapse_types() if collapse else c
-    return sv.curve_for(sv.postprocess(c), estimator, event_type=event_type)
+    return sv.curve_for(sv.postprocess(c, risk_set=risk_set), estimator, event_type=event_type)
 
 
 exact_pooled = _curves(counts.pooled())
 private_pooled = _curves(noisy.pooled())
 band_lo, band_hi = sv.noise_band(noisy.collapse_types() if collapse else noisy, noise, draws=200, rng=rng,
-                                 estimator=estimator, event_type=event_type, pool_groups=True)
+                                 estimator=estimator, event_type=event_type, pool_groups=True,
+                                 risk_set=risk_set)
 
 ui.preview_notice()
 st.markdown(
@@ -231,7 +239,7 @@ with left:
                                     time_label=time_label), key="sv_draws")
 with right:
     util = sv.utility(counts, epsilon, draws=draws, rng=np.random.default_rng(seed + 11), estimator=estimator,
-                      kind=kind, event_type=event_type)
+                      kind=kind, event_type=event_type, risk_set=risk_set)
     st.dataframe(util.summary().round(4), hide_index=True, width="stretch")
     st.caption(f"Errors in {grid.grid_unit} (integrated) or probability (sup). Mean and 5–95 % of {draws} preview "
                "releases; log-rank decision at α = 0.05" + (f"; non-private p = {util.exact_p_value:.3g}."
@@ -241,9 +249,9 @@ ui.teaching("Each thin line is one possible release. One lucky draw can look per
 # ---- privacy–utility curve ----------------------------------------------------
 st.subheader("Privacy–utility trade-off over ε")
 if src.bundled:
-    uc = _bundled_sweep(name, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type)
+    uc = _bundled_sweep(name, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set)
 else:
-    uc = _sweep(src, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type)
+    uc = _sweep(src, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set)
 st.plotly_chart(sf.utility_figure(uc, epsilon, time_unit=grid.grid_unit), key="sv_curve")
 accuracy_first(key="sv_acc", grid=uc.epsilons, draws=uc.sup_error, metric_label="sup-norm error",
                default_threshold=0.1, basis=src.label)
@@ -252,7 +260,7 @@ accuracy_first(key="sv_acc", grid=uc.epsilons, draws=uc.sup_error, metric_label=
 if G > 1:
     st.subheader(f"Groups: {src.group_label or 'group'}")
     lr_exact = sv.logrank_test(sv.postprocess(counts.collapse_types()))
-    lr_priv = sv.logrank_test(sv.postprocess(noisy.collapse_types()))
+    lr_priv = sv.logrank_test(sv.postprocess(noisy.collapse_types(), risk_set=risk_set))
     st.plotly_chart(sf.groups_figure(_curves(noisy), _curves(counts), estimator=estimator, time_label=time_label,
                                      p_private=float(lr_priv.p_value), p_exact=float(lr_exact.p_value)),
                     key="sv_groups")
@@ -265,6 +273,7 @@ if G > 1:
 
 # ---- release ---------------------------------------------------------------------
 params = {"grid": grid.describe(), "groups": list(counts.groups), "estimators": "KM, NA, CIF, log-rank",
+          "risk_set": risk_set,
           "sensitivity_l1": sv.sensitivity(G)}
 ui.release_panel(
     key="survival", dataset_label=src.label, fingerprint=src.fp, method="DP survival analysis", epsilon=epsilon,
@@ -272,5 +281,5 @@ ui.release_panel(
     make_bundle=lambda: sv.release(src.time, src.event, grid=grid, epsilon=epsilon,
                                    group=src.group if compare else None, groups=src.groups if compare else None,
                                    n_types=len(src.event_labels), event_labels=src.event_labels,
-                                   dataset=src.label, fingerprint=src.fp),
+                                   dataset=src.label, fingerprint=src.fp, risk_set=risk_set),
 )

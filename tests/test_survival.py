@@ -358,3 +358,20 @@ def test_release_bundle_contains_dp_values_only():
     # the released counts are noisy: not all equal to the exact ones
     assert not np.array_equal(counts["events"].to_numpy(), exact.events[..., 0].ravel())
     assert bundle.to_zip()[:2] == b"PK"
+
+
+def test_running_risk_set_equals_spec_on_exact_counts_and_reduces_bias_on_fine_grids():
+    d = load_survival("mgus")
+    grid = _grid(d)
+    counts = sv.count_matrix(d.time, d.event, grid)
+    a, b = sv.postprocess(counts), sv.postprocess(counts, risk_set="running")
+    np.testing.assert_array_equal(a.at_risk, b.at_risk)
+    noisy = sv.noisy_counts(counts, sv.survival_noise(1.0), rng=np.random.default_rng(0), draws=50)
+    run = sv.postprocess(noisy, risk_set="running").at_risk
+    assert np.all(np.diff(run, axis=-1) <= 0) and np.all(run >= 0)
+    u_spec = sv.utility(counts, 1.0, rng=np.random.default_rng(1), draws=100, kind="discrete_laplace")
+    u_run = sv.utility(counts, 1.0, rng=np.random.default_rng(1), draws=100, kind="discrete_laplace",
+                       risk_set="running")
+    assert u_run.sup_error.mean() < 0.7 * u_spec.sup_error.mean()
+    with pytest.raises(ValueError):
+        sv.postprocess(counts, risk_set="other")
