@@ -798,3 +798,161 @@ def sweep(streams_by_x: Mapping[float, Streams], methods: Sequence[str], setting
             rows.append(dict(x=x, method=name, FDR=m.fdr, FDR_se=m.fdr_se, power=m.mean_power, power_se=m.power_se,
                              mFDR=mfdr(res.rejections[sl], truth[sl]), rejections=float(m.n_rejections.mean())))
     return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------
+# Privacy audit
+# --------------------------------------------------------------------------
+
+#: Public parameters of the audit streams (fdr.md's η, δ and α; one rejection allowed).
+AUDIT_ETA = math.sqrt(math.log(1000) / 1000)
+AUDIT_DELTA = 2.5e-4
+AUDIT_ALPHA = 0.05
+
+
+def _paper_thresholds(T: int, *, alpha: float, lam: float, gamma: np.ndarray) -> np.ndarray:
+    """log α_t of PAPRIKA before its first rejection (paper rule): ``min(λ, w0 γ_t)``, t = 1..T."""
+    w0 = (1 - 2 * lam) * alpha / 2
+    return np.log(np.minimum(lam, w0 * gamma[1:T + 1]))
+
+
+def svt_pair(epsilon: float, *, m: int = 20, above: float = 2.0, below: float = 1.0, lam: float = 0.2,
+             eta: float = AUDIT_ETA, delta: float = AUDIT_DELTA, alpha: float = AUDIT_ALPHA):
+    """Worst-case SparseVector neighbours for PAPRIKA with c = 1 (no candidacy flips).
+
+    Stream A: hypotheses 1..m−1 sit ``above·u`` above the (shifted) threshold, hypothesis m sits
+    ``below·u`` below it, with ``u = ηc/ε`` the noise unit. Stream B multiplies the first m−1
+    p-values by e^{−η} and the last by e^{+η} (each p-value moves by the allowed factor, in the
+    direction that makes "first and only rejection at m" least likely). All p-values stay far
+    below 2λ·e^{−η}, so candidacy is the same in A and B. Returns (p_A, p_B) of shape (m,).
+    """
+    g = gamma_sequence("power", m, exponent=1.6)
+    shift_a = paprika_shift(epsilon, delta, eta, 1, m, 1.0)
+    thr = _paper_thresholds(m, alpha=alpha, lam=lam, gamma=g) - shift_a
+    u = eta / epsilon
+    log_a = thr + above * u
+    log_a[-1] = thr[-1] - below * u
+    log_b = log_a - eta
+    log_b[-1] = log_a[-1] + eta
+    return np.exp(log_a), np.exp(log_b)
+
+
+def candidacy_pair(epsilon: float, *, flips: int = 20, lam: float = 0.2, eta: float = AUDIT_ETA,
+                   alpha: float = AUDIT_ALPHA, delta: float = AUDIT_DELTA, shift: float = 4.0, depth: float = 8.0):
+    """Neighbours that differ in candidacy: the case where the authors' code rule leaks.
+
+    Stream A: ``flips`` p-values at ``2λ·e^{−η/2}`` (candidates), then one p-value ``depth·u`` below
+    the shifted threshold the code rule gives A at that step (``log(w0 γ_1) − A``, since A's
+    candidate clock has not moved). Stream B = A·e^{η}: its first ``flips`` p-values are just above 2λ (not candidates),
+    so under the code rule its clock advances and its threshold at the last step is
+    ``w0 γ_{flips+1}`` — about ``1.6·ln(flips+1)`` lower in log scale, far more than η.
+    Under the paper rule both thresholds are ``w0 γ_{flips+1}`` and only the factor e^η remains.
+    """
+    T = flips + 1
+    g = gamma_sequence("power", T, exponent=1.6)
+    w0 = (1 - 2 * lam) * alpha / 2
+    log_a = np.full(T, math.log(2 * lam) - eta / 2)
+    shift_a = paprika_shift(epsilon, delta, eta, 1, T, shift)
+    log_a[-1] = math.log(min(lam, w0 * g[1])) - shift_a - depth * eta / epsilon
+    return np.exp(log_a), np.exp(log_a + eta)
+
+
+def _audit_sampler(pair, *, epsilon: float, shift: float, summary: str, bug: str):
+    p_a, p_b = pair
+    T = p_a.size
+
+    def sampler(which: str, planted_bug: bool, rng: np.random.Generator, draws: int) -> np.ndarray:
+        p = np.broadcast_to(p_a if which == "A" else p_b, (draws, T))
+        rule = "code" if (planted_bug and bug == "code") else "paper"
+        factor = 0.5 if (planted_bug and bug == "noise") else 1.0
+        res = run_paprika(np.ascontiguousarray(p), alpha=AUDIT_ALPHA, epsilon=epsilon, delta=AUDIT_DELTA,
+                          eta=AUDIT_ETA, cutoff=1, lam=0.2, shift=shift, gamma="power", rule=rule,
+                          rng=rng, scale_factor=factor)
+        return res.rejections[:, -1].astype(float)
+
+    return sampler
+
+
+def audit_scenarios(epsilon: float) -> list:
+    """Worst-case neighbouring pairs for the PAPRIKA rejection-vector release (paper rule).
+
+    1. *SparseVector pair* (planted bug: noise scales halved): A has 19 hypotheses just above the
+       threshold and one just below; B moves every p-value by the factor e^{±η} against A. Summary:
+       whether the one allowed rejection (c = 1) falls on the last hypothesis — with c = 1 the
+       release is the first rejection time, and this event carries most of the privacy loss
+       (≈ 0.99 ε of the ε budget for the correct noise, ≈ 1.9 ε with halved noise).
+    2. *Candidacy pair* (planted bug: the authors' code rule, γ indexed by candidate counts): the
+       first 20 p-values sit just below 2λ in A and just above in B; the code rule then moves B's
+       threshold far below A's while the paper rule keeps them equal. Shift s = 4 (Theorem 4), so
+       the unnoised candidacy flip costs at most δ.
+
+    A 200k-run audit can only exhibit ε up to about ln(runs) ≈ 9, so bugs at claimed ε ≳ 4 may
+    go undetected; use ε ≤ 3 for a meaningful audit.
+    """
+    from dpcore.audit import AuditScenario
+
+    eps = float(epsilon)
+    return [
+        AuditScenario(
+            method="PAPRIKA", name="SparseVector worst case (c = 1)",
+            neighbours="20 p-values; B = A with the first 19 multiplied by e^−η and the last by e^+η "
+                       f"(η = {AUDIT_ETA:.4f}); all are candidates in both",
+            summary="1 if the single allowed rejection is the last hypothesis, else 0",
+            claimed_epsilon=eps, delta=AUDIT_DELTA,
+            sampler=_audit_sampler(svt_pair(eps), epsilon=eps, shift=1.0, summary="last", bug="noise"),
+            planted_bug_label="noise scales halved",
+        ),
+        AuditScenario(
+            method="PAPRIKA", name="candidacy flip (authors' code rule)",
+            neighbours="21 p-values; the first 20 are candidates (just below 2λ) in A and not in B "
+                       "(B = A·e^η); the last is far below A's threshold",
+            summary="1 if the last hypothesis is rejected, else 0",
+            claimed_epsilon=eps, delta=AUDIT_DELTA,
+            sampler=_audit_sampler(candidacy_pair(eps), epsilon=eps, shift=4.0, summary="last", bug="code"),
+            planted_bug_label="authors' code rule (γ indexed by candidate counts)",
+        ),
+    ]
+
+
+# --------------------------------------------------------------------------
+# Release
+# --------------------------------------------------------------------------
+
+
+def release(pvalues, *, alpha: float, epsilon: float, delta: float, eta: float, cutoff: int, lam: float = 0.2,
+            shift: float = 1.0, gamma: GammaKind = "power", ai: bool = False, horizon: int | None = None,
+            dataset: str = "uploaded p-values", fingerprint: str = ""):
+    """One PAPRIKA (AI) run with OpenDP noise, packed as a :class:`dpcore.release.ReleaseBundle`.
+
+    Exports only the rejection vector and the test levels α_t (paper rule: α_t is a function of
+    earlier released rejections, so it is post-processing). The noisy threshold and the per-test
+    noise are internal to SparseVector and are never exported. The authors' code rule is refused
+    (its α_t depends on unreleased candidacy indicators).
+    """
+    from dpcore.release import ReleaseBundle
+
+    p, single = _as_runs(pvalues)
+    if not single:
+        raise ValueError("a release is made on one stream of p-values")
+    if not (math.isfinite(epsilon) and epsilon > 0):
+        raise ValueError("a release needs a finite ε > 0")
+    res = run_paprika(p, alpha=alpha, epsilon=epsilon, delta=delta, eta=eta, cutoff=cutoff, lam=lam, shift=shift,
+                      gamma=gamma, ai=ai, rule="paper", horizon=horizon, rng=None)
+    rej = res.rejections[0]
+    T = rej.size
+    k = int(horizon or T)
+    table = pd.DataFrame({"hypothesis": np.arange(1, T + 1), "rejected": rej.astype(int), "alpha_t": res.alpha[0]})
+    name = "PAPRIKA AI" if ai else "PAPRIKA"
+    scale_alpha, scale_test = paprika_noise_scales(epsilon, eta, cutoff)
+    params = dict(rule="paper (γ indexed by t − τ_j)", alpha=alpha, eta=eta, cutoff=cutoff, lam=lam, shift_scale=shift,
+                  shift_A=float(res.params["shift_A"][0]), gamma=gamma, horizon=k, n_hypotheses=T,
+                  n_rejections=int(rej.sum()), threshold_noise_scale=scale_alpha, test_noise_scale=scale_test)
+    return ReleaseBundle(
+        method=name, dataset=dataset, fingerprint=fingerprint, epsilon=float(epsilon), delta=float(delta),
+        mechanisms=(f"SparseVector: Laplace threshold noise b = 2ηc/ε = {scale_alpha:.4g}, redrawn after each rejection",
+                    f"Laplace per-test noise b = 4ηc/ε = {scale_test:.4g} on log p (sensitivity η = {eta:g})"),
+        public_params=params, tables={"rejections": table}, unit="person in the data behind the p-values",
+        notes=(f"At most c = {cutoff} rejections; the stream stops rejecting after the c-th.",
+               "Candidacy (p < 2λ) is not noised; δ covers the event that a neighbour's candidacy flip matters.",
+               f"FDR guarantee under conditional super-uniformity: FDR(t) ≤ α + δt = {alpha + delta * T:.4g} at t = {T}."),
+    )
