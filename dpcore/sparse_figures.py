@@ -93,11 +93,21 @@ def utility_figure(curve_data, metric: str, *, labels: Mapping[str, str], epsilo
     return fig
 
 
-def convergence_figure(teacher: np.ndarray, student: np.ndarray, *, reference: str = "θ*") -> go.Figure:
-    """‖θ_t − reference‖2 against the iteration t for the teacher and the student (log y: linear convergence is a line)."""
+def _positive(v: np.ndarray) -> np.ndarray:
+    """Zeros (converged exactly) become gaps on a log axis."""
+    return np.where(v > 0, v, np.nan)
+
+
+def convergence_figure(paths: Mapping[str, np.ndarray]) -> go.Figure:
+    """Optimisation error ``‖θ_t − θ_T‖2`` of the teacher and the student against t (log y: linear convergence is
+    a straight line), plus the student's distance to the teacher (levels off at the privacy error)."""
     fig = go.Figure()
-    curve(fig, np.arange(teacher.size), teacher, name="teacher (non-private) IGHT", colour=NONPRIVATE)
-    curve(fig, np.arange(student.size), student, name="student IGHT on the synthetic data", colour=PALETTE[0])
-    base_layout(fig, x_title="iteration t", y_title=f"‖θ_t − {reference}‖₂")
-    fig.update_yaxes(type="log")
+    curve(fig, np.arange(paths["teacher"].size), _positive(paths["teacher"]),
+          name="teacher: ‖θ_t − θ_T‖", colour=NONPRIVATE)
+    curve(fig, np.arange(paths["student"].size), _positive(paths["student"]),
+          name="student: ‖θ_t − θ_T‖", colour=PALETTE[0])
+    curve(fig, np.arange(paths["student_to_teacher"].size), _positive(paths["student_to_teacher"]),
+          name="student: ‖θ_t − teacher‖", colour=PALETTE[0], dash="dot")
+    base_layout(fig, x_title="iteration t", y_title="distance (log scale)")
+    fig.update_yaxes(type="log", exponentformat="power")
     return fig
