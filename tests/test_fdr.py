@@ -1,0 +1,388 @@
+"""Tests of dpcore.fdr: hand-computed α_t, equivalences, calibration, FDR/power, audit, release, uploads."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from dpcore import fdr
+from dpcore import fdr_reference as ref
+from dpcore.release import ReleaseBundle
+from dpcore.validation import InputError
+
+# A short stream and a short γ (γ_1, γ_2, γ_3 = 0.5, 0.3, 0.2; γ_j = 0 after) for hand computation.
+P_SHORT = np.array([0.001, 0.7, 0.3, 0.01, 0.9])
+G_SHORT = np.array([0.0, 0.5, 0.3, 0.2, 0.0])
+ALPHA = 0.1
+
+
+def _paprika_inf(p, *, rule, ai=False, cutoff=5, lam=0.2):
+    return fdr.run_paprika(np.atleast_2d(p), alpha=ALPHA, epsilon=math.inf, delta=1e-3, eta=0.1, cutoff=cutoff,
+                           lam=lam, gamma=G_SHORT, ai=ai, rule=rule, rng=np.random.default_rng(0))
+
+
+# ---------------------------------------------------------------- hand-computed α_t sequences
+
+
+def test_saffron_hand_computed():
+    # w0 = 0.025, (1-λ)α = 0.05, λ = 0.5. t=1: w0γ1; t=2: w0γ1 (C0+=1) + 0.025γ1; t=3: w0γ2 + 0.025γ2;
+    # t=4: w0γ2 + 0.025γ2 (C1+ = 1); t=5: w0γ2 + 0.025γ2 + 0.05γ1 (τ2 = 4).
+    res = fdr.run_saffron(P_SHORT[None], alpha=ALPHA, lam=0.5, gamma=G_SHORT)
+    np.testing.assert_allclose(res.alpha[0], [0.0125, 0.025, 0.015, 0.015, 0.04])
+    assert res.rejections[0].tolist() == [True, False, False, True, False]
+    assert res.candidates[0].tolist() == [True, False, True, True, False]
+
+
+def test_lord_hand_computed():
+    # w0 = 0.01: t=1: 0.01γ1; t=2: 0.01γ2 + 0.09γ1; t=3: 0.01γ3 + 0.09γ2; t=4: 0.09γ3; t=5: 0.1γ1 (τ2 = 4).
+    res = fdr.run_lord(P_SHORT[None], alpha=ALPHA, gamma=G_SHORT)
+    np.testing.assert_allclose(res.alpha[0], [0.005, 0.048, 0.029, 0.018, 0.05])
+    assert res.rejections[0].tolist() == [True, False, False, True, False]
+
+
+def test_paprika_paper_rule_hand_computed():
+    # w0 = (1-2λ)α/2 = 0.03, (1-2λ)α = 0.06, γ indexed by t − τ_j: wealth decays at every step,
+    # so p_4 = 0.01 is NOT rejected (α_4 = 0.03γ3 = 0.006) although SAFFRON rejects it.
+    res = _paprika_inf(P_SHORT, rule="paper")
+    np.testing.assert_allclose(res.alpha[0], [0.015, 0.024, 0.015, 0.006, 0.0])
+    assert res.rejections[0].tolist() == [True, False, False, False, False]
+
+
+def test_paprika_code_rule_hand_computed():
+    # Candidate clock: t=2: w0γ1 + 0.03γ1; t=3,4: w0γ2 + 0.03γ2; t=5: w0γ2 + 0.03γ2 + 0.06γ1.
+    res = _paprika_inf(P_SHORT, rule="code")
+    np.testing.assert_allclose(res.alpha[0], [0.015, 0.03, 0.018, 0.018, 0.048])
+    assert res.rejections[0].tolist() == [True, False, False, True, False]
+
+
+def test_paprika_ai_paper_rule_hand_computed():
+    # w0 = α/2; s = 0.025, 0.04, 0.025, 0.01, 0 and α_t = s/(1+2s).
+    res = _paprika_inf(P_SHORT, rule="paper", ai=True)
+    s = np.array([0.025, 0.04, 0.025, 0.01, 0.0])
+    np.testing.assert_allclose(res.alpha[0], s / (1 + 2 * s))
+    assert res.rejections[0].tolist() == [True, False, False, False, False]
+
+
+def test_cutoff_stops_at_exactly_c():
+    # The code rule rejects at t = 1 and t = 4; with c = 1 only the first survives and the threshold
+    # then carries no second-rejection term (α_5 = w0γ2 + 0.03γ2 = 0.018).
+    res = _paprika_inf(P_SHORT, rule="code", cutoff=1)
+    assert res.rejections[0].tolist() == [True, False, False, False, False]
+    assert res.alpha[0, -1] == pytest.approx(0.018)
+    rng = np.random.default_rng(3)
+    streams = fdr.simulate_bernoulli(50, 800, pi1=0.2, rng=rng)
+    for c in (1, 5, 40):
+        r = fdr.run_paprika(streams.pvalues, alpha=0.2, epsilon=10.0, delta=2.5e-4, eta=0.0831, cutoff=c,
+                            rng=rng, ai=True)
+        counts = r.rejections.sum(axis=1)
+        assert counts.max() == c  # reached (π1 = 0.2 gives ~160 non-nulls) and never exceeded
+
+
+# ---------------------------------------------------------------- equivalences
+
+
+def test_paprika_code_rule_without_noise_equals_saffron_with_2lambda():
+    """Exact equivalence: PAPRIKA(ε = ∞ ⇒ no noise and A = 0, code rule, λ, c ≥ T) rejects exactly when
+    SAFFRON with λ' = 2λ does, with the same α_t, as long as PAPRIKA's cap λ never binds: both use
+    w0 = (1 − λ')α/2, wealth (1 − λ')α, candidates p < λ' and the candidate clock."""
+    rng = np.random.default_rng(11)
+    streams = fdr.simulate_bernoulli(40, 800, pi1=0.05, rng=rng)
+    lam = 0.2
+    pap = fdr.run_paprika(streams.pvalues, alpha=0.05, epsilon=math.inf, delta=2.5e-4, eta=0.0831, cutoff=800,
+                          lam=lam, rule="code", rng=rng)
+    saf = fdr.run_saffron(streams.pvalues, alpha=0.05, lam=2 * lam)
+    assert pap.alpha.max() < lam  # the caps (λ vs 2λ) never bind
+    np.testing.assert_array_equal(pap.rejections, saf.rejections)
+    np.testing.assert_allclose(pap.alpha, saf.alpha, rtol=1e-12)
+    assert pap.rejections.sum() > 100
+
+
+def test_paprika_without_noise_is_the_rule_p_below_alpha_t():
+    """ε = ∞ (A = 0, no noise), paper rule: R_t = C_t · 1{p_t < α_t} with α_t from the time clock —
+    checked against the independent per-stream loop fed zero noise."""
+    rng = np.random.default_rng(12)
+    p = fdr.simulate_bernoulli(5, 300, pi1=0.1, rng=rng).pvalues
+    g = fdr.gamma_sequence("power", 300)
+    res = fdr.run_paprika(p, alpha=0.05, epsilon=math.inf, delta=2.5e-4, eta=0.08, cutoff=300, gamma=g,
+                          rng=rng)
+    for r in range(5):
+        rej, alphas = ref.paprika_loop(p[r], g, alpha=0.05, lam=0.2, cutoff=300, shift_a=0.0,
+                                       z_alpha=[0.0] * 301, z_test=[0.0] * 300)
+        assert res.rejections[r].tolist() == rej
+        np.testing.assert_allclose(res.alpha[r], alphas, rtol=1e-12)
+        expected = (p[r] < 0.4) & (p[r] < res.alpha[r])
+        np.testing.assert_array_equal(res.rejections[r], expected)
+
+
+@pytest.mark.parametrize("ai", [False, True])
+@pytest.mark.parametrize("rule", ["paper", "code"])
+def test_vectorised_paprika_matches_per_stream_loop_with_same_noise(ai, rule):
+    rng = np.random.default_rng(5)
+    p = fdr.simulate_bernoulli(12, 400, pi1=0.1, rng=rng).pvalues
+    eps, eta, c, delta = 3.0, 0.0831, 10, 2.5e-4
+    noise = fdr.draw_paprika_noise(12, 400, epsilon=eps, eta=eta, cutoff=c, rng=rng)
+    g = fdr.gamma_sequence("power", 400, exponent=1.4 if ai else 1.6)
+    res = fdr.run_paprika(p, alpha=0.05, epsilon=eps, delta=delta, eta=eta, cutoff=c, gamma=g, ai=ai, rule=rule,
+                          noise=noise)
+    A = fdr.paprika_shift(eps, delta, eta, c, 400)
+    for r in range(12):
+        rej, alphas = ref.paprika_loop(p[r], g, alpha=0.05, lam=0.2, cutoff=c, shift_a=A, z_alpha=noise.z_alpha[r],
+                                       z_test=noise.z_test[r], ai=ai, rule=rule)
+        assert res.rejections[r].tolist() == rej
+        np.testing.assert_allclose(res.alpha[r], alphas, rtol=1e-12)
+    assert res.rejections.sum() > 30
+
+
+def test_nonprivate_rules_match_per_stream_loops():
+    rng = np.random.default_rng(6)
+    p = fdr.simulate_bernoulli(6, 500, pi1=0.08, rng=rng).pvalues
+    g16, g14 = fdr.gamma_sequence("power", 500), fdr.gamma_sequence("power", 500, exponent=1.4)
+    cases = [
+        (fdr.run_saffron(p, alpha=0.05), lambda q: ref.saffron_loop(q, g16, alpha=0.05, lam=0.5)),
+        (fdr.run_lord(p, alpha=0.05), lambda q: ref.lord_loop(q, g16, alpha=0.05)),
+        (fdr.run_saffron_ai(p, alpha=0.05), lambda q: ref.saffron_ai_loop(q, g14, alpha=0.05)),
+        (fdr.run_alpha_investing(p, alpha=0.05), lambda q: ref.alpha_investing_loop(q, alpha=0.05)),
+    ]
+    for res, loop in cases:
+        for r in range(6):
+            rej, alphas = loop(list(p[r]))
+            assert res.rejections[r].tolist() == rej, res.method
+            np.testing.assert_allclose(res.alpha[r], alphas, rtol=1e-10, err_msg=res.method)
+
+
+# ---------------------------------------------------------------- calibration
+
+
+@pytest.mark.parametrize("eps, z_alpha, z_test, shift", [(1, 6.65, 13.30, 26.23), (3, 2.22, 4.43, 8.74),
+                                                        (5, 1.33, 2.66, 5.25), (10, 0.665, 1.33, 2.62)])
+def test_shift_and_noise_scales_match_spec_table(eps, z_alpha, z_test, shift):
+    eta = math.sqrt(math.log(1000) / 1000)
+    a, t = fdr.paprika_noise_scales(eps, eta, 40)
+    assert a == pytest.approx(z_alpha, abs=0.006)
+    assert t == pytest.approx(z_test, abs=0.006)
+    assert fdr.paprika_shift(eps, 2.5e-4, eta, 40, 800, 1.0) == pytest.approx(shift, abs=0.006)
+    # A is linear in the shift scale s; ε = ∞ gives no shift and no noise
+    assert fdr.paprika_shift(eps, 2.5e-4, eta, 40, 800, 4.0) == pytest.approx(4 * shift, abs=0.03)
+    assert fdr.paprika_shift(math.inf, 2.5e-4, eta, 40, 800) == 0.0
+
+
+def test_shift_uses_the_other_branch_of_the_min_for_tiny_epsilon_and_long_horizon():
+    # 1 − ((1−δ)e^{−ε})^{1/k} < δ when ε/k is tiny: then the min picks it, and A grows.
+    eta, c = 0.08, 10
+    d = 1e-2
+    other = -math.expm1((math.log1p(-d) - 0.01) / 10_000)
+    assert other < d
+    expected = eta * c * math.log(2 / (3 * other)) / 0.01
+    assert fdr.paprika_shift(0.01, d, eta, c, 10_000) == pytest.approx(expected)
+
+
+def test_preview_noise_has_the_calibrated_scales():
+    rng = np.random.default_rng(0)
+    noise = fdr.draw_paprika_noise(4000, 50, epsilon=2.0, eta=0.1, cutoff=5, rng=rng)
+    # Laplace(b): mean |Z| = b
+    assert np.abs(noise.z_alpha).mean() == pytest.approx(2 * 0.1 * 5 / 2.0, rel=0.02)
+    assert np.abs(noise.z_test).mean() == pytest.approx(4 * 0.1 * 5 / 2.0, rel=0.02)
+    half = fdr.draw_paprika_noise(4000, 50, epsilon=2.0, eta=0.1, cutoff=5, rng=rng, scale_factor=0.5)
+    assert np.abs(half.z_test).mean() == pytest.approx(0.5, rel=0.02)
+
+
+def test_release_noise_comes_from_opendp_with_the_same_scales():
+    noise = fdr.draw_paprika_noise(1, 3000, epsilon=2.0, eta=0.1, cutoff=5, rng=None)
+    assert np.abs(noise.z_test).mean() == pytest.approx(1.0, rel=0.08)
+    assert noise.z_alpha.shape == (1, 6)
+
+
+# ---------------------------------------------------------------- sensitivity of log p
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(-700, 0), st.floats(-1, 1), st.floats(1e-300, 1e-3))
+def test_floored_log_p_keeps_the_multiplicative_sensitivity(logp, move, floor):
+    """|log p − log p'| ≤ η ⇒ |log max(p, μ) − log max(p', μ)| ≤ η (flooring is 1-Lipschitz in log p)."""
+    eta = 0.0831
+    p = math.exp(logp)
+    q = min(1.0, math.exp(logp + move * eta))
+    lp, lq = fdr.log_pvalues(np.array([p, q]), floor)
+    assert abs(lp - lq) <= eta + 1e-12
+
+
+def test_exact_binomial_sensitivity_bounds_every_adversarial_neighbour():
+    """Replacing one record moves Σx by ≤ 1; the exact η above the floor bounds every such move, while the
+    paper's η = sqrt(ln n / n) is exceeded for small p-values (an assumption, not a bound)."""
+    n = 200
+    tail = fdr._binomial_tail_table(n)
+    for floor in (1e-300, 1e-6, 0.05):
+        eta = fdr.eta_binomial_exact(n, floor)
+        logs = np.log(np.maximum(tail, floor))
+        for k in range(n):  # neighbours: S = k vs S = k + 1 (the extreme move of one record)
+            assert abs(logs[k] - logs[k + 1]) <= eta + 1e-12
+    assert fdr.eta_binomial_exact(n, 1e-6) > fdr.eta_paper(n)
+    assert fdr.eta_binomial_exact(n, 1e-6) > fdr.eta_binomial_exact(n, 0.05)
+
+
+# ---------------------------------------------------------------- simulators
+
+
+def test_bernoulli_pvalues_are_exact_binomial_tails():
+    rng = np.random.default_rng(1)
+    s = fdr.simulate_bernoulli(2, 30, pi1=0.5, n=100, rng=rng)
+    for p in s.pvalues.ravel()[:10]:
+        # recover Σx from the tail table and compare with scipy's exact test
+        k = int(np.argmin(np.abs(fdr._binomial_tail_table(100) - p)))
+        assert p == pytest.approx(stats.binomtest(k, 100, 0.5, alternative="greater").pvalue, rel=1e-9)
+
+
+def test_truncated_exponential_null_pvalues_are_uniform():
+    rng = np.random.default_rng(2)
+    s = fdr.simulate_truncexp(4, 500, pi1=0.0, n=1000, rng=rng)
+    null = s.pvalues.ravel()
+    assert stats.kstest(null, "uniform").pvalue > 0.01
+    # the authors' standardisation (divide by n σ0²) would pile null p-values near 0.5
+    assert np.mean(null < 0.05) == pytest.approx(0.05, abs=0.02)
+    alt = fdr.simulate_truncexp(2, 200, pi1=1.0, theta=1.8, rng=rng).pvalues
+    assert np.all(alt < 1e-10)
+
+
+def test_fresh_data_per_run():
+    s = fdr.simulate_bernoulli(3, 200, pi1=0.05, rng=np.random.default_rng(0))
+    assert not np.array_equal(s.pvalues[0], s.pvalues[1])
+
+
+# ---------------------------------------------------------------- FDR and power
+
+
+@pytest.fixture(scope="module")
+def bernoulli_by_pi1():
+    rng = np.random.default_rng(2024)
+    return {pi1: fdr.simulate_bernoulli(100, 800, pi1=pi1, rng=rng) for pi1 in (0.01, 0.02, 0.03, 0.04, 0.05)}
+
+
+def test_fdr_of_every_method_is_below_the_bound(bernoulli_by_pi1):
+    s = fdr.Settings(epsilon=5.0)
+    table = fdr.sweep(bernoulli_by_pi1, fdr.METHODS, s, rng=np.random.default_rng(7))
+    bound = s.alpha + s.delta * 800
+    assert len(table) == 30
+    assert (table.FDR <= bound + 2 * table.FDR_se).all(), table
+    # the non-private rules control at α itself (within 2 SE)
+    nonpriv = table[~table.method.isin(fdr.PRIVATE_METHODS)]
+    assert (nonpriv.FDR <= s.alpha + 2 * nonpriv.FDR_se + 0.01).all(), nonpriv
+    assert (table.power > 0.5).all()
+
+
+def test_paprika_ai_power_close_to_saffron_at_eps_10(bernoulli_by_pi1):
+    table = fdr.sweep(bernoulli_by_pi1, ["SAFFRON", "PAPRIKA AI"], fdr.Settings(epsilon=10.0),
+                      rng=np.random.default_rng(8))
+    wide = table.pivot(index="x", columns="method", values="power")
+    assert ((wide["SAFFRON"] - wide["PAPRIKA AI"]).abs() <= 0.1).all(), wide
+
+
+def test_metrics_by_hand():
+    rej = np.array([[True, True, False, False], [False, False, False, False]])
+    truth = np.array([[True, False, True, False], [True, False, False, False]])
+    m = fdr.metrics(rej, truth)
+    np.testing.assert_allclose(m.fdp, [0.5, 0.0])
+    np.testing.assert_allclose(m.power, [0.5, 0.0])
+    assert m.fdr == pytest.approx(0.25)
+    assert m.fdr_se == pytest.approx(np.std([0.5, 0.0], ddof=1) / math.sqrt(2))
+    assert fdr.mfdr(rej, truth) == pytest.approx(0.5)
+    np.testing.assert_allclose(fdr.fdr_bound(0.05, 2.5e-4, [0, 800]), [0.05, 0.25])
+
+
+def test_utility_curve_shapes_and_trend():
+    rng = np.random.default_rng(9)
+    s = fdr.simulate_bernoulli(40, 800, pi1=0.05, rng=rng)
+    curve = fdr.utility_curve(s.pvalues, s.truth, [1.0, 3.0, 10.0], rng=rng)
+    assert curve.fdp.shape == curve.power.shape == (3, 40)
+    fdr_mean = curve.fdp.mean(axis=1)
+    assert fdr_mean[0] > fdr_mean[2] + 0.1  # plain PAPRIKA: FDR falls from ≈0.28 at ε=1 to ≈0.03 at ε=10
+    assert curve.power.mean(axis=1)[2] > curve.power.mean(axis=1)[0]
+
+
+# ---------------------------------------------------------------- one-call API
+
+
+def test_one_call_functions_shapes():
+    rng = np.random.default_rng(4)
+    s = fdr.simulate_bernoulli(3, 200, pi1=0.1, rng=rng)
+    rej, a = fdr.paprika(s.pvalues[0], alpha=0.05, epsilon=5, delta=2.5e-4, eta=0.0831, cutoff=20, rng=rng)
+    assert rej.shape == a.shape == (200,) and rej.dtype == bool
+    rej2, a2 = fdr.paprika(s.pvalues, alpha=0.05, epsilon=5, delta=2.5e-4, eta=0.0831, cutoff=20, rng=rng)
+    assert rej2.shape == (3, 200)
+    out = fdr.saffron(s.pvalues[0], alpha=0.05)
+    assert out.rejections.shape == (200,) and out.rejections.sum() > 0
+    assert fdr.saffron(s.pvalues, alpha=0.05).alpha.shape == (3, 200)
+    with pytest.raises(ValueError):
+        fdr.saffron([0.5, 1.2], alpha=0.05)
+    with pytest.raises(ValueError):
+        fdr.paprika(np.full(900, 0.5), alpha=0.05, epsilon=1, delta=1e-3, eta=0.1, cutoff=5, horizon=800, rng=rng)
+
+
+def test_p_zero_is_floored_not_an_error():
+    rej, _ = fdr.paprika([0.0, 0.5, 0.0], alpha=0.05, epsilon=5, delta=2.5e-4, eta=0.0831, cutoff=2,
+                         rng=np.random.default_rng(0))
+    assert rej[0]
+
+
+# ---------------------------------------------------------------- uploads
+
+
+def test_upload_validation_names_column_and_row():
+    frame = pd.DataFrame({"p": ["0.01", "0.5", "1.3"], "truth": ["1", "0", "0"]})
+    with pytest.raises(InputError, match=r"'p', row 4.*above 1"):
+        fdr.pvalues_from_frame(frame, "p", "truth")
+    frame = pd.DataFrame({"p": ["0.01", "0", "0.3"], "truth": ["1", "2", "0"]})
+    with pytest.raises(InputError, match=r"'truth', row 3"):
+        fdr.pvalues_from_frame(frame, "p", "truth")
+    with pytest.raises(InputError, match="more than one role"):
+        fdr.pvalues_from_frame(frame, "p", "p")
+    p, truth = fdr.pvalues_from_frame(pd.DataFrame({"p": ["0.01", "0", "0.3"]}), "p")
+    assert p.tolist() == [0.01, 0.0, 0.3] and truth is None
+
+
+# ---------------------------------------------------------------- release and audit
+
+
+def test_release_bundle_contains_only_the_rejection_set():
+    rng = np.random.default_rng(10)
+    s = fdr.simulate_bernoulli(1, 300, pi1=0.1, rng=rng)
+    bundle = fdr.release(s.pvalues[0], alpha=0.05, epsilon=5.0, delta=2.5e-4, eta=0.0831, cutoff=20,
+                         dataset="sim", fingerprint="abc")
+    assert isinstance(bundle, ReleaseBundle)
+    table = bundle.tables["rejections"]
+    assert list(table.columns) == ["hypothesis", "rejected", "alpha_t"]
+    assert table.rejected.sum() <= 20 and table.rejected.sum() > 0
+    assert "p" not in " ".join(table.columns).split()
+    assert '"epsilon": 5.0' in bundle.to_json()
+    with pytest.raises(ValueError):
+        fdr.release(s.pvalues[0], alpha=0.05, epsilon=math.inf, delta=2.5e-4, eta=0.0831, cutoff=20)
+    with pytest.raises(ValueError):
+        fdr.release(s.pvalues, alpha=0.05, epsilon=1.0, delta=2.5e-4, eta=0.0831, cutoff=20)
+
+
+@pytest.mark.parametrize("eps", [0.5, 2.0])
+def test_audit_scenarios_pass_correct_and_catch_bugs(eps):
+    scenarios = fdr.audit_scenarios(eps)
+    assert len(scenarios) == 2
+    for sc in scenarios:
+        ok, _, _ = sc.run(200_000, planted_bug=False, seed=1)
+        bug, _, _ = sc.run(200_000, planted_bug=True, seed=2)
+        assert not ok.violation, (sc.name, ok.describe())
+        assert bug.violation, (sc.name, bug.describe())
+
+
+def test_audit_neighbours_respect_the_sensitivity():
+    for eps in (0.5, 2.0):
+        for p_a, p_b in (fdr.svt_pair(eps), fdr.candidacy_pair(eps)):
+            diff = np.abs(np.log(p_a) - np.log(p_b))
+            assert diff.max() <= fdr.AUDIT_ETA + 1e-12
+            assert (p_a <= 1).all() and (p_b <= 1).all()
+    p_a, p_b = fdr.svt_pair(1.0)
+    assert (p_a < 0.4 * math.exp(-fdr.AUDIT_ETA)).all() and (p_b < 0.4).all()  # no candidacy flips
+    p_a, p_b = fdr.candidacy_pair(1.0)
+    assert (p_a[:-1] < 0.4).all() and (p_b[:-1] > 0.4).all()  # every one of the first 20 flips
