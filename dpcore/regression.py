@@ -399,11 +399,27 @@ class Posterior:
     sweeps: int = 0
 
 
-def posterior_fixed(s: Stats, lam: float = 1.0, lam0: float = 1.0, *, repair: bool = True) -> Posterior:
-    """``μ* = (λ0 I + λ nxx)^{-1} λ nxy`` (batched); with ``repair`` ``nxx`` is first made PSD."""
+def _consistent(w: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Drop the components of ``nxy`` (in the eigenbasis of the repaired ``nxx``) along null directions.
+
+    Exact statistics always have ``nxy = Xᵀy`` in the range of ``nxx = XᵀX``;
+    noise breaks that, and a component of ``nxy`` where the repaired ``nxx`` has
+    a zero eigenvalue is pure noise. Without this projection the VB fixed
+    point diverges (``m`` grows along the null direction, ``E[λ0] → 0``, ``E[RSS]``
+    hits its floor). Post-processing, so free. A departure from the spec, which
+    only asks for the eigenvalue clipping.
+    """
+    return np.where(w > 0, t, 0.0)
+
+
+def posterior_fixed(s: Stats, lam: float = 1.0, lam0: float = 1.0, *, repair: bool = True,
+                    project: bool = True) -> Posterior:
+    """``μ* = (λ0 I + λ nxx)^{-1} λ nxy`` (batched); with ``repair`` ``nxx`` is first made PSD
+    and (``project``) ``nxy`` projected onto its range (:func:`_consistent`)."""
     if repair:
         w, v = psd_repair(s.nxx)
-        t = np.einsum("...ji,...j->...i", v, s.nxy)
+        t = _consistent(w, np.einsum("...ji,...j->...i", v, s.nxy)) if project else \
+            np.einsum("...ji,...j->...i", v, s.nxy)
         coef = np.einsum("...ij,...j->...i", v, lam * t / (lam0 + lam * w))
     else:
         d = s.nxx.shape[-1]
@@ -422,6 +438,8 @@ def posterior_vb(
     tol: float = 1e-8,
     max_sweeps: int = 200,
     rss_floor: float = 1e-6,
+    rss_floor_frac: float = 0.0,
+    lam0_floor: float = 0.0,
 ) -> Posterior:
     """Closed-form mean-field VB for ``λ ~ Γ(a, b)``, ``λ0 ~ Γ(a0, b0)`` (batched over leading axes).
 
@@ -432,7 +450,7 @@ def posterior_vb(
     ``E[RSS]`` is floored at ``rss_floor`` (noisy statistics can make it negative).
     """
     w, v = psd_repair(s.nxx)
-    t = np.einsum("...ji,...j->...i", v, s.nxy)  # nxy in the eigenbasis
+    t = _consistent(w, np.einsum("...ji,...j->...i", v, s.nxy))  # nxy in the eigenbasis
     nyy = np.asarray(s.nyy, dtype=float)
     d = w.shape[-1]
     el = np.full(w.shape[:-1], a / b)
@@ -442,9 +460,9 @@ def posterior_vb(
         prec = el0[..., None] + el[..., None] * w
         mt = el[..., None] * t / prec
         rss = nyy - 2.0 * (mt * t).sum(-1) + (w / prec).sum(-1) + (w * mt * mt).sum(-1)
-        rss = np.maximum(rss, rss_floor)
+        rss = np.maximum(rss, np.maximum(rss_floor, rss_floor_frac * nyy))
         el_new = (a + 0.5 * s.n) / (b + 0.5 * rss)
-        el0_new = (a0 + 0.5 * d) / (b0 + 0.5 * ((mt * mt).sum(-1) + (1.0 / prec).sum(-1)))
+        el0_new = np.maximum((a0 + 0.5 * d) / (b0 + 0.5 * ((mt * mt).sum(-1) + (1.0 / prec).sum(-1))), lam0_floor)
         change = max(np.max(np.abs(el_new - el) / el), np.max(np.abs(el0_new - el0) / el0))
         el, el0 = el_new, el0_new
         if change < tol:
@@ -533,46 +551,56 @@ def tune_thresholds(n: int, d: int, *, epsilon: float, split: Sequence[float] = 
 # --------------------------------------------------------------------------
 
 
-def output_perturbation_coef(X, y, *, epsilon: float, y_bound: float, rng: np.random.Generator, draws: int | None = None,
+def output_perturbation_coef(X, y, *, epsilon, y_bound, rng: np.random.Generator, draws: int | None = None,
                              radius: float = 1.0) -> np.ndarray:
-    """Output-perturbed ridge LR (Wu et al. 2015), preview draws with leading axis ``draws``.
+    """Output-perturbed ridge LR (Wu et al. 2015), batched over leading axes of ``X`` (..., n, d).
 
     Rows are unit-norm (so ``x ∈ [−1, 1]^d``), ``y`` is scaled by its public
-    bound to ``[−1, 1]``. Minimise ``(1/n)Σ(y − wᵀx)² + (λ/2)‖w‖²`` on ``‖w‖ ≤ R``
-    with ``λ = √(d/(nε))``; add a vector with a uniform direction and norm
-    ``~ Γ(d, (12R + 8)/(λ n ε))``. Coefficients are returned on the scale of ``y``.
+    bound ``y_bound`` (broadcast over the batch) to ``[−1, 1]``. Minimise
+    ``(1/n)Σ(y − wᵀx)² + (λ/2)‖w‖²`` on ``‖w‖ ≤ R`` with ``λ = √(d/(nε))`` (exactly,
+    by bisection on the KKT multiplier in the eigenbasis of ``XᵀX/n``), then add
+    a vector with a uniform direction and norm ``~ Γ(d, (12R + 8)/(λ n ε))``.
+    ``draws`` adds a leading axis of independent draws. Coefficients are on the scale of ``y``.
     """
     X = np.asarray(X, dtype=float)
-    ys = np.clip(np.asarray(y, dtype=float) / y_bound, -1, 1)
-    n, d = X.shape
-    lam = math.sqrt(d / (n * epsilon))
-    w_eig, v = np.linalg.eigh(X.T @ X / n)
-    t = v.T @ (X.T @ ys / n)
+    yb = np.asarray(y_bound, dtype=float)
+    ys = np.clip(np.asarray(y, dtype=float) / yb[..., None], -1, 1)
+    n, d = X.shape[-2:]
+    eps = np.asarray(epsilon, dtype=float)
+    lam = np.sqrt(d / (n * eps))
+    w_eig, v = np.linalg.eigh(np.swapaxes(X, -1, -2) @ X / n)
+    t = np.einsum("...ji,...j->...i", v, np.einsum("...ni,...n->...i", X, ys) / n)
+    t, w_eig = np.broadcast_arrays(t, w_eig)
+    lam_b = np.broadcast_to(lam, t.shape[:-1])[..., None]
 
-    def w_of(mu: float) -> np.ndarray:
-        return t / (w_eig + lam / 2.0 + mu)
+    def norm_at(mu):
+        return np.linalg.norm(t / (w_eig + lam_b / 2.0 + mu[..., None]), axis=-1)
 
-    if np.linalg.norm(w_of(0.0)) > radius:  # constrained: find μ ≥ 0 with ‖w(μ)‖ = R
-        lo, hi = 0.0, 1.0
-        while np.linalg.norm(w_of(hi)) > radius:
-            hi *= 2.0
-        for _ in range(80):
-            mid = 0.5 * (lo + hi)
-            lo, hi = (mid, hi) if np.linalg.norm(w_of(mid)) > radius else (lo, mid)
-        wt = w_of(hi)
-    else:
-        wt = w_of(0.0)
-    w = v @ wt
-    shape = (d,) if draws is None else (int(draws), d)
+    lo = np.zeros(t.shape[:-1])
+    hi = np.ones(t.shape[:-1])
+    for _ in range(60):  # grow hi until the constraint holds everywhere
+        grow = norm_at(hi) > radius
+        if not grow.any():
+            break
+        hi = np.where(grow, hi * 2.0, hi)
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        above = norm_at(mid) > radius
+        lo, hi = np.where(above, mid, lo), np.where(above, hi, mid)
+    mu = np.where(norm_at(lo * 0.0) > radius, hi, 0.0)
+    wt = t / (w_eig + lam_b / 2.0 + mu[..., None])
+    w = np.einsum("...ij,...j->...i", v, wt)
+    shape = w.shape if draws is None else (int(draws),) + w.shape
     direction = rng.standard_normal(shape)
     direction /= np.linalg.norm(direction, axis=-1, keepdims=True)
-    norm = rng.gamma(d, (12.0 * radius + 8.0) / (lam * n * epsilon), size=shape[:-1] + (1,))
-    return (w + norm * direction) * y_bound
+    scale = (12.0 * radius + 8.0) / (np.broadcast_to(lam, w.shape[:-1]) * n * np.broadcast_to(eps, w.shape[:-1]))
+    norm = rng.gamma(d, 1.0, size=shape[:-1]) * scale
+    return (w + norm[..., None] * direction) * yb[..., None]
 
 
-def functional_mechanism_coef(X, y, *, epsilon: float, y_bound: float, rng: np.random.Generator,
+def functional_mechanism_coef(X, y, *, epsilon, y_bound, rng: np.random.Generator,
                               draws: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Functional-mechanism LR (Zhang et al. 2012): returns ``(coef, intercept)`` preview draws.
+    """Functional-mechanism LR (Zhang et al. 2012), batched: returns ``(coef, intercept)``.
 
     A bias column is appended (d ← d + 1), ``y`` scaled to ``[−1, 1]``;
     ``Δ = 2d² + 4d``; ``XᵀX`` (all entries, then symmetrised) and ``−2Xᵀy`` get
@@ -580,21 +608,25 @@ def functional_mechanism_coef(X, y, *, epsilon: float, y_bound: float, rng: np.r
     is minimised over its positive eigen-directions.
     """
     X = np.asarray(X, dtype=float)
-    n = X.shape[0]
-    Xa = np.hstack([np.clip(X, -1, 1), np.ones((n, 1))])
-    ys = np.clip(np.asarray(y, dtype=float) / y_bound, -1, 1)
-    d = Xa.shape[1]
+    yb = np.asarray(y_bound, dtype=float)
+    Xa = np.concatenate([np.clip(X, -1, 1), np.ones(X.shape[:-1] + (1,))], axis=-1)
+    ys = np.clip(np.asarray(y, dtype=float) / yb[..., None], -1, 1)
+    d = Xa.shape[-1]
     delta = 2.0 * d * d + 4.0 * d
-    scale = delta / epsilon
+    quad = np.swapaxes(Xa, -1, -2) @ Xa
+    lin = -2.0 * np.einsum("...ni,...n->...i", Xa, ys)
+    quad, lin_b = np.broadcast_arrays(quad, lin[..., None])
+    lin = lin_b[..., 0]
+    scale = (delta / np.asarray(epsilon, dtype=float)) * np.ones(quad.shape[:-2])
     lead = () if draws is None else (int(draws),)
-    m = Xa.T @ Xa + rng.laplace(0.0, scale, size=lead + (d, d))
-    m = 0.5 * (m + np.swapaxes(m, -1, -2)) + 5.0 * math.sqrt(2.0) * scale * np.eye(d)
-    lin = -2.0 * Xa.T @ ys + rng.laplace(0.0, scale, size=lead + (d,))
+    m = quad + rng.laplace(size=lead + quad.shape) * scale[..., None, None]
+    m = 0.5 * (m + np.swapaxes(m, -1, -2)) + (5.0 * math.sqrt(2.0) * scale)[..., None, None] * np.eye(d)
+    lin = lin + rng.laplace(size=lead + lin.shape) * scale[..., None]
     w, v = np.linalg.eigh(m)
     t = np.einsum("...ji,...j->...i", v, lin)
     keep = w > 0
     coef_t = np.where(keep, -0.5 * t / np.where(keep, w, 1.0), 0.0)
-    coef = np.einsum("...ij,...j->...i", v, coef_t) * y_bound
+    coef = np.einsum("...ij,...j->...i", v, coef_t) * yb[..., None]
     return coef[..., :-1], coef[..., -1]
 
 

@@ -1,0 +1,269 @@
+"""Monte-Carlo cross-validation of the five models, utility over ε, equivalent sample size.
+
+Repeats are independent random splits of the records into a test set, a
+small non-private training set and a private pool (nested private training
+sets of the requested sizes are prefixes of the pool). Everything is batched
+over repeats and ε; the only Python loop is over the private sizes (their
+arrays have different shapes) — and over nothing else.
+
+Each repeat simulates the whole private pipeline, including the charged
+preparation: with ``y_centre="dp"`` / ``sigma_y="dp"`` a share
+``prep_share`` of ε pays for the DP mean and scale of the private training
+responses, and the rest is split p1:p2:p3 between the statistics.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from dpcore.regression import (
+    DEFAULT_SPLIT,
+    MODELS,
+    Stats,
+    _split,
+    fit_stats,
+    functional_mechanism_coef,
+    normalise_rows,
+    output_perturbation_coef,
+    sensitivities,
+    spearman,
+)
+
+OmegaFn = Callable[[int, int, float, tuple], tuple[float, float]]
+
+
+@functools.lru_cache(maxsize=256)
+def tuned_omegas(n: int, d: int, epsilon: float, split: tuple, n_sets: int = 20, n_draws: int = 20) -> tuple[float, float]:
+    """``(ωx, ωy)`` from the free synthetic search (cached by public inputs only)."""
+    from dpcore.regression_tuning import threshold_search
+
+    res = threshold_search(n, d, epsilon=epsilon, split=split, n_sets=n_sets, n_draws=n_draws)
+    return res.omega_x, res.omega_y
+
+
+@dataclass(frozen=True)
+class CVResult:
+    """``rho`` and ``mse`` of shape (models, sizes, ε, repeats); ``omegas`` (sizes, ε, 2) used."""
+
+    models: tuple[str, ...]
+    sizes: np.ndarray
+    epsilons: np.ndarray
+    rho: np.ndarray
+    mse: np.ndarray
+    omegas: np.ndarray
+    n_test: int
+    n_nonprivate: int
+    prep: str
+
+    def model(self, name: str) -> int:
+        return self.models.index(name)
+
+    def table(self):
+        """Long table: model, size, ε, mean and s.d. of ρ and MSE over repeats."""
+        import pandas as pd
+
+        rows = []
+        for m, name in enumerate(self.models):
+            for s, size in enumerate(self.sizes):
+                for e, eps in enumerate(self.epsilons):
+                    r, q = self.rho[m, s, e], self.mse[m, s, e]
+                    rows.append({"model": name, "n_private": int(size), "epsilon": float(eps),
+                                 "rho_mean": float(np.mean(r)), "rho_sd": float(np.std(r)),
+                                 "mse_mean": float(np.mean(q)), "repeats": int(r.size)})
+        return pd.DataFrame(rows)
+
+
+def _prep_y(y, bounds, centre, sigma, eps_prep, rng, shape_e):
+    """Per-(repeat, ε) centre and σy: public values broadcast, or DP estimates (vectorised)."""
+    R, m = y.shape
+    lo, hi = bounds
+    n_dp = int(centre == "dp") + int(sigma == "dp")
+    share = eps_prep / max(n_dp, 1)  # (E,)
+    yc = np.clip(y, lo, hi)
+    if centre == "dp":
+        c = yc.mean(axis=1)[:, None] + rng.laplace(size=(R, shape_e)) * ((hi - lo) / m / share)[None, :]
+        c = np.clip(c, lo, hi)
+    else:
+        c = np.full((R, shape_e), 0.5 * (lo + hi) if centre == "public" else float(centre))
+    if sigma == "dp":
+        mbound = np.maximum(hi - c, c - lo)
+        mad = np.abs(yc[:, None, :] - c[..., None]).mean(-1) + rng.laplace(size=(R, shape_e)) * mbound / m / share
+        sy = np.maximum(math.sqrt(math.pi / 2) * mad, (hi - lo) / 1000.0)
+    else:
+        sy = np.full((R, shape_e), (hi - lo) / 6.0 if sigma == "public" else float(sigma))
+    return c, sy
+
+
+def _noisy_stats(Xp, yp, bx, by, eps_stat, split, rng, public=None):
+    """Clipped statistics of (R, E) batches plus Laplace noise at p_i ε (preview draws)."""
+    p1, p2, p3 = split
+    d = Xp.shape[-1]
+    Xc = np.clip(Xp[:, None], -bx[None, :, None, None], bx[None, :, None, None])  # (R, E, m, d)
+    yc = np.clip(yp, -by[..., None], by[..., None])  # (R, E, m)
+    nxx = np.swapaxes(Xc, -1, -2) @ Xc
+    nxy = np.einsum("remi,rem->rei", Xc, yc)
+    nyy = (yc * yc).sum(-1)
+    s1, s2, s3 = sensitivities(d, 1.0, 1.0)
+    R, E = yc.shape[:2]
+    iu = np.triu_indices(d)
+    lap = rng.laplace(size=(R, E, iu[0].size)) * (s1 * bx**2 / (p1 * eps_stat))[None, :, None]
+    noise = np.zeros((R, E, d, d))
+    noise[..., iu[0], iu[1]] = lap
+    noise[..., iu[1], iu[0]] = lap
+    nxx = nxx + noise
+    nxy = nxy + rng.laplace(size=(R, E, d)) * (s2 * bx[None, :, None] * by[..., None] / (p2 * eps_stat[None, :, None]))
+    nyy = nyy + rng.laplace(size=(R, E)) * (s3 * by**2 / (p3 * eps_stat[None, :]))
+    n = Xp.shape[1]
+    if public is not None:
+        X0, y0 = public  # (R, k, d), (R, E, k)
+        X0c = np.clip(X0[:, None], -bx[None, :, None, None], bx[None, :, None, None])
+        y0c = np.clip(y0, -by[..., None], by[..., None])
+        nxx = nxx + np.swapaxes(X0c, -1, -2) @ X0c
+        nxy = nxy + np.einsum("remi,rem->rei", X0c, y0c)
+        nyy = nyy + (y0c * y0c).sum(-1)
+        n += X0.shape[1]
+    return Stats(nxx, nxy, nyy, n)
+
+
+def monte_carlo_cv(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    epsilons: Sequence[float],
+    sizes: Sequence[int],
+    repeats: int = 10,
+    n_test: int = 100,
+    n_nonprivate: int = 10,
+    x_bounds: tuple[float, float] = (0.0, 1.0),
+    y_bounds: tuple[float, float],
+    x_centre: float | str | None = "public",
+    y_centre: str | float = "dp",
+    sigma_y: str | float = "dp",
+    prep_share: float = 0.05,
+    split: Sequence[float] = DEFAULT_SPLIT,
+    priors: bool = True,
+    omegas: OmegaFn | None = None,
+    rng: np.random.Generator | int | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> CVResult:
+    """Monte-Carlo CV of the five models (``MODELS``) over private sizes and ε.
+
+    ``omegas(n, d, ε_stat, split) -> (ωx, ωy)`` chooses the thresholds
+    (default: the cached free synthetic search, :func:`tuned_omegas`). With
+    DP preparation, ε_stat = (1 − prep_share) ε; the baselines get the same
+    DP centre and the full ``ε_stat`` too. The non-private model uses the
+    exact training mean and no clipping. Output perturbation and the
+    functional mechanism use the private training set only.
+    """
+    p = _split(split)
+    rng = np.random.default_rng(rng)
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    N, d = X.shape
+    sizes = np.asarray(sizes, dtype=int)
+    eps = np.asarray(epsilons, dtype=float)
+    if sizes.max() + n_test + n_nonprivate > N:
+        raise ValueError(f"need {sizes.max()} + {n_test} + {n_nonprivate} records, the data have {N}")
+    uses_dp = y_centre == "dp" or sigma_y == "dp"
+    eps_prep = eps * prep_share if uses_dp else np.zeros_like(eps)
+    eps_stat = eps - eps_prep
+    omegas = omegas or (lambda n, dd, e, sp: tuned_omegas(int(n), int(dd), float(e), tuple(sp)))
+    if x_centre == "public":
+        xc = 0.5 * (x_bounds[0] + x_bounds[1])
+    else:
+        xc = 0.0 if x_centre is None else x_centre
+    Xn = normalise_rows(X, xc)
+
+    perm = np.argsort(rng.random((repeats, N)), axis=1)
+    test, pub, pool = perm[:, :n_test], perm[:, n_test:n_test + n_nonprivate], perm[:, n_test + n_nonprivate:]
+    Xt, yt = Xn[test], y[test]  # (R, t, d), (R, t)
+    M, S, E = len(MODELS), sizes.size, eps.size
+    rho = np.empty((M, S, E, repeats))
+    mse = np.empty((M, S, E, repeats))
+    om = np.empty((S, E, 2))
+    for si, m in enumerate(sizes):
+        idx = pool[:, :m]
+        Xp, yraw = Xn[idx], y[idx]
+        om[si] = [omegas(int(m), d, float(e), p) for e in eps_stat]
+        c, sy = _prep_y(yraw, y_bounds, y_centre, sigma_y, eps_prep, rng, E)  # (R, E)
+        yp = yraw[:, None, :] - c[..., None]  # (R, E, m)
+        X0, y0 = Xn[pub], y[pub][:, None, :] - c[..., None]
+        bx = om[si, :, 0] / math.sqrt(d)
+        by = om[si, :, 1][None, :] * sy
+        ybound = np.maximum(y_bounds[1] - c, c - y_bounds[0])  # public worst case given the centre
+        coefs = {}
+        # 1. non-private: all training data, exact mean, no clipping, no noise
+        Xall = np.concatenate([Xp, Xn[pub]], axis=1)
+        yall = np.concatenate([yraw, y[pub]], axis=1)
+        cnp = yall.mean(axis=1)
+        ya = yall - cnp[:, None]
+        s_np = Stats(np.swapaxes(Xall, -1, -2) @ Xall, np.einsum("rni,rn->ri", Xall, ya), (ya * ya).sum(-1),
+                     Xall.shape[1])
+        coefs[MODELS[0]] = (np.broadcast_to(fit_stats(s_np, priors=priors).coef[:, None], (repeats, E, d)),
+                            np.broadcast_to(cnp[:, None], (repeats, E)))
+        # 2. robust private LR
+        s_rp = _noisy_stats(Xp, yp, bx, by, eps_stat, p, rng, public=(X0, y0) if n_nonprivate else None)
+        coefs[MODELS[1]] = (fit_stats(s_rp, priors=priors).coef, c)
+        # 3. no projection: public worst-case bounds (|x| ≤ 1 after row scaling, |y − c| ≤ ybound)
+        s_np2 = _noisy_stats(Xp, yp, np.ones(E), ybound, eps_stat, p, rng,
+                             public=(X0, y0) if n_nonprivate else None)
+        coefs[MODELS[2]] = (fit_stats(s_np2, priors=priors).coef, c)
+        # 4. output perturbation; 5. functional mechanism (private training set only)
+        Xb = np.broadcast_to(Xp[:, None], (repeats, E, m, d))
+        coefs[MODELS[3]] = (output_perturbation_coef(Xb, yp, epsilon=eps_stat[None, :], y_bound=ybound, rng=rng), c)
+        fm, icpt = functional_mechanism_coef(Xb, yp, epsilon=eps_stat[None, :], y_bound=ybound, rng=rng)
+        coefs[MODELS[4]] = (fm, c + icpt)
+        for mi, name in enumerate(MODELS):
+            coef, centre = coefs[name]
+            pred = np.einsum("rti,rei->ret", Xt, coef) + centre[..., None]  # (R, E, t)
+            rho[mi, si] = spearman(pred, yt[:, None, :]).T
+            mse[mi, si] = ((pred - yt[:, None, :]) ** 2).mean(-1).T
+        if progress is not None:
+            progress((si + 1) / S)
+    return CVResult(MODELS, sizes, eps, rho, mse, om, int(n_test), int(n_nonprivate),
+                    f"x centre {x_centre}, y centre {y_centre}, σy {sigma_y}, prep share {prep_share if uses_dp else 0}")
+
+
+@dataclass(frozen=True)
+class UtilityCurve:
+    """Per-repeat metric values over an ε grid: ``values`` (n_eps, R) for one model, plus the non-private line."""
+
+    epsilons: np.ndarray
+    values: np.ndarray
+    nonprivate: np.ndarray  # (R,)
+    metric: str
+    model: str
+
+
+def utility_curve(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    epsilons: Sequence[float],
+    n_private: int,
+    repeats: int = 20,
+    model: str = "robust private LR",
+    metric: str = "rho",
+    **kwargs,
+) -> UtilityCurve:
+    """Spearman ρ (or MSE) of one model over ``epsilons`` × ``repeats`` (for the accuracy-first ε)."""
+    res = monte_carlo_cv(X, y, epsilons=epsilons, sizes=[n_private], repeats=repeats, **kwargs)
+    arr = res.rho if metric == "rho" else res.mse
+    return UtilityCurve(np.asarray(epsilons, dtype=float), arr[res.model(model), 0], arr[0, 0, 0],
+                        "Spearman ρ" if metric == "rho" else "test MSE", model)
+
+
+def equivalent_sample_size(sizes: Sequence[float], rho_nonprivate: Sequence[float], rho_private: float) -> float:
+    """Smallest non-private training size with the private model's ρ (linear interpolation; NaN if none)."""
+    sizes = np.asarray(sizes, dtype=float)
+    r = np.maximum.accumulate(np.asarray(rho_nonprivate, dtype=float))
+    if rho_private <= r[0]:
+        return float(sizes[0]) if rho_private >= r[0] - 1e-12 else float("nan")
+    if rho_private > r[-1]:
+        return float("nan")
+    return float(np.interp(rho_private, r, sizes))
