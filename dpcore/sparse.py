@@ -627,9 +627,9 @@ def block_lasso(Xb: np.ndarray, yb: np.ndarray, alpha: float, loss: str, n_iter:
     step = (1.0 / np.maximum(L, 1e-12))[:, None]
     theta = np.zeros((k, d))
     for _ in range(n_iter):
-        z = np.einsum("kbd,kd->kb", Xb, theta)
+        z = np.matmul(Xb, theta[:, :, None])[:, :, 0]
         w = (z - yb) if loss == "linear" else -yb * _sigmoid(-yb * z)
-        g = np.einsum("kbd,kb->kd", Xb, w) / b
+        g = np.matmul(w[:, None, :], Xb)[:, 0, :] / b
         u = theta - step * g
         theta = np.sign(u) * np.maximum(np.abs(u) - step * alpha, 0.0)
     return theta
@@ -686,9 +686,9 @@ def two_stage_batch(X, y, *, sparsity, epsilons, delta, loss="linear", rng=None,
     step = 1.0 / (hess + reg / n)
     theta = np.zeros((eps.size, R, s))
     for _ in range(200):  # projected gradient on the strongly convex perturbed objective
-        z = np.einsum("erns,ers->ern", Xs, theta)
+        z = np.matmul(Xs, theta[..., None])[..., 0]
         w = (z - y) if loss == "linear" else -y * _sigmoid(-y * z)
-        g = np.einsum("erns,ern->ers", Xs, w) / n + (reg * theta + bvec) / n
+        g = np.matmul(w[..., None, :], Xs)[..., 0, :] / n + (reg * theta + bvec) / n
         theta = project_l1_ball(theta - step * g, p.radius())
     coef = np.zeros((eps.size, R, d))
     np.put_along_axis(coef, supp, theta, axis=-1)

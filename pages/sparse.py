@@ -1,0 +1,403 @@
+"""Sparse-learning page: DP sparse linear / logistic regression by knowledge transfer, against DP-IGHT,
+DP Frank–Wolfe and two-stage.
+
+Thin: controls → dpcore.sparse → dpcore.sparse_figures. Public inputs (synthetic data, the bundled GDSC
+subset) are cached; uploads are never cached, written or logged.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import ui
+from dpcore import sparse as sp
+from dpcore import sparse_figures as sf
+from dpcore.accounting import fingerprint
+from dpcore.datasets import load_gdsc
+from ui.accuracy import accuracy_first
+from ui.widgets import epsilon_options
+
+try:  # small mat-vecs: one BLAS thread is much faster than several competing ones on a shared server
+    from threadpoolctl import threadpool_limits
+except ImportError:  # pragma: no cover
+    threadpool_limits = None
+
+LABELS = {"kt": "knowledge transfer (student)", "nonprivate": "teacher (non-private)", "dp_ight": "DP-IGHT",
+          "frank_wolfe": "DP Frank–Wolfe", "two_stage": "two-stage"}
+SWEEP = np.array([e for e in epsilon_options(0.1, 20.0) if e in (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)])
+MAX_CELLS = 20_000_000  # n·d cap: the data and the synthetic features must fit comfortably in memory
+DEFAULT_DRUG = "Drug_1047_IC50"  # Nutlin-3a (MDM2 inhibitor): TP53 status is the known biomarker
+
+
+def _limits():
+    return threadpool_limits(limits=1) if threadpool_limits is not None else _Null()
+
+
+class _Null:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+# --------------------------------------------------------------------------
+# Data (public inputs cached)
+# --------------------------------------------------------------------------
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _synthetic(n: int, d: int, s_star: int, loss: str, noise: float, seed: int) -> sp.SparseData:
+    return sp.make_synthetic(n, d, s_star, loss=loss, noise=noise, rng=np.random.default_rng(seed))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _gdsc(drug: str, d: int, loss: str, threshold: float) -> sp.SparseData:
+    return sp.gdsc_problem(drug, d, loss=loss, threshold=threshold)
+
+
+@st.cache_data(show_spinner=False)
+def _drugs() -> dict[str, str]:
+    g = load_gdsc()
+    counts = g.ic50.notna().sum()
+    ids = sorted(g.drugs.DRUG_ID, key=lambda i: (i != DEFAULT_DRUG, -int(counts.get(i, 0))))
+    return {i: f"{g.drug_label(i)} — {int(counts.get(i, 0))} cell lines" for i in ids}
+
+
+def _run_preview(data: sp.SparseData, s: int, eps: float, delta: float, methods: tuple, R: int, seed: int,
+                 params: dict):
+    """One batched run per method at the chosen ε with R draws: coefficients (R, d) and per-draw metrics."""
+    rng = np.random.default_rng(seed)
+    with _limits():
+        Xc, yc = sp.prepare(data.X, data.y, data.loss, sp.SparseParams(**params))
+        teacher = sp.teacher_fit(Xc, yc, sparsity=s, lam=0.0, loss=data.loss, p=sp.SparseParams(**params))
+        coefs, metrics, noises = {"nonprivate": teacher[None]}, {}, {}
+        for m in methods:
+            if m == "nonprivate":
+                continue
+            fit = sp.BATCH[m](data.X, data.y, sparsity=s, epsilons=[eps], delta=delta, loss=data.loss, rng=rng,
+                              draws=R, **params)
+            coefs[m] = fit.coef[0]
+            noises[m] = [nz.describe() for nz in fit.noise]
+            if m == "kt":
+                noises["kt_lambda"] = float(fit.details["lam"][0])
+        for m, c in coefs.items():
+            metrics[m] = sp.metrics(c, theta=data.theta, X_test=data.X_test, y_test=data.y_test, loss=data.loss,
+                                    teacher=teacher)
+        paths = sp.convergence(data, sparsity=s, epsilon=eps, delta=delta, rng=np.random.default_rng(seed + 1),
+                               **params)
+    return coefs, metrics, noises, paths
+
+
+def _run_sweep(data, s, delta, methods, R, seed, params, progress=None):
+    with _limits():
+        return sp.utility_curve(data, sparsity=s, epsilons=SWEEP, delta=delta, methods=methods, repeats=R,
+                                rng=np.random.default_rng(seed + 2), progress=progress, **params)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _preview_public(key: tuple, s, eps, delta, methods, R, seed, params_items):
+    return _run_preview(_public_data(key), s, eps, delta, methods, R, seed, dict(params_items))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _sweep_public(key: tuple, s, delta, methods, R, seed, params_items):
+    return _run_sweep(_public_data(key), s, delta, methods, R, seed, dict(params_items))
+
+
+def _public_data(key: tuple) -> sp.SparseData:
+    return _synthetic(*key[1:]) if key[0] == "synthetic" else _gdsc(*key[1:])
+
+
+# --------------------------------------------------------------------------
+# Page
+# --------------------------------------------------------------------------
+
+ui.page_header(
+    "Sparse regression with differential privacy: knowledge transfer",
+    "A non-private teacher is fitted on the private data; only noisy answers about public synthetic inputs leave "
+    "it; a student learns from those (Wang & Gu, AAAI 2020). Compared with DP-IGHT, DP Frank–Wolfe and two-stage.",
+)
+
+source = ui.url_radio("Data source", key="sp_src", options=["synthetic", "gdsc", "upload"], horizontal=True,
+                      format_func=lambda s: {"synthetic": "synthetic (known θ*)", "gdsc": "GDSC genomic features",
+                                             "upload": "upload a CSV"}[s])
+loss = ui.url_radio("Model", key="sp_loss", options=list(sp.LOSSES), horizontal=True,
+                    format_func=lambda s: {"linear": "sparse linear regression",
+                                           "logistic": "sparse logistic regression"}[s])
+
+data: sp.SparseData | None = None
+public_key = None
+if source == "synthetic":
+    c1, c2, c3, c4 = st.columns(4)
+    with c1:
+        n = int(ui.url_select_slider("records n", key="sp_n", options=[200, 500, 1000, 2000, 5000, 10000],
+                                     value=1000))
+    with c2:
+        d = int(ui.url_select_slider("features d", key="sp_d", options=[50, 100, 200, 500, 1000, 2000, 5000, 10000],
+                                     value=500))
+    with c3:
+        s_star = int(ui.url_number("true sparsity s*", key="sp_sstar", min_value=1, max_value=50, value=5))
+    with c4:
+        noise_sd = float(ui.url_number("response noise σ", key="sp_noise", min_value=0.0, max_value=5.0, value=0.5,
+                                       step=0.1, disabled=loss == "logistic"))
+    if n * d > MAX_CELLS:
+        st.error(f"n·d = {n * d:,} is above this page's limit of {MAX_CELLS:,} (memory for the data and the synthetic "
+                 "features); lower n or d.")
+        st.stop()
+    public_key = ("synthetic", n, d, s_star, loss, noise_sd, 0)
+    data = _synthetic(*public_key[1:])
+    label, fp = f"synthetic n={n}, d={d}, s*={s_star} ({loss})", fingerprint("synthetic-sparse", *public_key)
+    st.caption("x ~ N(0, I) clipped to [−K, K] with K = 1; θ* has s* entries ±1 at random positions; "
+               + ("y = xᵀθ* + N(0, σ²)." if loss == "linear" else "P(y = 1) = sigmoid(xᵀθ*).")
+               + " 1,000 extra records are held out for the test error.")
+elif source == "gdsc":
+    drugs = _drugs()
+    c1, c2, c3 = st.columns([2, 1, 1])
+    with c1:
+        drug = ui.url_selectbox("Drug (response: ln IC50)", key="sp_drug", options=list(drugs),
+                                format_func=lambda i: drugs[i])
+    with c2:
+        d = int(ui.url_select_slider("genomic features (most frequent first)", key="sp_gd",
+                                     options=[50, 100, 200, 400, 677], value=200))
+    g = load_gdsc()
+    lo, hi = g.response_range
+    with c3:
+        threshold = float(ui.url_number("public threshold (ln IC50) for 'sensitive'", key="sp_thr",
+                                        value=float((lo + hi) / 2), min_value=float(lo), max_value=float(hi),
+                                        disabled=loss == "linear",
+                                        help="Must not come from the private labels (their median is private). "
+                                             "Default: the midpoint of the public response range."))
+    public_key = ("gdsc", drug, d, loss, threshold)
+    data = _gdsc(*public_key[1:])
+    label, fp = f"GDSC {g.drug_label(drug)} ({loss})", fingerprint("bundled-gdsc-sparse", drug)
+    st.caption(
+        f"Source: {g.provenance['source']} · {data.X.shape[0]} training / {data.X_test.shape[0]} held-out cell lines "
+        f"(public-seeded split) · binary mutation / copy-number features plus a constant '(intercept)' feature · "
+        + (f"response: ln IC50 minus the public centre {(lo + hi) / 2:g} (midpoint of the public range [{lo:g}, {hi:g}])."
+           if loss == "linear" else
+           f"label: sensitive (+1) when ln IC50 < {threshold:g}; "
+           f"{np.mean(data.y > 0):.0%} of training cell lines are sensitive (a classifier that always says "
+           f"'resistant' errs on {np.mean(data.y_test > 0):.0%} of the held-out lines)."))
+else:
+    table = ui.upload_csv("sp_upload", label="Upload a CSV (one row per person; numeric columns)")
+    if table is None:
+        st.info("Upload a CSV with a response column and at least two numeric feature columns, e.g. "
+                "`y,g1,g2,g3,…`. Features are clipped to [−K, K] and responses to [−r, r] (public bounds you set "
+                "below); for the logistic model the response is a 0/1 label or is thresholded at a public value.")
+        st.stop()
+    frame, fp, name = table
+    cols = list(frame.columns)
+    c1, c2 = st.columns([1, 2])
+    with c1:
+        response = ui.url_selectbox("Response column", key="sp_ycol", options=cols, index=0)
+        thr_text = st.text_input("Public threshold for a continuous response (logistic; blank = 0/1 labels)",
+                                 key="sp_uthr", disabled=loss == "linear")
+    with c2:
+        default_feats = [c for c in cols if c != response][:50]
+        feats = ui.url_multiselect("Feature columns", key="sp_xcols", options=[c for c in cols if c != response],
+                                   default=default_feats)
+    with ui.show_errors("The uploaded file cannot be used"):
+        thr = float(thr_text) if (loss == "logistic" and thr_text.strip()) else None
+        X, y = sp.sparse_from_frame(frame, response, feats, loss=loss, threshold=thr)
+        cut = int(0.8 * len(y))
+        order = np.random.default_rng(0).permutation(len(y))
+        tr, te = order[:cut], order[cut:]
+        data = sp.SparseData(X[tr], y[tr], X[te], y[te], None, loss, name, tuple(feats))
+        label = f"{name} (uploaded)"
+    if data is None:
+        st.stop()
+
+ui.set_current_dataset(label, fp)
+n, d = data.X.shape
+st.caption(f"Unit of privacy: one person / cell line (replace-one neighbours; n = {n} is public).")
+
+# ---- controls ------------------------------------------------------------------
+c1, c2, c3 = st.columns([1.3, 1, 1])
+with c1:
+    epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=2.0, min_value=0.1, max_value=20.0)
+    delta_choice = ui.url_select_slider("δ", key="sp_delta", options=["1/n²", "1e-5", "1e-6", "1e-8"], value="1/n²")
+    delta = 1.0 / n**2 if delta_choice == "1/n²" else float(delta_choice)
+    s = int(ui.url_number("sparsity s (coefficients kept)", key="sp_s", min_value=1, max_value=min(100, d),
+                          value=min(int(public_key[3]) if source == "synthetic" else 5, d)))
+with c2:
+    K = float(ui.url_number("feature bound K (|x| ≤ K)", key="sp_K", min_value=0.1, max_value=100.0, value=1.0))
+    r = float(ui.url_number("response bound r (|y| ≤ r)", key="sp_r", min_value=0.1, max_value=100.0, value=5.0,
+                            disabled=loss == "logistic"))
+    B = float(ui.url_number("ℓ1 radius B of the coefficients", key="sp_B", min_value=0.1, max_value=1000.0,
+                            value=float(public_key[3]) if source == "synthetic" else 10.0,
+                            help="Public bound ‖θ‖1 ≤ B; every iterate is rescaled into this ball. It sets the "
+                                 "gradient bound γ = K(KB + r) that all methods' noise grows with."))
+with c3:
+    methods = tuple(ui.url_multiselect("Methods", key="sp_methods", options=list(sp.METHODS),
+                                       default=list(sp.METHODS), format_func=lambda m: LABELS[m]))
+    R = int(ui.url_select_slider("repeats (noise draws)", key="sp_R", options=[5, 10, 20, 50], value=10))
+    seed = int(ui.url_number("preview seed", key="sp_seed", min_value=0, max_value=10_000, value=0, step=1,
+                             help="Seeds the preview only; a release is seeded by the operating system."))
+with st.expander("Advanced constants (public)"):
+    a1, a2, a3 = st.columns(3)
+    with a1:
+        c1_const = float(ui.url_number("c1 in λ = c1·√(s log d log(1/δ))/(nε)", key="sp_c1", min_value=1e-3,
+                                       max_value=1e6, value=100.0, format="%g"))
+    with a2:
+        T2 = int(ui.url_number("student steps T2", key="sp_T2", min_value=5, max_value=500, value=60))
+        dp_T = int(ui.url_number("DP-IGHT steps T", key="sp_dpT", min_value=2, max_value=200, value=30))
+    with a3:
+        m_syn = int(ui.url_number("synthetic points m", key="sp_m", min_value=50, max_value=20_000, value=n,
+                                  help="The student's error hardly depends on m: σ grows like √m."))
+if not methods:
+    st.warning("Choose at least one method.")
+    st.stop()
+if m_syn * d > MAX_CELLS:
+    st.error(f"m·d = {m_syn * d:,} synthetic feature values is above the limit {MAX_CELLS:,}; lower m.")
+    st.stop()
+params = dict(K=K, r=r, B=B, c1=c1_const, T2=T2, dp_T=dp_T, m=m_syn)
+params_items = tuple(sorted(params.items()))
+
+result = None
+with ui.show_errors("Could not fit"):
+    with st.spinner("Fitting…"):
+        if public_key is not None:
+            result = _preview_public(public_key, s, epsilon, delta, methods, R, seed, params_items)
+        else:
+            result = _run_preview(data, s, epsilon, delta, methods, R, seed, params)
+if result is None:
+    st.stop()
+coefs, metrics, noises, paths = result
+
+ui.preview_notice()
+if "kt" in noises:
+    kt_noise = noises["kt"][0]
+    st.markdown(f"**What is noised (knowledge transfer):** the teacher's answers ⟨θ̂, x̃_i⟩ on m = {m_syn} public "
+                f"synthetic points x̃_i ~ Uniform[−K, K]^d get {kt_noise}; the teacher's ridge "
+                f"λ = {noises['kt_lambda']:.3g}. The student only ever sees those noisy answers.")
+
+# ---- headline: stem plot -----------------------------------------------------------
+st.subheader("Coefficients: truth, teacher, student and baselines (one preview draw)")
+stems = {}
+if data.theta is not None:
+    stems["truth θ*"] = data.theta
+for m in ("nonprivate",) + tuple(x for x in sp.METHODS if x != "nonprivate"):
+    if m in coefs and (m in methods or m == "nonprivate"):
+        stems[LABELS[m]] = coefs[m][0]
+st.plotly_chart(sf.coefficient_figure(stems, feature_names=data.feature_names or None), key="sp_stem")
+ui.teaching(
+    "Each stem is one coefficient; only features that some method selected are shown. Filled dots are in a "
+    "method's support (its s kept coefficients). 1. The teacher (grey) is ordinary sparse regression on the private "
+    "data. 2. Its predictions on random public inputs get Gaussian noise. 3. The student (blue) refits sparse "
+    "regression to those noisy predictions. The baselines add noise inside their own training loops instead."
+)
+
+# ---- utility over draws at the chosen ε -------------------------------------------
+st.subheader(f"Utility over {R} noise draws at ε = {epsilon:g}")
+rows = []
+for m in ("nonprivate",) + tuple(x for x in sp.METHODS if x != "nonprivate"):
+    if m not in metrics:
+        continue
+    row = {"method": LABELS[m]}
+    for key, title in [("l2_error", "‖θ − θ*‖₂"), ("f1", "support F1"), ("test_error", "test MSE" if loss == "linear"
+                                                                             else "misclassification"),
+                       ("teacher_overlap", "overlap with teacher (F1)")]:
+        if key in metrics[m]:
+            v = np.asarray(metrics[m][key], dtype=float)
+            row[title] = f"{v.mean():.3g}  [{np.quantile(v, 0.1):.3g}, {np.quantile(v, 0.9):.3g}]"
+    rows.append(row)
+st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+st.caption("Mean and 10–90 % range over the preview draws (the teacher is deterministic). "
+           + ("θ* is known for synthetic data." if data.theta is not None else
+              "No true θ* for real data: compare the test error and the overlap of each support with the teacher's."))
+
+# ---- convergence --------------------------------------------------------------------
+left, right = st.columns([1.2, 1])
+with left:
+    st.plotly_chart(sf.convergence_figure(paths), key="sp_conv")
+with right:
+    st.markdown("**Convergence.** Both the teacher and the student are IGHT runs: a gradient step, then keep the s "
+                "largest coefficients. On a log axis, linear convergence is a straight line. The dotted line is the "
+                "student's distance to the teacher: it levels off at the error the privacy noise leaves.")
+    ui.teaching("The teacher runs on the private data (no noise). The student runs on public synthetic features "
+                "and the noisy teacher answers; everything it does is post-processing and costs no extra privacy.")
+
+# ---- privacy–utility curves -----------------------------------------------------------
+st.subheader("Privacy–utility trade-off over ε")
+sweep_key = ("sweep", public_key, s, delta, methods, R, seed, params_items)
+curve = None
+if public_key is not None and n * d <= 1_000_000:
+    with st.spinner("Sweeping ε for every method…"):
+        curve = _sweep_public(public_key, s, delta, methods, R, seed, params_items)
+elif st.session_state.get("_sp_sweep_key") == (sweep_key if public_key is not None else (fp, sweep_key)):
+    curve = st.session_state["_sp_sweep"]
+else:
+    st.caption(f"{len(SWEEP)} values of ε × {R} draws × {len(methods)} methods on n·d = {n * d:,}: press to run.")
+    if st.button("Compute the curves", key="sp_sweep_btn"):
+        bar = st.progress(0.0, text="Running every method over the ε grid…")
+        with ui.show_errors("Sweep failed"):
+            if public_key is not None:
+                curve = _sweep_public(public_key, s, delta, methods, R, seed, params_items)
+            else:
+                curve = _run_sweep(data, s, delta, methods, R, seed, params,
+                                   progress=lambda f: bar.progress(f, text=f"{f:.0%} of the methods done"))
+            st.session_state["_sp_sweep_key"] = sweep_key if public_key is not None else (fp, sweep_key)
+            st.session_state["_sp_sweep"] = curve
+        bar.empty()
+if curve is not None:
+    err_metric = "l2_error" if data.theta is not None else "test_error"
+    err_title = {"l2_error": "estimation error ‖θ − θ*‖₂",
+                 "test_error": "test MSE" if loss == "linear" else "misclassification rate"}[err_metric]
+    sup_metric = "f1" if data.theta is not None else "teacher_overlap"
+    sup_title = "support F1 vs θ*" if data.theta is not None else "support overlap with the teacher (F1)"
+    l, rr = st.columns(2)
+    with l:
+        st.plotly_chart(sf.utility_figure(curve, err_metric, labels=LABELS, epsilon=epsilon, y_title=err_title,
+                                          log_y=err_metric == "l2_error"), key="sp_err")
+    with rr:
+        st.plotly_chart(sf.utility_figure(curve, sup_metric, labels=LABELS, epsilon=epsilon, y_title=sup_title),
+                        key="sp_f1")
+    st.caption(f"Lines: mean over {R} draws; bands: 10–90 %. The dotted line is the non-private teacher (no ε).")
+    if "kt" in curve.methods:
+        accuracy_first(key="sp_acc", grid=curve.epsilons, draws=curve.values["kt"][err_metric],
+                       metric_label=f"{err_title} of the KT student",
+                       default_threshold=float(np.round(np.median(curve.values["kt"][err_metric]), 2)),
+                       basis=label)
+
+ui.explain(
+    "**Why a teacher and a student?** DP-IGHT and Frank–Wolfe add noise at every one of their T training steps, "
+    "and the budget is shared among the steps. Here the private data are touched once, by the teacher, and "
+    "the privacy cost is paid once, on the teacher's answers to m public questions.\n\n"
+    "**What the synthetic features are.** x̃_i are drawn uniformly from [−K, K]^d with a public seed, without "
+    "looking at the data; anyone can regenerate them. Only the noisy responses ⟨θ̂, x̃_i⟩ + ξ_i depend on the "
+    "private data.\n\n"
+    "**How much noise.** σ² = 8·m·β·s·γ²·log(2.5/δ)/(n²ε²λ²) with β = K²/3 and γ = K(KB + r) (linear) or K "
+    "(logistic). λ is the teacher's ridge: a larger λ makes the teacher more stable (less noise) but more "
+    "shrunk towards 0 (more bias); the paper sets λ ∝ 1/(nε).\n\n"
+    "**Which assumptions the privacy proof makes.** (1) The teacher moves by at most 2√s·γ/(nλ) when one record "
+    "changes — true for the minimiser of a λ-strongly convex problem on a fixed support; (2) the public synthetic "
+    "features do not stretch that change by more than √(mβ) (an event of probability ≥ 1 − δ/2, hence half of δ); "
+    "(3) the textbook Gaussian σ, which we replace by the exact (analytic) σ whenever that is larger (ε > 1).",
+    title="How knowledge transfer works, and what its guarantee assumes",
+)
+st.warning(
+    "**Caveat found by our audit.** Assumption (1) fails for the hard-thresholded teacher: when one record tips "
+    "which features the teacher keeps, the teacher jumps by O(1), not O(1/n). On such a neighbouring pair the "
+    "audit (Privacy audit page; `dpcore.sparse.known_violation_scenarios`) measures ε ≥ 9 for a claimed ε = 1. "
+    "The knowledge-transfer guarantee therefore holds only when the teacher's support is stable under any "
+    "one-record change, which no public check here can certify. DP-IGHT, Frank–Wolfe and two-stage do not "
+    "rely on that assumption.",
+    icon="⚠️",
+)
+
+# ---- release ---------------------------------------------------------------------------
+lam_release = sp.SparseParams(**params).ridge(n, d, s, epsilon, delta)
+ui.release_panel(
+    key="sparse", dataset_label=label, fingerprint=fp, method="Sparse regression by knowledge transfer",
+    epsilon=epsilon, delta=delta,
+    params={"loss": loss, "sparsity": s, "K": K, "r": r, "B": B, "m": m_syn, "lambda": lam_release,
+            "T2": T2, "synthetic_seed": sp.DEFAULT_SYNTHETIC_SEED},
+    make_bundle=lambda: sp.release_sparse(data.X, data.y, sparsity=s, epsilon=epsilon, delta=delta, loss=loss,
+                                          dataset=label, fingerprint=fp,
+                                          feature_names=data.feature_names or None, **params),
+)
+st.caption(f"The release exports the student's coefficients and the m = {m_syn} noisy synthetic responses "
+           "(OpenDP Gaussian), with the public recipe of the synthetic features; never the teacher or the data.")
