@@ -1,0 +1,158 @@
+"""Plotly figures of the online-FDR page (plain functions, unit-testable, no Streamlit)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from dpcore.fdr import METHODS, StreamResult, UtilityCurve, log_pvalues
+from dpcore.figures import NONPRIVATE, PALETTE, PRIVATE, TRUTH, WARNING, base_layout, epsilon_axis, mark_epsilon, rgba
+
+METHOD_COLOURS = dict(zip(METHODS, ("#3b3b3b", "#8c6d31", "#7b5ea7", "#17becf", PRIVATE, "#e69500")))
+METHOD_DASH = {m: ("dot" if m not in ("PAPRIKA", "PAPRIKA AI") else "solid") for m in METHODS}
+
+
+def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarray | None = None,
+                  nonprivate: StreamResult | None = None, title: str | None = None) -> go.Figure:
+    """One stream: ``log p_t`` against PAPRIKA's moving noisy threshold, rejections marked.
+
+    ``private`` and ``nonprivate`` are single-stream results (``.squeeze()``); the noisy threshold
+    ``log α_t − A + Z_α`` comes from a preview run with ``keep_threshold=True``. Very small p-values
+    are drawn at the bottom edge (hover shows the true value).
+    """
+    p = np.asarray(pvalues, dtype=float)
+    T = p.size
+    t = np.arange(1, T + 1)
+    logp = log_pvalues(p)
+    thr = private.log_threshold
+    with np.errstate(divide="ignore"):
+        log_alpha = np.log(private.alpha)
+        log_np = np.log(nonprivate.alpha) if nonprivate is not None else None
+    finite = [a[np.isfinite(a)] for a in (thr, log_alpha, log_np) if a is not None]
+    lows = [float(f.min()) for f in finite if f.size]
+    ymin = min(lows + [-12.0]) - 6.0
+    shown = np.maximum(logp, ymin)
+    clipped = logp < ymin
+    fig = go.Figure()
+    custom = np.stack([p, logp], axis=1)
+    hover = "t = %{x}<br>p = %{customdata[0]:.3g}<br>log p = %{customdata[1]:.2f}<extra></extra>"
+    if truth is None:
+        groups = [("p-values", np.ones(T, bool), "#9e9e9e")]
+    else:
+        tr = np.asarray(truth, bool)
+        groups = [("null hypotheses", ~tr, "#9e9e9e"), ("non-null hypotheses", tr, TRUTH)]
+    for name, mask, colour in groups:
+        fig.add_trace(go.Scatter(x=t[mask], y=shown[mask], mode="markers", name=name, customdata=custom[mask],
+                                 hovertemplate=hover,
+                                 marker=dict(size=5, color=rgba(colour, 0.55),
+                                             symbol=np.where(clipped[mask], "triangle-down", "circle"))))
+    fig.add_trace(go.Scatter(x=t, y=np.where(np.isfinite(thr), thr, np.nan), mode="lines",
+                             name="noisy threshold log α_t − A + Z_α", line=dict(color=PRIVATE, width=1.6, shape="hv")))
+    fig.add_trace(go.Scatter(x=t, y=np.where(np.isfinite(log_alpha), log_alpha, np.nan), mode="lines",
+                             name=f"{private.method.split(' (')[0]} level log α_t (no noise, no shift)",
+                             line=dict(color=PRIVATE, width=1, dash="dash", shape="hv")))
+    if nonprivate is not None:
+        fig.add_trace(go.Scatter(x=t, y=np.where(np.isfinite(log_np), log_np, np.nan), mode="lines",
+                                 name=f"{nonprivate.method} log α_t (non-private)",
+                                 line=dict(color=NONPRIVATE, width=1, dash="dot", shape="hv")))
+    rej = np.asarray(private.rejections, bool)
+    if truth is None:
+        marks = [("rejections", rej, WARNING, "diamond")]
+    else:
+        marks = [("true discoveries", rej & tr, TRUTH, "diamond"), ("false discoveries", rej & ~tr, WARNING, "x")]
+    for name, mask, colour, symbol in marks:
+        fig.add_trace(go.Scatter(x=t[mask], y=shown[mask], mode="markers", name=f"{name} ({int(mask.sum())})",
+                                 customdata=custom[mask], hovertemplate=hover,
+                                 marker=dict(size=11, color=colour, symbol=symbol, line=dict(width=1, color="white"))))
+    base_layout(fig, title=title, x_title="hypothesis t (stream order)", y_title="natural log of the p-value",
+                height=460)
+    fig.update_layout(hovermode="closest", legend=dict(font=dict(size=11)), margin=dict(t=90))
+    fig.update_yaxes(range=[ymin - 1, 0.5])
+    return fig
+
+
+def sweep_figure(table: pd.DataFrame, *, x_title: str, alpha: float, bound: float | None = None,
+                 methods: Sequence[str] | None = None, log_x: bool = False, mark: float | None = None) -> go.Figure:
+    """FDR (left) and power (right) against ``x`` for every method, error bars = ±2 standard errors.
+
+    ``bound`` draws PAPRIKA's guarantee ``α + δT`` next to the target ``α``.
+    """
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("FDR (mean FDP over runs)", "power"),
+                        horizontal_spacing=0.1)
+    for name in methods or list(dict.fromkeys(table["method"])):
+        sub = table[table["method"] == name].sort_values("x")
+        colour = METHOD_COLOURS.get(name.split(" (")[0], PALETTE[0])
+        dash = METHOD_DASH.get(name.split(" (")[0], "solid")
+        for col, metric in ((1, "FDR"), (2, "power")):
+            fig.add_trace(go.Scatter(x=sub["x"], y=sub[metric], mode="lines+markers", name=name, legendgroup=name,
+                                     showlegend=col == 1, line=dict(color=colour, dash=dash, width=2),
+                                     error_y=dict(type="data", array=2 * sub[f"{metric}_se"].fillna(0), width=3,
+                                                  thickness=1)),
+                          row=1, col=col)
+    fig.add_hline(y=alpha, line=dict(color=WARNING, dash="dash", width=1), row=1, col=1,
+                  annotation_text=f"target α = {alpha:g}", annotation_position="top left")
+    if bound is not None:
+        fig.add_hline(y=bound, line=dict(color=WARNING, dash="dot", width=1), row=1, col=1,
+                      annotation_text=f"PAPRIKA bound α + δT = {bound:.3g}", annotation_position="top left")
+    base_layout(fig, height=420)
+    fig.update_layout(hovermode="x unified", margin=dict(t=90))
+    fig.update_xaxes(title_text=x_title)
+    fig.update_yaxes(rangemode="tozero")
+    fig.update_yaxes(range=[0, 1.05], row=1, col=2)
+    if log_x:
+        fig.update_xaxes(type="log")
+    if mark is not None:
+        for col in (1, 2):
+            fig.add_vline(x=np.log10(mark) if log_x else mark, line=dict(color=WARNING, dash="dash", width=1),
+                          row=1, col=col)
+    return fig
+
+
+def utility_figure(curves: Sequence[UtilityCurve], epsilon: float, *, alpha: float, bound: float) -> go.Figure:
+    """Privacy–utility curve: mean FDR and power over runs against ε (bands = ±2 SE), chosen ε marked."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("FDR vs ε", "power vs ε"), horizontal_spacing=0.1)
+    for curve in curves:
+        colour = METHOD_COLOURS.get(curve.method, PRIVATE)
+        for col, values in ((1, curve.fdp), (2, curve.power)):
+            mean = np.nanmean(values, axis=1)
+            se = np.nanstd(values, axis=1, ddof=1) / np.sqrt(np.sum(np.isfinite(values), axis=1).clip(1))
+            x = curve.epsilons
+            fig.add_trace(go.Scatter(x=np.concatenate([x, x[::-1]]),
+                                     y=np.concatenate([mean + 2 * se, (mean - 2 * se)[::-1]]), fill="toself",
+                                     fillcolor=rgba(colour, 0.18), line=dict(width=0), hoverinfo="skip",
+                                     showlegend=False, legendgroup=curve.method), row=1, col=col)
+            fig.add_trace(go.Scatter(x=x, y=mean, mode="lines+markers", name=curve.method, legendgroup=curve.method,
+                                     showlegend=col == 1, line=dict(color=colour, width=2)), row=1, col=col)
+    fig.add_hline(y=alpha, line=dict(color=WARNING, dash="dash", width=1), row=1, col=1,
+                  annotation_text=f"α = {alpha:g}", annotation_position="top right")
+    fig.add_hline(y=bound, line=dict(color=WARNING, dash="dot", width=1), row=1, col=1,
+                  annotation_text=f"α + δT = {bound:.3g}", annotation_position="top right")
+    base_layout(fig, height=400)
+    fig.update_layout(hovermode="x unified", margin=dict(t=90))
+    epsilon_axis(fig)
+    fig.update_yaxes(rangemode="tozero")
+    fig.update_yaxes(range=[0, 1.05], row=1, col=2)
+    for col in (1, 2):
+        fig.add_vline(x=np.log10(epsilon), line=dict(color=WARNING, dash="dash", width=1.5), row=1, col=col)
+    return fig
+
+
+def summary_figure(table: pd.DataFrame, *, alpha: float, bound: float) -> go.Figure:
+    """Bars of FDR and power per method with ±2 SE error bars (the utility panel at the chosen settings)."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("FDR", "power"), horizontal_spacing=0.12)
+    colours = [METHOD_COLOURS.get(m.split(" (")[0], PRIVATE) for m in table["method"]]
+    for col, metric in ((1, "FDR"), (2, "power")):
+        fig.add_trace(go.Bar(x=table["method"], y=table[metric], marker_color=colours, showlegend=False,
+                             error_y=dict(type="data", array=2 * table[f"{metric}_se"].fillna(0))), row=1, col=col)
+    fig.add_hline(y=alpha, line=dict(color=WARNING, dash="dash", width=1), row=1, col=1,
+                  annotation_text=f"α = {alpha:g}", annotation_position="top left")
+    fig.add_hline(y=bound, line=dict(color=WARNING, dash="dot", width=1), row=1, col=1,
+                  annotation_text=f"α + δT = {bound:.3g}", annotation_position="top left")
+    base_layout(fig, height=360)
+    fig.update_yaxes(range=[0, 1.05], row=1, col=2)
+    fig.update_layout(hovermode="closest")
+    return fig

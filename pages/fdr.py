@@ -1,0 +1,343 @@
+"""Online FDR page: PAPRIKA and PAPRIKA AI (private) against SAFFRON, SAFFRON AI, LORD++ and alpha-investing.
+
+Thin: controls → dpcore.fdr → dpcore.fdr_figures. Simulated streams are public and cached; uploaded
+p-values are never cached, written or logged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import ui
+from dpcore import fdr
+from dpcore import fdr_figures as ff
+from dpcore.accounting import fingerprint
+from ui.accuracy import accuracy_first
+
+EPS_GRID = (0.5, 1.0, 2.0, 3.0, 5.0, 7.0, 10.0, 20.0)
+PI1_GRID = (0.01, 0.02, 0.03, 0.04, 0.05)
+
+
+# ---------------------------------------------------------------- cached work on public (simulated) inputs
+
+
+def _simulate(kind: str, R: int, T: int, pi1: float, n: int, theta: float, seed: int) -> fdr.Streams:
+    rng = np.random.default_rng([seed, int(pi1 * 1e6), 17])
+    if kind == "bernoulli":
+        return fdr.simulate_bernoulli(R, T, pi1=pi1, n=n, theta=theta, rng=rng)
+    return fdr.simulate_truncexp(R, T, pi1=pi1, n=n, theta=theta, rng=rng)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def sim_streams(kind: str, R: int, T: int, pi1: float, n: int, theta: float, seed: int) -> fdr.Streams:
+    return _simulate(kind, R, T, pi1, n, theta, seed)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def sim_summary(kind, R, T, pi1, n, theta, seed, settings: fdr.Settings) -> pd.DataFrame:
+    s = sim_streams(kind, R, T, pi1, n, theta, seed)
+    rng = np.random.default_rng(seed + 1)
+    return fdr.summary_table([fdr.run_method(m, s.pvalues, settings, rng=rng) for m in fdr.METHODS], s.truth)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def sim_pi1_sweep(kind, R, T, n, theta, seed, settings: fdr.Settings) -> pd.DataFrame:
+    streams = {pi1: sim_streams(kind, R, T, pi1, n, theta, seed) for pi1 in PI1_GRID}
+    return fdr.sweep(streams, fdr.METHODS, settings, rng=np.random.default_rng(seed + 2))
+
+
+def _eps_sweep(p, truth, settings: fdr.Settings, seed: int) -> tuple[pd.DataFrame, list[fdr.UtilityCurve]]:
+    rng = np.random.default_rng(seed + 3)
+    curves = [fdr.utility_curve(p, truth, EPS_GRID, settings=settings, ai=ai, rng=rng) for ai in (False, True)]
+    rows = []
+    base = fdr.summary_table([fdr.run_method(m, p, settings) for m in fdr.METHODS[:4]], truth)
+    for c in curves:
+        for i, e in enumerate(c.epsilons):
+            m = fdr.Metrics(c.fdp[i], c.power[i], c.n_rejections[i])
+            rows.append(dict(x=e, method=c.method, FDR=m.fdr, FDR_se=m.fdr_se, power=m.mean_power,
+                             power_se=m.power_se))
+    for _, r in base.iterrows():  # non-private methods do not depend on ε: flat lines
+        for e in EPS_GRID:
+            rows.append(dict(x=e, method=r["method"], FDR=r["FDR"], FDR_se=r["FDR_se"], power=r["power"],
+                             power_se=r["power_se"]))
+    return pd.DataFrame(rows), curves
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def sim_eps_sweep(kind, R, T, pi1, n, theta, seed, settings: fdr.Settings):
+    s = sim_streams(kind, R, T, pi1, n, theta, seed)
+    return _eps_sweep(s.pvalues, s.truth, settings, seed)
+
+
+# ---------------------------------------------------------------- page
+
+
+ui.page_header("Online FDR control with differential privacy",
+               "PAPRIKA (Zhang, Kamath & Cummings): SparseVector on a stream of p-values, against the non-private "
+               "SAFFRON, SAFFRON AI, LORD++ and alpha-investing.")
+ui.explain(
+    "Hypotheses arrive one at a time (e.g. one drug–gene association per week). For each one a rule must decide "
+    "*at once* whether to call it a discovery, while keeping the **false discovery rate** (the expected share of "
+    "false calls among all calls) near a target α. SAFFRON and its relatives do this with a *test level* α_t that "
+    "grows after each discovery (they 'earn wealth') and decays otherwise.\n\n"
+    "The p-values are computed from people's data, so the pattern of discoveries can leak information about them. "
+    "**PAPRIKA** makes the discovery list differentially private with the *SparseVector* technique: it compares a "
+    "noisy log p-value with a noisy, lowered threshold and only reveals yes/no answers. Only the answers 'yes' cost "
+    "privacy, so the budget is split over at most **c** discoveries; after c discoveries the stream stops "
+    "rejecting.",
+    title="What this page shows", expanded=False,
+)
+
+# ---- data source ---------------------------------------------------------------
+src = ui.url_radio("Data source", key="fdr_src", options=["bernoulli", "truncexp", "upload"], horizontal=True,
+                   format_func=lambda s: {"bernoulli": "Bernoulli simulation", "truncexp": "truncated-exponential "
+                                          "simulation", "upload": "upload p-values (CSV)"}[s])
+upload_p = upload_truth = None
+if src in ("bernoulli", "truncexp"):
+    c1, c2, c3, c4, c5 = st.columns(5)
+    with c1:
+        n_obs = int(ui.url_select_slider("observations per hypothesis n", key="fdr_n",
+                                         options=[100, 200, 500, 1000, 2000], value=1000))
+    with c2:
+        T = int(ui.url_select_slider("hypotheses in the stream", key="fdr_T", options=[200, 400, 800, 1600],
+                                     value=800))
+    with c3:
+        pi1 = float(ui.url_select_slider("share of non-nulls π1", key="fdr_pi1",
+                                         options=[0.01, 0.02, 0.03, 0.04, 0.05, 0.1, 0.2], value=0.05))
+    with c4:
+        if src == "bernoulli":
+            theta = float(ui.url_select_slider("alternative θ (null 0.5)", key="fdr_theta",
+                                               options=[0.55, 0.6, 0.65, 0.7, 0.75, 0.8], value=0.75))
+        else:
+            theta = float(ui.url_select_slider("alternative scale θ (null 1)", key="fdr_thexp",
+                                               options=[1.02, 1.05, 1.1, 1.2, 1.5, 1.8, 1.9, 2.0], value=1.8))
+    with c5:
+        R = int(ui.url_select_slider("runs (fresh data each)", key="fdr_R", options=[20, 50, 100, 200], value=100))
+    seed = int(ui.url_number("Preview seed", key="fdr_seed", min_value=0, max_value=10_000, value=0, step=1,
+                             help="Seeds the simulation and the preview noise; a release is seeded by the OS."))
+    eta_default = fdr.eta_paper(n_obs)
+    label = f"Simulated {'Bernoulli' if src == 'bernoulli' else 'truncated-exponential'} stream (seed {seed})"
+    data_fp = fingerprint("fdr-sim", src, T, pi1, n_obs, theta, seed)
+    st.caption(("Each hypothesis: n Bernoulli draws, θ = 0.5 under the null; p-value = exact one-sided binomial tail "
+                "P(Bin(n, ½) ≥ Σx)." if src == "bernoulli" else
+                "Each hypothesis: n draws of a truncated exponential on [0, 1] (null) or θ times it (alternative); "
+                "Z = (Σx − nμ0)/(√n σ0), p = 1 − Φ(Z).")
+               + f" Truth labels H_t ~ Bernoulli(π1). Fresh data for each of the {R} runs; the first run is the "
+                 "'one stream' below.")
+else:
+    table = ui.upload_csv("fdr_upload", label="Upload a CSV: one row per hypothesis, in stream order")
+    if table is None:
+        st.info("The file needs a column of p-values in [0, 1] in the order the hypotheses arrived; optionally a "
+                "0/1 column of known truth (1 = real effect), e.g. from a simulation study. Example: `p,truth` with "
+                "rows like `0.0004,1`.")
+        st.stop()
+    frame, data_fp, name = table
+    cols = list(frame.columns)
+    none = "(none)"
+    m1, m2 = st.columns(2)
+    with m1:
+        pcol = ui.url_selectbox("p-value column", key="fdr_pcol", options=cols, index=0)
+    with m2:
+        tcol = ui.url_selectbox("truth column (optional, 0/1)", key="fdr_tcol", options=[none] + cols, index=0)
+    with ui.show_errors("The uploaded file cannot be used"):
+        upload_p, upload_truth = fdr.pvalues_from_frame(frame, pcol, None if tcol == none else tcol)
+    if upload_p is None:
+        st.stop()
+    T = upload_p.size
+    label = f"{name} (uploaded)"
+    R = int(ui.url_select_slider("noise draws for the utility panel", key="fdr_Rup", options=[20, 50, 100],
+                                 value=50))
+    seed = int(ui.url_number("Preview seed", key="fdr_seed", min_value=0, max_value=10_000, value=0, step=1))
+    st.markdown("**Sensitivity η of the p-values** (how much one person can change log p).")
+    e1, e2, e3 = st.columns(3)
+    with e1:
+        eta_how = ui.url_radio("η from", key="fdr_etahow", options=["stated", "paper", "binomial"],
+                               format_func=lambda s: {"stated": "a stated value",
+                                                      "paper": "sample size (paper: √(ln n / n))",
+                                                      "binomial": "exact one-sided binomial test"}[s])
+    with e2:
+        n_up = int(ui.url_number("observations per hypothesis n", key="fdr_nup", min_value=10, max_value=10**7,
+                                 value=1000, step=1))
+    with e3:
+        if eta_how == "stated":
+            eta_default = float(ui.url_number("η", key="fdr_eta", min_value=1e-4, max_value=10.0, value=0.0831,
+                                              format="%.4f"))
+        elif eta_how == "paper":
+            eta_default = fdr.eta_paper(n_up)
+        else:
+            floor_exp = int(ui.url_number("floor μ = 10^(−…)", key="fdr_floor", min_value=1, max_value=300,
+                                          value=6, step=1))
+            eta_default = fdr.eta_binomial_exact(min(n_up, 100_000), 10.0 ** -floor_exp)
+        st.metric("η used", f"{eta_default:.4g}")
+    st.caption("η must be fixed from the design (test and sample size), never from the data. The exact binomial η "
+               "is a proof for p-values above the floor μ; the paper's √(ln n / n) is an assumption that fails for "
+               "very small p-values (where one person moves log p much more).")
+
+ui.set_current_dataset(label, data_fp)
+st.caption("Unit of privacy: one person in the data behind the p-values. Replace-one neighbours move every p-value "
+           "by at most a factor e^η.")
+
+# ---- controls ------------------------------------------------------------------
+k1, k2, k3 = st.columns([1.3, 1, 1])
+with k1:
+    epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=5.0, min_value=0.3, max_value=20.0)
+    alpha = float(ui.url_select_slider("target FDR α", key="fdr_alpha", options=[0.01, 0.02, 0.05, 0.1, 0.2],
+                                       value=0.05))
+    delta_exp = float(ui.url_select_slider("δ", key="fdr_delta", options=[1e-6, 1e-5, 1e-4, 2.5e-4, 1e-3],
+                                           value=2.5e-4, format_func=lambda d: f"{d:g}"))
+with k2:
+    cutoff = int(ui.url_select_slider("cutoff c (max discoveries)", key="fdr_c", options=[5, 10, 20, 40, 80, 160],
+                                      value=40))
+    shift = float(ui.url_select_slider("shift scale s", key="fdr_s", options=[0.5, 1.0, 1.5, 2.0, 4.0], value=1.0,
+                                       help="A = s·ηc·ln(2/(3δ'))/ε; Theorem 4 needs s = 4, the paper's "
+                                            "experiments use s = 1."))
+    lam = float(ui.url_select_slider("PAPRIKA λ (candidates: p < 2λ)", key="fdr_lam",
+                                     options=[0.05, 0.1, 0.2, 0.3, 0.4], value=0.2))
+with k3:
+    gamma = ui.url_radio("γ sequence", key="fdr_gamma", options=["power", "constant"], horizontal=True,
+                         format_func=lambda g: {"power": "γ_j ∝ j^−1.6 (code)", "constant": "1/k (paper)"}[g])
+    rule = ui.url_radio("PAPRIKA threshold rule", key="fdr_rule", options=["paper", "code"], horizontal=True,
+                        format_func=lambda r: {"paper": "paper (private)", "code": "authors' code (leaks)"}[r],
+                        help="The authors' code indexes γ by candidate counts, so the threshold depends on "
+                             "unreleased data: not private (see the audit page). Offered to reproduce their "
+                             "figures only; releases always use the paper rule.")
+    show_ai = ui.url_radio("one-stream view", key="fdr_view", options=["PAPRIKA", "PAPRIKA AI"], horizontal=True)
+
+eta = eta_default
+settings = fdr.Settings(alpha=alpha, epsilon=epsilon, delta=delta_exp, eta=eta, cutoff=cutoff, lam_paprika=lam,
+                        shift=shift, gamma=gamma, rule=rule)
+bound = alpha + delta_exp * T
+z_a, z_t = fdr.paprika_noise_scales(epsilon, eta, cutoff)
+A = fdr.paprika_shift(epsilon, delta_exp, eta, cutoff, T, shift)
+ui.preview_notice()
+st.markdown(f"**Noise at these settings:** threshold noise Z_α ~ Laplace({z_a:.3g}) (redrawn after every discovery), "
+            f"per-test noise Z_t ~ Laplace({z_t:.3g}) on log p, threshold lowered by A = {A:.3g} (in log p units: "
+            f"a p-value must be about e^{A:.2g} ≈ {math.exp(min(A, 700)):.3g} times smaller than α_t to be "
+            f"rejected on average). Guarantee: ({epsilon:g}, {delta_exp:g})-DP for the discovery list; "
+            f"FDR ≤ α + δT = {bound:.3g}.")
+
+# ---- one stream ----------------------------------------------------------------
+with ui.show_errors("Cannot run the procedures"):
+    if upload_p is None:
+        streams = sim_streams(src, R, T, pi1, n_obs, theta, seed)
+        p_runs, truth_runs = streams.pvalues, streams.truth
+    else:
+        p_runs = np.broadcast_to(upload_p, (R, T)).copy()
+        truth_runs = None if upload_truth is None else np.broadcast_to(upload_truth, (R, T)).copy()
+    p1 = p_runs[:1]
+    one = fdr.run_method(show_ai, p1, settings, rng=np.random.default_rng(seed + 5), keep_threshold=True).squeeze()
+    base_one = fdr.run_method("SAFFRON AI" if show_ai == "PAPRIKA AI" else "SAFFRON", p1, settings).squeeze()
+    st.subheader(f"One stream: {one.method} vs {base_one.method}")
+    st.plotly_chart(ff.stream_figure(one, p1[0], truth=None if truth_runs is None else truth_runs[0],
+                                     nonprivate=base_one), key="fdr_fig_stream")
+    cols = st.columns(4)
+    cols[0].metric(f"{one.method} discoveries", int(one.rejections.sum()))
+    cols[1].metric(f"{base_one.method} discoveries", int(base_one.rejections.sum()))
+    if truth_runs is not None:
+        fdp_p, pow_p = fdr.fdp_power(one.rejections, truth_runs[0])
+        fdp_s, pow_s = fdr.fdp_power(base_one.rejections, truth_runs[0])
+        cols[2].metric("FDP (private / non-private)", f"{float(fdp_p):.2f} / {float(fdp_s):.2f}")
+        cols[3].metric("power (private / non-private)", f"{float(pow_p):.2f} / {float(pow_s):.2f}")
+    ui.teaching(
+        "1. Each dot is one hypothesis' log p-value, in arrival order. 2. The solid blue step line is the noisy "
+        "threshold log α_t − A + Z_α: the test level α_t of the rule, lowered by the shift A, plus threshold noise "
+        "that is redrawn after every discovery (that is why it jumps at each diamond). 3. A hypothesis is rejected "
+        "when it is a candidate (p < 2λ) and log p + Z_t falls below the line — Z_t is fresh noise for every test, "
+        "so dots just below the line can be missed and dots just above can be hit. 4. The dotted line is what "
+        "non-private SAFFRON would use: no shift, no noise."
+    )
+    ui.explain(
+        "**SparseVector.** Checking 800 p-values against a threshold and revealing every yes/no answer would cost "
+        "privacy 800 times. SparseVector adds noise to the threshold once and to each test, and can then reveal all "
+        "the 'no' answers for free: only each 'yes' (discovery) uses up budget. That is why PAPRIKA needs a cutoff "
+        f"c = {cutoff}: after c discoveries it must stop, and each noise scale grows with c.\n\n"
+        "**Why log p.** One person changes a p-value by a *factor* (at most e^η), not by an amount — small p-values "
+        "move little in absolute terms. On the log scale that factor is a shift of at most η, which Laplace noise "
+        "of scale ∝ η/ε hides.\n\n"
+        "**Why candidacy is not noised, and what δ pays for.** SAFFRON only tests *candidates* (p below λ) and its "
+        "wealth depends on how many candidates it saw. Noising that too would cost budget at every step. PAPRIKA "
+        "keeps the candidate check exact but uses 2λ and caps α_t at λ: a p-value near the candidate boundary is "
+        "then at least twice the level, so it could only be rejected if the noise overcomes that gap *and* the "
+        "shift A — an event of probability at most δ. The paper's threshold rule also lets wealth decay at every "
+        "step (like LORD), so the thresholds depend only on the released discoveries.\n\n"
+        f"**What η means here.** η = {eta:.4g}: replacing one person's record can multiply a p-value by at most "
+        f"e^η = {math.exp(eta):.4f}. For the paper's binomial test with n = 1000 it takes η = √(ln n / n) ≈ 0.083; "
+        "the exact bound for very small p-values is larger (see the upload option), so read the guarantee as "
+        "'for p-values above a floor'.",
+        title="SparseVector, candidacy, δ and η in plain words",
+    )
+
+# ---- utility over runs ---------------------------------------------------------
+st.subheader(f"All six methods over {R} {'runs' if upload_p is None else 'noise draws'}")
+if truth_runs is None:
+    st.info("Without known truth labels FDR and power cannot be computed; the panel shows the number of "
+            "discoveries instead.")
+    with ui.show_errors():
+        rng = np.random.default_rng(seed + 1)
+        counts = {m: fdr.run_method(m, p_runs, settings, rng=rng).rejections.sum(axis=1) for m in fdr.METHODS}
+        st.dataframe(pd.DataFrame({m: [v.mean(), np.quantile(v, 0.05), np.quantile(v, 0.95)]
+                                   for m, v in counts.items()}, index=["mean", "5 %", "95 %"]).round(2))
+else:
+    with ui.show_errors():
+        if upload_p is None:
+            summary = sim_summary(src, R, T, pi1, n_obs, theta, seed, settings)
+        else:
+            rng = np.random.default_rng(seed + 1)
+            summary = fdr.summary_table([fdr.run_method(m, p_runs, settings, rng=rng) for m in fdr.METHODS],
+                                        truth_runs)
+        left, right = st.columns([1.6, 1])
+        with left:
+            st.plotly_chart(ff.summary_figure(summary, alpha=alpha, bound=bound), key="fdr_fig_summary")
+        with right:
+            st.dataframe(summary.round(4), hide_index=True, width="stretch")
+            st.caption("Error bars: ±2 standard errors over runs. mFDR = total false / total discoveries.")
+    ui.teaching("A single stream can be lucky or unlucky; the bars average the false discovery proportion "
+                "(FDR) and the share of real effects found (power) over many streams.")
+
+# ---- sweeps ----------------------------------------------------------------------
+if truth_runs is not None:
+    st.subheader("Privacy–utility: FDR and power vs ε")
+    with ui.show_errors("Sweep failed"):
+        if upload_p is None:
+            # the sweep does not depend on the chosen ε: keep it out of the cache key
+            eps_table, curves = sim_eps_sweep(src, R, T, pi1, n_obs, theta, seed,
+                                              dataclasses.replace(settings, epsilon=1.0))
+        else:
+            eps_table, curves = _eps_sweep(p_runs, truth_runs, settings, seed)
+        st.plotly_chart(ff.sweep_figure(eps_table, x_title="privacy budget ε (log scale)", alpha=alpha,
+                                        bound=bound, log_x=True, mark=epsilon), key="fdr_fig_eps")
+        st.caption("Private methods: mean over runs with ±2 SE error bars at each ε; the non-private methods do not "
+                   "depend on ε (flat). The dashed vertical line marks the chosen ε.")
+        accuracy_first(key="fdr_acc", grid=curves[1].epsilons, draws=np.nan_to_num(curves[1].power),
+                       metric_label="PAPRIKA AI power", default_threshold=0.8, larger_is_better=True,
+                       basis=label)
+    if upload_p is None and ui.url_toggle("Show FDR and power vs the share of non-nulls π1 (recomputed when a "
+                                          "setting changes, a few seconds)", key="fdr_showpi", value=False):
+        st.subheader("FDR and power vs the share of non-nulls π1")
+        with ui.show_errors("Sweep failed"):
+            with st.spinner("Simulating five values of π1…"):
+                pi_table = sim_pi1_sweep(src, R, T, n_obs, theta, seed, settings)
+            st.plotly_chart(ff.sweep_figure(pi_table, x_title="share of non-null hypotheses π1", alpha=alpha,
+                                            bound=bound), key="fdr_fig_pi1")
+            st.caption(f"ε = {epsilon:g} for PAPRIKA and PAPRIKA AI; fresh data per run and per π1.")
+        ui.teaching("Reference (authors' code rule, ε = 5, s = 1): SAFFRON power 1.0 with FDR ≤ 0.05, PAPRIKA AI "
+                    "power 0.78–1.0 with FDR ≤ 0.025, PAPRIKA power 0.73–1.0 with FDR up to ≈ 0.11 at π1 = 0.05.")
+
+# ---- release ---------------------------------------------------------------------
+release_method = show_ai
+if math.isfinite(epsilon):
+    params = dict(alpha=alpha, eta=eta, cutoff=cutoff, lam=lam, shift=shift, gamma=gamma, rule="paper", T=T)
+    if rule == "code":
+        st.caption("Releases always use the paper's threshold rule (the authors' code rule is not private).")
+    ui.release_panel(
+        key="fdr", dataset_label=label, fingerprint=data_fp, method=f"{release_method} discovery list",
+        epsilon=epsilon, delta=delta_exp, params=params,
+        make_bundle=lambda: fdr.release(p1[0] if upload_p is None else upload_p, alpha=alpha, epsilon=epsilon,
+                                        delta=delta_exp, eta=eta, cutoff=cutoff, lam=lam, shift=shift, gamma=gamma,
+                                        ai=release_method == "PAPRIKA AI", dataset=label, fingerprint=data_fp),
+    )
