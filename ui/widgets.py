@@ -25,16 +25,65 @@ def url_slider(label: str, *, key: str, **kwargs):
     return _bound(st.slider, label, key, **kwargs)
 
 
-def url_select_slider(label: str, *, key: str, **kwargs):
-    return _bound(st.select_slider, label, key, **kwargs)
+def _option_from_text(raw: str, options: list, default):
+    """The option whose text is ``raw`` (numbers compared as numbers: ``2`` finds ``2.0``)."""
+    for option in options:
+        if str(option) == raw:
+            return option
+    try:
+        number = float(raw)
+    except ValueError:
+        return default
+    for option in options:
+        if isinstance(option, (int, float)) and not isinstance(option, bool) and option == number:
+            return option
+    return default
 
 
-def url_selectbox(label: str, *, key: str, **kwargs):
-    return _bound(st.selectbox, label, key, **kwargs)
+def _choice_bound(widget, label: str, key: str, options, default, format_func, **kwargs):
+    """URL binding by the option's own value (``?method=survival``), not its display label.
+
+    Streamlit's native binding writes ``format_func(option)`` into the URL,
+    which makes links long and breaks when a label is reworded, so choice
+    widgets with a ``format_func`` are bound here instead: the URL value
+    seeds the widget's state on first render, and the widget's value is
+    written back (or dropped when it equals the default) after each run.
+    """
+    if not key:
+        raise ValueError("URL-bound widgets need a key (it becomes the query-parameter name)")
+    options = list(options)
+    if key not in st.session_state:
+        raw = st.query_params.get(key)
+        st.session_state[key] = default if raw is None else _option_from_text(raw, options, default)
+    value = widget(label, options=options, key=key, format_func=format_func, **kwargs)
+    if value == default:
+        if key in st.query_params:
+            del st.query_params[key]
+    else:
+        st.query_params[key] = str(value)
+    return value
 
 
-def url_radio(label: str, *, key: str, **kwargs):
-    return _bound(st.radio, label, key, **kwargs)
+def url_select_slider(label: str, *, key: str, options, value=None, format_func=None, **kwargs):
+    if format_func is None:
+        return _bound(st.select_slider, label, key, options=options, value=value, **kwargs)
+    options = list(options)
+    return _choice_bound(st.select_slider, label, key, options, options[0] if value is None else value,
+                         format_func, **kwargs)
+
+
+def url_selectbox(label: str, *, key: str, options, index: int = 0, format_func=None, **kwargs):
+    if format_func is None:
+        return _bound(st.selectbox, label, key, options=options, index=index, **kwargs)
+    options = list(options)
+    return _choice_bound(st.selectbox, label, key, options, options[index], format_func, **kwargs)
+
+
+def url_radio(label: str, *, key: str, options, index: int = 0, format_func=None, **kwargs):
+    if format_func is None:
+        return _bound(st.radio, label, key, options=options, index=index, **kwargs)
+    options = list(options)
+    return _choice_bound(st.radio, label, key, options, options[index], format_func, **kwargs)
 
 
 def url_toggle(label: str, *, key: str, **kwargs):
