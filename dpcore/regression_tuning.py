@@ -154,7 +154,6 @@ def threshold_search(
         w = np.maximum(w, 0.0)  # PSD repair
         noisy_xy = nxy[:, None] + lxy[..., None] * b_xy[:, None, None, :]  # (S, R, d, Gy)
         t = np.swapaxes(v, -1, -2) @ noisy_xy / (1.0 + w[..., None])  # λ = λ0 = 1, in the eigenbasis
-        t = np.where(w[..., None] > 0, t, 0.0)  # nxy projected onto the range of the repaired nxx
         mu = v @ t  # (S, R, d, Gy)
         mu = np.swapaxes(mu, -1, -2).reshape(n_sets, n_draws * gy.size, d)
         pred = mu @ Xt  # (S, R·Gy, n)
@@ -206,7 +205,6 @@ def threshold_search_loop(
                     wv, vv = np.linalg.eigh(nxx)
                     nxx = (vv * np.maximum(wv, 0.0)) @ vv.T
                     nxy = Xc.T @ yc + rng.laplace(0.0, s_xy / (p2 * epsilon), size=d)
-                    nxy = vv @ np.where(wv > 0, vv.T @ nxy, 0.0)  # range projection, as the fit does
                     mu = np.linalg.solve(np.eye(d) + nxx, nxy)
                     total += float(spearman(X @ mu, y, ties=False))
             scores[a, b] = total / (n_sets * n_draws)
