@@ -66,7 +66,8 @@ def test_ight_recovers_theta_exactly_without_noise():
     theta = np.zeros(d)
     theta[rng.choice(d, s, replace=False)] = rng.choice([-1, 1], s) * rng.uniform(1, 2, s)
     fit = sp.nonprivate_ight(X, X @ theta, sparsity=s, K=50.0, r=1e3, B=1e3, T1=300)
-    np.testing.assert_allclose(fit.coef, theta, atol=1e-8)
+    assert set(np.flatnonzero(fit.coef)) == set(np.flatnonzero(theta))
+    np.testing.assert_allclose(fit.coef, theta, atol=1e-5)  # IGHT stops at a relative step of 1e-7
 
 
 def test_ight_logistic_teacher_finds_the_support(easy):
