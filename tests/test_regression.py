@@ -1,0 +1,273 @@
+"""Tests of dpcore.regression: closed forms, VB vs Gibbs, sensitivities, audits, tuning, CV, release."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpcore import regression as R
+from dpcore.regression_eval import equivalent_sample_size, monte_carlo_cv, utility_curve
+from dpcore.regression_tuning import split_grid, split_search, threshold_search, threshold_search_loop
+
+
+def _data(n=200, d=3, seed=0, noise=0.5):
+    rng = np.random.default_rng(seed)
+    X = R.normalise_rows(rng.standard_normal((n, d)))
+    beta = rng.standard_normal(d) * 2
+    y = X @ beta + noise * rng.standard_normal(n)
+    return X, y - y.mean(), beta
+
+
+# ---------------------------------------------------------------- closed forms
+
+
+def test_infinite_epsilon_is_closed_form_and_ridge():
+    from sklearn.linear_model import Ridge
+
+    X, y, _ = _data(n=150, d=6, seed=1)
+    fit = R.robust_private_lr(X, y, epsilon=math.inf, bx=0.01, by=0.01, priors=False)  # bounds ignored at ε = ∞
+    closed = np.linalg.solve(np.eye(6) + X.T @ X, X.T @ y)
+    np.testing.assert_allclose(fit.coef, closed, rtol=0, atol=1e-10)
+    ridge = Ridge(alpha=1.0, fit_intercept=False, solver="cholesky", tol=1e-14).fit(X, y)
+    np.testing.assert_allclose(fit.coef, ridge.coef_, rtol=0, atol=1e-10)
+    # other fixed precisions: ridge with α = λ0/λ
+    post = R.posterior_fixed(R.sufficient_stats(X, y), lam=4.0, lam0=2.0)
+    ridge = Ridge(alpha=0.5, fit_intercept=False, solver="cholesky").fit(X, y)
+    np.testing.assert_allclose(post.coef, ridge.coef_, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(fit.predict(X), X @ closed, atol=1e-10)
+
+
+def test_psd_repair_and_batched_fixed_posterior_agree_with_solve():
+    rng = np.random.default_rng(3)
+    X, y, _ = _data(n=50, d=4, seed=3)
+    s = R.sufficient_stats(X, y)
+    noisy = R.stat_noise(4, 0.5, 1.0, 1.0).sample(s, rng=rng, draws=30)
+    assert noisy.nxx.shape == (30, 4, 4)
+    np.testing.assert_allclose(noisy.nxx, np.swapaxes(noisy.nxx, -1, -2))
+    w, v = R.psd_repair(noisy.nxx)
+    assert (w >= 0).all()
+    repaired = v @ (w[..., None] * np.swapaxes(v, -1, -2))
+    assert (np.linalg.eigvalsh(repaired) > -1e-9).all()
+    post = R.posterior_fixed(noisy)
+    ref = np.linalg.solve(np.eye(4) + repaired, noisy.nxy[..., None])[..., 0]
+    np.testing.assert_allclose(post.coef, ref, atol=1e-10)
+
+
+def _gibbs(s: R.Stats, *, chains=200, iters=700, burn=200, seed=0, a=2.0, b=2.0, a0=2.0, b0=2.0):
+    """Conjugate Gibbs sampler for β, λ, λ0 (vectorised over chains)."""
+    rng = np.random.default_rng(seed)
+    d = s.nxx.shape[0]
+    lam, lam0 = np.ones(chains), np.ones(chains)
+    total, count = np.zeros(d), 0
+    for it in range(iters):
+        prec = lam0[:, None, None] * np.eye(d) + lam[:, None, None] * s.nxx
+        chol = np.linalg.cholesky(prec)
+        mean = np.linalg.solve(prec, (lam[:, None] * s.nxy)[..., None])[..., 0]
+        z = rng.standard_normal((chains, d))
+        beta = mean + np.linalg.solve(np.swapaxes(chol, -1, -2), z[..., None])[..., 0]
+        rss = s.nyy - 2 * beta @ s.nxy + np.einsum("ci,ij,cj->c", beta, s.nxx, beta)
+        lam = rng.gamma(a + s.n / 2, 1.0 / (b + rss / 2))
+        lam0 = rng.gamma(a0 + d / 2, 1.0 / (b0 + (beta * beta).sum(-1) / 2))
+        if it >= burn:
+            total += beta.sum(0)
+            count += chains
+    return total / count
+
+
+def test_vb_matches_gibbs_posterior_mean():
+    X, y, _ = _data(n=60, d=3, seed=4, noise=0.3)
+    s = R.sufficient_stats(X, y)
+    vb = R.posterior_vb(s)
+    assert vb.sweeps < 200
+    ref = _gibbs(s)
+    np.testing.assert_allclose(vb.coef, ref, atol=1e-2)
+    # and it is not simply the fixed-precision answer (the test can fail)
+    assert np.max(np.abs(R.posterior_fixed(s).coef - ref)) > 1e-2
+
+
+def test_vb_is_batched_and_stable_on_noisy_statistics():
+    X, y, _ = _data(n=100, d=5, seed=5)
+    s = R.sufficient_stats(X, y, 0.2, 1.0)
+    noisy = R.stat_noise(5, 0.2, 1.0, 0.5).sample(s, rng=np.random.default_rng(0), draws=500)
+    post = R.posterior_vb(noisy)
+    assert post.coef.shape == (500, 5)
+    assert np.isfinite(post.coef).all() and np.isfinite(post.lam).all()
+    one = R.posterior_vb(R.Stats(noisy.nxx[7], noisy.nxy[7], noisy.nyy[7], noisy.n))
+    np.testing.assert_allclose(one.coef, post.coef[7], atol=1e-6)
+
+
+# ---------------------------------------------------------------- sensitivities
+
+
+def _l1_changes(X, y, Xb, yb, bx, by):
+    a, b = R.sufficient_stats(X, y, bx, by), R.sufficient_stats(Xb, yb, bx, by)
+    return (np.abs(R.triu_pack(a.nxx) - R.triu_pack(b.nxx)).sum(), np.abs(a.nxy - b.nxy).sum(),
+            abs(float(a.nyy - b.nyy)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    n=st.integers(2, 12), d=st.integers(1, 6), seed=st.integers(0, 10_000),
+    bx=st.floats(0.01, 2.0), by=st.floats(0.01, 5.0), extreme=st.booleans(), scale=st.floats(0.1, 20.0),
+)
+def test_statistic_sensitivities_hold_for_replace_one(n, d, seed, bx, by, extreme, scale):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)) * scale
+    y = rng.standard_normal(n) * scale
+    if extreme:  # records at the clipping corners ±B (and beyond)
+        X = np.sign(X) * bx * rng.choice([1.0, 3.0], size=X.shape)
+        y = np.sign(y) * by * rng.choice([1.0, 3.0], size=y.shape)
+    Xb, yb = X.copy(), y.copy()
+    i = rng.integers(n)
+    Xb[i] = rng.choice([-1.0, 1.0], size=d) * bx * (2.0 if extreme else rng.uniform(0, 3))
+    yb[i] = rng.choice([-1.0, 1.0]) * by * (2.0 if extreme else rng.uniform(0, 3))
+    dxx, dxy, dyy = _l1_changes(X, y, Xb, yb, bx, by)
+    sxx, sxy, syy = R.sensitivities(d, bx, by)
+    assert dxx <= sxx * (1 + 1e-9)
+    assert dxy <= sxy * (1 + 1e-9)
+    assert dyy <= syy * (1 + 1e-9)
+
+
+def test_nxy_and_nyy_sensitivities_are_attained_at_the_corner():
+    d, bx, by = 4, 0.3, 2.0
+    X, y = np.zeros((5, d)), np.zeros(5)
+    X[0], y[0] = bx, by
+    Xb, yb = X.copy(), y.copy()
+    yb[0] = -by
+    _, dxy, _ = _l1_changes(X, y, Xb, yb, bx, by)
+    assert dxy == pytest.approx(R.sensitivities(d, bx, by)[1])
+    yb[0] = 0.0
+    _, _, dyy = _l1_changes(X, y, X, yb, bx, by)
+    assert dyy == pytest.approx(R.sensitivities(d, bx, by)[2])
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(2, 30), seed=st.integers(0, 10_000))
+def test_preparation_sensitivities(n, seed):
+    rng = np.random.default_rng(seed)
+    lo, hi = -10.0, 13.0
+    y = rng.uniform(-30, 30, size=n)
+    yb = y.copy()
+    yb[rng.integers(n)] = rng.choice([-100.0, 100.0])
+    assert abs(np.clip(y, lo, hi).mean() - np.clip(yb, lo, hi).mean()) <= (hi - lo) / n + 1e-12
+    c = float(rng.uniform(lo, hi))
+    m = max(hi - c, c - lo)
+    mad = lambda v: np.abs(np.clip(v, lo, hi) - c).mean()  # noqa: E731
+    assert abs(mad(y) - mad(yb)) <= m / n + 1e-12
+    X = rng.uniform(-1, 2, size=(n, 3))
+    Xb = X.copy()
+    Xb[0] = [5.0, -5.0, 5.0]
+    diff = np.abs(np.clip(X, 0, 1).mean(0) - np.clip(Xb, 0, 1).mean(0)).sum()
+    assert diff <= 3 * 1.0 / n + 1e-12
+
+
+def test_stat_noise_scales_follow_the_split():
+    nz = R.stat_noise(10, 0.1, 2.0, 2.0, (0.35, 0.60, 0.05))
+    assert nz.xx.scale == pytest.approx(10 * 11 * 0.01 / 0.7)
+    assert nz.xy.scale == pytest.approx(2 * 10 * 0.2 / 1.2)
+    assert nz.yy.scale == pytest.approx(4.0 / 0.1)
+    assert nz.epsilon == pytest.approx(2.0)
+    with pytest.raises(ValueError):
+        R.stat_noise(3, 1, 1, 1, (0.5, 0.5, 0.1))
+
+
+# ---------------------------------------------------------------- audit
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+def test_audit_scenarios_pass_and_catch_planted_bug(epsilon):
+    scenarios = R.audit_scenarios(epsilon)
+    assert len(scenarios) >= 3
+    for k, sc in enumerate(scenarios):
+        ok, _, _ = sc.run(100_000, seed=11 + k)
+        assert not ok.violation, (sc.name, ok.describe())
+        bad, _, _ = sc.run(100_000, planted_bug=True, seed=101 + k)
+        assert bad.violation, (sc.name, sc.planted_bug_label, bad.describe())
+
+
+# ---------------------------------------------------------------- tuning
+
+
+def test_threshold_search_matches_paper_behaviour():
+    """ωx at the grid's low end; ωy grows with n and ε (n = 500–800, d = 10, ε ∈ {1, 2})."""
+    res = {(n, e): threshold_search(n, 10, epsilon=e, n_sets=10, n_draws=10, rng=7)
+           for n in (500, 800) for e in (1.0, 2.0)}
+    for r in res.values():
+        assert r.omega_x <= 0.2
+        assert r.scores.shape == (20, 20)
+    wy = {k: r.omega_y for k, r in res.items()}
+    assert wy[(500, 2.0)] >= wy[(500, 1.0)] and wy[(800, 2.0)] >= wy[(800, 1.0)]
+    assert wy[(800, 1.0)] >= wy[(500, 1.0)] and wy[(800, 2.0)] >= wy[(500, 2.0)]
+    assert wy[(800, 2.0)] > wy[(500, 1.0)]
+
+
+def test_batched_search_agrees_with_the_per_pair_loop():
+    kw = dict(epsilon=1.0, grid_x=[0.1, 0.8], grid_y=[0.3, 1.5], n_sets=4, n_draws=40, rng=3)
+    batched = threshold_search(300, 5, progress=lambda f: None, **kw).scores
+    loop = threshold_search_loop(300, 5, **kw)
+    np.testing.assert_allclose(batched, loop, atol=0.03)
+    assert batched[0, 0] > batched[1, 1] + 0.05  # the grid matters: clipping hard wins here
+
+
+def test_split_search_small():
+    grid = split_grid()
+    assert np.allclose(grid.sum(1), 1) and grid[:, 2].min() >= 0.05 - 1e-9 and len(grid) > 100
+    calls = []
+    res = split_search(300, 5, epsilon=1.0, splits=grid[::40], n_sets=2, n_draws=2, grid_x=[0.1, 0.5],
+                       grid_y=[0.5, 1.0], progress=calls.append)
+    assert res.scores.shape == (len(grid[::40]),) and calls[-1] == 1.0
+    assert tuple(res.best) in {tuple(g) for g in grid[::40]}
+
+
+# ---------------------------------------------------------------- preparation, CV, release
+
+
+def test_prepare_charges_or_uses_public_values():
+    X, y, _ = _data(n=100, d=3)
+    with pytest.raises(ValueError):
+        R.prepare(X, y, x_bounds=(0, 1), y_bounds=(-5, 5))  # DP items need a budget
+    pub = R.prepare(X, y, x_bounds=(0, 1), y_bounds=(-4, 6), y_centre="public", sigma_y="public")
+    assert pub.epsilon == 0 and pub.y_centre == 1.0 and pub.sigma_y == pytest.approx(10 / 6)
+    dp = R.prepare(X, y, x_bounds=(0, 1), y_bounds=(-4, 6), epsilon=0.2, rng=np.random.default_rng(0))
+    assert dp.epsilon == pytest.approx(0.2) and set(dp.parts) == {"response centre", "response scale"}
+    Xn, yc = dp.transform(X, y)
+    np.testing.assert_allclose(np.linalg.norm(Xn, axis=1), 1.0)
+
+
+def test_monte_carlo_cv_shapes_and_ordering():
+    X, y, _ = _data(n=700, d=4, seed=8, noise=0.7)
+    res = monte_carlo_cv(X, y * 3 + 1, epsilons=[0.5, 5.0], sizes=[200, 500], repeats=6, n_test=100,
+                         n_nonprivate=10, x_bounds=(-1, 1), y_bounds=(-15, 15), rng=0,
+                         omegas=lambda n, d, e, sp: (0.5, 1.0))
+    assert res.rho.shape == (5, 2, 2, 6) and res.mse.shape == (5, 2, 2, 6)
+    m = res.rho.mean(-1)
+    assert m[0].min() > 0.6  # non-private on a strong signal
+    assert m[1, 1, 1] > m[2, 1, 1]  # projection beats no projection
+    assert m[1, 1, 1] > m[1, 1, 0]  # more ε, more utility
+    tab = res.table()
+    assert len(tab) == 5 * 2 * 2
+    curve = utility_curve(X, y, epsilons=[1.0, 4.0], n_private=300, repeats=4, x_bounds=(-1, 1),
+                          y_bounds=(-5, 5), rng=1, omegas=lambda n, d, e, sp: (0.5, 1.0))
+    assert curve.values.shape == (2, 4) and curve.nonprivate.shape == (4,)
+
+
+def test_equivalent_sample_size():
+    assert equivalent_sample_size([100, 200, 400], [0.1, 0.2, 0.3], 0.25) == pytest.approx(300)
+    assert math.isnan(equivalent_sample_size([100, 200], [0.1, 0.2], 0.5))
+
+
+def test_release_bundle_contains_only_noisy_values():
+    X, y, _ = _data(n=80, d=3, seed=9)
+    prep = R.prepare(X, y, x_bounds=(-1, 1), y_bounds=(-6, 6), epsilon=0.1, release=True)
+    bundle = R.release(X, y, prep=prep, epsilon=1.0, omega_x=0.5, omega_y=1.0, dataset="synthetic",
+                       fingerprint="abc", public=(X[:5], y[:5]))
+    assert bundle.epsilon == pytest.approx(1.1)
+    assert set(bundle.tables) == {"coefficients", "noisy_nxx", "noisy_nxy", "noisy_nyy"}
+    exact = R.sufficient_stats(*prep.transform(X, y), 0.5 / math.sqrt(3), 1.0 * prep.sigma_y)
+    assert not np.allclose(bundle.tables["noisy_nxy"]["nxy"].to_numpy(), exact.nxy)
+    assert "OpenDP" in bundle.to_json()
+    assert len(bundle.to_zip()) > 0
