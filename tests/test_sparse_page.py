@@ -1,0 +1,135 @@
+"""AppTest for the sparse-learning page: ε change, data sources, logistic, upload errors, release."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "sparse.py")
+
+
+def _ok(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def _app(**query) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    _ok(at)
+    return at
+
+
+def _noised(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("**What is noised"))
+
+
+def test_page_renders_and_reacts_to_epsilon():
+    at = _app(sp_n="500", sp_d="200", sp_R="5")
+    assert len(at.get("plotly_chart")) >= 4  # stem, convergence, error vs ε, F1 vs ε
+    assert any("Caveat found by our audit" in w.value for w in at.warning)
+    before = _noised(at)
+    at.select_slider(key="eps").set_value(5.0).run()
+    _ok(at)
+    after = _noised(at)
+    assert before != after and "ε = 5" in after
+    table = at.dataframe[0].value
+    assert {"method", "‖θ − θ*‖₂", "support F1"} <= set(table.columns)
+    assert len(table) == 5
+
+
+def test_gdsc_linear_and_logistic():
+    at = _app(sp_src="gdsc", sp_gd="100", sp_R="5")
+    stem = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert any(str(t).startswith(("(intercept)", "TP53", "loss_", "gain_")) or "_mut" in str(t)
+               for t in stem["layout"]["xaxis"]["ticktext"])  # real feature names on the axis
+    assert any("sensitive" in c.value or "public centre" in c.value for c in at.caption)
+    at.radio(key="sp_loss").set_value("logistic").run()
+    _ok(at)
+    assert any("sensitive (+1)" in c.value for c in at.caption)
+    cols = set(at.dataframe[0].value.columns)
+    assert "misclassification" in cols and "overlap with teacher (F1)" in cols
+
+
+def test_methods_can_be_deselected():
+    at = _app(sp_n="200", sp_d="50", sp_R="5")
+    at.multiselect(key="sp_methods").set_value(["kt", "dp_ight"]).run()
+    _ok(at)
+    assert set(at.dataframe[0].value.method) == {"teacher (non-private)", "knowledge transfer (student)", "DP-IGHT"}
+
+
+def test_release_charges_and_exports():
+    at = _app(sp_n="200", sp_d="50", sp_R="5")
+    at.button(key="release_button_sparse").click().run()
+    _ok(at)
+    assert any("Released Sparse regression by knowledge transfer" in s.value for s in at.success)
+    bundle = at.session_state["_release_last_sparse"]
+    assert set(bundle.tables) == {"coefficients", "synthetic_responses"}
+    assert len(bundle.tables["synthetic_responses"]) == 200  # m = n
+    assert bundle.delta == 1.0 / 200**2 and bundle.epsilon == 2.0
+    assert at.session_state["_dp_ledger"].spent(bundle.fingerprint)[0] == 2.0
+
+
+class _FakeUpload:
+    def __init__(self, data: bytes, name: str):
+        self._data, self.name = data, name
+
+    def getvalue(self) -> bytes:
+        return self._data
+
+
+def _with_upload(data: bytes) -> AppTest:
+    import streamlit as st
+    from unittest import mock
+
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["sp_src"] = "upload"
+    at.query_params["sp_R"] = "5"
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(data, "mine.csv")):
+        at.run()
+    return at
+
+
+def test_upload_runs_and_bad_upload_is_named():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 8))
+    frame = pd.DataFrame(X, columns=[f"g{j}" for j in range(8)])
+    frame.insert(0, "y", X[:, 0] - X[:, 3])
+    at = _with_upload(frame.to_csv(index=False).encode())
+    _ok(at)
+    assert len(at.get("plotly_chart")) >= 2
+    assert any("press to run" in c.value for c in at.caption)  # uploads: the ε sweep waits for a button
+    bad = frame.astype(object)
+    bad.loc[5, "g2"] = "n/a"
+    at = _with_upload(bad.to_csv(index=False).encode())
+    assert not at.exception
+    assert any("Column 'g2', row 7" in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_upload_parsing_errors_are_named():
+    frame = pd.DataFrame({"y": ["1.0", "2.0", "x"] + ["1"] * 20, "g1": np.arange(23), "g2": np.arange(23) % 2})
+    from dpcore import sparse as sp
+    from dpcore.validation import InputError
+
+    try:
+        sp.sparse_from_frame(frame, "y", ["g1", "g2"])
+    except InputError as err:
+        assert "Column 'y', row 4" in str(err)
+    else:  # pragma: no cover
+        raise AssertionError("bad response value accepted")
+    try:
+        sp.sparse_from_frame(frame.assign(y="1"), "y", ["g1"])
+    except InputError as err:
+        assert "at least two feature columns" in str(err)
+    try:
+        sp.sparse_from_frame(frame.assign(y="3"), "y", ["g1", "g2"], loss="logistic")
+    except InputError as err:
+        assert "not 0/1" in str(err)
+    X, y = sp.sparse_from_frame(frame.assign(y="3"), "y", ["g1", "g2"], loss="logistic", threshold=5.0)
+    assert X.shape == (23, 2) and set(y) == {1.0}
