@@ -717,28 +717,32 @@ def release(
 def audit_scenarios(epsilon: float):
     """Worst-case neighbours for each statistic release and for the whole fit (d = 1, n = 20).
 
-    With one feature the summary (the released value itself) carries the full
-    privacy loss, so a halved noise scale doubles the loss and is caught.
-    Bounds ``Bx = 0.5``, ``By = 1``; the other 19 records are zeros.
+    Every scenario claims ``epsilon``: a statistic's scenario audits that
+    statistic's Laplace release when its share ``p_i ε_total`` equals
+    ``epsilon`` (i.e. a release with total ``epsilon / p_i``); the whole-fit
+    scenario audits a release with total ``epsilon``. With one feature the
+    summary (the released value itself) carries the full privacy loss, so a
+    halved noise scale doubles the loss and is caught. Bounds ``Bx = 0.5``,
+    ``By = 1``; the other 19 records are zeros.
 
     * ``nxy``: A holds one record at the clipping corner ``(x, y) = (+Bx, +By)``,
       B replaces it by ``(+Bx, −By)`` (the response flipped) — ``nxy`` moves by
-      exactly its sensitivity ``2BxBy``. Bug: noise halved. Claimed ``p2 ε``.
-    * ``nyy``: A holds a response far beyond the bound (clipped to ``By``), B
-      replaces it by 0 — ``nyy`` moves by exactly ``By²``. Bug: clipping skipped
-      (its budget share is so small that a halved scale is not detectable in
-      a few seconds at small ε). Claimed ``p3 ε``.
-    * ``nxx``: A holds a feature 5× beyond ``Bx``, B replaces it by 0. Bug:
-      clipping skipped (the record then moves ``nxx`` by ``25 Bx²``). Claimed ``p1 ε``.
+      exactly its sensitivity ``2BxBy``. Bug: noise halved.
+    * ``nyy``: A holds a response at the bound ``+By``, B replaces it by 0 —
+      ``nyy`` moves by exactly ``By²``. Bug: noise halved.
+    * ``nxx``: A holds a feature 5× beyond ``Bx``, B replaces it by 0 (``nxx``
+      is sign-blind, so no pair reaches its ``2Bx²`` bound at d = 1 and a halved
+      scale would go unseen). Bug: clipping skipped (the record then moves
+      ``nxx`` by ``25 Bx²``).
     * whole fit: A holds ``(5Bx, 5By)``, B ``(5Bx, −5By)``; summary is the
       posterior mean coefficient (λ = λ0 = 1) from all three noisy
-      statistics. Bug: clipping skipped. Claimed ε.
+      statistics. Bug: clipping skipped.
     """
     from dpcore.audit import AuditScenario
 
     bx, by, n = 0.5, 1.0, 20
     p = DEFAULT_SPLIT
-    noise = stat_noise(1, bx, by, epsilon, p)
+    eps = float(epsilon)
 
     def records(x0: float, y0: float) -> tuple[np.ndarray, np.ndarray]:
         X, y = np.zeros((n, 1)), np.zeros(n)
@@ -747,12 +751,14 @@ def audit_scenarios(epsilon: float):
 
     pairs = {
         "nxy": (records(bx, by), records(bx, -by)),
-        "nyy": (records(0.0, 5 * by), records(0.0, 0.0)),
+        "nyy": (records(0.0, by), records(0.0, 0.0)),
         "nxx": (records(5 * bx, 0.0), records(0.0, 0.0)),
         "fit": (records(5 * bx, 5 * by), records(5 * bx, -5 * by)),
     }
+    total = {"nxx": eps / p[0], "nxy": eps / p[1], "nyy": eps / p[2], "fit": eps}
 
     def make(kind: str, bug: str):
+        noise = stat_noise(1, bx, by, total[kind], p)
         exact = {w: sufficient_stats(*pairs[kind][i], bx, by) for i, w in enumerate("AB")}
         raw = {w: sufficient_stats(*pairs[kind][i]) for i, w in enumerate("AB")}
 
@@ -769,18 +775,43 @@ def audit_scenarios(epsilon: float):
 
         return sampler
 
-    eps = float(epsilon)
+    rest = "; 19 zero records in both (Bx = 0.5, By = 1, d = 1)"
     return [
-        AuditScenario(METHOD, "nxy release", "A: one record at the clipping corner (x = +Bx, y = +By); B: the same "
-                      "record with its response flipped (y = −By); 19 zero records in both",
-                      "the released nxy (d = 1)", p[1] * eps, 0.0, make("nxy", "halve"), "noise scale halved"),
-        AuditScenario(METHOD, "nyy release", "A: one response far above the bound (clipped to By); B: that response "
-                      "replaced by 0; 19 zero records in both", "the released nyy", p[2] * eps, 0.0,
-                      make("nyy", "noclip"), "clipping skipped"),
-        AuditScenario(METHOD, "nxx release", "A: one feature 5× beyond the bound Bx; B: that record replaced by 0; "
-                      "19 zero records in both", "the released nxx (d = 1)", p[0] * eps, 0.0,
-                      make("nxx", "noclip"), "clipping skipped"),
-        AuditScenario(METHOD, "whole fit", "A: one record (5Bx, 5By) beyond both bounds; B: the same record with its "
-                      "response flipped; 19 zero records in both", "posterior mean coefficient (λ = λ0 = 1)", eps, 0.0,
+        AuditScenario(METHOD, "nxy release (its share of ε)", "A: one record at the clipping corner (x = +Bx, "
+                      "y = +By); B: the same record with its response flipped (y = −By)" + rest,
+                      "the released nxy", eps, 0.0, make("nxy", "halve"), "noise scale halved"),
+        AuditScenario(METHOD, "nyy release (its share of ε)", "A: one response at the bound +By; B: that response "
+                      "replaced by 0" + rest, "the released nyy", eps, 0.0, make("nyy", "halve"),
+                      "noise scale halved"),
+        AuditScenario(METHOD, "nxx release (its share of ε)", "A: one feature 5× beyond the bound Bx; B: that record "
+                      "replaced by zeros" + rest, "the released nxx", eps, 0.0, make("nxx", "noclip"),
+                      "clipping skipped"),
+        AuditScenario(METHOD, "whole fit (total ε)", "A: one record (5Bx, 5By) beyond both bounds; B: the same "
+                      "record with its response flipped" + rest, "posterior mean coefficient (λ = λ0 = 1)", eps, 0.0,
                       make("fit", "noclip"), "clipping skipped"),
     ]
+
+
+# --------------------------------------------------------------------------
+# Uploads
+# --------------------------------------------------------------------------
+
+
+def regression_from_frame(frame, *, response: str, features: Sequence[str], min_rows: int = 30):
+    """Validated ``(X, y)`` from an uploaded frame: named numeric columns, distinct, enough rows.
+
+    Messages name the column, the row and the problem (``dpcore.validation``).
+    """
+    from dpcore.validation import InputError, distinct_columns, numeric_column
+
+    features = list(features)
+    if not features:
+        raise InputError("Choose at least one feature column.")
+    if response in features:
+        raise InputError(f"Column {response!r} is the response; it cannot also be a feature.")
+    distinct_columns(response, *features)
+    y = numeric_column(frame, response, what="response")
+    X = np.column_stack([numeric_column(frame, c, what="feature value") for c in features])
+    if len(y) < min_rows:
+        raise InputError(f"The file has {len(y)} rows; at least {min_rows} records are needed for a train/test split.")
+    return X, y

@@ -1,0 +1,419 @@
+"""Drug-sensitivity page: robust private Bayesian linear regression (Honkela et al. 2018).
+
+Thin: controls → dpcore.regression* → dpcore.regression_figures. Bundled GDSC and synthetic data are
+public, so their sweeps are cached; uploads are never cached, written or logged (their sweeps live in
+this session's state only).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+import ui
+from dpcore import regression as R
+from dpcore import regression_figures as rf
+from dpcore.accounting import fingerprint
+from dpcore.datasets import load_gdsc
+from dpcore.regression_eval import equivalent_sample_size, monte_carlo_cv, tuned_omegas
+from dpcore.regression_tuning import split_grid, split_search, threshold_search
+from ui.accuracy import accuracy_first
+
+EPS_SWEEP = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
+OMEGAS = [float(v) for v in R.OMEGA_GRID]
+
+
+@dataclass(frozen=True)
+class Source:
+    label: str
+    fp: str
+    X: np.ndarray
+    y: np.ndarray
+    names: tuple[str, ...]
+    x_bounds: tuple[float, float]
+    y_bounds: tuple[float, float]
+    x_centre: object  # "public" midpoint, or a public number
+    y_label: str
+    kind: str  # "gdsc" | "synthetic" | "upload"
+    key: tuple  # public description for caches (never the data of an upload)
+    beta: np.ndarray | None = None
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _drug_options() -> tuple[list[str], dict[str, str]]:
+    g = load_gdsc()
+    counts = g.ic50.notna().sum()
+    ids = list(counts.sort_values(ascending=False).index)
+    return ids, {i: f"{g.drug_label(i)} — {int(counts[i])} cell lines" for i in ids}
+
+
+def _gdsc(drug: str, d: int) -> Source:
+    g = load_gdsc()
+    X, y = g.drug_data(drug, d)
+    names = tuple(g.features.columns[:d])
+    return Source(f"GDSC: {g.drug_label(drug)} (bundled)", fingerprint("bundled-gdsc", drug, d), X, y, names,
+                  (0.0, 1.0), tuple(g.response_range), "public", "observed ln IC50", "gdsc", ("gdsc", drug, d))
+
+
+def _synthetic(n: int, d: int, noise: float, seed: int) -> Source:
+    rng = np.random.default_rng(seed)
+    X = R.normalise_rows(rng.standard_normal((n, d)))
+    beta = rng.standard_normal(d) * 2.0
+    y = X @ beta + noise * rng.standard_normal(n)
+    bound = float(2.0 * np.sqrt(d) + 4.0 * noise + 1.0)  # public: known from the generator's parameters
+    return Source(f"Synthetic (n = {n}, d = {d}, noise sd {noise:g}, seed {seed})",
+                  fingerprint("synthetic-regression", n, d, noise, seed), X, y,
+                  tuple(f"x{j + 1}" for j in range(d)), (-1.0, 1.0), (-bound, bound), 0.0, "observed y", "synthetic",
+                  ("synthetic", n, d, noise, seed), beta)
+
+
+def _upload() -> Source | None:
+    table = ui.upload_csv("rg_upload", label="Upload a CSV (one row per cell line / person)")
+    if table is None:
+        st.info("Upload a CSV with one numeric response column and numeric feature columns, e.g. "
+                "`ln_ic50,TP53,KRAS,…`. You then choose the columns and the public ranges.")
+        return None
+    frame, fp, name = table
+    cols = list(frame.columns)
+    c1, c2 = st.columns([1, 2])
+    with c1:
+        resp = ui.url_selectbox("Response column", key="rg_ycol", options=cols, index=0)
+    with c2:
+        feats = ui.url_multiselect("Feature columns", key="rg_xcols", options=[c for c in cols if c != resp],
+                                   default=[c for c in cols if c != resp][:10])
+    c3, c4, c5, c6 = st.columns(4)
+    ylo = float(c3.number_input("Public response minimum", key="rg_ylo", value=-10.0))
+    yhi = float(c4.number_input("Public response maximum", key="rg_yhi", value=13.0))
+    xlo = float(c5.number_input("Public feature minimum", key="rg_xlo", value=0.0))
+    xhi = float(c6.number_input("Public feature maximum", key="rg_xhi", value=1.0))
+    st.caption("The ranges must come from domain knowledge (e.g. the assay's measurable range), not from the file: "
+               "they set the public centres and the no-projection baseline's bounds; values outside are clipped.")
+    with ui.show_errors("The uploaded file cannot be used"):
+        if not (yhi > ylo and xhi > xlo):
+            raise ValueError("Each public maximum must be larger than its minimum.")
+        X, y = R.regression_from_frame(frame, response=resp, features=feats)
+        return Source(f"{name} (uploaded)", fp, X, y, tuple(feats), (xlo, xhi), (ylo, yhi), "public",
+                      f"observed {resp}", "upload", ("upload",))
+    return None
+
+
+# ---- cached sweeps (public inputs only) ----------------------------------------------------------
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _quick_search(n: int, d: int, eps: float, split: tuple) -> R.__class__:
+    return threshold_search(n, d, epsilon=eps, split=split, n_sets=5, n_draws=5)
+
+
+def _curves(src: Source, *, epsilon, n_priv, n_pub, n_test, repeats, split, priors, prep, seed, sizes, progress):
+    def omegas(n, d, e, sp):
+        return tuned_omegas(int(n), int(d), float(e), tuple(sp), 5, 5)
+
+    common = dict(repeats=repeats, n_test=n_test, n_nonprivate=n_pub, x_bounds=src.x_bounds, y_bounds=src.y_bounds,
+                  x_centre=src.x_centre, y_centre=prep[0], sigma_y=prep[1], prep_share=prep[2], split=split,
+                  priors=priors, omegas=omegas)
+    by_eps = monte_carlo_cv(src.X, src.y, epsilons=EPS_SWEEP, sizes=[n_priv], rng=seed, **common)
+    progress(0.5)
+    by_size = monte_carlo_cv(src.X, src.y, epsilons=[epsilon], sizes=sizes, rng=seed + 1, **common)
+    progress(1.0)
+    return by_eps, by_size
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _public_curves(key: tuple, **kw):
+    src = _rebuild(key)
+    return _curves(src, progress=lambda f: None, **kw)
+
+
+def _rebuild(key: tuple) -> Source:
+    return _gdsc(key[1], key[2]) if key[0] == "gdsc" else _synthetic(*key[1:])
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _split_search(n: int, d: int, eps: float):
+    grid = split_grid(step=0.1, low=0.1, high=0.8, min_p3=0.05)
+    return split_search(n, d, epsilon=eps, splits=grid, n_sets=4, n_draws=4, grid_x=R.OMEGA_GRID[::2],
+                        grid_y=R.OMEGA_GRID[::2])
+
+
+# ==================================================================================================
+
+ui.page_header("Drug sensitivity: robust private linear regression",
+               "Bayesian linear regression from clipped, Laplace-noised sufficient statistics (Honkela et al. 2018), "
+               "with free threshold tuning on synthetic data and the paper's four baselines.")
+
+kind = ui.url_radio("Data source", key="rg_src", options=["gdsc", "synthetic", "upload"], horizontal=True,
+                    format_func=lambda s: {"gdsc": "bundled GDSC subset", "synthetic": "synthetic (known β)",
+                                           "upload": "upload a CSV"}[s])
+if kind == "gdsc":
+    ids, labels = _drug_options()
+    c1, c2 = st.columns([2, 1])
+    with c1:
+        drug = ui.url_selectbox("Drug", key="rg_drug", options=ids, format_func=lambda i: labels[i])
+    with c2:
+        d = int(ui.url_slider("Genomic features d (in public frequency order)", key="rg_d", min_value=2,
+                              max_value=64, value=10))
+    src = _gdsc(drug, d)
+    prov = load_gdsc().provenance
+    st.caption(f"Source: {prov['source']} · licence: {prov['licence']} · features: binary mutation / copy-number "
+               f"calls (first = MSI) · public response range {src.y_bounds} (ln IC50).")
+elif kind == "synthetic":
+    c1, c2, c3, c4 = st.columns(4)
+    n_syn = int(c1.number_input("Records", key="rg_syn_n", min_value=200, max_value=5000, value=1000, step=100))
+    d_syn = int(c2.number_input("Features d", key="rg_syn_d", min_value=2, max_value=64, value=10))
+    noise_syn = float(c3.number_input("Noise sd", key="rg_syn_s", min_value=0.05, max_value=5.0, value=1.0))
+    seed_syn = int(c4.number_input("Generator seed", key="rg_syn_seed", min_value=0, value=1, step=1))
+    src = _synthetic(n_syn, d_syn, noise_syn, seed_syn)
+    st.caption("x: Gaussian rows scaled to unit length (public centre 0); β ~ N(0, 4 I); y = xβ + noise. The public "
+               f"response range {tuple(round(v, 2) for v in src.y_bounds)} follows from the generator's parameters.")
+else:
+    src = _upload()
+    if src is None:
+        st.stop()
+
+ui.set_current_dataset(src.label, src.fp)
+N, d = src.X.shape
+st.caption(f"Unit of privacy: one cell line (replace-one neighbours; n is public). {N} records, d = {d} features.")
+
+# ---- sizes and controls ----------------------------------------------------------------------------
+max_test = max(20, N // 4)
+s1, s2, s3 = st.columns(3)
+with s1:
+    n_test = int(ui.url_slider("Test set size", key="rg_ntest", min_value=20, max_value=max_test,
+                               value=min(100, max_test), step=10))
+with s2:
+    n_pub = int(ui.url_slider("Non-private training records (public)", key="rg_npub", min_value=0, max_value=50,
+                              value=10, step=5))
+avail = N - n_test - n_pub
+if avail < 20:
+    st.error(f"Only {avail} records are left for private training; reduce the test or non-private set.")
+    st.stop()
+with s3:
+    n_priv = int(ui.url_slider("Private training records", key="rg_npriv", min_value=20, max_value=int(avail),
+                               value=int(min(800, avail)), step=10))
+
+c1, c2, c3 = st.columns([1.2, 1, 1])
+with c1:
+    epsilon = ui.epsilon_slider("Privacy budget ε (total)", key="eps", default=1.0)
+    priors = ui.url_toggle("Gamma priors on the precisions (mean-field VB)", key="rg_priors", value=True,
+                           help="Off: fixed λ = λ0 = 1 (the closed form).")
+    repeats = int(ui.url_select_slider("CV repeats / noise draws", key="rg_R", options=[5, 10, 20, 50], value=10))
+with c2:
+    st.markdown("**Budget split** (nxx : nxy : nyy)")
+    p1 = float(ui.url_slider("p1 → nxx", key="rg_p1", min_value=0.05, max_value=0.90, value=0.35, step=0.05))
+    p2 = float(ui.url_slider("p2 → nxy", key="rg_p2", min_value=0.05, max_value=0.90, value=0.60, step=0.05))
+    p3 = round(1.0 - p1 - p2, 10)
+    if p3 < 0.05 - 1e-9:
+        st.error(f"p1 + p2 = {p1 + p2:.2f} leaves p3 = {p3:.2f} for nyy; it needs at least 0.05.")
+        st.stop()
+    st.caption(f"p3 → nyy = {p3:.2f}")
+    split = (p1, p2, p3)
+with c3:
+    st.markdown("**Centring and scale**")
+    y_centre = ui.url_radio("Response centre", key="rg_yc", options=["dp", "public"], horizontal=True,
+                            format_func=lambda v: {"dp": "DP mean (charged)", "public": "public midpoint"}[v])
+    sigma_y = ui.url_radio("Response scale σy", key="rg_sy", options=["dp", "public"], horizontal=True,
+                           format_func=lambda v: {"dp": "DP estimate (charged)", "public": "range / 6"}[v])
+    uses_dp = "dp" in (y_centre, sigma_y)
+    prep_share = float(ui.url_slider("Share of ε for the DP centre/scale", key="rg_pshare", min_value=0.02,
+                                     max_value=0.3, value=0.05, step=0.01, disabled=not uses_dp)) if uses_dp else 0.0
+    seed = int(ui.url_number("Preview seed", key="rg_seed", min_value=0, max_value=10_000, value=0, step=1,
+                             help="Seeds the preview only; a release is seeded by the operating system."))
+
+eps_prep = prep_share * epsilon if uses_dp else 0.0
+eps_stat = epsilon - eps_prep
+
+# ---- thresholds --------------------------------------------------------------------------------------
+st.subheader("Clipping thresholds")
+t1, t2 = st.columns([1, 1.3])
+with t1:
+    mode = ui.url_radio("Thresholds (ωx, ωy)", key="rg_tmode", options=["tuned", "manual"], horizontal=True,
+                        format_func=lambda m: {"tuned": "tuned on synthetic data (free)", "manual": "manual"}[m])
+    n_fit = n_priv + n_pub
+    quick = _quick_search(n_fit, d, float(eps_stat), split)
+    full_key = ("rg_full_search", n_fit, d, float(eps_stat), split)
+    if st.button("Run the full search (20 data sets × 20 draws)", key="rg_full_btn"):
+        bar = st.progress(0.0, text="Searching 400 (ωx, ωy) pairs on synthetic data…")
+        st.session_state[full_key] = threshold_search(n_fit, d, epsilon=eps_stat, split=split,
+                                                      progress=lambda f: bar.progress(f))
+        bar.empty()
+    search = st.session_state.get(full_key, quick)
+    if mode == "manual":
+        wx = float(ui.url_select_slider("ωx (Bx = ωx σx)", key="rg_wx", options=OMEGAS, value=0.1))
+        wy = float(ui.url_select_slider("ωy (By = ωy σy)", key="rg_wy", options=OMEGAS, value=0.5))
+    else:
+        wx, wy = search.omega_x, search.omega_y
+    st.caption(f"Search: {search.n_sets} synthetic data sets × {search.n_draws} noise draws per pair at n = {n_fit}, "
+               f"d = {d}, ε = {eps_stat:.3g} (the statistics' share), split {split}. It uses only these public numbers, "
+               "so it costs nothing. In use: " + f"ωx = {wx:g}, ωy = {wy:g}.")
+with t2:
+    st.plotly_chart(rf.tuning_heatmap(search.grid_x, search.grid_y, search.scores,
+                                      chosen=(search.omega_x, search.omega_y), used=(wx, wy)), key="rg_heat")
+ui.teaching("Each cell is one pair of clipping thresholds. For each pair we clip synthetic data of the same size, "
+            "add the same noise, fit, and score how well the fit ranks the synthetic responses. Darker = better. "
+            "Small ωx (hard clipping of x) almost always wins: it cuts the noise on nxx and nxy far more than the "
+            "signal it removes.")
+
+# ---- preview fit on one split -------------------------------------------------------------------------
+rng = np.random.default_rng(seed)
+perm = rng.permutation(N)
+test, pub, priv = perm[:n_test], perm[n_test:n_test + n_pub], perm[n_test + n_pub:n_test + n_pub + n_priv]
+with ui.show_errors("Preview failed"):
+    prep = R.prepare(src.X[priv], src.y[priv], x_bounds=src.x_bounds, y_bounds=src.y_bounds,
+                     x_centre=src.x_centre, y_centre=y_centre, sigma_y=sigma_y, epsilon=eps_prep, rng=rng)
+Xp, yp = prep.transform(src.X[priv], src.y[priv])
+X0, y0 = prep.transform(src.X[pub], src.y[pub])
+Xt = prep.transform(src.X[test])
+yt = src.y[test]
+bx, by = wx * prep.sigma_x, wy * prep.sigma_y
+noise = R.stat_noise(d, bx, by, eps_stat, split)
+stats = R.sufficient_stats(Xp, yp, bx, by)
+public_stats = R.sufficient_stats(X0, y0, bx, by) if n_pub else None
+draws = noise.sample(stats, rng=rng, draws=max(repeats, 200))
+if public_stats is not None:
+    draws = draws + public_stats
+post = R.fit_stats(draws, priors=priors)
+pred_draws = post.coef @ Xt.T + prep.y_centre  # (draws, n_test)
+rho_draws = R.spearman(pred_draws, yt)
+# non-private reference: all training records, exact mean, no clipping, no noise
+Xall = np.vstack([src.X[priv], src.X[pub]])
+yall = np.concatenate([src.y[priv], src.y[pub]])
+Xn = R.normalise_rows(Xall, prep.x_centre)
+np_post = R.fit_stats(R.sufficient_stats(Xn, yall - yall.mean()), priors=priors)
+pred_np = Xt @ np_post.coef + yall.mean()
+rho_np = float(R.spearman(pred_np, yt))
+
+ui.preview_notice()
+st.markdown(
+    f"**What is noised:** after centring ({'; '.join(prep.describe())}), scaling each record to length 1 and "
+    f"clipping features at ±Bx = {bx:.3g} and responses at ±By = {by:.3g}: the {d * (d + 1) // 2} distinct entries "
+    f"of nxx = Σxxᵀ, the {d} entries of nxy = Σxy and nyy = Σy². Noise: {'; '.join(noise.describe())}. "
+    + (f"The DP centre/scale took ε = {eps_prep:.3g}. " if uses_dp else "")
+    + (f"{n_pub} non-private records are added without noise." if n_pub else "")
+)
+
+st.subheader("Predicted vs observed on held-out records")
+h1, h2 = st.columns([1.3, 1])
+with h1:
+    st.plotly_chart(rf.predicted_vs_observed(yt, pred_draws[0], pred_np, rho_private=float(rho_draws[0]),
+                                             rho_nonprivate=rho_np, y_label=src.y_label), key="rg_headline")
+with h2:
+    st.plotly_chart(rf.rho_draws_histogram(rho_draws, rho_np), key="rg_draws")
+    st.caption(f"Utility over {rho_draws.size} preview noise draws on this split: mean ρ = {rho_draws.mean():.3f} "
+               f"(5–95%: {np.quantile(rho_draws, 0.05):.3f} to {np.quantile(rho_draws, 0.95):.3f}); "
+               f"non-private ρ = {rho_np:.3f}.")
+ui.teaching("1. Centre and scale each record (free, or a small charged DP mean). 2. Clip. 3. Add Laplace noise to the "
+            "three sums. 4. Repair the noisy nxx to be positive semi-definite and compute the Bayesian posterior "
+            "mean — all post-processing. The left plot is one preview draw; the histogram shows how much a single "
+            "release can vary.")
+if src.beta is not None:
+    lo, hi = np.quantile(post.coef, [0.05, 0.95], axis=0)
+    st.plotly_chart(rf.coefficient_bars(src.names, np_post.coef, post.coef.mean(0), lo, hi, truth=src.beta),
+                    key="rg_coef")
+    st.caption("Synthetic data: the true β is known. Private coefficients shrink towards 0 — clipping and the prior "
+               "trade bias for much less noise; ranking quality (ρ) is what the method optimises.")
+
+ui.explain(
+    "**What is clipped and why projection wins.** Noise is scaled to the worst case a single record can cause, "
+    "which grows with the bounds (Bx² for nxx, Bx·By for nxy). After row scaling, a feature can be as large as 1; "
+    f"clipping at Bx = ωx/√d = {bx:.3g} cuts the nxx noise by a factor ~{(1 / bx) ** 2:.0f} while most records "
+    "are barely changed. The no-projection baseline uses the public worst-case bounds instead and drowns in noise.\n\n"
+    f"**What each budget share buys.** nxx gets {p1:.0%} (its {d * (d + 1) // 2} entries share that budget), nxy "
+    f"{p2:.0%} (it carries the drug-response signal), nyy {p3:.0%} (used only to learn the noise precision when "
+    "priors are on).\n\n"
+    "**What is public and what was charged.** Public: n, d, the feature and response ranges, the feature centre "
+    "(midpoint of the feature range), σx = 1/√d, the thresholds (tuned on synthetic data), the split. "
+    + ("Charged: " + ", ".join(f"{k} (ε = {v:.3g})" for k, v in prep.parts.items()) + ", and the three statistics."
+       if prep.parts else "Charged: the three statistics only (the response centre and scale are public).")
+    + "\n\n**Sensitivities (replace one record).** nxx: d(d+1)·Bx², nxy: 2d·Bx·By, nyy: By².",
+    title="What was noised, what is public, and why clipping helps",
+)
+
+# ---- curves ------------------------------------------------------------------------------------------------------
+st.subheader("Privacy–utility: five models over ε and private sample size")
+sizes = sorted({int(s) for s in np.unique(np.linspace(min(50, n_priv), n_priv, 6).round(-1)) if s >= 20} | {n_priv})
+kw = dict(epsilon=epsilon, n_priv=n_priv, n_pub=n_pub, n_test=n_test, repeats=repeats, split=split, priors=priors,
+          prep=(y_centre, sigma_y, prep_share), seed=seed, sizes=tuple(sizes))
+curves = None
+if src.kind != "upload":
+    with st.spinner("Cross-validating five models over ε and sample size (cached after the first run)…"):
+        curves = _public_curves(src.key, **kw)
+else:
+    ckey = ("rg_curves", src.fp, tuple(sorted(kw.items())))
+    if st.button("Compute the curves on the uploaded data", key="rg_curves_btn"):
+        bar = st.progress(0.0, text="Cross-validating…")
+        st.session_state[ckey] = _curves(src, progress=lambda f: bar.progress(f), **kw)
+        bar.empty()
+    curves = st.session_state.get(ckey)
+if curves is not None:
+    by_eps, by_size = curves
+    shown = ui.url_multiselect("Models shown", key="rg_models", options=list(R.MODELS), default=list(R.MODELS))
+    g1, g2 = st.columns(2)
+    with g1:
+        st.plotly_chart(rf.rho_vs_epsilon(by_eps.epsilons, by_eps.rho[:, 0], chosen=epsilon, shown=shown),
+                        key="rg_eps")
+    rho_np_size = by_size.rho[0, :, 0].mean(-1)
+    rho_rp = float(by_size.rho[1, -1, 0].mean())
+    equiv = equivalent_sample_size(by_size.sizes, rho_np_size, rho_rp)
+    with g2:
+        st.plotly_chart(rf.rho_vs_size(by_size.sizes, by_size.rho[:, :, 0], shown=shown, chosen_size=n_priv,
+                                       equivalent=equiv), key="rg_size")
+    eq_text = (f"robust private LR with {n_priv} private records reaches the mean ρ of non-private LR with about "
+               f"**{equiv:.0f}** records" if np.isfinite(equiv) else
+               "the private mean ρ is below the non-private curve's smallest size (or above its largest), so no "
+               "equivalent size can be read off in this range")
+    st.caption(f"Monte-Carlo CV: {repeats} random splits (test {n_test}, non-private {n_pub}); bands 10–90% over "
+               f"repeats; thresholds re-tuned for every size and ε (5 × 5 synthetic search). At ε = {epsilon:g}, "
+               f"{eq_text}.")
+    ui.teaching("Each repeat re-splits the data, runs the whole private pipeline (including the charged centring) and "
+                "scores Spearman's ρ on held-out records. Output perturbation and the functional mechanism add noise "
+                "calibrated to much larger worst cases, so their ρ stays near 0 at realistic ε.")
+    accuracy_first(key="rg_acc", grid=by_eps.epsilons, draws=by_eps.rho[1, 0], metric_label="Spearman ρ",
+                   default_threshold=round(max(0.5 * float(by_eps.rho[0, 0].mean()), 0.01), 3),
+                   larger_is_better=True, basis=src.label)
+else:
+    st.info("Press the button to run the cross-validation on your upload (kept in this session only).")
+
+# ---- budget split ---------------------------------------------------------------------------------------------
+st.subheader("Budget split")
+b1, b2 = st.columns([1.2, 1])
+split_key = ("rg_split", n_fit, d, float(eps_stat))
+with b2:
+    st.markdown("Search the split on synthetic data (free): every split gets its own (ωx, ωy) search; 4 data sets × "
+                "4 draws on a 10 × 10 ω grid, 36 splits in steps of 0.1.")
+    if st.button("Search the budget split", key="rg_split_btn"):
+        with st.spinner("Searching 36 splits…"):
+            st.session_state[split_key] = _split_search(n_fit, d, float(eps_stat))
+    sres = st.session_state.get(split_key)
+    if sres is not None:
+        st.caption(f"Best split (nxx, nxy, nyy) = {tuple(round(v, 2) for v in sres.best)} with mean ρ "
+                   f"{sres.scores.max():.3f}; the split in use scores as the × marks. With fixed precisions nyy "
+                   "never enters the fit, so the search gives it the minimum.")
+with b1:
+    st.plotly_chart(rf.ternary_split(None if sres is None else sres.splits, None if sres is None else sres.scores,
+                                     chosen=split, best=None if sres is None else sres.best), key="rg_ternary")
+
+# ---- release ----------------------------------------------------------------------------------------------------
+parts = {"nxx": p1 * eps_stat, "nxy": p2 * eps_stat, "nyy": p3 * eps_stat}
+if uses_dp:
+    parts.update({k: eps_prep / (int(y_centre == "dp") + int(sigma_y == "dp"))
+                  for k, on in (("response centre", y_centre == "dp"), ("response scale", sigma_y == "dp")) if on})
+params = {"n_private": n_priv, "n_non_private": n_pub, "d": d, "omega": (wx, wy), "split": split, "priors": priors}
+tuning = search.describe() if mode == "tuned" else {"source": "manual ω (public)"}
+
+
+def _bundle():
+    prep_rel = R.prepare(src.X[priv], src.y[priv], x_bounds=src.x_bounds, y_bounds=src.y_bounds,
+                         x_centre=src.x_centre, y_centre=y_centre, sigma_y=sigma_y, epsilon=eps_prep, release=True)
+    return R.release(src.X[priv], src.y[priv], prep=prep_rel, epsilon=eps_stat, omega_x=wx, omega_y=wy, split=split,
+                     priors=priors, public=(src.X[pub], src.y[pub]) if n_pub else None, dataset=src.label,
+                     fingerprint=src.fp, feature_names=src.names, tuning=tuning)
+
+
+st.caption("The release uses the private training records of the current split; the bundle's parts name each "
+           "charged piece (the three statistics and any DP centre / scale).")
+ui.release_panel(key="regression", dataset_label=src.label, fingerprint=src.fp, method=R.METHOD,
+                 epsilon=float(math.fsum(parts.values())), parts=parts, params=params, make_bundle=_bundle)
