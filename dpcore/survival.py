@@ -243,6 +243,42 @@ def count_matrix(time, event, grid: Grid, *, group=None, groups: Sequence[str] |
     return Counts(at_start, flat[..., :K].astype(np.int64), flat[..., K].astype(np.int64), grid, tuple(groups), labels)
 
 
+@dataclass(frozen=True)
+class MappedData:
+    """An uploaded table mapped to the survival roles, validated."""
+
+    time: np.ndarray
+    event: np.ndarray
+    group: np.ndarray | None
+    groups: tuple[str, ...] | None
+    event_labels: tuple[str, ...]
+
+
+def survival_from_frame(frame: pd.DataFrame, *, time_col: str, event_col: str, group_col: str | None = None,
+                        n_types: int = 1, max_groups: int = 8) -> MappedData:
+    """Validate an uploaded frame's columns for survival analysis (named errors, nothing stored).
+
+    Times must be finite and non-negative; event codes in ``0..n_types`` (0
+    = censored; the coding is declared by the user, i.e. public); the group
+    column, if any, needs 2..``max_groups`` non-blank labels. The group
+    labels found in the file are treated as public (the user declares them
+    by choosing the column).
+    """
+    from dpcore.validation import category_column, coded_column, distinct_columns, numeric_column
+
+    distinct_columns(time_col, event_col, group_col)
+    if not 1 <= int(n_types) <= 9:
+        raise InputError("the number of event types must be between 1 and 9")
+    time = numeric_column(frame, time_col, minimum=0, what="time")
+    event = coded_column(frame, event_col, list(range(int(n_types) + 1)), what="event code")
+    group = groups = None
+    if group_col:
+        group = category_column(frame, group_col, min_levels=2, max_levels=max_groups)
+        groups = tuple(str(g) for g in np.unique(group))
+    labels = ("event",) if n_types == 1 else tuple(f"type {k}" for k in range(1, int(n_types) + 1))
+    return MappedData(time, event, group, groups, labels)
+
+
 def sensitivity(n_groups: int = 1, relation: str = RELATION) -> int:
     """L1 sensitivity of the released matrices (all groups stacked).
 
@@ -437,7 +473,7 @@ def nelson_aalen_curve(table: RiskTable, *, alpha: float = 0.05) -> CurveSet:
     """
     d, r = table.deaths, table.at_risk
     H = _prepend(np.cumsum(_ratio(d, r), axis=-1), 0.0)
-    var = _prepend(np.cumsum(_ratio(d * (r - d), r**3), axis=-1), 0.0)
+    var = _prepend(np.cumsum(_ratio(d * np.maximum(r - d, 0.0), r**3), axis=-1), 0.0)
     z = special.ndtri(1 - alpha / 2)
     safe = np.where(H == 0, 1.0, H)
     lo = H * np.exp(-z * np.sqrt(var) / safe)
@@ -457,7 +493,7 @@ def incidence_curve(table: RiskTable, *, event_type: int = 1, alpha: float = 0.0
     S = np.cumprod(1.0 - _ratio(d_all, r), axis=-1)
     S_prev = _prepend(S[..., :-1], 1.0)
     F = _prepend(np.cumsum(S_prev * _ratio(dk, r), axis=-1), 0.0)
-    var = _prepend(np.cumsum(S_prev**2 * _ratio(dk * (r - dk), r**3), axis=-1), 0.0)
+    var = _prepend(np.cumsum(S_prev**2 * _ratio(dk * np.maximum(r - dk, 0.0), r**3), axis=-1), 0.0)
     z = special.ndtri(1 - alpha / 2)
     sd = np.sqrt(np.maximum(var, 0.0))
     return CurveSet(table.grid.display, F, var, np.clip(F - z * sd, 0, 1), np.clip(F + z * sd, 0, 1), table.groups,

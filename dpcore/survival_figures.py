@@ -41,9 +41,12 @@ def headline_figure(private: CurveSet, exact: CurveSet | None, *, estimator: str
                                  line=dict(color=NONPRIVATE, width=1, dash="dot", shape="hv")))
         curve(fig, t, exact.estimate[group], name="non-private", colour=NONPRIVATE, step=True)
     curve(fig, t, private.estimate[group], name="private (one preview draw)", colour=PRIVATE, step=True, width=2.5)
-    base_layout(fig, title=title, x_title=time_label, y_title=Y_TITLES[estimator], height=440)
+    base_layout(fig, x_title=time_label, y_title=Y_TITLES[estimator], height=460)
     fig.update_yaxes(range=_y_range(estimator, private.ci_upper, exact.ci_upper if exact else None))
-    fig.update_layout(margin=dict(t=90))
+    fig.update_layout(margin=dict(t=80))
+    if title:
+        fig.add_annotation(text=title, xref="paper", yref="paper", x=1, y=0.98, showarrow=False, xanchor="right",
+                           font=dict(size=12, color=NONPRIVATE), bgcolor="rgba(255,255,255,0.7)")
     return fig
 
 
@@ -74,7 +77,7 @@ UTILITY_PANELS = (
 def utility_figure(uc: UtilityCurve, epsilon: float, *, time_unit: str = "time units") -> go.Figure:
     """Privacy–utility curves over ε (mean and 5–95 % band over draws), chosen ε marked."""
     panels = [(n, l) for n, l in UTILITY_PANELS if getattr(uc, n) is not None]
-    fig = make_subplots(rows=1, cols=len(panels), subplot_titles=[l for _, l in panels], horizontal_spacing=0.08)
+    fig = make_subplots(rows=1, cols=len(panels), subplot_titles=[l for _, l in panels], horizontal_spacing=0.09)
     for c, (name, label) in enumerate(panels, start=1):
         v = uc.metric(name)
         if name == "logrank_agree":
@@ -92,14 +95,16 @@ def utility_figure(uc: UtilityCurve, epsilon: float, *, time_unit: str = "time u
         fig.add_trace(go.Scatter(x=x, y=mean, mode="lines+markers", line=dict(color=PRIVATE, width=2),
                                  marker=dict(size=4), name="mean over draws", showlegend=c == 1), row=1, col=c)
         fig.add_vline(x=epsilon, line=dict(color=WARNING, dash="dash", width=1.5), row=1, col=c)
-        fig.update_xaxes(type="log", title_text="ε (log)", row=1, col=c)
+        fig.update_xaxes(type="log", title_text="ε (log scale)", tickvals=[0.05, 0.1, 0.3, 1, 3, 10, 20],
+                         ticktext=["0.05", "0.1", "0.3", "1", "3", "10", "20"], row=1, col=c)
     if uc.logrank_agree is not None:
         fig.update_yaxes(range=[0, 1.05], row=1, col=len(panels))
     fig.update_yaxes(title_text=f"error ({time_unit} × prob.)" if len(panels) > 1 else None, row=1, col=2)
-    base_layout(fig, height=340)
-    fig.update_layout(hovermode="x", margin=dict(t=70))
-    fig.add_annotation(text=f"dashed: chosen ε = {epsilon:g}", xref="paper", yref="paper", x=1, y=1.16,
-                       showarrow=False, font=dict(color=WARNING, size=12), xanchor="right")
+    base_layout(fig, height=380)
+    fig.update_layout(hovermode="x", margin=dict(t=40, b=90),
+                      legend=dict(orientation="h", yanchor="top", y=-0.25, xanchor="left", x=0.0))
+    fig.add_annotation(text=f"red dashed line: chosen ε = {epsilon:g}", xref="paper", yref="paper", x=1, y=-0.25,
+                       showarrow=False, font=dict(color=WARNING, size=12), xanchor="right", yanchor="top")
     return fig
 
 

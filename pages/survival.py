@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 import ui
@@ -17,7 +16,6 @@ from dpcore import survival as sv
 from dpcore import survival_figures as sf
 from dpcore.accounting import fingerprint
 from dpcore.datasets import UNIT_DAYS, load_survival, manifest, survival_names, survival_title
-from dpcore.validation import InputError, category_column, coded_column, distinct_columns, numeric_column
 from ui.accuracy import accuracy_first
 from ui.widgets import EPSILON_STEPS
 
@@ -41,7 +39,6 @@ class Source:
     bundled: bool
 
 
-@st.cache_data(show_spinner=False)
 def _bundled(name: str) -> Source:
     d = load_survival(name)
     meta = manifest()["survival"][name]
@@ -81,10 +78,15 @@ def _upload() -> Source | None:
     frame, fp, name = table
     cols = list(frame.columns)
     none = "(none)"
+    m1, m2, m3 = st.columns(3)
+    with m1:
+        tcol = ui.url_selectbox("Time column", key="sv_tcol", options=cols, index=0)
+    with m2:
+        ecol = ui.url_selectbox("Event column (0 = censored, 1..K)", key="sv_ecol", options=cols,
+                                index=min(1, len(cols) - 1))
+    with m3:
+        gcol = ui.url_selectbox("Group column (optional)", key="sv_gcol", options=[none] + cols, index=0)
     c1, c2, c3 = st.columns(3)
-    tcol = ui.url_selectbox("Time column", key="sv_tcol", options=cols, index=0)
-    ecol = ui.url_selectbox("Event column", key="sv_ecol", options=cols, index=min(1, len(cols) - 1))
-    gcol = ui.url_selectbox("Group column (optional)", key="sv_gcol", options=[none] + cols, index=0)
     with c1:
         unit = ui.url_selectbox("Unit of the time column", key="sv_tunit", options=UNITS, index=0)
     with c2:
@@ -94,17 +96,11 @@ def _upload() -> Source | None:
         horizon = float(ui.url_number(f"Public horizon H (in {unit})", key="sv_h", min_value=0.001, value=365.0,
                                       help="Chosen from domain knowledge, not from the data (e.g. the trial's "
                                            "planned follow-up). Later times are censored at H."))
-    labels = tuple(f"type {k}" for k in range(1, n_types + 1)) if n_types > 1 else ("event",)
     with ui.show_errors("The uploaded file cannot be used"):
-        distinct_columns(tcol, ecol, None if gcol == none else gcol)
-        time = numeric_column(frame, tcol, minimum=0, what="time")
-        event = coded_column(frame, ecol, list(range(n_types + 1)), what="event code")
-        group = groups = None
-        if gcol != none:
-            group = category_column(frame, gcol, min_levels=2, max_levels=8)
-            groups = tuple(np.unique(group))
-        return Source(f"{name} (uploaded)", fp, time, event, group, groups, None if gcol == none else gcol, labels,
-                      unit, horizon, unit, False)
+        m = sv.survival_from_frame(frame, time_col=tcol, event_col=ecol, group_col=None if gcol == none else gcol,
+                                   n_types=n_types)
+        return Source(f"{name} (uploaded)", fp, m.time, m.event, m.group, m.groups,
+                      None if gcol == none else gcol, m.event_labels, unit, horizon, unit, False)
     return None
 
 
@@ -131,6 +127,12 @@ else:
         st.stop()
 
 ui.set_current_dataset(src.label, src.fp)
+if st.session_state.get("_sv_last_source") != src.fp:
+    # a new data set brings its own public metadata: reset the grid controls to it
+    if "_sv_last_source" in st.session_state:
+        for stale in ("sv_hor", "sv_unit", "sv_etype"):
+            st.session_state.pop(stale, None)
+    st.session_state["_sv_last_source"] = src.fp
 st.caption(f"Unit of privacy: one person (replace-one neighbours; n = {src.time.size} is public).")
 
 # ---- controls --------------------------------------------------------------
@@ -233,14 +235,17 @@ ui.explain(
 st.subheader(f"Utility over {draws} noise draws")
 many = sv.noisy_counts(counts, noise, rng=np.random.default_rng(seed + 7), draws=draws)
 draw_curves = _curves(many.pooled()).estimate[:, 0]
-left, right = st.columns([1.6, 1])
+left, right = st.columns([1.25, 1])
 with left:
     st.plotly_chart(sf.draws_figure(exact_pooled.times, draw_curves, exact_pooled.estimate[0], estimator=estimator,
                                     time_label=time_label), key="sv_draws")
 with right:
     util = sv.utility(counts, epsilon, draws=draws, rng=np.random.default_rng(seed + 11), estimator=estimator,
                       kind=kind, event_type=event_type, risk_set=risk_set)
-    st.dataframe(util.summary().round(4), hide_index=True, width="stretch")
+    summary = util.summary()
+    for col in ("mean", "q05", "q95"):
+        summary[col] = summary[col].map(lambda v: f"{v:.3g}")
+    st.dataframe(summary.rename(columns={"q05": "5 %", "q95": "95 %"}), hide_index=True, width="stretch")
     st.caption(f"Errors in {grid.grid_unit} (integrated) or probability (sup). Mean and 5–95 % of {draws} preview "
                "releases; log-rank decision at α = 0.05" + (f"; non-private p = {util.exact_p_value:.3g}."
                                                             if util.exact_p_value is not None else "."))

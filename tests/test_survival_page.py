@@ -1,0 +1,124 @@
+"""AppTest for the survival page: ε change, data set switch, estimators, upload errors, release."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from unittest import mock
+
+import numpy as np
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from dpcore import survival as sv
+from dpcore.validation import InputError, read_csv
+
+PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "survival.py")
+
+
+def _ok(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def _app() -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=90)
+    at.run()
+    _ok(at)
+    return at
+
+
+def test_page_renders_and_reacts_to_epsilon_and_dataset():
+    at = _app()
+    text = " ".join(m.value for m in at.markdown)
+    assert "each count ±" in text and "Log-rank" in text
+    before = next(m.value for m in at.markdown if m.value.startswith("**What is noised"))
+    at.select_slider(key="eps").set_value(5.0).run()
+    _ok(at)
+    after = next(m.value for m in at.markdown if m.value.startswith("**What is noised"))
+    assert before != after and "ε = 5" in after
+    at.selectbox(key="sv_data").set_value("pbc").run()
+    _ok(at)
+    assert "cumulative incidence (competing risks)" in at.radio(key="sv_est").options
+    at.radio(key="sv_est").set_value("cif").run()
+    _ok(at)
+    at.radio(key="sv_est").set_value("na").run()
+    _ok(at)
+    at.selectbox(key="sv_data").set_value("gehan").run()
+    at.toggle(key="sv_cmp").set_value(False).run()
+    _ok(at)
+    assert not any(m.value.startswith("Log-rank χ²") for m in at.markdown)
+    at.radio(key="sv_rs").set_value("running").run()
+    _ok(at)
+    at.selectbox(key="sv_unit").set_value("days").run()
+    _ok(at)
+
+
+def test_release_button_charges_and_exports():
+    at = _app()
+    at.selectbox(key="sv_data").set_value("ovarian").run()
+    at.button(key="release_button_survival").click().run()
+    _ok(at)
+    assert any("Released DP survival analysis" in s.value for s in at.success)
+    bundle = at.session_state["_release_last_survival"]
+    assert "kaplan_meier" in bundle.tables and bundle.epsilon == 1.0
+
+
+class _FakeUpload:
+    def __init__(self, data: bytes, name: str):
+        self._data, self.name = data, name
+
+    def getvalue(self) -> bytes:
+        return self._data
+
+
+def _with_upload(data: bytes, name: str = "mine.csv", **params) -> AppTest:
+    """Run the page in upload mode with ``st.file_uploader`` returning ``data`` (AppTest cannot upload)."""
+    at = AppTest.from_file(PAGE, default_timeout=90)
+    at.run()
+    at.radio(key="sv_src").set_value("upload")
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(data, name)):
+        at.run()
+        for key, value in params.items():
+            at.selectbox(key=key).set_value(value) if key != "sv_k" else at.number_input(key=key).set_value(value)
+        at.run()
+    return at
+
+
+def test_upload_without_file_explains_format():
+    at = AppTest.from_file(PAGE, default_timeout=90)
+    at.run()
+    at.radio(key="sv_src").set_value("upload").run()
+    assert not at.exception
+    assert any("Upload a CSV" in i.value for i in at.info)
+
+
+def test_upload_bad_csv_shows_named_error():
+    at = _with_upload(b"time;event\n1;0\n2;1\n")
+    assert not at.exception
+    assert any("semicolons" in e.value for e in at.error)
+    at = _with_upload(b"t,e,arm\n1,0,A\n-2,1,B\n3,1,A\n", sv_tcol="t", sv_ecol="e")
+    assert not at.exception
+    assert any("'t'" in e.value and "row 3" in e.value and "negative" in e.value for e in at.error)
+    at = _with_upload(b"t,e,arm\n1,0,A\n2,2,B\n3,1,A\n", sv_tcol="t", sv_ecol="e")
+    assert any("'e'" in e.value and "not one of the declared codes" in e.value for e in at.error)
+
+
+def test_upload_good_csv_runs_with_groups_and_competing_codes():
+    rng = np.random.default_rng(0)
+    n = 120
+    rows = ["days,status,arm"] + [f"{rng.exponential(200):.1f},{rng.integers(0, 3)},{'AB'[i % 2]}" for i in range(n)]
+    at = _with_upload("\n".join(rows).encode(), sv_tcol="days", sv_ecol="status", sv_gcol="arm", sv_k=2)
+    _ok(at)
+    assert any(m.value.startswith("Log-rank χ²") for m in at.markdown)
+    assert "cumulative incidence (competing risks)" in at.radio(key="sv_est").options
+
+
+def test_survival_from_frame_errors_are_named():
+    frame = read_csv(b"t,e,g\n1,0,a\n2,1,a\n")
+    with pytest.raises(InputError, match="single group"):
+        sv.survival_from_frame(frame, time_col="t", event_col="e", group_col="g")
+    with pytest.raises(InputError, match="more than one role"):
+        sv.survival_from_frame(frame, time_col="t", event_col="t")
+    m = sv.survival_from_frame(frame, time_col="t", event_col="e")
+    assert m.event.tolist() == [0, 1] and m.group is None
