@@ -196,8 +196,8 @@ class StreamResult:
 def _gamma_run(
     p: np.ndarray,
     *,
-    w0: np.ndarray | float,
-    b0: np.ndarray | float,
+    w0,
+    b0,
     gamma: np.ndarray,
     clock: Literal["time", "candidates"],
     lam: float | None,
@@ -212,85 +212,133 @@ def _gamma_run(
     floor: float = P_FLOOR,
     keep_threshold: bool = False,
 ):
-    """Vectorised core for every γ-based rule (see the module docstring).
+    """One γ-based rule on R streams: scalar parameters broadcast to the per-row core :func:`_core`.
 
-    ``p``: (R, T). ``w0``/``b0``: scalars or (R,). Constant-λ rules use
-    candidates ``p < cand_factor·λ`` and ``α_t = min(cap, s_t)``; AI rules
-    (``ai_factor = f``) use ``α_t = s_t/(1 + f s_t)`` and candidates
-    ``p < f·α_t``; ``lam=None`` with ``ai_factor=None`` makes every step a
-    candidate (LORD++). Private rules reject iff candidate, fewer than
-    ``cutoff`` rejections so far, and ``log p + Z_t < log α_t − A + Z_α[#rej]``;
-    ``z_alpha`` has shape (R, cutoff + 1): the j-th threshold draw is used
-    between the j-th and (j+1)-th rejection (redrawn after each rejection).
+    Constant-λ rules use candidates ``p < cand_factor·λ`` and ``α_t = min(cap, s_t)``; AI rules
+    (``ai_factor = f``) use ``α_t = s_t/(1 + f s_t)`` and candidates ``p < f·α_t``; ``lam=None``
+    with ``ai_factor=None`` makes every step a candidate (LORD++).
+    """
+    R = p.shape[0]
+    rows = _Rows.build(
+        R, w0=w0, b0=b0, cap=math.inf if cap is None else cap, ai=0.0 if ai_factor is None else ai_factor,
+        cand_const=math.inf if lam is None else cand_factor * lam, time_clock=clock == "time", private=private,
+        cutoff=cutoff if cutoff is not None else np.iinfo(np.int64).max, shift_a=0.0 if shift_a is None else shift_a,
+        gamma_id=0,
+    )
+    return _core(p, rows, [gamma], z_alpha=z_alpha, z_test=z_test, floor=floor, keep_threshold=keep_threshold)
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """Per-run parameters of the γ-based core, so several rules (or ε values) share one loop over time."""
+
+    w0: np.ndarray
+    b0: np.ndarray
+    cap: np.ndarray
+    ai: np.ndarray
+    cand_const: np.ndarray
+    time_clock: np.ndarray
+    private: np.ndarray
+    cutoff: np.ndarray
+    shift_a: np.ndarray
+    gamma_id: np.ndarray
+
+    @classmethod
+    def build(cls, R: int, **values) -> "_Rows":
+        dtypes = dict(time_clock=bool, private=bool, cutoff=np.int64, gamma_id=np.int64)
+        return cls(**{k: np.broadcast_to(np.asarray(v, dtype=dtypes.get(k, float)), (R,)).copy()
+                      for k, v in values.items()})
+
+    @staticmethod
+    def stack(parts: Sequence["_Rows"]) -> "_Rows":
+        return _Rows(**{f: np.concatenate([getattr(r, f) for r in parts]) for f in _Rows.__dataclass_fields__})
+
+
+def _core(p: np.ndarray, rows: _Rows, gammas: Sequence[np.ndarray], *, z_alpha=None, z_test=None,
+          floor: float = P_FLOOR, keep_threshold: bool = False):
+    """Vectorised loop over time for every γ-based rule (see the module docstring).
+
+    ``p``: (R, T); ``rows``: per-run parameters; ``gammas``: γ arrays indexed by ``rows.gamma_id``.
+    Private rows reject iff candidate, fewer than ``cutoff`` rejections so far, and
+    ``log p + Z_t < log α_t − A + Z_α[#rej]``; ``z_alpha`` has shape (R, max cutoff + 1): the j-th
+    threshold draw is used between the j-th and (j+1)-th rejection (redrawn after each rejection).
+    Non-private rows reject iff candidate and ``p < α_t``.
     """
     R, T = p.shape
     runs = np.arange(R)
-    w0 = np.broadcast_to(np.asarray(w0, dtype=float), (R,))
-    b0 = np.broadcast_to(np.asarray(b0, dtype=float), (R,))
-    g_last = gamma.size - 1  # gamma[g_last] == 0
-    logp = log_pvalues(p, floor) if private else None
-    if private:
-        shift_a = np.broadcast_to(np.asarray(shift_a, dtype=float), (R,))
-        c = int(cutoff)
-    elif cutoff is not None:
-        c = int(cutoff)
-    else:
-        c = None
+    L = max(max(g.size for g in gammas), T + 2)
+    G = np.zeros((len(gammas), L))
+    for i, g in enumerate(gammas):
+        G[i, : g.size] = g
+    G_flat = G.ravel()
+    g_last = L - 1  # G[:, g_last] == 0: indices beyond the sequence read 0
+    g_off = (rows.gamma_id * L)[:, None]
+    pT = np.ascontiguousarray(p.T)
+    any_private = bool(rows.private.any())
+    if any_private:
+        c_max = int(rows.cutoff[rows.private].max())
+        za_all = np.zeros((R, c_max + 1)) if z_alpha is None else z_alpha
+        zt = np.zeros((R, T)) if z_test is None else z_test
+        statT = np.ascontiguousarray((log_pvalues(p, floor) + zt).T)
+        za_cur = za_all[:, 0].copy()
+        priv = rows.private
+    is_ai = rows.ai > 0
+    any_ai = bool(is_ai.any())
+    time_clock = rows.time_clock
+    all_time = bool(time_clock.all())
+    cutoff = rows.cutoff
 
     cap_cols = 8
-    K = np.zeros((R, cap_cols))  # clock at rejection j (column 0 = initial wealth term)
+    K = np.zeros((R, cap_cols), dtype=np.int64)  # clock at rejection j (column 0 = initial wealth term)
     W = np.zeros((R, cap_cols))  # weight of term j (0 for terms not yet active)
-    W[:, 0] = w0
-    N = np.zeros(R)
+    W[:, 0] = rows.w0
+    N = np.zeros(R, dtype=np.int64)
     nrej = np.zeros(R, dtype=np.int64)
-    width = 1  # number of columns in use (max over runs of nrej + 1)
+    width = 1  # columns in use (max over runs of nrej + 1)
 
-    rejections = np.zeros((R, T), dtype=bool)
-    alphas = np.empty((R, T))
-    candidates = np.zeros((R, T), dtype=bool)
-    thresholds = np.empty((R, T)) if (private and keep_threshold) else None
-    noisy = np.empty((R, T)) if (private and keep_threshold) else None
+    rejections = np.zeros((T, R), dtype=bool)
+    alphas = np.empty((T, R))
+    candidates = np.zeros((T, R), dtype=bool)
+    thresholds = np.empty((T, R)) if (any_private and keep_threshold) else None
 
     with np.errstate(divide="ignore"):
         for t in range(T):
-            idx = (1.0 + N[:, None] - K[:, :width]).astype(np.int64)
+            pt = pT[t]
+            idx = (N + 1)[:, None] - K[:, :width]
             np.minimum(idx, g_last, out=idx)
-            s = np.einsum("rj,rj->r", W[:, :width], gamma[idx])
-            if ai_factor is not None:
-                a = s / (1.0 + ai_factor * s)
-                cand = p[:, t] < ai_factor * a
-            else:
-                a = s if cap is None else np.minimum(cap, s)
-                cand = p[:, t] < cand_factor * lam if lam is not None else np.ones(R, dtype=bool)
-            if private:
-                za = z_alpha[runs, np.minimum(nrej, c)]
-                thr = np.log(a) - shift_a + za
-                stat = logp[:, t] + z_test[:, t]
-                rej = cand & (nrej < c) & (stat < thr)
+            s = np.einsum("rj,rj->r", W[:, :width], G_flat[idx + g_off])
+            a = np.minimum(s / (1.0 + rows.ai * s), rows.cap) if any_ai else np.minimum(s, rows.cap)
+            cand = pt < (np.where(is_ai, rows.ai * a, rows.cand_const) if any_ai else rows.cand_const)
+            if any_private:
+                thr = np.log(a) - rows.shift_a + za_cur
+                rej = cand & (nrej < cutoff) & np.where(priv, statT[t] < thr, pt < a)
                 if thresholds is not None:
-                    thresholds[:, t] = thr
-                    noisy[:, t] = stat
+                    thresholds[t] = thr
             else:
-                rej = cand & (p[:, t] < a)
-                if c is not None:
-                    rej &= nrej < c
-            alphas[:, t] = a
-            candidates[:, t] = cand
-            rejections[:, t] = rej
-            N += 1.0 if clock == "time" else (~cand).astype(float)
-            if rej.any():
-                r = np.flatnonzero(rej)
+                rej = cand & (pt < a) & (nrej < cutoff)
+            alphas[t] = a
+            candidates[t] = cand
+            rejections[t] = rej
+            if all_time:
+                N += 1
+            else:
+                N += time_clock | ~cand
+            r = np.flatnonzero(rej)
+            if r.size:
                 col = nrej[r] + 1
-                if col.max() >= cap_cols:
-                    extra = cap_cols
-                    K = np.concatenate([K, np.zeros((R, extra))], axis=1)
-                    W = np.concatenate([W, np.zeros((R, extra))], axis=1)
-                    cap_cols += extra
+                top = int(col.max())
+                if top >= cap_cols:
+                    K = np.concatenate([K, np.zeros((R, cap_cols), dtype=np.int64)], axis=1)
+                    W = np.concatenate([W, np.zeros((R, cap_cols))], axis=1)
+                    cap_cols *= 2
                 K[r, col] = N[r]
-                W[r, col] = np.where(col == 1, b0[r] - w0[r], b0[r])
+                W[r, col] = np.where(col == 1, rows.b0[r] - rows.w0[r], rows.b0[r])
                 nrej[r] = col
-                width = max(width, int(col.max()) + 1)
-    return rejections, alphas, candidates, thresholds, noisy
+                width = max(width, top + 1)
+                if any_private:
+                    za_cur[r] = za_all[r, np.minimum(col, za_all.shape[1] - 1)]
+    noisy = (statT.T if (any_private and keep_threshold) else None)
+    return rejections.T, alphas.T, candidates.T, (None if thresholds is None else thresholds.T), noisy
 
 
 def _alpha_investing_run(p: np.ndarray, *, alpha: float, w0: float | None = None, payout: float | None = None):
@@ -562,6 +610,65 @@ def run_method(name: str, p: np.ndarray, settings: Settings, *, rng: np.random.G
                            eta=s.eta, cutoff=s.cutoff, lam=s.lam_paprika, shift=s.shift, gamma=s.gamma,
                            ai=name == "PAPRIKA AI", rule=s.rule, rng=rng, keep_threshold=keep_threshold)
     raise ValueError(f"unknown method {name!r}; choose from {', '.join(METHODS)}")
+
+
+def _rule_rows(name: str, R: int, settings: Settings, gamma_id: int, shift_a) -> _Rows:
+    s = settings
+    big = np.iinfo(np.int64).max
+    if name == "SAFFRON":
+        lam = s.lam_saffron
+        return _Rows.build(R, w0=(1 - lam) * s.alpha / 2, b0=(1 - lam) * s.alpha, cap=lam, ai=0.0, cand_const=lam,
+                           time_clock=False, private=False, cutoff=big, shift_a=0.0, gamma_id=gamma_id)
+    if name == "SAFFRON AI":
+        return _Rows.build(R, w0=s.alpha / 2, b0=s.alpha, cap=math.inf, ai=1.0, cand_const=math.inf,
+                           time_clock=False, private=False, cutoff=big, shift_a=0.0, gamma_id=gamma_id)
+    if name == "LORD++":
+        return _Rows.build(R, w0=0.1 * s.alpha, b0=s.alpha, cap=math.inf, ai=0.0, cand_const=math.inf,
+                           time_clock=True, private=False, cutoff=big, shift_a=0.0, gamma_id=gamma_id)
+    ai = name == "PAPRIKA AI"
+    lam = s.lam_paprika
+    w0, b0 = (s.alpha / 2, s.alpha) if ai else ((1 - 2 * lam) * s.alpha / 2, (1 - 2 * lam) * s.alpha)
+    return _Rows.build(R, w0=w0, b0=b0, cap=math.inf if ai else lam, ai=2.0 if ai else 0.0,
+                       cand_const=math.inf if ai else 2 * lam, time_clock=s.rule == "paper", private=True,
+                       cutoff=s.cutoff, shift_a=shift_a, gamma_id=gamma_id)
+
+
+def run_all(p: np.ndarray, settings: Settings, *, rng: np.random.Generator,
+            methods: Sequence[str] = METHODS) -> dict[str, StreamResult]:
+    """Run several of :data:`METHODS` on the same (R, T) streams in ONE loop over time.
+
+    The γ-based rules are stacked on the run axis (R × #rules rows, each with its own parameters);
+    alpha-investing runs in its own short loop. Same decisions as :func:`run_method` given the same
+    noise (the private rows draw their own noise from ``rng``).
+    """
+    R, T = p.shape
+    s = settings
+    g_rules = [m for m in methods if m != "alpha-investing"]
+    out: dict[str, StreamResult] = {}
+    if g_rules:
+        gammas = [_gamma_for(s.gamma, T, False), _gamma_for(s.gamma, T, True)]
+        shift_a = paprika_shift(s.epsilon, s.delta, s.eta, s.cutoff, T, s.shift) if any(
+            m in PRIVATE_METHODS for m in g_rules) else 0.0
+        parts, za, zt = [], [], []
+        for m in g_rules:
+            ai_gamma = m in ("SAFFRON AI", "PAPRIKA AI")
+            parts.append(_rule_rows(m, R, s, int(ai_gamma), shift_a))
+            if m in PRIVATE_METHODS:
+                noise = draw_paprika_noise(R, T, epsilon=s.epsilon, eta=s.eta, cutoff=s.cutoff, rng=rng)
+                za.append(noise.z_alpha)
+                zt.append(noise.z_test)
+            else:
+                za.append(np.zeros((R, s.cutoff + 1)))
+                zt.append(np.zeros((R, T)))
+        rows = _Rows.stack(parts)
+        big_p = np.tile(p, (len(g_rules), 1))
+        rej, a, cand, _, _ = _core(big_p, rows, gammas, z_alpha=np.concatenate(za), z_test=np.concatenate(zt))
+        for i, m in enumerate(g_rules):
+            sl = slice(i * R, (i + 1) * R)
+            out[m] = StreamResult(m, rej[sl], a[sl], cand[sl], params=dict(settings=s))
+    if "alpha-investing" in methods:
+        out["alpha-investing"] = run_alpha_investing(p, alpha=s.alpha)
+    return {m: out[m] for m in methods}
 
 
 # --------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 Independent of the vectorised :mod:`dpcore.fdr` (no shared bookkeeping): each step sums γ over the
 list of past rejection times directly. Used as the test oracle (same decisions given the same noise)
-and as the benchmark baseline. Not meant for the pages — it is slow on purpose-free plain Python.
+and as the benchmark baseline. Not meant for the pages: plain Python, one stream at a time.
 """
 
 from __future__ import annotations
@@ -20,22 +20,23 @@ def saffron_loop(p: Sequence[float], gamma: Sequence[float], *, alpha: float, la
     """SAFFRON: α_t = min{λ, w0 γ_{t−C0+} + ((1−λ)α − w0) γ_{t−τ1−C1+} + (1−λ)α Σ_{j≥2} γ_{t−τj−Cj+}}."""
     w0 = (1 - lam) * alpha / 2
     taus: list[int] = []
-    cand_times: list[int] = []
+    cj: list[int] = []  # C_{j+}: candidates after τ_j
+    c0 = 0
     rej, alphas = [], []
     for t in range(1, len(p) + 1):
-        c0 = len(cand_times)
         total = w0 * _g(gamma, t - c0)
-        for j, tau in enumerate(taus, start=1):
-            cj = sum(1 for i in cand_times if i > tau)
-            weight = (1 - lam) * alpha - w0 if j == 1 else (1 - lam) * alpha
-            total += weight * _g(gamma, t - tau - cj)
+        for j, tau in enumerate(taus):
+            weight = (1 - lam) * alpha - w0 if j == 0 else (1 - lam) * alpha
+            total += weight * _g(gamma, t - tau - cj[j])
         a = min(lam, total)
         is_cand = p[t - 1] < lam
         r = is_cand and p[t - 1] < a
         if is_cand:
-            cand_times.append(t)
+            c0 += 1
+            cj = [c + 1 for c in cj]
         if r:
             taus.append(t)
+            cj.append(0)
         rej.append(r)
         alphas.append(a)
     return rej, alphas
@@ -62,18 +63,20 @@ def saffron_ai_loop(p: Sequence[float], gamma: Sequence[float], *, alpha: float)
     """SAFFRON with λ_t = α_t: s_t with indices t − τ_j − C_{j+}, α_t = s_t / (1 + s_t), candidate p < α_t."""
     w0 = alpha / 2
     taus: list[int] = []
-    cand_times: list[int] = []
+    cj: list[int] = []
+    c0 = 0
     rej, alphas = [], []
     for t in range(1, len(p) + 1):
-        s = w0 * _g(gamma, t - len(cand_times))
-        for j, tau in enumerate(taus, start=1):
-            cj = sum(1 for i in cand_times if i > tau)
-            s += (alpha - w0 if j == 1 else alpha) * _g(gamma, t - tau - cj)
+        s = w0 * _g(gamma, t - c0)
+        for j, tau in enumerate(taus):
+            s += (alpha - w0 if j == 0 else alpha) * _g(gamma, t - tau - cj[j])
         a = s / (1 + s)
-        r = p[t - 1] < a
+        r = p[t - 1] < a  # candidate (p < λ_t = α_t) and rejection coincide
         if r:
-            cand_times.append(t)
+            c0 += 1
+            cj = [c + 1 for c in cj]
             taus.append(t)
+            cj.append(0)
         rej.append(r)
         alphas.append(a)
     return rej, alphas
@@ -117,18 +120,18 @@ def paprika_loop(
     else:
         w0, b0 = (1 - 2 * lam) * alpha / 2, (1 - 2 * lam) * alpha
     taus: list[int] = []
-    cand_times: list[int] = []
+    cj: list[int] = []
+    c0 = 0
     rej, alphas = [], []
     for t in range(1, len(p) + 1):
         if rule == "paper":
             s = w0 * _g(gamma, t)
-            for j, tau in enumerate(taus, start=1):
-                s += (b0 - w0 if j == 1 else b0) * _g(gamma, t - tau)
+            for j, tau in enumerate(taus):
+                s += (b0 - w0 if j == 0 else b0) * _g(gamma, t - tau)
         else:
-            s = w0 * _g(gamma, t - len(cand_times))
-            for j, tau in enumerate(taus, start=1):
-                cj = sum(1 for i in cand_times if i > tau)
-                s += (b0 - w0 if j == 1 else b0) * _g(gamma, t - tau - cj)
+            s = w0 * _g(gamma, t - c0)
+            for j, tau in enumerate(taus):
+                s += (b0 - w0 if j == 0 else b0) * _g(gamma, t - tau - cj[j])
         if ai:
             a = s / (1 + 2 * s)
             is_cand = p[t - 1] < 2 * a
@@ -140,9 +143,11 @@ def paprika_loop(
             stat = math.log(max(p[t - 1], floor)) + z_test[t - 1]
             r = stat < math.log(a) - shift_a + z_alpha[len(taus)]
         if is_cand:
-            cand_times.append(t)
+            c0 += 1
+            cj = [c + 1 for c in cj]
         if r:
             taus.append(t)
+            cj.append(0)
         rej.append(r)
         alphas.append(a)
     return rej, alphas
