@@ -634,27 +634,32 @@ def _rule_rows(name: str, R: int, settings: Settings, gamma_id: int, shift_a) ->
 
 
 def run_all(p: np.ndarray, settings: Settings, *, rng: np.random.Generator,
-            methods: Sequence[str] = METHODS) -> dict[str, StreamResult]:
+            methods: Sequence[str] = METHODS, epsilon=None) -> dict[str, StreamResult]:
     """Run several of :data:`METHODS` on the same (R, T) streams in ONE loop over time.
 
     The γ-based rules are stacked on the run axis (R × #rules rows, each with its own parameters);
     alpha-investing runs in its own short loop. Same decisions as :func:`run_method` given the same
-    noise (the private rows draw their own noise from ``rng``).
+    noise (the private rows draw their own noise from ``rng``). ``epsilon`` (scalar or (R,))
+    overrides ``settings.epsilon`` for the private rules.
     """
     R, T = p.shape
     s = settings
+    eps = np.broadcast_to(np.asarray(s.epsilon if epsilon is None else epsilon, dtype=float), (R,))
     g_rules = [m for m in methods if m != "alpha-investing"]
     out: dict[str, StreamResult] = {}
     if g_rules:
         gammas = [_gamma_for(s.gamma, T, False), _gamma_for(s.gamma, T, True)]
-        shift_a = paprika_shift(s.epsilon, s.delta, s.eta, s.cutoff, T, s.shift) if any(
-            m in PRIVATE_METHODS for m in g_rules) else 0.0
+        shift_a = 0.0
+        if any(m in PRIVATE_METHODS for m in g_rules):
+            grid = np.unique(eps)
+            shifts = np.array([paprika_shift(float(e), s.delta, s.eta, s.cutoff, T, s.shift) for e in grid])
+            shift_a = shifts[np.searchsorted(grid, eps)]
         parts, za, zt = [], [], []
         for m in g_rules:
             ai_gamma = m in ("SAFFRON AI", "PAPRIKA AI")
             parts.append(_rule_rows(m, R, s, int(ai_gamma), shift_a))
             if m in PRIVATE_METHODS:
-                noise = draw_paprika_noise(R, T, epsilon=s.epsilon, eta=s.eta, cutoff=s.cutoff, rng=rng)
+                noise = draw_paprika_noise(R, T, epsilon=eps, eta=s.eta, cutoff=s.cutoff, rng=rng)
                 za.append(noise.z_alpha)
                 zt.append(noise.z_test)
             else:
@@ -897,8 +902,9 @@ def sweep(streams_by_x: Mapping[float, Streams], methods: Sequence[str], setting
     if epsilons is not None:
         eps = np.concatenate([np.full(n, epsilons[x]) for x, n in zip(xs, sizes)])
     rows = []
+    results = run_all(p, settings, rng=rng, methods=methods, epsilon=eps)
     for name in methods:
-        res = run_method(name, p, settings, rng=rng, epsilon=eps)
+        res = results[name]
         for i, x in enumerate(xs):
             sl = slice(bounds[i], bounds[i + 1])
             m = metrics(res.rejections[sl], truth[sl])

@@ -42,7 +42,7 @@ def sim_streams(kind: str, R: int, T: int, pi1: float, n: int, theta: float, see
 def sim_summary(kind, R, T, pi1, n, theta, seed, settings: fdr.Settings) -> pd.DataFrame:
     s = sim_streams(kind, R, T, pi1, n, theta, seed)
     rng = np.random.default_rng(seed + 1)
-    return fdr.summary_table([fdr.run_method(m, s.pvalues, settings, rng=rng) for m in fdr.METHODS], s.truth)
+    return fdr.summary_table(list(fdr.run_all(s.pvalues, settings, rng=rng).values()), s.truth)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
