@@ -1,0 +1,67 @@
+"""AppTest of the online-FDR page: renders, reacts to ε in the URL, releases and charges the ledger."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "fdr.py")
+
+
+def _page(**query):
+    at = AppTest.from_file(PAGE, default_timeout=180)
+    for k, v in query.items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def _noise_text(at) -> str:
+    return next(m.value for m in at.markdown if "Noise at these settings" in m.value)
+
+
+def test_default_page_renders_all_figures_and_six_methods():
+    at = _page()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert len(at.get("plotly_chart")) >= 3
+    summary = at.dataframe[0].value
+    assert list(summary["method"]) == ["SAFFRON", "SAFFRON AI", "LORD++", "alpha-investing", "PAPRIKA", "PAPRIKA AI"]
+    assert (summary["power"] > 0.5).all()
+    labels = [m.label for m in at.metric]
+    assert "PAPRIKA discoveries" in labels and "SAFFRON discoveries" in labels
+    text = _noise_text(at)
+    assert "Laplace(1.33)" in text and "Laplace(2.66)" in text  # fdr.md's table at ε = 5, c = 40
+
+
+def test_epsilon_from_the_url_changes_the_noise_and_the_pi1_sweep_can_be_shown():
+    at = _page(eps="1", fdr_showpi="true")
+    assert not at.exception, at.exception
+    text = _noise_text(at)
+    assert "Laplace(6.65)" in text and "A = 26.2" in text
+    assert any("share of non-nulls" in s.value for s in at.subheader)
+    assert len(at.get("plotly_chart")) >= 4
+
+
+def test_truncated_exponential_and_code_rule_render():
+    at = _page(fdr_src="truncexp", fdr_rule="code", fdr_view="PAPRIKA AI", fdr_R="20")
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert any("Releases always use the paper" in c.value for c in at.caption)
+
+
+def test_release_charges_the_ledger_and_exports_only_the_rejection_set():
+    at = _page(fdr_R="20")
+    at.button(key="release_button_fdr").click().run()
+    assert not at.exception, at.exception
+    assert any("Released PAPRIKA" in s.value for s in at.success)
+    ledger = at.session_state["_dp_ledger"]
+    assert ledger.summary()[0]["ε spent"] == 5.0
+    bundle = at.session_state["_release_last_fdr"]
+    assert list(bundle.tables["rejections"].columns) == ["hypothesis", "rejected", "alpha_t"]
+
+
+def test_upload_source_without_a_file_explains_the_format():
+    at = _page(fdr_src="upload")
+    assert not at.exception
+    assert any("column of p-values" in i.value for i in at.info)
