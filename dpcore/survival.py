@@ -526,13 +526,23 @@ class LogrankArrays:
     expected: np.ndarray
 
 
-def logrank_test(table: RiskTable) -> LogrankArrays:
+def logrank_test(table: RiskTable, *, noise_var=0.0) -> LogrankArrays:
     """Log-rank chi-square for G ≥ 2 groups from per-group risk tables (vectorised over draws).
 
     Per bin: ``E_gj = d_j r_gj / r_j`` and hypergeometric covariance
     ``V_ghj = d_j (r_j − d_j)/(r_j − 1) · (r_gj/r_j)(δ_gh − r_hj/r_j)``
     (the factor ``(r−d)/(r−1)`` is 1 where ``r_j ≤ 1``, as in lifelines);
     ``U = (O−E)ᵀ V⁻ (O−E)`` over the first G−1 groups (pseudo-inverse).
+
+    ``noise_var`` (optional, not in the spec): the variance of the DP noise
+    on one event count. The plain statistic treats noisy counts as real
+    people, so its variance ignores the noise and it rejects far too often
+    at small ε. With ``noise_var = σ²`` the covariance gets the noise term
+    ``σ² Σ_j A_j A_jᵀ``, ``A_j[g, h] = (δ_gh − r_gj/r_j)·1{r_hj > 0}`` (the
+    noise of ``d_hj`` enters ``O_g − E_g`` with weight ``δ_gh − r_gj/r_j``;
+    counts clipped to an empty risk set carry no noise). ``noise_var = 0``
+    is the spec's (and lifelines') test. An array ``noise_var`` broadcasts
+    against the leading (draw / ε) axes, e.g. shape ``(n_eps, 1)``.
     """
     G = len(table.groups)
     if G < 2:
@@ -552,6 +562,11 @@ def logrank_test(table: RiskTable) -> LogrankArrays:
     V = -np.einsum("...gk,...hk,...k->...gh", frac, frac, w)
     idx = np.arange(G)
     V[..., idx, idx] += Vdiag
+    nv = np.asarray(noise_var, dtype=float)
+    if np.any(nv > 0):
+        alive = (rg > 0).astype(float)  # (..., G, k): does group h's event count carry noise in bin j
+        A = (np.eye(G)[:, :, None] - frac[..., :, None, :]) * alive[..., None, :, :]  # (..., g, h, k)
+        V = V + nv[..., None, None] * np.einsum("...ghk,...fhk->...gf", A, A)
     u = (O - E)[..., : G - 1]
     Vi = np.linalg.pinv(V[..., : G - 1, : G - 1])
     stat = np.einsum("...g,...gh,...h->...", u, Vi, u)
@@ -743,15 +758,22 @@ def cumulative_incidence(time, event, *, grid, event_type: int = 1, n_types: int
 
 
 def logrank(time, event, group, *, grid, epsilon: float | None = None, rng: np.random.Generator | None = None,
-            groups: Sequence[str] | None = None, risk_set: str = "spec") -> LogrankResult:
-    """Log-rank test (G ≥ 2 groups) from the groups' count matrices, released together (Δ1 = 4)."""
+            groups: Sequence[str] | None = None, risk_set: str = "spec",
+            noise_aware: bool = False) -> LogrankResult:
+    """Log-rank test (G ≥ 2 groups) from the groups' count matrices, released together (Δ1 = 4).
+
+    ``noise_aware=True`` adds the known noise variance to the test's
+    covariance (see :func:`logrank_test`): it keeps the false-positive rate
+    near α at small ε, at the price of power.
+    """
     grid = _as_grid(grid, time)
     ev = (np.asarray(event) != 0).astype(np.int64)
     counts = count_matrix(time, ev, grid, group=group, groups=groups)
     if counts.n_groups < 2:
         raise InputError("the log-rank test needs at least two groups")
     noisy, desc = _noised(counts, epsilon, rng)
-    res = logrank_test(postprocess(noisy, risk_set=risk_set))
+    nv = survival_noise(epsilon, counts.n_groups).std ** 2 if (noise_aware and epsilon is not None) else 0.0
+    res = logrank_test(postprocess(noisy, risk_set=risk_set), noise_var=nv)
     return LogrankResult(float(res.statistic), float(res.p_value), res.dof, counts.groups, epsilon, desc,
                          res.observed, res.expected)
 
@@ -805,7 +827,7 @@ class Utility:
 
 
 def _utility_from(exact: Counts, noisy: Counts, estimator: str, alpha: float, level: float, event_type: int,
-                  risk_set: str = "spec") -> Utility:
+                  risk_set: str = "spec", lr_noise_var=0.0) -> Utility:
     if estimator != "cif":
         exact, noisy = exact.collapse_types(), noisy.collapse_types()
     ex_table, nz_table = postprocess(exact), postprocess(noisy, risk_set=risk_set)
@@ -830,7 +852,8 @@ def _utility_from(exact: Counts, noisy: Counts, estimator: str, alpha: float, le
     p = agree = exact_p = None
     if exact.n_groups >= 2:
         lr_ex = logrank_test(ex_table if estimator != "cif" else postprocess(exact.collapse_types()))
-        lr_nz = logrank_test(nz_table if estimator != "cif" else postprocess(noisy.collapse_types(), risk_set=risk_set))
+        lr_nz = logrank_test(nz_table if estimator != "cif" else postprocess(noisy.collapse_types(), risk_set=risk_set),
+                             noise_var=lr_noise_var)
         exact_p = float(lr_ex.p_value)
         p = lr_nz.p_value
         agree = (p < level) == (exact_p < level)
@@ -839,11 +862,15 @@ def _utility_from(exact: Counts, noisy: Counts, estimator: str, alpha: float, le
 
 def utility(counts: Counts, epsilon: float, *, draws: int = 200, rng: np.random.Generator, estimator: str = "km",
             kind: str = "laplace", alpha: float = 0.05, level: float = 0.05, event_type: int = 1,
-            risk_set: str = "spec") -> Utility:
-    """Utility measures of ``survival.md`` over ``draws`` preview releases, one vectorised pass."""
+            risk_set: str = "spec", noise_aware_logrank: bool = False) -> Utility:
+    """Utility measures of ``survival.md`` over ``draws`` preview releases, one vectorised pass.
+
+    ``noise_aware_logrank`` adds the noise variance to the log-rank test
+    (see :func:`logrank_test`); ``risk_set`` as in :func:`postprocess`.
+    """
     noise = survival_noise(epsilon, counts.n_groups, kind=kind)
     return _utility_from(counts, noisy_counts(counts, noise, rng=rng, draws=draws), estimator, alpha, level,
-                         event_type, risk_set)
+                         event_type, risk_set, noise.std**2 if noise_aware_logrank else 0.0)
 
 
 @dataclass(frozen=True)
@@ -869,12 +896,13 @@ class UtilityCurve:
 
 def utility_curve(counts: Counts, epsilons, *, draws: int = 200, rng: np.random.Generator, estimator: str = "km",
                   kind: str = "laplace", alpha: float = 0.05, level: float = 0.05, event_type: int = 1,
-                  risk_set: str = "spec") -> UtilityCurve:
+                  risk_set: str = "spec", noise_aware_logrank: bool = False) -> UtilityCurve:
     """Per-draw utility measures over an ε grid in one vectorised pass (``(n_eps, R)`` arrays)."""
     eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
     noises = [survival_noise(float(e), counts.n_groups, kind=kind) for e in eps]
     vec = _sweep_vectors(counts, noises, rng=rng, draws=draws)
-    u = _utility_from(counts, counts.from_vector(vec), estimator, alpha, level, event_type, risk_set)
+    nv = np.array([n.std**2 for n in noises])[:, None] if noise_aware_logrank else 0.0
+    u = _utility_from(counts, counts.from_vector(vec), estimator, alpha, level, event_type, risk_set, nv)
     return UtilityCurve(eps, u.sup_error, u.integrated_error, u.median_error, u.coverage, u.logrank_agree,
                         u.p_value, u.exact_p_value, estimator)
 
@@ -1012,8 +1040,11 @@ def released_tables(rel: Counts, noise: Noise, *, alpha: float = 0.05, band_draw
         pooled = postprocess(all_cause.pooled(), risk_set=risk_set)
         tables["kaplan_meier_pooled"] = _curve_frame(km(pooled, alpha=alpha), "survival")
         lr = logrank_test(table)
-        tables["logrank"] = pd.DataFrame({"statistic": [float(lr.statistic)], "degrees_of_freedom": [lr.dof],
-                                          "p_value": [float(lr.p_value)]})
+        lr_na = logrank_test(table, noise_var=noise.std**2)
+        tables["logrank"] = pd.DataFrame({
+            "variance": ["hypergeometric (spec)", "hypergeometric + DP noise (noise-aware)"],
+            "statistic": [float(lr.statistic), float(lr_na.statistic)], "degrees_of_freedom": [lr.dof, lr.dof],
+            "p_value": [float(lr.p_value), float(lr_na.p_value)]})
     if K > 1:
         full = postprocess(rel.pooled(), risk_set=risk_set)
         frames = []

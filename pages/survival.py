@@ -50,17 +50,17 @@ def _bundled(name: str) -> Source:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _bundled_sweep(name: str, horizon: float, grid_unit: str, compare: bool, estimator: str, draws: int, seed: int,
-                   kind: str, event_type: int, risk_set: str) -> sv.UtilityCurve:
+                   kind: str, event_type: int, risk_set: str, aware: bool) -> sv.UtilityCurve:
     src = _bundled(name)
-    return _sweep(src, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set)
+    return _sweep(src, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set, aware)
 
 
 def _sweep(src: Source, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type,
-           risk_set) -> sv.UtilityCurve:
+           risk_set, aware) -> sv.UtilityCurve:
     grid = sv.make_grid(horizon, data_unit=src.time_unit, grid_unit=grid_unit)
     counts = _counts(src, grid, compare)
     return sv.utility_curve(counts, SWEEP, draws=draws, rng=np.random.default_rng(seed + 1), estimator=estimator,
-                            kind=kind, event_type=event_type, risk_set=risk_set)
+                            kind=kind, event_type=event_type, risk_set=risk_set, noise_aware_logrank=aware)
 
 
 def _counts(src: Source, grid: sv.Grid, compare: bool) -> sv.Counts:
@@ -151,10 +151,15 @@ with c2:
                                  index=UNITS.index(src.grid_unit))
     horizon = float(ui.url_number(f"Horizon H ({src.time_unit})", key="sv_hor", min_value=0.001,
                                   value=float(src.horizon), help="Public: times after H count as censored at H."))
-    compare = False
+    compare = aware = False
     if src.groups:
         compare = ui.url_toggle(f"Compare groups ({src.group_label or 'group'}) with a log-rank test",
                                 key="sv_cmp", value=True)
+    if compare:
+        aware = ui.url_toggle("Noise-aware log-rank variance", key="sv_aware", value=False,
+                              help="Adds the known noise variance to the test (free post-processing). The plain "
+                                   "test treats noisy counts as real people and rejects far too often at small ε; "
+                                   "the noise-aware one keeps false positives near 5 % but has less power.")
 with c3:
     draws = int(ui.url_select_slider("Noise draws for the utility panel", key="sv_R", options=[50, 100, 200, 500],
                                      value=200))
@@ -241,7 +246,7 @@ with left:
                                     time_label=time_label), key="sv_draws")
 with right:
     util = sv.utility(counts, epsilon, draws=draws, rng=np.random.default_rng(seed + 11), estimator=estimator,
-                      kind=kind, event_type=event_type, risk_set=risk_set)
+                      kind=kind, event_type=event_type, risk_set=risk_set, noise_aware_logrank=aware)
     summary = util.summary()
     for col in ("mean", "q05", "q95"):
         summary[col] = summary[col].map(lambda v: f"{v:.3g}")
@@ -254,9 +259,9 @@ ui.teaching("Each thin line is one possible release. One lucky draw can look per
 # ---- privacy–utility curve ----------------------------------------------------
 st.subheader("Privacy–utility trade-off over ε")
 if src.bundled:
-    uc = _bundled_sweep(name, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set)
+    uc = _bundled_sweep(name, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set, aware)
 else:
-    uc = _sweep(src, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set)
+    uc = _sweep(src, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set, aware)
 st.plotly_chart(sf.utility_figure(uc, epsilon, time_unit=grid.grid_unit), key="sv_curve")
 accuracy_first(key="sv_acc", grid=uc.epsilons, draws=uc.sup_error, metric_label="sup-norm error",
                default_threshold=0.1, basis=src.label)
@@ -265,16 +270,22 @@ accuracy_first(key="sv_acc", grid=uc.epsilons, draws=uc.sup_error, metric_label=
 if G > 1:
     st.subheader(f"Groups: {src.group_label or 'group'}")
     lr_exact = sv.logrank_test(sv.postprocess(counts.collapse_types()))
-    lr_priv = sv.logrank_test(sv.postprocess(noisy.collapse_types(), risk_set=risk_set))
+    noisy_table = sv.postprocess(noisy.collapse_types(), risk_set=risk_set)
+    lr_plain = sv.logrank_test(noisy_table)
+    lr_aware = sv.logrank_test(noisy_table, noise_var=noise.std**2)
+    lr_priv = lr_aware if aware else lr_plain
     st.plotly_chart(sf.groups_figure(_curves(noisy), _curves(counts), estimator=estimator, time_label=time_label,
                                      p_private=float(lr_priv.p_value), p_exact=float(lr_exact.p_value)),
                     key="sv_groups")
     agree = (lr_priv.p_value < 0.05) == (lr_exact.p_value < 0.05)
-    st.markdown(f"Log-rank χ² = {float(lr_priv.statistic):.2f} (private) vs {float(lr_exact.statistic):.2f} "
-                f"(non-private), {lr_exact.dof} df. Decision at α = 0.05 "
-                + ("**agrees**." if agree else "**differs** in this draw."))
+    st.markdown(f"Log-rank χ² = {float(lr_priv.statistic):.2f} (private{', noise-aware' if aware else ''}) vs "
+                f"{float(lr_exact.statistic):.2f} (non-private), {lr_exact.dof} df. Decision at α = 0.05 "
+                + ("**agrees**." if agree else "**differs** in this draw.")
+                + f" Private p-values: plain {float(lr_plain.p_value):.3g}, noise-aware {float(lr_aware.p_value):.3g}.")
     ui.teaching("The log-rank test compares observed and expected events per group in every bin; here it runs on "
-                "the noisy per-group counts, so its p-value is private too.")
+                "the noisy per-group counts, so its p-value is private too. The plain version forgets that the "
+                "counts carry noise, so at small ε it often 'finds' differences that are only noise; the "
+                "noise-aware version adds the noise's variance and is more cautious.")
 
 # ---- release ---------------------------------------------------------------------
 params = {"grid": grid.describe(), "groups": list(counts.groups), "estimators": "KM, NA, CIF, log-rank",

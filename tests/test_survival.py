@@ -375,3 +375,26 @@ def test_running_risk_set_equals_spec_on_exact_counts_and_reduces_bias_on_fine_g
     assert u_run.sup_error.mean() < 0.7 * u_spec.sup_error.mean()
     with pytest.raises(ValueError):
         sv.postprocess(counts, risk_set="other")
+
+
+def test_noise_aware_logrank_controls_false_positives():
+    """Two groups drawn from one distribution: the spec's private test rejects far too often at ε = 1;
+    adding the noise variance brings the rejection rate back near α (and is lifelines' test at noise 0)."""
+    rng = np.random.default_rng(8)
+    n = 200
+    t = rng.exponential(300, n)
+    e = (rng.random(n) < 0.8).astype(int)
+    g = np.where(np.arange(n) % 2 == 0, "a", "b")
+    grid = sv.make_grid(1000, data_unit="days", grid_unit="months")
+    counts = sv.count_matrix(t, e, grid, group=g, groups=("a", "b"))
+    table = sv.postprocess(counts)
+    assert sv.logrank_test(table, noise_var=0.0).statistic == pytest.approx(sv.logrank_test(table).statistic)
+    noise = sv.survival_noise(1.0, 2)
+    noisy = sv.postprocess(sv.noisy_counts(counts, noise, rng=np.random.default_rng(9), draws=400))
+    plain = sv.logrank_test(noisy).p_value
+    aware = sv.logrank_test(noisy, noise_var=noise.std**2).p_value
+    assert sv.logrank_test(table).p_value > 0.2  # the sample itself shows no difference
+    assert (plain < 0.05).mean() > 0.3
+    assert (aware < 0.05).mean() < 0.15
+    uc = sv.utility_curve(counts, [1.0, 3.0], draws=50, rng=np.random.default_rng(1), noise_aware_logrank=True)
+    assert uc.p_value.shape == (2, 50)

@@ -50,6 +50,10 @@ def test_page_renders_and_reacts_to_epsilon_and_dataset():
     assert not any(m.value.startswith("Log-rank χ²") for m in at.markdown)
     at.radio(key="sv_rs").set_value("running").run()
     _ok(at)
+    at.toggle(key="sv_cmp").set_value(True).run()
+    at.toggle(key="sv_aware").set_value(True).run()
+    assert any("noise-aware" in m.value for m in at.markdown if m.value.startswith("Log-rank"))
+    _ok(at)
     at.selectbox(key="sv_unit").set_value("days").run()
     _ok(at)
 
