@@ -7,7 +7,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from dpcore.figures import NONPRIVATE, PALETTE, TRUTH, band, base_layout, curve, epsilon_axis, mark_epsilon
+from dpcore.figures import NONPRIVATE, PALETTE, TRUTH, WARNING, band, base_layout, curve, epsilon_axis
 
 #: Colour of each series name used on the page.
 COLOURS = {
@@ -35,7 +35,7 @@ def coefficient_figure(coefs: Mapping[str, np.ndarray], *, feature_names: Sequen
     Only features that are non-zero in some vector are shown (up to
     ``max_features``, largest magnitudes first) — with d up to 10⁴ a full
     axis would be unreadable. Each series is offset sideways so stems do not
-    hide each other; a filled marker means "in this method's support".
+    hide each other; a dot marks a coefficient in that method's support.
     """
     vectors = {k: np.asarray(v, dtype=float) for k, v in coefs.items()}
     d = next(iter(vectors.values())).size
@@ -56,11 +56,10 @@ def coefficient_figure(coefs: Mapping[str, np.ndarray], *, feature_names: Sequen
         ys = np.column_stack([np.zeros_like(vals), vals, np.full_like(vals, np.nan)]).ravel()
         colour = _colour(name, i)
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=colour, width=2), hoverinfo="skip",
-                                 legendgroup=name, showlegend=False))
+                                 legendgroup=name, name=name))
         fig.add_trace(go.Scatter(
-            x=x, y=vals, mode="markers", name=name, legendgroup=name,
-            marker=dict(color=np.where(vals != 0, colour, "white"), size=8, line=dict(color=colour, width=1.5)),
-            customdata=[names[j] for j in used],
+            x=x, y=np.where(vals != 0, vals, np.nan), mode="markers", name=name, legendgroup=name, showlegend=False,
+            marker=dict(color=colour, size=8), customdata=[names[j] for j in used],
             hovertemplate="%{customdata}: %{y:.3g}<extra>" + name + "</extra>"))
     fig.add_hline(y=0, line=dict(color="#999", width=1))
     base_layout(fig, title=title, x_title="feature (union of the recovered supports)", y_title="coefficient")
@@ -86,11 +85,25 @@ def utility_figure(curve_data, metric: str, *, labels: Mapping[str, str], epsilo
               dash="dot" if method == "nonprivate" else None)
     base_layout(fig, title=title, y_title=y_title)
     epsilon_axis(fig)
+    ticks = [e for e in (0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50) if eps.min() <= e <= eps.max()]
+    fig.update_xaxes(tickvals=ticks, ticktext=[f"{e:g}" for e in ticks])
     if log_y:
         fig.update_yaxes(type="log")
     if epsilon is not None:
-        mark_epsilon(fig, epsilon)
+        _mark_epsilon_log(fig, epsilon)
     return fig
+
+
+def _mark_epsilon_log(fig: go.Figure, epsilon: float) -> None:
+    """Dashed line at the chosen ε on a log x axis.
+
+    ``figures.mark_epsilon`` attaches its label with ``add_vline(annotation_text=…)``; on a log axis Plotly
+    reads an annotation's x as log10(x), so the label lands at 10^ε and stretches the axis. Here the label is
+    placed at log10(ε) explicitly.
+    """
+    fig.add_vline(x=epsilon, line=dict(color=WARNING, dash="dash", width=1.5))
+    fig.add_annotation(x=float(np.log10(epsilon)), xref="x", y=1.0, yref="paper", text=f"chosen ε = {epsilon:g}",
+                       showarrow=False, xanchor="left", yanchor="bottom", font=dict(color=WARNING, size=12))
 
 
 def _positive(v: np.ndarray) -> np.ndarray:

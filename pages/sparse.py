@@ -350,8 +350,8 @@ if curve is not None:
     sup_title = "support F1 vs θ*" if data.theta is not None else "support overlap with the teacher (F1)"
     l, rr = st.columns(2)
     with l:
-        st.plotly_chart(sf.utility_figure(curve, err_metric, labels=LABELS, epsilon=epsilon, y_title=err_title,
-                                          log_y=err_metric == "l2_error"), key="sp_err")
+        st.plotly_chart(sf.utility_figure(curve, err_metric, labels=LABELS, epsilon=epsilon, y_title=err_title),
+                        key="sp_err")
     with rr:
         st.plotly_chart(sf.utility_figure(curve, sup_metric, labels=LABELS, epsilon=epsilon, y_title=sup_title),
                         key="sp_f1")

@@ -1,0 +1,44 @@
+"""End to end in Chromium: the sparse-learning page renders, the ε slider moves by keyboard, no exception."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+SCREENS = Path("/work/helpers/screens")
+
+
+def test_sparse_page_epsilon_slider(app_server, chromium_page, streamlit_idle, tmp_path):
+    page = chromium_page
+    page.goto(f"{app_server}/sparse?sp_n=1000&sp_d=500&sp_R=10")
+    streamlit_idle(page)
+    page.get_by_text("Sparse regression with differential privacy").first.wait_for()
+    assert page.locator('[data-testid="stException"]').count() == 0
+    noised = page.locator('[data-testid="stMarkdownContainer"]', has_text="What is noised").first
+    before = noised.inner_text()
+    assert "ε = 2" in before, before
+    slider = page.locator('[data-testid="stSlider"]', has_text="Privacy budget").locator('input[type="range"]').first
+    slider.focus()
+    for _ in range(2):
+        slider.press("ArrowRight")
+    # the rerun refits the teacher (λ depends on ε): wait for the new noise description
+    page.wait_for_function("() => document.body.innerText.includes('ε = 5, δ')", timeout=90_000)
+    streamlit_idle(page)
+    after = page.locator('[data-testid="stMarkdownContainer"]', has_text="What is noised").first.inner_text()
+    assert before != after and "ε = 5" in after, after  # 2 → 3 → 5
+    assert "eps=5" in page.url
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator(".js-plotly-plot").count() >= 4
+    height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    page.set_viewport_size({"width": 1400, "height": min(int(height) + 100, 9000)})
+    page.wait_for_timeout(1500)
+    shot = tmp_path / "sparse.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 20_000
+    if SCREENS.parent.exists():
+        SCREENS.mkdir(exist_ok=True)
+        shutil.copy(shot, SCREENS / "sparse.png")
