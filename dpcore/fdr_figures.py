@@ -17,7 +17,8 @@ METHOD_DASH = {m: ("dot" if m not in ("PAPRIKA", "PAPRIKA AI") else "solid") for
 
 
 def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarray | None = None,
-                  nonprivate: StreamResult | None = None, title: str | None = None) -> go.Figure:
+                  nonprivate: StreamResult | None = None, title: str | None = None,
+                  cutoff: int | None = None) -> go.Figure:
     """One stream: ``log p_t`` against PAPRIKA's moving noisy threshold, rejections marked.
 
     ``private`` and ``nonprivate`` are single-stream results (``.squeeze()``); the noisy threshold
@@ -28,7 +29,12 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
     T = p.size
     t = np.arange(1, T + 1)
     logp = log_pvalues(p)
-    thr = private.log_threshold
+    thr = np.array(private.log_threshold, dtype=float)
+    rej_count = np.cumsum(np.asarray(private.rejections, bool))
+    stop = None
+    if cutoff is not None and rej_count[-1] >= cutoff:
+        stop = int(np.argmax(rej_count >= cutoff)) + 1  # time of the c-th rejection
+        thr[stop:] = np.nan  # nothing can be rejected after the cutoff
     with np.errstate(divide="ignore"):
         log_alpha = np.log(private.alpha)
         log_np = np.log(nonprivate.alpha) if nonprivate is not None else None
@@ -72,6 +78,13 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
                 height=460)
     fig.update_layout(hovermode="closest", legend=dict(font=dict(size=11)), margin=dict(t=90))
     fig.update_yaxes(range=[ymin - 1, 0.5])
+    if stop is not None:
+        fig.add_vline(x=stop + 0.5, line=dict(color=WARNING, dash="dash", width=1),
+                      annotation_text=f"cutoff c = {cutoff} reached: no more rejections",
+                      annotation_position="bottom left")
+    if clipped.any():
+        fig.add_annotation(x=0, y=ymin, xref="paper", yref="y", xanchor="left", yanchor="bottom", showarrow=False,
+                           text="▼ = smaller p-values, drawn at the edge", font=dict(size=10, color="#666"))
     return fig
 
 
@@ -98,16 +111,18 @@ def sweep_figure(table: pd.DataFrame, *, x_title: str, alpha: float, bound: floa
     if bound is not None:
         fig.add_hline(y=bound, line=dict(color=WARNING, dash="dot", width=1), row=1, col=1,
                       annotation_text=f"PAPRIKA bound α + δT = {bound:.3g}", annotation_position="top left")
-    base_layout(fig, height=420)
-    fig.update_layout(hovermode="x unified", margin=dict(t=90))
+    base_layout(fig, height=460)
+    fig.update_layout(hovermode="x unified", margin=dict(t=40, b=130),
+                      legend=dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0.0))
     fig.update_xaxes(title_text=x_title)
     fig.update_yaxes(rangemode="tozero")
     fig.update_yaxes(range=[0, 1.05], row=1, col=2)
     if log_x:
-        fig.update_xaxes(type="log")
+        ticks = sorted(set(float(v) for v in table["x"]))
+        fig.update_xaxes(type="log", tickvals=ticks, ticktext=[f"{v:g}" for v in ticks])
     if mark is not None:
         for col in (1, 2):
-            fig.add_vline(x=np.log10(mark) if log_x else mark, line=dict(color=WARNING, dash="dash", width=1),
+            fig.add_vline(x=mark, line=dict(color=WARNING, dash="dash", width=1),
                           row=1, col=col)
     return fig
 
@@ -131,13 +146,16 @@ def utility_figure(curves: Sequence[UtilityCurve], epsilon: float, *, alpha: flo
                   annotation_text=f"α = {alpha:g}", annotation_position="top right")
     fig.add_hline(y=bound, line=dict(color=WARNING, dash="dot", width=1), row=1, col=1,
                   annotation_text=f"α + δT = {bound:.3g}", annotation_position="top right")
-    base_layout(fig, height=400)
-    fig.update_layout(hovermode="x unified", margin=dict(t=90))
+    base_layout(fig, height=440)
+    fig.update_layout(hovermode="x unified", margin=dict(t=40, b=130),
+                      legend=dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0.0))
     epsilon_axis(fig)
+    ticks = sorted(set(float(v) for c in curves for v in c.epsilons))
+    fig.update_xaxes(tickvals=ticks, ticktext=[f"{v:g}" for v in ticks])
     fig.update_yaxes(rangemode="tozero")
     fig.update_yaxes(range=[0, 1.05], row=1, col=2)
     for col in (1, 2):
-        fig.add_vline(x=np.log10(epsilon), line=dict(color=WARNING, dash="dash", width=1.5), row=1, col=col)
+        fig.add_vline(x=epsilon, line=dict(color=WARNING, dash="dash", width=1.5), row=1, col=col)
     return fig
 
 

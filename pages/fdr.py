@@ -218,8 +218,12 @@ ui.preview_notice()
 st.markdown(f"**Noise at these settings:** threshold noise Z_α ~ Laplace({z_a:.3g}) (redrawn after every discovery), "
             f"per-test noise Z_t ~ Laplace({z_t:.3g}) on log p, threshold lowered by A = {A:.3g} (in log p units: "
             f"a p-value must be about e^{A:.2g} ≈ {math.exp(min(A, 700)):.3g} times smaller than α_t to be "
-            f"rejected on average). Guarantee: ({epsilon:g}, {delta_exp:g})-DP for the discovery list; "
+            f"rejected on average). Claimed: ({epsilon:g}, {delta_exp:g})-DP for the discovery list and "
             f"FDR ≤ α + δT = {bound:.3g}.")
+if shift < 4:
+    st.warning(f"Shift scale s = {shift:g} < 4: Theorem 4 needs s = 4 for the δ part of the guarantee (the paper's "
+               "experiments use s = 1). With a smaller shift, a p-value near the candidacy boundary 2λ can be rejected "
+               "by noise more often than δ allows, and at small ε the FDR can exceed α + δT (see the ε sweep below).", icon="⚠️")
 
 # ---- one stream ----------------------------------------------------------------
 with ui.show_errors("Cannot run the procedures"):
@@ -234,7 +238,7 @@ with ui.show_errors("Cannot run the procedures"):
     base_one = fdr.run_method("SAFFRON AI" if show_ai == "PAPRIKA AI" else "SAFFRON", p1, settings).squeeze()
     st.subheader(f"One stream: {one.method} vs {base_one.method}")
     st.plotly_chart(ff.stream_figure(one, p1[0], truth=None if truth_runs is None else truth_runs[0],
-                                     nonprivate=base_one), key="fdr_fig_stream")
+                                     nonprivate=base_one, cutoff=cutoff), key="fdr_fig_stream")
     cols = st.columns(4)
     cols[0].metric(f"{one.method} discoveries", int(one.rejections.sum()))
     cols[1].metric(f"{base_one.method} discoveries", int(base_one.rejections.sum()))
@@ -294,7 +298,14 @@ else:
         with left:
             st.plotly_chart(ff.summary_figure(summary, alpha=alpha, bound=bound), key="fdr_fig_summary")
         with right:
-            st.dataframe(summary.round(4), hide_index=True, width="stretch")
+            shown = pd.DataFrame({
+                "method": summary["method"],
+                "FDR ± SE": [f"{f:.3f} ± {e:.3f}" for f, e in zip(summary["FDR"], summary["FDR_se"])],
+                "power ± SE": [f"{f:.3f} ± {e:.3f}" for f, e in zip(summary["power"], summary["power_se"])],
+                "mFDR": summary["mFDR"].round(3),
+                "discoveries": summary["rejections"].round(1),
+            })
+            st.dataframe(shown, hide_index=True, width="stretch")
             st.caption("Error bars: ±2 standard errors over runs. mFDR = total false / total discoveries.")
     ui.teaching("A single stream can be lucky or unlucky; the bars average the false discovery proportion "
                 "(FDR) and the share of real effects found (power) over many streams.")

@@ -399,3 +399,23 @@ def test_run_all_in_one_loop_equals_separate_runs():
         alone = fdr.run_method(name, p, s, rng=rng)
         np.testing.assert_array_equal(together[name].rejections, alone.rejections, err_msg=name)
         np.testing.assert_allclose(together[name].alpha, alone.alpha, rtol=1e-12, err_msg=name)
+
+
+def test_shift_below_theorem_4_breaks_the_delta_guarantee_at_small_epsilon():
+    """Finding (documented in docs/fdr.md): with the experiments' shift s = 1, a candidacy flip is not covered
+    by δ at small ε. On the candidacy pair at ε = 0.25, B can never reject its first 20 hypotheses (they are
+    not candidates), yet A rejects one of them with probability ≈ 1 % ≫ δ = 2.5e-4, so P_A(E) ≤ e^ε P_B(E) + δ
+    fails. With Theorem 4's s = 4 the same event stays below δ."""
+    from dpcore.audit import clopper_pearson_lower, clopper_pearson_upper
+
+    eps, runs = 0.25, 100_000
+    for shift, violates in ((1.0, True), (4.0, False)):
+        p_a, _ = fdr.candidacy_pair(eps, shift=shift)
+        p = np.ascontiguousarray(np.broadcast_to(p_a, (runs, p_a.size)))
+        res = fdr.run_paprika(p, alpha=fdr.AUDIT_ALPHA, epsilon=eps, delta=fdr.AUDIT_DELTA, eta=fdr.AUDIT_ETA,
+                              cutoff=1, shift=shift, rng=np.random.default_rng(21))
+        hits = int(res.rejections[:, :-1].any(axis=1).sum())
+        if violates:
+            assert clopper_pearson_lower(hits, runs, 0.001) > fdr.AUDIT_DELTA
+        else:
+            assert clopper_pearson_upper(hits, runs, 0.001) < fdr.AUDIT_DELTA

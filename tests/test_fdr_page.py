@@ -27,7 +27,8 @@ def test_default_page_renders_all_figures_and_six_methods():
     assert len(at.get("plotly_chart")) >= 3
     summary = at.dataframe[0].value
     assert list(summary["method"]) == ["SAFFRON", "SAFFRON AI", "LORD++", "alpha-investing", "PAPRIKA", "PAPRIKA AI"]
-    assert (summary["power"] > 0.5).all()
+    assert all(float(v.split(" ± ")[0]) > 0.5 for v in summary["power ± SE"])
+    assert all(float(v.split(" ± ")[0]) <= 0.25 for v in summary["FDR ± SE"])
     labels = [m.label for m in at.metric]
     assert "PAPRIKA discoveries" in labels and "SAFFRON discoveries" in labels
     text = _noise_text(at)
