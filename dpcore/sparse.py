@@ -210,27 +210,31 @@ def loss_value(X, y, theta, loss: str, lam: float = 0.0) -> np.ndarray:
     return value + 0.5 * lam * np.sum(np.asarray(theta) ** 2, axis=-1)
 
 
-def restricted_smoothness(X: np.ndarray, sparsity: int, n_iter: int = 30, seed: int = 0) -> float:
+def restricted_smoothness(X: np.ndarray, sparsity: int, n_iter: int = 10) -> float:
     """Estimate of the largest 2s-sparse eigenvalue of ``XᵀX/n`` (truncated power method).
 
     Used only to pick a step size for non-private or public-data IGHT runs
-    (the teacher and the student); a 1.5 safety factor is applied by callers.
+    (the teacher and the student); callers apply a 1.5 safety factor. Starts
+    from the 2s columns of largest norm, so it never falls below the largest
+    diagonal entry of ``XᵀX/n``.
     """
     n, d = X.shape
     k = min(2 * sparsity, d)
-    v = np.random.default_rng(seed).standard_normal(d)
-    v /= np.linalg.norm(v)
-    value = 0.0
+    col_sq = np.einsum("ij,ij->j", X, X) / n
+    value = float(col_sq.max())
+    v = hard_threshold(np.sqrt(col_sq), k)
+    norm = np.linalg.norm(v)
+    if norm == 0:
+        return 1e-12
+    v = v / norm
     for _ in range(n_iter):
-        w = X.T @ (X @ v / n) if np.count_nonzero(v) > k else X.T @ (_sparse_matvec(X, v) / n)
-        value = float(v @ w)
+        w = X.T @ (_sparse_matvec(X, v) / n)
+        value = max(value, float(v @ w))
         w = hard_threshold(w, k)
         norm = np.linalg.norm(w)
         if norm == 0:
             break
         v = w / norm
-    # a 1-sparse lower bound: the largest diagonal entry of XᵀX/n
-    value = max(value, float(np.max(np.einsum("ij,ij->j", X, X)) / n))
     return max(value, 1e-12)
 
 
@@ -332,6 +336,14 @@ def _check_budget(epsilons, delta) -> np.ndarray:
     if not 0 < delta < 1:
         raise ValueError("delta must lie in (0, 1)")
     return eps
+
+
+def _setup(X, y, sparsity, epsilons, delta, loss, rng, params):
+    """Common start of every batched private method: parameters, generator, clipped data, checks."""
+    p = _params(**params)
+    rng = rng if rng is not None else np.random.default_rng()
+    X, y = prepare(X, y, loss, p)
+    return p, rng, X, y, _check_sparsity(sparsity, X.shape[1]), _check_budget(epsilons, delta)
 
 
 # --------------------------------------------------------------------------
@@ -550,12 +562,8 @@ def dp_ight_noise(n: int, d: int, T: int, epsilon: float, delta: float, loss: st
 
 def dp_ight_batch(X, y, *, sparsity, epsilons, delta, loss="linear", rng=None, draws=1, **params) -> SparseFit:
     """DP-IGHT for each ε and draw, batched: ``(n_eps, R, d)``."""
-    p = _params(**params)
-    rng = rng if rng is not None else np.random.default_rng()
-    X, y = prepare(X, y, loss, p)
+    p, rng, X, y, s, eps = _setup(X, y, sparsity, epsilons, delta, loss, rng, params)
     n, d = X.shape
-    s = _check_sparsity(sparsity, d)
-    eps = _check_budget(epsilons, delta)
     noises = tuple(dp_ight_noise(n, d, p.dp_T, float(e), delta, loss, p) for e in eps)
     sig = np.array([nz.scale for nz in noises])[:, None, None]
     step = p.dp_step if p.dp_step is not None else 0.5 / p.K**2 / (1.0 if loss == "linear" else 0.25)
@@ -600,12 +608,8 @@ def frank_wolfe_scale_spec(n: int, T: int, epsilon: float, delta: float, loss: s
 def frank_wolfe_batch(X, y, *, sparsity, epsilons, delta, loss="linear", rng=None, draws=1, **params) -> SparseFit:
     """DP Frank–Wolfe over the ℓ1 ball for each ε and draw: ``(n_eps, R, d)``. ``sparsity`` is unused
     (the iterate has at most T non-zeros; T defaults to ``s``-proportional ``max(s, 10)``)."""
-    p = _params(**params)
-    rng = rng if rng is not None else np.random.default_rng()
-    X, y = prepare(X, y, loss, p)
+    p, rng, X, y, s, eps = _setup(X, y, sparsity, epsilons, delta, loss, rng, params)
     n, d = X.shape
-    s = _check_sparsity(sparsity, d)
-    eps = _check_budget(epsilons, delta)
     T = int(p.fw_T) if p.fw_T is not None else max(s, 10)
     B = p.radius()
     scales = np.array([frank_wolfe_scale(n, T, float(e), delta, loss, p) for e in eps])[:, None, None]
@@ -679,12 +683,8 @@ def objective_perturbation_params(n: int, s: int, epsilon: float, delta: float, 
 
 def two_stage_batch(X, y, *, sparsity, epsilons, delta, loss="linear", rng=None, draws=1, **params) -> SparseFit:
     """Two-stage for each ε and draw: noisy-vote support selection (ε/2), objective perturbation (ε/2, δ)."""
-    p = _params(**params)
-    rng = rng if rng is not None else np.random.default_rng()
-    X, y = prepare(X, y, loss, p)
+    p, rng, X, y, s, eps = _setup(X, y, sparsity, epsilons, delta, loss, rng, params)
     n, d = X.shape
-    s = _check_sparsity(sparsity, d)
-    eps = _check_budget(epsilons, delta)
     R = int(draws)
     k = max(int(math.sqrt(n)), 1)
     b = n // k
