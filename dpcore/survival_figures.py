@@ -95,15 +95,16 @@ def utility_figure(uc: UtilityCurve, epsilon: float, *, time_unit: str = "time u
         fig.add_trace(go.Scatter(x=x, y=mean, mode="lines+markers", line=dict(color=PRIVATE, width=2),
                                  marker=dict(size=4), name="mean over draws", showlegend=c == 1), row=1, col=c)
         fig.add_vline(x=epsilon, line=dict(color=WARNING, dash="dash", width=1.5), row=1, col=c)
-        fig.update_xaxes(type="log", title_text="ε (log scale)", tickvals=[0.05, 0.1, 0.3, 1, 3, 10, 20],
-                         ticktext=["0.05", "0.1", "0.3", "1", "3", "10", "20"], row=1, col=c)
+        fig.update_xaxes(type="log", title_text="ε (log scale)", tickvals=[0.1, 1, 10], ticktext=["0.1", "1", "10"],
+                         tickangle=0, row=1, col=c)
     if uc.logrank_agree is not None:
         fig.update_yaxes(range=[0, 1.05], row=1, col=len(panels))
     fig.update_yaxes(title_text=f"error ({time_unit} × prob.)" if len(panels) > 1 else None, row=1, col=2)
-    base_layout(fig, height=380)
-    fig.update_layout(hovermode="x", margin=dict(t=40, b=90),
-                      legend=dict(orientation="h", yanchor="top", y=-0.25, xanchor="left", x=0.0))
-    fig.add_annotation(text=f"red dashed line: chosen ε = {epsilon:g}", xref="paper", yref="paper", x=1, y=-0.25,
+    base_layout(fig, height=400)
+    fig.update_xaxes(title_text="ε (log scale)")  # base_layout blanks the first axis title
+    fig.update_layout(hovermode="x", margin=dict(t=40, b=110),
+                      legend=dict(orientation="h", yanchor="top", y=-0.33, xanchor="left", x=0.0))
+    fig.add_annotation(text=f"red dashed line: chosen ε = {epsilon:g}", xref="paper", yref="paper", x=1, y=-0.33,
                        showarrow=False, font=dict(color=WARNING, size=12), xanchor="right", yanchor="top")
     return fig
 

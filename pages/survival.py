@@ -240,7 +240,7 @@ ui.explain(
 st.subheader(f"Utility over {draws} noise draws")
 many = sv.noisy_counts(counts, noise, rng=np.random.default_rng(seed + 7), draws=draws)
 draw_curves = _curves(many.pooled()).estimate[:, 0]
-left, right = st.columns([1.25, 1])
+left, right = st.container(), st.container()
 with left:
     st.plotly_chart(sf.draws_figure(exact_pooled.times, draw_curves, exact_pooled.estimate[0], estimator=estimator,
                                     time_label=time_label), key="sv_draws")
@@ -248,9 +248,9 @@ with right:
     util = sv.utility(counts, epsilon, draws=draws, rng=np.random.default_rng(seed + 11), estimator=estimator,
                       kind=kind, event_type=event_type, risk_set=risk_set, noise_aware_logrank=aware)
     summary = util.summary()
-    for col in ("mean", "q05", "q95"):
-        summary[col] = summary[col].map(lambda v: f"{v:.3g}")
-    st.dataframe(summary.rename(columns={"q05": "5 %", "q95": "95 %"}), hide_index=True, width="stretch")
+    summary["mean [5 %, 95 %]"] = [f"{m:.3g} [{lo:.2g}, {hi:.2g}]"
+                                   for m, lo, hi in zip(summary["mean"], summary["q05"], summary["q95"])]
+    st.dataframe(summary[["measure", "mean [5 %, 95 %]"]], hide_index=True, width="stretch")
     st.caption(f"Errors in {grid.grid_unit} (integrated) or probability (sup). Mean and 5–95 % of {draws} preview "
                "releases; log-rank decision at α = 0.05" + (f"; non-private p = {util.exact_p_value:.3g}."
                                                             if util.exact_p_value is not None else "."))

@@ -398,3 +398,28 @@ def test_noise_aware_logrank_controls_false_positives():
     assert (aware < 0.05).mean() < 0.15
     uc = sv.utility_curve(counts, [1.0, 3.0], draws=50, rng=np.random.default_rng(1), noise_aware_logrank=True)
     assert uc.p_value.shape == (2, 50)
+
+
+def test_figures_build_with_expected_traces():
+    from dpcore import survival_figures as sf
+
+    d = load_survival("cancer")
+    grid = _grid(d)
+    counts = sv.count_matrix(d.time, d.event, grid, group=d.group, groups=_groups("cancer"))
+    noise = sv.survival_noise(1.0, 2)
+    noisy = sv.noisy_counts(counts, noise, rng=np.random.default_rng(0))
+    ex, pr = sv.km(sv.postprocess(counts.pooled())), sv.km(sv.postprocess(noisy.pooled()))
+    band = sv.noise_band(noisy, noise, rng=np.random.default_rng(1), pool_groups=True)
+    fig = sf.headline_figure(pr, ex, noise_band=band, title="pooled")
+    names = {t.name for t in fig.data}
+    assert {"non-private", "private (one preview draw)", "private: noise-aware band"} <= names
+    assert all(t.line.shape == "hv" for t in fig.data if t.mode == "lines")
+    uc = sv.utility_curve(counts, [0.5, 1, 2], draws=20, rng=np.random.default_rng(2))
+    ufig = sf.utility_figure(uc, 1.0)
+    assert ufig.layout.xaxis.title.text == "ε (log scale)" and ufig.layout.xaxis3.type == "log"
+    gfig = sf.groups_figure(sv.km(sv.postprocess(noisy)), sv.km(sv.postprocess(counts)), p_private=0.1,
+                            p_exact=0.01)
+    assert len(gfig.data) == 4
+    many = sv.noisy_counts(counts.pooled(), sv.survival_noise(1.0), rng=np.random.default_rng(3), draws=40)
+    dfig = sf.draws_figure(ex.times, sv.km(sv.postprocess(many)).estimate[:, 0], ex.estimate[0])
+    assert len(dfig.data) > 30
