@@ -288,13 +288,19 @@ def _core(p: np.ndarray, rows: _Rows, gammas: Sequence[np.ndarray], *, z_alpha=N
     all_time = bool(time_clock.all())
     cutoff = rows.cutoff
 
-    cap_cols = 8
-    K = np.zeros((R, cap_cols), dtype=np.int64)  # clock at rejection j (column 0 = initial wealth term)
-    W = np.zeros((R, cap_cols))  # weight of term j (0 for terms not yet active)
-    W[:, 0] = rows.w0
+    # F[r, n] = Σ_j W_j γ[1 + n − K_j] as a function of the clock value n, K_j the clock at the j-th
+    # rejection (K_0 = 0, W_0 = w0): the level at step t is s_t = F[r, N(t−1)], one gather per step;
+    # a rejection at clock value k adds W·γ[1 + n − k] to F[r, n ≥ k] (one contiguous slice per rejection).
+    width_f = T + 1
+    gtab = G[:, 1:width_f + 1]  # gtab[g, m] = γ_{1+m}
+    F = rows.w0[:, None] * gtab[rows.gamma_id]
+    F_flat = F.ravel()
+    base = np.arange(R) * width_f
     N = np.zeros(R, dtype=np.int64)
     nrej = np.zeros(R, dtype=np.int64)
-    width = 1  # columns in use (max over runs of nrej + 1)
+    w0, b0, gid = rows.w0, rows.b0, rows.gamma_id
+    cap, ai = rows.cap, rows.ai
+    cand_const = rows.cand_const
 
     rejections = np.zeros((T, R), dtype=bool)
     alphas = np.empty((T, R))
@@ -304,11 +310,9 @@ def _core(p: np.ndarray, rows: _Rows, gammas: Sequence[np.ndarray], *, z_alpha=N
     with np.errstate(divide="ignore"):
         for t in range(T):
             pt = pT[t]
-            idx = (N + 1)[:, None] - K[:, :width]
-            np.minimum(idx, g_last, out=idx)
-            s = np.einsum("rj,rj->r", W[:, :width], G_flat[idx + g_off])
-            a = np.minimum(s / (1.0 + rows.ai * s), rows.cap) if any_ai else np.minimum(s, rows.cap)
-            cand = pt < (np.where(is_ai, rows.ai * a, rows.cand_const) if any_ai else rows.cand_const)
+            s = F_flat[base + N]
+            a = np.minimum(s / (1.0 + ai * s), cap) if any_ai else np.minimum(s, cap)
+            cand = pt < (np.where(is_ai, ai * a, cand_const) if any_ai else cand_const)
             if any_private:
                 thr = np.log(a) - rows.shift_a + za_cur
                 rej = cand & (nrej < cutoff) & np.where(priv, statT[t] < thr, pt < a)
@@ -325,18 +329,14 @@ def _core(p: np.ndarray, rows: _Rows, gammas: Sequence[np.ndarray], *, z_alpha=N
                 N += time_clock | ~cand
             r = np.flatnonzero(rej)
             if r.size:
-                col = nrej[r] + 1
-                top = int(col.max())
-                if top >= cap_cols:
-                    K = np.concatenate([K, np.zeros((R, cap_cols), dtype=np.int64)], axis=1)
-                    W = np.concatenate([W, np.zeros((R, cap_cols))], axis=1)
-                    cap_cols *= 2
-                K[r, col] = N[r]
-                W[r, col] = np.where(col == 1, rows.b0[r] - rows.w0[r], rows.b0[r])
-                nrej[r] = col
-                width = max(width, top + 1)
+                for i in r.tolist():
+                    k = int(N[i])
+                    if k < width_f:
+                        w = b0[i] - w0[i] if nrej[i] == 0 else b0[i]
+                        F[i, k:] += w * gtab[gid[i], : width_f - k]
+                nrej[r] += 1
                 if any_private:
-                    za_cur[r] = za_all[r, np.minimum(col, za_all.shape[1] - 1)]
+                    za_cur[r] = za_all[r, np.minimum(nrej[r], za_all.shape[1] - 1)]
     noisy = (statT.T if (any_private and keep_threshold) else None)
     return rejections.T, alphas.T, candidates.T, (None if thresholds is None else thresholds.T), noisy
 
