@@ -676,7 +676,7 @@ def release(
     parts = {f"nxx ({p[0]:.0%})": p[0] * epsilon, f"nxy ({p[1]:.0%})": p[1] * epsilon,
              f"nyy ({p[2]:.0%})": p[2] * epsilon}
     parts.update(prep.parts)
-    total = float(math.fsum(parts.values()))
+    total = round(float(math.fsum(parts.values())), 12)
     params = {
         "n_private": int(np.asarray(X).shape[0]),
         "n_non_private_added": 0 if public is None else int(np.asarray(public[0]).shape[0]),

@@ -1,6 +1,8 @@
 """Monte-Carlo cross-validation of the five models, utility over ε, equivalent sample size.
 
-Repeats are independent random splits of the records into a test set, a
+Noise uses common random numbers across ε (one standard draw per repeat,
+scaled by each ε's calibration), so curves over ε are smooth while each ε's
+distribution is exactly the mechanism's. Repeats are independent random splits of the records into a test set, a
 small non-private training set and a private pool (nested private training
 sets of the requested sizes are prefixes of the pool). Everything is batched
 over repeats and ε; the only Python loop is over the private sizes (their
@@ -86,13 +88,13 @@ def _prep_y(y, bounds, centre, sigma, eps_prep, rng, shape_e):
     share = eps_prep / max(n_dp, 1)  # (E,)
     yc = np.clip(y, lo, hi)
     if centre == "dp":
-        c = yc.mean(axis=1)[:, None] + rng.laplace(size=(R, shape_e)) * ((hi - lo) / m / share)[None, :]
+        c = yc.mean(axis=1)[:, None] + rng.laplace(size=(R, 1)) * ((hi - lo) / m / share)[None, :]
         c = np.clip(c, lo, hi)
     else:
         c = np.full((R, shape_e), 0.5 * (lo + hi) if centre == "public" else float(centre))
     if sigma == "dp":
         mbound = np.maximum(hi - c, c - lo)
-        mad = np.abs(yc[:, None, :] - c[..., None]).mean(-1) + rng.laplace(size=(R, shape_e)) * mbound / m / share
+        mad = np.abs(yc[:, None, :] - c[..., None]).mean(-1) + rng.laplace(size=(R, 1)) * mbound / m / share
         sy = np.maximum(math.sqrt(math.pi / 2) * mad, (hi - lo) / 1000.0)
     else:
         sy = np.full((R, shape_e), (hi - lo) / 6.0 if sigma == "public" else float(sigma))
@@ -111,13 +113,15 @@ def _noisy_stats(Xp, yp, bx, by, eps_stat, split, rng, public=None):
     s1, s2, s3 = sensitivities(d, 1.0, 1.0)
     R, E = yc.shape[:2]
     iu = np.triu_indices(d)
-    lap = rng.laplace(size=(R, E, iu[0].size)) * (s1 * bx**2 / (p1 * eps_stat))[None, :, None]
+    # common random numbers over ε: one standard Laplace draw per repeat, scaled per ε (smoother curves;
+    # each ε's marginal distribution is unchanged)
+    lap = rng.laplace(size=(R, 1, iu[0].size)) * (s1 * bx**2 / (p1 * eps_stat))[None, :, None]
     noise = np.zeros((R, E, d, d))
     noise[..., iu[0], iu[1]] = lap
     noise[..., iu[1], iu[0]] = lap
     nxx = nxx + noise
-    nxy = nxy + rng.laplace(size=(R, E, d)) * (s2 * bx[None, :, None] * by[..., None] / (p2 * eps_stat[None, :, None]))
-    nyy = nyy + rng.laplace(size=(R, E)) * (s3 * by**2 / (p3 * eps_stat[None, :]))
+    nxy = nxy + rng.laplace(size=(R, 1, d)) * (s2 * bx[None, :, None] * by[..., None] / (p2 * eps_stat[None, :, None]))
+    nyy = nyy + rng.laplace(size=(R, 1)) * (s3 * by**2 / (p3 * eps_stat[None, :]))
     n = Xp.shape[1]
     if public is not None:
         X0, y0 = public  # (R, k, d), (R, E, k)

@@ -33,10 +33,10 @@ def rho_draws_histogram(rho_draws, rho_nonprivate: float) -> go.Figure:
     fig = go.Figure(go.Histogram(x=rho_draws, nbinsx=30, name=f"private, {rho_draws.size} noise draws",
                                  marker=dict(color=rgba(PRIVATE, 0.6))))
     fig.add_vline(x=rho_nonprivate, line=dict(color=NONPRIVATE, width=2),
-                  annotation_text=f"non-private {rho_nonprivate:.3f}", annotation_position="top left")
+                  annotation_text=f"non-private {rho_nonprivate:.3f}", annotation_position="top right")
     lo, hi = np.quantile(rho_draws, [0.05, 0.95])
     fig.add_vrect(x0=lo, x1=hi, fillcolor=rgba(PRIVATE, 0.08), line_width=0,
-                  annotation_text="90% of draws", annotation_position="top right")
+                  annotation_text="90% of draws", annotation_position="bottom left")
     base_layout(fig, x_title="Spearman ρ on the test set", y_title="noise draws", height=360)
     fig.update_layout(hovermode="closest", showlegend=True)
     return fig
@@ -53,14 +53,22 @@ def _model_bands(fig, x, values: np.ndarray, models: Sequence[str], shown: Seque
         curve(fig, x, mean, name=name, colour=colour, legendgroup=name, dash="dot" if m == 0 else None)
 
 
+def _compact_legend(fig: go.Figure) -> None:
+    fig.update_layout(legend=dict(entrywidth=0.5, entrywidthmode="fraction", font=dict(size=11)),
+                      margin=dict(t=90))
+
+
 def rho_vs_epsilon(epsilons, rho: np.ndarray, *, models: Sequence[str] = MODELS, chosen: float | None = None,
                    shown: Sequence[str] = MODELS) -> go.Figure:
     """ρ vs ε for the models: ``rho`` (models, n_eps, repeats); bands over CV repeats."""
     fig = go.Figure()
     _model_bands(fig, list(epsilons), rho, models, shown)
     fig.add_hline(y=0, line=dict(color="#999", width=1))
-    base_layout(fig, y_title="Spearman ρ on held-out cell lines", height=440)
+    base_layout(fig, y_title="Spearman ρ on held-out cell lines", height=460)
     epsilon_axis(fig)
+    eps = np.asarray(epsilons, dtype=float)
+    fig.update_xaxes(range=[np.log10(eps.min()) - 0.05, np.log10(eps.max()) + 0.05])
+    _compact_legend(fig)
     if chosen is not None:
         mark_epsilon(fig, chosen)
     return fig
@@ -73,7 +81,8 @@ def rho_vs_size(sizes, rho: np.ndarray, *, models: Sequence[str] = MODELS, shown
     _model_bands(fig, list(sizes), rho, models, shown)
     fig.add_hline(y=0, line=dict(color="#999", width=1))
     base_layout(fig, x_title="private training set size (cell lines)", y_title="Spearman ρ on held-out cell lines",
-                height=440)
+                height=460)
+    _compact_legend(fig)
     if chosen_size is not None:
         fig.add_vline(x=chosen_size, line=dict(color=WARNING, dash="dash", width=1.5),
                       annotation_text=f"chosen n = {chosen_size}", annotation_position="top left")

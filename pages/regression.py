@@ -108,24 +108,31 @@ def _quick_search(n: int, d: int, eps: float, split: tuple) -> R.__class__:
     return threshold_search(n, d, epsilon=eps, split=split, n_sets=5, n_draws=5)
 
 
-def _curves(src: Source, *, epsilon, n_priv, n_pub, n_test, repeats, split, priors, prep, seed, sizes, progress):
-    def omegas(n, d, e, sp):
-        return tuned_omegas(int(n), int(d), float(e), tuple(sp), 5, 5)
+def _omegas(n, d, e, sp):
+    return tuned_omegas(int(n), int(d), float(e), tuple(sp), 5, 5)
 
-    common = dict(repeats=repeats, n_test=n_test, n_nonprivate=n_pub, x_bounds=src.x_bounds, y_bounds=src.y_bounds,
-                  x_centre=src.x_centre, y_centre=prep[0], sigma_y=prep[1], prep_share=prep[2], split=split,
-                  priors=priors, omegas=omegas)
-    by_eps = monte_carlo_cv(src.X, src.y, epsilons=EPS_SWEEP, sizes=[n_priv], rng=seed, **common)
+
+def _cv(src: Source, *, epsilons, sizes, n_pub, n_test, repeats, split, priors, prep, seed):
+    return monte_carlo_cv(src.X, src.y, epsilons=epsilons, sizes=sizes, rng=seed, repeats=repeats, n_test=n_test,
+                          n_nonprivate=n_pub, x_bounds=src.x_bounds, y_bounds=src.y_bounds, x_centre=src.x_centre,
+                          y_centre=prep[0], sigma_y=prep[1], prep_share=prep[2], split=split, priors=priors,
+                          omegas=_omegas)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _public_cv(key: tuple, **kw):
+    """CV on bundled / synthetic (public) data, cached by its public description and the settings."""
+    return _cv(_rebuild(key), **kw)
+
+
+def _curves(src: Source, *, epsilon, n_priv, sizes, progress, **kw):
+    """ρ over the ε sweep at the chosen size (independent of the chosen ε) and over sizes at the chosen ε."""
+    run = (lambda **a: _public_cv(src.key, **a)) if src.kind != "upload" else (lambda **a: _cv(src, **a))
+    by_eps = run(epsilons=EPS_SWEEP, sizes=(n_priv,), **kw)
     progress(0.5)
-    by_size = monte_carlo_cv(src.X, src.y, epsilons=[epsilon], sizes=sizes, rng=seed + 1, **common)
+    by_size = run(epsilons=(epsilon,), sizes=sizes, **{**kw, "seed": kw["seed"] + 1})
     progress(1.0)
     return by_eps, by_size
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def _public_curves(key: tuple, **kw):
-    src = _rebuild(key)
-    return _curves(src, progress=lambda f: None, **kw)
 
 
 def _rebuild(key: tuple) -> Source:
@@ -179,8 +186,17 @@ N, d = src.X.shape
 st.caption(f"Unit of privacy: one cell line (replace-one neighbours; n is public). {N} records, d = {d} features.")
 
 # ---- sizes and controls ----------------------------------------------------------------------------
+
+
+def _clamp(key: str, lo: int, hi: int) -> None:
+    """Keep a size slider's remembered value inside its new range when the data set changes."""
+    if key in st.session_state:
+        st.session_state[key] = int(min(max(st.session_state[key], lo), hi))
+
+
 max_test = max(20, N // 4)
 s1, s2, s3 = st.columns(3)
+_clamp("rg_ntest", 20, max_test)
 with s1:
     n_test = int(ui.url_slider("Test set size", key="rg_ntest", min_value=20, max_value=max_test,
                                value=min(100, max_test), step=10))
@@ -191,6 +207,7 @@ avail = N - n_test - n_pub
 if avail < 20:
     st.error(f"Only {avail} records are left for private training; reduce the test or non-private set.")
     st.stop()
+_clamp("rg_npriv", 20, int(avail))
 with s3:
     n_priv = int(ui.url_slider("Private training records", key="rg_npriv", min_value=20, max_value=int(avail),
                                value=int(min(800, avail)), step=10))
@@ -198,8 +215,8 @@ with s3:
 c1, c2, c3 = st.columns([1.2, 1, 1])
 with c1:
     epsilon = ui.epsilon_slider("Privacy budget ε (total)", key="eps", default=1.0)
-    priors = ui.url_toggle("Gamma priors on the precisions (mean-field VB)", key="rg_priors", value=True,
-                           help="Off: fixed λ = λ0 = 1 (the closed form).")
+    priors = ui.url_toggle("Gamma priors (VB)", key="rg_priors", value=True,
+                           help="On: λ ~ Γ(2, 2), λ0 ~ Γ(2, 2) fitted by closed-form mean-field VB. Off: fixed λ = λ0 = 1 (the closed form).")
     repeats = int(ui.url_select_slider("CV repeats / noise draws", key="rg_R", options=[5, 10, 20, 50], value=10))
 with c2:
     st.markdown("**Budget split** (nxx : nxy : nyy)")
@@ -340,7 +357,7 @@ kw = dict(epsilon=epsilon, n_priv=n_priv, n_pub=n_pub, n_test=n_test, repeats=re
 curves = None
 if src.kind != "upload":
     with st.spinner("Cross-validating five models over ε and sample size (cached after the first run)…"):
-        curves = _public_curves(src.key, **kw)
+        curves = _curves(src, progress=lambda f: None, **kw)
 else:
     ckey = ("rg_curves", src.fp, tuple(sorted(kw.items())))
     if st.button("Compute the curves on the uploaded data", key="rg_curves_btn"):
@@ -416,4 +433,4 @@ def _bundle():
 st.caption("The release uses the private training records of the current split; the bundle's parts name each "
            "charged piece (the three statistics and any DP centre / scale).")
 ui.release_panel(key="regression", dataset_label=src.label, fingerprint=src.fp, method=R.METHOD,
-                 epsilon=float(math.fsum(parts.values())), parts=parts, params=params, make_bundle=_bundle)
+                 epsilon=round(float(math.fsum(parts.values())), 12), parts=parts, params=params, make_bundle=_bundle)

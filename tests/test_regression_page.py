@@ -1,0 +1,100 @@
+"""AppTest for the drug-sensitivity page: GDSC, ε change, synthetic, manual ω, bad split, uploads, release."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from unittest import mock
+
+import numpy as np
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "regression.py")
+
+
+def _ok(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def _noised(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("**What is noised"))
+
+
+def test_gdsc_page_renders_reacts_to_epsilon_and_releases():
+    at = AppTest.from_file(PAGE, default_timeout=180)
+    at.run()
+    _ok(at)
+    assert len(at.get("plotly_chart")) >= 7
+    before = _noised(at)
+    assert "DP mean (charged)" in before and "centre/scale took ε = 0.05" in before
+    at.select_slider(key="eps").set_value(2.0).run()
+    _ok(at)
+    assert "centre/scale took ε = 0.1" in _noised(at)
+    at.radio(key="rg_tmode").set_value("manual").run()
+    at.select_slider(key="rg_wx").set_value(0.5).run()
+    _ok(at)
+    assert "±Bx = 0.158" in _noised(at)  # 0.5 / √10
+    at.button(key="release_button_regression").click().run()
+    _ok(at)
+    bundle = at.session_state["_release_last_regression"]
+    assert bundle.epsilon == 2.0 and "coefficients" in bundle.tables
+    assert len(bundle.tables["coefficients"]) == 10
+
+
+def test_synthetic_public_centring_and_bad_split():
+    at = AppTest.from_file(PAGE, default_timeout=180)
+    at.run()
+    at.radio(key="rg_src").set_value("synthetic").run()
+    at.number_input(key="rg_syn_n").set_value(400).run()
+    at.radio(key="rg_yc").set_value("public").run()
+    at.radio(key="rg_sy").set_value("public").run()
+    at.toggle(key="rg_priors").set_value(False).run()
+    _ok(at)
+    text = _noised(at)
+    assert "public midpoint" in text and "took ε" not in text
+    assert len(at.get("plotly_chart")) >= 8  # coefficient chart with the true β
+    at.slider(key="rg_p1").set_value(0.6).run()
+    at.slider(key="rg_p2").set_value(0.6).run()
+    assert not at.exception
+    assert any("p3" in e.value for e in at.error)
+
+
+class _FakeUpload:
+    def __init__(self, data: bytes, name: str):
+        self._data, self.name = data, name
+
+    def getvalue(self) -> bytes:
+        return self._data
+
+
+def _with_upload(data: bytes, **select) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=180)
+    at.run()
+    at.radio(key="rg_src").set_value("upload")
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(data, "mine.csv")):
+        at.run()
+        for key, value in select.items():
+            (at.selectbox if key == "rg_ycol" else at.multiselect)(key=key).set_value(value)
+        at.run()
+        return at
+
+
+def test_upload_errors_are_named_and_good_upload_runs():
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    at.radio(key="rg_src").set_value("upload").run()
+    assert not at.exception and any("Upload a CSV" in i.value for i in at.info)
+
+    at = _with_upload(b"y,a,b\n1,0,1\n2,x,0\n" + b"1,0,1\n" * 40, rg_ycol="y", rg_xcols=["a", "b"])
+    assert not at.exception
+    assert any("'a'" in e.value and "row 3" in e.value for e in at.error), [e.value for e in at.error]
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(300, 4))
+    y = X @ np.array([1.0, -1.0, 0.5, 0.0]) + rng.normal(0, 1, 300)
+    rows = ["resp,g1,g2,g3,g4"] + [f"{v:.3f}," + ",".join(map(str, r)) for v, r in zip(y, X)]
+    at = _with_upload("\n".join(rows).encode(), rg_ycol="resp", rg_xcols=["g1", "g2", "g3", "g4"])
+    _ok(at)
+    assert "4 entries of nxy" in _noised(at)
+    assert any(b.label.startswith("Compute the curves") for b in at.button)
