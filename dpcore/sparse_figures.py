@@ -62,9 +62,11 @@ def coefficient_figure(coefs: Mapping[str, np.ndarray], *, feature_names: Sequen
             marker=dict(color=colour, size=8), customdata=[names[j] for j in used],
             hovertemplate="%{customdata}: %{y:.3g}<extra>" + name + "</extra>"))
     fig.add_hline(y=0, line=dict(color="#999", width=1))
-    base_layout(fig, title=title, x_title="feature (union of the recovered supports)", y_title="coefficient")
+    base_layout(fig, title=title, x_title="feature (union of the recovered supports)", y_title="coefficient",
+                height=460)
     fig.update_layout(hovermode="closest", legend=dict(y=1.02, yanchor="bottom"))
-    fig.update_xaxes(tickmode="array", tickvals=np.arange(used.size), ticktext=[names[j] for j in used],
+    short = [names[j] if len(names[j]) <= 18 else names[j][:17] + "…" for j in used]  # full name on hover
+    fig.update_xaxes(tickmode="array", tickvals=np.arange(used.size), ticktext=short,
                      tickangle=-45 if used.size > 8 else 0)
     return fig
 

@@ -17,6 +17,7 @@ def test_sparse_page_epsilon_slider(app_server, chromium_page, streamlit_idle, t
     page.goto(f"{app_server}/sparse?sp_n=1000&sp_d=500&sp_R=10")
     streamlit_idle(page)
     page.get_by_text("Sparse regression with differential privacy").first.wait_for()
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 4", timeout=90_000)
     assert page.locator('[data-testid="stException"]').count() == 0
     noised = page.locator('[data-testid="stMarkdownContainer"]', has_text="What is noised").first
     before = noised.inner_text()
@@ -42,3 +43,23 @@ def test_sparse_page_epsilon_slider(app_server, chromium_page, streamlit_idle, t
     if SCREENS.parent.exists():
         SCREENS.mkdir(exist_ok=True)
         shutil.copy(shot, SCREENS / "sparse.png")
+
+
+def test_sparse_page_gdsc_logistic(app_server, chromium_page, streamlit_idle, tmp_path):
+    page = chromium_page
+    page.goto(f"{app_server}/sparse?sp_src=gdsc&sp_loss=logistic&sp_gd=200&sp_R=5")
+    streamlit_idle(page)
+    page.get_by_text("sensitive (+1) when ln IC50").first.wait_for()
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 4", timeout=90_000)
+    streamlit_idle(page)
+    assert "TP53_mut" in page.locator(".js-plotly-plot").first.inner_text()  # the known Nutlin-3a biomarker
+    height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    page.set_viewport_size({"width": 1400, "height": min(int(height) + 100, 9000)})
+    page.wait_for_timeout(1500)
+    shot = tmp_path / "sparse_gdsc.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 20_000
+    if SCREENS.parent.exists():
+        SCREENS.mkdir(exist_ok=True)
+        shutil.copy(shot, SCREENS / "sparse_gdsc.png")
