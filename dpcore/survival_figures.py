@@ -55,10 +55,14 @@ def draws_figure(times: np.ndarray, draws: np.ndarray, exact: np.ndarray, *, est
     """Band of R private curves (5–95 % and the mean) around the non-private curve, plus a few draws."""
     fig = go.Figure()
     lo, hi = np.nanquantile(draws, [0.05, 0.95], axis=0)
-    for i in range(min(n_shown, draws.shape[0])):
-        fig.add_trace(go.Scatter(x=times, y=draws[i], mode="lines", line=dict(color=PRIVATE, width=0.6, shape="hv"),
-                                 opacity=0.25, hoverinfo="skip", showlegend=i == 0, name="single private draws",
-                                 legendgroup="draws"))
+    m = min(n_shown, draws.shape[0])
+    if m:
+        # one trace, curves separated by gaps: far cheaper to build and render than m traces
+        xs = np.concatenate([np.append(times, np.nan) for _ in range(m)])
+        ys = np.concatenate([np.append(draws[i], np.nan) for i in range(m)])
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=PRIVATE, width=0.6, shape="hv"),
+                                 opacity=0.3, hoverinfo="skip", name=f"{m} single private draws",
+                                 connectgaps=False))
     band(fig, times, lo, hi, name=f"private: 5–95 % of {draws.shape[0]} draws", colour=PRIVATE, alpha=0.22, step=True)
     curve(fig, times, draws.mean(axis=0), name="private: mean of draws", colour=PRIVATE, step=True, dash="dash")
     curve(fig, times, exact, name="non-private", colour=NONPRIVATE, step=True)

@@ -55,6 +55,13 @@ def _bundled_sweep(name: str, horizon: float, grid_unit: str, compare: bool, est
     return _sweep(src, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set, aware)
 
 
+@st.cache_data(show_spinner=False, max_entries=128)
+def _bundled_sweep_figure(name: str, horizon: float, grid_unit: str, compare: bool, estimator: str, draws: int,
+                          seed: int, kind: str, event_type: int, risk_set: str, aware: bool, epsilon: float):
+    uc = _bundled_sweep(name, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set, aware)
+    return sf.utility_figure(uc, epsilon, time_unit=grid_unit)
+
+
 def _sweep(src: Source, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type,
            risk_set, aware) -> sv.UtilityCurve:
     grid = sv.make_grid(horizon, data_unit=src.time_unit, grid_unit=grid_unit)
@@ -259,10 +266,13 @@ ui.teaching("Each thin line is one possible release. One lucky draw can look per
 # ---- privacy–utility curve ----------------------------------------------------
 st.subheader("Privacy–utility trade-off over ε")
 if src.bundled:
-    uc = _bundled_sweep(name, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set, aware)
+    sweep_args = (name, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set, aware)
+    uc = _bundled_sweep(*sweep_args)
+    utility_fig = _bundled_sweep_figure(*sweep_args, epsilon)
 else:
     uc = _sweep(src, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set, aware)
-st.plotly_chart(sf.utility_figure(uc, epsilon, time_unit=grid.grid_unit), key="sv_curve")
+    utility_fig = sf.utility_figure(uc, epsilon, time_unit=grid.grid_unit)
+st.plotly_chart(utility_fig, key="sv_curve")
 accuracy_first(key="sv_acc", grid=uc.epsilons, draws=uc.sup_error, metric_label="sup-norm error",
                default_threshold=0.1, basis=src.label)
 

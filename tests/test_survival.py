@@ -422,4 +422,4 @@ def test_figures_build_with_expected_traces():
     assert len(gfig.data) == 4
     many = sv.noisy_counts(counts.pooled(), sv.survival_noise(1.0), rng=np.random.default_rng(3), draws=40)
     dfig = sf.draws_figure(ex.times, sv.km(sv.postprocess(many)).estimate[:, 0], ex.estimate[0])
-    assert len(dfig.data) > 30
+    assert len(dfig.data) == 5 and np.isnan(dfig.data[0].y).sum() == 30
