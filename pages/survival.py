@@ -273,6 +273,9 @@ else:
     uc = _sweep(src, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set, aware)
     utility_fig = sf.utility_figure(uc, epsilon, time_unit=grid.grid_unit)
 st.plotly_chart(utility_fig, key="sv_curve")
+ui.teaching("Each point repeats the whole release many times at one ε and measures how far the private curve lands "
+            "from the non-private one (left: the largest gap; middle: the gap summed over time). Moving right (larger "
+            "ε) means less noise and weaker privacy. The red line is the ε you chose above.")
 accuracy_first(key="sv_acc", grid=uc.epsilons, draws=uc.sup_error, metric_label="sup-norm error",
                default_threshold=0.1, basis=src.label)
 
