@@ -160,10 +160,11 @@ with c2:
                                   value=float(src.horizon), help="Public: times after H count as censored at H."))
     compare = aware = False
     if src.groups:
-        compare = ui.url_toggle(f"Compare groups ({src.group_label or 'group'}) with a log-rank test",
-                                key="sv_cmp", value=True)
+        compare = ui.url_toggle(f"Compare by {src.group_label or 'group'}", key="sv_cmp", value=True,
+                                help="Per-group curves and a log-rank test; the groups' counts are released "
+                                     "together (sensitivity 4).")
     if compare:
-        aware = ui.url_toggle("Noise-aware log-rank variance", key="sv_aware", value=False,
+        aware = ui.url_toggle("Noise-aware log-rank", key="sv_aware", value=False,
                               help="Adds the known noise variance to the test (free post-processing). The plain "
                                    "test treats noisy counts as real people and rejects far too often at small ε; "
                                    "the noise-aware one keeps false positives near 5 % but has less power.")
