@@ -419,3 +419,27 @@ def test_shift_below_theorem_4_breaks_the_delta_guarantee_at_small_epsilon():
             assert clopper_pearson_lower(hits, runs, 0.001) > fdr.AUDIT_DELTA
         else:
             assert clopper_pearson_upper(hits, runs, 0.001) < fdr.AUDIT_DELTA
+
+
+def test_figure_builders():
+    from dpcore import fdr_figures as ff
+
+    rng = np.random.default_rng(14)
+    s = fdr.simulate_bernoulli(30, 300, pi1=0.1, rng=rng)
+    st_ = fdr.Settings(cutoff=10)
+    one = fdr.run_method("PAPRIKA", s.pvalues[:1], st_, rng=rng, keep_threshold=True).squeeze()
+    base = fdr.run_method("SAFFRON", s.pvalues[:1], st_).squeeze()
+    fig = ff.stream_figure(one, s.pvalues[0], truth=s.truth[0], nonprivate=base, cutoff=10)
+    names = [t.name for t in fig.data]
+    assert any(n.startswith("true discoveries") for n in names) and any(n.startswith("false discoveries") for n in names)
+    assert one.rejections.sum() == 10  # cutoff reached: the threshold is blanked afterwards
+    thr = next(t for t in fig.data if t.name.startswith("noisy threshold")).y
+    assert np.isnan(thr[-1]) and np.isfinite(thr[0])
+    fig2 = ff.stream_figure(one, s.pvalues[0], truth=None, nonprivate=None)
+    assert any(t.name.startswith("rejections") for t in fig2.data)
+    table = fdr.sweep({0.1: s}, fdr.METHODS, st_, rng=rng)
+    assert len(ff.sweep_figure(table, x_title="π1", alpha=0.05, bound=0.125).data) == 12
+    curve = fdr.utility_curve(s.pvalues, s.truth, [1.0, 5.0], settings=st_, rng=rng)
+    assert len(ff.utility_figure([curve], 5.0, alpha=0.05, bound=0.125).data) == 4
+    assert len(ff.summary_figure(fdr.summary_table(list(fdr.run_all(s.pvalues, st_, rng=rng).values()), s.truth),
+                                 alpha=0.05, bound=0.125).data) == 2
