@@ -16,7 +16,9 @@ SAFFRON, SAFFRON AI, LORD++, PAPRIKA and PAPRIKA AI all compute
 
 with weights ``W_0 = w0``, ``W_1 = b0 − w0``, ``W_j = b0`` (``j ≥ 2``), a
 *clock* ``N(t)`` and ``K_j = N(τ_j)`` the clock at the j-th rejection
-(``K_0 = 0``). Two clocks:
+(``K_0 = 0``). The core keeps, per run, ``F(n) = Σ_j W_j γ[1 + n − K_j]`` as a
+table over clock values, so a step is one gather ``F(N)`` and a rejection one
+slice update. Two clocks:
 
 * ``"time"``: ``N(t) = t`` → indices ``t − τ_j`` (LORD++, PAPRIKA paper rule);
 * ``"candidates"``: ``N(t) = t − C_{0+}(t)`` (non-candidates so far) →
@@ -265,14 +267,10 @@ def _core(p: np.ndarray, rows: _Rows, gammas: Sequence[np.ndarray], *, z_alpha=N
     Non-private rows reject iff candidate and ``p < α_t``.
     """
     R, T = p.shape
-    runs = np.arange(R)
     L = max(max(g.size for g in gammas), T + 2)
-    G = np.zeros((len(gammas), L))
+    G = np.zeros((len(gammas), L))  # indices beyond a stored sequence read 0
     for i, g in enumerate(gammas):
         G[i, : g.size] = g
-    G_flat = G.ravel()
-    g_last = L - 1  # G[:, g_last] == 0: indices beyond the sequence read 0
-    g_off = (rows.gamma_id * L)[:, None]
     pT = np.ascontiguousarray(p.T)
     any_private = bool(rows.private.any())
     if any_private:
