@@ -50,15 +50,16 @@ from dpcore.mechanisms import (
 )
 
 LOSSES = ("linear", "logistic")
-METHODS = ("kt", "nonprivate", "dp_ight", "frank_wolfe", "two_stage")
+METHODS = ("kt", "nonprivate", "dp_ight", "frank_wolfe", "two_stage", "kt_ps")
 METHOD_LABELS = {
     "kt": "knowledge transfer (student)",
     "nonprivate": "non-private IGHT (teacher)",
     "dp_ight": "DP-IGHT",
     "frank_wolfe": "DP Frank–Wolfe",
     "two_stage": "two-stage",
+    "kt_ps": "KT with private support",
 }
-PRIVATE_METHODS = ("kt", "dp_ight", "frank_wolfe", "two_stage")
+PRIVATE_METHODS = ("kt", "dp_ight", "frank_wolfe", "two_stage", "kt_ps")
 
 #: Public seed of the synthetic features X̃ when the caller gives none.
 DEFAULT_SYNTHETIC_SEED = 20200207
@@ -656,6 +657,22 @@ def block_lasso(Xb: np.ndarray, yb: np.ndarray, alpha: float, loss: str, n_iter:
     return theta
 
 
+def block_votes(X: np.ndarray, y: np.ndarray, s: int, loss: str, p: SparseParams) -> tuple[np.ndarray, int]:
+    """Sample-and-aggregate votes: the share of ``k = ⌊√n⌋`` blocks (record order, a public partition) whose
+    per-block LASSO puts each coordinate in its top s. Returns ``(votes (d,), k)``."""
+    n, d = X.shape
+    k = max(int(math.sqrt(n)), 1)
+    b = n // k
+    beta = block_lasso(X[: k * b].reshape(k, b, d), y[: k * b].reshape(k, b), p.lasso_alpha, loss)
+    return (hard_threshold(np.abs(beta) + 1e-12 * (beta != 0), s) != 0).sum(axis=0) / k, k
+
+
+def noisy_top_s(votes: np.ndarray, scales: np.ndarray, s: int, rng: np.random.Generator, draws: int) -> np.ndarray:
+    """Top-s coordinates of ``votes + Laplace(scale)`` for each scale (ε) and draw: ``(n_eps, R, s)``."""
+    noisy = votes + rng.laplace(size=(scales.size, int(draws), votes.size)) * scales[:, None, None]
+    return np.argsort(-noisy, axis=-1)[..., :s]
+
+
 def two_stage_vote_scale(k: int, s: int, epsilon: float) -> float:
     """Laplace scale on normalised votes ``counts/k``: ``2s/(k·ε/2)``.
 
@@ -686,14 +703,9 @@ def two_stage_batch(X, y, *, sparsity, epsilons, delta, loss="linear", rng=None,
     p, rng, X, y, s, eps = _setup(X, y, sparsity, epsilons, delta, loss, rng, params)
     n, d = X.shape
     R = int(draws)
-    k = max(int(math.sqrt(n)), 1)
-    b = n // k
-    # blocks follow record order (a public, data-independent partition)
-    beta = block_lasso(X[: k * b].reshape(k, b, d), y[: k * b].reshape(k, b), p.lasso_alpha, loss)
-    votes = (hard_threshold(np.abs(beta) + 1e-12 * (beta != 0), s) != 0).sum(axis=0) / k
+    votes, k = block_votes(X, y, s, loss, p)
     scales = np.array([two_stage_vote_scale(k, s, float(e)) for e in eps])
-    noisy = votes + rng.laplace(size=(eps.size, R, d)) * scales[:, None, None]
-    supp = np.argsort(-noisy, axis=-1)[..., :s]  # (E, R, s)
+    supp = noisy_top_s(votes, scales, s, rng, R)  # (E, R, s)
     Xs = X[:, supp]  # (n, E, R, s)
     Xs = np.moveaxis(Xs, 0, -2)  # (E, R, n, s)
     op = [objective_perturbation_params(n, s, float(e), delta, loss, p) for e in eps]
@@ -720,9 +732,125 @@ def two_stage(X, y, *, sparsity, epsilon, delta, loss="linear", rng=None, **para
     return SparseFit("two_stage", fit.coef[0, 0], float(epsilon), float(delta), loss, fit.params, fit.noise)
 
 
-BATCH = {"kt": knowledge_transfer_batch, "dp_ight": dp_ight_batch, "frank_wolfe": frank_wolfe_batch,
+# --------------------------------------------------------------------------
+# Knowledge transfer with a private support (our remedy for the support-flip violation)
+# --------------------------------------------------------------------------
+
+
+def fixed_support_teacher(Xs: np.ndarray, y: np.ndarray, lam, loss: str, p: SparseParams,
+                          n_iter: int = 1000) -> tuple[np.ndarray, np.ndarray]:
+    """Convex teacher on given supports: ``argmin L_S(θ) + (λ/2)‖θ‖²`` over ``‖θ‖1 ≤ B``, batched.
+
+    ``Xs`` is ``(..., n, s)`` (the data restricted to each support), ``lam``
+    broadcasts against the batch. Returns ``(θ, opt_error)`` where
+    ``opt_error`` (per batch row) bounds ``‖θ − θ̂‖2`` to the exact minimiser:
+
+    * linear loss: the ridge solution in closed form; when it lies in the ℓ1
+      ball it *is* the constrained minimiser (error: floating point only,
+      bounded by 1e-9);
+    * otherwise (logistic, or ridge outside the ball): projected gradient
+      descent from the closed form / 0 with step ``1/(λ + Λ)``, ``Λ = K²s``
+      (linear) / ``K²s/4`` (logistic), which contracts by
+      ``q = 1 − λ/(λ + Λ)`` per step: ``opt_error = q^T·2B``.
+    """
+    s = Xs.shape[-1]
+    n = Xs.shape[-2]
+    lam_b = np.broadcast_to(np.asarray(lam, dtype=float), Xs.shape[:-2])
+    hess = p.K**2 * s * (1.0 if loss == "linear" else 0.25)
+    B = p.radius()
+    eye = np.eye(s)
+    if loss == "linear":
+        gram = np.matmul(np.swapaxes(Xs, -1, -2), Xs) / n + lam_b[..., None, None] * eye
+        rhs = np.matmul(np.swapaxes(Xs, -1, -2), y[..., None])[..., 0] / n
+        theta = np.linalg.solve(gram, rhs[..., None])[..., 0]
+        inside = np.abs(theta).sum(axis=-1) <= B
+        theta = project_l1_ball(theta, B)
+    else:
+        theta = np.zeros(Xs.shape[:-2] + (s,))
+        inside = np.zeros(Xs.shape[:-2], dtype=bool)
+    if inside.all():
+        return theta, np.full(inside.shape, 1e-9)
+    step = 1.0 / (lam_b + hess)
+    for _ in range(int(n_iter)):
+        z = np.matmul(Xs, theta[..., None])[..., 0]
+        w = (z - y) if loss == "linear" else -y * _sigmoid(-y * z)
+        g = np.matmul(w[..., None, :], Xs)[..., 0, :] / n + lam_b[..., None] * theta
+        theta = np.where(inside[..., None], theta, project_l1_ball(theta - step[..., None] * g, B))
+    q = 1.0 - lam_b * step
+    return theta, np.where(inside, 1e-9, q ** int(n_iter) * 2.0 * B)
+
+
+def kt_ps_sensitivity(n: int, s: int, gamma: float, lam: float, opt_error: float, op_norm) -> np.ndarray:
+    """ℓ2 sensitivity of ``X̃_S θ̂_S`` for a *public* support S: ``‖X̃_S‖op·(2√s γ/(nλ) + 2·opt_error)``.
+
+    Proof: on a fixed support the objective is λ-strongly convex over a
+    convex set; replace-one changes the mean gradient by ≤ ``2√sγ/n`` in ℓ2
+    (two per-example gradients, each with s coordinates bounded by γ), so the
+    exact minimisers differ by ≤ ``2√sγ/(nλ)``; each computed iterate is
+    within ``opt_error`` of its minimiser; ``‖X̃_S v‖ ≤ ‖X̃_S‖op‖v‖`` exactly
+    (no probabilistic event: the operator norm is computed).
+    """
+    return np.asarray(op_norm) * (2.0 * math.sqrt(s) * gamma / (n * lam) + 2.0 * opt_error)
+
+
+def kt_private_support_batch(X, y, *, sparsity, epsilons, delta, loss="linear", rng=None, draws=1,
+                             select_share: float = 0.5, **params) -> SparseFit:
+    """Knowledge transfer made rigorous: private support (``select_share·ε``), convex teacher on it, Gaussian
+    mechanism with a computed sensitivity (``(1 − select_share)·ε``, δ), least-squares student on the support.
+
+    1. support: noisy block votes as in two-stage (Laplace, pure DP);
+    2. teacher: :func:`fixed_support_teacher` on that (now public) support;
+    3. release ``X̃_S θ̂_S + N(0, σ²I)`` with σ the analytic Gaussian σ for
+       :func:`kt_ps_sensitivity` at ``(ε2, δ)`` — no δ/2 event, no strong-
+       convexity-through-thresholding assumption;
+    4. student: least squares of ``y^p`` on ``X̃_S`` (post-processing).
+    Returns ``(n_eps, R, d)`` coefficients.
+    """
+    p, rng, X, y, s, eps = _setup(X, y, sparsity, epsilons, delta, loss, rng, params)
+    n, d = X.shape
+    R = int(draws)
+    if not 0 < select_share < 1:
+        raise ValueError("select_share must lie in (0, 1)")
+    votes, k = block_votes(X, y, s, loss, p)
+    eps1, eps2 = eps * select_share, eps * (1.0 - select_share)
+    supp = noisy_top_s(votes, np.array([2.0 * s / (k * e) for e in eps1]), s, rng, R)  # (E, R, s)
+    lams = np.array([p.ridge(n, d, s, float(e), delta) for e in eps2])
+    Xs = np.moveaxis(X[:, supp], 0, -2)  # (E, R, n, s)
+    theta, opt_err = fixed_support_teacher(Xs, y, lams[:, None], loss, p)  # opt_err: (E, R)
+    m = p.n_synthetic(n)
+    X_syn = synthetic_features(m, d, p.K, p.synthetic_seed)
+    Xsyn_s = np.moveaxis(X_syn[:, supp], 0, -2).astype(float)  # (E, R, m, s)
+    op = np.linalg.norm(Xsyn_s, ord=2, axis=(-2, -1))  # (E, R) largest singular values
+    gamma = p.gamma(loss)
+    sens = kt_ps_sensitivity(n, s, gamma, lams[:, None], opt_err, op)  # (E, R)
+    unit = np.array([analytic_gaussian_sigma(1.0, float(e), delta) for e in eps2])  # σ is linear in Δ
+    sigma = unit[:, None] * sens
+    clean = np.matmul(Xsyn_s, theta[..., None])[..., 0]
+    y_syn = clean + sigma[..., None] * rng.standard_normal(clean.shape)
+    gram = np.matmul(np.swapaxes(Xsyn_s, -1, -2), Xsyn_s)
+    rhs = np.matmul(np.swapaxes(Xsyn_s, -1, -2), y_syn[..., None])[..., 0]
+    coef_s = np.linalg.solve(gram, rhs[..., None])[..., 0]
+    coef = np.zeros((eps.size, R, d))
+    np.put_along_axis(coef, supp, coef_s, axis=-1)
+    noises = tuple(Noise("laplace", 2.0 * s / (k * float(e1)), 2.0 * s / k, float(e1)) for e1 in eps1)
+    noises += tuple(Noise("gaussian", float(np.median(sigma[i])), float(np.median(sens[i])), float(e2), delta)
+                    for i, e2 in enumerate(eps2))
+    return SparseFit("kt_ps", coef, eps, delta, loss, {**p.__dict__, "select_share": select_share}, noises,
+                     {"lam": lams, "support": supp, "sigma": sigma})
+
+
+def knowledge_transfer_private_support(X, y, *, sparsity, epsilon, delta, loss="linear", rng=None,
+                                       **params) -> SparseFit:
+    """One call of :func:`kt_private_support_batch` (preview noise)."""
+    fit = kt_private_support_batch(X, y, sparsity=sparsity, epsilons=[epsilon], delta=delta, loss=loss, rng=rng,
+                                   **params)
+    return SparseFit("kt_ps", fit.coef[0, 0], float(epsilon), float(delta), loss, fit.params, fit.noise,
+                     {"lam": float(fit.details["lam"][0]), "support": fit.details["support"][0, 0]})
+
+
+BATCH = {"kt": knowledge_transfer_batch, "kt_ps": kt_private_support_batch, "dp_ight": dp_ight_batch, "frank_wolfe": frank_wolfe_batch,
          "two_stage": two_stage_batch}
-ONE_CALL = {"kt": knowledge_transfer, "nonprivate": nonprivate_ight, "dp_ight": dp_ight,
+ONE_CALL = {"kt": knowledge_transfer, "kt_ps": knowledge_transfer_private_support, "nonprivate": nonprivate_ight, "dp_ight": dp_ight,
             "frank_wolfe": dp_frank_wolfe, "two_stage": two_stage}
 
 
@@ -1003,6 +1131,56 @@ def _dp_ight_scenario(epsilon: float, delta: float, bug: str = "clip") -> AuditS
         claimed_epsilon=float(epsilon), delta=float(delta), sampler=sampler, planted_bug_label=BUG_LABELS[bug])
 
 
+def _kt_ps_flip_scenario(epsilon: float, delta: float) -> AuditScenario:
+    """KT with private support on the support-flip pair that breaks plain KT.
+
+    Exercises the real vote computation, the real convex teacher on every possible support, the computed
+    sensitivity and the analytic σ. Summary: the projection of the released responses on the selected
+    column of X̃, signed +1 when feature 1 was selected and −1 for feature 2 (0 otherwise). Planted bug: the
+    support is taken from the non-private IGHT teacher, as plain KT does.
+    """
+    (XA, yA), (XB, yB), s, p = _kt_audit_pair("flip", "noise")
+    # put the changed record first, inside the first vote block (records past k·⌊n/k⌋ cast no vote)
+    order = np.r_[len(yA) - 1, np.arange(len(yA) - 1)]
+    XA, yA, XB, yB = XA[order], yA[order], XB[order], yB[order]
+    p = SparseParams(K=p.K, r=p.r, B=p.B, lam=p.lam, m=p.m, T1=p.T1, synthetic_seed=p.synthetic_seed)
+    n, d = XA.shape
+    X_syn = synthetic_features(p.m, d, p.K, p.synthetic_seed).astype(float)
+    e1, e2 = epsilon / 2.0, epsilon / 2.0
+    unit = analytic_gaussian_sigma(1.0, e2, delta)
+    ops = np.linalg.norm(X_syn, axis=0)  # ‖X̃_S‖op for a single column
+    signs = np.zeros(d)
+    signs[0], signs[1] = 1.0, -1.0
+    tables = {}
+    for which, (X, y) in {"A": (XA, yA), "B": (XB, yB)}.items():
+        Xc, yc = prepare(X, y, "linear", p)
+        votes, k = block_votes(Xc, yc, s, "linear", p)
+        Xs = np.moveaxis(Xc[:, np.arange(d)[:, None]], 0, -2)  # (d, n, 1): every singleton support
+        theta, opt_err = fixed_support_teacher(Xs, yc, p.lam, "linear", p)
+        sens = kt_ps_sensitivity(n, s, p.gamma("linear"), p.lam, opt_err, ops)
+        nonprivate = int(np.flatnonzero(teacher_fit(Xc, yc, sparsity=s, lam=p.lam, loss="linear", p=p))[0])
+        tables[which] = (votes, k, theta[:, 0] * ops, unit * sens, nonprivate)
+
+    def sampler(which, planted_bug, rng, draws):
+        votes, k, centre, sigma, nonprivate = tables[which]
+        if planted_bug:
+            S = np.full(draws, nonprivate)
+        else:
+            S = noisy_top_s(votes, np.array([2.0 * s / (k * e1)]), s, rng, draws)[0, :, 0]
+        proj = centre[S] + sigma[S] * rng.standard_normal(draws)  # ⟨y^p, X̃_S/‖X̃_S‖⟩
+        return signs[S] * proj
+
+    return AuditScenario(
+        method="sparse", name="KT with private support: the support-flip pair",
+        neighbours=("The pair that breaks plain KT (two features each carried by 499 records; the changed record "
+                    "tips the tie). Here the support is chosen by noisy block votes (ε/2) and the teacher is the "
+                    "convex ridge fit on that public support, with a computed sensitivity (ε/2, δ)."),
+        summary="projection of the released responses on the selected column of X̃, signed +1 (feature 1) / "
+                "−1 (feature 2) / 0 (other)",
+        claimed_epsilon=float(epsilon), delta=float(delta), sampler=sampler,
+        planted_bug_label="support taken from the non-private IGHT teacher (as plain KT does)")
+
+
 def audit_scenarios(epsilon: float, delta: float = AUDIT_DELTA, bug: str = "clip") -> list[AuditScenario]:
     """Worst-case neighbours for the KT release (stable support) and for DP-IGHT.
 
@@ -1017,7 +1195,8 @@ def audit_scenarios(epsilon: float, delta: float = AUDIT_DELTA, bug: str = "clip
     """
     if bug not in BUG_LABELS:
         raise ValueError(f"bug must be one of {tuple(BUG_LABELS)}")
-    return [_kt_scenario("extreme", epsilon, delta, bug), _dp_ight_scenario(epsilon, delta, bug)]
+    return [_kt_scenario("extreme", epsilon, delta, bug), _dp_ight_scenario(epsilon, delta, bug),
+            _kt_ps_flip_scenario(epsilon, delta)]
 
 
 def known_violation_scenarios(epsilon: float, delta: float = AUDIT_DELTA) -> list[AuditScenario]:
@@ -1031,8 +1210,14 @@ def known_violation_scenarios(epsilon: float, delta: float = AUDIT_DELTA) -> lis
 
 
 def release_sparse(X, y, *, sparsity: int, epsilon: float, delta: float, loss: str = "linear", dataset: str = "data",
-                   fingerprint: str = "", feature_names: Sequence[str] | None = None, **params):
+                   fingerprint: str = "", feature_names: Sequence[str] | None = None, variant: str = "paper",
+                   **params):
     """The exported KT release: synthetic responses drawn with OpenDP's Gaussian, then the student (post-processing).
+
+    ``variant="paper"`` is the paper's framework (with the caveat of
+    :data:`KT_ASSUMPTIONS`); ``variant="private_support"`` releases
+    :func:`kt_private_support_batch` instead (OpenDP Laplace on the votes,
+    OpenDP Gaussian on the responses), whose guarantee needs no such assumption.
 
     The bundle holds the ``m`` released synthetic responses, the student
     coefficients computed from them and the public recipe of ``X̃`` (law,
@@ -1043,6 +1228,12 @@ def release_sparse(X, y, *, sparsity: int, epsilon: float, delta: float, loss: s
     from dpcore.sparse_figures import coefficient_figure
     import pandas as pd
 
+    if variant == "private_support":
+        return _release_private_support(X, y, sparsity=sparsity, epsilon=epsilon, delta=delta, loss=loss,
+                                        dataset=dataset, fingerprint=fingerprint, feature_names=feature_names,
+                                        **params)
+    if variant != "paper":
+        raise ValueError("variant must be 'paper' or 'private_support'")
     p = _params(**params)
     plan = kt_plan(X, y, sparsity=sparsity, epsilons=[epsilon], delta=delta, loss=loss, p=p)
     noise = plan.noises[0]
@@ -1146,3 +1337,53 @@ def sparse_from_frame(frame, response: str, features: Sequence[str], *, loss: st
             y = np.where(y > 0, 1.0, -1.0)
     return X, y
 
+
+
+def _release_private_support(X, y, *, sparsity, epsilon, delta, loss, dataset, fingerprint, feature_names,
+                             select_share: float = 0.5, **params):
+    """OpenDP release of KT with a private support (see :func:`kt_private_support_batch` for the proof)."""
+    from dpcore.release import ReleaseBundle
+    from dpcore.sparse_figures import coefficient_figure
+    import pandas as pd
+
+    p, _, X, y, s, _ = _setup(X, y, sparsity, [epsilon], delta, loss, None, params)
+    n, d = X.shape
+    e1, e2 = epsilon * select_share, epsilon * (1.0 - select_share)
+    votes, k = block_votes(X, y, s, loss, p)
+    vote_noise = Noise("laplace", 2.0 * s / (k * e1), 2.0 * s / k, float(e1))
+    noisy_votes = vote_noise.release(votes)
+    S = np.sort(np.argsort(-noisy_votes)[:s])
+    lam = p.ridge(n, d, s, e2, delta)
+    theta, opt_err = fixed_support_teacher(X[:, S][None], y, lam, loss, p)
+    m = p.n_synthetic(n)
+    Xs = synthetic_features(m, d, p.K, p.synthetic_seed)[:, S].astype(float)
+    sens = float(kt_ps_sensitivity(n, s, p.gamma(loss), lam, float(opt_err[0]), np.linalg.norm(Xs, 2)))
+    noise = Noise("gaussian", analytic_gaussian_sigma(sens, e2, delta), sens, float(e2), float(delta))
+    y_syn = noise.release(Xs @ theta[0])
+    coef_s = np.linalg.lstsq(Xs, y_syn, rcond=None)[0]
+    coef = np.zeros(d)
+    coef[S] = coef_s
+    names = list(feature_names) if feature_names is not None else [f"x{j + 1}" for j in range(d)]
+    tables = {
+        "coefficients": pd.DataFrame({"feature": [names[j] for j in S], "index": S, "coefficient": coef[S]}),
+        "synthetic_responses": pd.DataFrame({"i": np.arange(m), "y_synthetic": y_syn}),
+        "noisy_votes": pd.DataFrame({"feature": names, "index": np.arange(d), "noisy_vote": noisy_votes}),
+    }
+    public = {"variant": "KT with private support", "loss": loss, "sparsity": s, "n": n, "d": d, "K": p.K, "r": p.r,
+              "B": p.radius(), "lambda": lam, "m": m, "blocks": k, "select_share": select_share,
+              "synthetic_seed": p.synthetic_seed,
+              "synthetic_features": f"columns S of 2K * numpy.random.default_rng({p.synthetic_seed})"
+                                    ".random((m, d), dtype=float32) - K",
+              "sigma": noise.scale, "l2_sensitivity": sens, "vote_scale": vote_noise.scale}
+    notes = ("Support: top s of Laplace-noised sample-and-aggregate votes (pure DP, ε·select_share). Teacher: the "
+             "λ-strongly convex ridge fit on that public support inside the ℓ1 ball; sensitivity of X̃_Sθ̂ computed "
+             "exactly with ‖X̃_S‖op (no probabilistic event). Student: least squares on the support (post-processing).",)
+    fig = coefficient_figure({"released student": coef}, feature_names=names, title="Released student coefficients")
+    return ReleaseBundle(
+        method="Sparse regression by knowledge transfer (private support)", dataset=dataset, fingerprint=fingerprint,
+        epsilon=float(epsilon), delta=float(delta),
+        mechanisms=(f"Laplace on the d block votes: {vote_noise.describe()}",
+                    f"Gaussian mechanism on the m = {m} synthetic responses X̃_Sθ̂_S: {noise.describe()}"),
+        public_params=public, tables=tables,
+        parts={"support selection (Laplace)": float(e1), "synthetic responses (Gaussian)": float(e2)},
+        figures={"coefficients": fig}, notes=notes)

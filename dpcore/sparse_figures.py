@@ -17,6 +17,7 @@ COLOURS = {
     "DP-IGHT": PALETTE[1],
     "DP Frank–Wolfe": PALETTE[3],
     "two-stage": PALETTE[4],
+    "KT with private support": PALETTE[6],
     "released student": PALETTE[0],
 }
 

@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover
     threadpool_limits = None
 
 LABELS = {"kt": "knowledge transfer (student)", "nonprivate": "teacher (non-private)", "dp_ight": "DP-IGHT",
-          "frank_wolfe": "DP Frank–Wolfe", "two_stage": "two-stage"}
+          "frank_wolfe": "DP Frank–Wolfe", "two_stage": "two-stage", "kt_ps": "KT with private support"}
 SWEEP = np.array([e for e in epsilon_options(0.1, 20.0) if e in (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)])
 MAX_CELLS = 20_000_000  # n·d cap: the data and the synthetic features must fit comfortably in memory
 DEFAULT_DRUG = "Drug_1047_IC50"  # Nutlin-3a (MDM2 inhibitor): TP53 status is the known biomarker
@@ -383,21 +383,37 @@ st.warning(
     "which features the teacher keeps, the teacher jumps by O(1), not O(1/n). On such a neighbouring pair the "
     "audit (Privacy audit page; `dpcore.sparse.known_violation_scenarios`) measures ε ≥ 9 for a claimed ε = 1. "
     "The knowledge-transfer guarantee therefore holds only when the teacher's support is stable under any "
-    "one-record change, which no public check here can certify. DP-IGHT, Frank–Wolfe and two-stage do not "
-    "rely on that assumption.",
+    "one-record change, which no public check here can certify. DP-IGHT, Frank–Wolfe, two-stage and "
+    "**KT with private support** (our remedy, below) do not rely on that assumption.",
     icon="⚠️",
 )
 
 # ---- release ---------------------------------------------------------------------------
-lam_release = sp.SparseParams(**params).ridge(n, d, s, epsilon, delta)
+variant = ui.url_radio(
+    "What to release", key="sp_variant", options=["private_support", "paper"], horizontal=True,
+    format_func=lambda v: {"private_support": "KT with private support (guarantee without the stability assumption)",
+                           "paper": "KT as in the paper (conditional guarantee, see caveat)"}[v])
+ui.explain(
+    "**KT with private support** spends half of ε choosing the s features by noisy block votes (as two-stage "
+    "does), then fits the teacher as a ridge regression on that now-public support — a λ-strongly convex problem, "
+    "so the paper's sensitivity argument holds — and computes the sensitivity of X̃_Sθ̂ exactly with the largest "
+    "singular value of X̃_S (no probabilistic event). The other half of ε (and δ) pays for the Gaussian noise on "
+    "the synthetic responses. The audit page's 'support flip' pair, which breaks the paper's version, passes.",
+    title="How the private-support variant fixes the caveat",
+)
+lam_release = sp.SparseParams(**params).ridge(n, d, s, epsilon if variant == "paper" else epsilon / 2, delta)
+parts = ({"synthetic responses (Gaussian)": epsilon} if variant == "paper" else
+         {"support selection (Laplace)": epsilon / 2, "synthetic responses (Gaussian)": epsilon / 2})
 ui.release_panel(
-    key="sparse", dataset_label=label, fingerprint=fp, method="Sparse regression by knowledge transfer",
-    epsilon=epsilon, delta=delta,
-    params={"loss": loss, "sparsity": s, "K": K, "r": r, "B": B, "m": m_syn, "lambda": lam_release,
-            "T2": T2, "synthetic_seed": sp.DEFAULT_SYNTHETIC_SEED},
+    key="sparse", dataset_label=label, fingerprint=fp,
+    method="Sparse regression by knowledge transfer" + (" (private support)" if variant != "paper" else ""),
+    epsilon=epsilon, delta=delta, parts=parts,
+    params={"variant": variant, "loss": loss, "sparsity": s, "K": K, "r": r, "B": B, "m": m_syn,
+            "lambda": lam_release, "T2": T2, "synthetic_seed": sp.DEFAULT_SYNTHETIC_SEED},
     make_bundle=lambda: sp.release_sparse(data.X, data.y, sparsity=s, epsilon=epsilon, delta=delta, loss=loss,
-                                          dataset=label, fingerprint=fp,
+                                          dataset=label, fingerprint=fp, variant=variant,
                                           feature_names=data.feature_names or None, **params),
 )
 st.caption(f"The release exports the student's coefficients and the m = {m_syn} noisy synthetic responses "
-           "(OpenDP Gaussian), with the public recipe of the synthetic features; never the teacher or the data.")
+           "(OpenDP Gaussian; with a private support also the noisy votes), with the public recipe of the synthetic "
+           "features; never the teacher or the data.")

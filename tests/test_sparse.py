@@ -180,7 +180,7 @@ def test_noise_objects_record_the_budget(easy):
                                 B=5.0)
         assert fit.coef.shape == (easy.X.shape[1],)
         assert fit.noise and all(nz.scale > 0 for nz in fit.noise)
-        total = sum(nz.epsilon for nz in fit.noise) if name == "two_stage" else fit.noise[0].epsilon
+        total = sum(nz.epsilon for nz in fit.noise) if name in ("two_stage", "kt_ps") else fit.noise[0].epsilon
         assert total == pytest.approx(2.0)
 
 
@@ -259,7 +259,7 @@ def test_audit_passes_and_catches_skipped_clipping(epsilon):
 
 
 def test_audit_catches_halved_noise_at_epsilon_two_and_is_informative():
-    for sc in sp.audit_scenarios(2.0, bug="noise"):
+    for sc in sp.audit_scenarios(2.0, bug="noise")[:2]:  # the third (private support) has its own bug
         ok, _, _ = sc.run(200_000, seed=13)
         assert not ok.violation and ok.epsilon_lower > 0.3, (sc.name, ok.describe())
         bad, _, _ = sc.run(200_000, planted_bug=True, seed=14)
@@ -347,4 +347,61 @@ def test_audit_scenarios_are_registered():
     from dpcore import registry
 
     names = [s.name for s in registry.audit_scenarios("sparse", 1.0)]
-    assert len(names) == 2 and all(isinstance(n, str) for n in names)
+    assert len(names) == 3 and all(isinstance(n, str) for n in names)
+
+
+# --------------------------------------------------------------------------
+# KT with a private support (the remedy)
+# --------------------------------------------------------------------------
+
+
+def test_fixed_support_teacher_sensitivity_on_adversarial_neighbours():
+    """On a public support the convex teacher moves by ≤ 2√sγ/(nλ) + 2·opt_error, including the flip pair
+    that breaks the hard-thresholded teacher, extreme records, and ridge fits pushed onto the ℓ1 ball."""
+    rng = np.random.default_rng(8)
+    n, s = 300, 3
+    for B in (10.0, 0.05):  # 0.05: the ball binds, projected gradient path with its error bound
+        p = sp.SparseParams(K=1.0, r=2.0, B=B)
+        lam = 0.3
+        bound_core = 2 * math.sqrt(s) * p.gamma("linear") / (n * lam)
+        for _ in range(30):
+            X = rng.uniform(-1, 1, size=(n, s))
+            y = rng.uniform(-2, 2, size=n)
+            X2, y2 = X.copy(), y.copy()
+            i = rng.integers(n)
+            X[i], y[i] = rng.choice([-1.0, 1.0], s), 2.0
+            X2[i], y2[i] = rng.choice([-1.0, 1.0], s), -2.0
+            t1, e1 = sp.fixed_support_teacher(X[None], y, lam, "linear", p)
+            t2, e2 = sp.fixed_support_teacher(X2[None], y2, lam, "linear", p)
+            assert np.linalg.norm(t1 - t2) <= bound_core + e1[0] + e2[0]
+            assert np.abs(t1).sum() <= B + 1e-9
+    (XA, yA), (XB, yB), _, p = sp._kt_audit_pair("flip", "noise")
+    tA, _ = sp.fixed_support_teacher(XA[:, [0]][None], yA, 1.0, "linear", p)
+    tB, _ = sp.fixed_support_teacher(XB[:, [0]][None], yB, 1.0, "linear", p)
+    assert np.linalg.norm(tA - tB) <= 2 * p.gamma("linear") / (XA.shape[0] * 1.0)
+
+
+def test_kt_private_support_noise_follows_the_computed_sensitivity():
+    data = sp.make_synthetic(800, 60, 3, rng=np.random.default_rng(9))
+    fit = sp.kt_private_support_batch(data.X, data.y, sparsity=3, epsilons=[1.0, 4.0], delta=1e-6,
+                                      rng=np.random.default_rng(0), draws=3, B=5.0)
+    supp, sigma = fit.details["support"], fit.details["sigma"]
+    X_syn = sp.synthetic_features(800, 60, 1.0).astype(float)
+    p = sp.SparseParams(B=5.0)
+    for i, eps in enumerate((1.0, 4.0)):
+        lam = p.ridge(800, 60, 3, eps / 2, 1e-6)
+        for r in range(3):
+            op = np.linalg.svd(X_syn[:, supp[i, r]], compute_uv=False)[0]
+            sens = op * 2 * math.sqrt(3) * p.gamma("linear") / (800 * lam)  # ridge inside the ball: no opt. error
+            assert sigma[i, r] == pytest.approx(M.analytic_gaussian_sigma(sens, eps / 2, 1e-6), rel=1e-6)
+    assert fit.noise[0].scale == pytest.approx(2 * 3 / (int(math.sqrt(800)) * 0.5))
+
+
+def test_kt_private_support_release():
+    data = sp.make_synthetic(2000, 80, 3, noise=0.1, rng=np.random.default_rng(10))
+    bundle = sp.release_sparse(data.X, data.y, sparsity=3, epsilon=8.0, delta=1e-6, B=5.0, variant="private_support")
+    assert set(bundle.tables) == {"coefficients", "synthetic_responses", "noisy_votes"}
+    assert sum(bundle.parts.values()) == pytest.approx(8.0)
+    assert set(bundle.tables["coefficients"]["index"]) == set(np.flatnonzero(data.theta))
+    with pytest.raises(ValueError, match="variant"):
+        sp.release_sparse(data.X, data.y, sparsity=3, epsilon=1.0, delta=1e-6, variant="other")

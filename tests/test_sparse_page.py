@@ -41,7 +41,7 @@ def test_page_renders_and_reacts_to_epsilon():
     assert before != after and "ε = 5" in after
     table = at.dataframe[0].value
     assert {"method", "‖θ − θ*‖₂", "support F1"} <= set(table.columns)
-    assert len(table) == 5
+    assert len(table) == 6
 
 
 def test_gdsc_linear_and_logistic():
@@ -68,12 +68,17 @@ def test_release_charges_and_exports():
     at = _app(sp_n="200", sp_d="50", sp_R="5")
     at.button(key="release_button_sparse").click().run()
     _ok(at)
-    assert any("Released Sparse regression by knowledge transfer" in s.value for s in at.success)
+    assert any("Released Sparse regression by knowledge transfer (private support)" in s.value for s in at.success)
     bundle = at.session_state["_release_last_sparse"]
-    assert set(bundle.tables) == {"coefficients", "synthetic_responses"}
+    assert set(bundle.tables) == {"coefficients", "synthetic_responses", "noisy_votes"}
     assert len(bundle.tables["synthetic_responses"]) == 200  # m = n
     assert bundle.delta == 1.0 / 200**2 and bundle.epsilon == 2.0
     assert at.session_state["_dp_ledger"].spent(bundle.fingerprint)[0] == 2.0
+    at.radio(key="sp_variant").set_value("paper").run()
+    at.button(key="release_button_sparse").click().run()
+    _ok(at)
+    assert set(at.session_state["_release_last_sparse"].tables) == {"coefficients", "synthetic_responses"}
+    assert at.session_state["_dp_ledger"].spent(bundle.fingerprint)[0] == 4.0
 
 
 class _FakeUpload:
