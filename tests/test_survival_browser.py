@@ -31,6 +31,12 @@ def test_survival_page_epsilon_slider(app_server, chromium_page, streamlit_idle,
     assert "eps=3" in page.url
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator(".js-plotly-plot").count() >= 4
+    # one real (OpenDP) release from the page: charged, downloadable, no exception
+    page.get_by_role("button", name="Release with ε = 3").click()
+    page.get_by_text("Released DP survival analysis").first.wait_for()
+    streamlit_idle(page)
+    assert page.get_by_role("button", name="Download ZIP (JSON + CSV + report)").count() == 1
+    assert page.locator('[data-testid="stException"]').count() == 0
     # Streamlit scrolls inside its own container: grow the viewport to capture the whole page
     height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
     page.set_viewport_size({"width": 1400, "height": min(int(height) + 100, 9000)})
