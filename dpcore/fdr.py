@@ -257,7 +257,7 @@ class _Rows:
 
 
 def _core(p: np.ndarray, rows: _Rows, gammas: Sequence[np.ndarray], *, z_alpha=None, z_test=None,
-          floor: float = P_FLOOR, keep_threshold: bool = False):
+          floor: float = P_FLOOR, keep_threshold: bool = False, block: int = 32):
     """Vectorised loop over time for every γ-based rule (see the module docstring).
 
     ``p``: (R, T); ``rows``: per-run parameters; ``gammas``: γ arrays indexed by ``rows.gamma_id``.
@@ -287,54 +287,91 @@ def _core(p: np.ndarray, rows: _Rows, gammas: Sequence[np.ndarray], *, z_alpha=N
     cutoff = rows.cutoff
 
     # F[r, n] = Σ_j W_j γ[1 + n − K_j] as a function of the clock value n, K_j the clock at the j-th
-    # rejection (K_0 = 0, W_0 = w0): the level at step t is s_t = F[r, N(t−1)], one gather per step;
-    # a rejection at clock value k adds W·γ[1 + n − k] to F[r, n ≥ k] (one contiguous slice per rejection).
-    width_f = T + 1
-    gtab = G[:, 1:width_f + 1]  # gtab[g, m] = γ_{1+m}
+    # rejection (K_0 = 0, W_0 = w0): the level at a step with clock N is F[r, N]; a rejection at clock
+    # value k adds W·γ[1 + n − k] to F[r, n ≥ k] (one contiguous slice per rejection).
+    #
+    # Time is processed in blocks of B steps *per run*: between two "events" a run's clock is known in
+    # advance (it advances every step on the time clock, and on non-candidates — known from p — on the
+    # candidate clock with constant λ), so its levels and decisions for the next B steps can be computed
+    # at once; the run then commits every step up to its first event (a rejection, or — for AI rules on
+    # the candidate clock, whose candidacy depends on α_t — a candidate) and resumes after it. Each
+    # committed decision is computed from the exact state, so this is the sequential algorithm.
+    B = block
+    width_f = T + B + 1
+    gtab = G[:, 1:width_f + 1] if G.shape[1] > width_f else np.pad(G, ((0, 0), (0, width_f + 1 - G.shape[1])))[:, 1:]
     F = rows.w0[:, None] * gtab[rows.gamma_id]
     F_flat = F.ravel()
-    base = np.arange(R) * width_f
+    fbase = (np.arange(R) * width_f)[:, None]
+    tbase = (np.arange(R) * (T + B))[:, None]
+    P_flat = np.pad(p, ((0, 0), (0, B)), constant_values=1.0).ravel()
+    if any_private:
+        S_flat = np.pad(statT.T, ((0, 0), (0, B)), constant_values=np.inf).ravel()
+    offs = np.arange(B)[None, :]
+    tpos = np.zeros(R, dtype=np.int64)
     N = np.zeros(R, dtype=np.int64)
     nrej = np.zeros(R, dtype=np.int64)
     w0, b0, gid = rows.w0, rows.b0, rows.gamma_id
-    cap, ai = rows.cap, rows.ai
-    cand_const = rows.cand_const
+    cap = rows.cap[:, None]
+    ai = rows.ai[:, None]
+    cand_const = rows.cand_const[:, None]
+    tc = time_clock[:, None]
+    stop_on_cand = (is_ai & ~time_clock)[:, None]
+    ai_rows = is_ai[:, None]
+    shift = rows.shift_a[:, None]
 
-    rejections = np.zeros((T, R), dtype=bool)
-    alphas = np.empty((T, R))
-    candidates = np.zeros((T, R), dtype=bool)
-    thresholds = np.empty((T, R)) if (any_private and keep_threshold) else None
+    rej_out = np.zeros(R * (T + B), dtype=bool)
+    alpha_out = np.zeros(R * (T + B))
+    cand_out = np.zeros(R * (T + B), dtype=bool)
+    thr_out = np.zeros(R * (T + B)) if (any_private and keep_threshold) else None
 
-    with np.errstate(divide="ignore"):
-        for t in range(T):
-            pt = pT[t]
-            s = F_flat[base + N]
-            a = np.minimum(s / (1.0 + ai * s), cap) if any_ai else np.minimum(s, cap)
-            cand = pt < (np.where(is_ai, ai * a, cand_const) if any_ai else cand_const)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        while True:
+            live = tpos < T
+            if not live.any():
+                break
+            pos = tpos[:, None] + offs  # (R, B) time indices
+            flat_t = tbase + pos
+            Pb = P_flat[flat_t]
+            # clock before each step of the block, assuming no candidate on AI candidate-clock rows
+            inc_spec = tc | stop_on_cand | ~(Pb < cand_const)
+            Nb = N[:, None] + np.cumsum(inc_spec, axis=1) - inc_spec
+            sb = F_flat[fbase + Nb]
+            a = np.minimum(sb / (1.0 + ai * sb), cap) if any_ai else np.minimum(sb, cap)
+            cand = Pb < (np.where(ai_rows, ai * a, cand_const) if any_ai else cand_const)
+            ok = (nrej < cutoff)[:, None]
             if any_private:
-                thr = np.log(a) - rows.shift_a + za_cur
-                rej = cand & (nrej < cutoff) & np.where(priv, statT[t] < thr, pt < a)
-                if thresholds is not None:
-                    thresholds[t] = thr
+                thr = np.log(a) - shift + za_cur[:, None]
+                rej = cand & ok & np.where(priv[:, None], S_flat[flat_t] < thr, Pb < a)
             else:
-                rej = cand & (pt < a) & (nrej < cutoff)
-            alphas[t] = a
-            candidates[t] = cand
-            rejections[t] = rej
-            if all_time:
-                N += 1
-            else:
-                N += time_clock | ~cand
-            r = np.flatnonzero(rej)
-            if r.size:
-                for i in r.tolist():
-                    k = int(N[i])
-                    if k < width_f:
-                        w = b0[i] - w0[i] if nrej[i] == 0 else b0[i]
-                        F[i, k:] += w * gtab[gid[i], : width_f - k]
-                nrej[r] += 1
+                rej = cand & ok & (Pb < a)
+            stop = rej | (cand & stop_on_cand)
+            has = stop.any(axis=1)
+            j = np.where(has, stop.argmax(axis=1), B - 1)
+            commit = (offs <= j[:, None]) & (pos < T)
+            idx = flat_t[commit]
+            alpha_out[idx] = a[commit]
+            cand_out[idx] = cand[commit]
+            rej_out[idx] = rej[commit]
+            if thr_out is not None:
+                thr_out[idx] = thr[commit]
+            inc_true = (tc | ~cand) & commit
+            N += inc_true.sum(axis=1)
+            tpos = np.minimum(tpos + j + 1, T)
+            rr = np.flatnonzero(has & rej[np.arange(R), j] & live)
+            for i in rr.tolist():
+                k = int(N[i])
+                w = b0[i] - w0[i] if nrej[i] == 0 else b0[i]
+                F[i, k:] += w * gtab[gid[i], : width_f - k]
+            if rr.size:
+                nrej[rr] += 1
                 if any_private:
-                    za_cur[r] = za_all[r, np.minimum(nrej[r], za_all.shape[1] - 1)]
+                    za_cur[rr] = za_all[rr, np.minimum(nrej[rr], za_all.shape[1] - 1)]
+
+    def unpad(flat):
+        return flat.reshape(R, T + B)[:, :T].T
+
+    rejections, alphas, candidates = unpad(rej_out), unpad(alpha_out), unpad(cand_out)
+    thresholds = unpad(thr_out) if thr_out is not None else None
     noisy = (statT.T if (any_private and keep_threshold) else None)
     return rejections.T, alphas.T, candidates.T, (None if thresholds is None else thresholds.T), noisy
 
