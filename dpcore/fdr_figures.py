@@ -51,8 +51,9 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
     else:
         tr = np.asarray(truth, bool)
         groups = [("null hypotheses", ~tr, "#9e9e9e"), ("non-null hypotheses", tr, TRUTH)]
+    scatter = go.Scattergl if T > 5000 else go.Scatter
     for name, mask, colour in groups:
-        fig.add_trace(go.Scatter(x=t[mask], y=shown[mask], mode="markers", name=name, customdata=custom[mask],
+        fig.add_trace(scatter(x=t[mask], y=shown[mask], mode="markers", name=name, customdata=custom[mask],
                                  hovertemplate=hover,
                                  marker=dict(size=5, color=rgba(colour, 0.55),
                                              symbol=np.where(clipped[mask], "triangle-down", "circle"))))

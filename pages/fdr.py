@@ -152,6 +152,9 @@ else:
     label = f"{name} (uploaded)"
     R = int(ui.url_select_slider("noise draws for the utility panel", key="fdr_Rup", options=[20, 50, 100],
                                  value=50))
+    if R * T > 250_000:  # keep memory and time per slider move bounded for long streams
+        R = max(2, 250_000 // T)
+        st.caption(f"Long stream ({T:,} hypotheses): the panels below use {R} noise draws.")
     seed = int(ui.url_number("Preview seed", key="fdr_seed", min_value=0, max_value=10_000, value=0, step=1))
     st.markdown("**Sensitivity η of the p-values** (how much one person can change log p).")
     e1, e2, e3 = st.columns(3)
