@@ -11,7 +11,7 @@ at ε = 1 and 2 for five models, averaged over drugs and Monte-Carlo CV repeats 
   centre is the public midpoint 0.5, where the paper used uncharged private means and s.d.s;
 * thresholds are re-tuned for every (size, ε) by the free synthetic search (20 × 20, as the paper).
 
-Writes ``bench/results/regression_reproduction.csv`` and ``.md``.
+Writes ``bench/results/regression_reproduction[_TAG].csv`` and ``.md``.
 Run: ``.venv/bin/python scripts/reproduce_regression.py [--drugs 30] [--repeats 10]`` (a few minutes).
 """
 
@@ -59,6 +59,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=10, help="Monte-Carlo CV repeats per drug")
     ap.add_argument("--priors", choices=["on", "off"], default="on")
     ap.add_argument("--seed", type=int, default=2018)
+    ap.add_argument("--tag", default="", help="suffix of the output files (e.g. 'fixed')")
     args = ap.parse_args()
     warnings.simplefilter("ignore", RuntimeWarning)
     g = load_gdsc()
@@ -90,7 +91,8 @@ def main() -> None:
     table = pd.DataFrame(rows)
     out = ROOT / "bench" / "results"
     out.mkdir(parents=True, exist_ok=True)
-    table.to_csv(out / "regression_reproduction.csv", index=False)
+    stem = "regression_reproduction" + (f"_{args.tag}" if args.tag else "")
+    table.to_csv(out / f"{stem}.csv", index=False)
     elapsed = time.perf_counter() - t0
     wide = table.pivot_table(index=["epsilon", "model"], columns="n_private", values="rho_mean").round(3)
     lines = [f"# GDSC reproduction: Spearman ρ vs private size ({len(drugs)} drugs × {args.repeats} repeats, "
@@ -102,7 +104,7 @@ def main() -> None:
             r = table[(table.model == name) & (table.n_private == 800) & (table.epsilon == eps)].iloc[0]
             lines.append(f"| {name} | {eps:g} | {r.rho_mean:.3f} ± {r.rho_se_over_drugs:.3f} | "
                          f"{PAPER.get((name, eps), '')} |")
-    (out / "regression_reproduction.md").write_text("\n".join(lines) + "\n")
+    (out / f"{stem}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 
