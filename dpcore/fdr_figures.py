@@ -82,7 +82,8 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
     if stop is not None:
         fig.add_vline(x=stop + 0.5, line=dict(color=WARNING, dash="dash", width=1),
                       annotation_text=f"cutoff c = {cutoff} reached: no more rejections",
-                      annotation_position="bottom left")
+                      annotation_position="bottom right", annotation_bgcolor="rgba(255,255,255,0.85)",
+                      annotation_font_size=11)
     if clipped.any():
         fig.add_annotation(x=0, y=ymin, xref="paper", yref="y", xanchor="left", yanchor="bottom", showarrow=False,
                            text="▼ = smaller p-values, drawn at the edge", font=dict(size=10, color="#666"))

@@ -297,7 +297,7 @@ else:
             rng = np.random.default_rng(seed + 1)
             summary = fdr.summary_table([fdr.run_method(m, p_runs, settings, rng=rng) for m in fdr.METHODS],
                                         truth_runs)
-        left, right = st.columns([1.6, 1])
+        left, right = st.columns([1.3, 1.2])
         with left:
             st.plotly_chart(ff.summary_figure(summary, alpha=alpha, bound=bound), key="fdr_fig_summary")
         with right:
