@@ -74,8 +74,8 @@ def main() -> dict:
         same = all(v_out.rejections[r].tolist() == l_out[r][0] for r in range(R))
         if not same:
             raise SystemExit(f"{name}: vectorised and loop decisions differ")
-        tv = _best(vec, 5)
-        tl = _best(loop, 2)
+        tv = _best(vec, 7)
+        tl = _best(loop, 3)
         total_vec += tv
         total_loop += tl
         results[name] = dict(vectorised_ms=round(tv * 1e3, 2), loop_ms=round(tl * 1e3, 1), ratio=round(tl / tv, 1),
@@ -105,7 +105,7 @@ def main() -> dict:
                one_by_one_ratio=round(separate, 1), all_six_one_loop_ms=round(t_all * 1e3, 1),
                total_vectorised_ms=round(total_vec * 1e3, 1), total_loop_ms=round(total_loop * 1e3, 1),
                python=platform.python_version(), numpy=np.__version__, machine=platform.machine(),
-               note="best of 5 (vectorised) / 2 (loop) in the same process; same p-values and noise; decisions checked equal")
+               note="best of 7 (vectorised) / 3 (loop) in the same process; same p-values and noise; decisions checked equal")
     (ROOT / "bench" / "results").mkdir(parents=True, exist_ok=True)
     (ROOT / "bench" / "results" / "fdr.json").write_text(json.dumps(out, indent=2))
     return out
