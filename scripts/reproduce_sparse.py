@@ -39,30 +39,34 @@ VARIANTS = [("nonprivate", "non-private IGHT", {}), ("kt", "KT (c1 = 100, defaul
             ("kt_ps", "KT with private support (ours)", {})]
 
 
-def run(n: int, d: int) -> pd.DataFrame:
+LOGISTIC_SETTINGS = ((1000, 1000), (10_000, 1000))
+LOGISTIC_VARIANTS = [v for v in VARIANTS if v[0] in ("nonprivate", "kt", "dp_ight", "kt_ps")]
+
+
+def run(n: int, d: int, loss: str = "linear", variants=VARIANTS) -> pd.DataFrame:
     rows = []
     delta = 1.0 / n**2
     for ds in range(DATASETS):
-        data = sp.make_synthetic(n, d, S_STAR, noise=0.5, rng=np.random.default_rng(1000 * d + n + ds))
-        for key, label, extra in VARIANTS:
+        data = sp.make_synthetic(n, d, S_STAR, noise=0.5, loss=loss, rng=np.random.default_rng(1000 * d + n + ds))
+        for key, label, extra in variants:
             rng = np.random.default_rng(7 + ds)
             if key == "nonprivate":
-                coef = sp.nonprivate_ight(data.X, data.y, sparsity=S_STAR, **PARAMS).coef
+                coef = sp.nonprivate_ight(data.X, data.y, sparsity=S_STAR, loss=loss, **PARAMS).coef
                 coef = np.broadcast_to(coef, (EPS.size, DRAWS, d))
             else:
                 coef = sp.BATCH[key](data.X, data.y, sparsity=S_STAR, epsilons=EPS, delta=delta, rng=rng,
-                                     draws=DRAWS, **PARAMS, **extra).coef
-            met = sp.metrics(coef, theta=data.theta, X_test=data.X_test, y_test=data.y_test)
+                                     draws=DRAWS, loss=loss, **PARAMS, **extra).coef
+            met = sp.metrics(coef, theta=data.theta, X_test=data.X_test, y_test=data.y_test, loss=loss)
             for i, eps in enumerate(EPS):
                 for r in range(DRAWS):
-                    rows.append({"n": n, "d": d, "method": label, "epsilon": eps, "dataset": ds, "draw": r,
+                    rows.append({"loss": loss, "n": n, "d": d, "method": label, "epsilon": eps, "dataset": ds, "draw": r,
                                  "l2_error": met["l2_error"][i, r], "f1": met["f1"][i, r],
                                  "test_mse": met["test_error"][i, r]})
     return pd.DataFrame(rows)
 
 
 def summarise(raw: pd.DataFrame) -> pd.DataFrame:
-    g = raw.groupby(["n", "d", "method", "epsilon"], sort=False)
+    g = raw.groupby(["loss", "n", "d", "method", "epsilon"], sort=False)
     out = g[["l2_error", "f1", "test_mse"]].mean()
     se = g[["l2_error", "f1", "test_mse"]].sem().add_suffix("_se")
     return pd.concat([out, se], axis=1).reset_index()
@@ -73,7 +77,8 @@ def verdict(summary: pd.DataFrame) -> list[str]:
     private = [v[1] for v in VARIANTS if v[0] not in ("nonprivate",)]
     for n, d in SETTINGS:
         for eps in EPS:
-            sub = summary[(summary.n == n) & (summary.d == d) & (summary.epsilon == eps) & summary.method.isin(private)]
+            sub = summary[(summary.loss == "linear") & (summary.n == n) & (summary.d == d) & (summary.epsilon == eps)
+                          & summary.method.isin(private)]
             best = sub.loc[sub.l2_error.idxmin()]
             kt = sub[sub.method == "KT (c1 = 100, default)"].iloc[0]
             best_f1 = sub.loc[sub.f1.idxmax()]
@@ -82,9 +87,10 @@ def verdict(summary: pd.DataFrame) -> list[str]:
     return lines
 
 
-def table(summary: pd.DataFrame, n: int, d: int, metric: str) -> str:
-    sub = summary[(summary.n == n) & (summary.d == d)]
-    wide = sub.pivot(index="method", columns="epsilon", values=metric).reindex([v[1] for v in VARIANTS])
+def table(summary: pd.DataFrame, n: int, d: int, metric: str, loss: str = "linear") -> str:
+    sub = summary[(summary.loss == loss) & (summary.n == n) & (summary.d == d)]
+    order = [v[1] for v in VARIANTS if v[1] in set(sub.method)]
+    wide = sub.pivot(index="method", columns="epsilon", values=metric).reindex(order)
     err = sub.pivot(index="method", columns="epsilon", values=metric + "_se").reindex(wide.index)
     head = "| method | " + " | ".join(f"ε = {e:g}" for e in wide.columns) + " |"
     lines = [head, "|" + "---|" * (len(wide.columns) + 1)]
@@ -96,7 +102,8 @@ def table(summary: pd.DataFrame, n: int, d: int, metric: str) -> str:
 
 def main() -> None:
     t0 = time.time()
-    raw = pd.concat([run(n, d) for n, d in SETTINGS], ignore_index=True)
+    raw = pd.concat([run(n, d) for n, d in SETTINGS]
+                    + [run(n, d, "logistic", LOGISTIC_VARIANTS) for n, d in LOGISTIC_SETTINGS], ignore_index=True)
     summary = summarise(raw)
     out = ROOT / "bench" / "results"
     summary.to_csv(out / "sparse_reproduction.csv", index=False)
@@ -110,7 +117,11 @@ def main() -> None:
         parts.append(f"\n## {head}: ℓ2 error ‖θ − θ*‖₂\n\n" + table(summary, n, d, "l2_error"))
         parts.append(f"\n\n## {head}: support F1\n\n" + table(summary, n, d, "f1"))
         parts.append(f"\n\n## {head}: test MSE (noise variance 0.25)\n\n" + table(summary, n, d, "test_mse"))
-    parts.append("\n\n## Who wins\n\n" + "\n".join(f"- {line}" for line in verdict(summary)))
+    for n, d in LOGISTIC_SETTINGS:
+        head = f"Logistic, n = {n}, d = {d}"
+        parts.append(f"\n\n## {head}: misclassification (test)\n\n" + table(summary, n, d, "test_mse", "logistic"))
+        parts.append(f"\n\n## {head}: support F1\n\n" + table(summary, n, d, "f1", "logistic"))
+    parts.append("\n\n## Who wins (linear)\n\n" + "\n".join(f"- {line}" for line in verdict(summary)))
     (out / "sparse_reproduction.md").write_text("\n".join(parts) + "\n")
     print("\n".join(parts))
 
