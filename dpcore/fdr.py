@@ -45,8 +45,10 @@ the threshold (shift η against scale 2ηc/ε) plus ``ε/(2c)`` for its ⊤ quer
 (shift 2η against scale 4ηc/ε); c segments compose to ε. The thresholds
 ``α_t`` must be functions of released decisions only — true for the paper's
 time clock, false for the candidate clock of the authors' code. Candidacy
-``p_t < 2λ`` is not noised; a flip between neighbours matters only with
-probability ≤ δ (this is what δ pays for).
+``p_t < 2λ`` is not noised; with Theorem 4's shift (s = 4) a flip between
+neighbours matters only with probability ≤ δ (this is what δ pays for). With
+the experiments' s = 1 that fails at small ε — see
+``tests/test_fdr.py::test_shift_below_theorem_4_breaks_the_delta_guarantee_at_small_epsilon``.
 """
 
 from __future__ import annotations

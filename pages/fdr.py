@@ -270,7 +270,7 @@ with ui.show_errors("Cannot run the procedures"):
         "wealth depends on how many candidates it saw. Noising that too would cost budget at every step. PAPRIKA "
         "keeps the candidate check exact but uses 2λ and caps α_t at λ: a p-value near the candidate boundary is "
         "then at least twice the level, so it could only be rejected if the noise overcomes that gap *and* the "
-        "shift A — an event of probability at most δ. The paper's threshold rule also lets wealth decay at every "
+        "shift A — with Theorem 4's shift (s = 4) an event of probability at most δ. The paper's threshold rule also lets wealth decay at every "
         "step (like LORD), so the thresholds depend only on the released discoveries.\n\n"
         f"**What η means here.** η = {eta:.4g}: replacing one person's record can multiply a p-value by at most "
         f"e^η = {math.exp(eta):.4f}. For the paper's binomial test with n = 1000 it takes η = √(ln n / n) ≈ 0.083; "
