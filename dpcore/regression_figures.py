@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
@@ -36,7 +37,7 @@ def rho_draws_histogram(rho_draws, rho_nonprivate: float) -> go.Figure:
                   annotation_text=f"non-private {rho_nonprivate:.3f}", annotation_position="top right")
     lo, hi = np.quantile(rho_draws, [0.05, 0.95])
     fig.add_vrect(x0=lo, x1=hi, fillcolor=rgba(PRIVATE, 0.08), line_width=0,
-                  annotation_text="90% of draws", annotation_position="bottom left")
+                  annotation_text="90% of draws", annotation_position="top left")
     base_layout(fig, x_title="Spearman ρ on the test set", y_title="noise draws", height=360)
     fig.update_layout(hovermode="closest", showlegend=True)
     return fig
@@ -146,4 +147,49 @@ def coefficient_bars(names: Sequence[str], nonprivate, private_mean, private_lo,
                                                                                           symbol="diamond")))
     base_layout(fig, y_title="coefficient", height=380)
     fig.update_layout(barmode="group", hovermode="x unified")
+    return fig
+
+
+def rho_panels(epsilons, rho_eps: np.ndarray, sizes, rho_size: np.ndarray, *, epsilon: float, n_private: int,
+               equivalent: float | None = None, models: Sequence[str] = MODELS,
+               shown: Sequence[str] = MODELS) -> go.Figure:
+    """Side by side, one shared legend: ρ vs ε (at the chosen size) and ρ vs private size (at the chosen ε).
+
+    ``rho_eps`` (models, n_eps, repeats), ``rho_size`` (models, n_sizes, repeats); bands are 10–90 %
+    over CV repeats.
+    """
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
+                        subplot_titles=(f"over ε (n = {n_private} private)", f"over private size (ε = {epsilon:g})"))
+    for col, x, values in ((1, list(epsilons), rho_eps), (2, list(sizes), rho_size)):
+        for m, name in enumerate(models):
+            if name not in shown:
+                continue
+            mean, lo, hi = quantile_band(values[m], 0.1, 0.9, axis=-1)
+            colour = MODEL_COLOURS.get(name, PALETTE[m % len(PALETTE)])
+            fig.add_trace(go.Scatter(x=x, y=hi, mode="lines", line=dict(width=0), hoverinfo="skip",
+                                     showlegend=False, legendgroup=name), row=1, col=col)
+            fig.add_trace(go.Scatter(x=x, y=lo, mode="lines", line=dict(width=0), fill="tonexty",
+                                     fillcolor=rgba(colour, 0.12), hoverinfo="skip", showlegend=False,
+                                     legendgroup=name), row=1, col=col)
+            fig.add_trace(go.Scatter(x=x, y=mean, mode="lines+markers", name=name, legendgroup=name,
+                                     showlegend=col == 1, marker=dict(size=5),
+                                     line=dict(color=colour, width=2, dash="dot" if m == 0 else None)),
+                          row=1, col=col)
+    base_layout(fig, height=480)
+    eps = np.asarray(epsilons, dtype=float)
+    fig.update_xaxes(type="log", title_text="ε (log scale; smaller = more private)",
+                     range=[np.log10(eps.min()) - 0.05, np.log10(eps.max()) + 0.05], row=1, col=1)
+    fig.update_xaxes(title_text="private training records", row=1, col=2)
+    fig.update_yaxes(title_text="Spearman ρ (held-out)", row=1, col=1)
+    fig.update_layout(margin=dict(t=130), hovermode="x", legend=dict(y=1.13))
+    for col in (1, 2):
+        fig.add_hline(y=0, line=dict(color="#999", width=1), row=1, col=col)
+    fig.add_vline(x=epsilon, line=dict(color=WARNING, dash="dash", width=1.5), row=1, col=1)
+    fig.add_vline(x=n_private, line=dict(color=WARNING, dash="dash", width=1.5), row=1, col=2)
+    if equivalent is not None and np.isfinite(equivalent):
+        fig.add_vline(x=equivalent, line=dict(color=NONPRIVATE, dash="dot", width=1.5), row=1, col=2,
+                      annotation_text=f"non-private equivalent ≈ {equivalent:.0f}",
+                      annotation_position="bottom right")
     return fig

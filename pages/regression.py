@@ -368,16 +368,11 @@ else:
 if curves is not None:
     by_eps, by_size = curves
     shown = ui.url_multiselect("Models shown", key="rg_models", options=list(R.MODELS), default=list(R.MODELS))
-    g1, g2 = st.columns(2)
-    with g1:
-        st.plotly_chart(rf.rho_vs_epsilon(by_eps.epsilons, by_eps.rho[:, 0], chosen=epsilon, shown=shown),
-                        key="rg_eps")
     rho_np_size = by_size.rho[0, :, 0].mean(-1)
     rho_rp = float(by_size.rho[1, -1, 0].mean())
     equiv = equivalent_sample_size(by_size.sizes, rho_np_size, rho_rp)
-    with g2:
-        st.plotly_chart(rf.rho_vs_size(by_size.sizes, by_size.rho[:, :, 0], shown=shown, chosen_size=n_priv,
-                                       equivalent=equiv), key="rg_size")
+    st.plotly_chart(rf.rho_panels(by_eps.epsilons, by_eps.rho[:, 0], by_size.sizes, by_size.rho[:, :, 0],
+                                  epsilon=epsilon, n_private=n_priv, equivalent=equiv, shown=shown), key="rg_curves")
     eq_text = (f"robust private LR with {n_priv} private records reaches the mean ρ of non-private LR with about "
                f"**{equiv:.0f}** records" if np.isfinite(equiv) else
                "the private mean ρ is below the non-private curve's smallest size (or above its largest), so no "

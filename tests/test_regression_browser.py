@@ -34,7 +34,7 @@ def test_regression_page_epsilon_slider(app_server, chromium_page, streamlit_idl
     assert before != after and "centre/scale took ε = 0.1" in after, after
     assert "eps=2" in page.url
     assert page.locator('[data-testid="stException"]').count() == 0
-    assert page.locator(".js-plotly-plot").count() >= 7
+    assert page.locator(".js-plotly-plot").count() >= 6
     height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
     page.set_viewport_size({"width": 1400, "height": min(int(height) + 100, 9000)})
     page.wait_for_timeout(2000)

@@ -25,7 +25,7 @@ def test_gdsc_page_renders_reacts_to_epsilon_and_releases():
     at = AppTest.from_file(PAGE, default_timeout=180)
     at.run()
     _ok(at)
-    assert len(at.get("plotly_chart")) >= 7
+    assert len(at.get("plotly_chart")) >= 6
     before = _noised(at)
     assert "DP mean (charged)" in before and "centre/scale took ε = 0.05" in before
     at.select_slider(key="eps").set_value(2.0).run()
@@ -53,7 +53,13 @@ def test_synthetic_public_centring_and_bad_split():
     _ok(at)
     text = _noised(at)
     assert "public midpoint" in text and "took ε" not in text
-    assert len(at.get("plotly_chart")) >= 8  # coefficient chart with the true β
+    assert len(at.get("plotly_chart")) >= 7  # coefficient chart with the true β
+    at.button(key="rg_split_btn").click().run()
+    _ok(at)
+    assert any("Best split" in c.value for c in at.caption)
+    at.button(key="rg_full_btn").click().run()
+    _ok(at)
+    assert any("20 synthetic data sets × 20 noise draws" in c.value for c in at.caption)
     at.slider(key="rg_p1").set_value(0.6).run()
     at.slider(key="rg_p2").set_value(0.6).run()
     assert not at.exception
