@@ -711,14 +711,8 @@ def two_stage_batch(X, y, *, sparsity, epsilons, delta, loss="linear", rng=None,
     op = [objective_perturbation_params(n, s, float(e), delta, loss, p) for e in eps]
     reg = np.array([o[0] for o in op])[:, None, None]
     bvec = np.array([o[1] for o in op])[:, None, None] * rng.standard_normal((eps.size, R, s))
-    hess = p.K**2 * s * (1.0 if loss == "linear" else 0.25)
-    step = 1.0 / (hess + reg / n)
-    theta = np.zeros((eps.size, R, s))
-    for _ in range(200):  # projected gradient on the strongly convex perturbed objective
-        z = np.matmul(Xs, theta[..., None])[..., 0]
-        w = (z - y) if loss == "linear" else -y * _sigmoid(-y * z)
-        g = np.matmul(w[..., None, :], Xs)[..., 0, :] / n + (reg * theta + bvec) / n
-        theta = project_l1_ball(theta - step * g, p.radius())
+    # minimise (1/n)Σℓ + (Δ/2n)‖θ‖² + bᵀθ/n over the ℓ1 ball: exact for the linear loss when inside the ball
+    theta, _ = fixed_support_teacher(Xs, y, (reg / n)[..., 0], loss, p, linear_term=bvec / n)
     coef = np.zeros((eps.size, R, d))
     np.put_along_axis(coef, supp, theta, axis=-1)
     noises = tuple(Noise("laplace", float(sc), 2.0 * s / k, float(e) / 2) for sc, e in zip(scales, eps))
@@ -738,8 +732,10 @@ def two_stage(X, y, *, sparsity, epsilon, delta, loss="linear", rng=None, **para
 
 
 def fixed_support_teacher(Xs: np.ndarray, y: np.ndarray, lam, loss: str, p: SparseParams,
-                          n_iter: int = 1000) -> tuple[np.ndarray, np.ndarray]:
-    """Convex teacher on given supports: ``argmin L_S(θ) + (λ/2)‖θ‖²`` over ``‖θ‖1 ≤ B``, batched.
+                          n_iter: int = 1000, linear_term: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Convex teacher on given supports: ``argmin L_S(θ) + (λ/2)‖θ‖² (+ cᵀθ)`` over ``‖θ‖1 ≤ B``, batched.
+
+    (The optional linear term ``c`` is the objective perturbation of two-stage.)
 
     ``Xs`` is ``(..., n, s)`` (the data restricted to each support), ``lam``
     broadcasts against the batch. Returns ``(θ, opt_error)`` where
@@ -762,6 +758,8 @@ def fixed_support_teacher(Xs: np.ndarray, y: np.ndarray, lam, loss: str, p: Spar
     if loss == "linear":
         gram = np.matmul(np.swapaxes(Xs, -1, -2), Xs) / n + lam_b[..., None, None] * eye
         rhs = np.matmul(np.swapaxes(Xs, -1, -2), y[..., None])[..., 0] / n
+        if linear_term is not None:
+            rhs = rhs - linear_term
         theta = np.linalg.solve(gram, rhs[..., None])[..., 0]
         inside = np.abs(theta).sum(axis=-1) <= B
         theta = project_l1_ball(theta, B)
@@ -775,6 +773,8 @@ def fixed_support_teacher(Xs: np.ndarray, y: np.ndarray, lam, loss: str, p: Spar
         z = np.matmul(Xs, theta[..., None])[..., 0]
         w = (z - y) if loss == "linear" else -y * _sigmoid(-y * z)
         g = np.matmul(w[..., None, :], Xs)[..., 0, :] / n + lam_b[..., None] * theta
+        if linear_term is not None:
+            g = g + linear_term
         theta = np.where(inside[..., None], theta, project_l1_ball(theta - step[..., None] * g, B))
     q = 1.0 - lam_b * step
     return theta, np.where(inside, 1e-9, q ** int(n_iter) * 2.0 * B)
