@@ -24,7 +24,6 @@ to check that both give the same scores within Monte-Carlo error.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 

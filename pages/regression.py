@@ -19,7 +19,7 @@ from dpcore import regression_figures as rf
 from dpcore.accounting import fingerprint
 from dpcore.datasets import load_gdsc
 from dpcore.regression_eval import equivalent_sample_size, monte_carlo_cv, tuned_omegas
-from dpcore.regression_tuning import split_grid, split_search, threshold_search
+from dpcore.regression_tuning import ThresholdSearch, split_grid, split_search, threshold_search
 from ui.accuracy import accuracy_first
 
 EPS_SWEEP = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
@@ -104,7 +104,7 @@ def _upload() -> Source | None:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _quick_search(n: int, d: int, eps: float, split: tuple) -> R.__class__:
+def _quick_search(n: int, d: int, eps: float, split: tuple) -> ThresholdSearch:
     return threshold_search(n, d, epsilon=eps, split=split, n_sets=5, n_draws=5)
 
 
