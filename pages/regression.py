@@ -191,7 +191,10 @@ st.caption(f"Unit of privacy: one cell line (replace-one neighbours; n is public
 def _clamp(key: str, lo: int, hi: int) -> None:
     """Keep a size slider's remembered value inside its new range when the data set changes."""
     if key in st.session_state:
-        st.session_state[key] = int(min(max(st.session_state[key], lo), hi))
+        value = st.session_state[key]
+        clamped = int(min(max(value, lo), hi))
+        if clamped != value:
+            st.session_state[key] = clamped
 
 
 max_test = max(20, N // 4)
@@ -351,18 +354,21 @@ ui.explain(
 
 # ---- curves ------------------------------------------------------------------------------------------------------
 st.subheader("Privacy–utility: five models over ε and private sample size")
-sizes = sorted({int(s) for s in np.unique(np.linspace(min(50, n_priv), n_priv, 6).round(-1)) if s >= 20} | {n_priv})
+sizes = sorted({int(v) for v in (np.linspace(min(50, n_priv), n_priv, 6) // 10 * 10) if 20 <= v <= n_priv}
+               | {n_priv})
 kw = dict(epsilon=epsilon, n_priv=n_priv, n_pub=n_pub, n_test=n_test, repeats=repeats, split=split, priors=priors,
           prep=(y_centre, sigma_y, prep_share), seed=seed, sizes=tuple(sizes))
 curves = None
 if src.kind != "upload":
-    with st.spinner("Cross-validating five models over ε and sample size (cached after the first run)…"):
+    with st.spinner("Cross-validating five models over ε and sample size (cached after the first run)…"), \
+            ui.show_errors("Cross-validation failed"):
         curves = _curves(src, progress=lambda f: None, **kw)
 else:
     ckey = ("rg_curves", src.fp, tuple(sorted(kw.items())))
     if st.button("Compute the curves on the uploaded data", key="rg_curves_btn"):
         bar = st.progress(0.0, text="Cross-validating…")
-        st.session_state[ckey] = _curves(src, progress=lambda f: bar.progress(f), **kw)
+        with ui.show_errors("Cross-validation failed"):
+            st.session_state[ckey] = _curves(src, progress=lambda f: bar.progress(f), **kw)
         bar.empty()
     curves = st.session_state.get(ckey)
 if curves is not None:
