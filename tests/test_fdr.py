@@ -363,6 +363,8 @@ def test_release_bundle_contains_only_the_rejection_set():
         fdr.release(s.pvalues[0], alpha=0.05, epsilon=math.inf, delta=2.5e-4, eta=0.0831, cutoff=20)
     with pytest.raises(ValueError):
         fdr.release(s.pvalues, alpha=0.05, epsilon=1.0, delta=2.5e-4, eta=0.0831, cutoff=20)
+    with pytest.raises(ValueError, match="s ≥ 4"):  # the paper's experimental shift is not covered by the proof
+        fdr.release(s.pvalues[0], alpha=0.05, epsilon=5.0, delta=2.5e-4, eta=0.0831, cutoff=20, shift=1.0)
 
 
 @pytest.mark.parametrize("eps", [0.5, 2.0])

@@ -51,8 +51,16 @@ def test_truncated_exponential_and_code_rule_render():
     assert any("Releases always use the paper" in c.value for c in at.caption)
 
 
-def test_release_charges_the_ledger_and_exports_only_the_rejection_set():
+def test_release_with_the_papers_shift_is_refused_and_costs_nothing():
     at = _page(fdr_R="20")
+    at.button(key="release_button_fdr").click().run()
+    assert not at.exception, at.exception
+    assert any("shift scale s ≥ 4" in e.value for e in at.error)
+    assert at.session_state["_dp_ledger"].summary() == []
+
+
+def test_release_charges_the_ledger_and_exports_only_the_rejection_set():
+    at = _page(fdr_R="20", fdr_s="4.0")
     at.button(key="release_button_fdr").click().run()
     assert not at.exception, at.exception
     assert any("Released PAPRIKA" in s.value for s in at.success)
