@@ -104,3 +104,7 @@ def test_upload_errors_are_named_and_good_upload_runs():
     _ok(at)
     assert "4 entries of nxy" in _noised(at)
     assert any(b.label.startswith("Compute the curves") for b in at.button)
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload("\n".join(rows).encode(), "mine.csv")):
+        at.button(key="rg_curves_btn").click().run()
+    _ok(at)
+    assert any(c.value.startswith("Monte-Carlo CV") for c in at.caption)
