@@ -9,6 +9,7 @@ bands as translucent fills, the chosen ε as a dashed vertical line.
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
@@ -91,10 +92,17 @@ def curve(
     return fig
 
 
-def mark_epsilon(fig: go.Figure, epsilon: float, *, label: str = "chosen ε") -> go.Figure:
-    """Dashed vertical line at the chosen ε on a privacy–utility curve."""
-    fig.add_vline(x=epsilon, line=dict(color=WARNING, dash="dash", width=1.5),
-                  annotation_text=f"{label} = {epsilon:g}", annotation_position="top right")
+def mark_epsilon(fig: go.Figure, epsilon: float, *, label: str = "chosen ε", log_x: bool = True) -> go.Figure:
+    """Dashed vertical line at the chosen ε on a privacy–utility curve, labelled at the top.
+
+    Plotly reads an annotation's x on a log axis as log10(x) (shapes take
+    data values), so the label is placed explicitly; ``add_vline``'s own
+    annotation would land at 10^ε and stretch the axis.
+    """
+    fig.add_vline(x=epsilon, line=dict(color=WARNING, dash="dash", width=1.5))
+    fig.add_annotation(x=math.log10(epsilon) if log_x else epsilon, xref="x", y=1.0, yref="paper",
+                       text=f"{label} = {epsilon:g}", showarrow=False, xanchor="left", yanchor="bottom",
+                       font=dict(color=WARNING, size=12))
     return fig
 
 

@@ -32,3 +32,14 @@ def method_title(key: str) -> str:
 def audit_scenarios(key: str, epsilon: float) -> list[AuditScenario]:
     """Worst-case neighbouring pairs of method ``key`` at budget ``epsilon``."""
     return list(method_module(key).audit_scenarios(epsilon))
+
+
+def known_violations(key: str, epsilon: float) -> list[AuditScenario]:
+    """Documented pairs on which a method *as published* fails its claim (optional per module).
+
+    Shown on the audit page as a teaching case: the audit refutes the claim
+    even though the implementation follows the paper. The method's own page
+    must not release that variant.
+    """
+    finder = getattr(method_module(key), "known_violation_scenarios", None)
+    return list(finder(epsilon)) if finder is not None else []

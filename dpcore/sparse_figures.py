@@ -7,7 +7,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from dpcore.figures import NONPRIVATE, PALETTE, TRUTH, WARNING, band, base_layout, curve, epsilon_axis
+from dpcore.figures import NONPRIVATE, PALETTE, TRUTH, WARNING, band, base_layout, curve, epsilon_axis, mark_epsilon
 
 #: Colour of each series name used on the page.
 COLOURS = {
@@ -93,20 +93,8 @@ def utility_figure(curve_data, metric: str, *, labels: Mapping[str, str], epsilo
     if log_y:
         fig.update_yaxes(type="log")
     if epsilon is not None:
-        _mark_epsilon_log(fig, epsilon)
+        mark_epsilon(fig, epsilon)
     return fig
-
-
-def _mark_epsilon_log(fig: go.Figure, epsilon: float) -> None:
-    """Dashed line at the chosen ε on a log x axis.
-
-    ``figures.mark_epsilon`` attaches its label with ``add_vline(annotation_text=…)``; on a log axis Plotly
-    reads an annotation's x as log10(x), so the label lands at 10^ε and stretches the axis. Here the label is
-    placed at log10(ε) explicitly.
-    """
-    fig.add_vline(x=epsilon, line=dict(color=WARNING, dash="dash", width=1.5))
-    fig.add_annotation(x=float(np.log10(epsilon)), xref="x", y=1.0, yref="paper", text=f"chosen ε = {epsilon:g}",
-                       showarrow=False, xanchor="left", yanchor="bottom", font=dict(color=WARNING, size=12))
 
 
 def _positive(v: np.ndarray) -> np.ndarray:

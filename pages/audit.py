@@ -35,10 +35,15 @@ epsilon = epsilon_slider("Claimed ε of the release", key="eps", default=1.0, mi
 
 with show_errors("Could not build the audit"):
     scenarios = registry.audit_scenarios(method, epsilon)
-    scenario_names = [s.name for s in scenarios]
+    violations = registry.known_violations(method, epsilon)
+    scenarios += violations
+    scenario_names = [s.name if s not in violations else f"Known violation — {s.name}" for s in scenarios]
     name = url_selectbox("Worst-case neighbours", key="scenario", options=scenario_names)
     scenario = scenarios[scenario_names.index(name)]
     st.markdown(f"**Neighbours.** {scenario.neighbours}  \n**Summary thresholded.** {scenario.summary}")
+    if scenario in violations:
+        st.warning("This pair breaks the method *as published*: expect the audit to refute the claim even without a "
+                   "planted bug. The method's page does not release this variant.", icon="⚠️")
     runs = url_select_slider(
         "Runs per data set", key="runs", options=[10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000],
         value=100_000, format_func=lambda n: f"{n:,}",

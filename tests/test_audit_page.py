@@ -35,3 +35,16 @@ def test_audit_page_url_controls_are_read():
     assert at.selectbox(key="method").value == "survival"
     assert at.select_slider(key="eps").value == 2.0
     assert at.select_slider(key="runs").value == 50_000
+
+
+def test_known_violation_is_listed_and_refuted():
+    at = AppTest.from_file(PAGE, default_timeout=240)
+    at.query_params.update({"method": "sparse", "eps": "1.0", "runs": "100000"})
+    at.run()
+    options = at.selectbox(key="scenario").options
+    flagged = [o for o in options if o.startswith("Known violation")]
+    assert flagged, options
+    at.selectbox(key="scenario").set_value(flagged[0]).run()
+    assert any("breaks the method" in w.value for w in at.warning)
+    at.button[0].click().run()
+    assert any("Violation" in e.value for e in at.error)
