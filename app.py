@@ -1,4 +1,9 @@
-"""Entry point: navigation, and the sidebar every page shares (data set, ledger, teaching mode)."""
+"""Entry point: navigation, and the sidebar every page shares (data set, ledger, teaching mode).
+
+The page scripts live in ``app_pages/``, not ``pages/``: a folder named ``pages`` next to the entry point switches
+Streamlit into its legacy multipage mode, where a deep link such as ``/survival`` runs the page file without this
+script (no navigation titles, sidebar ledger, teaching toggle or wide layout).
+"""
 
 from pathlib import Path
 
@@ -13,28 +18,24 @@ ROOT = Path(__file__).resolve().parent
 st.set_page_config(page_title="DP trade-offs for clinical data", page_icon="🔒", layout="wide")
 
 METHOD_PAGES = [
-    ("pages/survival.py", "Survival curves", ":material/monitoring:", "survival"),
-    ("pages/regression.py", "Drug sensitivity", ":material/medication:", "regression"),
-    ("pages/sparse.py", "Sparse learning", ":material/scatter_plot:", "sparse"),
-    ("pages/fdr.py", "Online FDR", ":material/rule:", "fdr"),
+    ("app_pages/survival.py", "Survival curves", ":material/monitoring:", "survival"),
+    ("app_pages/regression.py", "Drug sensitivity", ":material/medication:", "regression"),
+    ("app_pages/sparse.py", "Sparse learning", ":material/scatter_plot:", "sparse"),
+    ("app_pages/fdr.py", "Online FDR", ":material/rule:", "fdr"),
 ]
 REVIEW_PAGES = [
-    ("pages/audit.py", "Privacy audit", ":material/policy:", "audit"),
-    ("pages/ledger.py", "Ledger & report", ":material/receipt_long:", "ledger"),
+    ("app_pages/audit.py", "Privacy audit", ":material/policy:", "audit"),
+    ("app_pages/ledger.py", "Ledger & report", ":material/receipt_long:", "ledger"),
 ]
 
 
 def _pages(specs):
-    return [
-        st.Page(str(ROOT / path), title=title, icon=icon, url_path=url)
-        for path, title, icon, url in specs
-        if (ROOT / path).exists()
-    ]
+    return [st.Page(str(ROOT / path), title=title, icon=icon, url_path=url) for path, title, icon, url in specs]
 
 
 navigation = st.navigation(
     {
-        "Overview": [st.Page(str(ROOT / "pages/home.py"), title="Home", icon=":material/home:", default=True)],
+        "Overview": [st.Page(str(ROOT / "app_pages/home.py"), title="Home", icon=":material/home:", default=True)],
         "Methods": _pages(METHOD_PAGES),
         "Review": _pages(REVIEW_PAGES),
     }

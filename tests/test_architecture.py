@@ -25,7 +25,7 @@ def test_dpcore_never_imports_streamlit():
 
 def test_nothing_writes_uploads_to_disk_or_logs_them():
     """Pages and UI helpers never open files for writing or log data (uploads stay in memory)."""
-    for folder in ("ui", "pages"):
+    for folder in ("ui", "app_pages"):
         for path in (ROOT / folder).glob("*.py"):
             text = path.read_text(encoding="utf-8")
             for forbidden in (r"\bopen\(", r"\.to_csv\(['\"]", r"\bto_parquet\(", r"\blogging\.info\(", r"\bprint\("):
@@ -34,7 +34,7 @@ def test_nothing_writes_uploads_to_disk_or_logs_them():
 
 def test_no_cross_session_cache_of_uploads():
     """st.cache_data/cache_resource are shared across sessions: never on a function taking uploaded data."""
-    for path in (ROOT / "pages").glob("*.py"):
+    for path in (ROOT / "app_pages").glob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef):

@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore import registry
 
-PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "audit.py")
+PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "audit.py")
 
 
 def _run(method: str, bug: bool) -> AppTest:

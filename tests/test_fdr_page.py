@@ -6,7 +6,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "fdr.py")
+PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "fdr.py")
 
 
 def _page(**query):

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 from dpcore.accounting import Ledger
 from dpcore.release import ReleaseBundle
 
-PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "ledger.py")
+PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "ledger.py")
 
 
 def _bundle():

@@ -9,7 +9,7 @@ import numpy as np
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "regression.py")
+PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "regression.py")
 
 
 def _ok(at: AppTest) -> None:

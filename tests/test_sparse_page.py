@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "sparse.py")
+PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "sparse.py")
 
 
 def _ok(at: AppTest) -> None:

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from dpcore import survival as sv
 from dpcore.validation import InputError, read_csv
 
-PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "survival.py")
+PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "survival.py")
 
 
 def _ok(at: AppTest) -> None:
