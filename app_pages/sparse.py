@@ -389,10 +389,6 @@ st.warning(
 )
 
 # ---- release ---------------------------------------------------------------------------
-variant = ui.url_radio(
-    "What to release", key="sp_variant", options=["private_support", "paper"], horizontal=True,
-    format_func=lambda v: {"private_support": "KT with private support (guarantee without the stability assumption)",
-                           "paper": "KT as in the paper (conditional guarantee, see caveat)"}[v])
 ui.explain(
     "**KT with private support** spends half of ε choosing the s features by noisy block votes (as two-stage "
     "does), then fits the teacher as a ridge regression on that now-public support — a λ-strongly convex problem, "
@@ -401,17 +397,17 @@ ui.explain(
     "the synthetic responses. The audit page's 'support flip' pair, which breaks the paper's version, passes.",
     title="How the private-support variant fixes the caveat",
 )
-lam_release = sp.SparseParams(**params).ridge(n, d, s, epsilon if variant == "paper" else epsilon / 2, delta)
-parts = ({"synthetic responses (Gaussian)": epsilon} if variant == "paper" else
-         {"support selection (Laplace)": epsilon / 2, "synthetic responses (Gaussian)": epsilon / 2})
+st.caption("Only KT with private support can be released: the paper's variant fails the audit (caveat above).")
+lam_release = sp.SparseParams(**params).ridge(n, d, s, epsilon / 2, delta)
+parts = {"support selection (Laplace)": epsilon / 2, "synthetic responses (Gaussian)": epsilon / 2}
 ui.release_panel(
     key="sparse", dataset_label=label, fingerprint=fp,
-    method="Sparse regression by knowledge transfer" + (" (private support)" if variant != "paper" else ""),
+    method="Sparse regression by knowledge transfer (private support)",
     epsilon=epsilon, delta=delta, parts=parts,
-    params={"variant": variant, "loss": loss, "sparsity": s, "K": K, "r": r, "B": B, "m": m_syn,
+    params={"variant": "private_support", "loss": loss, "sparsity": s, "K": K, "r": r, "B": B, "m": m_syn,
             "lambda": lam_release, "T2": T2, "synthetic_seed": sp.DEFAULT_SYNTHETIC_SEED},
     make_bundle=lambda: sp.release_sparse(data.X, data.y, sparsity=s, epsilon=epsilon, delta=delta, loss=loss,
-                                          dataset=label, fingerprint=fp, variant=variant,
+                                          dataset=label, fingerprint=fp,
                                           feature_names=data.feature_names or None, **params),
 )
 st.caption(f"The release exports the student's coefficients and the m = {m_syn} noisy synthetic responses "

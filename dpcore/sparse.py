@@ -1210,62 +1210,28 @@ def known_violation_scenarios(epsilon: float, delta: float = AUDIT_DELTA) -> lis
 
 
 def release_sparse(X, y, *, sparsity: int, epsilon: float, delta: float, loss: str = "linear", dataset: str = "data",
-                   fingerprint: str = "", feature_names: Sequence[str] | None = None, variant: str = "paper",
-                   **params):
-    """The exported KT release: synthetic responses drawn with OpenDP's Gaussian, then the student (post-processing).
+                   fingerprint: str = "", feature_names: Sequence[str] | None = None,
+                   variant: str = "private_support", **params):
+    """The exported knowledge-transfer release: KT with private support (OpenDP noise only).
 
-    ``variant="paper"`` is the paper's framework (with the caveat of
-    :data:`KT_ASSUMPTIONS`); ``variant="private_support"`` releases
-    :func:`kt_private_support_batch` instead (OpenDP Laplace on the votes,
-    OpenDP Gaussian on the responses), whose guarantee needs no such assumption.
-
-    The bundle holds the ``m`` released synthetic responses, the student
-    coefficients computed from them and the public recipe of ``X̃`` (law,
-    seed, shape) — never the teacher or the data. OpenDP costs ~20 µs per
-    response, so ``m`` (default ``n``) of a few thousand releases in well under a second.
+    Only ``variant="private_support"`` (:func:`kt_private_support_batch`:
+    OpenDP Laplace on the support votes, OpenDP Gaussian on the synthetic
+    responses) can be released. The paper's variant is refused: its
+    sensitivity bound assumes a teacher support that no single record can
+    change, and :func:`known_violation_scenarios` shows an audit measuring
+    ε ≥ 9 for a claimed ε = 1 when one record tips that support. It stays
+    available for previews and for the audit page.
     """
-    from dpcore.release import ReleaseBundle
-    from dpcore.sparse_figures import coefficient_figure
-    import pandas as pd
-
-    if variant == "private_support":
-        return _release_private_support(X, y, sparsity=sparsity, epsilon=epsilon, delta=delta, loss=loss,
-                                        dataset=dataset, fingerprint=fingerprint, feature_names=feature_names,
-                                        **params)
-    if variant != "paper":
-        raise ValueError("variant must be 'paper' or 'private_support'")
-    p = _params(**params)
-    plan = kt_plan(X, y, sparsity=sparsity, epsilons=[epsilon], delta=delta, loss=loss, p=p)
-    noise = plan.noises[0]
-    y_syn = noise.release(plan.clean[0])
-    coef = student_fit(plan.X_syn, y_syn, sparsity=plan.sparsity, p=p)
-    d = coef.size
-    names = list(feature_names) if feature_names is not None else [f"x{j + 1}" for j in range(d)]
-    keep = np.flatnonzero(coef)
-    tables = {
-        "coefficients": pd.DataFrame({"feature": [names[j] for j in keep], "index": keep, "coefficient": coef[keep]}),
-        "synthetic_responses": pd.DataFrame({"i": np.arange(y_syn.size), "y_synthetic": y_syn}),
-    }
-    m, lam = plan.X_syn.shape[0], float(plan.lam[0])
-    public = {
-        "loss": loss, "sparsity": plan.sparsity, "n": plan.n, "d": d, "K": p.K, "r": p.r, "B": p.radius(),
-        "lambda": lam, "m": m, "T1": p.T1, "T2": p.T2, "gamma": p.gamma(loss),
-        "synthetic_features": f"Uniform[-K, K]^(m x d): 2K * numpy.random.default_rng({p.synthetic_seed})"
-                              ".random((m, d), dtype=float32) - K",
-        "synthetic_seed": p.synthetic_seed, "sigma": noise.scale, "l2_sensitivity": noise.sensitivity,
-        "sigma_calibration": p.calibration, "sigma_paper_formula": kt_sigma_paper(plan.n, m, plan.sparsity,
-                                                                                 p.gamma(loss), p.K, lam, epsilon, delta),
-    }
-    notes = (("Prediction: P(y = 1 | x) = sigmoid(xᵀθ) with the released student θ." if loss == "logistic" else
-              "Prediction: ŷ = xᵀθ with the released student θ."),
-             *KT_ASSUMPTIONS)
-    fig = coefficient_figure({"released student": coef}, feature_names=names, title="Released student coefficients")
-    return ReleaseBundle(
-        method="Sparse regression by knowledge transfer", dataset=dataset, fingerprint=fingerprint,
-        epsilon=float(epsilon), delta=float(delta),
-        mechanisms=(f"Gaussian mechanism on the m = {m} synthetic responses X̃θ̂: {noise.describe()}",),
-        public_params=public, tables=tables, parts={"synthetic responses (Gaussian)": float(epsilon)},
-        figures={"coefficients": fig}, notes=notes)
+    if variant == "paper":
+        raise ValueError(
+            "The paper's knowledge-transfer release is refused: its privacy proof assumes that no single record can "
+            "change the teacher's support, and the audit finds ε ≥ 9 for a claimed ε = 1 on a pair where one record "
+            "does. Release 'KT with private support' instead (variant='private_support')."
+        )
+    if variant != "private_support":
+        raise ValueError("variant must be 'private_support' (the paper's variant cannot be released)")
+    return _release_private_support(X, y, sparsity=sparsity, epsilon=epsilon, delta=delta, loss=loss,
+                                    dataset=dataset, fingerprint=fingerprint, feature_names=feature_names, **params)
 
 
 # --------------------------------------------------------------------------

@@ -312,23 +312,10 @@ def test_batched_kt_draws_are_independent(easy):
     assert not np.allclose(fit.coef[0, 0], fit.coef[0, 1])
 
 
-def test_release_bundle_holds_only_released_values(easy):
-    bundle = sp.release_sparse(easy.X[:300], easy.y[:300], sparsity=5, epsilon=4.0, delta=1e-5, dataset="syn",
-                               fingerprint="fp", B=5.0)
-    assert set(bundle.tables) == {"coefficients", "synthetic_responses"}
-    y_rel = bundle.tables["synthetic_responses"]["y_synthetic"].to_numpy()
-    p = sp.SparseParams(B=5.0)
-    X_syn = sp.synthetic_features(300, easy.X.shape[1], 1.0, p.synthetic_seed)
-    coef = sp.student_fit(X_syn, y_rel, sparsity=5, p=p)
-    tab = bundle.tables["coefficients"]
-    np.testing.assert_allclose(tab["coefficient"], coef[tab["index"]])
-    # released responses are noisy, not the exact X̃θ̂
-    plan = sp.kt_plan(easy.X[:300], easy.y[:300], sparsity=5, epsilons=[4.0], delta=1e-5, loss="linear", p=p)
-    assert not np.allclose(y_rel, plan.clean[0])
-    payload = json.loads(bundle.to_json())
-    assert payload["public_parameters"]["sigma"] == pytest.approx(plan.noises[0].scale)
-    assert "teacher" not in bundle.to_json().lower().split("tables")[1]
-    assert bundle.to_zip()[:2] == b"PK"
+def test_paper_variant_cannot_be_released(easy):
+    """The audit refutes the paper's KT guarantee (known_violation_scenarios), so its release is refused."""
+    with pytest.raises(ValueError, match="refused"):
+        sp.release_sparse(easy.X[:300], easy.y[:300], sparsity=5, epsilon=4.0, delta=1e-5, variant="paper", B=5.0)
 
 
 def test_figures_build(easy):

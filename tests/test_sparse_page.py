@@ -74,11 +74,6 @@ def test_release_charges_and_exports():
     assert len(bundle.tables["synthetic_responses"]) == 200  # m = n
     assert bundle.delta == 1.0 / 200**2 and bundle.epsilon == 2.0
     assert at.session_state["_dp_ledger"].spent(bundle.fingerprint)[0] == 2.0
-    at.radio(key="sp_variant").set_value("paper").run()
-    at.button(key="release_button_sparse").click().run()
-    _ok(at)
-    assert set(at.session_state["_release_last_sparse"].tables) == {"coefficients", "synthetic_responses"}
-    assert at.session_state["_dp_ledger"].spent(bundle.fingerprint)[0] == 4.0
 
 
 class _FakeUpload:
