@@ -9,11 +9,16 @@ from pathlib import Path
 
 import pandas as pd
 import streamlit as st
+from threadpoolctl import threadpool_limits
 
 from ui import current_dataset, get_ledger, url_toggle
 from ui.layout import TEACHING_KEY
 
 ROOT = Path(__file__).resolve().parent
+
+# Many sessions share this process and the linear algebra is small: one BLAS thread per call is much faster
+# than several threads competing for two cores.
+threadpool_limits(limits=1, user_api="blas")
 
 st.set_page_config(page_title="DP trade-offs for clinical data", page_icon="🔒", layout="wide")
 

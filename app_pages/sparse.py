@@ -19,28 +19,12 @@ from dpcore.datasets import load_gdsc
 from ui.accuracy import accuracy_first
 from ui.widgets import epsilon_options
 
-try:  # small mat-vecs: one BLAS thread is much faster than several competing ones on a shared server
-    from threadpoolctl import threadpool_limits
-except ImportError:  # pragma: no cover
-    threadpool_limits = None
-
 LABELS = {"kt": "knowledge transfer (student)", "nonprivate": "teacher (non-private)", "dp_ight": "DP-IGHT",
           "frank_wolfe": "DP Frank–Wolfe", "two_stage": "two-stage", "kt_ps": "KT with private support"}
 SWEEP = np.array([e for e in epsilon_options(0.1, 20.0) if e in (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)])
 MAX_CELLS = 20_000_000  # n·d cap: the data and the synthetic features must fit comfortably in memory
 DEFAULT_DRUG = "Drug_1047_IC50"  # Nutlin-3a (MDM2 inhibitor): TP53 status is the known biomarker
 
-
-def _limits():
-    return threadpool_limits(limits=1) if threadpool_limits is not None else _Null()
-
-
-class _Null:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 # --------------------------------------------------------------------------
@@ -70,31 +54,29 @@ def _run_preview(data: sp.SparseData, s: int, eps: float, delta: float, methods:
                  params: dict):
     """One batched run per method at the chosen ε with R draws: coefficients (R, d) and per-draw metrics."""
     rng = np.random.default_rng(seed)
-    with _limits():
-        Xc, yc = sp.prepare(data.X, data.y, data.loss, sp.SparseParams(**params))
-        teacher = sp.teacher_fit(Xc, yc, sparsity=s, lam=0.0, loss=data.loss, p=sp.SparseParams(**params))
-        coefs, metrics, noises = {"nonprivate": teacher[None]}, {}, {}
-        for m in methods:
-            if m == "nonprivate":
-                continue
-            fit = sp.BATCH[m](data.X, data.y, sparsity=s, epsilons=[eps], delta=delta, loss=data.loss, rng=rng,
-                              draws=R, **params)
-            coefs[m] = fit.coef[0]
-            noises[m] = [nz.describe() for nz in fit.noise]
-            if m == "kt":
-                noises["kt_lambda"] = float(fit.details["lam"][0])
-        for m, c in coefs.items():
-            metrics[m] = sp.metrics(c, theta=data.theta, X_test=data.X_test, y_test=data.y_test, loss=data.loss,
-                                    teacher=teacher)
-        paths = sp.convergence(data, sparsity=s, epsilon=eps, delta=delta, rng=np.random.default_rng(seed + 1),
-                               **params)
+    Xc, yc = sp.prepare(data.X, data.y, data.loss, sp.SparseParams(**params))
+    teacher = sp.teacher_fit(Xc, yc, sparsity=s, lam=0.0, loss=data.loss, p=sp.SparseParams(**params))
+    coefs, metrics, noises = {"nonprivate": teacher[None]}, {}, {}
+    for m in methods:
+        if m == "nonprivate":
+            continue
+        fit = sp.BATCH[m](data.X, data.y, sparsity=s, epsilons=[eps], delta=delta, loss=data.loss, rng=rng,
+                          draws=R, **params)
+        coefs[m] = fit.coef[0]
+        noises[m] = [nz.describe() for nz in fit.noise]
+        if m == "kt":
+            noises["kt_lambda"] = float(fit.details["lam"][0])
+    for m, c in coefs.items():
+        metrics[m] = sp.metrics(c, theta=data.theta, X_test=data.X_test, y_test=data.y_test, loss=data.loss,
+                                teacher=teacher)
+    paths = sp.convergence(data, sparsity=s, epsilon=eps, delta=delta, rng=np.random.default_rng(seed + 1),
+                           **params)
     return coefs, metrics, noises, paths
 
 
 def _run_sweep(data, s, delta, methods, R, seed, params, progress=None):
-    with _limits():
-        return sp.utility_curve(data, sparsity=s, epsilons=SWEEP, delta=delta, methods=methods, repeats=R,
-                                rng=np.random.default_rng(seed + 2), progress=progress, **params)
+    return sp.utility_curve(data, sparsity=s, epsilons=SWEEP, delta=delta, methods=methods, repeats=R,
+                            rng=np.random.default_rng(seed + 2), progress=progress, **params)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

@@ -238,7 +238,7 @@ ui.explain(
     "people; it covers sampling error only. The lighter *noise-aware band* is recomputed from the released counts "
     "alone (redrawing the known noise and re-running the post-processing, a parametric bootstrap) and covers both "
     "sources; it costs no extra privacy. Neither covers bias from the grid itself (coarse bins).\n\n"
-    f"**Sensitivity.** Replacing one person moves them from one cell to another: 2 counts change by 1"
+    "**Sensitivity.** Replacing one person moves them from one cell to another: 2 counts change by 1"
     + (" per group; with groups released together a person can also switch group, so 4 counts change" if G > 1
        else "") + f". The noise scale is sensitivity / ε = {noise.scale:g}.",
     title="What was noised, and what the intervals mean",

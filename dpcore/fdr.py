@@ -273,7 +273,6 @@ def _core(p: np.ndarray, rows: _Rows, gammas: Sequence[np.ndarray], *, z_alpha=N
     G = np.zeros((len(gammas), L))  # indices beyond a stored sequence read 0
     for i, g in enumerate(gammas):
         G[i, : g.size] = g
-    pT = np.ascontiguousarray(p.T)
     any_private = bool(rows.private.any())
     if any_private:
         c_max = int(rows.cutoff[rows.private].max())
@@ -285,7 +284,6 @@ def _core(p: np.ndarray, rows: _Rows, gammas: Sequence[np.ndarray], *, z_alpha=N
     is_ai = rows.ai > 0
     any_ai = bool(is_ai.any())
     time_clock = rows.time_clock
-    all_time = bool(time_clock.all())
     cutoff = rows.cutoff
 
     # F[r, n] = Σ_j W_j γ[1 + n − K_j] as a function of the clock value n, K_j the clock at the j-th

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dpcore.fdr import METHODS, StreamResult, UtilityCurve, log_pvalues
-from dpcore.figures import NONPRIVATE, PALETTE, PRIVATE, TRUTH, WARNING, base_layout, epsilon_axis, mark_epsilon, rgba
+from dpcore.figures import NONPRIVATE, PALETTE, PRIVATE, TRUTH, WARNING, base_layout, epsilon_axis, rgba
 
 METHOD_COLOURS = dict(zip(METHODS, ("#3b3b3b", "#8c6d31", "#7b5ea7", "#17becf", PRIVATE, "#e69500")))
 METHOD_DASH = {m: ("dot" if m not in ("PAPRIKA", "PAPRIKA AI") else "solid") for m in METHODS}

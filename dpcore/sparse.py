@@ -46,7 +46,6 @@ from dpcore.mechanisms import (
     analytic_gaussian_sigma,
     approx_dp_to_zcdp,
     gaussian_zcdp_sigma,
-    zcdp_to_approx_dp,
 )
 
 LOSSES = ("linear", "logistic")

@@ -7,7 +7,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from dpcore.figures import NONPRIVATE, PALETTE, TRUTH, WARNING, band, base_layout, curve, epsilon_axis, mark_epsilon
+from dpcore.figures import NONPRIVATE, PALETTE, TRUTH, band, base_layout, curve, epsilon_axis, mark_epsilon
 
 #: Colour of each series name used on the page.
 COLOURS = {

@@ -27,7 +27,7 @@ One-call functions for notebooks: :func:`kaplan_meier`, :func:`nelson_aalen`,
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal, Sequence
 
 import numpy as np

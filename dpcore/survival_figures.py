@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpcore.figures import NONPRIVATE, PALETTE, PRIVATE, WARNING, band, base_layout, curve, epsilon_axis, mark_epsilon
+from dpcore.figures import NONPRIVATE, PALETTE, PRIVATE, WARNING, band, base_layout, curve
 from dpcore.survival import ESTIMATORS, CurveSet, Grid, UtilityCurve
 
 Y_TITLES = {"km": "survival probability S(t)", "na": "cumulative hazard H(t)", "cif": "cumulative incidence F(t)"}
