@@ -48,6 +48,11 @@ navigation = st.navigation(
 
 with st.sidebar:
     url_toggle("Teaching mode", key=TEACHING_KEY, help="Show step-by-step explanations beside each figure.")
+    status = st.container()
+
+
+def _session_status() -> None:
+    """Current data set and ledger, drawn after the page ran so a release shows up at once."""
     current = current_dataset()
     st.markdown("**Current data set**")
     st.caption(current[0] if current else "none chosen yet")
@@ -59,4 +64,9 @@ with st.sidebar:
     else:
         st.caption("No release yet: previews are free, releases are charged here.")
 
-navigation.run()
+
+try:
+    navigation.run()
+finally:
+    with status:
+        _session_status()

@@ -132,21 +132,38 @@ def epsilon_choice_figure(choice, *, metric_label: str) -> go.Figure:
 
 
 def audit_figure(summaries_a: np.ndarray, summaries_b: np.ndarray, result, *, bins: int = 60) -> go.Figure:
-    """The two output distributions the audit compared, with the distinguishing threshold."""
+    """The two output distributions the audit compared, with the distinguishing threshold.
+
+    Summaries with few distinct values (indicators, counts) are shown as
+    grouped bars per value — a histogram would hide a rare value that carries
+    the whole privacy loss; continuous summaries as overlaid histograms.
+    """
     a = np.asarray(summaries_a, dtype=float)
     b = np.asarray(summaries_b, dtype=float)
+    fig = go.Figure()
+    values = np.unique(np.concatenate([a, b]))
+    if values.size <= 20:
+        labels = [f"{v:g}" for v in values]
+        for sample, name, colour in ((a, "neighbour A", PRIVATE), (b, "neighbour B", PALETTE[1])):
+            share = (sample[None, :] == values[:, None]).mean(axis=1)
+            fig.add_trace(go.Bar(x=labels, y=share, name=name, marker_color=colour,
+                                 text=[f"{s:.3g}" for s in share], textposition="outside"))
+        base_layout(fig, x_title="value of the summary", y_title="share of runs", height=360)
+        fig.update_layout(barmode="group", hovermode="closest")
+        fig.update_xaxes(type="category")
+        return fig
     lo, hi = np.quantile(np.concatenate([a, b]), [0.001, 0.999])
     if hi <= lo:
         lo, hi = lo - 0.5, hi + 0.5
     edges = np.linspace(lo, hi, bins + 1)
     centres = 0.5 * (edges[1:] + edges[:-1])
-    fig = go.Figure()
-    for values, name, colour in ((a, "neighbour A", PRIVATE), (b, "neighbour B", PALETTE[1])):
-        counts, _ = np.histogram(np.clip(values, lo, hi), bins=edges)
-        fig.add_trace(go.Bar(x=centres, y=counts / values.size, name=name, marker_color=rgba(colour, 0.6)))
+    for sample, name, colour in ((a, "neighbour A", PRIVATE), (b, "neighbour B", PALETTE[1])):
+        counts, _ = np.histogram(np.clip(sample, lo, hi), bins=edges)
+        fig.add_trace(go.Bar(x=centres, y=counts / sample.size, name=name, marker_color=rgba(colour, 0.6)))
     if np.isfinite(result.threshold):
-        fig.add_vline(x=result.threshold, line=dict(color=WARNING, dash="dash"),
-                      annotation_text="event threshold", annotation_position="top")
+        fig.add_vline(x=result.threshold, line=dict(color=WARNING, dash="dash"))
+        fig.add_annotation(x=result.threshold, y=1.0, yref="paper", text="event threshold", showarrow=False,
+                           xanchor="left", yanchor="bottom", font=dict(color=WARNING))
     base_layout(fig, x_title="scalar summary of the release", y_title="share of runs", height=360)
     fig.update_layout(barmode="overlay", bargap=0.0, hovermode="closest")
     return fig

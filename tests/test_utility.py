@@ -52,3 +52,17 @@ def test_unreachable_target_is_reported():
 def test_shape_is_checked():
     with pytest.raises(ValueError, match="shape"):
         smallest_epsilon([1, 2], np.zeros((3, 10)), threshold=1)
+
+
+def test_audit_figure_shows_discrete_and_continuous_summaries():
+    from dpcore.audit import empirical_epsilon
+    from dpcore.figures import audit_figure
+
+    rng = np.random.default_rng(0)
+    a, b = rng.binomial(1, 0.3, 5000), rng.binomial(1, 0.1, 5000)
+    fig = audit_figure(a, b, empirical_epsilon(a, b, claimed_epsilon=1.0))
+    assert [t.x for t in fig.data] == [("0", "1"), ("0", "1")]
+    assert abs(fig.data[0].y[1] - a.mean()) < 1e-12
+    c, d = rng.laplace(0, 1, 5000), rng.laplace(1, 1, 5000)
+    fig = audit_figure(c, d, empirical_epsilon(c, d, claimed_epsilon=1.0))
+    assert len(fig.data[0].x) == 60
