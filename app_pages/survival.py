@@ -103,9 +103,17 @@ def _upload() -> Source | None:
         horizon = float(ui.url_number(f"Public horizon H (in {unit})", key="sv_h", min_value=0.001, value=365.0,
                                       help="Chosen from domain knowledge, not from the data (e.g. the trial's "
                                            "planned follow-up). Later times are censored at H."))
+    labels = None
+    if gcol != none:
+        labels = st.text_input(
+            f"Group labels in {gcol!r} (public: as fixed by the study design, comma-separated)", key="sv_glabels",
+            placeholder="e.g. control, treatment",
+            help="Which groups exist must be declared, not read off the file: a lone person in a rare group would "
+                 "otherwise reveal themselves through the list of groups. Rows with other labels are refused.")
+        labels = [g for g in labels.split(",") if g.strip()]
     with ui.show_errors("The uploaded file cannot be used"):
         m = sv.survival_from_frame(frame, time_col=tcol, event_col=ecol, group_col=None if gcol == none else gcol,
-                                   n_types=n_types)
+                                   group_labels=labels, n_types=n_types)
         return Source(f"{name} (uploaded)", fp, m.time, m.event, m.group, m.groups,
                       None if gcol == none else gcol, m.event_labels, unit, horizon, unit, False)
     return None

@@ -255,16 +255,17 @@ class MappedData:
 
 
 def survival_from_frame(frame: pd.DataFrame, *, time_col: str, event_col: str, group_col: str | None = None,
-                        n_types: int = 1, max_groups: int = 8) -> MappedData:
+                        group_labels: Sequence[str] | None = None, n_types: int = 1, max_groups: int = 8) -> MappedData:
     """Validate an uploaded frame's columns for survival analysis (named errors, nothing stored).
 
     Times must be finite and non-negative; event codes in ``0..n_types`` (0
-    = censored; the coding is declared by the user, i.e. public); the group
-    column, if any, needs 2..``max_groups`` non-blank labels. The group
-    labels found in the file are treated as public (the user declares them
-    by choosing the column).
+    = censored; the coding is declared by the user, i.e. public). With a
+    group column, the user declares the group labels (public, e.g. the
+    trial's arms): the set of labels found in a file depends on who is in
+    it, so it is never read off the data, and a row with an undeclared
+    label is refused.
     """
-    from dpcore.validation import category_column, coded_column, distinct_columns, numeric_column
+    from dpcore.validation import coded_column, declared_category_column, distinct_columns, numeric_column
 
     distinct_columns(time_col, event_col, group_col)
     if not 1 <= int(n_types) <= 9:
@@ -273,8 +274,13 @@ def survival_from_frame(frame: pd.DataFrame, *, time_col: str, event_col: str, g
     event = coded_column(frame, event_col, list(range(int(n_types) + 1)), what="event code")
     group = groups = None
     if group_col:
-        group = category_column(frame, group_col, min_levels=2, max_levels=max_groups)
-        groups = tuple(str(g) for g in np.unique(group))
+        if not group_labels:
+            raise InputError(f"Declare the group labels of column {group_col!r} (comma-separated, e.g. 'A, B').")
+        declared = list(dict.fromkeys(str(g).strip() for g in group_labels if str(g).strip()))
+        if len(declared) > max_groups:
+            raise InputError(f"{len(declared)} groups declared; at most {max_groups} are supported.")
+        group = declared_category_column(frame, group_col, declared)
+        groups = tuple(declared)
     labels = ("event",) if n_types == 1 else tuple(f"type {k}" for k in range(1, int(n_types) + 1))
     return MappedData(time, event, group, groups, labels)
 

@@ -169,6 +169,29 @@ def category_column(frame: pd.DataFrame, column: str, *, min_levels: int = 1, ma
     return labels
 
 
+def declared_category_column(frame: pd.DataFrame, column: str, declared: Sequence[str]) -> np.ndarray:
+    """Group labels from ``column`` that must all be among the user's *declared* (public) labels.
+
+    Which groups exist is itself information about the records (a lone
+    patient in a rare arm adds a label), so the set of groups must be
+    declared up front, not read off the file; a row with any other label is
+    refused by name.
+    """
+    declared = [str(d).strip() for d in declared if str(d).strip()]
+    if len(set(declared)) < 2:
+        raise InputError("Declare at least two distinct group labels (comma-separated), as fixed by the study design.")
+    require_columns(frame, [column])
+    labels = frame[column].astype(str).str.strip().to_numpy()
+    outside = ~np.isin(labels, np.asarray(declared))
+    if outside.any():
+        i = int(np.argmax(outside))
+        raise InputError(
+            f"Column {column!r}, row {_spreadsheet_row(i)}: the group {labels[i]!r} is not one of the declared "
+            f"groups {declared}."
+        )
+    return labels
+
+
 def distinct_columns(*columns: str | None) -> None:
     """Refuse a mapping that uses one column for two roles."""
     chosen = [c for c in columns if c]

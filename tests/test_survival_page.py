@@ -76,7 +76,7 @@ class _FakeUpload:
         return self._data
 
 
-def _with_upload(data: bytes, name: str = "mine.csv", **params) -> AppTest:
+def _with_upload(data: bytes, name: str = "mine.csv", group_labels: str | None = None, **params) -> AppTest:
     """Run the page in upload mode with ``st.file_uploader`` returning ``data`` (AppTest cannot upload)."""
     at = AppTest.from_file(PAGE, default_timeout=90)
     at.run()
@@ -86,6 +86,9 @@ def _with_upload(data: bytes, name: str = "mine.csv", **params) -> AppTest:
         for key, value in params.items():
             at.selectbox(key=key).set_value(value) if key != "sv_k" else at.number_input(key=key).set_value(value)
         at.run()
+        if group_labels is not None:
+            assert any("Declare the group labels" in e.value for e in at.error)  # declared, never read off
+            at.text_input(key="sv_glabels").set_value(group_labels).run()
     return at
 
 
@@ -112,17 +115,25 @@ def test_upload_good_csv_runs_with_groups_and_competing_codes():
     rng = np.random.default_rng(0)
     n = 120
     rows = ["days,status,arm"] + [f"{rng.exponential(200):.1f},{rng.integers(0, 3)},{'AB'[i % 2]}" for i in range(n)]
-    at = _with_upload("\n".join(rows).encode(), sv_tcol="days", sv_ecol="status", sv_gcol="arm", sv_k=2)
+    at = _with_upload("\n".join(rows).encode(), group_labels="A, B", sv_tcol="days", sv_ecol="status",
+                      sv_gcol="arm", sv_k=2)
     _ok(at)
     assert any(m.value.startswith("Log-rank χ²") for m in at.markdown)
     assert "cumulative incidence (competing risks)" in at.radio(key="sv_est").options
 
 
 def test_survival_from_frame_errors_are_named():
-    frame = read_csv(b"t,e,g\n1,0,a\n2,1,a\n")
-    with pytest.raises(InputError, match="single group"):
+    frame = read_csv(b"t,e,g\n1,0,a\n2,1,a\n3,1,rare\n")
+    with pytest.raises(InputError, match="Declare the group labels"):
         sv.survival_from_frame(frame, time_col="t", event_col="e", group_col="g")
+    with pytest.raises(InputError, match="at least two distinct group labels"):
+        sv.survival_from_frame(frame, time_col="t", event_col="e", group_col="g", group_labels=["a"])
+    with pytest.raises(InputError, match=r"Column 'g', row 4: the group 'rare' is not one of the declared groups"):
+        sv.survival_from_frame(frame, time_col="t", event_col="e", group_col="g", group_labels=["a", "b"])
+    declared = sv.survival_from_frame(frame.iloc[:2], time_col="t", event_col="e", group_col="g",
+                                      group_labels=["a", "b"])
+    assert declared.groups == ("a", "b")  # the declared set, even when a group has no rows
     with pytest.raises(InputError, match="more than one role"):
         sv.survival_from_frame(frame, time_col="t", event_col="t")
-    m = sv.survival_from_frame(frame, time_col="t", event_col="e")
+    m = sv.survival_from_frame(frame.iloc[:2], time_col="t", event_col="e")
     assert m.event.tolist() == [0, 1] and m.group is None
