@@ -281,6 +281,7 @@ with ui.show_errors("Cannot run the procedures"):
 
 # ---- utility over runs ---------------------------------------------------------
 st.subheader(f"All six methods over {R} {'runs' if upload_p is None else 'noise draws'}")
+summary = None
 if truth_runs is None:
     st.info("Without known truth labels FDR and power cannot be computed; the panel shows the number of "
             "discoveries instead.")
@@ -344,13 +345,19 @@ if truth_runs is not None:
 
 # ---- release ---------------------------------------------------------------------
 release_method = show_ai
+utility_note = ""
+if summary is not None and release_method in set(summary["method"]):
+    row = summary.set_index("method").loc[release_method]
+    utility_note = (f"{release_method} at ε = {epsilon:g} over {R} {'simulated streams' if upload_p is None else 'noise draws'}"
+                    f": FDR {row['FDR']:.3f} ± {row['FDR_se']:.3f}, power {row['power']:.3f} ± {row['power_se']:.3f} "
+                    f"(mean ± SE; the preview's threshold rule and shift, see the page).")
 if math.isfinite(epsilon):
     params = dict(alpha=alpha, eta=eta, cutoff=cutoff, lam=lam, shift=shift, gamma=gamma, rule="paper", T=T)
     if rule == "code":
         st.caption("Releases always use the paper's threshold rule (the authors' code rule is not private).")
     ui.release_panel(
         key="fdr", dataset_label=label, fingerprint=data_fp, method=f"{release_method} discovery list",
-        epsilon=epsilon, delta=delta_exp, params=params,
+        epsilon=epsilon, delta=delta_exp, params=params, utility_note=utility_note,
         make_bundle=lambda: fdr.release(p1[0] if upload_p is None else upload_p, alpha=alpha, epsilon=epsilon,
                                         delta=delta_exp, eta=eta, cutoff=cutoff, lam=lam, shift=shift, gamma=gamma,
                                         ai=release_method == "PAPRIKA AI", dataset=label, fingerprint=data_fp),

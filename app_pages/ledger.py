@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcore.report import html_report
-from ui import audits, current_dataset, explain, get_ledger, page_header, releases, show_errors
+from ui import audits, current_dataset, explain, get_ledger, page_header, release_notes, releases, show_errors
 
 page_header("Ledger & report", "Everything released in this browser session, what it cost, and a printable report.")
 explain(
@@ -58,7 +58,7 @@ else:
 st.subheader("Session report")
 bundles = releases()
 if bundles:
-    report = html_report(bundles, title="Session privacy report", audits=audits())
+    report = html_report(bundles, title="Session privacy report", custodian_notes=release_notes(), audits=audits())
     st.download_button("Download the session report (HTML, printable to PDF)", report, "session-report.html",
                        mime="text/html")
     st.caption(f"{len(bundles)} release(s); the report contains DP values and public parameters only, plus audit "

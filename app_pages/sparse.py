@@ -17,6 +17,7 @@ from dpcore import sparse_figures as sf
 from dpcore.accounting import fingerprint
 from dpcore.datasets import load_gdsc
 from ui.accuracy import accuracy_first
+from dpcore.utility import describe_draws
 from ui.widgets import epsilon_options
 
 LABELS = {"kt": "knowledge transfer (student)", "nonprivate": "teacher (non-private)", "dp_ight": "DP-IGHT",
@@ -382,8 +383,14 @@ ui.explain(
 st.caption("Only KT with private support can be released: the paper's variant fails the audit (caveat above).")
 lam_release = sp.SparseParams(**params).ridge(n, d, s, epsilon / 2, delta)
 parts = {"support selection (Laplace)": epsilon / 2, "synthetic responses (Gaussian)": epsilon / 2}
+released = metrics.get("kt_ps", {})
+utility_note = ("; ".join(f"{name} {describe_draws(released[key])}"
+                          for key, name in (("l2_error", "‖θ − θ*‖₂"), ("f1", "support F1"), ("test_error", "test error"))
+                          if key in released)
+                + f" — over {R} simulated releases of KT with private support at ε = {epsilon:g}."
+                if released else "")
 ui.release_panel(
-    key="sparse", dataset_label=label, fingerprint=fp,
+    key="sparse", dataset_label=label, fingerprint=fp, utility_note=utility_note,
     method="Sparse regression by knowledge transfer (private support)",
     epsilon=epsilon, delta=delta, parts=parts,
     params={"variant": "private_support", "loss": loss, "sparsity": s, "K": K, "r": r, "B": B, "m": m_syn,

@@ -129,3 +129,13 @@ def smallest_epsilon(
         target=target,
         description=description,
     )
+
+
+def describe_draws(values, *, digits: int = 3) -> str:
+    """``mean (5–95 %: lo–hi)`` of Monte-Carlo draws, for plain-language notes and reports."""
+    v = np.asarray(values, dtype=float).ravel()
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return "not available"
+    lo, hi = np.quantile(v, [0.05, 0.95])
+    return f"{v.mean():.{digits}g} (5–95 %: {lo:.{digits}g} to {hi:.{digits}g})"

@@ -7,9 +7,9 @@ from typing import Any, Callable, Mapping
 import pandas as pd
 import streamlit as st
 
-from dpcore.report import html_report
+from dpcore.report import CustodianNote, html_report
 from ui.errors import show_errors
-from ui.state import get_ledger, releases
+from ui.state import get_ledger, release_notes, releases
 
 
 def release_panel(
@@ -24,6 +24,7 @@ def release_panel(
     params: Mapping[str, Any] | None = None,
     make_bundle: Callable[[], Any],
     relation: str = "replace-one",
+    utility_note: str = "",
 ) -> None:
     """Draw the release section of a method page.
 
@@ -32,6 +33,11 @@ def release_panel(
     ``dpcore.release.ReleaseBundle``. The charge is recorded only when the
     bundle exists, so a failed release costs nothing. Each press is a new
     release with a new charge; the last one stays on screen, frozen.
+
+    ``utility_note`` (the preview's error at this ε, estimated on the
+    custodian's data) goes into the HTML report as a custodian note,
+    labelled as not part of the release and not private; never into the
+    ZIP or JSON that leave the organisation.
     """
     ledger = get_ledger()
     ledger.label(fingerprint, dataset_label)
@@ -58,7 +64,13 @@ def release_panel(
                 bundle = make_bundle()
             ledger.charge(fingerprint, method, epsilon, delta, params=params, parts=parts, relation=relation)
             releases().append(bundle)
+            note = None
+            if utility_note:
+                note = CustodianNote(f"Utility of {bundle.method} on {bundle.dataset} at ε = {bundle.epsilon:g} "
+                                     "(estimated on the custodian's data)", utility_note)
+                release_notes().append(note)
             st.session_state[state_key] = bundle
+            st.session_state[f"{state_key}_note"] = note
     bundle = st.session_state.get(state_key)
     if bundle is None:
         return
@@ -76,5 +88,6 @@ def release_panel(
                             mime="application/zip", key=f"dl_zip_{key}")
     cols[1].download_button("Download JSON", bundle.to_json(), f"{stem}.json", mime="application/json",
                             key=f"dl_json_{key}")
-    cols[2].download_button("Download report (HTML)", html_report([bundle]), f"{stem}.html", mime="text/html",
-                            key=f"dl_html_{key}")
+    note = st.session_state.get(f"{state_key}_note")
+    report = html_report([bundle], custodian_notes=[note] if note else [])
+    cols[2].download_button("Download report (HTML)", report, f"{stem}.html", mime="text/html", key=f"dl_html_{key}")

@@ -14,6 +14,7 @@ _LEDGER = "_dp_ledger"
 _RELEASES = "_dp_releases"
 _CURRENT = "_dp_current_dataset"
 _AUDITS = "_dp_audits"
+_NOTES = "_dp_release_notes"
 
 
 def get_ledger() -> Ledger:
@@ -26,6 +27,11 @@ def get_ledger() -> Ledger:
 def releases() -> list:
     """Every ``ReleaseBundle`` made in this session, oldest first."""
     return st.session_state.setdefault(_RELEASES, [])
+
+
+def release_notes() -> list:
+    """Custodian notes (utility estimates, not private) recorded with this session's releases."""
+    return st.session_state.setdefault(_NOTES, [])
 
 
 def audits() -> list:

@@ -1,0 +1,30 @@
+"""Releases carry the custodian's utility estimate into the report only, labelled, never into the export."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dpcore.report import html_report
+
+PAGES = Path(__file__).resolve().parent.parent / "app_pages"
+
+
+@pytest.mark.parametrize("page, query, expected", [
+    ("survival.py", {"sv_data": "gehan", "sv_R": "50"}, "sup-norm error"),
+    ("fdr.py", {"fdr_R": "20", "fdr_s": "4.0"}, "FDR"),
+    ("sparse.py", {"sp_n": "200", "sp_d": "50", "sp_R": "5"}, "support F1"),
+])
+def test_release_records_a_labelled_utility_note(page, query, expected):
+    at = AppTest.from_file(str(PAGES / page), default_timeout=240)
+    at.query_params.update(query)
+    at.run()
+    key = page.removesuffix(".py")
+    at.button(key=f"release_button_{key}").click().run()
+    assert not at.exception
+    (note,) = at.session_state["_dp_release_notes"]
+    assert expected in note.text and "estimated on the custodian's data" in note.title
+    bundle = at.session_state[f"_release_last_{key}"]
+    assert note.text not in bundle.to_json()  # the shareable export never carries it
+    report = html_report([bundle], custodian_notes=[note])
+    assert "not part of the release" in report and note.text.split(":")[0] in report
