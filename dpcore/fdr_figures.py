@@ -101,18 +101,21 @@ def sweep_figure(table: pd.DataFrame, *, x_title: str, alpha: float, bound: floa
     for name in methods or list(dict.fromkeys(table["method"])):
         sub = table[table["method"] == name].sort_values("x")
         colour = METHOD_COLOURS.get(name.split(" (")[0], PALETTE[0])
-        dash = METHOD_DASH.get(name.split(" (")[0], "solid")
+        code_rule = "code rule" in name  # the authors' variant: same colour as its rule, dashed, open squares
+        dash = "dash" if code_rule else METHOD_DASH.get(name.split(" (")[0], "solid")
+        marker = dict(symbol="square-open", size=8) if code_rule else dict(symbol="circle", size=6)
         for col, metric in ((1, "FDR"), (2, "power")):
             fig.add_trace(go.Scatter(x=sub["x"], y=sub[metric], mode="lines+markers", name=name, legendgroup=name,
-                                     showlegend=col == 1, line=dict(color=colour, dash=dash, width=2),
+                                     showlegend=col == 1, line=dict(color=colour, dash=dash, width=2), marker=marker,
                                      error_y=dict(type="data", array=2 * sub[f"{metric}_se"].fillna(0), width=3,
                                                   thickness=1)),
                           row=1, col=col)
+    label = dict(annotation_position="top right", annotation_bgcolor="rgba(255,255,255,0.8)", annotation_font_size=11)
     fig.add_hline(y=alpha, line=dict(color=WARNING, dash="dash", width=1), row=1, col=1,
-                  annotation_text=f"target α = {alpha:g}", annotation_position="top left")
+                  annotation_text=f"target α = {alpha:g}", **label)
     if bound is not None:
         fig.add_hline(y=bound, line=dict(color=WARNING, dash="dot", width=1), row=1, col=1,
-                      annotation_text=f"PAPRIKA bound α + δT = {bound:.3g}", annotation_position="top left")
+                      annotation_text=f"PAPRIKA bound α + δT = {bound:.3g}", **label)
     base_layout(fig, height=460)
     fig.update_layout(hovermode="x unified", margin=dict(t=40, b=130),
                       legend=dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0.0))
