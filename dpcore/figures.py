@@ -30,14 +30,18 @@ def rgba(hex_colour: str, alpha: float) -> str:
 
 
 def base_layout(fig: go.Figure, *, title: str | None = None, x_title: str = "", y_title: str = "", height: int = 420) -> go.Figure:
-    """Apply the common layout: white template, legend on top, readable margins."""
+    """Apply the common layout: white template, legend on top, readable margins.
+
+    A title sits at the very top of the figure with room below it for a
+    legend of up to three rows, so the two never overlap.
+    """
     fig.update_layout(
         template="plotly_white",
-        title=dict(text=title, x=0.0, xanchor="left") if title else None,
+        title=dict(text=title, x=0.0, xanchor="left", y=0.99, yanchor="top", yref="container") if title else None,
         xaxis_title=x_title,
         yaxis_title=y_title,
-        height=height,
-        margin=dict(l=60, r=20, t=60 if title else 30, b=50),
+        height=height + (70 if title else 0),
+        margin=dict(l=60, r=20, t=110 if title else 30, b=50),
         legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0.0),
         hovermode="x unified",
     )

@@ -49,14 +49,25 @@ def test_zip_contains_json_csv_and_report():
 
 
 @pytest.mark.browser
-def test_report_renders_offline_in_chromium(chromium_page, tmp_path):
+def test_session_report_of_real_releases_renders_offline_in_chromium(chromium_page, tmp_path):
+    from dpcore import datasets, fdr, survival
+
+    gehan = datasets.load_survival("gehan")
+    grid = survival.make_grid(gehan.horizon, data_unit=gehan.time_unit, grid_unit="weeks")
+    km = survival.release(gehan.time, gehan.event, grid=grid, epsilon=1.0, group=gehan.group, dataset="Gehan",
+                          band_draws=50)
+    stream = fdr.simulate_bernoulli(1, 300, pi1=0.1, rng=np.random.default_rng(1))
+    discoveries = fdr.release(stream.pvalues[0], alpha=0.05, epsilon=5.0, delta=2.5e-4, eta=0.0831, cutoff=20)
     path = tmp_path / "report.html"
-    path.write_text(html_report([_bundle([0.95, 0.75, 0.45])]), encoding="utf-8")
+    path.write_text(html_report([km, discoveries], title="Session privacy report",
+                                custodian_notes=[CustodianNote("Utility", "sup-norm error 0.1 (5–95 %: 0.05 to 0.2)")]),
+                    encoding="utf-8")
     requests = []
     chromium_page.route(re.compile(r"^https?://"), lambda route: (requests.append(route.request.url), route.abort()))
     chromium_page.goto(path.as_uri())
     chromium_page.wait_for_selector(".plotly-graph-div .main-svg", timeout=30_000)
     assert requests == []
+    assert chromium_page.get_by_text("Custodian's notes — not part of the release").count() == 1
     shot = tmp_path / "report.png"
     chromium_page.screenshot(path=str(shot), full_page=True)
     keep = Path("/tmp/dp-screens")
