@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -117,3 +118,30 @@ def wait_for_idle(page, timeout_ms: int = 90_000) -> None:
 def streamlit_idle():
     """The :func:`wait_for_idle` helper, as a fixture for test modules."""
     return wait_for_idle
+
+
+@pytest.fixture
+def page_screenshot(tmp_path):
+    """``take(page, name)``: whole-page PNG under the test's tmp folder (to look at), returned as a Path.
+
+    Streamlit scrolls inside its main container, so the viewport is first
+    grown to the content's height. Set ``DP_SCREENSHOT_DIR`` to also keep a
+    copy there (handy when reviewing pages by eye).
+    """
+
+    def take(page, name: str) -> Path:
+        main = page.locator('[data-testid="stMain"]')
+        if main.count():
+            height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+            page.set_viewport_size({"width": 1400, "height": min(int(height) + 100, 9000)})
+            page.wait_for_timeout(1500)
+        shot = tmp_path / f"{name}.png"
+        page.screenshot(path=str(shot), full_page=True)
+        assert shot.stat().st_size > 10_000, "screenshot looks empty"
+        keep = os.environ.get("DP_SCREENSHOT_DIR")
+        if keep:
+            Path(keep).mkdir(parents=True, exist_ok=True)
+            shutil.copy(shot, Path(keep) / shot.name)
+        return shot
+
+    return take

@@ -1,23 +1,16 @@
 """End to end in Debian's Chromium: the served app opens on the home page without errors."""
 
-import shutil
-from pathlib import Path
 
 import pytest
 
 pytestmark = pytest.mark.browser
 
 
-def test_home_page_in_chromium(app_server, chromium_page, streamlit_idle, tmp_path):
+def test_home_page_in_chromium(app_server, chromium_page, streamlit_idle, page_screenshot):
     page = chromium_page
     page.goto(app_server)
     streamlit_idle(page)
     page.get_by_text("Privacy–utility trade-offs for clinical statistics").wait_for()
     page.wait_for_function("() => document.title === 'DP trade-offs for clinical data'")
     assert page.locator('[data-testid="stException"]').count() == 0
-    shot = tmp_path / "home.png"
-    page.screenshot(path=str(shot), full_page=True)
-    assert shot.stat().st_size > 10_000
-    keep = Path("/tmp/dp-screens")
-    keep.mkdir(exist_ok=True)
-    shutil.copy(shot, keep / "home.png")
+    page_screenshot(page, "home")

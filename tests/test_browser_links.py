@@ -1,7 +1,5 @@
 """Shareable links (Chromium): every control takes its value from the URL, and changes go back into it."""
 
-import shutil
-from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -13,7 +11,7 @@ def _query(page) -> dict:
     return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
 
 
-def test_audit_link_sets_every_control_and_changes_update_the_url(app_server, chromium_page, streamlit_idle, tmp_path):
+def test_audit_link_sets_every_control_and_changes_update_the_url(app_server, chromium_page, streamlit_idle, page_screenshot):
     page = chromium_page
     page.goto(f"{app_server}/audit?method=regression&eps=2&runs=50000&bug=true&teach=true")
     streamlit_idle(page)
@@ -42,8 +40,4 @@ def test_audit_link_sets_every_control_and_changes_update_the_url(app_server, ch
     page.keyboard.press("ArrowLeft")
     page.keyboard.press("ArrowLeft")
     page.wait_for_function("() => window.location.search.includes('eps=1') || !window.location.search.includes('eps=')")
-    shot = tmp_path / "audit-link.png"
-    page.screenshot(path=str(shot), full_page=True)
-    keep = Path("/tmp/dp-screens")
-    keep.mkdir(exist_ok=True)
-    shutil.copy(shot, keep / "audit-link.png")
+    page_screenshot(page, "audit-link")

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 
 import pytest
 
 pytestmark = pytest.mark.browser
 
-SCREENS = Path("/work/helpers/screens")
 
-
-def test_fdr_page_epsilon_slider(app_server, chromium_page, streamlit_idle, tmp_path):
+def test_fdr_page_epsilon_slider(app_server, chromium_page, streamlit_idle, page_screenshot):
     page = chromium_page
     page.goto(f"{app_server}/fdr")
     streamlit_idle(page)
@@ -31,15 +27,7 @@ def test_fdr_page_epsilon_slider(app_server, chromium_page, streamlit_idle, tmp_
     assert "eps=10" in page.url
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator(".js-plotly-plot").count() >= 3
-    height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
-    page.set_viewport_size({"width": 1400, "height": min(int(height) + 100, 9000)})
-    page.wait_for_timeout(1500)
-    shot = tmp_path / "fdr.png"
-    page.screenshot(path=str(shot), full_page=True)
-    assert shot.stat().st_size > 20_000
-    if SCREENS.parent.exists():
-        SCREENS.mkdir(exist_ok=True)
-        shutil.copy(shot, SCREENS / "fdr.png")
+    page_screenshot(page, "fdr")
 
 
 def test_fdr_page_upload_with_truth_and_a_bad_file(app_server, chromium_page, streamlit_idle, tmp_path):

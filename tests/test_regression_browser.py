@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
-SCREENS = Path("/work/helpers/screens")
 
-
-def test_regression_page_epsilon_slider(app_server, chromium_page, streamlit_idle, tmp_path):
+def test_regression_page_epsilon_slider(app_server, chromium_page, streamlit_idle, page_screenshot):
     page = chromium_page
     page.goto(f"{app_server}/regression")
     streamlit_idle(page)
@@ -35,12 +31,4 @@ def test_regression_page_epsilon_slider(app_server, chromium_page, streamlit_idl
     assert "eps=2" in page.url
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator(".js-plotly-plot").count() >= 6
-    height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
-    page.set_viewport_size({"width": 1400, "height": min(int(height) + 100, 9000)})
-    page.wait_for_timeout(2000)
-    shot = tmp_path / "regression.png"
-    page.screenshot(path=str(shot), full_page=True)
-    assert shot.stat().st_size > 20_000
-    if SCREENS.parent.exists():
-        SCREENS.mkdir(exist_ok=True)
-        shutil.copy(shot, SCREENS / "regression.png")
+    page_screenshot(page, "regression")

@@ -1,8 +1,6 @@
 """The HTML report is self-contained, contains DP values only, and renders offline."""
 
 import re
-import shutil
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -49,7 +47,7 @@ def test_zip_contains_json_csv_and_report():
 
 
 @pytest.mark.browser
-def test_session_report_of_real_releases_renders_offline_in_chromium(chromium_page, tmp_path):
+def test_session_report_of_real_releases_renders_offline_in_chromium(chromium_page, tmp_path, page_screenshot):
     from dpcore import datasets, fdr, survival
 
     gehan = datasets.load_survival("gehan")
@@ -68,8 +66,4 @@ def test_session_report_of_real_releases_renders_offline_in_chromium(chromium_pa
     chromium_page.wait_for_selector(".plotly-graph-div .main-svg", timeout=30_000)
     assert requests == []
     assert chromium_page.get_by_text("Custodian's notes — not part of the release").count() == 1
-    shot = tmp_path / "report.png"
-    chromium_page.screenshot(path=str(shot), full_page=True)
-    keep = Path("/tmp/dp-screens")
-    keep.mkdir(exist_ok=True)
-    shutil.copy(shot, keep / "report.png")
+    page_screenshot(chromium_page, "report")

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 
 import pytest
 
 pytestmark = pytest.mark.browser
 
-SCREENS = Path("/work/helpers/screens")
 
-
-def test_sparse_page_epsilon_slider(app_server, chromium_page, streamlit_idle, tmp_path):
+def test_sparse_page_epsilon_slider(app_server, chromium_page, streamlit_idle, page_screenshot):
     page = chromium_page
     page.goto(f"{app_server}/sparse?sp_n=1000&sp_d=500&sp_R=10")
     streamlit_idle(page)
@@ -34,18 +30,10 @@ def test_sparse_page_epsilon_slider(app_server, chromium_page, streamlit_idle, t
     assert "eps=5" in page.url
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator(".js-plotly-plot").count() >= 4
-    height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
-    page.set_viewport_size({"width": 1400, "height": min(int(height) + 100, 9000)})
-    page.wait_for_timeout(1500)
-    shot = tmp_path / "sparse.png"
-    page.screenshot(path=str(shot), full_page=True)
-    assert shot.stat().st_size > 20_000
-    if SCREENS.parent.exists():
-        SCREENS.mkdir(exist_ok=True)
-        shutil.copy(shot, SCREENS / "sparse.png")
+    page_screenshot(page, "sparse")
 
 
-def test_sparse_page_gdsc_logistic(app_server, chromium_page, streamlit_idle, tmp_path):
+def test_sparse_page_gdsc_logistic(app_server, chromium_page, streamlit_idle, page_screenshot):
     page = chromium_page
     page.goto(f"{app_server}/sparse?sp_src=gdsc&sp_loss=logistic&sp_gd=200&sp_R=5")
     streamlit_idle(page)
@@ -54,12 +42,4 @@ def test_sparse_page_gdsc_logistic(app_server, chromium_page, streamlit_idle, tm
     page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 4", timeout=90_000)
     streamlit_idle(page)
     assert "TP53_mut" in page.locator(".js-plotly-plot").first.inner_text()  # the known Nutlin-3a biomarker
-    height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
-    page.set_viewport_size({"width": 1400, "height": min(int(height) + 100, 9000)})
-    page.wait_for_timeout(1500)
-    shot = tmp_path / "sparse_gdsc.png"
-    page.screenshot(path=str(shot), full_page=True)
-    assert shot.stat().st_size > 20_000
-    if SCREENS.parent.exists():
-        SCREENS.mkdir(exist_ok=True)
-        shutil.copy(shot, SCREENS / "sparse_gdsc.png")
+    page_screenshot(page, "sparse_gdsc")

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 
 import pytest
 
 pytestmark = pytest.mark.browser
 
-SCREENS = Path("/work/helpers/screens")
 
-
-def test_survival_page_epsilon_slider(app_server, chromium_page, streamlit_idle, tmp_path):
+def test_survival_page_epsilon_slider(app_server, chromium_page, streamlit_idle, page_screenshot):
     page = chromium_page
     page.goto(f"{app_server}/survival")
     streamlit_idle(page)
@@ -38,12 +34,4 @@ def test_survival_page_epsilon_slider(app_server, chromium_page, streamlit_idle,
     assert page.get_by_role("button", name="Download ZIP (JSON + CSV + report)").count() == 1
     assert page.locator('[data-testid="stException"]').count() == 0
     # Streamlit scrolls inside its own container: grow the viewport to capture the whole page
-    height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
-    page.set_viewport_size({"width": 1400, "height": min(int(height) + 100, 9000)})
-    page.wait_for_timeout(1500)
-    shot = tmp_path / "survival.png"
-    page.screenshot(path=str(shot), full_page=True)
-    assert shot.stat().st_size > 20_000
-    if SCREENS.parent.exists():
-        SCREENS.mkdir(exist_ok=True)
-        shutil.copy(shot, SCREENS / "survival.png")
+    page_screenshot(page, "survival")
