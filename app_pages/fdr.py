@@ -130,11 +130,11 @@ if src in ("bernoulli", "truncexp"):
                + f" Truth labels H_t ~ Bernoulli(π1). Fresh data for each of the {R} runs; the first run is the "
                  "'one stream' below.")
 else:
-    table = ui.upload_csv("fdr_upload", label="Upload a CSV: one row per hypothesis, in stream order")
+    table = ui.upload_csv("fdr_upload", label="Upload a CSV: one row per hypothesis, in stream order",
+                          hint="The file needs a column of p-values in [0, 1] in the order the hypotheses arrived; optionally a "
+                               "0/1 column of known truth (1 = real effect), e.g. from a simulation study. Example: `p,truth` with "
+                               "rows like `0.0004,1`.")
     if table is None:
-        st.info("The file needs a column of p-values in [0, 1] in the order the hypotheses arrived; optionally a "
-                "0/1 column of known truth (1 = real effect), e.g. from a simulation study. Example: `p,truth` with "
-                "rows like `0.0004,1`.")
         st.stop()
     frame, data_fp, name = table
     cols = list(frame.columns)

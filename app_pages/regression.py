@@ -72,10 +72,10 @@ def _synthetic(n: int, d: int, noise: float, seed: int) -> Source:
 
 
 def _upload() -> Source | None:
-    table = ui.upload_csv("rg_upload", label="Upload a CSV (one row per cell line / person)")
+    table = ui.upload_csv("rg_upload", label="Upload a CSV (one row per cell line / person)",
+                          hint="Upload a CSV with one numeric response column and numeric feature columns, e.g. "
+                               "`ln_ic50,TP53,KRAS,…`. You then choose the columns and the public ranges.")
     if table is None:
-        st.info("Upload a CSV with one numeric response column and numeric feature columns, e.g. "
-                "`ln_ic50,TP53,KRAS,…`. You then choose the columns and the public ranges.")
         return None
     frame, fp, name = table
     cols = list(frame.columns)

@@ -165,11 +165,11 @@ elif source == "gdsc":
            f"{np.mean(data.y > 0):.0%} of training cell lines are sensitive (a classifier that always says "
            f"'resistant' errs on {np.mean(data.y_test > 0):.0%} of the held-out lines)."))
 else:
-    table = ui.upload_csv("sp_upload", label="Upload a CSV (one row per person; numeric columns)")
+    table = ui.upload_csv("sp_upload", label="Upload a CSV (one row per person; numeric columns)",
+                          hint="Upload a CSV with a response column and at least two numeric feature columns, e.g. "
+                               "`y,g1,g2,g3,…`. Features are clipped to [−K, K] and responses to [−r, r] (public bounds you set "
+                               "below); for the logistic model the response is a 0/1 label or is thresholded at a public value.")
     if table is None:
-        st.info("Upload a CSV with a response column and at least two numeric feature columns, e.g. "
-                "`y,g1,g2,g3,…`. Features are clipped to [−K, K] and responses to [−r, r] (public bounds you set "
-                "below); for the logistic model the response is a 0/1 label or is thresholded at a public value.")
         st.stop()
     frame, fp, name = table
     cols = list(frame.columns)

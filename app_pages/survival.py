@@ -78,10 +78,10 @@ def _counts(src: Source, grid: sv.Grid, compare: bool) -> sv.Counts:
 
 
 def _upload() -> Source | None:
-    table = ui.upload_csv("sv_upload", label="Upload a CSV (one row per person)")
+    table = ui.upload_csv("sv_upload", label="Upload a CSV (one row per person)",
+                          hint="Upload a CSV with a time column and an event column (0 = censored, 1..K = event type); "
+                               "optionally a group column. Example: `time,event,arm` with rows like `12.5,1,A`.")
     if table is None:
-        st.info("Upload a CSV with a time column and an event column (0 = censored, 1..K = event type); "
-                "optionally a group column. Example: `time,event,arm` with rows like `12.5,1,A`.")
         return None
     frame, fp, name = table
     cols = list(frame.columns)

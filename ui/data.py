@@ -21,8 +21,10 @@ class UploadedTable:
         return iter((self.frame, self.fingerprint, self.name))
 
 
-def upload_csv(key: str, *, label: str = "Upload a CSV file", help: str | None = None) -> UploadedTable | None:
+def upload_csv(key: str, *, label: str = "Upload a CSV file", hint: str = "", help: str | None = None) -> UploadedTable | None:
     """File uploader → validated frame, or ``None`` (with the problem shown) when there is nothing usable.
+
+    ``hint`` describes the expected file; it is shown while nothing is uploaded.
 
     The bytes are parsed in memory for this run only: no disk, no log, no
     ``st.cache_data`` (which would share them with other sessions). The
@@ -38,6 +40,8 @@ def upload_csv(key: str, *, label: str = "Upload a CSV file", help: str | None =
         "never written to disk, logged, or shared with other sessions.",
     )
     if uploaded is None:
+        if hint:
+            st.info(hint)
         return None
     data = uploaded.getvalue()
     try:
