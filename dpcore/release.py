@@ -63,7 +63,12 @@ def _jsonable(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class ReleaseBundle:
-    """One frozen release: DP tables plus everything a reviewer needs to judge it."""
+    """One frozen release: DP tables plus everything a reviewer needs to judge it.
+
+    ``fingerprint`` keys the session ledger and is never exported: a hash of
+    the raw data lets anyone who knows all records but one test candidate
+    values of the last record against it, which no DP guarantee covers.
+    """
 
     method: str
     dataset: str
@@ -88,7 +93,6 @@ class ReleaseBundle:
         return {
             "method": self.method,
             "dataset": self.dataset,
-            "dataset_fingerprint": self.fingerprint,
             "epsilon": self.epsilon,
             "delta": self.delta,
             "budget_parts": _jsonable(dict(self.parts)),

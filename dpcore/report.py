@@ -84,7 +84,7 @@ def html_report(
                 if bundle.parts
                 else ""
             )
-            + f". <b>Released:</b> {_esc(bundle.created)}. <b>Data fingerprint:</b> <code>{_esc(bundle.fingerprint)}</code></p>"
+            + f". <b>Released:</b> {_esc(bundle.created)}.</p>"
         )
         parts.append(f"<div class='statement'>{_esc(bundle.statement)}</div>")
         parts.append("<h3>Mechanisms and sensitivities</h3><ul>")

@@ -6,7 +6,9 @@ full precision and rounded to 6 significant digits. Small ε keeps the chance th
 exact one negligible.
 """
 
+import io
 import re
+import zipfile
 
 import numpy as np
 import pytest
@@ -94,6 +96,17 @@ def test_fdr_release_has_no_pvalues():
     text = _exported_text(bundle)
     assert _assert_absent(text, p[p < 0.99], "raw p-value") > 100
     assert "pvalue" not in " ".join(bundle.tables["rejections"].columns).replace("_", "")
+
+
+def test_data_fingerprint_is_never_exported():
+    """A hash of the raw data would let an attacker who knows n − 1 records confirm guesses of the last one."""
+    ds = datasets.load_survival("gehan")
+    grid = survival.make_grid(ds.horizon, data_unit=ds.time_unit, grid_unit="weeks")
+    bundle = survival.release(ds.time, ds.event, grid=grid, epsilon=1.0, dataset="Gehan", fingerprint="f1a9b3c4d5e6",
+                              band_draws=20)
+    assert "f1a9b3c4d5e6" not in _exported_text(bundle)
+    archive = zipfile.ZipFile(io.BytesIO(bundle.to_zip()))
+    assert all(b"f1a9b3c4d5e6" not in archive.read(name) for name in archive.namelist())
 
 
 def test_the_leak_check_can_fail():
