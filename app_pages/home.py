@@ -53,6 +53,13 @@ st.markdown(
 """
 )
 
+st.subheader("Start here")
+links = st.columns(4)
+links[0].page_link("app_pages/survival.py", label="Survival curves", icon=":material/monitoring:")
+links[1].page_link("app_pages/regression.py", label="Drug sensitivity", icon=":material/medication:")
+links[2].page_link("app_pages/sparse.py", label="Sparse learning", icon=":material/scatter_plot:")
+links[3].page_link("app_pages/fdr.py", label="Online FDR", icon=":material/rule:")
+
 st.subheader("What each page compares")
 st.markdown(
     """
