@@ -258,6 +258,27 @@ class _Rows:
         return _Rows(**{f: np.concatenate([getattr(r, f) for r in parts]) for f in _Rows.__dataclass_fields__})
 
 
+def _row_order(rows: _Rows) -> np.ndarray:
+    """Row order in which private, AI and stop-on-candidate rows each form one contiguous range.
+
+    Ranks: non-private constant-λ rows, non-private AI rows (candidate-clock ones last), private AI rows
+    (candidate-clock ones first), private constant-λ rows. :func:`run_all` builds its rows in this order.
+    """
+    ai = rows.ai > 0
+    soc = ai & ~rows.time_clock
+    rank = np.where(rows.private, np.where(ai, 2, 3), np.where(ai, 1, 0))
+    sub = np.where(rank == 1, soc, np.where(rank == 2, ~soc, False))
+    return np.argsort(rank * 2 + sub, kind="stable")
+
+
+def _span(mask: np.ndarray) -> tuple[int, int]:
+    idx = np.flatnonzero(mask)
+    if idx.size == 0:
+        return 0, 0
+    assert idx[-1] - idx[0] + 1 == idx.size, "rows must be in _row_order"
+    return int(idx[0]), int(idx[-1]) + 1
+
+
 def _core(p: np.ndarray, rows: _Rows, gammas: Sequence[np.ndarray], *, z_alpha=None, z_test=None,
           floor: float = P_FLOOR, keep_threshold: bool = False, block: int = 32):
     """Vectorised loop over time for every γ-based rule (see the module docstring).
@@ -269,26 +290,54 @@ def _core(p: np.ndarray, rows: _Rows, gammas: Sequence[np.ndarray], *, z_alpha=N
     Non-private rows reject iff candidate and ``p < α_t``.
     """
     R, T = p.shape
+    order = _row_order(rows)
+    if not np.array_equal(order, np.arange(R)):  # permute into the canonical order, run, permute back
+        back = np.empty_like(order)
+        back[order] = np.arange(R)
+        perm_rows = _Rows(**{f: getattr(rows, f)[order] for f in _Rows.__dataclass_fields__})
+        out = _core(p[order], perm_rows, gammas, z_alpha=None if z_alpha is None else z_alpha[order],
+                    z_test=None if z_test is None else z_test[order], floor=floor, keep_threshold=keep_threshold,
+                    block=block)
+        return tuple(None if x is None else x[back] for x in out)
+
     L = max(max(g.size for g in gammas), T + 2)
     G = np.zeros((len(gammas), L))  # indices beyond a stored sequence read 0
     for i, g in enumerate(gammas):
         G[i, : g.size] = g
-    any_private = bool(rows.private.any())
-    if any_private:
-        c_max = int(rows.cutoff[rows.private].max())
-        za_all = np.zeros((R, c_max + 1)) if z_alpha is None else z_alpha
-        zt = np.zeros((R, T)) if z_test is None else z_test
-        statT = np.ascontiguousarray((log_pvalues(p, floor) + zt).T)
-        za_cur = za_all[:, 0].copy()
-        priv = rows.private
+    B = block
+    TB = T + B
+    W = TB + 1  # row stride of every per-step table: clock values 0..T+B, time steps 0..T+B−1 (+ 1 spare)
+    gtab = G[:, 1:W + 1] if G.shape[1] > W else np.pad(G, ((0, 0), (0, W + 1 - G.shape[1])))[:, 1:]
+    w0, b0, gid = rows.w0, rows.b0, rows.gamma_id
     is_ai = rows.ai > 0
-    any_ai = bool(is_ai.any())
     time_clock = rows.time_clock
+    priv = rows.private
     cutoff = rows.cutoff
+    p_lo, p_hi = _span(priv)
+    a_lo, a_hi = _span(is_ai)
+    s_lo, s_hi = _span(is_ai & ~time_clock)  # AI rows on the candidate clock: a block also stops at a candidate
+    any_private, any_ai, any_soc = p_hi > p_lo, a_hi > a_lo, s_hi > s_lo
+    # a finite cutoff on a non-private row is applied with an explicit mask; private rows stop through Z_α = −∞
+    np_cut = bool(np.any(~priv & (cutoff < T)))
+    if any_private:
+        c_max = int(cutoff[priv].max())
+        za_all = np.zeros((R, c_max + 1)) if z_alpha is None else z_alpha
+        za_cur = za_all[p_lo:p_hi, 0].copy()
+        za_cur[cutoff[p_lo:p_hi] < 1] = -np.inf
+        S_pad = np.empty((p_hi - p_lo, W))
+        S_pad[:, :T] = log_pvalues(p[p_lo:p_hi], floor)
+        if z_test is not None:
+            S_pad[:, :T] += z_test[p_lo:p_hi]
+        S_pad[:, T:] = np.inf
+        S_flat = S_pad.ravel()
+        s_off = p_lo * W
+        shift = rows.shift_a[p_lo:p_hi, None]
+        p_cut = cutoff[p_lo:p_hi]
 
     # F[r, n] = Σ_j W_j γ[1 + n − K_j] as a function of the clock value n, K_j the clock at the j-th
     # rejection (K_0 = 0, W_0 = w0): the level at a step with clock N is F[r, N]; a rejection at clock
-    # value k adds W·γ[1 + n − k] to F[r, n ≥ k] (one contiguous slice per rejection).
+    # value k adds W·γ[1 + n − k] to F[r, n ≥ k] (one contiguous slice per rejection; W·γ is tabulated
+    # once per rule, since W takes two values per row: b0 − w0 at the first rejection, b0 after).
     #
     # Time is processed in blocks of B steps *per run*: between two "events" a run's clock is known in
     # advance (it advances every step on the time clock, and on non-candidates — known from p — on the
@@ -296,84 +345,113 @@ def _core(p: np.ndarray, rows: _Rows, gammas: Sequence[np.ndarray], *, z_alpha=N
     # at once; the run then commits every step up to its first event (a rejection, or — for AI rules on
     # the candidate clock, whose candidacy depends on α_t — a candidate) and resumes after it. Each
     # committed decision is computed from the exact state, so this is the sequential algorithm.
-    B = block
-    width_f = T + B + 1
-    gtab = G[:, 1:width_f + 1] if G.shape[1] > width_f else np.pad(G, ((0, 0), (0, width_f + 1 - G.shape[1])))[:, 1:]
-    F = rows.w0[:, None] * gtab[rows.gamma_id]
+    F = w0[:, None] * gtab[gid]
     F_flat = F.ravel()
-    fbase = (np.arange(R) * width_f)[:, None]
-    tbase = (np.arange(R) * (T + B))[:, None]
-    P_flat = np.pad(p, ((0, 0), (0, B)), constant_values=1.0).ravel()
-    if any_private:
-        S_flat = np.pad(statT.T, ((0, 0), (0, B)), constant_values=np.inf).ravel()
-    offs = np.arange(B)[None, :]
+    f_rows = list(F)  # row views, for the per-rejection slice updates
+    weighted: dict = {}
+    first_tab, rest_tab = [], []
+    for wf, wr, g in zip((b0 - w0).tolist(), b0.tolist(), gid.tolist()):
+        for w, tabs in ((wf, first_tab), (wr, rest_tab)):
+            if (w, g) not in weighted:
+                weighted[(w, g)] = w * gtab[g]
+            tabs.append(weighted[(w, g)])
+    rbase = np.arange(R) * W
+    P_pad = np.ones((R, W))
+    P_pad[:, :T] = p
+    P_flat = P_pad.ravel()
+    # clock increments assumed for every step (exact except at the candidates of AI rows on the candidate
+    # clock, where the block stops): time clock → 1; candidate clock → 1 on non-candidates (p ≥ λ-bound).
+    # C[r, t] = Σ_{s<t} inc[r, s], so the clock before step t of a block started at t0 is N + C[t] − C[t0].
+    inc = np.zeros((R, W), dtype=np.int64)
+    np.greater_equal(P_pad[:, :TB], rows.cand_const[:, None], out=inc[:, 1:], casting="unsafe")
+    inc[time_clock | is_ai, 1:] = 1
+    C_flat = np.cumsum(inc, axis=1).ravel()
+    offs = np.arange(B)
     tpos = np.zeros(R, dtype=np.int64)
     N = np.zeros(R, dtype=np.int64)
     nrej = np.zeros(R, dtype=np.int64)
-    w0, b0, gid = rows.w0, rows.b0, rows.gamma_id
+    nrej_list = [0] * R
     cap = rows.cap[:, None]
-    ai = rows.ai[:, None]
     cand_const = rows.cand_const[:, None]
-    tc = time_clock[:, None]
-    stop_on_cand = (is_ai & ~time_clock)[:, None]
-    ai_rows = is_ai[:, None]
-    shift = rows.shift_a[:, None]
-
-    rej_out = np.zeros(R * (T + B), dtype=bool)
-    alpha_out = np.zeros(R * (T + B))
-    cand_out = np.zeros(R * (T + B), dtype=bool)
-    thr_out = np.zeros(R * (T + B)) if (any_private and keep_threshold) else None
+    ai = rows.ai[a_lo:a_hi, None]
+    tc = time_clock
+    ar = np.arange(R)
+    ar_s = np.arange(s_hi - s_lo)
+    rej_out = np.zeros(R * W, dtype=bool)
+    alpha_out = np.zeros(R * W)
 
     with np.errstate(divide="ignore", invalid="ignore"):
         while True:
             live = tpos < T
             if not live.any():
                 break
-            pos = tpos[:, None] + offs  # (R, B) time indices
-            flat_t = tbase + pos
+            start = rbase + tpos
+            flat_t = start[:, None] + offs  # (R, B) flat indices of the block's steps
             Pb = P_flat[flat_t]
-            # clock before each step of the block, assuming no candidate on AI candidate-clock rows
-            inc_spec = tc | stop_on_cand | ~(Pb < cand_const)
-            Nb = N[:, None] + np.cumsum(inc_spec, axis=1) - inc_spec
-            sb = F_flat[fbase + Nb]
-            a = np.minimum(sb / (1.0 + ai * sb), cap) if any_ai else np.minimum(sb, cap)
-            cand = Pb < (np.where(ai_rows, ai * a, cand_const) if any_ai else cand_const)
-            ok = (nrej < cutoff)[:, None]
+            Cb = C_flat[flat_t]
+            fidx = Cb + (rbase + N - C_flat[start])[:, None]  # flat index of F at the clock before each step
+            sb = F_flat[fidx]
+            a = np.minimum(sb, cap)
+            cand = Pb < cand_const
+            if any_ai:  # α_t = s_t/(1 + f s_t), candidates p < f α_t
+                x = sb[a_lo:a_hi]
+                y = ai * x
+                y += 1.0
+                np.divide(x, y, out=y)
+                np.minimum(y, cap[a_lo:a_hi], out=a[a_lo:a_hi])
+                np.less(Pb[a_lo:a_hi], ai * a[a_lo:a_hi], out=cand[a_lo:a_hi])
+            alpha_out[flat_t] = a
+            rej = Pb < a
             if any_private:
-                thr = np.log(a) - shift + za_cur[:, None]
-                rej = cand & ok & np.where(priv[:, None], S_flat[flat_t] < thr, Pb < a)
-            else:
-                rej = cand & ok & (Pb < a)
-            stop = rej | (cand & stop_on_cand)
-            has = stop.any(axis=1)
-            j = np.where(has, stop.argmax(axis=1), B - 1)
-            commit = (offs <= j[:, None]) & (pos < T)
-            idx = flat_t[commit]
-            alpha_out[idx] = a[commit]
-            cand_out[idx] = cand[commit]
-            rej_out[idx] = rej[commit]
-            if thr_out is not None:
-                thr_out[idx] = thr[commit]
-            inc_true = (tc | ~cand) & commit
-            N += inc_true.sum(axis=1)
+                thr = np.log(a[p_lo:p_hi])
+                thr -= shift
+                thr += za_cur[:, None]
+                np.less(S_flat[flat_t[p_lo:p_hi] - s_off], thr, out=rej[p_lo:p_hi])
+            rej &= cand
+            if np_cut:
+                rej &= (nrej < cutoff)[:, None]
+            # first event of each row: a rejection, or a candidate on the AI candidate-clock rows
+            j = rej.argmax(axis=1)
+            has = rej[ar, j]
+            if any_soc:
+                cs = cand[s_lo:s_hi]
+                js = cs.argmax(axis=1)
+                j[s_lo:s_hi] = js
+                has[s_lo:s_hi] = cs[ar_s, js]
+            j[~has] = B - 1
+            rej_j = rej[ar, j]
+            # clock after the last committed step (the assumed increments were exact before it)
+            N = np.minimum(fidx[ar, j] - rbase + (tc | ~cand[ar, j]), T)
             tpos = np.minimum(tpos + j + 1, T)
-            rr = np.flatnonzero(has & rej[np.arange(R), j] & live)
-            for i in rr.tolist():
-                k = int(N[i])
-                w = b0[i] - w0[i] if nrej[i] == 0 else b0[i]
-                F[i, k:] += w * gtab[gid[i], : width_f - k]
+            rr = np.flatnonzero(rej_j & live)
             if rr.size:
+                rej_out[start[rr] + j[rr]] = True
+                for i, k in zip(rr.tolist(), N[rr].tolist()):
+                    row = f_rows[i]
+                    tab = rest_tab[i] if nrej_list[i] else first_tab[i]
+                    nrej_list[i] += 1
+                    row[k:] += tab[: W - k]
                 nrej[rr] += 1
                 if any_private:
-                    za_cur[rr] = za_all[rr, np.minimum(nrej[rr], za_all.shape[1] - 1)]
+                    pr = rr[(rr >= p_lo) & (rr < p_hi)]
+                    if pr.size:
+                        n_pr = nrej[pr]
+                        za_cur[pr - p_lo] = np.where(n_pr >= p_cut[pr - p_lo], -np.inf,
+                                                     za_all[pr, np.minimum(n_pr, za_all.shape[1] - 1)])
 
-    def unpad(flat):
-        return flat.reshape(R, T + B)[:, :T].T
-
-    rejections, alphas, candidates = unpad(rej_out), unpad(alpha_out), unpad(cand_out)
-    thresholds = unpad(thr_out) if thr_out is not None else None
-    noisy = (statT.T if (any_private and keep_threshold) else None)
-    return rejections.T, alphas.T, candidates.T, (None if thresholds is None else thresholds.T), noisy
+    rejections = rej_out.reshape(R, W)[:, :T]
+    alphas = alpha_out.reshape(R, W)[:, :T]
+    candidates = p < cand_const
+    if any_ai:
+        candidates[a_lo:a_hi] = p[a_lo:a_hi] < ai * alphas[a_lo:a_hi]
+    thresholds = noisy = None
+    if any_private and keep_threshold:
+        before = np.cumsum(rejections, axis=1) - rejections  # rejections before each step
+        np.minimum(before, za_all.shape[1] - 1, out=before)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            thresholds = np.log(alphas) - rows.shift_a[:, None] + np.take_along_axis(za_all, before, axis=1)
+        noisy = log_pvalues(p, floor) if z_test is None else log_pvalues(p, floor) + z_test
+    return rejections, alphas, candidates, thresholds, noisy
 
 
 def _alpha_investing_run(p: np.ndarray, *, alpha: float, w0: float | None = None, payout: float | None = None):
@@ -689,22 +767,25 @@ def run_all(p: np.ndarray, settings: Settings, *, rng: np.random.Generator,
             grid = np.unique(eps)
             shifts = np.array([paprika_shift(float(e), s.delta, s.eta, s.cutoff, T, s.shift) for e in grid])
             shift_a = shifts[np.searchsorted(grid, eps)]
-        parts, za, zt = [], [], []
-        for m in g_rules:
-            ai_gamma = m in ("SAFFRON AI", "PAPRIKA AI")
-            parts.append(_rule_rows(m, R, s, int(ai_gamma), shift_a))
+        parts = {m: _rule_rows(m, R, s, int(m in ("SAFFRON AI", "PAPRIKA AI")), shift_a) for m in g_rules}
+        # rules stacked in the core's canonical row order (no permutation inside _core)
+        order = _row_order(_Rows.stack([_Rows(**{f: getattr(parts[m], f)[:1] for f in _Rows.__dataclass_fields__})
+                                         for m in g_rules]))
+        internal = [g_rules[i] for i in order]
+        slot = {m: i for i, m in enumerate(internal)}
+        za = np.zeros((len(g_rules) * R, s.cutoff + 1))
+        zt = np.zeros((len(g_rules) * R, T))  # non-private rows keep zeros (never read)
+        for m in g_rules:  # noise drawn in the order of `methods`, as before
             if m in PRIVATE_METHODS:
                 noise = draw_paprika_noise(R, T, epsilon=eps, eta=s.eta, cutoff=s.cutoff, rng=rng)
-                za.append(noise.z_alpha)
-                zt.append(noise.z_test)
-            else:
-                za.append(np.zeros((R, s.cutoff + 1)))
-                zt.append(np.zeros((R, T)))
-        rows = _Rows.stack(parts)
+                sl = slice(slot[m] * R, (slot[m] + 1) * R)
+                za[sl] = noise.z_alpha
+                zt[sl] = noise.z_test
+        rows = _Rows.stack([parts[m] for m in internal])
         big_p = np.tile(p, (len(g_rules), 1))
-        rej, a, cand, _, _ = _core(big_p, rows, gammas, z_alpha=np.concatenate(za), z_test=np.concatenate(zt))
-        for i, m in enumerate(g_rules):
-            sl = slice(i * R, (i + 1) * R)
+        rej, a, cand, _, _ = _core(big_p, rows, gammas, z_alpha=za, z_test=zt)
+        for m in g_rules:
+            sl = slice(slot[m] * R, (slot[m] + 1) * R)
             out[m] = StreamResult(m, rej[sl], a[sl], cand[sl], params=dict(settings=s))
     if "alpha-investing" in methods:
         out["alpha-investing"] = run_alpha_investing(p, alpha=s.alpha)
