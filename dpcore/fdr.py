@@ -280,7 +280,8 @@ def _span(mask: np.ndarray) -> tuple[int, int]:
 
 
 def _core(p: np.ndarray, rows: _Rows, gammas: Sequence[np.ndarray], *, z_alpha=None, z_test=None,
-          floor: float = P_FLOOR, keep_threshold: bool = False, block: int = 32):
+          floor: float = P_FLOOR, keep_threshold: bool = False, block: int = 16,
+          chunk_rows: int = 300):
     """Vectorised loop over time for every γ-based rule (see the module docstring).
 
     ``p``: (R, T); ``rows``: per-run parameters; ``gammas``: γ arrays indexed by ``rows.gamma_id``.
@@ -290,6 +291,15 @@ def _core(p: np.ndarray, rows: _Rows, gammas: Sequence[np.ndarray], *, z_alpha=N
     Non-private rows reject iff candidate and ``p < α_t``.
     """
     R, T = p.shape
+    if R > chunk_rows:  # rows are independent: bounded chunks keep the working set in cache
+        parts = []
+        for r0 in range(0, R, chunk_rows):
+            sl = slice(r0, min(R, r0 + chunk_rows))
+            parts.append(_core(p[sl], _Rows(**{f: getattr(rows, f)[sl] for f in _Rows.__dataclass_fields__}), gammas,
+                               z_alpha=None if z_alpha is None else z_alpha[sl],
+                               z_test=None if z_test is None else z_test[sl], floor=floor,
+                               keep_threshold=keep_threshold, block=block, chunk_rows=chunk_rows))
+        return tuple(None if parts[0][i] is None else np.concatenate([x[i] for x in parts]) for i in range(5))
     order = _row_order(rows)
     if not np.array_equal(order, np.arange(R)):  # permute into the canonical order, run, permute back
         back = np.empty_like(order)
@@ -370,7 +380,6 @@ def _core(p: np.ndarray, rows: _Rows, gammas: Sequence[np.ndarray], *, z_alpha=N
     tpos = np.zeros(R, dtype=np.int64)
     N = np.zeros(R, dtype=np.int64)
     nrej = np.zeros(R, dtype=np.int64)
-    nrej_list = [0] * R
     cap = rows.cap[:, None]
     cand_const = rows.cand_const[:, None]
     ai = rows.ai[a_lo:a_hi, None]
@@ -426,11 +435,8 @@ def _core(p: np.ndarray, rows: _Rows, gammas: Sequence[np.ndarray], *, z_alpha=N
             rr = np.flatnonzero(rej_j & live)
             if rr.size:
                 rej_out[start[rr] + j[rr]] = True
-                for i, k in zip(rr.tolist(), N[rr].tolist()):
-                    row = f_rows[i]
-                    tab = rest_tab[i] if nrej_list[i] else first_tab[i]
-                    nrej_list[i] += 1
-                    row[k:] += tab[: W - k]
+                for i, k, n in zip(rr.tolist(), N[rr].tolist(), nrej[rr].tolist()):
+                    f_rows[i][k:] += (rest_tab if n else first_tab)[i][: W - k]
                 nrej[rr] += 1
                 if any_private:
                     pr = rr[(rr >= p_lo) & (rr < p_hi)]
