@@ -355,7 +355,8 @@ def _core(p: np.ndarray, rows: _Rows, gammas: Sequence[np.ndarray], *, z_alpha=N
     # at once; the run then commits every step up to its first event (a rejection, or — for AI rules on
     # the candidate clock, whose candidacy depends on α_t — a candidate) and resumes after it. Each
     # committed decision is computed from the exact state, so this is the sequential algorithm.
-    F = w0[:, None] * gtab[gid]
+    F = gtab[gid]
+    F *= w0[:, None]  # in place: a product with a fresh temporary is several times slower here
     F_flat = F.ravel()
     f_rows = list(F)  # row views, for the per-rejection slice updates
     weighted: dict = {}
@@ -574,8 +575,10 @@ def draw_paprika_noise(
         return PaprikaNoise(na.release(np.zeros((R, cutoff + 1))), nt.release(np.zeros((R, T))))
     with np.errstate(divide="ignore"):
         unit = np.where(np.isinf(eps), 0.0, eta * cutoff / eps) * scale_factor
-    za = laplace(np.zeros((R, cutoff + 1)), 1.0, rng=rng) * (2.0 * unit)[:, None]
-    zt = laplace(np.zeros((R, T)), 1.0, rng=rng) * (4.0 * unit)[:, None]
+    za = laplace(np.zeros((R, cutoff + 1)), 1.0, rng=rng)
+    za *= (2.0 * unit)[:, None]
+    zt = laplace(np.zeros((R, T)), 1.0, rng=rng)
+    zt *= (4.0 * unit)[:, None]  # in place (same products; a broadcast product with a fresh temporary is slower)
     return PaprikaNoise(za, zt)
 
 
