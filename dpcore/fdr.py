@@ -383,51 +383,70 @@ def _core(p: np.ndarray, rows: _Rows, gammas: Sequence[np.ndarray], *, z_alpha=N
     nrej = np.zeros(R, dtype=np.int64)
     cap = rows.cap[:, None]
     cand_const = rows.cand_const[:, None]
-    ai = rows.ai[a_lo:a_hi, None]
     tc = time_clock
+    cut = cutoff
+    ids = np.arange(R)  # rows still running (finished rows are dropped once they are many)
+    lp_lo, lp_hi, la_lo, la_hi, ls_lo, ls_hi = p_lo, p_hi, a_lo, a_hi, s_lo, s_hi
+    ai = rows.ai[la_lo:la_hi, None]
     ar = np.arange(R)
-    ar_s = np.arange(s_hi - s_lo)
+    ar_s = np.arange(ls_hi - ls_lo)
     rej_out = np.zeros(R * W, dtype=bool)
     alpha_out = np.zeros(R * W)
+    soc_all = is_ai & ~time_clock
 
     with np.errstate(divide="ignore", invalid="ignore"):
         while True:
             live = tpos < T
-            if not live.any():
+            n_live = int(np.count_nonzero(live))
+            if n_live == 0:
                 break
+            if n_live < 0.6 * ids.size:  # compact: keep the running rows (spans stay contiguous)
+                keep = np.flatnonzero(live)
+                if lp_hi > lp_lo:
+                    kp = keep[(keep >= lp_lo) & (keep < lp_hi)] - lp_lo
+                    za_cur, shift, p_cut = za_cur[kp], shift[kp], p_cut[kp]
+                ids, rbase, tpos, N, nrej = ids[keep], rbase[keep], tpos[keep], N[keep], nrej[keep]
+                cap, cand_const, tc, cut = cap[keep], cand_const[keep], tc[keep], cut[keep]
+                lp_lo, lp_hi = _span(priv[ids])
+                la_lo, la_hi = _span(is_ai[ids])
+                ls_lo, ls_hi = _span(soc_all[ids])
+                ai = rows.ai[ids][la_lo:la_hi, None]
+                ar = np.arange(ids.size)
+                ar_s = np.arange(ls_hi - ls_lo)
+                live = np.ones(ids.size, dtype=bool)
             start = rbase + tpos
-            flat_t = start[:, None] + offs  # (R, B) flat indices of the block's steps
+            flat_t = start[:, None] + offs  # (rows, B) flat indices of the block's steps
             Pb = P_flat[flat_t]
             Cb = C_flat[flat_t]
             fidx = Cb + (rbase + N - C_flat[start])[:, None]  # flat index of F at the clock before each step
             sb = F_flat[fidx]
             a = np.minimum(sb, cap)
             cand = Pb < cand_const
-            if any_ai:  # α_t = s_t/(1 + f s_t), candidates p < f α_t
-                x = sb[a_lo:a_hi]
+            if la_hi > la_lo:  # α_t = s_t/(1 + f s_t), candidates p < f α_t
+                x = sb[la_lo:la_hi]
                 y = ai * x
                 y += 1.0
                 np.divide(x, y, out=y)
-                np.minimum(y, cap[a_lo:a_hi], out=a[a_lo:a_hi])
-                np.less(Pb[a_lo:a_hi], ai * a[a_lo:a_hi], out=cand[a_lo:a_hi])
+                np.minimum(y, cap[la_lo:la_hi], out=a[la_lo:la_hi])
+                np.less(Pb[la_lo:la_hi], ai * a[la_lo:la_hi], out=cand[la_lo:la_hi])
             alpha_out[flat_t] = a
             rej = Pb < a
-            if any_private:
-                thr = np.log(a[p_lo:p_hi])
+            if lp_hi > lp_lo:
+                thr = np.log(a[lp_lo:lp_hi])
                 thr -= shift
                 thr += za_cur[:, None]
-                np.less(S_flat[flat_t[p_lo:p_hi] - s_off], thr, out=rej[p_lo:p_hi])
+                np.less(S_flat[flat_t[lp_lo:lp_hi] - s_off], thr, out=rej[lp_lo:lp_hi])
             rej &= cand
             if np_cut:
-                rej &= (nrej < cutoff)[:, None]
+                rej &= (nrej < cut)[:, None]
             # first event of each row: a rejection, or a candidate on the AI candidate-clock rows
             j = rej.argmax(axis=1)
             has = rej[ar, j]
-            if any_soc:
-                cs = cand[s_lo:s_hi]
+            if ls_hi > ls_lo:
+                cs = cand[ls_lo:ls_hi]
                 js = cs.argmax(axis=1)
-                j[s_lo:s_hi] = js
-                has[s_lo:s_hi] = cs[ar_s, js]
+                j[ls_lo:ls_hi] = js
+                has[ls_lo:ls_hi] = cs[ar_s, js]
             j[~has] = B - 1
             rej_j = rej[ar, j]
             # clock after the last committed step (the assumed increments were exact before it)
@@ -436,21 +455,21 @@ def _core(p: np.ndarray, rows: _Rows, gammas: Sequence[np.ndarray], *, z_alpha=N
             rr = np.flatnonzero(rej_j & live)
             if rr.size:
                 rej_out[start[rr] + j[rr]] = True
-                for i, k, n in zip(rr.tolist(), N[rr].tolist(), nrej[rr].tolist()):
+                for i, k, n in zip(ids[rr].tolist(), N[rr].tolist(), nrej[rr].tolist()):
                     f_rows[i][k:] += (rest_tab if n else first_tab)[i][: W - k]
                 nrej[rr] += 1
-                if any_private:
-                    pr = rr[(rr >= p_lo) & (rr < p_hi)]
+                if lp_hi > lp_lo:
+                    pr = rr[(rr >= lp_lo) & (rr < lp_hi)]
                     if pr.size:
                         n_pr = nrej[pr]
-                        za_cur[pr - p_lo] = np.where(n_pr >= p_cut[pr - p_lo], -np.inf,
-                                                     za_all[pr, np.minimum(n_pr, za_all.shape[1] - 1)])
+                        za_cur[pr - lp_lo] = np.where(n_pr >= p_cut[pr - lp_lo], -np.inf,
+                                                      za_all[ids[pr], np.minimum(n_pr, za_all.shape[1] - 1)])
 
     rejections = rej_out.reshape(R, W)[:, :T]
     alphas = alpha_out.reshape(R, W)[:, :T]
-    candidates = p < cand_const
+    candidates = p < rows.cand_const[:, None]
     if any_ai:
-        candidates[a_lo:a_hi] = p[a_lo:a_hi] < ai * alphas[a_lo:a_hi]
+        candidates[a_lo:a_hi] = p[a_lo:a_hi] < rows.ai[a_lo:a_hi, None] * alphas[a_lo:a_hi]
     thresholds = noisy = None
     if any_private and keep_threshold:
         before = np.cumsum(rejections, axis=1) - rejections  # rejections before each step
