@@ -326,7 +326,7 @@ def _core(p: np.ndarray, rows: _Rows, gammas: Sequence[np.ndarray], *, z_alpha=N
     p_lo, p_hi = _span(priv)
     a_lo, a_hi = _span(is_ai)
     s_lo, s_hi = _span(is_ai & ~time_clock)  # AI rows on the candidate clock: a block also stops at a candidate
-    any_private, any_ai, any_soc = p_hi > p_lo, a_hi > a_lo, s_hi > s_lo
+    any_private, any_ai = p_hi > p_lo, a_hi > a_lo
     # a finite cutoff on a non-private row is applied with an explicit mask; private rows stop through Z_α = −∞
     np_cut = bool(np.any(~priv & (cutoff < T)))
     if any_private:
