@@ -7,7 +7,6 @@ script (no navigation titles, sidebar ledger, teaching toggle or wide layout).
 
 from pathlib import Path
 
-import pandas as pd
 import streamlit as st
 from threadpoolctl import threadpool_limits
 
@@ -59,8 +58,11 @@ def _session_status() -> None:
     st.markdown("**Privacy ledger (this session)**")
     summary = get_ledger().summary()
     if summary:
-        table = pd.DataFrame(summary)[["data set", "releases", "ε spent", "δ spent", "ε cap"]]
-        st.dataframe(table, hide_index=True, width="stretch")
+        for row in summary:
+            cap = f" of {row['ε cap']:g}" if row["ε cap"] is not None else ""
+            delta = f", δ {row['δ spent']:.2g}" if row["δ spent"] else ""
+            st.markdown(f"**{row['data set']}**  \nε {row['ε spent']:g}{cap}{delta} spent · "
+                        f"{row['releases']} release{'s' if row['releases'] != 1 else ''}")
     else:
         st.caption("No release yet: previews are free, releases are charged here.")
 
