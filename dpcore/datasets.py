@@ -92,9 +92,12 @@ class GDSC:
     provenance: dict
 
     def drug_label(self, drug_id: str) -> str:
+        """``"Nutlin-3a (GDSC drug 1047, target MDM2)"``, or ``"GDSC drug 221"`` where the release names none."""
+        number = drug_id.removeprefix("Drug_").removesuffix("_IC50")
         row = self.drugs[self.drugs.DRUG_ID == drug_id]
-        name = row.DRUG_NAME.iloc[0] if len(row) else drug_id
-        return f"{name} ({drug_id.removesuffix('_IC50').replace('_', ' ')})"
+        if not len(row):
+            return f"GDSC drug {number}"
+        return f"{row.DRUG_NAME.iloc[0]} (GDSC drug {number}, target {row.DRUG_TARGET.iloc[0]})"
 
     def drug_data(self, drug_id: str, n_features: int) -> tuple[np.ndarray, np.ndarray]:
         """``(X, y)`` for cell lines with a measured IC50: the first ``n_features``

@@ -41,4 +41,5 @@ def test_gdsc_subset():
     assert X.shape == (y.size, 10) and np.isfinite(y).all()
     lo, hi = gdsc.response_range
     assert lo <= np.nanmin(gdsc.ic50.to_numpy()) and np.nanmax(gdsc.ic50.to_numpy()) <= hi
-    assert "Erlotinib" in gdsc.drug_label("Drug_1_IC50") or gdsc.drug_label("Drug_1_IC50")
+    assert gdsc.drug_label("Drug_1047_IC50") == "Nutlin-3a (GDSC drug 1047, target MDM2)"
+    assert gdsc.drug_label("Drug_221_IC50") == "GDSC drug 221"
