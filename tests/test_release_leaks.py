@@ -7,6 +7,7 @@ exact one negligible.
 """
 
 import io
+import json
 import re
 import zipfile
 
@@ -20,12 +21,18 @@ from dpcore.report import html_report
 def _exported_text(bundle, *, report: bool = True) -> str:
     """Everything a release exports (JSON, CSVs and, optionally, the report without Plotly's inlined library).
 
-    The report prints floats to 6 significant digits, so a DP value can round to a short raw value by chance;
-    raw values with few digits are therefore searched in the full-precision JSON and CSVs only.
+    The report and the JSON's prose fields (mechanism descriptions, notes) print public or DP numbers to 4–6
+    significant digits, which can equal a short raw value by chance; with ``report=False`` only the
+    full-precision values (tables and parameters) are searched, where a coincidence is impossible.
     """
-    parts = [bundle.to_json(), " ".join(t.to_csv(index=False) for t in bundle.tables.values())]
     if report:
-        parts.append(re.sub(r"<script\b[^>]*>.*?</script>", " ", html_report([bundle]), flags=re.S))
+        parts = [bundle.to_json(), re.sub(r"<script\b[^>]*>.*?</script>", " ", html_report([bundle]), flags=re.S)]
+    else:
+        payload = json.loads(bundle.to_json())
+        for prose in ("mechanisms", "notes", "privacy_statement"):
+            payload.pop(prose, None)
+        parts = [json.dumps(payload, ensure_ascii=False)]
+    parts.append(" ".join(t.to_csv(index=False) for t in bundle.tables.values()))
     return " ".join(parts)
 
 
