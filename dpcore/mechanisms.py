@@ -151,6 +151,28 @@ def gaussian(value, sigma: float, *, rng: np.random.Generator, draws: int | None
     return value + rng.normal(0.0, sigma, size=_noise_shape(value, draws))
 
 
+def sample_sweep(value, noises, *, rng: np.random.Generator, draws: int) -> np.ndarray:
+    """Preview draws at several calibrations of one kind at once: shape ``(len(noises), draws, *value.shape)``.
+
+    An ε sweep is then one vectorised call: standard noise times a per-ε
+    scale (Laplace, Gaussian), or geometric differences with per-ε success
+    probabilities (discrete Laplace). ``noises`` are :class:`Noise` objects.
+    """
+    value = np.asarray(value)
+    kinds = {n.kind for n in noises}
+    if len(kinds) != 1:
+        raise ValueError("one noise kind per sweep")
+    kind = kinds.pop()
+    scales = np.array([n.scale for n in noises], dtype=float).reshape((-1,) + (1,) * (value.ndim + 1))
+    shape = (len(noises), int(draws)) + value.shape
+    if kind == "laplace":
+        return value + rng.laplace(0.0, 1.0, size=shape) * scales
+    if kind == "gaussian":
+        return value + rng.normal(0.0, 1.0, size=shape) * scales
+    p = np.broadcast_to(-np.expm1(-1.0 / scales), shape)
+    return value.astype(np.int64) + (rng.geometric(p) - rng.geometric(p))
+
+
 def report_noisy_max(
     scores, sensitivity: float, epsilon: float, *, rng: np.random.Generator, draws: int | None = None
 ) -> np.ndarray:

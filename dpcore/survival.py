@@ -36,7 +36,7 @@ from scipy import special, stats
 
 from dpcore.audit import AuditScenario
 from dpcore.datasets import UNIT_DAYS
-from dpcore.mechanisms import Noise, discrete_laplace_noise, laplace_noise
+from dpcore.mechanisms import Noise, discrete_laplace_noise, laplace_noise, sample_sweep
 from dpcore.validation import InputError
 
 Estimator = Literal["km", "na", "cif"]
@@ -332,29 +332,6 @@ def release_counts(counts: Counts, noise: Noise) -> Counts:
     if noise.kind == "discrete_laplace":
         vec = vec.astype(np.int64)
     return counts.from_vector(noise.release(vec))
-
-
-def _sweep_vectors(counts: Counts, noises: Sequence[Noise], *, rng: np.random.Generator, draws: int) -> np.ndarray:
-    """Noisy vectors for several calibrations at once: ``(n_eps, R, G, m)``.
-
-    Scales come from the shared :class:`Noise` objects; the draws are one
-    vectorised call (standard Laplace × scale, or two geometric arrays with
-    per-ε success probabilities for the discrete kind).
-    """
-    vec = counts.vector()
-    kinds = {n.kind for n in noises}
-    if len(kinds) != 1:
-        raise ValueError("one noise kind per sweep")
-    kind = kinds.pop()
-    scales = np.array([n.scale for n in noises], dtype=float).reshape((-1,) + (1,) * (vec.ndim + 1))
-    shape = (len(noises), int(draws)) + vec.shape
-    if kind == "laplace":
-        return vec + rng.laplace(0.0, 1.0, size=shape) * scales
-    if kind == "discrete_laplace":
-        p = -np.expm1(-1.0 / scales)
-        p = np.broadcast_to(p, shape)
-        return vec.astype(np.int64) + (rng.geometric(p) - rng.geometric(p))
-    raise ValueError(f"unsupported noise kind {kind!r}")
 
 
 # --------------------------------------------------------------------------
@@ -906,7 +883,7 @@ def utility_curve(counts: Counts, epsilons, *, draws: int = 200, rng: np.random.
     """Per-draw utility measures over an ε grid in one vectorised pass (``(n_eps, R)`` arrays)."""
     eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
     noises = [survival_noise(float(e), counts.n_groups, kind=kind) for e in eps]
-    vec = _sweep_vectors(counts, noises, rng=rng, draws=draws)
+    vec = sample_sweep(counts.vector(), noises, rng=rng, draws=draws)
     nv = np.array([n.std**2 for n in noises])[:, None] if noise_aware_logrank else 0.0
     u = _utility_from(counts, counts.from_vector(vec), estimator, alpha, level, event_type, risk_set, nv)
     return UtilityCurve(eps, u.sup_error, u.integrated_error, u.median_error, u.coverage, u.logrank_agree,

@@ -138,3 +138,16 @@ def test_planted_bug_halves_the_scale():
     noise = M.laplace_noise(2, 1.0)
     assert noise.with_scale_factor(0.5).scale == pytest.approx(1.0)
     assert "Laplace" in noise.describe() and "Δ1 = 2" in noise.describe()
+
+
+def test_sample_sweep_draws_each_calibration_with_its_own_scale():
+    rng = np.random.default_rng(7)
+    for make, value in ((M.laplace_noise, 0.0), (M.discrete_laplace_noise, np.int64(0)),
+                        (lambda s, e: M.gaussian_noise(s, e, 1e-5), 0.0)):
+        noises = [make(1.0, e) for e in (0.5, 2.0)]
+        out = M.sample_sweep(np.full(3, value), noises, rng=rng, draws=100_000)
+        assert out.shape == (2, 100_000, 3)
+        for i, noise in enumerate(noises):
+            assert out[i].std() == pytest.approx(noise.std, rel=0.02)
+    with pytest.raises(ValueError, match="one noise kind"):
+        M.sample_sweep(np.zeros(2), [M.laplace_noise(1, 1), M.gaussian_noise(1, 1, 1e-5)], rng=rng, draws=5)
