@@ -58,9 +58,13 @@ else:
 st.subheader("Session report")
 bundles = releases()
 if bundles:
-    report = html_report(bundles, title="Session privacy report", custodian_notes=release_notes(), audits=audits())
-    st.download_button("Download the session report (HTML, printable to PDF)", report, "session-report.html",
-                       mime="text/html")
+    notes, audit_results = list(release_notes()), list(audits())
+
+    def session_report() -> str:  # built on click only: several MB with Plotly inlined
+        return html_report(bundles, title="Session privacy report", custodian_notes=notes, audits=audit_results)
+
+    st.download_button("Download the session report (HTML, printable to PDF)", session_report, "session-report.html",
+                       mime="text/html", on_click="ignore")
     st.caption(f"{len(bundles)} release(s); the report contains DP values and public parameters only, plus audit "
                "results labelled as custodian notes.")
 else:

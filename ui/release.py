@@ -83,11 +83,13 @@ def release_panel(
         with st.expander(f"Released table: {name} ({len(table)} rows)"):
             st.dataframe(pd.DataFrame(table), hide_index=True)
     stem = bundle.file_stem()
-    cols = st.columns(3)
-    cols[0].download_button("Download ZIP (JSON + CSV + report)", bundle.to_zip(), f"{stem}.zip",
-                            mime="application/zip", key=f"dl_zip_{key}")
-    cols[1].download_button("Download JSON", bundle.to_json(), f"{stem}.json", mime="application/json",
-                            key=f"dl_json_{key}")
     note = st.session_state.get(f"{state_key}_note")
-    report = html_report([bundle], custodian_notes=[note] if note else [])
-    cols[2].download_button("Download report (HTML)", report, f"{stem}.html", mime="text/html", key=f"dl_html_{key}")
+    # Exports are built only when clicked (callables): a ZIP with its report is ~0.2 s and several MB, which
+    # every later slider move would otherwise pay again while the release stays on screen.
+    cols = st.columns(3)
+    cols[0].download_button("Download ZIP (JSON + CSV + report)", bundle.to_zip, f"{stem}.zip",
+                            mime="application/zip", key=f"dl_zip_{key}", on_click="ignore")
+    cols[1].download_button("Download JSON", bundle.to_json, f"{stem}.json", mime="application/json",
+                            key=f"dl_json_{key}", on_click="ignore")
+    cols[2].download_button("Download report (HTML)", lambda: html_report([bundle], custodian_notes=[note] if note else []),
+                            f"{stem}.html", mime="text/html", key=f"dl_html_{key}", on_click="ignore")
