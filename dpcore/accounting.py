@@ -82,9 +82,6 @@ class Ledger:
             )
         self._budgets[dataset] = Budget(float(epsilon), float(delta))
 
-    def clear_budget(self, dataset: str) -> None:
-        self._budgets.pop(dataset, None)
-
     def budget(self, dataset: str) -> Budget | None:
         return self._budgets.get(dataset)
 

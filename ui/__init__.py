@@ -7,11 +7,9 @@ from ui.release import release_panel
 from ui.state import audits, current_dataset, get_ledger, release_notes, releases, set_current_dataset
 from ui.widgets import (
     epsilon_slider,
-    url_checkbox,
     url_multiselect,
     url_number,
     url_radio,
-    url_segmented,
     url_select_slider,
     url_selectbox,
     url_slider,
@@ -22,6 +20,5 @@ __all__ = [
     "UploadedTable", "upload_csv", "show_errors", "explain", "page_header", "preview_notice", "teaching",
     "teaching_mode", "release_panel", "audits", "current_dataset", "get_ledger", "release_notes", "releases",
     "set_current_dataset",
-    "epsilon_slider", "url_checkbox", "url_multiselect", "url_number", "url_radio", "url_segmented",
-    "url_select_slider", "url_selectbox", "url_slider", "url_toggle",
+    "epsilon_slider", "url_multiselect", "url_number", "url_radio", "url_select_slider", "url_selectbox", "url_slider", "url_toggle",
 ]

@@ -90,20 +90,12 @@ def url_toggle(label: str, *, key: str, **kwargs):
     return _bound(st.toggle, label, key, **kwargs)
 
 
-def url_checkbox(label: str, *, key: str, **kwargs):
-    return _bound(st.checkbox, label, key, **kwargs)
-
-
 def url_number(label: str, *, key: str, **kwargs):
     return _bound(st.number_input, label, key, **kwargs)
 
 
 def url_multiselect(label: str, *, key: str, **kwargs):
     return _bound(st.multiselect, label, key, **kwargs)
-
-
-def url_segmented(label: str, *, key: str, **kwargs):
-    return _bound(st.segmented_control, label, key, **kwargs)
 
 
 def epsilon_options(min_value: float = 0.05, max_value: float = 20.0) -> list[float]:
