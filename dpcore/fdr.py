@@ -3,10 +3,15 @@
 Specification: ``shared/docs/fdr.md`` (Zhang, Kamath & Cummings, "PAPRIKA").
 
 A stream of p-values ``p_1, p_2, …`` arrives; at each step a rule decides at
-once whether to reject (a *discovery*). All rules here run **R streams at
-once**: arrays over runs, one Python loop over time ``t`` (the decision at
-``t`` depends on the decisions before it, so time cannot be vectorised, but
-runs, π1 values and ε values can all be stacked on the run axis).
+once whether to reject (a *discovery*). All rules here run **R streams in one
+call**: runs, rules, π1 values and ε values are stacked on one run axis, each
+row with its own parameters, and one compiled kernel (numba) makes one pass
+over time per row. The decision at ``t`` depends on the decisions before it,
+so time cannot be vectorised; a NumPy loop over time with arrays over runs
+reached only ≈ 35× a per-run Python loop (the ~20k rejection updates and
+alpha-investing's wealth recursion cost ≈ 1 µs each as array operations), the
+compiled pass ≈ 150× (``bench/bench_fdr.py``). Noise is drawn as arrays
+beforehand; the kernel only compares.
 
 Shared bookkeeping (one implementation for every γ-based rule)
 ---------------------------------------------------------------
@@ -30,8 +35,8 @@ Indeed ``t − τ_j − C_{j+}(t−1) = 1 + N(t−1) − N(τ_j)`` because
 alpha-investing choice ``λ_t = α_t``; ``f = 1`` for SAFFRON AI, ``f = 2`` for
 PAPRIKA AI whose candidates use ``2λ_t``).
 
-Alpha-investing (Foster & Stine 2008) keeps a scalar wealth instead and is a
-separate branch of the same loop.
+Alpha-investing (Foster & Stine 2008) keeps a scalar wealth instead and has
+its own small kernel.
 
 Privacy of PAPRIKA (SparseVector on ``log p``)
 ----------------------------------------------
@@ -58,6 +63,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal, Mapping, NamedTuple, Sequence
 
+import numba
 import numpy as np
 import pandas as pd
 from scipy import special, stats
@@ -167,7 +173,7 @@ def log_pvalues(p: np.ndarray, floor: float = P_FLOOR) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------
-# The one loop over time
+# The sequential core (compiled)
 # --------------------------------------------------------------------------
 
 
@@ -234,7 +240,7 @@ def _gamma_run(
 
 @dataclass(frozen=True)
 class _Rows:
-    """Per-run parameters of the γ-based core, so several rules (or ε values) share one loop over time."""
+    """Per-run parameters of the γ-based core, so several rules (or ε values) share one call."""
 
     w0: np.ndarray
     b0: np.ndarray
@@ -258,230 +264,112 @@ class _Rows:
         return _Rows(**{f: np.concatenate([getattr(r, f) for r in parts]) for f in _Rows.__dataclass_fields__})
 
 
-def _row_order(rows: _Rows) -> np.ndarray:
-    """Row order in which private, AI and stop-on-candidate rows each form one contiguous range.
+@numba.njit(cache=True, nogil=True)
+def _gamma_kernel(p, stream, w0, b0, cap, ai, cand_const, time_clock, private, cutoff, shift_a, gamma_id, G,
+                  z_alpha, z_test, floor, rejections, alphas, candidates):  # pragma: no cover (compiled)
+    """The sequential algorithm of the module docstring, compiled: one pass over time per run.
 
-    Ranks: non-private constant-λ rows, non-private AI rows (candidate-clock ones last), private AI rows
-    (candidate-clock ones first), private constant-λ rows. :func:`run_all` builds its rows in this order.
+    Row ``r`` reads the p-values of stream ``stream[r]`` (so stacked rules share one copy of the streams).
+
+    ``F[n] = Σ_j W_j γ[1 + n − K_j]`` over clock values ``n = 0..T`` (``G[i, k] = γ_k`` of sequence i,
+    zero-padded); the level at a step with clock ``N`` is ``F[N]`` and a rejection at clock ``K``
+    adds ``W·γ[1 + n − K]`` to every ``F[n ≥ K]``.
     """
-    ai = rows.ai > 0
-    soc = ai & ~rows.time_clock
-    rank = np.where(rows.private, np.where(ai, 2, 3), np.where(ai, 1, 0))
-    sub = np.where(rank == 1, soc, np.where(rank == 2, ~soc, False))
-    return np.argsort(rank * 2 + sub, kind="stable")
-
-
-def _span(mask: np.ndarray) -> tuple[int, int]:
-    idx = np.flatnonzero(mask)
-    if idx.size == 0:
-        return 0, 0
-    assert idx[-1] - idx[0] + 1 == idx.size, "rows must be in _row_order"
-    return int(idx[0]), int(idx[-1]) + 1
+    R, T = rejections.shape
+    F = np.empty(T + 1)
+    for r in range(R):
+        x = p[stream[r]]
+        g = G[gamma_id[r]]
+        for n in range(T + 1):
+            F[n] = g[1 + n] * w0[r]
+        clock = 0
+        nrej = 0
+        for t in range(T):
+            s = F[clock]
+            if ai[r] > 0.0:  # λ_t = α_t: α_t = s/(1 + f s), candidates p < f α_t
+                a = min(s / (ai[r] * s + 1.0), cap[r])
+                cand = x[t] < ai[r] * a
+            else:
+                a = min(s, cap[r])
+                cand = x[t] < cand_const[r]
+            alphas[r, t] = a
+            candidates[r, t] = cand
+            rej = False
+            if cand and nrej < cutoff[r]:
+                if private[r]:  # SparseVector: log p + Z_t < log α_t − A + Z_α (Z_α redrawn per rejection)
+                    rej = a > 0.0 and (math.log(max(x[t], floor)) + z_test[r, t]
+                                       < math.log(a) - shift_a[r] + z_alpha[r, nrej])
+                else:
+                    rej = x[t] < a
+            if time_clock[r] or not cand:
+                clock += 1
+            if rej:
+                rejections[r, t] = True
+                w = b0[r] - w0[r] if nrej == 0 else b0[r]
+                for n in range(clock, T + 1):
+                    F[n] += g[1 + n - clock] * w
+                nrej += 1
 
 
 def _core(p: np.ndarray, rows: _Rows, gammas: Sequence[np.ndarray], *, z_alpha=None, z_test=None,
-          floor: float = P_FLOOR, keep_threshold: bool = False, block: int = 16,
-          chunk_rows: int = 300):
-    """Vectorised loop over time for every γ-based rule (see the module docstring).
+          floor: float = P_FLOOR, keep_threshold: bool = False):
+    """Every γ-based rule on (S, T) p-values, one row of ``rows`` per run (see the module docstring).
 
-    ``p``: (R, T); ``rows``: per-run parameters; ``gammas``: γ arrays indexed by ``rows.gamma_id``.
-    Private rows reject iff candidate, fewer than ``cutoff`` rejections so far, and
-    ``log p + Z_t < log α_t − A + Z_α[#rej]``; ``z_alpha`` has shape (R, max cutoff + 1): the j-th
-    threshold draw is used between the j-th and (j+1)-th rejection (redrawn after each rejection).
-    Non-private rows reject iff candidate and ``p < α_t``.
+    ``rows`` has R = k·S rows: row r runs on stream ``r mod S`` (k rules stacked on the run axis).
+    ``gammas``: γ arrays indexed by ``rows.gamma_id``. Private rows reject iff candidate, fewer than
+    ``cutoff`` rejections so far, and ``log p + Z_t < log α_t − A + Z_α[#rej]``; ``z_alpha`` has shape
+    (R, max cutoff + 1): the j-th threshold draw is used between the j-th and (j+1)-th rejection.
+    Non-private rows reject iff candidate, fewer than ``cutoff`` rejections and ``p < α_t``.
+    Returns rejections, α_t, candidates and (``keep_threshold``) the private rows' noisy threshold
+    and statistic for preview figures.
     """
-    R, T = p.shape
-    if R > chunk_rows:  # rows are independent: bounded chunks keep the working set in cache
-        parts = []
-        for r0 in range(0, R, chunk_rows):
-            sl = slice(r0, min(R, r0 + chunk_rows))
-            parts.append(_core(p[sl], _Rows(**{f: getattr(rows, f)[sl] for f in _Rows.__dataclass_fields__}), gammas,
-                               z_alpha=None if z_alpha is None else z_alpha[sl],
-                               z_test=None if z_test is None else z_test[sl], floor=floor,
-                               keep_threshold=keep_threshold, block=block, chunk_rows=chunk_rows))
-        return tuple(None if parts[0][i] is None else np.concatenate([x[i] for x in parts]) for i in range(5))
-    order = _row_order(rows)
-    if not np.array_equal(order, np.arange(R)):  # permute into the canonical order, run, permute back
-        back = np.empty_like(order)
-        back[order] = np.arange(R)
-        perm_rows = _Rows(**{f: getattr(rows, f)[order] for f in _Rows.__dataclass_fields__})
-        out = _core(p[order], perm_rows, gammas, z_alpha=None if z_alpha is None else z_alpha[order],
-                    z_test=None if z_test is None else z_test[order], floor=floor, keep_threshold=keep_threshold,
-                    block=block)
-        return tuple(None if x is None else x[back] for x in out)
-
-    L = max(max(g.size for g in gammas), T + 2)
-    G = np.zeros((len(gammas), L))  # indices beyond a stored sequence read 0
+    R, T = rows.w0.size, p.shape[1]
+    stream = np.arange(R) % p.shape[0]
+    G = np.zeros((len(gammas), max(max(g.size for g in gammas), T + 2)))  # γ beyond a stored sequence is 0
     for i, g in enumerate(gammas):
         G[i, : g.size] = g
-    B = block
-    TB = T + B
-    W = TB + 1  # row stride of every per-step table: clock values 0..T+B, time steps 0..T+B−1 (+ 1 spare)
-    gtab = G[:, 1:W + 1] if G.shape[1] > W else np.pad(G, ((0, 0), (0, W + 1 - G.shape[1])))[:, 1:]
-    w0, b0, gid = rows.w0, rows.b0, rows.gamma_id
-    is_ai = rows.ai > 0
-    time_clock = rows.time_clock
-    priv = rows.private
-    cutoff = rows.cutoff
-    p_lo, p_hi = _span(priv)
-    a_lo, a_hi = _span(is_ai)
-    s_lo, s_hi = _span(is_ai & ~time_clock)  # AI rows on the candidate clock: a block also stops at a candidate
-    any_private, any_ai = p_hi > p_lo, a_hi > a_lo
-    # a finite cutoff on a non-private row is applied with an explicit mask; private rows stop through Z_α = −∞
-    np_cut = bool(np.any(~priv & (cutoff < T)))
-    if any_private:
-        c_max = int(cutoff[priv].max())
-        za_all = np.zeros((R, c_max + 1)) if z_alpha is None else z_alpha
-        za_cur = za_all[p_lo:p_hi, 0].copy()
-        za_cur[cutoff[p_lo:p_hi] < 1] = -np.inf
-        S_pad = np.empty((p_hi - p_lo, W))
-        S_pad[:, :T] = log_pvalues(p[p_lo:p_hi], floor)
-        if z_test is not None:
-            S_pad[:, :T] += z_test[p_lo:p_hi]
-        S_pad[:, T:] = np.inf
-        S_flat = S_pad.ravel()
-        s_off = p_lo * W
-        shift = rows.shift_a[p_lo:p_hi, None]
-        p_cut = cutoff[p_lo:p_hi]
-
-    # F[r, n] = Σ_j W_j γ[1 + n − K_j] as a function of the clock value n, K_j the clock at the j-th
-    # rejection (K_0 = 0, W_0 = w0): the level at a step with clock N is F[r, N]; a rejection at clock
-    # value k adds W·γ[1 + n − k] to F[r, n ≥ k] (one contiguous slice per rejection; W·γ is tabulated
-    # once per rule, since W takes two values per row: b0 − w0 at the first rejection, b0 after).
-    #
-    # Time is processed in blocks of B steps *per run*: between two "events" a run's clock is known in
-    # advance (it advances every step on the time clock, and on non-candidates — known from p — on the
-    # candidate clock with constant λ), so its levels and decisions for the next B steps can be computed
-    # at once; the run then commits every step up to its first event (a rejection, or — for AI rules on
-    # the candidate clock, whose candidacy depends on α_t — a candidate) and resumes after it. Each
-    # committed decision is computed from the exact state, so this is the sequential algorithm.
-    F = gtab[gid]
-    F *= w0[:, None]  # in place: a product with a fresh temporary is several times slower here
-    F_flat = F.ravel()
-    f_rows = list(F)  # row views, for the per-rejection slice updates
-    weighted: dict = {}
-    first_tab, rest_tab = [], []
-    for wf, wr, g in zip((b0 - w0).tolist(), b0.tolist(), gid.tolist()):
-        for w, tabs in ((wf, first_tab), (wr, rest_tab)):
-            if (w, g) not in weighted:
-                weighted[(w, g)] = w * gtab[g]
-            tabs.append(weighted[(w, g)])
-    rbase = np.arange(R) * W
-    P_pad = np.ones((R, W))
-    P_pad[:, :T] = p
-    P_flat = P_pad.ravel()
-    # clock increments assumed for every step (exact except at the candidates of AI rows on the candidate
-    # clock, where the block stops): time clock → 1; candidate clock → 1 on non-candidates (p ≥ λ-bound).
-    # C[r, t] = Σ_{s<t} inc[r, s], so the clock before step t of a block started at t0 is N + C[t] − C[t0].
-    inc = np.zeros((R, W), dtype=np.int64)
-    np.greater_equal(P_pad[:, :TB], rows.cand_const[:, None], out=inc[:, 1:], casting="unsafe")
-    inc[time_clock | is_ai, 1:] = 1
-    C_flat = np.cumsum(inc, axis=1).ravel()
-    offs = np.arange(B)
-    tpos = np.zeros(R, dtype=np.int64)
-    N = np.zeros(R, dtype=np.int64)
-    nrej = np.zeros(R, dtype=np.int64)
-    cap = rows.cap[:, None]
-    cand_const = rows.cand_const[:, None]
-    tc = time_clock
-    cut = cutoff
-    ids = np.arange(R)  # rows still running (finished rows are dropped once they are many)
-    lp_lo, lp_hi, la_lo, la_hi, ls_lo, ls_hi = p_lo, p_hi, a_lo, a_hi, s_lo, s_hi
-    ai = rows.ai[la_lo:la_hi, None]
-    ar = np.arange(R)
-    ar_s = np.arange(ls_hi - ls_lo)
-    rej_out = np.zeros(R * W, dtype=bool)
-    alpha_out = np.zeros(R * W)
-    soc_all = is_ai & ~time_clock
-
-    with np.errstate(divide="ignore", invalid="ignore"):
-        while True:
-            live = tpos < T
-            n_live = int(np.count_nonzero(live))
-            if n_live == 0:
-                break
-            if n_live < 0.6 * ids.size:  # compact: keep the running rows (spans stay contiguous)
-                keep = np.flatnonzero(live)
-                if lp_hi > lp_lo:
-                    kp = keep[(keep >= lp_lo) & (keep < lp_hi)] - lp_lo
-                    za_cur, shift, p_cut = za_cur[kp], shift[kp], p_cut[kp]
-                ids, rbase, tpos, N, nrej = ids[keep], rbase[keep], tpos[keep], N[keep], nrej[keep]
-                cap, cand_const, tc, cut = cap[keep], cand_const[keep], tc[keep], cut[keep]
-                lp_lo, lp_hi = _span(priv[ids])
-                la_lo, la_hi = _span(is_ai[ids])
-                ls_lo, ls_hi = _span(soc_all[ids])
-                ai = rows.ai[ids][la_lo:la_hi, None]
-                ar = np.arange(ids.size)
-                ar_s = np.arange(ls_hi - ls_lo)
-                live = np.ones(ids.size, dtype=bool)
-            start = rbase + tpos
-            flat_t = start[:, None] + offs  # (rows, B) flat indices of the block's steps
-            Pb = P_flat[flat_t]
-            Cb = C_flat[flat_t]
-            fidx = Cb + (rbase + N - C_flat[start])[:, None]  # flat index of F at the clock before each step
-            sb = F_flat[fidx]
-            a = np.minimum(sb, cap)
-            cand = Pb < cand_const
-            if la_hi > la_lo:  # α_t = s_t/(1 + f s_t), candidates p < f α_t
-                x = sb[la_lo:la_hi]
-                y = ai * x
-                y += 1.0
-                np.divide(x, y, out=y)
-                np.minimum(y, cap[la_lo:la_hi], out=a[la_lo:la_hi])
-                np.less(Pb[la_lo:la_hi], ai * a[la_lo:la_hi], out=cand[la_lo:la_hi])
-            alpha_out[flat_t] = a
-            rej = Pb < a
-            if lp_hi > lp_lo:
-                thr = np.log(a[lp_lo:lp_hi])
-                thr -= shift
-                thr += za_cur[:, None]
-                np.less(S_flat[flat_t[lp_lo:lp_hi] - s_off], thr, out=rej[lp_lo:lp_hi])
-            rej &= cand
-            if np_cut:
-                rej &= (nrej < cut)[:, None]
-            # first event of each row: a rejection, or a candidate on the AI candidate-clock rows
-            j = rej.argmax(axis=1)
-            has = rej[ar, j]
-            if ls_hi > ls_lo:
-                cs = cand[ls_lo:ls_hi]
-                js = cs.argmax(axis=1)
-                j[ls_lo:ls_hi] = js
-                has[ls_lo:ls_hi] = cs[ar_s, js]
-            j[~has] = B - 1
-            rej_j = rej[ar, j]
-            # clock after the last committed step (the assumed increments were exact before it)
-            N = np.minimum(fidx[ar, j] - rbase + (tc | ~cand[ar, j]), T)
-            tpos = np.minimum(tpos + j + 1, T)
-            rr = np.flatnonzero(rej_j & live)
-            if rr.size:
-                rej_out[start[rr] + j[rr]] = True
-                for i, k, n in zip(ids[rr].tolist(), N[rr].tolist(), nrej[rr].tolist()):
-                    f_rows[i][k:] += (rest_tab if n else first_tab)[i][: W - k]
-                nrej[rr] += 1
-                if lp_hi > lp_lo:
-                    pr = rr[(rr >= lp_lo) & (rr < lp_hi)]
-                    if pr.size:
-                        n_pr = nrej[pr]
-                        za_cur[pr - lp_lo] = np.where(n_pr >= p_cut[pr - lp_lo], -np.inf,
-                                                      za_all[ids[pr], np.minimum(n_pr, za_all.shape[1] - 1)])
-
-    rejections = rej_out.reshape(R, W)[:, :T]
-    alphas = alpha_out.reshape(R, W)[:, :T]
-    candidates = p < rows.cand_const[:, None]
-    if any_ai:
-        candidates[a_lo:a_hi] = p[a_lo:a_hi] < rows.ai[a_lo:a_hi, None] * alphas[a_lo:a_hi]
+    private = np.any(rows.private)
+    za = np.ascontiguousarray(z_alpha, dtype=float) if private else np.zeros((1, 1))
+    zt = np.ascontiguousarray(z_test, dtype=float) if private else np.zeros((1, 1))
+    # the kernel reads z_alpha[r, j] for j < min(cutoff, T) and z_test[r, t] (unchecked: verify here)
+    if private and (za.shape[0] != R or za.shape[1] < min(int(rows.cutoff[rows.private].max()), T)
+                    or zt.shape != (R, T)):
+        raise ValueError("private rows need z_alpha of shape (R, cutoff + 1) and z_test of shape (R, T)")
+    rejections = np.zeros((R, T), dtype=bool)
+    alphas = np.empty((R, T))
+    candidates = np.zeros((R, T), dtype=bool)
+    _gamma_kernel(np.ascontiguousarray(p, dtype=float), stream, rows.w0, rows.b0, rows.cap, rows.ai, rows.cand_const,
+                  rows.time_clock, rows.private, rows.cutoff, rows.shift_a, rows.gamma_id, G, za, zt, float(floor),
+                  rejections, alphas, candidates)
     thresholds = noisy = None
-    if any_private and keep_threshold:
+    if private and keep_threshold:
         before = np.cumsum(rejections, axis=1) - rejections  # rejections before each step
-        np.minimum(before, za_all.shape[1] - 1, out=before)
+        np.minimum(before, za.shape[1] - 1, out=before)
         with np.errstate(divide="ignore", invalid="ignore"):
-            thresholds = np.log(alphas) - rows.shift_a[:, None] + np.take_along_axis(za_all, before, axis=1)
-        noisy = log_pvalues(p, floor) if z_test is None else log_pvalues(p, floor) + z_test
+            thresholds = np.log(alphas) - rows.shift_a[:, None] + np.take_along_axis(za, before, axis=1)
+        noisy = log_pvalues(p[stream], floor) + zt
     return rejections, alphas, candidates, thresholds, noisy
 
 
+@numba.njit(cache=True, nogil=True)
+def _alpha_investing_kernel(p, w0, payout, rejections, alphas):  # pragma: no cover (compiled)
+    R, T = p.shape
+    for r in range(R):
+        wealth = w0
+        last = 0.0
+        for t in range(T):
+            a = min(wealth / (1.0 + (t + 1) - last), wealth / (1.0 + wealth))
+            alphas[r, t] = a
+            if p[r, t] < a:
+                rejections[r, t] = True
+                wealth += payout
+                last = t + 1.0
+            else:
+                wealth -= a / (1.0 - a)
+
+
 def _alpha_investing_run(p: np.ndarray, *, alpha: float, w0: float | None = None, payout: float | None = None):
-    """Foster & Stine (2008) alpha-investing, vectorised over runs.
+    """Foster & Stine (2008) alpha-investing on R streams (one compiled pass over time per run).
 
     Wealth ``W(0) = w0`` (default α/2); level ``α_t = min(W/(1 + t − k*), W/(1 + W))`` with ``k*`` the
     last rejection time (0 before any); a rejection earns the payout ``ω = α``, a non-rejection
@@ -489,18 +377,10 @@ def _alpha_investing_run(p: np.ndarray, *, alpha: float, w0: float | None = None
     ``W(0) ≤ α(1 − α)`` and ``ω ≤ α`` (Foster & Stine, Theorem 1).
     """
     R, T = p.shape
-    wealth = np.full(R, alpha / 2.0 if w0 is None else w0)
-    omega = alpha if payout is None else payout
-    last = np.zeros(R)
     rejections = np.zeros((R, T), dtype=bool)
     alphas = np.empty((R, T))
-    for t in range(T):
-        a = np.minimum(wealth / (1.0 + (t + 1) - last), wealth / (1.0 + wealth))
-        rej = p[:, t] < a
-        wealth = np.where(rej, wealth + omega, wealth - a / (1.0 - a))
-        last = np.where(rej, t + 1, last)
-        alphas[:, t] = a
-        rejections[:, t] = rej
+    _alpha_investing_kernel(np.ascontiguousarray(p, dtype=float), alpha / 2.0 if w0 is None else float(w0),
+                            float(alpha if payout is None else payout), rejections, alphas)
     return rejections, alphas, np.ones((R, T), dtype=bool)
 
 
@@ -776,10 +656,10 @@ def _rule_rows(name: str, R: int, settings: Settings, gamma_id: int, shift_a) ->
 
 def run_all(p: np.ndarray, settings: Settings, *, rng: np.random.Generator,
             methods: Sequence[str] = METHODS, epsilon=None) -> dict[str, StreamResult]:
-    """Run several of :data:`METHODS` on the same (R, T) streams in ONE loop over time.
+    """Run several of :data:`METHODS` on the same (R, T) streams in one kernel call.
 
     The γ-based rules are stacked on the run axis (R × #rules rows, each with its own parameters);
-    alpha-investing runs in its own short loop. Same decisions as :func:`run_method` given the same
+    alpha-investing runs in its own kernel. Same decisions as :func:`run_method` given the same
     noise (the private rows draw their own noise from ``rng``). ``epsilon`` (scalar or (R,))
     overrides ``settings.epsilon`` for the private rules.
     """
@@ -795,25 +675,17 @@ def run_all(p: np.ndarray, settings: Settings, *, rng: np.random.Generator,
             grid = np.unique(eps)
             shifts = np.array([paprika_shift(float(e), s.delta, s.eta, s.cutoff, T, s.shift) for e in grid])
             shift_a = shifts[np.searchsorted(grid, eps)]
-        parts = {m: _rule_rows(m, R, s, int(m in ("SAFFRON AI", "PAPRIKA AI")), shift_a) for m in g_rules}
-        # rules stacked in the core's canonical row order (no permutation inside _core)
-        order = _row_order(_Rows.stack([_Rows(**{f: getattr(parts[m], f)[:1] for f in _Rows.__dataclass_fields__})
-                                         for m in g_rules]))
-        internal = [g_rules[i] for i in order]
-        slot = {m: i for i, m in enumerate(internal)}
+        rows = _Rows.stack([_rule_rows(m, R, s, int(m in ("SAFFRON AI", "PAPRIKA AI")), shift_a) for m in g_rules])
         za = np.zeros((len(g_rules) * R, s.cutoff + 1))
         zt = np.zeros((len(g_rules) * R, T))  # non-private rows keep zeros (never read)
-        for m in g_rules:  # noise drawn in the order of `methods`, as before
+        for i, m in enumerate(g_rules):  # noise drawn in the order of `methods`, as run_method would
             if m in PRIVATE_METHODS:
                 noise = draw_paprika_noise(R, T, epsilon=eps, eta=s.eta, cutoff=s.cutoff, rng=rng)
-                sl = slice(slot[m] * R, (slot[m] + 1) * R)
-                za[sl] = noise.z_alpha
-                zt[sl] = noise.z_test
-        rows = _Rows.stack([parts[m] for m in internal])
-        big_p = np.tile(p, (len(g_rules), 1))
-        rej, a, cand, _, _ = _core(big_p, rows, gammas, z_alpha=za, z_test=zt)
-        for m in g_rules:
-            sl = slice(slot[m] * R, (slot[m] + 1) * R)
+                za[i * R:(i + 1) * R] = noise.z_alpha
+                zt[i * R:(i + 1) * R] = noise.z_test
+        rej, a, cand, _, _ = _core(p, rows, gammas, z_alpha=za, z_test=zt)
+        for i, m in enumerate(g_rules):
+            sl = slice(i * R, (i + 1) * R)
             out[m] = StreamResult(m, rej[sl], a[sl], cand[sl], params=dict(settings=s))
     if "alpha-investing" in methods:
         out["alpha-investing"] = run_alpha_investing(p, alpha=s.alpha)

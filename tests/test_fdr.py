@@ -122,7 +122,7 @@ def test_paprika_without_noise_is_the_rule_p_below_alpha_t():
 
 @pytest.mark.parametrize("ai", [False, True])
 @pytest.mark.parametrize("rule", ["paper", "code"])
-def test_vectorised_paprika_matches_per_stream_loop_with_same_noise(ai, rule):
+def test_paprika_matches_per_stream_loop_with_same_noise(ai, rule):
     rng = np.random.default_rng(5)
     p = fdr.simulate_bernoulli(12, 400, pi1=0.1, rng=rng).pvalues
     eps, eta, c, delta = 3.0, 0.0831, 10, 2.5e-4
@@ -390,7 +390,7 @@ def test_audit_neighbours_respect_the_sensitivity():
     assert (p_a[:-1] < 0.4).all() and (p_b[:-1] > 0.4).all()  # every one of the first 20 flips
 
 
-def test_run_all_in_one_loop_equals_separate_runs():
+def test_run_all_in_one_call_equals_separate_runs():
     """Stacking the rules on the run axis changes nothing: same decisions as one rule at a time with the
     same noise (the private rules' noise is drawn from the same generator in the same order)."""
     p = fdr.simulate_bernoulli(30, 400, pi1=0.05, rng=np.random.default_rng(13)).pvalues
@@ -401,6 +401,36 @@ def test_run_all_in_one_loop_equals_separate_runs():
         alone = fdr.run_method(name, p, s, rng=rng)
         np.testing.assert_array_equal(together[name].rejections, alone.rejections, err_msg=name)
         np.testing.assert_allclose(together[name].alpha, alone.alpha, rtol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("rule", ["paper", "code"])
+def test_compiled_kernels_equal_their_python_source(monkeypatch, rule):
+    """The numba kernels make the same decisions as their own source run by Python, where an
+    out-of-bounds read (e.g. past the Z_α table at the cutoff) raises instead of reading garbage."""
+    p = fdr.simulate_bernoulli(8, 60, pi1=0.3, rng=np.random.default_rng(21)).pvalues
+    p[:, ::9] = 0.0
+    s = fdr.Settings(epsilon=2.0, cutoff=3, rule=rule)
+    compiled = fdr.run_all(p, s, rng=np.random.default_rng(2))
+    monkeypatch.setattr(fdr, "_gamma_kernel", fdr._gamma_kernel.py_func)
+    monkeypatch.setattr(fdr, "_alpha_investing_kernel", fdr._alpha_investing_kernel.py_func)
+    interpreted = fdr.run_all(p, s, rng=np.random.default_rng(2))
+    for name in fdr.METHODS:
+        np.testing.assert_array_equal(compiled[name].rejections, interpreted[name].rejections, err_msg=name)
+        np.testing.assert_array_equal(compiled[name].candidates, interpreted[name].candidates, err_msg=name)
+        np.testing.assert_allclose(compiled[name].alpha, interpreted[name].alpha, rtol=1e-12, err_msg=name)
+    assert compiled["PAPRIKA"].rejections.sum(axis=1).max() == 3  # the cutoff is reached
+
+
+def test_core_refuses_noise_tables_too_small_for_the_cutoff():
+    """The compiled kernel does not check bounds, so the wrapper must: Z_α needs a column per rejection."""
+    p = np.full((2, 10), 0.001)
+    noise = fdr.draw_paprika_noise(2, 10, epsilon=1.0, eta=0.1, cutoff=5, rng=np.random.default_rng(0))
+    short = fdr.PaprikaNoise(noise.z_alpha[:, :3], noise.z_test)
+    with pytest.raises(ValueError, match="z_alpha"):
+        fdr.run_paprika(p, alpha=0.05, epsilon=1.0, delta=1e-3, eta=0.1, cutoff=5, noise=short)
+    with pytest.raises(ValueError, match="z_test"):
+        fdr.run_paprika(p, alpha=0.05, epsilon=1.0, delta=1e-3, eta=0.1, cutoff=5,
+                        noise=fdr.PaprikaNoise(noise.z_alpha, noise.z_test[:, :4]))
 
 
 def test_shift_below_theorem_4_breaks_the_delta_guarantee_at_small_epsilon():
