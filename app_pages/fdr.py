@@ -331,8 +331,7 @@ if truth_runs is not None:
         accuracy_first(key="fdr_acc", grid=curves[1].epsilons, draws=np.nan_to_num(curves[1].power),
                        metric_label="PAPRIKA AI power", default_threshold=0.8, larger_is_better=True,
                        basis=label)
-    if upload_p is None and ui.url_toggle("Show FDR and power vs the share of non-nulls π1 (recomputed when a "
-                                          "setting changes, a few seconds)", key="fdr_showpi", value=False):
+    if upload_p is None:  # streams are cached per π1; a setting change reruns only the rules (≈ 0.1 s)
         st.subheader("FDR and power vs the share of non-nulls π1")
         with ui.show_errors("Sweep failed"):
             with st.spinner("Simulating five values of π1…"):

@@ -24,7 +24,8 @@ def test_default_page_renders_all_figures_and_six_methods():
     at = _page()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    assert len(at.get("plotly_chart")) >= 3
+    assert len(at.get("plotly_chart")) >= 4
+    assert any("share of non-nulls" in s.value for s in at.subheader)  # both sweeps, no toggle
     summary = at.dataframe[0].value
     assert list(summary["method"]) == ["SAFFRON", "SAFFRON AI", "LORD++", "alpha-investing", "PAPRIKA", "PAPRIKA AI"]
     assert all(float(v.split(" ± ")[0]) > 0.5 for v in summary["power ± SE"])
@@ -35,13 +36,11 @@ def test_default_page_renders_all_figures_and_six_methods():
     assert "Laplace(1.33)" in text and "Laplace(2.66)" in text  # fdr.md's table at ε = 5, c = 40
 
 
-def test_epsilon_from_the_url_changes_the_noise_and_the_pi1_sweep_can_be_shown():
-    at = _page(eps="1", fdr_showpi="true")
+def test_epsilon_from_the_url_changes_the_noise():
+    at = _page(eps="1")
     assert not at.exception, at.exception
     text = _noise_text(at)
     assert "Laplace(6.65)" in text and "A = 26.2" in text
-    assert any("share of non-nulls" in s.value for s in at.subheader)
-    assert len(at.get("plotly_chart")) >= 4
 
 
 def test_truncated_exponential_and_code_rule_render():
