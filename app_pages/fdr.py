@@ -354,12 +354,11 @@ if math.isfinite(epsilon):
     params = dict(alpha=alpha, eta=eta, cutoff=cutoff, lam=lam, shift=shift, gamma=gamma, rule="paper", T=T)
     if rule == "code":
         st.caption("Releases always use the paper's threshold rule (the authors' code rule is not private).")
-    if shift < fdr.RELEASE_MIN_SHIFT:
-        st.caption(f"Set the shift scale s to {fdr.RELEASE_MIN_SHIFT:g} to release: with s = {shift:g} the δ part of "
-                   "the guarantee does not hold (see the warning above), so a release is refused.")
     ui.release_panel(
         key="fdr", dataset_label=label, fingerprint=data_fp, method=f"{release_method} discovery list",
         epsilon=epsilon, delta=delta_exp, params=params, utility_note=utility_note,
+        blocked=(f"Set the shift scale s to {fdr.RELEASE_MIN_SHIFT:g} to release: with s = {shift:g} the δ part of the "
+                 "guarantee does not hold (see the warning above)." if shift < fdr.RELEASE_MIN_SHIFT else None),
         make_bundle=lambda: fdr.release(p1[0] if upload_p is None else upload_p, alpha=alpha, epsilon=epsilon,
                                         delta=delta_exp, eta=eta, cutoff=cutoff, lam=lam, shift=shift, gamma=gamma,
                                         ai=release_method == "PAPRIKA AI", dataset=label, fingerprint=data_fp),

@@ -25,6 +25,7 @@ def release_panel(
     make_bundle: Callable[[], Any],
     relation: str = "replace-one",
     utility_note: str = "",
+    blocked: str | None = None,
 ) -> None:
     """Draw the release section of a method page.
 
@@ -38,6 +39,9 @@ def release_panel(
     custodian's data) goes into the HTML report as a custodian note,
     labelled as not part of the release and not private; never into the
     ZIP or JSON that leave the organisation.
+
+    ``blocked`` (a reason) disables the button and says what to change, for
+    settings whose guarantee does not hold; ``make_bundle`` refuses them too.
     """
     ledger = get_ledger()
     ledger.label(fingerprint, dataset_label)
@@ -57,7 +61,9 @@ def release_panel(
         f"ε = {spent_eps:g}, δ = {spent_delta:g}.{cap_text}"
     )
     state_key = f"_release_last_{key}"
-    if st.button(f"Release with {cost}", key=f"release_button_{key}", type="primary"):
+    if blocked:
+        st.info(blocked, icon="🔒")
+    if st.button(f"Release with {cost}", key=f"release_button_{key}", type="primary", disabled=bool(blocked)):
         with show_errors("Release refused"):
             ledger.check(fingerprint, epsilon, delta)
             with st.spinner("Drawing OpenDP noise…"):
