@@ -98,7 +98,11 @@ def sweep_figure(table: pd.DataFrame, *, x_title: str, alpha: float, bound: floa
     """
     fig = make_subplots(rows=1, cols=2, subplot_titles=("FDR (mean FDP over runs)", "power"),
                         horizontal_spacing=0.1)
-    for name in methods or list(dict.fromkeys(table["method"])):
+    if methods is None:  # the same legend order on every sweep: METHODS order, variants after their rule
+        names = list(dict.fromkeys(table["method"]))
+        methods = sorted(names, key=lambda n: (METHODS.index(n.split(" (")[0]) if n.split(" (")[0] in METHODS
+                                               else len(METHODS), names.index(n)))
+    for name in methods:
         sub = table[table["method"] == name].sort_values("x")
         colour = METHOD_COLOURS.get(name.split(" (")[0], PALETTE[0])
         code_rule = "code rule" in name  # the authors' variant: same colour as its rule, dashed, open squares

@@ -110,9 +110,19 @@ def mark_epsilon(fig: go.Figure, epsilon: float, *, label: str = "chosen ε", lo
     return fig
 
 
-def epsilon_axis(fig: go.Figure) -> go.Figure:
-    """Log-scaled ε axis, as every privacy–utility curve uses."""
-    fig.update_xaxes(type="log", title_text="privacy budget ε (log scale; smaller = more private)")
+#: Tick values of every log-scaled ε axis (1-2-5 steps): plotly's own log ticks mix full labels with
+#: small digits ("0.1 2 5 1 2 5 10"), which reads as nonsense to a clinician.
+EPSILON_TICKS = tuple(m * 10.0 ** k for k in range(-3, 4) for m in (1, 2, 5))
+
+
+def epsilon_axis(fig: go.Figure, *, title: str = "privacy budget ε (log scale; smaller = more private)",
+                 **axis_selector) -> go.Figure:
+    """Log-scaled ε axis with plain 1-2-5 tick labels, as every privacy–utility curve uses.
+
+    ``axis_selector`` (e.g. ``row=1, col=2``) picks one subplot's axis.
+    """
+    fig.update_xaxes(type="log", title_text=title, tickvals=EPSILON_TICKS,
+                     ticktext=[f"{v:g}" for v in EPSILON_TICKS], tickangle=0, **axis_selector)
     return fig
 
 

@@ -178,8 +178,8 @@ def rho_panels(epsilons, rho_eps: np.ndarray, sizes, rho_size: np.ndarray, *, ep
                           row=1, col=col)
     base_layout(fig, height=480)
     eps = np.asarray(epsilons, dtype=float)
-    fig.update_xaxes(type="log", title_text="ε (log scale; smaller = more private)",
-                     range=[np.log10(eps.min()) - 0.05, np.log10(eps.max()) + 0.05], row=1, col=1)
+    epsilon_axis(fig, title="ε (log scale; smaller = more private)", row=1, col=1)
+    fig.update_xaxes(range=[np.log10(eps.min()) - 0.05, np.log10(eps.max()) + 0.05], row=1, col=1)
     fig.update_xaxes(title_text="private training records", row=1, col=2)
     fig.update_yaxes(title_text="Spearman ρ (held-out)", row=1, col=1)
     fig.update_layout(margin=dict(t=130), hovermode="x", legend=dict(y=1.13))

@@ -88,8 +88,6 @@ def utility_figure(curve_data, metric: str, *, labels: Mapping[str, str], epsilo
               dash="dot" if method == "nonprivate" else None)
     base_layout(fig, title=title, y_title=y_title)
     epsilon_axis(fig)
-    ticks = [e for e in (0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50) if eps.min() <= e <= eps.max()]
-    fig.update_xaxes(tickvals=ticks, ticktext=[f"{e:g}" for e in ticks])
     if log_y:
         fig.update_yaxes(type="log")
     if epsilon is not None:

@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpcore.figures import NONPRIVATE, PALETTE, PRIVATE, WARNING, band, base_layout, curve
+from dpcore.figures import NONPRIVATE, PALETTE, PRIVATE, WARNING, band, base_layout, curve, epsilon_axis
 from dpcore.survival import ESTIMATORS, CurveSet, Grid, UtilityCurve
 
 Y_TITLES = {"km": "survival probability S(t)", "na": "cumulative hazard H(t)", "cif": "cumulative incidence F(t)"}
@@ -98,8 +98,7 @@ def utility_figure(uc: UtilityCurve, epsilon: float, *, time_unit: str = "time u
         fig.add_trace(go.Scatter(x=x, y=mean, mode="lines+markers", line=dict(color=PRIVATE, width=2),
                                  marker=dict(size=4), name="mean over draws", showlegend=c == 1), row=1, col=c)
         fig.add_vline(x=epsilon, line=dict(color=WARNING, dash="dash", width=1.5), row=1, col=c)
-        fig.update_xaxes(type="log", title_text="ε (log scale)", tickvals=[0.1, 1, 10], ticktext=["0.1", "1", "10"],
-                         tickangle=0, row=1, col=c)
+        epsilon_axis(fig, title="ε (log scale)", row=1, col=c)
     if uc.logrank_agree is not None:
         fig.update_yaxes(range=[0, 1.05], row=1, col=len(panels))
     fig.update_yaxes(title_text=f"error ({time_unit} × prob.)" if len(panels) > 1 else None, row=1, col=2)

@@ -471,6 +471,10 @@ def test_figure_builders():
     assert any(t.name.startswith("rejections") for t in fig2.data)
     table = fdr.sweep({0.1: s}, fdr.METHODS, st_, rng=rng)
     assert len(ff.sweep_figure(table, x_title="π1", alpha=0.05, bound=0.125).data) == 12
+    shuffled = pd.concat([table[table["method"].str.startswith("PAPRIKA")], table[~table["method"].str.startswith("PAPRIKA")]])
+    shuffled.loc[shuffled["method"] == "PAPRIKA", "method"] = "PAPRIKA (authors' code rule)"
+    legend = [t.name for t in ff.sweep_figure(shuffled, x_title="ε", alpha=0.05).data if t.showlegend]
+    assert legend == ["SAFFRON", "SAFFRON AI", "LORD++", "alpha-investing", "PAPRIKA (authors' code rule)", "PAPRIKA AI"]
     curve = fdr.utility_curve(s.pvalues, s.truth, [1.0, 5.0], settings=st_, rng=rng)
     assert len(ff.utility_figure([curve], 5.0, alpha=0.05, bound=0.125).data) == 4
     assert len(ff.summary_figure(fdr.summary_table(list(fdr.run_all(s.pvalues, st_, rng=rng).values()), s.truth),
