@@ -745,6 +745,7 @@ def simulate_bernoulli(R: int, T: int = 800, *, pi1: float = 0.05, n: int = 1000
 
 
 TRUNCEXP_MU0 = 1.0 - 1.0 / (math.e - 1.0)
+_PRODUCT_TERMS = 500
 TRUNCEXP_SIGMA0 = math.sqrt(1.0 - math.e / (math.e - 1.0) ** 2)
 
 
@@ -754,15 +755,23 @@ def simulate_truncexp(R: int, T: int = 800, *, pi1: float = 0.05, n: int = 1000,
 
     ``Z = (Σx − nμ0)/(√n σ0)`` with ``μ0 = 1 − 1/(e−1)``, ``σ0² = 1 − e/(e−1)²`` (the correct
     standardisation; the authors' code divides by ``nσ0²``), ``p = 1 − Φ(Z)``. Draws by inversion
-    ``x = −ln(1 − U(1 − e^{−1}))``, in chunks of runs to bound memory.
+    ``x = −ln(1 − U(1 − e^{−1}))``, in chunks of runs (one reused buffer) to bound memory.
+
+    ``Σ −ln(1 − cU_i) = −ln Π(1 − cU_i)``: one log per :data:`_PRODUCT_TERMS` draws instead of one
+    per draw (10× faster; each factor is ≥ e^{−1}, so a product of 500 stays above 1e−218).
     """
     truth = rng.random((R, T)) < pi1
     sums = np.empty((R, T))
-    rows = max(1, chunk // (T * n))
+    rows = max(1, min(R, chunk // (T * n)))
+    buffer = np.empty((rows, T, n))
     c1 = -math.expm1(-1.0)
     for r0 in range(0, R, rows):
-        u = rng.random((min(rows, R - r0), T, n))
-        sums[r0:r0 + rows] = (-np.log1p(-u * c1)).sum(axis=2)
+        u = buffer[: min(rows, R - r0)]
+        rng.random(out=u)  # the same draws as rng.random(u.shape)
+        u *= -c1
+        u += 1.0
+        sums[r0:r0 + rows] = -sum(np.log(np.prod(u[..., i:i + _PRODUCT_TERMS], axis=2))
+                                  for i in range(0, n, _PRODUCT_TERMS))
     sums = np.where(truth, theta * sums, sums)
     z = (sums - n * TRUNCEXP_MU0) / (math.sqrt(n) * TRUNCEXP_SIGMA0)
     p = special.ndtr(-z)
