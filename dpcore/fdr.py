@@ -238,6 +238,16 @@ def _gamma_run(
     return _core(p, rows, [gamma], z_alpha=z_alpha, z_test=z_test, floor=floor, keep_threshold=keep_threshold)
 
 
+def _compiled(function):
+    """numba-compile ``function`` (GIL released, so sessions run side by side), cached on disk when a
+    writable cache location exists (next to the module, or ``NUMBA_CACHE_DIR`` / the user's cache);
+    on a read-only install it compiles once per process instead of failing at import."""
+    try:
+        return numba.njit(cache=True, nogil=True)(function)
+    except RuntimeError:  # numba: "cannot cache function …: no locator available"
+        return numba.njit(nogil=True)(function)
+
+
 @dataclass(frozen=True)
 class _Rows:
     """Per-run parameters of the γ-based core, so several rules (or ε values) share one call."""
@@ -264,7 +274,7 @@ class _Rows:
         return _Rows(**{f: np.concatenate([getattr(r, f) for r in parts]) for f in _Rows.__dataclass_fields__})
 
 
-@numba.njit(cache=True, nogil=True)
+@_compiled
 def _gamma_kernel(p, stream, w0, b0, cap, ai, cand_const, time_clock, private, cutoff, shift_a, gamma_id, G,
                   z_alpha, z_test, floor, rejections, alphas, candidates):  # pragma: no cover (compiled)
     """The sequential algorithm of the module docstring, compiled: one pass over time per run.
@@ -351,7 +361,7 @@ def _core(p: np.ndarray, rows: _Rows, gammas: Sequence[np.ndarray], *, z_alpha=N
     return rejections, alphas, candidates, thresholds, noisy
 
 
-@numba.njit(cache=True, nogil=True)
+@_compiled
 def _alpha_investing_kernel(p, w0, payout, rejections, alphas):  # pragma: no cover (compiled)
     R, T = p.shape
     for r in range(R):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 import pandas as pd
 import pytest
@@ -432,6 +433,20 @@ def test_compiled_kernels_equal_their_python_source(monkeypatch, rule):
         np.testing.assert_array_equal(compiled[name].candidates, interpreted[name].candidates, err_msg=name)
         np.testing.assert_allclose(compiled[name].alpha, interpreted[name].alpha, rtol=1e-12, err_msg=name)
     assert compiled["PAPRIKA"].rejections.sum(axis=1).max() == 3  # the cutoff is reached
+
+
+def test_kernels_compile_without_a_writable_cache(monkeypatch):
+    """A read-only install (no writable cache location) compiles per process instead of failing at import."""
+    from numba.core import caching
+
+    monkeypatch.setattr(caching.CacheImpl, "_locator_classes", [])
+    with pytest.raises(RuntimeError, match="no locator"):  # what numba does on its own
+        numba.njit(cache=True)(fdr._alpha_investing_kernel.py_func)
+    kernel = fdr._compiled(fdr._alpha_investing_kernel.py_func)
+    p = np.array([[0.001, 0.5, 0.002]])
+    rej, alphas = np.zeros((1, 3), dtype=bool), np.empty((1, 3))
+    kernel(p, 0.025, 0.05, rej, alphas)
+    np.testing.assert_array_equal(rej, fdr.run_alpha_investing(p, alpha=0.05).rejections)
 
 
 def test_core_refuses_noise_tables_too_small_for_the_cutoff():
