@@ -276,7 +276,7 @@ class _Rows:
 
 @_compiled
 def _gamma_kernel(p, stream, w0, b0, cap, ai, cand_const, time_clock, private, cutoff, shift_a, gamma_id, G,
-                  z_alpha, z_test, floor, rejections, alphas, candidates):  # pragma: no cover (compiled)
+                  z_alpha, z_test, floor, rejections, alphas, candidates):
     """The sequential algorithm of the module docstring, compiled: one pass over time per run.
 
     Row ``r`` reads the p-values of stream ``stream[r]`` (so stacked rules share one copy of the streams).
@@ -334,6 +334,8 @@ def _core(p: np.ndarray, rows: _Rows, gammas: Sequence[np.ndarray], *, z_alpha=N
     and statistic for preview figures.
     """
     R, T = rows.w0.size, p.shape[1]
+    if R % p.shape[0]:
+        raise ValueError(f"{R} parameter rows cannot be split over {p.shape[0]} streams")
     stream = np.arange(R) % p.shape[0]
     G = np.zeros((len(gammas), max(max(g.size for g in gammas), T + 2)))  # γ beyond a stored sequence is 0
     for i, g in enumerate(gammas):
@@ -362,7 +364,7 @@ def _core(p: np.ndarray, rows: _Rows, gammas: Sequence[np.ndarray], *, z_alpha=N
 
 
 @_compiled
-def _alpha_investing_kernel(p, w0, payout, rejections, alphas):  # pragma: no cover (compiled)
+def _alpha_investing_kernel(p, w0, payout, rejections, alphas):
     R, T = p.shape
     for r in range(R):
         wealth = w0
