@@ -140,6 +140,45 @@ def test_paprika_matches_per_stream_loop_with_same_noise(ai, rule):
     assert res.rejections.sum() > 30
 
 
+_EDGE_P = st.one_of(st.sampled_from([0.0, 1.0, 0.2, 0.4, 0.5, 1e-300, 1e-12]), st.floats(0.0, 1.0))
+
+
+@settings(max_examples=150, deadline=None)
+@given(p=st.lists(_EDGE_P, min_size=1, max_size=40), cutoff=st.integers(1, 6), ai=st.booleans(),
+       rule=st.sampled_from(["paper", "code"]), eps=st.sampled_from([0.5, 3.0, math.inf]), seed=st.integers(0, 2**16))
+def test_paprika_matches_the_loop_on_edge_case_streams(p, cutoff, ai, rule, eps, seed):
+    """Property: ties with λ, 2λ and 0.5, p = 0 and 1, one-step streams, cutoff 1 — the compiled core and
+    the independent loop agree on every decision and every α_t, given the same noise."""
+    x = np.array([p])
+    T = x.shape[1]
+    noise = fdr.draw_paprika_noise(1, T, epsilon=eps, eta=0.1, cutoff=cutoff, rng=np.random.default_rng(seed))
+    g = fdr.gamma_sequence("power", T, exponent=1.4 if ai else 1.6)
+    res = fdr.run_paprika(x, alpha=0.2, epsilon=eps, delta=1e-3, eta=0.1, cutoff=cutoff, gamma=g, ai=ai, rule=rule,
+                          noise=noise)
+    A = fdr.paprika_shift(eps, 1e-3, 0.1, cutoff, T)
+    rej, alphas = ref.paprika_loop(p, g, alpha=0.2, lam=0.2, cutoff=cutoff, shift_a=A, z_alpha=noise.z_alpha[0],
+                                   z_test=noise.z_test[0], ai=ai, rule=rule)
+    assert res.rejections[0].tolist() == rej
+    np.testing.assert_allclose(res.alpha[0], alphas, rtol=1e-12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(p=st.lists(_EDGE_P, min_size=1, max_size=40))
+def test_nonprivate_rules_match_the_loops_on_edge_case_streams(p):
+    x = np.array([p])
+    T = x.shape[1]
+    g16, g14 = fdr.gamma_sequence("power", T), fdr.gamma_sequence("power", T, exponent=1.4)
+    cases = [
+        (fdr.run_saffron(x, alpha=0.5, lam=0.5), ref.saffron_loop(p, g16, alpha=0.5, lam=0.5)),
+        (fdr.run_lord(x, alpha=0.5), ref.lord_loop(p, g16, alpha=0.5)),
+        (fdr.run_saffron_ai(x, alpha=0.5), ref.saffron_ai_loop(p, g14, alpha=0.5)),
+        (fdr.run_alpha_investing(x, alpha=0.5), ref.alpha_investing_loop(p, alpha=0.5)),
+    ]
+    for res, (rej, alphas) in cases:
+        assert res.rejections[0].tolist() == rej, res.method
+        np.testing.assert_allclose(res.alpha[0], alphas, rtol=1e-12, err_msg=res.method)
+
+
 def test_nonprivate_rules_match_per_stream_loops():
     rng = np.random.default_rng(6)
     p = fdr.simulate_bernoulli(6, 500, pi1=0.08, rng=rng).pvalues
