@@ -214,11 +214,12 @@ with c2:
                             help="Public bound ‖θ‖1 ≤ B; every iterate is rescaled into this ball. It sets the "
                                  "gradient bound γ = K(KB + r) that all methods' noise grows with."))
 with c3:
-    methods = tuple(ui.url_multiselect("Methods", key="sp_methods", options=list(sp.METHODS),
-                                       default=list(sp.METHODS), format_func=lambda m: LABELS[m]))
     R = int(ui.url_select_slider("repeats (noise draws)", key="sp_R", options=[5, 10, 20, 50], value=10))
     seed = int(ui.url_number("preview seed", key="sp_seed", min_value=0, max_value=10_000, value=0, step=1,
                              help="Seeds the preview only; a release is seeded by the operating system."))
+# full width: six method names do not fit as chips in a third of the page
+methods = tuple(ui.url_multiselect("Methods", key="sp_methods", options=list(sp.METHODS),
+                                   default=list(sp.METHODS), format_func=lambda m: LABELS[m]))
 with st.expander("Advanced constants (public)"):
     a1, a2, a3 = st.columns(3)
     with a1:
