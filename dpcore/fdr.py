@@ -10,7 +10,7 @@ over time per row. The decision at ``t`` depends on the decisions before it,
 so time cannot be vectorised; a NumPy loop over time with arrays over runs
 reached only ≈ 35× a per-run Python loop (the ~20k rejection updates and
 alpha-investing's wealth recursion cost ≈ 1 µs each as array operations), the
-compiled pass ≈ 150× (``bench/bench_fdr.py``). Noise is drawn as arrays
+compiled pass ≈ 140× (``bench/bench_fdr.py``). Noise is drawn as arrays
 beforehand; the kernel only compares.
 
 Shared bookkeeping (one implementation for every γ-based rule)
