@@ -81,12 +81,30 @@ def read_csv(data: bytes, *, limits: Limits = Limits()) -> pd.DataFrame:
         raise InputError(f"The file has {n_records:,} rows; the limit is {limits.max_rows:,}.")
     if n_records < limits.min_rows:
         raise InputError(f"The file has {n_records} data row(s); at least {limits.min_rows} are needed.")
+    _check_cells_per_row(text, len(header_cells))
     try:
-        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, skipinitialspace=True)
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, skipinitialspace=True,
+                            index_col=False)
     except (pd.errors.ParserError, ValueError) as err:
         raise InputError(f"The file is not a well-formed CSV: {err}") from None
     frame.columns = stripped
     return frame
+
+
+def _check_cells_per_row(text: str, n_columns: int) -> None:
+    """Every data row must have as many cells as the header has names.
+
+    Otherwise pandas shifts the columns silently (one extra cell on every row turns the first
+    column into row labels) or fills the gap with empty values.
+    """
+    records = (r for r in csv.reader(io.StringIO(text)) if any(c.strip() for c in r))
+    next(records)  # the header
+    for i, record in enumerate(records):
+        if len(record) != n_columns:
+            hint = " (a trailing comma, or a comma inside an unquoted value?)" if len(record) > n_columns else ""
+            cells = f"{len(record)} cell" + ("" if len(record) == 1 else "s")
+            raise InputError(f"Row {_spreadsheet_row(i)} has {cells} but the header names "
+                             f"{n_columns} columns{hint}.")
 
 
 def require_columns(frame: pd.DataFrame, columns: Iterable[str]) -> None:

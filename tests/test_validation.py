@@ -43,11 +43,20 @@ def test_bom_and_spaces_are_tolerated():
         (b"time,time\n1,0\n2,1\n", "Duplicate column"),
         (b"time,\n1,0\n2,1\n", "Column 2 of the header has no name"),
         (b"time,event\n1,0\n", "at least 2"),
+        # one extra cell on every row would otherwise turn the first column into row labels, silently
+        (b"p,truth\n0.1,0,1\n0.2,1,0\n", r"Row 2 has 3 cells but the header names 2 columns \(a trailing comma"),
+        (b"p,truth\n0.1,0,\n0.2,1,\n", "Row 2 has 3 cells"),
+        (b"p,truth\n0.1,0\n0.2\n0.3,1\n", "Row 3 has 1 cell but"),
     ],
 )
 def test_bad_files_are_named(data, pattern):
     with pytest.raises(InputError, match=pattern):
         read_csv(data)
+
+
+def test_quoted_commas_and_blank_lines_are_not_miscounted():
+    frame = read_csv(b'label,p\r\n"a, b",0.1\r\n\r\nc,0.2\r\n')
+    assert frame.to_dict("list") == {"label": ["a, b", "c"], "p": ["0.1", "0.2"]}
 
 
 def test_size_and_row_limits():
