@@ -229,7 +229,8 @@ with st.expander("Advanced constants (public)"):
         T2 = int(ui.url_number("student steps T2", key="sp_T2", min_value=5, max_value=500, value=60))
         dp_T = int(ui.url_number("DP-IGHT steps T", key="sp_dpT", min_value=2, max_value=200, value=30))
     with a3:
-        m_syn = int(ui.url_number("synthetic points m", key="sp_m", min_value=50, max_value=20_000, value=n,
+        m_syn = int(ui.url_number("synthetic points m", key="sp_m", min_value=50, max_value=20_000,
+                                  value=min(max(n, 50), 20_000),  # default m = n, inside the widget's range
                                   help="The student's error hardly depends on m: σ grows like √m."))
 if not methods:
     st.warning("Choose at least one method.")

@@ -112,6 +112,16 @@ def test_upload_runs_and_bad_upload_is_named():
     assert any("Column 'g2', row 7" in e.value for e in at.error), [e.value for e in at.error]
 
 
+def test_small_upload_runs():
+    """12 records: the default number of synthetic points (m = n) lies below the widget's minimum 50."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(12, 4))
+    frame = pd.DataFrame(X, columns=[f"g{j}" for j in range(4)])
+    frame.insert(0, "y", X[:, 0])
+    at = _with_upload(frame.to_csv(index=False).encode())
+    _ok(at)
+
+
 def test_upload_parsing_errors_are_named():
     frame = pd.DataFrame({"y": ["1.0", "2.0", "x"] + ["1"] * 20, "g1": np.arange(23), "g2": np.arange(23) % 2})
     from dpcore import sparse as sp
