@@ -11,7 +11,7 @@ import streamlit as st
 from threadpoolctl import threadpool_limits
 
 from ui import current_dataset, get_ledger, url_toggle
-from ui.layout import TEACHING_KEY
+from ui.layout import TEACHING_KEY, literal
 
 ROOT = Path(__file__).resolve().parent
 
@@ -54,14 +54,14 @@ def _session_status() -> None:
     """Current data set and ledger, drawn after the page ran so a release shows up at once."""
     current = current_dataset()
     st.markdown("**Current data set**")
-    st.caption(current[0] if current else "none chosen yet")
+    st.caption(literal(current[0]) if current else "none chosen yet")
     st.markdown("**Privacy ledger (this session)**")
     summary = get_ledger().summary()
     if summary:
         for row in summary:
             cap = f" of {row['ε cap']:g}" if row["ε cap"] is not None else ""
             delta = f", δ {row['δ spent']:.2g}" if row["δ spent"] else ""
-            st.markdown(f"**{row['data set']}**  \nε {row['ε spent']:g}{cap}{delta} spent · "
+            st.markdown(f"**{literal(row['data set'])}**  \nε {row['ε spent']:g}{cap}{delta} spent · "
                         f"{row['releases']} release{'s' if row['releases'] != 1 else ''}")
     else:
         st.caption("No release yet: previews are free, releases are charged here.")

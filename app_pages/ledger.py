@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcore.report import html_report
-from ui import audits, current_dataset, explain, get_ledger, page_header, release_notes, releases, show_errors
+from ui import audits, current_dataset, explain, get_ledger, literal, page_header, release_notes, releases, show_errors
 
 page_header("Ledger & report", "Everything released in this browser session, what it cost, and a printable report.")
 explain(
@@ -46,12 +46,14 @@ if choices:
     cols = st.columns(2)
     cap_eps = cols[0].number_input("Total ε cap", min_value=0.01, max_value=100.0,
                                    value=existing.epsilon if existing else 5.0, key="cap_eps")
+    spent_delta = ledger.spent(fp)[1]  # a default below what is already spent could never be set
     cap_delta = cols[1].number_input("Total δ cap", min_value=0.0, max_value=0.01, format="%.2e",
-                                     value=existing.delta if existing else 1e-5, key="cap_delta")
+                                     value=existing.delta if existing else max(1e-5, 2 * spent_delta),
+                                     key="cap_delta")
     if st.button("Set cap"):
         with show_errors("Cap not set"):
             ledger.set_budget(fp, cap_eps, cap_delta)
-            st.success(f"Cap for {label}: ε = {cap_eps:g}, δ = {cap_delta:g}.")
+            st.success(f"Cap for {literal(label)}: ε = {cap_eps:g}, δ = {cap_delta:g}.")
 else:
     st.caption("Open a method page and pick a data set to set its cap.")
 

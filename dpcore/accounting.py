@@ -115,7 +115,7 @@ class Ledger:
         eps, dl = self.spent(dataset)
         if eps + epsilon > cap.epsilon + 1e-12 or dl + delta > cap.delta + 1e-15:
             raise BudgetExceeded(
-                f"Release refused: it costs ε = {epsilon:g}, δ = {delta:g}, but "
+                f"This release costs ε = {epsilon:g}, δ = {delta:g}, but "
                 f"{self.name_of(dataset)} has ε = {max(cap.epsilon - eps, 0):g}, "
                 f"δ = {max(cap.delta - dl, 0):g} left of its cap (ε = {cap.epsilon:g}, δ = {cap.delta:g})."
             )

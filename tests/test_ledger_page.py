@@ -45,4 +45,19 @@ def test_releases_totals_cap_and_report():
     at.number_input(key="cap_eps").set_value(1.0)
     at.button[0].click().run()
     assert ledger.budget("fp1").epsilon == 1.0
-    assert any("Cap for Gehan" in s.value for s in at.success)
+    assert any("Cap for Gehan \\(bundled\\)" in s.value for s in at.success)  # names print as typed
+
+
+def test_default_delta_cap_can_be_set_after_a_delta_release():
+    """The δ cap field defaults above what is already spent (an FDR release spends δ = 2.5e-4)."""
+    ledger = Ledger()
+    ledger.label("fp2", "stream_*1*.csv")
+    ledger.charge("fp2", "PAPRIKA", 5.0, 2.5e-4)
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.session_state["_dp_ledger"] = ledger
+    at.session_state["_dp_releases"] = [_bundle()]
+    at.run()
+    at.number_input(key="cap_eps").set_value(10.0)
+    at.button[0].click().run()
+    assert not at.error, [e.value for e in at.error]
+    assert ledger.budget("fp2").delta == 5e-4

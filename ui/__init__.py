@@ -2,7 +2,7 @@
 
 from ui.data import UploadedTable, upload_csv
 from ui.errors import show_errors
-from ui.layout import explain, page_header, preview_notice, teaching, teaching_mode
+from ui.layout import explain, literal, page_header, preview_notice, teaching, teaching_mode
 from ui.release import release_panel
 from ui.state import audits, current_dataset, get_ledger, release_notes, releases, set_current_dataset
 from ui.widgets import (
@@ -17,7 +17,7 @@ from ui.widgets import (
 )
 
 __all__ = [
-    "UploadedTable", "upload_csv", "show_errors", "explain", "page_header", "preview_notice", "teaching",
+    "UploadedTable", "upload_csv", "show_errors", "explain", "literal", "page_header", "preview_notice", "teaching",
     "teaching_mode", "release_panel", "audits", "current_dataset", "get_ledger", "release_notes", "releases",
     "set_current_dataset",
     "epsilon_slider", "url_multiselect", "url_number", "url_radio", "url_select_slider", "url_selectbox", "url_slider", "url_toggle",

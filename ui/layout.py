@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 TEACHING_KEY = "teach"
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
+
+
+def literal(text: str) -> str:
+    """``text`` escaped for st.markdown/caption/success: data set names (file names, "s*") print as typed."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text))
 
 
 def page_header(title: str, subtitle: str = "") -> None:

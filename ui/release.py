@@ -9,6 +9,7 @@ import streamlit as st
 
 from dpcore.report import CustodianNote, html_report
 from ui.errors import show_errors
+from ui.layout import literal
 from ui.state import get_ledger, release_notes, releases
 
 
@@ -57,7 +58,7 @@ def release_panel(
     )
     st.markdown(
         f"A release draws fresh noise from OpenDP's vetted samplers (seeded by the operating system), costs **{cost}**"
-        f" on *{dataset_label}* and is recorded in this session's ledger. Already spent on this data set: "
+        f" on *{literal(dataset_label)}* and is recorded in this session's ledger. Already spent on this data set: "
         f"ε = {spent_eps:g}, δ = {spent_delta:g}.{cap_text}"
     )
     state_key = f"_release_last_{key}"
