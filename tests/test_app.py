@@ -28,7 +28,7 @@ def test_sidebar_ledger_shows_a_release_recorded_through_the_api():
     at.run()
     assert not at.exception
     text = " ".join(m.value for m in at.sidebar.markdown)
-    assert "**Gehan (bundled)**" in text and "ε 0.7 spent · 1 release" in text
+    assert r"**Gehan \(bundled\)**" in text and "ε 0.7 spent · 1 release" in text  # escaped: prints as typed
 
 
 def test_teaching_mode_is_bound_to_the_url():

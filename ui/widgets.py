@@ -8,6 +8,8 @@ every page goes through here, which is what makes links reproducible.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import streamlit as st
 
@@ -25,37 +27,57 @@ def url_slider(label: str, *, key: str, **kwargs):
     return _bound(st.slider, label, key, **kwargs)
 
 
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
+
+
 def _option_from_text(raw: str, options: list, default):
-    """The option whose text is ``raw`` (numbers compared as numbers: ``2`` finds ``2.0``)."""
+    """``(option, note)`` for a value read from a link.
+
+    The option whose text is ``raw``; numbers are compared as numbers (``2`` finds ``2.0``), and a
+    number between or beyond the offered ones snaps to the nearest (on a log scale when all are
+    positive, as for ε) with a note saying so, since pages offer different ranges. Anything else
+    gives the default and a note.
+    """
     for option in options:
         if str(option) == raw:
-            return option
+            return option, None
+    numeric = [o for o in options if _is_number(o)]
     try:
         number = float(raw)
     except ValueError:
-        return default
-    for option in options:
-        if isinstance(option, (int, float)) and not isinstance(option, bool) and option == number:
-            return option
-    return default
+        number = math.nan
+    if not numeric or not math.isfinite(number):
+        return default, f"the link's value {raw!r} is not offered here; showing the default {default}"
+    for option in numeric:
+        if option == number:
+            return option, None
+    log_scale = number > 0 and all(o > 0 for o in numeric)
+    nearest = min(numeric, key=lambda o: abs(math.log(o / number)) if log_scale else abs(o - number))
+    return nearest, f"the link asked for {raw}; the nearest value offered here is {nearest:g}"
 
 
 def _choice_bound(widget, label: str, key: str, options, default, format_func, **kwargs):
     """URL binding by the option's own value (``?method=survival``), not its display label.
 
     Streamlit's native binding writes ``format_func(option)`` into the URL,
-    which makes links long and breaks when a label is reworded, so choice
-    widgets with a ``format_func`` are bound here instead: the URL value
-    seeds the widget's state on first render, and the widget's value is
-    written back (or dropped when it equals the default) after each run.
+    which makes links long and breaks when a label is reworded, and ignores
+    ``?s=4`` for an option ``4.0``; choice widgets with a ``format_func`` or
+    numeric options are bound here instead: the URL value seeds the
+    widget's state on first render (with a note under the widget when it had
+    to be adjusted), and the widget's value is written back (or dropped when
+    it equals the default) after each run.
     """
     if not key:
         raise ValueError("URL-bound widgets need a key (it becomes the query-parameter name)")
     options = list(options)
+    note = None
     if key not in st.session_state:
         raw = st.query_params.get(key)
-        st.session_state[key] = default if raw is None else _option_from_text(raw, options, default)
+        st.session_state[key], note = (default, None) if raw is None else _option_from_text(raw, options, default)
     value = widget(label, options=options, key=key, format_func=format_func, **kwargs)
+    if note:
+        st.caption(f"Link: {note}.")
     if value == default:
         if key in st.query_params:
             del st.query_params[key]
@@ -65,11 +87,11 @@ def _choice_bound(widget, label: str, key: str, options, default, format_func, *
 
 
 def url_select_slider(label: str, *, key: str, options, value=None, format_func=None, **kwargs):
-    if format_func is None:
-        return _bound(st.select_slider, label, key, options=options, value=value, **kwargs)
     options = list(options)
+    if format_func is None and not all(_is_number(o) for o in options):
+        return _bound(st.select_slider, label, key, options=options, value=value, **kwargs)
     return _choice_bound(st.select_slider, label, key, options, options[0] if value is None else value,
-                         format_func, **kwargs)
+                         format_func or str, **kwargs)
 
 
 def url_selectbox(label: str, *, key: str, options, index: int = 0, format_func=None, **kwargs):
