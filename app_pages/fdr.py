@@ -139,6 +139,7 @@ else:
     frame, data_fp, name = table
     cols = list(frame.columns)
     none = "(none)"
+    ui.reset_when_changed("_fdr_upload_columns", tuple(cols), dict(fdr_pcol=cols[0], fdr_tcol=none))
     m1, m2 = st.columns(2)
     with m1:
         pcol = ui.url_selectbox("p-value column", key="fdr_pcol", options=cols, index=0)

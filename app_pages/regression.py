@@ -79,6 +79,7 @@ def _upload() -> Source | None:
         return None
     frame, fp, name = table
     cols = list(frame.columns)
+    ui.reset_when_changed("_rg_upload_columns", tuple(cols), dict(rg_ycol=cols[0], rg_xcols=cols[1:11]))
     c1, c2 = st.columns([1, 2])
     with c1:
         resp = ui.url_selectbox("Response column", key="rg_ycol", options=cols, index=0)
@@ -198,18 +199,28 @@ def _clamp(key: str, lo: int, hi: int) -> None:
             st.session_state[key] = clamped
 
 
-max_test = max(20, N // 4)
+MIN_RECORDS = 60  # 20 held out for testing, 10 non-private (default), > 20 for private training (a slider)
+if N < MIN_RECORDS:
+    st.error(f"The data have {N} records; this page needs at least {MIN_RECORDS} (20 held out for testing, 10 "
+             "non-private and more than 20 for private training).")
+    st.stop()
+max_test = max(30, N // 4)  # a slider needs max > min
+test_default = max(20, min(100, N // 4))
+ui.reset_when_changed("_rg_last_source", src.fp,  # sizes default from the data's size
+                      dict(rg_ntest=test_default,
+                           rg_npriv=int(min(800, N - test_default - st.session_state.get("rg_npub", 10)))))
 s1, s2, s3 = st.columns(3)
 _clamp("rg_ntest", 20, max_test)
 with s1:
     n_test = int(ui.url_slider("Test set size", key="rg_ntest", min_value=20, max_value=max_test,
-                               value=min(100, max_test), step=10))
+                               value=test_default, step=10))
 with s2:
     n_pub = int(ui.url_slider("Non-private training records (public)", key="rg_npub", min_value=0, max_value=50,
                               value=10, step=5))
 avail = N - n_test - n_pub
-if avail < 20:
-    st.error(f"Only {avail} records are left for private training; reduce the test or non-private set.")
+if avail <= 20:
+    st.error(f"Only {avail} records are left for private training (more than 20 are needed); reduce the test or "
+             "non-private set.")
     st.stop()
 _clamp("rg_npriv", 20, int(avail))
 with s3:

@@ -173,6 +173,7 @@ else:
         st.stop()
     frame, fp, name = table
     cols = list(frame.columns)
+    ui.reset_when_changed("_sp_upload_columns", tuple(cols), dict(sp_ycol=cols[0], sp_xcols=cols[1:51]))
     c1, c2 = st.columns([1, 2])
     with c1:
         response = ui.url_selectbox("Response column", key="sp_ycol", options=cols, index=0)

@@ -21,6 +21,9 @@ from dpcore.utility import describe_draws
 from ui.widgets import EPSILON_STEPS
 
 UNITS = list(UNIT_DAYS)
+#: Starting horizon for uploads, in the file's time unit: one year of follow-up (five for data in years, so the
+#: grid has more than one bin). A public choice; the Horizon control changes it.
+UPLOAD_HORIZON = {"days": 365.0, "weeks": 52.0, "months": 12.0, "years": 5.0}
 SWEEP = np.array(EPSILON_STEPS)
 
 
@@ -86,6 +89,8 @@ def _upload() -> Source | None:
     frame, fp, name = table
     cols = list(frame.columns)
     none = "(none)"
+    ui.reset_when_changed("_sv_upload_columns", tuple(cols),
+                          dict(sv_tcol=cols[0], sv_ecol=cols[min(1, len(cols) - 1)], sv_gcol=none, sv_glabels=""))
     m1, m2, m3 = st.columns(3)
     with m1:
         tcol = ui.url_selectbox("Time column", key="sv_tcol", options=cols, index=0)
@@ -94,16 +99,13 @@ def _upload() -> Source | None:
                                 index=min(1, len(cols) - 1))
     with m3:
         gcol = ui.url_selectbox("Group column (optional)", key="sv_gcol", options=[none] + cols, index=0)
-    c1, c2, c3 = st.columns(3)
+    c1, c2 = st.columns(2)
     with c1:
-        unit = ui.url_selectbox("Unit of the time column", key="sv_tunit", options=UNITS, index=0)
+        unit = ui.url_selectbox("Unit of the time column", key="sv_tunit", options=UNITS, index=0,
+                                help="Sets the grid unit and the horizon's unit below (both can be changed).")
     with c2:
         n_types = int(ui.url_number("Number of event types K (2+ = competing risks)", key="sv_k", min_value=1,
                                     max_value=5, value=1, step=1))
-    with c3:
-        horizon = float(ui.url_number(f"Public horizon H (in {unit})", key="sv_h", min_value=0.001, value=365.0,
-                                      help="Chosen from domain knowledge, not from the data (e.g. the trial's "
-                                           "planned follow-up). Later times are censored at H."))
     labels = None
     if gcol != none:
         labels = st.text_input(
@@ -116,7 +118,7 @@ def _upload() -> Source | None:
         m = sv.survival_from_frame(frame, time_col=tcol, event_col=ecol, group_col=None if gcol == none else gcol,
                                    group_labels=labels, n_types=n_types)
         return Source(f"{name} (uploaded)", fp, m.time, m.event, m.group, m.groups,
-                      None if gcol == none else gcol, m.event_labels, unit, horizon, unit, False)
+                      None if gcol == none else gcol, m.event_labels, unit, UPLOAD_HORIZON[unit], unit, False)
     return None
 
 
@@ -143,12 +145,9 @@ else:
         st.stop()
 
 ui.set_current_dataset(src.label, src.fp)
-if st.session_state.get("_sv_last_source") != src.fp:
-    # a new data set brings its own public metadata: reset the grid controls to it
-    if "_sv_last_source" in st.session_state:
-        for stale in ("sv_hor", "sv_unit", "sv_etype"):
-            st.session_state.pop(stale, None)
-    st.session_state["_sv_last_source"] = src.fp
+# a new data set (or time unit) brings its own public metadata: reset the grid controls to it
+ui.reset_when_changed("_sv_last_source", (src.fp, src.time_unit),
+                      dict(sv_hor=float(src.horizon), sv_unit=src.grid_unit, sv_etype=src.event_labels[0]))
 st.caption(f"Unit of privacy: one person (replace-one neighbours; n = {src.time.size} is public).")
 
 # ---- controls --------------------------------------------------------------
@@ -165,8 +164,10 @@ with c1:
 with c2:
     grid_unit = ui.url_selectbox("Grid unit (bin width)", key="sv_unit", options=UNITS,
                                  index=UNITS.index(src.grid_unit))
-    horizon = float(ui.url_number(f"Horizon H ({src.time_unit})", key="sv_hor", min_value=0.001,
-                                  value=float(src.horizon), help="Public: times after H count as censored at H."))
+    horizon = float(ui.url_number(f"Horizon H ({src.time_unit})", key="sv_hor", min_value=0.001, format="%g",
+                                  value=float(src.horizon),
+                                  help="Public, chosen from domain knowledge, not from the data (e.g. the trial's "
+                                       "planned follow-up): times after H count as censored at H."))
     compare = aware = False
     if src.groups:
         compare = ui.url_toggle(f"Compare by {src.group_label or 'group'}", key="sv_cmp", value=True,

@@ -35,3 +35,23 @@ def test_survival_page_epsilon_slider(app_server, chromium_page, streamlit_idle,
     assert page.locator('[data-testid="stException"]').count() == 0
     # Streamlit scrolls inside its own container: grow the viewport to capture the whole page
     page_screenshot(page, "survival")
+
+
+def test_epsilon_survives_waiting_for_an_upload(app_server, chromium_page, streamlit_idle, tmp_path):
+    """The ε slider is not drawn while the page waits for a file; when it comes back it must show (and use)
+    the ε chosen before, not its first option (a widget seeded through session state did that)."""
+    rows = "\n".join(f"{i % 30 + 1},{i % 2},{'AB'[i % 2]}" for i in range(60))
+    csv = tmp_path / "trial.csv"
+    csv.write_text("time,event,arm\n" + rows + "\n")
+    page = chromium_page
+    page.goto(f"{app_server}/survival?eps=2")
+    streamlit_idle(page)
+    page.get_by_text("upload a CSV").click()
+    streamlit_idle(page)
+    page.locator('input[type="file"]').set_input_files(str(csv))
+    streamlit_idle(page)
+    thumb = page.locator('[data-testid="stSlider"]').filter(has_text="ε").first
+    assert thumb.locator('[data-testid="stSliderThumbValue"]').first.inner_text() == "2"
+    noised = page.locator('[data-testid="stMarkdownContainer"]', has_text="What is noised").first.inner_text()
+    assert "ε = 2" in noised, noised
+    assert page.locator('[data-testid="stException"]').count() == 0

@@ -137,3 +137,23 @@ def test_survival_from_frame_errors_are_named():
         sv.survival_from_frame(frame, time_col="t", event_col="t")
     m = sv.survival_from_frame(frame.iloc[:2], time_col="t", event_col="e")
     assert m.event.tolist() == [0, 1] and m.group is None
+
+
+def test_switching_data_sets_resets_the_grid_controls_and_the_link():
+    """A new data set brings its own public horizon and grid unit; the old ones also leave the URL (else
+    the URL-bound widgets would bring them straight back and the link would stop reproducing the page)."""
+    fresh = AppTest.from_file(PAGE, default_timeout=90)
+    fresh.query_params["sv_data"] = "gehan"
+    fresh.run()
+    gehan = (fresh.number_input(key="sv_hor").value, fresh.selectbox(key="sv_unit").value)
+    at = AppTest.from_file(PAGE, default_timeout=90)  # Cancer (days), with a link's horizon and unit
+    at.query_params["sv_hor"] = "700"
+    at.query_params["sv_unit"] = "weeks"
+    at.run()
+    _ok(at)
+    assert at.number_input(key="sv_hor").value == 700 and at.selectbox(key="sv_unit").value == "weeks"
+    at.selectbox(key="sv_data").set_value("gehan").run()
+    _ok(at)
+    assert (at.number_input(key="sv_hor").value, at.selectbox(key="sv_unit").value) == gehan
+    assert "sv_hor" not in at.query_params and "sv_unit" not in at.query_params
+

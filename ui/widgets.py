@@ -9,6 +9,7 @@ every page goes through here, which is what makes links reproducible.
 from __future__ import annotations
 
 import math
+from typing import Mapping
 
 import numpy as np
 import streamlit as st
@@ -57,25 +58,40 @@ def _option_from_text(raw: str, options: list, default):
     return nearest, f"the link asked for {raw}; the nearest value offered here is {nearest:g}"
 
 
-def _choice_bound(widget, label: str, key: str, options, default, format_func, **kwargs):
+def _choice_bound(widget, label: str, key: str, options, default, format_func, *, seed_arg: str, **kwargs):
     """URL binding by the option's own value (``?method=survival``), not its display label.
 
     Streamlit's native binding writes ``format_func(option)`` into the URL,
     which makes links long and breaks when a label is reworded, and ignores
     ``?s=4`` for an option ``4.0``; choice widgets with a ``format_func`` or
-    numeric options are bound here instead: the URL value seeds the
-    widget's state on first render (with a note under the widget when it had
-    to be adjusted), and the widget's value is written back (or dropped when
-    it equals the default) after each run.
+    numeric options are bound here instead. The widget's starting value is
+    passed as its default (``seed_arg``: ``value`` or ``index``; the key is
+    the widget's identity, so this never resets it): the last value it had in
+    this session, else the link's (with a note under the widget when it had
+    to be adjusted), else ``default``. Seeding through ``st.session_state``
+    instead left a widget that reappears after a run without it (e.g. while
+    an upload is pending) showing its first option while keeping another
+    value. The value is written back to the URL (or dropped when it equals
+    ``default``) after each run.
     """
     if not key:
         raise ValueError("URL-bound widgets need a key (it becomes the query-parameter name)")
     options = list(options)
+    last = f"_url_last_{key}"  # survives the runs in which the widget is not drawn (widget state does not)
     note = None
-    if key not in st.session_state:
-        raw = st.query_params.get(key)
-        st.session_state[key], note = (default, None) if raw is None else _option_from_text(raw, options, default)
-    value = widget(label, options=options, key=key, format_func=format_func, **kwargs)
+    if key in st.session_state:
+        start = st.session_state[key]
+    elif last in st.session_state:
+        start = st.session_state[last]
+    elif (raw := st.query_params.get(key)) is not None:
+        start, note = _option_from_text(raw, options, default)
+    else:
+        start = default
+    if start not in options:
+        start = default
+    seed = start if seed_arg == "value" else options.index(start)
+    value = widget(label, options=options, key=key, format_func=format_func, **{seed_arg: seed}, **kwargs)
+    st.session_state[last] = value
     if note:
         st.caption(f"Link: {note}.")
     if value == default:
@@ -86,26 +102,42 @@ def _choice_bound(widget, label: str, key: str, options, default, format_func, *
     return value
 
 
+def reset_when_changed(marker: str, identity, defaults: Mapping[str, object]) -> None:
+    """Put URL-bound widgets back to ``defaults`` when ``identity`` (a data set, a file's columns)
+    differs from the previous run's; the first run of a session keeps what a link asked for.
+
+    For controls whose defaults come from the data (horizon, grid unit, sizes, columns). The value is
+    set through the widget's state: popping the state would let the old value come straight back from
+    the URL, and Streamlit refuses to delete a query parameter bound to a widget.
+    """
+    if st.session_state.get(marker) != identity:
+        if marker in st.session_state:
+            for key, value in defaults.items():
+                st.session_state[key] = value
+                st.session_state.pop(f"_url_last_{key}", None)
+        st.session_state[marker] = identity
+
+
 def url_select_slider(label: str, *, key: str, options, value=None, format_func=None, **kwargs):
     options = list(options)
     if format_func is None and not all(_is_number(o) for o in options):
         return _bound(st.select_slider, label, key, options=options, value=value, **kwargs)
     return _choice_bound(st.select_slider, label, key, options, options[0] if value is None else value,
-                         format_func or str, **kwargs)
+                         format_func or str, seed_arg="value", **kwargs)
 
 
 def url_selectbox(label: str, *, key: str, options, index: int = 0, format_func=None, **kwargs):
     if format_func is None:
         return _bound(st.selectbox, label, key, options=options, index=index, **kwargs)
     options = list(options)
-    return _choice_bound(st.selectbox, label, key, options, options[index], format_func, **kwargs)
+    return _choice_bound(st.selectbox, label, key, options, options[index], format_func, seed_arg="index", **kwargs)
 
 
 def url_radio(label: str, *, key: str, options, index: int = 0, format_func=None, **kwargs):
     if format_func is None:
         return _bound(st.radio, label, key, options=options, index=index, **kwargs)
     options = list(options)
-    return _choice_bound(st.radio, label, key, options, options[index], format_func, **kwargs)
+    return _choice_bound(st.radio, label, key, options, options[index], format_func, seed_arg="index", **kwargs)
 
 
 def url_toggle(label: str, *, key: str, **kwargs):
