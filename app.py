@@ -47,11 +47,11 @@ navigation = st.navigation(
 
 with st.sidebar:
     url_toggle("Teaching mode", key=TEACHING_KEY, help="Show step-by-step explanations beside each figure.")
-    status = st.container()
+    status = st.empty()
 
 
 def _session_status() -> None:
-    """Current data set and ledger, drawn after the page ran so a release shows up at once."""
+    """Current data set and ledger of this session."""
     current = current_dataset()
     st.markdown("**Current data set**")
     st.caption(literal(current[0]) if current else "none chosen yet")
@@ -67,8 +67,12 @@ def _session_status() -> None:
         st.caption("No release yet: previews are free, releases are charged here.")
 
 
+# Drawn before the page (kept when the page stops early with st.stop, which drops anything drawn after
+# it) and again after it, replacing the first, so a release made in this run shows at once.
+with status.container():
+    _session_status()
 try:
     navigation.run()
 finally:
-    with status:
+    with status.container():
         _session_status()

@@ -36,3 +36,13 @@ def test_teaching_mode_is_bound_to_the_url():
     at.query_params["teach"] = "true"
     at.run()
     assert at.sidebar.toggle[0].value is True
+
+
+def test_sidebar_keeps_the_ledger_when_a_page_stops_early():
+    """A page waiting for an upload calls st.stop(), which drops anything drawn after it."""
+    at = _app()
+    at.query_params["sv_src"] = "upload"
+    at.switch_page("app_pages/survival.py").run()
+    assert not at.exception
+    assert any("Upload a CSV" in i.value for i in at.info)  # the page did stop, waiting for the file
+    assert "Privacy ledger (this session)" in " ".join(m.value for m in at.sidebar.markdown)
