@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from typing import Any, Mapping
 
 import numpy as np
+import pandas as pd
 
 
 class BudgetExceeded(RuntimeError):
@@ -39,6 +40,24 @@ def fingerprint(*parts: Any) -> str:
             digest.update(repr(part).encode())
         digest.update(b"\x00")
     return digest.hexdigest()[:16]
+
+
+def table_fingerprint(frame: pd.DataFrame) -> str:
+    """Fingerprint of an uploaded table's *content*: the same for any column order, row order, number
+    format (``1`` = ``1.0``), line endings, byte-order mark or file name.
+
+    Hashing the file's bytes would give the same data re-saved by a spreadsheet a fresh budget (and no
+    cap). Cells that parse as numbers are compared as numbers, others as stripped text.
+    """
+    columns = sorted(frame.columns)
+    canonical = pd.DataFrame({c: _canonical_cells(frame[c]) for c in columns})
+    rows = np.sort(pd.util.hash_pandas_object(canonical, index=False).to_numpy())
+    return fingerprint("table", tuple(columns), rows)
+
+
+def _canonical_cells(column: pd.Series) -> pd.Series:
+    number = pd.to_numeric(column, errors="coerce").astype(object)
+    return number.where(number.notna(), column.astype(str).str.strip())
 
 
 @dataclass(frozen=True)

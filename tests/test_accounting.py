@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpcore.accounting import BudgetExceeded, Ledger, fingerprint
+from dpcore.accounting import BudgetExceeded, Ledger, fingerprint, table_fingerprint
+from dpcore.validation import read_csv
 
 
 def test_basic_composition_per_dataset():
@@ -84,6 +85,16 @@ def test_fingerprint_is_content_keyed():
     frame = pd.DataFrame({"t": [1, 2]})
     assert fingerprint(frame) == fingerprint(frame.copy())
     assert len(fingerprint("x")) == 16
+
+
+def test_an_upload_re_saved_differently_keeps_its_fingerprint_and_budget():
+    """Same table: BOM, CRLF, other column and row order, 2.50 for 2.5 → one budget; one changed cell → another."""
+    original = table_fingerprint(read_csv(b"time,event,arm\n1,0,A\n2.5,1,B\n3,1,A\n"))
+    resaved = table_fingerprint(read_csv(b"\xef\xbb\xbfarm,event,time\r\nA,1,3.0\r\nA,0,1\r\nB,1,2.50\r\n"))
+    changed = table_fingerprint(read_csv(b"time,event,arm\n1,0,A\n2.5,1,B\n3,0,A\n"))
+    assert original == resaved != changed
+    # a duplicated row is a different data set (one more person), not the same one
+    assert table_fingerprint(read_csv(b"time,event,arm\n1,0,A\n1,0,A\n2.5,1,B\n3,1,A\n")) != original
 
 
 def test_summary_rows():

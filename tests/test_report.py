@@ -33,6 +33,15 @@ def test_report_is_self_contained_and_labels_custodian_notes():
     assert report.count("plotly.js v") <= 2  # the library is inlined once, not per figure
 
 
+def test_session_totals_are_per_data_set():
+    import dataclasses
+
+    other = dataclasses.replace(_bundle([0.8, 0.6, 0.5]), dataset="trial.csv (uploaded)", epsilon=0.5, delta=1e-6)
+    report = html_report([_bundle([0.9, 0.7, 0.4]), _bundle([0.9, 0.6, 0.4]), other])
+    assert "Gehan (bundled): <b>ε = 2, δ = 0</b>" in report
+    assert "trial.csv (uploaded): <b>ε = 0.5, δ = 1e-06</b>" in report
+
+
 def test_zip_contains_json_csv_and_report():
     import io
     import json

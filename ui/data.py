@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from dpcore.accounting import fingerprint
+from dpcore.accounting import table_fingerprint
 from dpcore.validation import InputError, read_csv
 
 
@@ -28,8 +28,9 @@ def upload_csv(key: str, *, label: str = "Upload a CSV file", hint: str = "", he
 
     The bytes are parsed in memory for this run only: no disk, no log, no
     ``st.cache_data`` (which would share them with other sessions). The
-    fingerprint keys the privacy ledger, so re-uploading the same data
-    (under any file name) draws on the same budget.
+    fingerprint keys the privacy ledger and depends on the table's content
+    only, so re-uploading the same data (under any file name, re-saved with
+    other line endings, column order or number format) draws on the same budget.
     """
     uploaded = st.file_uploader(
         label,
@@ -49,4 +50,4 @@ def upload_csv(key: str, *, label: str = "Upload a CSV file", hint: str = "", he
     except InputError as err:
         st.error(f"{uploaded.name}: {err}", icon="⚠️")
         return None
-    return UploadedTable(frame=frame, fingerprint=fingerprint(data), name=uploaded.name)
+    return UploadedTable(frame=frame, fingerprint=table_fingerprint(frame), name=uploaded.name)
