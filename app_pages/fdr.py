@@ -223,7 +223,8 @@ st.markdown(f"**Noise at these settings:** threshold noise Z_α ~ Laplace({z_a:.
             f"per-test noise Z_t ~ Laplace({z_t:.3g}) on log p, threshold lowered by A = {A:.3g} (in log p units: "
             f"a p-value must be about e^{A:.2g} ≈ {math.exp(min(A, 700)):.3g} times smaller than α_t to be "
             f"rejected on average). Claimed: ({epsilon:g}, {delta_exp:g})-DP for the discovery list and "
-            f"FDR ≤ α + δT = {bound:.3g}.")
+            + (f"FDR ≤ α + δT = {bound:.3g}." if bound < 1 else
+               f"an FDR bound α + δT = {bound:.3g}, which is above 1 and so says nothing (lower δ or T)."))
 if shift < 4:
     st.warning(f"Shift scale s = {shift:g} < 4: Theorem 4 needs s = 4 for the δ part of the guarantee (the paper's "
                "experiments use s = 1). With a smaller shift, a p-value near the candidacy boundary 2λ can be rejected "
@@ -250,7 +251,8 @@ with ui.show_errors("Cannot run the procedures"):
         fdp_p, pow_p = fdr.fdp_power(one.rejections, truth_runs[0])
         fdp_s, pow_s = fdr.fdp_power(base_one.rejections, truth_runs[0])
         cols[2].metric("FDP (private / non-private)", f"{float(fdp_p):.2f} / {float(fdp_s):.2f}")
-        cols[3].metric("power (private / non-private)", f"{float(pow_p):.2f} / {float(pow_s):.2f}")
+        cols[3].metric("power (private / non-private)", f"{float(pow_p):.2f} / {float(pow_s):.2f}"
+                       if np.isfinite(pow_p) else "— (no true effects)")
     ui.teaching(
         "1. Each dot is one hypothesis' log p-value, in arrival order. 2. The solid blue step line is the noisy "
         "threshold log α_t − A + Z_α: the test level α_t of the rule, lowered by the shift A, plus threshold noise "
@@ -306,7 +308,8 @@ else:
             shown = pd.DataFrame({
                 "method": summary["method"],
                 "FDR ± SE": [f"{f:.3f} ± {e:.3f}" for f, e in zip(summary["FDR"], summary["FDR_se"])],
-                "power ± SE": [f"{f:.3f} ± {e:.3f}" for f, e in zip(summary["power"], summary["power_se"])],
+                "power ± SE": [f"{f:.3f} ± {e:.3f}" if np.isfinite(f) else "— (no true effects)"
+                               for f, e in zip(summary["power"], summary["power_se"])],
                 "mFDR": summary["mFDR"].round(3),
                 "discoveries": summary["rejections"].round(1),
             })
@@ -329,9 +332,10 @@ if truth_runs is not None:
                                         bound=bound, log_x=True, mark=epsilon), key="fdr_fig_eps")
         st.caption("Private methods: mean over runs with ±2 SE error bars at each ε; the non-private methods do not "
                    "depend on ε (flat). The dashed vertical line marks the chosen ε.")
-        accuracy_first(key="fdr_acc", grid=curves[1].epsilons, draws=np.nan_to_num(curves[1].power),
-                       metric_label="PAPRIKA AI power", default_threshold=0.8, larger_is_better=True,
-                       basis=label)
+        if np.isfinite(curves[1].power).any():  # power is undefined when the truth labels have no true effect
+            accuracy_first(key="fdr_acc", grid=curves[1].epsilons, draws=np.nan_to_num(curves[1].power),
+                           metric_label="PAPRIKA AI power", default_threshold=0.8, larger_is_better=True,
+                           basis=label)
     if upload_p is None:  # streams are cached per π1; a setting change reruns only the rules (≈ 0.1 s)
         st.subheader("FDR and power vs the share of non-nulls π1")
         with ui.show_errors("Sweep failed"):

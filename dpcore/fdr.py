@@ -1053,7 +1053,7 @@ def audit_scenarios(epsilon: float) -> list:
             planted_bug_label="noise scales halved",
         ),
         AuditScenario(
-            method="PAPRIKA", name="candidacy flip (authors' code rule)",
+            method="PAPRIKA", name="candidacy flip (Theorem 4 shift s = 4)",
             neighbours="21 p-values; the first 20 are candidates (just below 2λ) in A and not in B "
                        "(B = A·e^η); the last is far below A's threshold",
             summary="1 if the last hypothesis is rejected, else 0",

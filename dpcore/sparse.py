@@ -1086,7 +1086,7 @@ def _kt_scenario(kind: str, epsilon: float, delta: float, bug: str = "clip") -> 
                 f"(clipped to −r) in B. Same support in A and B, so the paper's strong-convexity argument holds; "
                 f"‖X̃(θ̂_A − θ̂_B)‖ = {ratio:.3f} × the claimed sensitivity.")
     else:
-        name = "knowledge transfer: support flip (KNOWN VIOLATION)"
+        name = "knowledge transfer: support flip"
         text = (f"n = {n}, d = {d}, s = 1: two features each carried by 499 records; the changed record adds a vote to "
                 f"feature 1 in A and to feature 2 in B, so the IGHT teacher keeps a different coordinate. "
                 f"‖X̃(θ̂_A − θ̂_B)‖ = {ratio:.0f} × the claimed sensitivity: the strong-convexity bound does not hold "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from streamlit.testing.v1 import AppTest
 
 PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "fdr.py")
@@ -74,3 +75,33 @@ def test_upload_source_without_a_file_explains_the_format():
     at = _page(fdr_src="upload")
     assert not at.exception
     assert any("column of p-values" in i.value for i in at.info)
+
+
+def test_upload_whose_truth_has_no_true_effect_shows_no_nan():
+    """Power is undefined without true effects: the page says so instead of printing nan or a fake 0."""
+    from unittest import mock
+
+    import streamlit as st
+
+    class _Upload:
+        name = "nulls.csv"
+
+        def getvalue(self):
+            rng = np.random.default_rng(4)
+            return ("p,truth\n" + "\n".join(f"{p:.6f},0" for p in rng.random(200)) + "\n").encode()
+
+    at = AppTest.from_file(PAGE, default_timeout=180)
+    at.query_params["fdr_src"] = "upload"
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: _Upload()):
+        at.run()
+        at.selectbox(key="fdr_tcol").set_value("truth").run()
+    assert not at.exception, at.exception
+    texts = [m.value for m in at.metric] + [str(v) for v in at.dataframe[0].value["power ± SE"]]
+    assert any("no true effects" in t for t in texts) and not any("nan" in t for t in texts)
+
+
+def test_a_vacuous_fdr_bound_is_called_so():
+    at = _page(fdr_T="1600", fdr_delta="0.001", fdr_R="20")
+    assert not at.exception, at.exception
+    text = next(m.value for m in at.markdown if "Noise at these settings" in m.value)
+    assert "above 1 and so says nothing" in text, text
