@@ -195,11 +195,8 @@ with c3:
 
 grid = None
 with ui.show_errors("Cannot build the grid"):
-    grid = sv.make_grid(horizon, data_unit=src.time_unit, grid_unit=grid_unit)
+    grid = sv.make_grid(horizon, data_unit=src.time_unit, grid_unit=grid_unit, max_bins=2_000)
 if grid is None:
-    st.stop()
-if grid.k > 2000:
-    st.error(f"The grid has {grid.k} bins; choose a coarser unit (at most 2,000 bins on this page).")
     st.stop()
 
 counts = _counts(src, grid, compare)

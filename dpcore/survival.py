@@ -99,10 +99,12 @@ class Grid:
                 "grid_step_in_data_units": self.step, "horizon": self.horizon}
 
 
-def make_grid(horizon: float, *, data_unit: str = "days", grid_unit: str | None = None, width: float = 1.0) -> Grid:
+def make_grid(horizon: float, *, data_unit: str = "days", grid_unit: str | None = None, width: float = 1.0,
+              max_bins: int = 20_000) -> Grid:
     """Equal-width public grid: bins of ``width`` ``grid_unit`` up to ``horizon`` (in ``data_unit``).
 
-    The last bin is shortened so that the last edge is exactly the horizon.
+    The last bin is shortened so that the last edge is exactly the horizon. More than ``max_bins``
+    bins is refused (the page uses a lower limit than notebooks, for speed).
     """
     grid_unit = grid_unit or data_unit
     if data_unit not in UNIT_DAYS or grid_unit not in UNIT_DAYS:
@@ -114,8 +116,9 @@ def make_grid(horizon: float, *, data_unit: str = "days", grid_unit: str | None 
     step = UNIT_DAYS[grid_unit] / UNIT_DAYS[data_unit]
     dt = step * width
     n_bins = max(1, int(math.ceil(horizon / dt - 1e-9)))
-    if n_bins > 20_000:
-        raise InputError(f"that grid has {n_bins:,} bins; use a coarser unit or a shorter horizon (at most 20,000 bins)")
+    if n_bins > max_bins:
+        raise InputError(f"that grid has {n_bins:,} bins; use a coarser unit or a shorter horizon "
+                         f"(at most {max_bins:,} bins)")
     edges = dt * np.arange(n_bins + 1, dtype=float)
     edges[-1] = float(horizon)
     return Grid(edges, data_unit, grid_unit, step)

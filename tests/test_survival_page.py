@@ -157,3 +157,13 @@ def test_switching_data_sets_resets_the_grid_controls_and_the_link():
     assert (at.number_input(key="sv_hor").value, at.selectbox(key="sv_unit").value) == gehan
     assert "sv_hor" not in at.query_params and "sv_unit" not in at.query_params
 
+
+
+@pytest.mark.parametrize("horizon", ["5000", "100000"])
+def test_too_fine_grids_get_one_consistent_limit(horizon):
+    at = AppTest.from_file(PAGE, default_timeout=90)
+    at.query_params["sv_unit"] = "days"
+    at.query_params["sv_hor"] = horizon
+    at.run()
+    assert not at.exception
+    assert [e.value for e in at.error] and all("at most 2,000 bins" in e.value for e in at.error)
