@@ -184,7 +184,12 @@ else:
         feats = ui.url_multiselect("Feature columns", key="sp_xcols", options=[c for c in cols if c != response],
                                    default=default_feats)
     with ui.show_errors("The uploaded file cannot be used"):
-        thr = float(thr_text) if (loss == "logistic" and thr_text.strip()) else None
+        thr = None
+        if loss == "logistic" and thr_text.strip():
+            try:
+                thr = float(thr_text)
+            except ValueError:
+                raise ValueError(f"The public threshold {thr_text.strip()!r} is not a number.") from None
         X, y = sp.sparse_from_frame(frame, response, feats, loss=loss, threshold=thr)
         cut = int(0.8 * len(y))
         order = np.random.default_rng(0).permutation(len(y))

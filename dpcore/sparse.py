@@ -1300,6 +1300,10 @@ def sparse_from_frame(frame, response: str, features: Sequence[str], *, loss: st
                 raise InputError(f"Column {response!r}, row {i + 2}: the label {y[i]:g} is not 0/1 or ±1 "
                                  "(or give a public threshold).")
             y = np.where(y > 0, 1.0, -1.0)
+        if np.all(y == y[0]):
+            raise InputError(f"Every record of {response!r} falls in one class"
+                             + (f" at the threshold {threshold:g}" if threshold is not None else "")
+                             + "; a logistic model needs both (choose another threshold or response).")
     return X, y
 
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
@@ -141,5 +142,26 @@ def test_upload_parsing_errors_are_named():
         sp.sparse_from_frame(frame.assign(y="3"), "y", ["g1", "g2"], loss="logistic")
     except InputError as err:
         assert "not 0/1" in str(err)
-    X, y = sp.sparse_from_frame(frame.assign(y="3"), "y", ["g1", "g2"], loss="logistic", threshold=5.0)
-    assert X.shape == (23, 2) and set(y) == {1.0}
+    X, y = sp.sparse_from_frame(frame.assign(y=[str(v) for v in range(23)]), "y", ["g1", "g2"], loss="logistic",
+                                threshold=5.0)
+    assert X.shape == (23, 2) and set(y) == {1.0, -1.0}
+
+
+def test_logistic_upload_with_one_class_or_a_bad_threshold_is_named():
+    from dpcore import sparse as sp
+    from dpcore.validation import InputError
+
+    frame = pd.DataFrame({"y": np.linspace(1, 5, 30), "g1": np.arange(30) % 3, "g2": np.arange(30) % 2})
+    with pytest.raises(InputError, match="falls in one class at the threshold 0"):
+        sp.sparse_from_frame(frame.astype(str), "y", ["g1", "g2"], loss="logistic", threshold=0.0)
+    import streamlit as st
+    from unittest import mock
+
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["sp_src"] = "upload"
+    at.query_params["sp_loss"] = "logistic"
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(frame.to_csv(index=False).encode(), "m.csv")):
+        at.run()
+        at.text_input(key="sp_uthr").input("abc").run()
+    assert not at.exception
+    assert any("threshold 'abc' is not a number" in e.value for e in at.error), [e.value for e in at.error]
