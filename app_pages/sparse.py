@@ -315,7 +315,9 @@ with right:
 st.subheader("Privacy–utility trade-off over ε")
 sweep_key = ("sweep", public_key, s, delta, methods, R, seed, params_items)
 curve = None
-if public_key is not None and n * d <= 1_000_000:
+# automatic only while it takes about a second (cost grows with n·d·R, and with s² for the two-stage fits);
+# larger sweeps wait for the button so that moving a control never blocks for long
+if public_key is not None and n * d * R <= 5_000_000 and s <= 20:
     with st.spinner("Sweeping ε for every method…"):
         curve = _sweep_public(public_key, s, delta, methods, R, seed, params_items)
 elif st.session_state.get("_sp_sweep_key") == (sweep_key if public_key is not None else (fp, sweep_key)):

@@ -165,3 +165,11 @@ def test_logistic_upload_with_one_class_or_a_bad_threshold_is_named():
         at.text_input(key="sp_uthr").input("abc").run()
     assert not at.exception
     assert any("threshold 'abc' is not a number" in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_large_settings_put_the_sweep_behind_a_button():
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["sp_R"] = "50"
+    at.run()
+    _ok(at)
+    assert any("press to run" in c.value for c in at.caption)
