@@ -27,10 +27,15 @@ PI1_GRID = (0.01, 0.02, 0.03, 0.04, 0.05)
 
 
 def _simulate(kind: str, R: int, T: int, pi1: float, n: int, theta: float, seed: int) -> fdr.Streams:
-    rng = np.random.default_rng([seed, int(pi1 * 1e6), 17])
-    if kind == "bernoulli":
-        return fdr.simulate_bernoulli(R, T, pi1=pi1, n=n, theta=theta, rng=rng)
-    return fdr.simulate_truncexp(R, T, pi1=pi1, n=n, theta=theta, rng=rng)
+    """R streams; the first (the page's "one stream") has its own generator, so it does not change with R."""
+    simulate = fdr.simulate_bernoulli if kind == "bernoulli" else fdr.simulate_truncexp
+    first, rest = (np.random.default_rng([seed, int(pi1 * 1e6), 17, part]) for part in (0, 1))
+    one = simulate(1, T, pi1=pi1, n=n, theta=theta, rng=first)
+    if R == 1:
+        return one
+    more = simulate(R - 1, T, pi1=pi1, n=n, theta=theta, rng=rest)
+    return dataclasses.replace(one, pvalues=np.concatenate([one.pvalues, more.pvalues]),
+                               truth=np.concatenate([one.truth, more.truth]))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

@@ -105,3 +105,12 @@ def test_a_vacuous_fdr_bound_is_called_so():
     assert not at.exception, at.exception
     text = next(m.value for m in at.markdown if "Noise at these settings" in m.value)
     assert "above 1 and so says nothing" in text, text
+
+
+def test_the_one_stream_does_not_change_with_the_number_of_runs():
+    def discoveries(R):
+        at = _page(fdr_R=R)
+        assert not at.exception, at.exception
+        return [m.value for m in at.metric if "discoveries" in m.label]
+
+    assert discoveries("20") == discoveries("200")
