@@ -227,7 +227,8 @@ ui.preview_notice()
 st.markdown(f"**Noise at these settings:** threshold noise Z_α ~ Laplace({z_a:.3g}) (redrawn after every discovery), "
             f"per-test noise Z_t ~ Laplace({z_t:.3g}) on log p, threshold lowered by A = {A:.3g} (in log p units: "
             f"a p-value must be about e^{A:.2g} ≈ {math.exp(min(A, 700)):.3g} times smaller than α_t to be "
-            f"rejected on average). Claimed: ({epsilon:g}, {delta_exp:g})-DP for the discovery list and "
+            f"rejected on average, give or take the per-test noise of scale {z_t:.3g} in log p, so null p-values "
+            f"near α_t still get through by chance). Claimed: ({epsilon:g}, {delta_exp:g})-DP for the discovery list and "
             + (f"FDR ≤ α + δT = {bound:.3g}." if bound < 1 else
                f"an FDR bound α + δT = {bound:.3g}, which is above 1 and so says nothing (lower δ or T)."))
 if shift < 4:
