@@ -23,9 +23,9 @@ import pandas as pd
 from dpcore import __version__
 
 RELATIONS = {
-    "replace-one": "two data sets are neighbours when they differ by replacing one person's record with another's "
+    "replace-one": "two data sets are neighbours when one record (one {unit}) is replaced by another "
     "(the number of records n is public)",
-    "add/remove-one": "two data sets are neighbours when one has one extra person's record",
+    "add/remove-one": "two data sets are neighbours when one has one extra record (one more {unit})",
 }
 
 
@@ -34,7 +34,7 @@ def privacy_statement(method: str, epsilon: float, delta: float, relation: str, 
     odds = math.exp(epsilon)
     text = (
         f"This release of {method} is ({epsilon:g}, {delta:g})-differentially private. "
-        f"The unit of privacy is one {unit}: {RELATIONS[relation]}. "
+        f"The unit of privacy is one {unit}: {RELATIONS[relation].format(unit=unit)}. "
         f"Whatever anyone knows beforehand, seeing this release changes the odds of any conclusion about one "
         f"{unit} by at most a factor of e^ε ≈ {odds:.3g}"
     )
