@@ -741,12 +741,15 @@ def fixed_support_teacher(Xs: np.ndarray, y: np.ndarray, lam, loss: str, p: Spar
     ``opt_error`` (per batch row) bounds ``‖θ − θ̂‖2`` to the exact minimiser:
 
     * linear loss: the ridge solution in closed form; when it lies in the ℓ1
-      ball it *is* the constrained minimiser (error: floating point only,
-      bounded by 1e-9);
+      ball it *is* the constrained minimiser (error: floating point only);
     * otherwise (logistic, or ridge outside the ball): projected gradient
       descent from the closed form / 0 with step ``1/(λ + Λ)``, ``Λ = K²s``
       (linear) / ``K²s/4`` (logistic), which contracts by
-      ``q = 1 − λ/(λ + Λ)`` per step: ``opt_error = q^T·2B``.
+      ``q = 1 − λ/(λ + Λ)`` per step: error ≤ ``q^T·2B``.
+
+    The returned bound is ``max(1e-9, q^T·2B)`` for *every* row, whichever
+    case ran: it feeds the noise scale, which is exported, so it must not
+    depend on the data (which case runs does).
     """
     s = Xs.shape[-1]
     n = Xs.shape[-2]
@@ -765,9 +768,10 @@ def fixed_support_teacher(Xs: np.ndarray, y: np.ndarray, lam, loss: str, p: Spar
     else:
         theta = np.zeros(Xs.shape[:-2] + (s,))
         inside = np.zeros(Xs.shape[:-2], dtype=bool)
-    if inside.all():
-        return theta, np.full(inside.shape, 1e-9)
     step = 1.0 / (lam_b + hess)
+    bound = np.broadcast_to(np.maximum(1e-9, (1.0 - lam_b * step) ** int(n_iter) * 2.0 * B), inside.shape)
+    if inside.all():
+        return theta, bound
     for _ in range(int(n_iter)):
         z = np.matmul(Xs, theta[..., None])[..., 0]
         w = (z - y) if loss == "linear" else -y * _sigmoid(-y * z)
@@ -775,8 +779,7 @@ def fixed_support_teacher(Xs: np.ndarray, y: np.ndarray, lam, loss: str, p: Spar
         if linear_term is not None:
             g = g + linear_term
         theta = np.where(inside[..., None], theta, project_l1_ball(theta - step[..., None] * g, B))
-    q = 1.0 - lam_b * step
-    return theta, np.where(inside, 1e-9, q ** int(n_iter) * 2.0 * B)
+    return theta, bound
 
 
 def kt_ps_sensitivity(n: int, s: int, gamma: float, lam: float, opt_error: float, op_norm) -> np.ndarray:

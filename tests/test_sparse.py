@@ -391,3 +391,25 @@ def test_kt_private_support_release():
     assert set(bundle.tables["coefficients"]["index"]) == set(np.flatnonzero(data.theta))
     with pytest.raises(ValueError, match="variant"):
         sp.release_sparse(data.X, data.y, sparsity=3, epsilon=1.0, delta=1e-6, variant="other")
+
+
+def test_released_noise_scale_does_not_depend_on_the_data():
+    """The teacher's optimisation-error bound feeds σ, which is exported: neighbours on either side of
+    'ridge solution inside the ℓ1 ball' (B just above D's ridge ℓ1 norm) must export the same σ."""
+    rng = np.random.default_rng(0)
+    n, d = 20, 2
+    X = rng.uniform(-1, 1, (n, d))
+    y = np.clip(X @ np.array([3.0, 1.5]) + 2 * rng.standard_normal(n), -5, 5)
+    lam = sp.SparseParams().ridge(n, d, d, 1.0, 1e-5)
+
+    def ridge_l1(Xd, yd):
+        return np.abs(np.linalg.solve(Xd.T @ Xd / n + lam * np.eye(d), Xd.T @ yd / n)).sum()
+
+    B = ridge_l1(X, y) * 1.001  # D's ridge solution is inside the ball
+    X2, y2 = X.copy(), y.copy()
+    X2[0], y2[0] = [1.0, 1.0], 5.0  # D': one record replaced within |x| ≤ K = 1, |y| ≤ r = 5
+    assert ridge_l1(X2, y2) > B  # ... and its ridge solution is outside
+    exported = [sp.release_sparse(Xd, yd, sparsity=d, epsilon=2.0, delta=1e-5, loss="linear", B=B)
+                .metadata()["public_parameters"] for Xd, yd in ((X, y), (X2, y2))]
+    assert exported[0]["sigma"] == exported[1]["sigma"]
+    assert exported[0]["l2_sensitivity"] == exported[1]["l2_sensitivity"]
