@@ -126,6 +126,7 @@ if src in ("bernoulli", "truncexp"):
     seed = int(ui.url_number("Preview seed", key="fdr_seed", min_value=0, max_value=10_000, value=0, step=1,
                              help="Seeds the simulation and the preview noise; a release is seeded by the OS."))
     eta_default = fdr.eta_paper(n_obs)
+    p_floor = fdr.P_FLOOR
     label = f"Simulated {'Bernoulli' if src == 'bernoulli' else 'truncated-exponential'} stream (seed {seed})"
     data_fp = fingerprint("fdr-sim", src, T, pi1, n_obs, theta, seed)
     st.caption(("Each hypothesis: n Bernoulli draws, θ = 0.5 under the null; p-value = exact one-sided binomial tail "
@@ -173,6 +174,7 @@ else:
         n_up = int(ui.url_number("observations per hypothesis n", key="fdr_nup", min_value=10, max_value=10**7,
                                  value=1000, step=1))
     with e3:
+        p_floor = fdr.P_FLOOR  # the stated and the paper's η are assumptions about every p-value
         if eta_how == "stated":
             eta_default = float(ui.url_number("η", key="fdr_eta", min_value=1e-4, max_value=10.0, value=0.0831,
                                               format="%.4f"))
@@ -181,11 +183,13 @@ else:
         else:
             floor_exp = int(ui.url_number("floor μ = 10^(−…)", key="fdr_floor", min_value=1, max_value=300,
                                           value=6, step=1))
-            eta_default = fdr.eta_binomial_exact(min(n_up, 100_000), 10.0 ** -floor_exp)
+            p_floor = 10.0 ** -floor_exp  # the exact η holds above this floor only: previews and releases floor at it
+            eta_default = fdr.eta_binomial_exact(min(n_up, 100_000), p_floor)
         st.metric("η used", f"{eta_default:.4g}")
     st.caption("η must be fixed from the design (test and sample size), never from the data. The exact binomial η "
-               "is a proof for p-values above the floor μ; the paper's √(ln n / n) is an assumption that fails for "
-               "very small p-values (where one person moves log p much more).")
+               "is a proof for p-values above the floor μ, so p-values below μ are raised to μ (in the preview and "
+               "the release); the paper's √(ln n / n) is an assumption that fails for very small p-values (where one "
+               "person moves log p much more).")
 
 ui.set_current_dataset(label, data_fp)
 st.caption("Unit of privacy: one person in the data behind the p-values. Replace-one neighbours move every p-value "
@@ -219,7 +223,7 @@ with k3:
 
 eta = eta_default
 settings = fdr.Settings(alpha=alpha, epsilon=epsilon, delta=delta_exp, eta=eta, cutoff=cutoff, lam_paprika=lam,
-                        shift=shift, gamma=gamma, rule=rule)
+                        shift=shift, gamma=gamma, rule=rule, floor=p_floor)
 bound = alpha + delta_exp * T
 z_a, z_t = fdr.paprika_noise_scales(epsilon, eta, cutoff)
 A = fdr.paprika_shift(epsilon, delta_exp, eta, cutoff, T, shift)
@@ -362,7 +366,8 @@ if summary is not None and release_method in set(summary["method"]):
                     f": FDR {row['FDR']:.3f} ± {row['FDR_se']:.3f}, power {row['power']:.3f} ± {row['power_se']:.3f} "
                     f"(mean ± SE; the preview's threshold rule and shift, see the page).")
 if math.isfinite(epsilon):
-    params = dict(alpha=alpha, eta=eta, cutoff=cutoff, lam=lam, shift=shift, gamma=gamma, rule="paper", T=T)
+    params = dict(alpha=alpha, eta=eta, cutoff=cutoff, lam=lam, shift=shift, gamma=gamma, rule="paper", T=T,
+                  floor=p_floor)
     if rule == "code":
         st.caption("Releases always use the paper's threshold rule (the authors' code rule is not private).")
     ui.release_panel(
@@ -372,5 +377,6 @@ if math.isfinite(epsilon):
                  "guarantee does not hold (see the warning above)." if shift < fdr.RELEASE_MIN_SHIFT else None),
         make_bundle=lambda: fdr.release(p1[0] if upload_p is None else upload_p, alpha=alpha, epsilon=epsilon,
                                         delta=delta_exp, eta=eta, cutoff=cutoff, lam=lam, shift=shift, gamma=gamma,
-                                        ai=release_method == "PAPRIKA AI", dataset=label, fingerprint=data_fp),
+                                        ai=release_method == "PAPRIKA AI", floor=p_floor, dataset=label,
+                                        fingerprint=data_fp),
     )

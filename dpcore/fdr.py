@@ -622,6 +622,8 @@ class Settings:
     shift: float = 1.0
     gamma: GammaKind = "power"
     rule: Rule = "paper"
+    #: μ in log max(p, μ): η is only a bound above it (see :func:`eta_binomial_exact`)
+    floor: float = P_FLOOR
 
 
 def run_method(name: str, p: np.ndarray, settings: Settings, *, rng: np.random.Generator | None = None,
@@ -641,7 +643,8 @@ def run_method(name: str, p: np.ndarray, settings: Settings, *, rng: np.random.G
             raise ValueError("previews of the private methods need a numpy Generator")
         return run_paprika(p, alpha=s.alpha, epsilon=s.epsilon if epsilon is None else epsilon, delta=s.delta,
                            eta=s.eta, cutoff=s.cutoff, lam=s.lam_paprika, shift=s.shift, gamma=s.gamma,
-                           ai=name == "PAPRIKA AI", rule=s.rule, rng=rng, keep_threshold=keep_threshold)
+                           ai=name == "PAPRIKA AI", rule=s.rule, rng=rng, keep_threshold=keep_threshold,
+                           floor=s.floor)
     raise ValueError(f"unknown method {name!r}; choose from {', '.join(METHODS)}")
 
 
@@ -695,7 +698,7 @@ def run_all(p: np.ndarray, settings: Settings, *, rng: np.random.Generator,
                 noise = draw_paprika_noise(R, T, epsilon=eps, eta=s.eta, cutoff=s.cutoff, rng=rng)
                 za[i * R:(i + 1) * R] = noise.z_alpha
                 zt[i * R:(i + 1) * R] = noise.z_test
-        rej, a, cand, _, _ = _core(p, rows, gammas, z_alpha=za, z_test=zt)
+        rej, a, cand, _, _ = _core(p, rows, gammas, z_alpha=za, z_test=zt, floor=s.floor)
         for i, m in enumerate(g_rules):
             sl = slice(i * R, (i + 1) * R)
             out[m] = StreamResult(m, rej[sl], a[sl], cand[sl], params=dict(settings=s))
@@ -1075,8 +1078,11 @@ RELEASE_MIN_SHIFT = 4.0
 
 def release(pvalues, *, alpha: float, epsilon: float, delta: float, eta: float, cutoff: int, lam: float = 0.2,
             shift: float = RELEASE_MIN_SHIFT, gamma: GammaKind = "power", ai: bool = False, horizon: int | None = None,
-            dataset: str = "uploaded p-values", fingerprint: str = ""):
+            floor: float = P_FLOOR, dataset: str = "uploaded p-values", fingerprint: str = ""):
     """One PAPRIKA (AI) run with OpenDP noise, packed as a :class:`dpcore.release.ReleaseBundle`.
+
+    ``floor`` is the μ of ``log max(p, μ)`` for which ``eta`` was derived (e.g. by
+    :func:`eta_binomial_exact`): below it one person can move log p by more than η.
 
     Exports only the rejection vector and the test levels α_t (paper rule: α_t is a function of
     earlier released rejections, so it is post-processing). The noisy threshold and the per-test
@@ -1098,7 +1104,7 @@ def release(pvalues, *, alpha: float, epsilon: float, delta: float, eta: float, 
             "previews that reproduce the paper."
         )
     res = run_paprika(p, alpha=alpha, epsilon=epsilon, delta=delta, eta=eta, cutoff=cutoff, lam=lam, shift=shift,
-                      gamma=gamma, ai=ai, rule="paper", horizon=horizon, rng=None)
+                      gamma=gamma, ai=ai, rule="paper", horizon=horizon, rng=None, floor=floor)
     rej = res.rejections[0]
     T = rej.size
     k = int(horizon or T)
@@ -1107,7 +1113,8 @@ def release(pvalues, *, alpha: float, epsilon: float, delta: float, eta: float, 
     scale_alpha, scale_test = paprika_noise_scales(epsilon, eta, cutoff)
     params = dict(rule="paper (γ indexed by t − τ_j)", alpha=alpha, eta=eta, cutoff=cutoff, lam=lam, shift_scale=shift,
                   shift_A=float(res.params["shift_A"][0]), gamma=gamma, horizon=k, n_hypotheses=T,
-                  n_rejections=int(rej.sum()), threshold_noise_scale=scale_alpha, test_noise_scale=scale_test)
+                  n_rejections=int(rej.sum()), threshold_noise_scale=scale_alpha, test_noise_scale=scale_test,
+                  p_value_floor=floor)
     return ReleaseBundle(
         method=name, dataset=dataset, fingerprint=fingerprint, epsilon=float(epsilon), delta=float(delta),
         mechanisms=(f"SparseVector: Laplace threshold noise b = 2ηc/ε = {scale_alpha:.4g}, redrawn after each rejection",

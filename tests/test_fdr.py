@@ -546,3 +546,21 @@ def test_figure_builders():
     assert len(ff.utility_figure([curve], 5.0, alpha=0.05, bound=0.125).data) == 4
     assert len(ff.summary_figure(fdr.summary_table(list(fdr.run_all(s.pvalues, st_, rng=rng).values()), s.truth),
                                  alpha=0.05, bound=0.125).data) == 2
+
+
+def test_the_floor_behind_an_exact_eta_is_applied_in_previews_and_releases():
+    """η from eta_binomial_exact(n, μ) bounds |log p − log p'| only above μ: p-values below μ must be raised
+    to μ, or one person could move log p by far more than η (privacy review finding)."""
+    mu = 1e-6
+    eta = fdr.eta_binomial_exact(1000, mu)
+    tiny, small = np.full((1, 30), 1e-300), np.full((1, 30), 1e-7)  # both below μ: must be indistinguishable
+    noise = fdr.draw_paprika_noise(1, 30, epsilon=1.0, eta=eta, cutoff=5, rng=np.random.default_rng(0))
+    runs = [fdr.run_paprika(p, alpha=0.05, epsilon=1.0, delta=1e-4, eta=eta, cutoff=5, shift=4.0, noise=noise,
+                            floor=mu, keep_threshold=True) for p in (tiny, small)]
+    np.testing.assert_array_equal(runs[0].noisy_logp, runs[1].noisy_logp)
+    np.testing.assert_array_equal(runs[0].rejections, runs[1].rejections)
+    s = fdr.Settings(eta=eta, floor=mu, epsilon=1.0)
+    a, b = (fdr.run_all(p, s, rng=np.random.default_rng(3))["PAPRIKA"].rejections for p in (tiny, small))
+    np.testing.assert_array_equal(a, b)
+    bundle = fdr.release(small[0], alpha=0.05, epsilon=1.0, delta=1e-4, eta=eta, cutoff=5, floor=mu)
+    assert bundle.metadata()["public_parameters"]["p_value_floor"] == mu
