@@ -17,7 +17,7 @@ import ui
 from dpcore import regression as R
 from dpcore import regression_figures as rf
 from dpcore.accounting import fingerprint
-from dpcore.datasets import load_gdsc
+from dpcore.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, load_gdsc
 from dpcore.regression_eval import equivalent_sample_size, monte_carlo_cv, tuned_omegas
 from dpcore.regression_tuning import ThresholdSearch, split_grid, split_search, threshold_search
 from ui.accuracy import accuracy_first
@@ -55,7 +55,7 @@ def _gdsc(drug: str, d: int) -> Source:
     g = load_gdsc()
     X, y = g.drug_data(drug, d)
     names = tuple(g.features.columns[:d])
-    return Source(f"GDSC: {g.drug_label(drug)} (bundled)", fingerprint("bundled-gdsc", drug, d), X, y, names,
+    return Source(f"GDSC: {g.drug_label(drug)} (bundled)", fingerprint(GDSC_LEDGER_KEY), X, y, names,
                   (0.0, 1.0), tuple(g.response_range), "public", "observed ln IC50", "gdsc", ("gdsc", drug, d))
 
 
@@ -206,7 +206,7 @@ if N < MIN_RECORDS:
     st.stop()
 max_test = max(30, N // 4)  # a slider needs max > min
 test_default = max(20, min(100, N // 4))
-ui.reset_when_changed("_rg_last_source", src.fp,  # sizes default from the data's size
+ui.reset_when_changed("_rg_last_source", (src.fp, src.label, N),  # sizes default from the data's size
                       dict(rg_ntest=test_default,
                            rg_npriv=int(min(800, N - test_default - st.session_state.get("rg_npub", 10)))))
 s1, s2, s3 = st.columns(3)
@@ -449,5 +449,6 @@ utility_note = (f"Spearman ρ of the robust private fit on {yt.size} held-out re
                 f"releases: {describe_draws(rho_draws)}; loss of ρ against the non-private fit on the same split: "
                 f"{describe_draws(rho_np - rho_draws)}.")
 ui.release_panel(key="regression", dataset_label=src.label, fingerprint=src.fp, method=R.METHOD,
+                 ledger_label=GDSC_LEDGER_LABEL if src.kind == "gdsc" else None,
                  epsilon=round(float(math.fsum(parts.values())), 12), parts=parts, params=params, make_bundle=_bundle,
                  utility_note=utility_note)

@@ -15,7 +15,7 @@ import ui
 from dpcore import sparse as sp
 from dpcore import sparse_figures as sf
 from dpcore.accounting import fingerprint
-from dpcore.datasets import load_gdsc
+from dpcore.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, load_gdsc
 from ui.accuracy import accuracy_first
 from dpcore.utility import describe_draws
 from ui.widgets import epsilon_options
@@ -155,7 +155,7 @@ elif source == "gdsc":
                                              "Default: the midpoint of the public response range."))
     public_key = ("gdsc", drug, d, loss, threshold)
     data = _gdsc(*public_key[1:])
-    label, fp = f"GDSC {g.drug_label(drug)} ({loss})", fingerprint("bundled-gdsc-sparse", drug)
+    label, fp = f"GDSC {g.drug_label(drug)} ({loss})", fingerprint(GDSC_LEDGER_KEY)
     st.caption(
         f"Source: {g.provenance['source']} · {data.X.shape[0]} training / {data.X_test.shape[0]} held-out cell lines "
         f"(public-seeded split) · binary mutation / copy-number features plus a constant '(intercept)' feature · "
@@ -401,6 +401,7 @@ utility_note = ("; ".join(f"{name} {describe_draws(released[key])}"
                 if released else "")
 ui.release_panel(
     key="sparse", dataset_label=label, fingerprint=fp, utility_note=utility_note,
+    ledger_label=GDSC_LEDGER_LABEL if source == "gdsc" else None,
     method="Sparse regression by knowledge transfer (private support)",
     epsilon=epsilon, delta=delta, parts=parts,
     params={"variant": "private_support", "loss": loss, "sparsity": s, "K": K, "r": r, "B": B, "m": m_syn,

@@ -108,6 +108,13 @@ class GDSC:
         return X, y.to_numpy(dtype=float)[keep]
 
 
+#: Every GDSC analysis (any drug, any number of features, any page) uses the same cell lines, the unit of
+#: privacy, so all GDSC releases draw on one ledger entry: keying it by drug or by feature count would let
+#: the same cell lines collect several budgets.
+GDSC_LEDGER_LABEL = "GDSC cell lines (bundled)"
+GDSC_LEDGER_KEY = "bundled-gdsc-cell-lines"
+
+
 @functools.lru_cache(maxsize=1)
 def load_gdsc() -> GDSC:
     """Load the bundled GDSC v17 subset (cached: it is public and read-only)."""

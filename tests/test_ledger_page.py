@@ -61,3 +61,18 @@ def test_default_delta_cap_can_be_set_after_a_delta_release():
     at.button[0].click().run()
     assert not at.error, [e.value for e in at.error]
     assert ledger.budget("fp2").delta == 5e-4
+
+
+def test_every_gdsc_analysis_draws_on_one_budget():
+    """Any drug, any number of features, either page: the same cell lines, so the same ledger entry."""
+    root = Path(__file__).resolve().parent.parent / "app_pages"
+    keys = set()
+    for page, params in (("regression.py", {}), ("regression.py", {"rg_d": "11"}),
+                         ("sparse.py", {"sp_src": "gdsc"}), ("sparse.py", {"sp_src": "gdsc", "sp_loss": "logistic"})):
+        at = AppTest.from_file(str(root / page), default_timeout=120)
+        for k, v in params.items():
+            at.query_params[k] = v
+        at.run()
+        assert not at.exception, at.exception
+        keys.add(at.session_state["_dp_current_dataset"][1])
+    assert len(keys) == 1

@@ -27,6 +27,7 @@ def release_panel(
     relation: str = "replace-one",
     utility_note: str = "",
     blocked: str | None = None,
+    ledger_label: str | None = None,
 ) -> None:
     """Draw the release section of a method page.
 
@@ -43,9 +44,12 @@ def release_panel(
 
     ``blocked`` (a reason) disables the button and says what to change, for
     settings whose guarantee does not hold; ``make_bundle`` refuses them too.
+    ``ledger_label`` names the budget when it covers more than this analysis
+    (all GDSC drugs share the same cell lines); default ``dataset_label``.
     """
     ledger = get_ledger()
-    ledger.label(fingerprint, dataset_label)
+    ledger_label = ledger_label or dataset_label
+    ledger.label(fingerprint, ledger_label)
     st.subheader("Release")
     spent_eps, spent_delta = ledger.spent(fingerprint)
     cost = f"ε = {epsilon:g}" + (f", δ = {delta:g}" if delta else "")
@@ -58,7 +62,7 @@ def release_panel(
     )
     st.markdown(
         f"A release draws fresh noise from OpenDP's vetted samplers (seeded by the operating system), costs **{cost}**"
-        f" on *{literal(dataset_label)}* and is recorded in this session's ledger. Already spent on this data set: "
+        f" on *{literal(ledger_label)}* and is recorded in this session's ledger. Already spent on this data set: "
         f"ε = {spent_eps:g}, δ = {spent_delta:g}.{cap_text}"
     )
     state_key = f"_release_last_{key}"
