@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent
 # than several threads competing for two cores.
 threadpool_limits(limits=1, user_api="blas")
 
-st.set_page_config(page_title="DP trade-offs for clinical data", page_icon="🔒", layout="wide")
+st.set_page_config(page_title="DP trade-offs for clinical data", page_icon=":material/lock:", layout="wide")
 
 METHOD_PAGES = [
     ("app_pages/survival.py", "Survival curves", ":material/monitoring:", "survival"),

@@ -43,7 +43,7 @@ with show_errors("Could not build the audit"):
     st.markdown(f"**Neighbours.** {scenario.neighbours}  \n**Summary thresholded.** {scenario.summary}")
     if scenario in violations:
         st.warning("This pair breaks the method *as published*: expect the audit to refute the claim even without a "
-                   "planted bug. The method's page does not release this variant.", icon="⚠️")
+                   "planted bug. The method's page does not release this variant.", icon=":material/warning:")
     runs = url_select_slider(
         "Runs per data set", key="runs", options=[10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000],
         value=100_000, format_func=lambda n: f"{n:,}",
@@ -74,9 +74,10 @@ if last is not None:
     cols[2].metric("Runs per data set", f"{result.n_runs:,}")
     if result.violation:
         st.error(f"Violation: the data refute ε = {result.claimed_epsilon:g} at {result.confidence:.0%} confidence. "
-                 f"{result.describe()}", icon="🚨")
+                 f"{result.describe()}", icon=":material/report:")
     else:
-        st.success(f"No violation found. {result.describe()}", icon="✅")
-    st.plotly_chart(audit_figure(a, b, result), key="audit_fig")
-    st.caption("The two histograms are the scalar summaries of the release on neighbours A and B; the dashed line is "
-               "the threshold of the event that gave the bound.")
+        st.success(f"No violation found. {result.describe()}", icon=":material/check_circle:")
+    figure = audit_figure(a, b, result)
+    st.plotly_chart(figure, key="audit_fig")
+    st.caption("The two distributions are the scalar summaries of the release on neighbours A and B. The bound comes "
+               f"from the event “{result.event}”" + (" (the dashed line)." if figure.layout.shapes else "."))

@@ -230,7 +230,7 @@ A = fdr.paprika_shift(epsilon, delta_exp, eta, cutoff, T, shift)
 ui.preview_notice()
 st.markdown(f"**Noise at these settings:** threshold noise Z_α ~ Laplace({z_a:.3g}) (redrawn after every discovery), "
             f"per-test noise Z_t ~ Laplace({z_t:.3g}) on log p, threshold lowered by A = {A:.3g} (in log p units: "
-            f"a p-value must be about e^{A:.2g} ≈ {math.exp(min(A, 700)):.3g} times smaller than α_t to be "
+            f"a p-value must be about e^{A:.3g} ≈ {math.exp(min(A, 700)):.3g} times smaller than α_t to be "
             f"rejected on average, give or take the per-test noise of scale {z_t:.3g} in log p, so null p-values "
             f"near α_t still get through by chance). Claimed: ({epsilon:g}, {delta_exp:g})-DP for the discovery list and "
             + (f"FDR ≤ α + δT = {bound:.3g}." if bound < 1 else
@@ -238,7 +238,7 @@ st.markdown(f"**Noise at these settings:** threshold noise Z_α ~ Laplace({z_a:.
 if shift < 4:
     st.warning(f"Shift scale s = {shift:g} < 4: Theorem 4 needs s = 4 for the δ part of the guarantee (the paper's "
                "experiments use s = 1). With a smaller shift, a p-value near the candidacy boundary 2λ can be rejected "
-               "by noise more often than δ allows, and at small ε the FDR can exceed α + δT (see the ε sweep below).", icon="⚠️")
+               "by noise more often than δ allows, and at small ε the FDR can exceed α + δT (see the ε sweep below).", icon=":material/warning:")
 
 # ---- one stream ----------------------------------------------------------------
 with ui.show_errors("Cannot run the procedures"):

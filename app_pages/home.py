@@ -75,5 +75,5 @@ st.markdown(
 st.info(
     "Uploaded files stay in this browser session's memory: they are never written to disk, logged, or shared "
     "with other sessions. Turn on **Teaching mode** in the sidebar for step-by-step explanations.",
-    icon="🔒",
+    icon=":material/lock:",
 )

@@ -17,22 +17,7 @@ past it. The ledger lives in this session only; closing the tab discards it.
 )
 
 ledger = get_ledger()
-records = ledger.records()
-if records:
-    table = pd.DataFrame(
-        [
-            {"data set": ledger.name_of(r.dataset), "method": r.method, "ε": r.epsilon, "δ": r.delta,
-             "relation": r.relation, "time (UTC)": r.time,
-             "parameters": "; ".join(f"{k}={v}" for k, v in r.params.items())}
-            for r in records
-        ]
-    )
-    st.subheader("Releases")
-    st.dataframe(table, hide_index=True, width="stretch")
-    st.subheader("Totals per data set")
-    st.dataframe(pd.DataFrame(ledger.summary()), hide_index=True, width="stretch")
-else:
-    st.info("No release yet in this session. Previews are free; the Release button on each page is charged here.")
+tables = st.container()  # filled after the cap form below, so a cap set in this run shows at once
 
 st.subheader("Budget cap")
 choices = {ledger.name_of(ds): ds for ds in ledger.datasets()}
@@ -57,17 +42,40 @@ if choices:
 else:
     st.caption("Open a method page and pick a data set to set its cap.")
 
+_EXACT = {"ε": st.column_config.NumberColumn("ε", format="%g"), "δ": st.column_config.NumberColumn("δ", format="%g")}
+with tables:
+    records = ledger.records()
+    if records:
+        table = pd.DataFrame(
+            [
+                {"data set": ledger.name_of(r.dataset), "method": r.method, "ε": r.epsilon, "δ": r.delta,
+                 "relation": r.relation, "time (UTC)": r.time,
+                 "parameters": "; ".join(f"{k}={v}" for k, v in r.params.items())}
+                for r in records
+            ]
+        )
+        st.subheader("Releases")
+        st.dataframe(table, hide_index=True, width="stretch", column_config=_EXACT)
+        st.subheader("Totals per data set")
+        totals = pd.DataFrame(ledger.summary())
+        for cap in ("ε cap", "δ cap"):  # a missing cap reads "no cap", not "None"
+            totals[cap] = [f"{v:g}" if v is not None and pd.notna(v) else "no cap" for v in totals[cap]]
+        st.dataframe(totals, hide_index=True, width="stretch",  # %g: δ = 2.5e-4 must not read 0.0003
+                     column_config={c: st.column_config.NumberColumn(c, format="%g") for c in ("ε spent", "δ spent")})
+    else:
+        st.info("No release yet in this session. Previews are free; the Release button on each page is charged here.")
+
 st.subheader("Session report")
 bundles = releases()
-if bundles:
-    notes, audit_results = list(release_notes()), list(audits())
+notes, audit_results = list(release_notes()), list(audits())
+if bundles or audit_results:
 
     def session_report() -> str:  # built on click only: several MB with Plotly inlined
         return html_report(bundles, title="Session privacy report", custodian_notes=notes, audits=audit_results)
 
     st.download_button("Download the session report (HTML, printable to PDF)", session_report, "session-report.html",
                        mime="text/html", on_click="ignore")
-    st.caption(f"{len(bundles)} release(s); the report contains DP values and public parameters only, plus audit "
-               "results labelled as custodian notes.")
+    st.caption(f"{len(bundles)} release(s) and {len(audit_results)} audit(s); the report contains DP values and "
+               "public parameters only, plus audit results labelled as custodian notes.")
 else:
-    st.caption("The report becomes available after the first release.")
+    st.caption("The report becomes available after the first release or audit.")

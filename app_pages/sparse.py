@@ -276,7 +276,7 @@ for m in ("nonprivate",) + tuple(x for x in sp.METHODS if x != "nonprivate"):
 st.plotly_chart(sf.coefficient_figure(stems, feature_names=data.feature_names or None), key="sp_stem")
 ui.teaching(
     "Each stem is one coefficient; only features that some method selected are shown. Filled dots are in a "
-    "method's support (its s kept coefficients). 1. The teacher (grey) is ordinary sparse regression on the private "
+    "method's support (its s kept coefficients). 1. The teacher (dark grey) is ordinary sparse regression on the private "
     "data. 2. Its predictions on random public inputs get Gaussian noise. 3. The student (blue) refits sparse "
     "regression to those noisy predictions. The baselines add noise inside their own training loops instead."
 )
@@ -378,7 +378,7 @@ st.warning(
     "The knowledge-transfer guarantee therefore holds only when the teacher's support is stable under any "
     "one-record change, which no public check here can certify. DP-IGHT, Frank–Wolfe, two-stage and "
     "**KT with private support** (our remedy, below) do not rely on that assumption.",
-    icon="⚠️",
+    icon=":material/warning:",
 )
 
 # ---- release ---------------------------------------------------------------------------

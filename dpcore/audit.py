@@ -19,7 +19,7 @@ scale halved) must be caught, which the tests check.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
@@ -41,6 +41,8 @@ class AuditResult:
     p_second_upper: float
     n_runs: int
     confidence: float
+    #: what was audited (method, neighbouring pair, planted bug or not), for reports read out of context
+    subject: str = ""
 
     @property
     def violation(self) -> bool:
@@ -206,7 +208,7 @@ class AuditScenario:
         progress: Callable[[float], None] | None = None,
         chunk: int = 50_000,
     ) -> tuple[AuditResult, np.ndarray, np.ndarray]:
-        return run_audit(
+        result, a, b = run_audit(
             lambda rng, m: self.sampler("A", planted_bug, rng, m),
             lambda rng, m: self.sampler("B", planted_bug, rng, m),
             n_runs=n_runs,
@@ -216,3 +218,7 @@ class AuditScenario:
             chunk=chunk,
             progress=progress,
         )
+        subject = f"{self.method}: {self.name} — " + (
+            f"with a deliberately planted bug ({self.planted_bug_label}), to show the audit catches it"
+            if planted_bug else "the mechanism as released")
+        return replace(result, subject=subject), a, b

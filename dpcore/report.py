@@ -113,6 +113,7 @@ def html_report(
         for note in notes:
             parts.append(f"<h3>{_esc(note.title)}</h3><p>{_esc(note.text)}</p>")
         for result in audits:
-            parts.append(f"<h3>Privacy audit</h3><p>{_esc(result.describe())}</p>")
+            heading = "Privacy audit" + (f" — {result.subject}" if result.subject else "")
+            parts.append(f"<h3>{_esc(heading)}</h3><p>{_esc(result.describe())}</p>")
     parts.append("</body></html>")
     return "".join(parts)

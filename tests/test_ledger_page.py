@@ -7,6 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.accounting import Ledger
 from dpcore.release import ReleaseBundle
+from dpcore.report import html_report
 
 PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "ledger.py")
 
@@ -76,3 +77,25 @@ def test_every_gdsc_analysis_draws_on_one_budget():
         assert not at.exception, at.exception
         keys.add(at.session_state["_dp_current_dataset"][1])
     assert len(keys) == 1
+
+
+def test_a_cap_shows_in_the_totals_at_once_and_audits_alone_make_a_report():
+    from dpcore import registry
+
+    scenario = registry.audit_scenarios("survival", 1.0)[0]
+    planted, _, _ = scenario.run(2_000, planted_bug=True, seed=0)
+    ledger = Ledger()
+    ledger.label("fp3", "Cancer (bundled)")
+    ledger.charge("fp3", "DP survival analysis", 1.0)
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.session_state["_dp_ledger"] = ledger
+    at.session_state["_dp_audits"] = [planted]
+    at.run()
+    totals = at.dataframe[1].value
+    assert totals["ε cap"].iloc[0] == "no cap"
+    at.number_input(key="cap_eps").set_value(1.5)
+    at.button[0].click().run()
+    assert at.dataframe[1].value["ε cap"].iloc[0] == "1.5"  # same run, not the next one
+    assert any("0 release(s) and 1 audit(s)" in c.value for c in at.caption)  # audits alone make a report
+    report = html_report([], audits=[planted])
+    assert "Privacy audit — survival" in report and "deliberately planted bug" in report

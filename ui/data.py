@@ -48,6 +48,6 @@ def upload_csv(key: str, *, label: str = "Upload a CSV file", hint: str = "", he
     try:
         frame = read_csv(data)
     except InputError as err:
-        st.error(f"{uploaded.name}: {err}", icon="⚠️")
+        st.error(f"{uploaded.name}: {err}", icon=":material/warning:")
         return None
     return UploadedTable(frame=frame, fingerprint=table_fingerprint(frame), name=uploaded.name)

@@ -26,9 +26,9 @@ def show_errors(context: str = ""):
     try:
         yield
     except BudgetExceeded as err:
-        st.error(f"{prefix}{err}", icon="🔒")
+        st.error(f"{prefix}{err}", icon=":material/lock:")
     except (InputError, ValueError) as err:
-        st.error(f"{prefix}{err}", icon="⚠️")
+        st.error(f"{prefix}{err}", icon=":material/warning:")
     except Exception as err:  # noqa: BLE001 - last line of defence for the page
         _log.error("unexpected %s on a page", type(err).__name__)
-        st.error(f"{prefix}Something went wrong ({type(err).__name__}). Nothing was released or charged.", icon="⚠️")
+        st.error(f"{prefix}Something went wrong ({type(err).__name__}). Nothing was released or charged.", icon=":material/warning:")

@@ -31,10 +31,19 @@ def teaching_mode() -> bool:
     return bool(st.session_state.get(TEACHING_KEY, False))
 
 
+_INLINE_STEP = re.compile(r"(?<=[.!?)])\s+(?=\d{1,2}\.\s)")
+
+
 def teaching(markdown: str) -> None:
-    """A step-by-step note shown beside a figure only when teaching mode is on."""
+    """A step-by-step note shown beside a figure only when teaching mode is on.
+
+    Notes written as "1. … 2. … 3. …" in one paragraph are split into a numbered list (markdown only
+    starts a new item on a new line).
+    """
     if teaching_mode():
-        st.info(markdown, icon="🎓")
+        if markdown.startswith("1. "):
+            markdown = _INLINE_STEP.sub("\n", markdown)
+        st.info(markdown, icon=":material/school:")
 
 
 def preview_notice() -> None:

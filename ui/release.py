@@ -67,7 +67,7 @@ def release_panel(
     )
     state_key = f"_release_last_{key}"
     if blocked:
-        st.info(blocked, icon="🔒")
+        st.info(blocked, icon=":material/lock:")
     if st.button(f"Release with {cost}", key=f"release_button_{key}", type="primary", disabled=bool(blocked)):
         with show_errors("Release refused"):
             ledger.check(fingerprint, epsilon, delta)
@@ -88,7 +88,7 @@ def release_panel(
     st.success(
         f"Released {bundle.method} at ε = {bundle.epsilon:g}, δ = {bundle.delta:g} ({bundle.created}). "
         "Only these DP values may leave the session.",
-        icon="✅",
+        icon=":material/check_circle:",
     )
     for name, table in bundle.tables.items():
         with st.expander(f"Released table: {name} ({len(table)} rows)"):
