@@ -211,6 +211,7 @@ ui.reset_when_changed("_rg_last_source", (src.fp, src.label, N),  # sizes defaul
                            rg_npriv=int(min(800, N - test_default - st.session_state.get("rg_npub", 10)))))
 s1, s2, s3 = st.columns(3)
 _clamp("rg_ntest", 20, max_test)
+ui.follow_default("rg_ntest", test_default)
 with s1:
     n_test = int(ui.url_slider("Test set size", key="rg_ntest", min_value=20, max_value=max_test,
                                value=test_default, step=10))
@@ -223,6 +224,7 @@ if avail <= 20:
              "non-private set.")
     st.stop()
 _clamp("rg_npriv", 20, int(avail))
+ui.follow_default("rg_npriv", int(min(800, avail)))
 with s3:
     n_priv = int(ui.url_slider("Private training records", key="rg_npriv", min_value=20, max_value=int(avail),
                                value=int(min(800, avail)), step=10))

@@ -209,14 +209,18 @@ with c1:
     epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=2.0, min_value=0.1, max_value=20.0)
     delta_choice = ui.url_select_slider("δ", key="sp_delta", options=["1/n²", "1e-5", "1e-6", "1e-8"], value="1/n²")
     delta = 1.0 / n**2 if delta_choice == "1/n²" else float(delta_choice)
+    s_default = min(int(public_key[3]) if source == "synthetic" else 5, d)
+    ui.follow_default("sp_s", s_default)
     s = int(ui.url_number("sparsity s (coefficients kept)", key="sp_s", min_value=1, max_value=min(100, d),
-                          value=min(int(public_key[3]) if source == "synthetic" else 5, d)))
+                          value=s_default))
 with c2:
     K = float(ui.url_number("feature bound K (|x| ≤ K)", key="sp_K", min_value=0.1, max_value=100.0, value=1.0))
     r = float(ui.url_number("response bound r (|y| ≤ r)", key="sp_r", min_value=0.1, max_value=100.0, value=5.0,
                             disabled=loss == "logistic"))
+    B_default = float(public_key[3]) if source == "synthetic" else 10.0
+    ui.follow_default("sp_B", B_default)
     B = float(ui.url_number("ℓ1 radius B of the coefficients", key="sp_B", min_value=0.1, max_value=1000.0,
-                            value=float(public_key[3]) if source == "synthetic" else 10.0,
+                            value=B_default,
                             help="Public bound ‖θ‖1 ≤ B; every iterate is rescaled into this ball. It sets the "
                                  "gradient bound γ = K(KB + r) that all methods' noise grows with."))
 with c3:
@@ -235,8 +239,9 @@ with st.expander("Advanced constants (public)"):
         T2 = int(ui.url_number("student steps T2", key="sp_T2", min_value=5, max_value=500, value=60))
         dp_T = int(ui.url_number("DP-IGHT steps T", key="sp_dpT", min_value=2, max_value=200, value=30))
     with a3:
-        m_syn = int(ui.url_number("synthetic points m", key="sp_m", min_value=50, max_value=20_000,
-                                  value=min(max(n, 50), 20_000),  # default m = n, inside the widget's range
+        m_default = min(max(n, 50), 20_000)  # m = n, inside the widget's range
+        ui.follow_default("sp_m", m_default)
+        m_syn = int(ui.url_number("synthetic points m", key="sp_m", min_value=50, max_value=20_000, value=m_default,
                                   help="The student's error hardly depends on m: σ grows like √m."))
 if not methods:
     st.warning("Choose at least one method.")

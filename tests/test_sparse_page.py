@@ -173,3 +173,22 @@ def test_large_settings_put_the_sweep_behind_a_button():
     at.run()
     _ok(at)
     assert any("press to run" in c.value for c in at.caption)
+
+
+def test_controls_with_derived_defaults_follow_them_so_links_reproduce_the_page():
+    """s and B default to s*, m to n: after changing s* and n, the page must match a fresh page opened from
+    the link (which omits values equal to their defaults); a value the user chose stays."""
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at.number_input(key="sp_sstar").set_value(8).run()
+    at.select_slider(key="sp_n").set_value(500).run()
+    _ok(at)
+    fresh = AppTest.from_file(PAGE, default_timeout=120)
+    fresh.query_params["sp_sstar"] = "8"
+    fresh.query_params["sp_n"] = "500"
+    fresh.run()
+    for key in ("sp_s", "sp_B", "sp_m"):
+        assert at.number_input(key=key).value == fresh.number_input(key=key).value, key
+    assert at.number_input(key="sp_s").value == 8
+    at.number_input(key="sp_s").set_value(3).run()  # chosen by the user: s* no longer moves it
+    at.number_input(key="sp_sstar").set_value(6).run()
+    assert at.number_input(key="sp_s").value == 3 and at.number_input(key="sp_B").value == 6

@@ -7,6 +7,7 @@ from ui.release import release_panel
 from ui.state import audits, current_dataset, get_ledger, release_notes, releases, set_current_dataset
 from ui.widgets import (
     epsilon_slider,
+    follow_default,
     reset_when_changed,
     url_multiselect,
     url_number,
@@ -21,5 +22,5 @@ __all__ = [
     "UploadedTable", "upload_csv", "show_errors", "explain", "literal", "page_header", "preview_notice", "teaching",
     "teaching_mode", "release_panel", "audits", "current_dataset", "get_ledger", "release_notes", "releases",
     "set_current_dataset",
-    "epsilon_slider", "reset_when_changed", "url_multiselect", "url_number", "url_radio", "url_select_slider", "url_selectbox", "url_slider", "url_toggle",
+    "epsilon_slider", "follow_default", "reset_when_changed", "url_multiselect", "url_number", "url_radio", "url_select_slider", "url_selectbox", "url_slider", "url_toggle",
 ]

@@ -118,6 +118,20 @@ def reset_when_changed(marker: str, identity, defaults: Mapping[str, object]) ->
         st.session_state[marker] = identity
 
 
+def follow_default(key: str, default) -> None:
+    """Call before a control whose default derives from other controls (sparsity from s*, m from n, …).
+
+    A link omits values equal to the default, so a control left at an *old* default would show another
+    value when the link is opened. While the user has not changed it (its value is still the previous
+    default), it follows the new default instead; a value the user chose stays.
+    """
+    marker = f"_url_default_{key}"
+    if marker in st.session_state and key in st.session_state and st.session_state[key] == st.session_state[marker]:
+        st.session_state[key] = default
+        st.session_state.pop(f"_url_last_{key}", None)
+    st.session_state[marker] = default
+
+
 def url_select_slider(label: str, *, key: str, options, value=None, format_func=None, **kwargs):
     options = list(options)
     if format_func is None and not all(_is_number(o) for o in options):
