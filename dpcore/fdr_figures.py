@@ -75,18 +75,15 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
         fig.add_trace(go.Scatter(x=t[mask], y=shown[mask], mode="markers", name=f"{name} ({int(mask.sum())})",
                                  customdata=custom[mask], hovertemplate=hover,
                                  marker=dict(size=11, color=colour, symbol=symbol, line=dict(width=1, color="white"))))
-    base_layout(fig, title=title, x_title="hypothesis t (stream order)", y_title="natural log of the p-value",
-                height=460)
+    # the notes go into the axis title: inside the plot they covered discoveries
+    notes = (["▼ = smaller p-values, drawn at the bottom edge"] if clipped.any() else []) + (
+        [f"dashed line: cutoff c = {cutoff} reached, no more rejections"] if stop is not None else [])
+    base_layout(fig, title=title, x_title=" · ".join(["hypothesis t (stream order)"] + notes),
+                y_title="natural log of the p-value", height=460)
     fig.update_layout(hovermode="closest", legend=dict(font=dict(size=11)), margin=dict(t=90))
     fig.update_yaxes(range=[ymin - 1, 0.5])
     if stop is not None:
-        fig.add_vline(x=stop + 0.5, line=dict(color=WARNING, dash="dash", width=1),
-                      annotation_text=f"cutoff c = {cutoff} reached: no more rejections",
-                      annotation_position="bottom right", annotation_bgcolor="rgba(255,255,255,0.85)",
-                      annotation_font_size=11)
-    if clipped.any():
-        fig.add_annotation(x=0, y=ymin, xref="paper", yref="y", xanchor="left", yanchor="bottom", showarrow=False,
-                           text="▼ = smaller p-values, drawn at the edge", font=dict(size=10, color="#666"))
+        fig.add_vline(x=stop + 0.5, line=dict(color=WARNING, dash="dash", width=1))
     return fig
 
 
@@ -172,8 +169,10 @@ def summary_figure(table: pd.DataFrame, *, alpha: float, bound: float) -> go.Fig
     """Bars of FDR and power per method with ±2 SE error bars (the utility panel at the chosen settings)."""
     fig = make_subplots(rows=1, cols=2, subplot_titles=("FDR", "power"), horizontal_spacing=0.12)
     colours = [METHOD_COLOURS.get(m.split(" (")[0], PRIVATE) for m in table["method"]]
+    # two-line labels stay horizontal and readable in half a column (rotated ones overlapped)
+    labels = [m.replace("alpha-investing", "alpha-<br>investing").replace(" ", "<br>") for m in table["method"]]
     for col, metric in ((1, "FDR"), (2, "power")):
-        fig.add_trace(go.Bar(x=table["method"], y=table[metric], marker_color=colours, showlegend=False,
+        fig.add_trace(go.Bar(x=labels, y=table[metric], marker_color=colours, showlegend=False,
                              error_y=dict(type="data", array=2 * table[f"{metric}_se"].fillna(0))), row=1, col=col)
     fig.add_hline(y=alpha, line=dict(color=WARNING, dash="dash", width=1), row=1, col=1,
                   annotation_text=f"α = {alpha:g}", annotation_position="top left")
@@ -181,5 +180,6 @@ def summary_figure(table: pd.DataFrame, *, alpha: float, bound: float) -> go.Fig
                   annotation_text=f"α + δT = {bound:.3g}", annotation_position="top left")
     base_layout(fig, height=360)
     fig.update_yaxes(range=[0, 1.05], row=1, col=2)
+    fig.update_xaxes(tickangle=0, tickfont_size=10)
     fig.update_layout(hovermode="closest")
     return fig

@@ -30,15 +30,19 @@ def predicted_vs_observed(y_obs, pred_private, pred_nonprivate, *, rho_private: 
 def rho_draws_histogram(rho_draws, rho_nonprivate: float) -> go.Figure:
     """Utility over many noise draws: histogram of test ρ of the private fit, non-private line."""
     rho_draws = np.asarray(rho_draws, dtype=float)
-    fig = go.Figure(go.Histogram(x=rho_draws, nbinsx=30, name=f"private, {rho_draws.size} noise draws",
+    finite = rho_draws[np.isfinite(rho_draws)]  # ρ is undefined (nan) for constant predictions
+    counts, edges = np.histogram(finite if finite.size else np.zeros(1), bins=30)
+    fig = go.Figure(go.Histogram(x=rho_draws, name=f"private, {rho_draws.size} noise draws",
+                                 xbins=dict(start=edges[0], end=edges[-1], size=edges[1] - edges[0]),
                                  marker=dict(color=rgba(PRIVATE, 0.6))))
     fig.add_vline(x=rho_nonprivate, line=dict(color=NONPRIVATE, width=2),
                   annotation_text=f"non-private {rho_nonprivate:.3f}", annotation_position="top right")
-    lo, hi = np.quantile(rho_draws, [0.05, 0.95])
+    lo, hi = np.quantile(finite, [0.05, 0.95]) if finite.size else (0.0, 0.0)
     fig.add_vrect(x0=lo, x1=hi, fillcolor=rgba(PRIVATE, 0.08), line_width=0,
                   annotation_text="90% of draws", annotation_position="top left")
     base_layout(fig, x_title="Spearman ρ on the test set", y_title="noise draws", height=360)
     fig.update_layout(hovermode="closest", showlegend=True)
+    fig.update_yaxes(range=[0, 1.25 * max(counts.max(), 1)])  # headroom: the labels sit above the tallest bar
     return fig
 
 

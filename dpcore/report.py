@@ -44,7 +44,7 @@ def _esc(value) -> str:
 def _table_html(table, max_rows: int = 60) -> str:
     shown = table.head(max_rows)
     body = shown.to_html(index=False, float_format=lambda v: f"{v:.6g}", border=0, escape=True)
-    more = f"<p class='muted'>… {len(table) - max_rows} more rows in the CSV.</p>" if len(table) > max_rows else ""
+    more = f"<p class='muted'>… {len(table) - max_rows} more rows in this release's CSV (its ZIP download on the method page).</p>" if len(table) > max_rows else ""
     return body + more
 
 
