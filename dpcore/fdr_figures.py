@@ -166,20 +166,26 @@ def utility_figure(curves: Sequence[UtilityCurve], epsilon: float, *, alpha: flo
 
 
 def summary_figure(table: pd.DataFrame, *, alpha: float, bound: float) -> go.Figure:
-    """Bars of FDR and power per method with ±2 SE error bars (the utility panel at the chosen settings)."""
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("FDR", "power"), horizontal_spacing=0.12)
+    """Bars of FDR and power per method with ±2 SE error bars (the utility panel at the chosen settings).
+
+    Horizontal bars with the method names once on the left: six names under narrow vertical bars
+    overlapped whatever their angle.
+    """
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("FDR", "power"), horizontal_spacing=0.06, shared_yaxes=True)
     colours = [METHOD_COLOURS.get(m.split(" (")[0], PRIVATE) for m in table["method"]]
-    # two-line labels stay horizontal and readable in half a column (rotated ones overlapped)
-    labels = [m.replace("alpha-investing", "alpha-<br>investing").replace(" ", "<br>") for m in table["method"]]
     for col, metric in ((1, "FDR"), (2, "power")):
-        fig.add_trace(go.Bar(x=labels, y=table[metric], marker_color=colours, showlegend=False,
-                             error_y=dict(type="data", array=2 * table[f"{metric}_se"].fillna(0))), row=1, col=col)
-    fig.add_hline(y=alpha, line=dict(color=WARNING, dash="dash", width=1), row=1, col=1,
-                  annotation_text=f"α = {alpha:g}", annotation_position="top left")
-    fig.add_hline(y=bound, line=dict(color=WARNING, dash="dot", width=1), row=1, col=1,
-                  annotation_text=f"α + δT = {bound:.3g}", annotation_position="top left")
-    base_layout(fig, height=360)
-    fig.update_yaxes(range=[0, 1.05], row=1, col=2)
-    fig.update_xaxes(tickangle=0, tickfont_size=10)
-    fig.update_layout(hovermode="closest")
+        fig.add_trace(go.Bar(y=table["method"], x=table[metric], orientation="h", marker_color=colours,
+                             showlegend=False, error_x=dict(type="data", array=2 * table[f"{metric}_se"].fillna(0))),
+                      row=1, col=col)
+    fig.add_vline(x=alpha, line=dict(color=WARNING, dash="dash", width=1), row=1, col=1,
+                  annotation_text=f"α = {alpha:g}", annotation_position="top right", annotation_font_size=10)
+    if bound < 1:
+        fig.add_vline(x=bound, line=dict(color=WARNING, dash="dot", width=1), row=1, col=1,
+                      annotation_text=f"α + δT = {bound:.3g}", annotation_position="top right",
+                      annotation_font_size=10)
+    base_layout(fig, height=330)
+    fig.update_yaxes(autorange="reversed", type="category")  # METHODS order from the top
+    fig.update_xaxes(range=[0, 1.05], row=1, col=2)
+    fig.update_xaxes(rangemode="tozero", row=1, col=1)
+    fig.update_layout(hovermode="closest", margin=dict(l=110))
     return fig
