@@ -106,23 +106,23 @@ upload_p = upload_truth = None
 if src in ("bernoulli", "truncexp"):
     c1, c2, c3, c4, c5 = st.columns(5)
     with c1:
-        n_obs = int(ui.url_select_slider("observations per hypothesis n", key="fdr_n",
+        n_obs = int(ui.url_select_slider("Observations per hypothesis n", key="fdr_n",
                                          options=[100, 200, 500, 1000, 2000], value=1000))
     with c2:
-        T = int(ui.url_select_slider("hypotheses in the stream", key="fdr_T", options=[200, 400, 800, 1600],
+        T = int(ui.url_select_slider("Hypotheses in the stream", key="fdr_T", options=[200, 400, 800, 1600],
                                      value=800))
     with c3:
-        pi1 = float(ui.url_select_slider("share of non-nulls π1", key="fdr_pi1",
+        pi1 = float(ui.url_select_slider("Share of non-nulls π1", key="fdr_pi1",
                                          options=[0.01, 0.02, 0.03, 0.04, 0.05, 0.1, 0.2], value=0.05))
     with c4:
         if src == "bernoulli":
-            theta = float(ui.url_select_slider("alternative θ (null 0.5)", key="fdr_theta",
+            theta = float(ui.url_select_slider("Alternative θ (null 0.5)", key="fdr_theta",
                                                options=[0.55, 0.6, 0.65, 0.7, 0.75, 0.8], value=0.75))
         else:
-            theta = float(ui.url_select_slider("alternative scale θ (null 1)", key="fdr_thexp",
+            theta = float(ui.url_select_slider("Alternative scale θ (null 1)", key="fdr_thexp",
                                                options=[1.02, 1.05, 1.1, 1.2, 1.5, 1.8, 1.9, 2.0], value=1.8))
     with c5:
-        R = int(ui.url_select_slider("runs (fresh data each)", key="fdr_R", options=[20, 50, 100, 200], value=100))
+        R = int(ui.url_select_slider("Runs (fresh data each)", key="fdr_R", options=[20, 50, 100, 200], value=100))
     seed = int(ui.url_number("Preview seed", key="fdr_seed", min_value=0, max_value=10_000, value=0, step=1,
                              help="Seeds the simulation and the preview noise; a release is seeded by the OS."))
     eta_default = fdr.eta_paper(n_obs)
@@ -148,16 +148,16 @@ else:
     ui.reset_when_changed("_fdr_upload_columns", tuple(cols), dict(fdr_pcol=cols[0], fdr_tcol=none))
     m1, m2 = st.columns(2)
     with m1:
-        pcol = ui.url_selectbox("p-value column", key="fdr_pcol", options=cols, index=0)
+        pcol = ui.url_selectbox("Column of p-values", key="fdr_pcol", options=cols, index=0)
     with m2:
-        tcol = ui.url_selectbox("truth column (optional, 0/1)", key="fdr_tcol", options=[none] + cols, index=0)
+        tcol = ui.url_selectbox("Truth column (optional, 0/1)", key="fdr_tcol", options=[none] + cols, index=0)
     with ui.show_errors("The uploaded file cannot be used"):
         upload_p, upload_truth = fdr.pvalues_from_frame(frame, pcol, None if tcol == none else tcol)
     if upload_p is None:
         st.stop()
     T = upload_p.size
     label = f"{name} (uploaded)"
-    R = int(ui.url_select_slider("noise draws for the utility panel", key="fdr_Rup", options=[20, 50, 100],
+    R = int(ui.url_select_slider("Noise draws for the utility panel", key="fdr_Rup", options=[20, 50, 100],
                                  value=50))
     if R * T > 250_000:  # keep memory and time per slider move bounded for long streams
         R = max(2, 250_000 // T)
@@ -171,7 +171,7 @@ else:
                                                       "paper": "sample size (paper: √(ln n / n))",
                                                       "binomial": "exact one-sided binomial test"}[s])
     with e2:
-        n_up = int(ui.url_number("observations per hypothesis n", key="fdr_nup", min_value=10, max_value=10**7,
+        n_up = int(ui.url_number("Observations per hypothesis n", key="fdr_nup", min_value=10, max_value=10**7,
                                  value=1000, step=1))
     with e3:
         p_floor = fdr.P_FLOOR  # the stated and the paper's η are assumptions about every p-value
@@ -181,7 +181,7 @@ else:
         elif eta_how == "paper":
             eta_default = fdr.eta_paper(n_up)
         else:
-            floor_exp = int(ui.url_number("floor μ = 10^(−…)", key="fdr_floor", min_value=1, max_value=300,
+            floor_exp = int(ui.url_number("Floor μ = 10^(−…)", key="fdr_floor", min_value=1, max_value=300,
                                           value=6, step=1))
             p_floor = 10.0 ** -floor_exp  # the exact η holds above this floor only: previews and releases floor at it
             eta_default = fdr.eta_binomial_exact(min(n_up, 100_000), p_floor)
@@ -199,14 +199,14 @@ st.caption("Unit of privacy: one person in the data behind the p-values. Replace
 k1, k2, k3 = st.columns([1.3, 1, 1])
 with k1:
     epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=5.0, min_value=0.3, max_value=20.0)
-    alpha = float(ui.url_select_slider("target FDR α", key="fdr_alpha", options=[0.01, 0.02, 0.05, 0.1, 0.2],
+    alpha = float(ui.url_select_slider("Target FDR α", key="fdr_alpha", options=[0.01, 0.02, 0.05, 0.1, 0.2],
                                        value=0.05))
     delta_exp = float(ui.url_select_slider("δ", key="fdr_delta", options=[1e-6, 1e-5, 1e-4, 2.5e-4, 1e-3],
                                            value=2.5e-4, format_func=lambda d: f"{d:g}"))
 with k2:
-    cutoff = int(ui.url_select_slider("cutoff c (max discoveries)", key="fdr_c", options=[5, 10, 20, 40, 80, 160],
+    cutoff = int(ui.url_select_slider("Cutoff c (max discoveries)", key="fdr_c", options=[5, 10, 20, 40, 80, 160],
                                       value=40))
-    shift = float(ui.url_select_slider("shift scale s", key="fdr_s", options=[0.5, 1.0, 1.5, 2.0, 4.0], value=1.0,
+    shift = float(ui.url_select_slider("Shift scale s", key="fdr_s", options=[0.5, 1.0, 1.5, 2.0, 4.0], value=1.0,
                                        help="A = s·ηc·ln(2/(3δ'))/ε; Theorem 4 needs s = 4, the paper's "
                                             "experiments use s = 1."))
     lam = float(ui.url_select_slider("PAPRIKA λ (candidates: p < 2λ)", key="fdr_lam",
@@ -219,7 +219,7 @@ with k3:
                         help="The authors' code indexes γ by candidate counts, so the threshold depends on "
                              "unreleased data: not private (see the audit page). Offered to reproduce their "
                              "figures only; releases always use the paper rule.")
-    show_ai = ui.url_radio("one-stream view", key="fdr_view", options=["PAPRIKA", "PAPRIKA AI"], horizontal=True)
+    show_ai = ui.url_radio("One-stream view", key="fdr_view", options=["PAPRIKA", "PAPRIKA AI"], horizontal=True)
 
 eta = eta_default
 settings = fdr.Settings(alpha=alpha, epsilon=epsilon, delta=delta_exp, eta=eta, cutoff=cutoff, lam_paprika=lam,

@@ -116,15 +116,15 @@ public_key = None
 if source == "synthetic":
     c1, c2, c3, c4 = st.columns(4)
     with c1:
-        n = int(ui.url_select_slider("records n", key="sp_n", options=[200, 500, 1000, 2000, 5000, 10000],
+        n = int(ui.url_select_slider("Records n", key="sp_n", options=[200, 500, 1000, 2000, 5000, 10000],
                                      value=1000))
     with c2:
-        d = int(ui.url_select_slider("features d", key="sp_d", options=[50, 100, 200, 500, 1000, 2000, 5000, 10000],
+        d = int(ui.url_select_slider("Features d", key="sp_d", options=[50, 100, 200, 500, 1000, 2000, 5000, 10000],
                                      value=500))
     with c3:
-        s_star = int(ui.url_number("true sparsity s*", key="sp_sstar", min_value=1, max_value=50, value=5))
+        s_star = int(ui.url_number("True sparsity s*", key="sp_sstar", min_value=1, max_value=50, value=5))
     with c4:
-        noise_sd = float(ui.url_number("response noise σ", key="sp_noise", min_value=0.0, max_value=5.0, value=0.5,
+        noise_sd = float(ui.url_number("Response noise σ", key="sp_noise", min_value=0.0, max_value=5.0, value=0.5,
                                        step=0.1, disabled=loss == "logistic"))
     if n * d > MAX_CELLS:
         st.error(f"n·d = {n * d:,} is above this page's limit of {MAX_CELLS:,} (memory for the data and the synthetic "
@@ -143,12 +143,12 @@ elif source == "gdsc":
         drug = ui.url_selectbox("Drug (response: ln IC50)", key="sp_drug", options=list(drugs),
                                 format_func=lambda i: drugs[i])
     with c2:
-        d = int(ui.url_select_slider("genomic features (most frequent first)", key="sp_gd",
+        d = int(ui.url_select_slider("Genomic features (most frequent first)", key="sp_gd",
                                      options=[50, 100, 200, 400, 677], value=200))
     g = load_gdsc()
     lo, hi = g.response_range
     with c3:
-        threshold = float(ui.url_number("public threshold (ln IC50) for 'sensitive'", key="sp_thr",
+        threshold = float(ui.url_number("Public threshold (ln IC50) for 'sensitive'", key="sp_thr",
                                         value=float((lo + hi) / 2), min_value=float(lo), max_value=float(hi),
                                         disabled=loss == "linear",
                                         help="Must not come from the private labels (their median is private). "
@@ -211,11 +211,11 @@ with c1:
     delta = 1.0 / n**2 if delta_choice == "1/n²" else float(delta_choice)
     s_default = min(int(public_key[3]) if source == "synthetic" else 5, d)
     ui.follow_default("sp_s", s_default)
-    s = int(ui.url_number("sparsity s (coefficients kept)", key="sp_s", min_value=1, max_value=min(100, d),
+    s = int(ui.url_number("Sparsity s (coefficients kept)", key="sp_s", min_value=1, max_value=min(100, d),
                           value=s_default))
 with c2:
-    K = float(ui.url_number("feature bound K (|x| ≤ K)", key="sp_K", min_value=0.1, max_value=100.0, value=1.0))
-    r = float(ui.url_number("response bound r (|y| ≤ r)", key="sp_r", min_value=0.1, max_value=100.0, value=5.0,
+    K = float(ui.url_number("Feature bound K (|x| ≤ K)", key="sp_K", min_value=0.1, max_value=100.0, value=1.0))
+    r = float(ui.url_number("Response bound r (|y| ≤ r)", key="sp_r", min_value=0.1, max_value=100.0, value=5.0,
                             disabled=loss == "logistic"))
     B_default = float(public_key[3]) if source == "synthetic" else 10.0
     ui.follow_default("sp_B", B_default)
@@ -224,8 +224,8 @@ with c2:
                             help="Public bound ‖θ‖1 ≤ B; every iterate is rescaled into this ball. It sets the "
                                  "gradient bound γ = K(KB + r) that all methods' noise grows with."))
 with c3:
-    R = int(ui.url_select_slider("repeats (noise draws)", key="sp_R", options=[5, 10, 20, 50], value=10))
-    seed = int(ui.url_number("preview seed", key="sp_seed", min_value=0, max_value=10_000, value=0, step=1,
+    R = int(ui.url_select_slider("Repeats (noise draws)", key="sp_R", options=[5, 10, 20, 50], value=10))
+    seed = int(ui.url_number("Preview seed", key="sp_seed", min_value=0, max_value=10_000, value=0, step=1,
                              help="Seeds the preview only; a release is seeded by the operating system."))
 # full width: six method names do not fit as chips in a third of the page
 methods = tuple(ui.url_multiselect("Methods", key="sp_methods", options=list(sp.METHODS),
@@ -233,15 +233,15 @@ methods = tuple(ui.url_multiselect("Methods", key="sp_methods", options=list(sp.
 with st.expander("Advanced constants (public)"):
     a1, a2, a3 = st.columns(3)
     with a1:
-        c1_const = float(ui.url_number("c1 in λ = c1·√(s log d log(1/δ))/(nε)", key="sp_c1", min_value=1e-3,
+        c1_const = float(ui.url_number("Constant c1 in λ = c1·√(s log d log(1/δ))/(nε)", key="sp_c1", min_value=1e-3,
                                        max_value=1e6, value=100.0, format="%g"))
     with a2:
-        T2 = int(ui.url_number("student steps T2", key="sp_T2", min_value=5, max_value=500, value=60))
+        T2 = int(ui.url_number("Student steps T2", key="sp_T2", min_value=5, max_value=500, value=60))
         dp_T = int(ui.url_number("DP-IGHT steps T", key="sp_dpT", min_value=2, max_value=200, value=30))
     with a3:
         m_default = min(max(n, 50), 20_000)  # m = n, inside the widget's range
         ui.follow_default("sp_m", m_default)
-        m_syn = int(ui.url_number("synthetic points m", key="sp_m", min_value=50, max_value=20_000, value=m_default,
+        m_syn = int(ui.url_number("Synthetic points m", key="sp_m", min_value=50, max_value=20_000, value=m_default,
                                   help="The student's error hardly depends on m: σ grows like √m."))
 if not methods:
     st.warning("Choose at least one method.")

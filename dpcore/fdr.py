@@ -1089,6 +1089,7 @@ def release(pvalues, *, alpha: float, epsilon: float, delta: float, eta: float, 
     noise are internal to SparseVector and are never exported. The authors' code rule is refused
     (its α_t depends on unreleased candidacy indicators).
     """
+    from dpcore.fdr_figures import release_figure  # (fdr_figures imports this module)
     from dpcore.release import ReleaseBundle
 
     p, single = _as_runs(pvalues)
@@ -1120,6 +1121,8 @@ def release(pvalues, *, alpha: float, epsilon: float, delta: float, eta: float, 
         mechanisms=(f"SparseVector: Laplace threshold noise b = 2ηc/ε = {scale_alpha:.4g}, redrawn after each rejection",
                     f"Laplace per-test noise b = 4ηc/ε = {scale_test:.4g} on log p (sensitivity η = {eta:g})"),
         public_params=params, tables={"rejections": table}, unit="person in the data behind the p-values",
+        figures={"Released discoveries and test levels": release_figure(rej, res.alpha[0], title=f"{name}: released "
+                                                                          "discoveries and test levels α_t")},
         notes=(f"At most c = {cutoff} rejections; the stream stops rejecting after the c-th.",
                "Candidacy (p < 2λ) is not noised; δ covers the event that a neighbour's candidacy flip matters.",
                f"FDR guarantee under conditional super-uniformity: FDR(t) ≤ α + δt = {alpha + delta * T:.4g} at t = {T}."),

@@ -412,6 +412,9 @@ def test_release_bundle_contains_only_the_rejection_set():
     assert table.rejected.sum() <= 20 and table.rejected.sum() > 0
     assert "p" not in " ".join(table.columns).split()
     assert '"epsilon": 5.0' in bundle.to_json()
+    (figure,) = bundle.figures.values()  # the report's figure plots released values only: α_t and the discoveries
+    released = set(np.round(table.alpha_t, 12))
+    assert all(set(np.round(trace.y, 12)) <= released for trace in figure.data)
     with pytest.raises(ValueError):
         fdr.release(s.pvalues[0], alpha=0.05, epsilon=math.inf, delta=2.5e-4, eta=0.0831, cutoff=20)
     with pytest.raises(ValueError):

@@ -54,7 +54,7 @@ def release_panel(
     spent_eps, spent_delta = ledger.spent(fingerprint)
     cost = f"ε = {epsilon:g}" + (f", δ = {delta:g}" if delta else "")
     if parts:
-        cost += " (" + ", ".join(f"{k}: {v:.3g}" for k, v in parts.items()) + ")"
+        cost += " (" + ", ".join(f"{k}: {v:.4g}" for k, v in parts.items()) + ")"
     remaining = ledger.remaining(fingerprint)
     cap_text = (
         f" Remaining under the cap: ε = {remaining[0]:g}, δ = {remaining[1]:g}." if remaining is not None else
