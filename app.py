@@ -67,6 +67,17 @@ def _session_status() -> None:
         st.caption("No release yet: previews are free, releases are charged here.")
 
 
+# Each page opens at its own ε (its default, or a link's): the widget key "eps" is shared by every page (one URL
+# parameter for links), so without this a value chosen on one page would carry over to the next, and into its
+# Release button, depending on which pages were visited before.
+if st.session_state.get("_page") != navigation.url_path:
+    if "_page" in st.session_state:
+        for key in ("eps", "_url_last_eps"):
+            st.session_state.pop(key, None)
+        if "eps" in st.query_params:  # (the browser drops it on navigation; a script-side switch may not)
+            del st.query_params["eps"]
+    st.session_state["_page"] = navigation.url_path
+
 # Drawn before the page (kept when the page stops early with st.stop, which drops anything drawn after
 # it) and again after it, replacing the first, so a release made in this run shows at once.
 with status.container():

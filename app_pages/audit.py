@@ -24,7 +24,8 @@ bounds give, with 99 % confidence (union-bounded over all events tried),
 
 If ε_lower exceeds the claimed ε, the mechanism is **broken**. If not, the audit found no violation — which is
 evidence, not proof: a cleverer pair or event might. Switch on the *planted bug* to see the audit catch a
-mechanism whose noise scale was halved.
+broken mechanism (each scenario names its bug: noise scale halved, clipping skipped, …). With N runs no audit can
+show more than about ε ≈ ln(N) − 2.4, so very large claims cannot be tested.
 """,
     expanded=False,
 )
@@ -68,16 +69,25 @@ last = st.session_state.get("_audit_last")
 if last is not None:
     last_method, last_name, last_planted, result, a, b = last
     st.subheader(f"Result — {registry.method_title(last_method)}: {last_name}" + (" (planted bug)" if last_planted else ""))
-    cols = st.columns(3)
+    cols = st.columns(4)
     cols[0].metric("Claimed ε", f"{result.claimed_epsilon:g}")
-    cols[1].metric("Empirical ε lower bound", f"{result.epsilon_lower:.3f}")
-    cols[2].metric("Runs per data set", f"{result.n_runs:,}")
+    cols[1].metric("Claimed δ", f"{result.delta:g}", help="Subtracted from the event probability under A "
+                   "(the δ of the worst-case scenario, the method's release δ or larger).")
+    cols[2].metric("Empirical ε lower bound", f"{result.epsilon_lower:.3f}")
+    cols[3].metric("Runs per data set", f"{result.n_runs:,}")
     if result.violation:
-        st.error(f"Violation: the data refute ε = {result.claimed_epsilon:g} at {result.confidence:.0%} confidence. "
+        st.error(f"**The data refute ε = {result.claimed_epsilon:g}** at {result.confidence:.0%} confidence. "
                  f"{result.describe()}", icon=":material/report:")
     else:
-        st.success(f"No violation found. {result.describe()}", icon=":material/check_circle:")
+        st.success(result.describe(), icon=":material/check_circle:")
+        if last_planted:
+            st.warning("The planted bug was **not caught** at this setting: the audit can only refute, and a bug "
+                       "that changes ε by little (small ε) or needs a larger ε than the runs can show (large ε) stays "
+                       f"hidden. Try more runs or an ε between 0.5 and {max(1.0, result.resolution - 2):.0f}.",
+                       icon=":material/warning:")
     figure = audit_figure(a, b, result)
     st.plotly_chart(figure, key="audit_fig")
-    st.caption("The two distributions are the scalar summaries of the release on neighbours A and B. The bound comes "
-               f"from the event “{result.event}”" + (" (the dashed line)." if figure.layout.shapes else "."))
+    st.caption("The two distributions are the scalar summaries of the release on neighbours A and B. "
+               + (f"The bound comes from the event “{result.event}”"
+                  + (" (the dashed line)." if figure.layout.shapes else ".") if result.epsilon_lower > 0 else
+                  "No event separated them (ε lower bound 0)."))

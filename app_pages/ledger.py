@@ -29,9 +29,10 @@ if choices:
     fp = choices[label]
     existing = ledger.budget(fp)
     cols = st.columns(2)
+    spent_eps, spent_delta = ledger.spent(fp)  # defaults above what is spent (a cap below it cannot be set)
     cap_eps = cols[0].number_input("Total ε cap", min_value=0.01, max_value=100.0,
-                                   value=existing.epsilon if existing else 5.0, key="cap_eps")
-    spent_delta = ledger.spent(fp)[1]  # a default below what is already spent could never be set
+                                   value=existing.epsilon if existing else min(100.0, max(5.0, 2 * spent_eps)),
+                                   key="cap_eps")
     cap_delta = cols[1].number_input("Total δ cap", min_value=0.0, max_value=0.01, format="%.2e",
                                      value=existing.delta if existing else max(1e-5, 2 * spent_delta),
                                      key="cap_delta")

@@ -49,13 +49,22 @@ class AuditResult:
         """True when the data refute the claim at the stated confidence."""
         return self.epsilon_lower > self.claimed_epsilon
 
+    @property
+    def resolution(self) -> float:
+        """The largest ε_lower this many runs can show at all (every A run in the event, no B run)."""
+        return max_detectable_epsilon(self.n_runs, self.confidence, self.delta)
+
     def describe(self) -> str:
-        verdict = "VIOLATION: the claim is refuted" if self.violation else "no violation found"
-        return (
-            f"empirical ε ≥ {self.epsilon_lower:.3f} (claimed ε = {self.claimed_epsilon:g}) "
+        verdict = "violation: the claim is refuted" if self.violation else "no violation found"
+        text = (
+            f"Empirical ε ≥ {self.epsilon_lower:.3f} for a claimed (ε = {self.claimed_epsilon:g}, δ = {self.delta:g}), "
             f"with {self.confidence:.0%} confidence from {self.n_runs:,} runs per data set; "
-            f"event: {self.event} — {verdict}"
+            f"event: {self.event} — {verdict}."
         )
+        if not self.violation and self.claimed_epsilon >= self.resolution - 1.0:
+            text += (f" With {self.n_runs:,} runs no audit can show more than ε ≈ {self.resolution:.1f}, so a claim of "
+                     f"ε = {self.claimed_epsilon:g} can hardly be tested: use more runs or a smaller ε.")
+        return text
 
 
 def clopper_pearson_lower(successes, trials: int, alpha: float) -> np.ndarray:
@@ -75,6 +84,17 @@ def clopper_pearson_upper(successes, trials: int, alpha: float) -> np.ndarray:
 def _candidate_thresholds(pilot: np.ndarray, n_thresholds: int) -> np.ndarray:
     qs = np.linspace(0.0, 1.0, n_thresholds + 2)[1:-1]
     return np.unique(np.quantile(pilot, qs, method="nearest"))
+
+
+def max_detectable_epsilon(n_runs: int, confidence: float = 0.99, delta: float = 0.0, n_bounds: int = 256) -> float:
+    """About the largest bound :func:`empirical_epsilon` can give with ``n_runs``: the event holds in every
+    estimation run on one side and in none on the other (same pilot split; union bound over the 32 × 8
+    events it tries — summaries with few distinct values try fewer and can reach slightly more)."""
+    n = n_runs - max(int(0.1 * n_runs), 10)
+    alpha = (1.0 - confidence) / n_bounds
+    lower = float(clopper_pearson_lower(n, n, alpha)) - delta
+    upper = float(clopper_pearson_upper(0, n, alpha))
+    return math.log(lower / upper) if lower > 0 else 0.0
 
 
 def empirical_epsilon(
@@ -219,6 +239,5 @@ class AuditScenario:
             progress=progress,
         )
         subject = f"{self.method}: {self.name} — " + (
-            f"with a deliberately planted bug ({self.planted_bug_label}), to show the audit catches it"
-            if planted_bug else "the mechanism as released")
+            f"with a deliberately planted bug ({self.planted_bug_label})" if planted_bug else "the mechanism as released")
         return replace(result, subject=subject), a, b

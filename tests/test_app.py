@@ -46,3 +46,15 @@ def test_sidebar_keeps_the_ledger_when_a_page_stops_early():
     assert not at.exception
     assert any("Upload a CSV" in i.value for i in at.info)  # the page did stop, waiting for the file
     assert "Privacy ledger (this session)" in " ".join(m.value for m in at.sidebar.markdown)
+
+
+def test_each_page_opens_at_its_own_epsilon():
+    """The ε widget key is shared by all pages (one URL parameter); a value chosen on one page must not carry
+    over into the next page's preview and Release button."""
+    at = _app()
+    at.switch_page("app_pages/fdr.py").run()
+    assert at.select_slider(key="eps").value == 5.0
+    at.select_slider(key="eps").set_value(10.0).run()
+    at.switch_page("app_pages/survival.py").run()
+    assert not at.exception
+    assert at.select_slider(key="eps").value == 1.0  # survival's default, not FDR's 10

@@ -78,3 +78,19 @@ def test_scenario_runs_with_progress():
     assert a.shape == b.shape == (120_000,)
     assert not result.violation
     assert scenario.run(120_000, planted_bug=True)[0].violation
+
+
+def test_the_runs_limit_what_an_audit_can_show_and_the_result_says_so():
+    """Perfectly separated outputs give about the largest bound N runs allow (a little more when few distinct
+    values mean fewer events in the union bound); a claim near it is flagged as untestable instead of passing
+    silently (an ε = 10 claim at 100k runs can never be refuted)."""
+    from dpcore.audit import empirical_epsilon, max_detectable_epsilon
+
+    n = 20_000
+    separated = empirical_epsilon(np.zeros(n), np.ones(n), claimed_epsilon=1.0)
+    assert max_detectable_epsilon(n) <= separated.epsilon_lower <= max_detectable_epsilon(n) + 0.5
+    assert 7.0 < max_detectable_epsilon(100_000) < 9.5 < max_detectable_epsilon(1_000_000)
+    untestable = empirical_epsilon(np.zeros(n), np.ones(n), claimed_epsilon=10.0)
+    assert not untestable.violation and "can hardly be tested" in untestable.describe()
+    testable = empirical_epsilon(np.zeros(n), np.arange(n) % 2, claimed_epsilon=1.0)
+    assert "can hardly be tested" not in testable.describe()

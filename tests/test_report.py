@@ -29,7 +29,7 @@ def test_report_is_self_contained_and_labels_custodian_notes():
     assert "plotly.js v" in report  # the library is inlined; the Chromium test checks no request leaves
     assert "(1, 0)-differentially private" in report
     assert "not part of the release" in report
-    assert "Privacy audit" in report and "claimed ε = 1" in report
+    assert "Privacy audit" in report and "claimed (ε = 1, δ = 0)" in report
     assert report.count("plotly.js v") <= 2  # the library is inlined once, not per figure
 
 
