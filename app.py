@@ -11,6 +11,7 @@ import streamlit as st
 from threadpoolctl import threadpool_limits
 
 from ui import current_dataset, get_ledger, url_toggle
+from ui.widgets import forget_control
 from ui.layout import TEACHING_KEY, literal
 
 ROOT = Path(__file__).resolve().parent
@@ -72,10 +73,7 @@ def _session_status() -> None:
 # Release button, depending on which pages were visited before.
 if st.session_state.get("_page") != navigation.url_path:
     if "_page" in st.session_state:
-        for key in ("eps", "_url_last_eps"):
-            st.session_state.pop(key, None)
-        if "eps" in st.query_params:  # (the browser drops it on navigation; a script-side switch may not)
-            del st.query_params["eps"]
+        forget_control("eps")  # (the browser drops the URL parameter on navigation; a script-side switch may not)
     st.session_state["_page"] = navigation.url_path
 
 # Drawn before the page (kept when the page stops early with st.stop, which drops anything drawn after

@@ -58,6 +58,25 @@ def _option_from_text(raw: str, options: list, default):
     return nearest, f"the link asked for {raw}; the nearest value offered here is {nearest:g}"
 
 
+def _last(key: str) -> str:
+    """Session-state key remembering a choice widget's value across runs in which it is not drawn."""
+    return f"_url_last_{key}"
+
+
+def set_control(key: str, value) -> None:
+    """Set a URL-bound control's value for this run (through its state, which also moves the URL)."""
+    st.session_state[key] = value
+    st.session_state.pop(_last(key), None)
+
+
+def forget_control(key: str) -> None:
+    """Drop a custom-bound control's value everywhere (state, memory, URL): it starts from its default."""
+    st.session_state.pop(key, None)
+    st.session_state.pop(_last(key), None)
+    if key in st.query_params:
+        del st.query_params[key]
+
+
 def _choice_bound(widget, label: str, key: str, options, default, format_func, *, seed_arg: str, **kwargs):
     """URL binding by the option's own value (``?method=survival``), not its display label.
 
@@ -77,7 +96,7 @@ def _choice_bound(widget, label: str, key: str, options, default, format_func, *
     if not key:
         raise ValueError("URL-bound widgets need a key (it becomes the query-parameter name)")
     options = list(options)
-    last = f"_url_last_{key}"  # survives the runs in which the widget is not drawn (widget state does not)
+    last = _last(key)  # survives the runs in which the widget is not drawn (widget state does not)
     note = None
     if key in st.session_state:
         start = st.session_state[key]
@@ -113,8 +132,7 @@ def reset_when_changed(marker: str, identity, defaults: Mapping[str, object]) ->
     if st.session_state.get(marker) != identity:
         if marker in st.session_state:
             for key, value in defaults.items():
-                st.session_state[key] = value
-                st.session_state.pop(f"_url_last_{key}", None)
+                set_control(key, value)
         st.session_state[marker] = identity
 
 
@@ -127,8 +145,7 @@ def follow_default(key: str, default) -> None:
     """
     marker = f"_url_default_{key}"
     if marker in st.session_state and key in st.session_state and st.session_state[key] == st.session_state[marker]:
-        st.session_state[key] = default
-        st.session_state.pop(f"_url_last_{key}", None)
+        set_control(key, default)
     st.session_state[marker] = default
 
 
