@@ -155,6 +155,12 @@ def paprika_shift(epsilon: float, delta: float, eta: float, cutoff: int, horizon
 # --------------------------------------------------------------------------
 
 
+def _shift_per_run(eps: np.ndarray, delta: float, eta: float, cutoff: int, horizon: int, shift: float) -> np.ndarray:
+    """:func:`paprika_shift` for each run's ε (an ε grid stacked on the run axis), computed once per value."""
+    grid, index = np.unique(eps, return_inverse=True)
+    return np.array([paprika_shift(float(e), delta, eta, cutoff, horizon, shift) for e in grid])[index]
+
+
 def _as_runs(pvalues) -> tuple[np.ndarray, bool]:
     p = np.asarray(pvalues, dtype=float)
     single = p.ndim == 1
@@ -533,8 +539,7 @@ def run_paprika(
     eps = np.broadcast_to(np.asarray(epsilon, dtype=float), (R,))
     if noise is None:
         noise = draw_paprika_noise(R, T, epsilon=eps, eta=eta, cutoff=cutoff, rng=rng, scale_factor=scale_factor)
-    shifts = np.array([paprika_shift(float(e), delta, eta, cutoff, k, shift) for e in np.unique(eps)])
-    shift_a = shifts[np.searchsorted(np.unique(eps), eps)]
+    shift_a = _shift_per_run(eps, delta, eta, cutoff, k, shift)
     g = _gamma_for(gamma, T, ai, horizon=k)
     clock = "time" if rule == "paper" else "candidates"
     if ai:
@@ -687,9 +692,7 @@ def run_all(p: np.ndarray, settings: Settings, *, rng: np.random.Generator,
         gammas = [_gamma_for(s.gamma, T, False), _gamma_for(s.gamma, T, True)]
         shift_a = 0.0
         if any(m in PRIVATE_METHODS for m in g_rules):
-            grid = np.unique(eps)
-            shifts = np.array([paprika_shift(float(e), s.delta, s.eta, s.cutoff, T, s.shift) for e in grid])
-            shift_a = shifts[np.searchsorted(grid, eps)]
+            shift_a = _shift_per_run(eps, s.delta, s.eta, s.cutoff, T, s.shift)
         rows = _Rows.stack([_rule_rows(m, R, s, int(m in ("SAFFRON AI", "PAPRIKA AI")), shift_a) for m in g_rules])
         za = np.zeros((len(g_rules) * R, s.cutoff + 1))
         zt = np.zeros((len(g_rules) * R, T))  # non-private rows keep zeros (never read)
