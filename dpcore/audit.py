@@ -86,12 +86,20 @@ def _candidate_thresholds(pilot: np.ndarray, n_thresholds: int) -> np.ndarray:
     return np.unique(np.quantile(pilot, qs, method="nearest"))
 
 
-def max_detectable_epsilon(n_runs: int, confidence: float = 0.99, delta: float = 0.0, n_bounds: int = 256) -> float:
+N_THRESHOLDS = 32  # candidate thresholds; each gives 8 one-sided bounds (2 sides × 2 directions × 2 bounds)
+PILOT_FRACTION = 0.1
+
+
+def _pilot_size(n_runs: int, fraction: float) -> int:
+    return max(int(fraction * n_runs), 10)
+
+
+def max_detectable_epsilon(n_runs: int, confidence: float = 0.99, delta: float = 0.0) -> float:
     """About the largest bound :func:`empirical_epsilon` can give with ``n_runs``: the event holds in every
-    estimation run on one side and in none on the other (same pilot split; union bound over the 32 × 8
-    events it tries — summaries with few distinct values try fewer and can reach slightly more)."""
-    n = n_runs - max(int(0.1 * n_runs), 10)
-    alpha = (1.0 - confidence) / n_bounds
+    estimation run on one side and in none on the other (same pilot split and union bound; summaries with
+    few distinct values try fewer thresholds and can reach slightly more)."""
+    n = n_runs - _pilot_size(n_runs, PILOT_FRACTION)
+    alpha = (1.0 - confidence) / (8 * N_THRESHOLDS)
     lower = float(clopper_pearson_lower(n, n, alpha)) - delta
     upper = float(clopper_pearson_upper(0, n, alpha))
     return math.log(lower / upper) if lower > 0 else 0.0
@@ -104,8 +112,8 @@ def empirical_epsilon(
     claimed_epsilon: float,
     delta: float = 0.0,
     confidence: float = 0.99,
-    n_thresholds: int = 32,
-    pilot_fraction: float = 0.1,
+    n_thresholds: int = N_THRESHOLDS,
+    pilot_fraction: float = PILOT_FRACTION,
 ) -> AuditResult:
     """ε lower bound from scalar summaries of runs on neighbours A and B.
 
@@ -119,7 +127,7 @@ def empirical_epsilon(
     b = np.asarray(summaries_b, dtype=float).ravel()
     if a.size != b.size or a.size < 100:
         raise ValueError("need the same number (≥ 100) of runs on both data sets")
-    n_pilot = max(int(pilot_fraction * a.size), 10)
+    n_pilot = _pilot_size(a.size, pilot_fraction)
     thresholds = _candidate_thresholds(np.concatenate([a[:n_pilot], b[:n_pilot]]), n_thresholds)
     a, b = a[n_pilot:], b[n_pilot:]
     n = a.size
@@ -173,7 +181,7 @@ def run_audit(
     chunk: int = 50_000,
     progress: Callable[[float], None] | None = None,
     confidence: float = 0.99,
-    n_thresholds: int = 32,
+    n_thresholds: int = N_THRESHOLDS,
 ) -> tuple[AuditResult, np.ndarray, np.ndarray]:
     """Draw ``n_runs`` summaries on each neighbour in vectorised chunks, then bound ε.
 
