@@ -62,7 +62,7 @@ class AuditResult:
             f"event: {self.event} — {verdict}."
         )
         if not self.violation and self.claimed_epsilon >= self.resolution - 1.0:
-            text += (f" With {self.n_runs:,} runs no audit can show more than ε ≈ {self.resolution:.1f}, so a claim of "
+            text += (f" With {self.n_runs:,} runs an audit cannot show much more than ε ≈ {self.resolution:.1f}, so a claim of "
                      f"ε = {self.claimed_epsilon:g} can hardly be tested: use more runs or a smaller ε.")
         return text
 
