@@ -42,6 +42,7 @@ class SurvivalDataset:
     horizon: float
     default_grid_unit: str
     group_label: str | None
+    groups: tuple[str, ...] = ()  # the declared (public) group labels a release uses
     event_labels: dict = field(default_factory=dict)
     provenance: dict = field(default_factory=dict)
 
@@ -75,6 +76,7 @@ def load_survival(name: str) -> SurvivalDataset:
         horizon=float(meta["horizon"]),
         default_grid_unit=meta["default_grid_unit"],
         group_label=meta["group_label"],
+        groups=tuple(meta.get("groups") or ()),
         event_labels={int(k): v for k, v in meta["event_labels"].items()},
         provenance={k: meta[k] for k in ("source", "licence", "rows", "preprocessing")},
     )

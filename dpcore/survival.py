@@ -27,6 +27,7 @@ One-call functions for notebooks: :func:`kaplan_meier`, :func:`nelson_aalen`,
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Literal, Sequence
 
@@ -46,6 +47,10 @@ ESTIMATORS: dict[str, str] = {
     "cif": "cumulative incidence (competing risks)",
 }
 RELATION = "replace-one"
+
+
+class GroupLabelsFromDataWarning(UserWarning):
+    """A preview read its group labels off the data (which labels occur depends on who is in it)."""
 
 # --------------------------------------------------------------------------
 # The public grid
@@ -210,6 +215,12 @@ def count_matrix(time, event, grid: Grid, *, group=None, groups: Sequence[str] |
     public: the declared coding). ``groups`` is the public list of group
     labels; records with a label outside it are refused. Subjects with
     ``time > H`` are censored at ``H`` (last bin).
+
+    Without ``groups`` the labels are read off the data, with a
+    :class:`GroupLabelsFromDataWarning`: which labels occur is itself private
+    (a group with one member appears or vanishes with that person, changing
+    the released table's shape), so :func:`release` and OpenDP draws refuse it
+    — only previews may infer labels.
     """
     time = np.asarray(time, dtype=float)
     event = np.asarray(event)
@@ -229,7 +240,11 @@ def count_matrix(time, event, grid: Grid, *, group=None, groups: Sequence[str] |
         group = np.asarray(group).astype(str)
         if group.shape != time.shape:
             raise InputError("group must have one label per record")
-        groups = tuple(str(g) for g in (groups if groups is not None else np.unique(group)))
+        if groups is None:
+            warnings.warn("group labels were read from the data: fine for a preview, but a release needs the "
+                          "declared list of labels (pass groups=...)", GroupLabelsFromDataWarning, stacklevel=2)
+            groups = np.unique(group)
+        groups = tuple(str(g) for g in groups)
         gidx = pd.Categorical(group, categories=list(groups)).codes.astype(np.int64)
         if (gidx < 0).any():
             bad = group[int(np.argmax(gidx < 0))]
@@ -699,9 +714,27 @@ def _squeeze(x):
     return x[0] if x.shape and x.shape[0] == 1 else x
 
 
-def _one_call(estimator: str, time, event, group, grid, epsilon, rng, alpha, n_types, event_type=1, risk_set="spec"):
+def _declared_groups(group, groups, epsilon, rng):
+    """The label list a one-call function uses: declared, or read off the data when nothing is private.
+
+    A release (OpenDP draw) of grouped counts needs the public, declared list (see :func:`count_matrix`);
+    a non-private fit may read it off the data; a preview may too, with a warning (from :func:`count_matrix`).
+    """
+    if group is None or groups is not None:
+        return groups
+    if epsilon is None:
+        return tuple(np.unique(np.asarray(group).astype(str)))
+    if rng is None:
+        raise InputError("a release needs the declared list of group labels (groups=[...]); reading them from "
+                         "the data would let one person add or remove a group")
+    return None
+
+
+def _one_call(estimator: str, time, event, group, groups, grid, epsilon, rng, alpha, n_types, event_type=1,
+              risk_set="spec"):
+    groups = _declared_groups(group, groups, epsilon, rng)
     grid = _as_grid(grid, time)
-    counts = count_matrix(time, event, grid, group=group, n_types=n_types)
+    counts = count_matrix(time, event, grid, group=group, groups=groups, n_types=n_types)
     if estimator != "cif":
         counts = counts.collapse_types()
     noisy, desc = _noised(counts, epsilon, rng)
@@ -712,35 +745,39 @@ def _one_call(estimator: str, time, event, group, grid, epsilon, rng, alpha, n_t
 
 
 def kaplan_meier(time, event, *, grid, epsilon: float | None = None, rng: np.random.Generator | None = None,
-                 group=None, alpha: float = 0.05, risk_set: str = "spec") -> SurvivalResult:
+                 group=None, groups: Sequence[str] | None = None, alpha: float = 0.05,
+                 risk_set: str = "spec") -> SurvivalResult:
     """Kaplan–Meier curve with log(−log) Greenwood interval on a public ``grid``.
 
     ``grid``: a :class:`Grid` (see :func:`make_grid`) or public edges.
     ``epsilon=None``: non-private (equals lifelines on the binned data).
     With ``epsilon`` and ``rng``: a NumPy preview draw; with ``rng=None``: a
-    real OpenDP release (discrete Laplace, scale 2/ε, or 4/ε with ``group``).
+    real OpenDP release (discrete Laplace, scale 2/ε, or 4/ε with ``group``),
+    which needs the declared label list ``groups`` (previews may infer it, with a warning).
     Any non-zero event code counts as an event. ``risk_set``: see :func:`postprocess`.
     """
     ev = (np.asarray(event) != 0).astype(np.int64)
-    return _one_call("km", time, ev, group, grid, epsilon, rng, alpha, 1, risk_set=risk_set)
+    return _one_call("km", time, ev, group, groups, grid, epsilon, rng, alpha, 1, risk_set=risk_set)
 
 
 def nelson_aalen(time, event, *, grid, epsilon: float | None = None, rng: np.random.Generator | None = None,
-                 group=None, alpha: float = 0.05, risk_set: str = "spec") -> SurvivalResult:
+                 group=None, groups: Sequence[str] | None = None, alpha: float = 0.05,
+                 risk_set: str = "spec") -> SurvivalResult:
     """Nelson–Aalen cumulative hazard (as lifelines with ``nelson_aalen_smoothing=False``); see :func:`kaplan_meier`."""
     ev = (np.asarray(event) != 0).astype(np.int64)
-    return _one_call("na", time, ev, group, grid, epsilon, rng, alpha, 1, risk_set=risk_set)
+    return _one_call("na", time, ev, group, groups, grid, epsilon, rng, alpha, 1, risk_set=risk_set)
 
 
 def cumulative_incidence(time, event, *, grid, event_type: int = 1, n_types: int | None = None,
                          epsilon: float | None = None, rng: np.random.Generator | None = None, group=None,
-                         alpha: float = 0.05, risk_set: str = "spec") -> SurvivalResult:
+                         groups: Sequence[str] | None = None, alpha: float = 0.05,
+                         risk_set: str = "spec") -> SurvivalResult:
     """Aalen–Johansen cumulative incidence of ``event_type`` (codes 0 censored, 1..n_types).
 
     ``n_types`` is the public number of event types (default: ``max(2, event_type)``).
     """
     K = int(n_types or max(2, event_type))
-    return _one_call("cif", time, event, group, grid, epsilon, rng, alpha, K, event_type, risk_set=risk_set)
+    return _one_call("cif", time, event, group, groups, grid, epsilon, rng, alpha, K, event_type, risk_set=risk_set)
 
 
 def logrank(time, event, group, *, grid, epsilon: float | None = None, rng: np.random.Generator | None = None,
@@ -752,6 +789,7 @@ def logrank(time, event, group, *, grid, epsilon: float | None = None, rng: np.r
     covariance (see :func:`logrank_test`): it keeps the false-positive rate
     near α at small ε, at the price of power.
     """
+    groups = _declared_groups(group, groups, epsilon, rng)
     grid = _as_grid(grid, time)
     ev = (np.asarray(event) != 0).astype(np.int64)
     counts = count_matrix(time, ev, grid, group=group, groups=groups)
@@ -1049,10 +1087,12 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
     """One OpenDP release of the count matrices and everything derived from them, as a ReleaseBundle.
 
     Only the discrete-Laplace-noised counts and their post-processing are
-    exported; the exact counts never leave this function.
+    exported; the exact counts never leave this function. With ``group``,
+    the declared label list ``groups`` is required (see :func:`count_matrix`).
     """
     from dpcore.release import ReleaseBundle
 
+    groups = _declared_groups(group, groups, epsilon, None)
     counts = count_matrix(time, event, grid, group=group, groups=groups, n_types=n_types, event_labels=event_labels)
     noise = survival_noise(epsilon, counts.n_groups, kind="discrete_laplace")
     rel = release_counts(counts, noise)

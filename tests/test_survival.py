@@ -185,6 +185,37 @@ def test_invalid_inputs_raise_named_errors():
         sv.make_grid(0.0)
 
 
+def test_releases_refuse_group_labels_read_from_the_data():
+    """Adversarial pair: B replaces one member of group "a" by the only member of a new group "z".
+
+    With labels read off the data, A's release has two groups and B's three (a different table shape, seen
+    with probability 1, so no ε covers it); releases therefore need the declared list, previews warn.
+    """
+    grid = sv.make_grid(10.0)
+    t = np.array([1.0, 2, 3, 4, 5, 6])
+    e = np.array([1, 0, 1, 1, 0, 1])
+    g_a = np.array(["a", "b", "a", "b", "a", "b"])
+    g_b = g_a.copy()
+    g_b[0] = "z"
+    with pytest.warns(sv.GroupLabelsFromDataWarning):
+        shapes = {sv.count_matrix(t, e, grid, group=g).n_groups for g in (g_a, g_b)}
+    assert shapes == {2, 3}  # what a release would reveal without declared labels
+    for call in (
+        lambda g: sv.release(t, e, grid=grid, epsilon=1.0, group=g),
+        lambda g: sv.kaplan_meier(t, e, grid=grid, epsilon=1.0, group=g),
+        lambda g: sv.nelson_aalen(t, e, grid=grid, epsilon=1.0, group=g),
+        lambda g: sv.cumulative_incidence(t, e, grid=grid, epsilon=1.0, group=g),
+        lambda g: sv.logrank(t, e, g, grid=grid, epsilon=1.0),
+    ):
+        with pytest.raises(InputError, match="declared list of group labels"):
+            call(g_a)
+    with pytest.warns(sv.GroupLabelsFromDataWarning):  # a seeded preview may infer labels, with a warning
+        preview = sv.kaplan_meier(t, e, grid=grid, epsilon=1.0, group=g_a, rng=np.random.default_rng(0))
+    assert preview.groups == ("a", "b")
+    declared = sv.release(t, e, grid=grid, epsilon=1.0, group=g_b, groups=("a", "b", "z"), with_figure=False)
+    assert declared.public_params["groups"] == ["a", "b", "z"]
+
+
 # --------------------------------------------------------------------------
 # Sensitivity: random and adversarial neighbours
 # --------------------------------------------------------------------------
@@ -323,7 +354,7 @@ def test_one_call_results_have_documented_attributes():
     assert r.times.shape == r.survival.shape == r.ci_lower.shape == r.ci_upper.shape == (grid.k + 1,)
     assert np.all(np.diff(r.survival) <= 1e-15) and r.survival[0] == 1
     assert np.all((0 <= r.ci_lower) & (r.ci_lower <= r.survival + 1e-12) & (r.ci_upper <= 1))
-    lr = sv.logrank(d.time, d.event, d.group, grid=grid, epsilon=1.0, rng=np.random.default_rng(0))
+    lr = sv.logrank(d.time, d.event, d.group, groups=d.groups, grid=grid, epsilon=1.0, rng=np.random.default_rng(0))
     assert 0 <= lr.p_value <= 1 and lr.statistic >= 0
     assert "preview" in lr.noise
 
