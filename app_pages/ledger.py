@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from dpcore.report import html_report
+from dpcore.report import html_report, internal_notes_html
 from ui import audits, current_dataset, explain, get_ledger, literal, page_header, release_notes, releases, show_errors
 
 page_header("Ledger & report", "Everything released in this browser session, what it cost, and a printable report.")
@@ -72,11 +72,16 @@ notes, audit_results = list(release_notes()), list(audits())
 if bundles or audit_results:
 
     def session_report() -> str:  # built on click only: several MB with Plotly inlined
-        return html_report(bundles, title="Session privacy report", custodian_notes=notes, audits=audit_results)
+        return html_report(bundles, title="Session privacy report", audits=audit_results)
 
     st.download_button("Download the session report (HTML, printable to PDF)", session_report, "session-report.html",
                        mime="text/html", on_click="ignore")
-    st.caption(f"{len(bundles)} release(s) and {len(audit_results)} audit(s); the report contains DP values and "
-               "public parameters only, plus audit results labelled as custodian notes.")
+    st.caption(f"{len(bundles)} release(s) and {len(audit_results)} audit(s); the report contains DP values, "
+               "public parameters and audits on synthetic pairs only.")
+    if notes and st.toggle("Custodian's internal notes (not private)", key="internal_session",
+                           help="Utility estimated on the private data without noise: a separate file for the "
+                                "custodian's own review, never to be shared with the report."):
+        st.download_button("Download internal notes (HTML, not private)", lambda: internal_notes_html(notes),
+                           "session-internal-notes-not-private.html", mime="text/html", on_click="ignore")
 else:
     st.caption("The report becomes available after the first release or audit.")

@@ -1,11 +1,12 @@
-"""Releases carry the custodian's utility estimate into the report only, labelled, never into the export."""
+"""The custodian's utility estimate is kept as an internal note, never in the export or the shareable report."""
 
+import html
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpcore.report import html_report
+from dpcore.report import html_report, internal_notes_html
 
 PAGES = Path(__file__).resolve().parent.parent / "app_pages"
 
@@ -26,5 +27,7 @@ def test_release_records_a_labelled_utility_note(page, query, expected):
     assert expected in note.text and "estimated on the custodian's data" in note.title
     bundle = at.session_state[f"_release_last_{key}"]
     assert note.text not in bundle.to_json()  # the shareable export never carries it
-    report = html_report([bundle], custodian_notes=[note])
-    assert "not part of the release" in report and note.text.split(":")[0] in report
+    assert note.text not in html_report([bundle])  # nor the report that goes with it
+    internal = internal_notes_html([note])
+    assert "NOT DIFFERENTIALLY PRIVATE" in internal and html.escape(note.text) in internal
+    assert not at.toggle(key=f"internal_{key}").value  # offered only when asked for

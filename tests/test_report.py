@@ -9,7 +9,7 @@ import pytest
 
 from dpcore.audit import empirical_epsilon
 from dpcore.release import ReleaseBundle
-from dpcore.report import CustodianNote, html_report
+from dpcore.report import CustodianNote, html_report, internal_notes_html
 
 
 def _bundle(values):
@@ -21,16 +21,26 @@ def _bundle(values):
     )
 
 
-def test_report_is_self_contained_and_labels_custodian_notes():
+def test_report_is_self_contained_and_holds_dp_values_only():
     rng = np.random.default_rng(0)
     audit = empirical_epsilon(rng.laplace(0, 1, 5000), rng.laplace(1, 1, 5000), claimed_epsilon=1.0)
-    report = html_report([_bundle([0.9, 0.7, 0.4])], custodian_notes=[CustodianNote("Utility", "sup error 0.05")],
-                         audits=[audit])
+    report = html_report([_bundle([0.9, 0.7, 0.4])], audits=[audit])
     assert "plotly.js v" in report  # the library is inlined; the Chromium test checks no request leaves
     assert "(1, 0)-differentially private" in report
-    assert "not part of the release" in report
-    assert "Privacy audit" in report and "claimed (ε = 1, δ = 0)" in report
+    assert "Privacy audit" in report and "claimed (ε = 1, δ = 0)" in report and "synthetic" in report
     assert report.count("plotly.js v") <= 2  # the library is inlined once, not per figure
+
+
+def test_custodian_notes_never_enter_the_shareable_report():
+    """A note computed on the private data without noise lives in its own file, labelled internal at both ends."""
+    import inspect
+
+    assert "custodian_notes" not in inspect.signature(html_report).parameters
+    note = CustodianNote("Utility", "sup error 0.0517 against the exact curve")
+    internal = internal_notes_html([note])
+    assert "sup error 0.0517" in internal
+    assert internal.count("INTERNAL — NOT DIFFERENTIALLY PRIVATE") == 2
+    assert "sup error 0.0517" not in html_report([_bundle([0.9, 0.7, 0.4])])
 
 
 def test_session_totals_are_per_data_set():
@@ -61,18 +71,16 @@ def test_session_report_of_real_releases_renders_offline_in_chromium(chromium_pa
 
     gehan = datasets.load_survival("gehan")
     grid = survival.make_grid(gehan.horizon, data_unit=gehan.time_unit, grid_unit="weeks")
-    km = survival.release(gehan.time, gehan.event, grid=grid, epsilon=1.0, group=gehan.group, dataset="Gehan",
+    km = survival.release(gehan.time, gehan.event, grid=grid, epsilon=1.0, group=gehan.group, groups=gehan.groups, dataset="Gehan",
                           band_draws=50)
     stream = fdr.simulate_bernoulli(1, 300, pi1=0.1, rng=np.random.default_rng(1))
     discoveries = fdr.release(stream.pvalues[0], alpha=0.05, epsilon=5.0, delta=2.5e-4, eta=0.0831, cutoff=20)
     path = tmp_path / "report.html"
-    path.write_text(html_report([km, discoveries], title="Session privacy report",
-                                custodian_notes=[CustodianNote("Utility", "sup-norm error 0.1 (5–95 %: 0.05 to 0.2)")]),
-                    encoding="utf-8")
+    path.write_text(html_report([km, discoveries], title="Session privacy report"), encoding="utf-8")
     requests = []
     chromium_page.route(re.compile(r"^https?://"), lambda route: (requests.append(route.request.url), route.abort()))
     chromium_page.goto(path.as_uri())
     chromium_page.wait_for_selector(".plotly-graph-div .main-svg", timeout=30_000)
     assert requests == []
-    assert chromium_page.get_by_text("Custodian's notes — not part of the release").count() == 1
+    assert chromium_page.get_by_text("Contains differentially private values and public parameters only").count() == 1
     page_screenshot(chromium_page, "report")

@@ -7,7 +7,7 @@ from typing import Any, Callable, Mapping
 import pandas as pd
 import streamlit as st
 
-from dpcore.report import CustodianNote, html_report
+from dpcore.report import CustodianNote, html_report, internal_notes_html
 from ui.errors import show_errors
 from ui.layout import literal
 from ui.state import get_ledger, release_notes, releases
@@ -38,9 +38,9 @@ def release_panel(
     release with a new charge; the last one stays on screen, frozen.
 
     ``utility_note`` (the preview's error at this ε, estimated on the
-    custodian's data) goes into the HTML report as a custodian note,
-    labelled as not part of the release and not private; never into the
-    ZIP or JSON that leave the organisation.
+    custodian's data without noise) is kept as a custodian note: offered only
+    on request, as a separate file labelled internal and not private; never
+    in the report, ZIP or JSON that may leave the organisation.
 
     ``blocked`` (a reason) disables the button and says what to change, for
     settings whose guarantee does not hold; ``make_bundle`` refuses them too.
@@ -102,5 +102,11 @@ def release_panel(
                             mime="application/zip", key=f"dl_zip_{key}", on_click="ignore")
     cols[1].download_button("Download JSON", bundle.to_json, f"{stem}.json", mime="application/json",
                             key=f"dl_json_{key}", on_click="ignore")
-    cols[2].download_button("Download report (HTML)", lambda: html_report([bundle], custodian_notes=[note] if note else []),
+    cols[2].download_button("Download report (HTML)", lambda: html_report([bundle]),
                             f"{stem}.html", mime="text/html", key=f"dl_html_{key}", on_click="ignore")
+    if note is not None and st.toggle("Custodian's internal notes (not private)", key=f"internal_{key}",
+                                      help="Utility estimated on the private data without noise: for the custodian's "
+                                           "own review, never to be shared with the release."):
+        st.download_button("Download internal notes (HTML, not private)", lambda: internal_notes_html([note]),
+                           f"{stem}-internal-not-private.html", mime="text/html", key=f"dl_internal_{key}",
+                           on_click="ignore")
