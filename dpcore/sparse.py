@@ -60,6 +60,12 @@ METHOD_LABELS = {
 }
 PRIVATE_METHODS = ("kt", "dp_ight", "frank_wolfe", "two_stage", "kt_ps")
 
+#: The teacher's ridge rules (:meth:`SparseParams.ridge`), with the labels the page shows.
+LAMBDA_RULES = {
+    "balanced": "balanced: λ = c_λ·K·√(2√s·γ·u(ε, δ)/(nB)) — bias and noise both vanish as ε grows (default)",
+    "paper": "paper: λ = c1·√(s log d log(1/δ))/(nε) — the KT noise does not shrink as ε grows",
+}
+
 #: Public seed of the synthetic features X̃ when the caller gives none.
 DEFAULT_SYNTHETIC_SEED = 20200207
 
@@ -249,8 +255,9 @@ class SparseParams:
 
     ``K`` feature bound (ℓ∞), ``r`` response bound (linear), ``B`` ℓ1 radius
     of the iterates (default ``r/K``: a θ with ``‖θ‖1 ≤ r/K`` has
-    ``|xᵀθ| ≤ r``), ``lam`` the teacher's ridge λ (default from the
-    paper's rule ``c1·sqrt(s log d log(1/δ))/(nε)`` with ``c1`` public),
+    ``|xᵀθ| ≤ r``), ``lam`` the teacher's ridge λ (default: the rule named
+    by ``lam_rule``, see :meth:`ridge`; ``c_lam`` and ``c1`` are its public
+    constants),
     ``m`` synthetic points (default ``n``), ``T1/T2`` teacher/student steps,
     ``dp_T`` and ``dp_step`` for DP-IGHT, ``fw_T`` Frank–Wolfe steps (default
     ``s``-proportional as in the paper), ``lasso_alpha`` the two-stage
@@ -262,6 +269,8 @@ class SparseParams:
     B: float | None = None
     lam: float | None = None
     c1: float = 100.0
+    lam_rule: str = "balanced"
+    c_lam: float = 10.0
     m: int | None = None
     T1: int = 100
     T2: int = 60
@@ -283,10 +292,30 @@ class SparseParams:
         """
         return self.K * (self.K * self.radius() + self.r) if loss == "linear" else self.K
 
-    def ridge(self, n: int, d: int, s: int, epsilon: float, delta: float) -> float:
+    def ridge(self, n: int, d: int, s: int, epsilon: float, delta: float, loss: str) -> float:
+        """The teacher's ridge λ for the Gaussian mechanism at ``(ε, δ)``: public by construction.
+
+        It is a function of ``n, d, s, ε, δ`` and the public bounds ``K, B, r`` only (never of the data), so
+        every sensitivity computed from it is public too.
+
+        * ``lam_rule="balanced"`` (default): ``λ = c_lam·K·sqrt(2√s·γ·u/(nB))`` with ``u = u(ε, δ)`` the
+          analytic Gaussian σ per unit of ℓ2 sensitivity. The ridge shrinks the teacher by about ``λB/K²``
+          (curvature of features in ``[−K, K]``, ``‖θ‖ ≤ B``) and leaves noise of about ``u·2√sγ/(nλ)`` on the
+          student (sensitivity of θ̂ times u); this λ makes the two equal. Then the noise on the student is
+          ``∝ sqrt(u/n)`` and the teacher's bias ``∝ sqrt(u/n)``: since ``u(ε, δ) → 0`` as ``ε → ∞`` (like
+          ``1/sqrt(2ε)``), both vanish and the student approaches the non-private IGHT fit (λ = 0).
+        * ``lam_rule="paper"``: Wang & Gu's ``λ = c1·sqrt(s log d log(1/δ))/(nε)``. Then ``σ ∝ 1/(nελ)`` does
+          not depend on ε (paper's textbook σ) or even grows like ``sqrt(ε)`` (analytic σ ≈ Δ/sqrt(2ε) for
+          large ε, with ``Δ ∝ 1/λ ∝ ε``): more budget does not bring the student to the teacher.
+        """
         if self.lam is not None:
             return float(self.lam)
-        return self.c1 * math.sqrt(s * math.log(d) * math.log(1.0 / delta)) / (n * epsilon)
+        if self.lam_rule == "paper":
+            return self.c1 * math.sqrt(s * math.log(d) * math.log(1.0 / delta)) / (n * epsilon)
+        if self.lam_rule != "balanced":
+            raise ValueError(f"lam_rule must be one of {tuple(LAMBDA_RULES)}, got {self.lam_rule!r}")
+        u = analytic_gaussian_sigma(1.0, epsilon, delta)
+        return self.c_lam * self.K * math.sqrt(2.0 * math.sqrt(s) * self.gamma(loss) * u / (n * self.radius()))
 
     def n_synthetic(self, n: int) -> int:
         return int(self.m) if self.m is not None else int(n)
@@ -487,7 +516,7 @@ def kt_plan(X, y, *, sparsity, epsilons, delta, loss, p: SparseParams, teacher=N
     n, d = X.shape
     s = _check_sparsity(sparsity, d)
     eps = _check_budget(epsilons, delta)
-    lams = np.array([p.ridge(n, d, s, e, delta) for e in eps])
+    lams = np.array([p.ridge(n, d, s, e, delta, loss) for e in eps])
     m = p.n_synthetic(n)
     X_syn = synthetic_features(m, d, p.K, p.synthetic_seed)
     teachers = {}
@@ -816,7 +845,7 @@ def kt_private_support_batch(X, y, *, sparsity, epsilons, delta, loss="linear", 
     votes, k = block_votes(X, y, s, loss, p)
     eps1, eps2 = eps * select_share, eps * (1.0 - select_share)
     supp = noisy_top_s(votes, np.array([2.0 * s / (k * e) for e in eps1]), s, rng, R)  # (E, R, s)
-    lams = np.array([p.ridge(n, d, s, float(e), delta) for e in eps2])
+    lams = np.array([p.ridge(n, d, s, float(e), delta, loss) for e in eps2])
     Xs = np.moveaxis(X[:, supp], 0, -2)  # (E, R, n, s)
     theta, opt_err = fixed_support_teacher(Xs, y, lams[:, None], loss, p)  # opt_err: (E, R)
     m = p.n_synthetic(n)
@@ -1325,7 +1354,7 @@ def _release_private_support(X, y, *, sparsity, epsilon, delta, loss, dataset, f
     vote_noise = Noise("laplace", 2.0 * s / (k * e1), 2.0 * s / k, float(e1))
     noisy_votes = vote_noise.release(votes)
     S = np.sort(np.argsort(-noisy_votes)[:s])
-    lam = p.ridge(n, d, s, e2, delta)
+    lam = p.ridge(n, d, s, e2, delta, loss)
     theta, opt_err = fixed_support_teacher(X[:, S][None], y, lam, loss, p)
     m = p.n_synthetic(n)
     Xs = synthetic_features(m, d, p.K, p.synthetic_seed)[:, S].astype(float)
