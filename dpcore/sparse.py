@@ -514,7 +514,7 @@ class KTPlan:
 
 
 def kt_plan(X, y, *, sparsity, epsilons, delta, loss, p: SparseParams, teacher=None) -> KTPlan:
-    """Fit the teacher(s) and calibrate the mechanism for each ε (λ may depend on ε through the paper's rule)."""
+    """Fit the teacher(s) and calibrate the mechanism for each ε (λ depends on ε through :meth:`SparseParams.ridge`)."""
     X, y = prepare(X, y, loss, p)
     n, d = X.shape
     s = _check_sparsity(sparsity, d)
@@ -822,7 +822,9 @@ def kt_ps_sensitivity(n: int, s: int, gamma: float, lam: float, opt_error: float
     (two per-example gradients, each with s coordinates bounded by γ), so the
     exact minimisers differ by ≤ ``2√sγ/(nλ)``; each computed iterate is
     within ``opt_error`` of its minimiser; ``‖X̃_S v‖ ≤ ‖X̃_S‖op‖v‖`` exactly
-    (no probabilistic event: the operator norm is computed).
+    (no probabilistic event: the operator norm is computed). Both neighbours
+    use the same λ, which must be public (:meth:`SparseParams.ridge` depends on
+    ``n, d, s, ε, δ`` and the public bounds only), as must ``opt_error``.
     """
     return np.asarray(op_norm) * (2.0 * math.sqrt(s) * gamma / (n * lam) + 2.0 * opt_error)
 
@@ -1393,7 +1395,7 @@ def _release_private_support(X, y, *, sparsity, epsilon, delta, loss, dataset, f
         "noisy_votes": pd.DataFrame({"feature": names, "index": np.arange(d), "noisy_vote": noisy_votes}),
     }
     public = {"variant": "KT with private support", "loss": loss, "sparsity": s, "n": n, "d": d, "K": p.K, "r": p.r,
-              "B": p.radius(), "lambda": lam, "m": m, "blocks": k, "select_share": select_share,
+              "B": p.radius(), "lambda": lam, "lambda_rule": p.lam_rule if p.lam is None else "given", "m": m, "blocks": k, "select_share": select_share,
               "synthetic_seed": p.synthetic_seed,
               "synthetic_features": f"columns S of 2K * numpy.random.default_rng({p.synthetic_seed})"
                                     ".random((m, d), dtype=float32) - K",
