@@ -12,25 +12,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from dpcore import sparse as sp
-
-try:  # multi-threaded BLAS on a shared 2-core machine is much slower for these small mat-vecs
-    from threadpoolctl import threadpool_limits
-except ImportError:  # pragma: no cover
-    threadpool_limits = None
+from test_sparse import _single_thread_blas  # noqa: F401  (autouse: one BLAS thread for these small mat-vecs)
 
 N, D, S = 2000, 200, 5
 DELTA = 1.0 / N**2  # the page's default δ = 1/n²
 HUGE = 1e6
 PARAMS = {"B": float(S)}  # the page's default ℓ1 radius for synthetic data (B = s*)
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _single_thread_blas():
-    if threadpool_limits is None:
-        yield
-        return
-    with threadpool_limits(limits=1):
-        yield
 
 
 def _data(loss: str, seed: int) -> sp.SparseData:
