@@ -273,6 +273,18 @@ def test_audit_finds_the_known_violation_of_the_kt_release(epsilon):
     assert result.violation and result.epsilon_lower > epsilon + 2, result.describe()
 
 
+def test_true_epsilon_of_the_support_flip_pair_is_stated_next_to_the_audit_ceiling():
+    """gaussian_shift_epsilon inverts the analytic Gaussian calibration; the flip pair's text gives its true ε
+    (hundreds: the teacher moves by 116× the claimed sensitivity) beside what 10⁵ runs can show."""
+    for eps, delta in ((0.5, 1e-5), (1.0, 1e-2), (8.0, 1e-6)):
+        sigma = M.analytic_gaussian_sigma(2.0, eps, delta)
+        assert sp.gaussian_shift_epsilon(sigma, 2.0, delta) == pytest.approx(eps, rel=1e-6)
+    assert sp.gaussian_shift_epsilon(10.0, 1e-3, 1e-2) == 0.0
+    (sc,) = sp.known_violation_scenarios(1.0)
+    assert "116 × the claimed sensitivity" in sc.neighbours and "ε ≈ 693 at δ = 0.01" in sc.neighbours
+    assert "at most ε ≈ 9.1 with 10⁵ runs" in sc.neighbours
+
+
 # --------------------------------------------------------------------------
 # One-call functions, utility curve, release
 # --------------------------------------------------------------------------
