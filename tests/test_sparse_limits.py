@@ -71,7 +71,7 @@ def test_frank_wolfe_approaches_its_noise_free_run(loss):
 def test_knowledge_transfer_noise_vanishes_as_epsilon_grows(loss):
     """σ of both KT variants falls with ε under the default λ rule (like sqrt(u(ε, δ)), about ε^(−1/4) for large ε;
     measured ratios σ(1)/σ(10⁶) ≈ 70–100, asserted > 20) and does not under the paper's rule (λ ∝ 1/ε makes the
-    analytic σ grow like √ε). Deterministic: σ does not depend on the noise draws."""
+    analytic σ grow like √ε). Seeded; KT-PS σ depends on the draw only through ‖X̃_S‖op of its support (a few %)."""
     data = _data(loss, 1)
     grid = [1.0, 10.0, 100.0, 1e4, HUGE]
     for method in ("kt", "kt_ps"):
