@@ -233,8 +233,15 @@ methods = tuple(ui.url_multiselect("Methods", key="sp_methods", options=list(sp.
 with st.expander("Advanced constants (public)"):
     a1, a2, a3 = st.columns(3)
     with a1:
-        c1_const = float(ui.url_number("Constant c1 in λ = c1·√(s log d log(1/δ))/(nε)", key="sp_c1", min_value=1e-3,
-                                       max_value=1e6, value=100.0, format="%g"))
+        lam_rule = ui.url_radio("Teacher's ridge λ", key="sp_lamrule", options=list(sp.LAMBDA_RULES),
+                                format_func=sp.LAMBDA_RULES.get,
+                                help="u(ε, δ) is the Gaussian noise per unit of sensitivity; it shrinks as ε grows. "
+                                     "Under the paper's rule the knowledge-transfer noise stays the same at any ε.")
+        c_lam = float(ui.url_number("Constant c_λ (balanced rule)", key="sp_clam", min_value=1e-3, max_value=1e6,
+                                    value=sp.SparseParams.c_lam, format="%g", disabled=lam_rule != "balanced"))
+        c1_const = float(ui.url_number("Constant c1 (paper's rule)", key="sp_c1", min_value=1e-3,
+                                       max_value=1e6, value=sp.SparseParams.c1, format="%g",
+                                       disabled=lam_rule != "paper"))
     with a2:
         T2 = int(ui.url_number("Student steps T2", key="sp_T2", min_value=5, max_value=500, value=60))
         dp_T = int(ui.url_number("DP-IGHT steps T", key="sp_dpT", min_value=2, max_value=200, value=30))
@@ -249,7 +256,7 @@ if not methods:
 if m_syn * d > MAX_CELLS:
     st.error(f"m·d = {m_syn * d:,} synthetic feature values is above the limit {MAX_CELLS:,}; lower m.")
     st.stop()
-params = dict(K=K, r=r, B=B, c1=c1_const, T2=T2, dp_T=dp_T, m=m_syn)
+params = dict(K=K, r=r, B=B, lam_rule=lam_rule, c_lam=c_lam, c1=c1_const, T2=T2, dp_T=dp_T, m=m_syn)
 params_items = tuple(sorted(params.items()))
 
 result = None
@@ -354,6 +361,12 @@ if curve is not None:
         st.plotly_chart(sf.utility_figure(curve, sup_metric, labels=LABELS, epsilon=epsilon, y_title=sup_title),
                         key="sp_f1")
     st.caption(f"Lines: mean over {R} draws; bands: 10–90 %. The dotted line is the non-private teacher (no ε).")
+    st.info("As ε grows, every method approaches its own noise-free version, not necessarily the teacher. "
+            "Frank–Wolfe takes T = max(s, 10) steps and can add only one coordinate per step, so even without noise "
+            "it finds only part of the support. Two-stage and KT with private support choose the support by "
+            "votes of LASSO fits on blocks of about √n records; even without noise those votes can miss true "
+            "features (logistic loss especially). Those curves flatten below the teacher's.",
+            icon=":material/info:")
     if "kt" in curve.methods:
         accuracy_first(key="sp_acc", grid=curve.epsilons, draws=curve.values["kt"][err_metric],
                        metric_label=f"{err_title} of the KT student",
@@ -369,7 +382,9 @@ ui.explain(
     "private data.\n\n"
     "**How much noise.** σ² = 8·m·β·s·γ²·log(2.5/δ)/(n²ε²λ²) with β = K²/3 and γ = K(KB + r) (linear) or K "
     "(logistic). λ is the teacher's ridge: a larger λ makes the teacher more stable (less noise) but more "
-    "shrunk towards 0 (more bias); the paper sets λ ∝ 1/(nε).\n\n"
+    "shrunk towards 0 (more bias). The paper sets λ ∝ 1/(nε), which makes σ the same at every ε: more budget "
+    "never brings the student closer to the teacher. The default balances the two, λ ∝ √(u(ε, δ)/n) with "
+    "u(ε, δ) the noise per unit of sensitivity, so both the shrinkage and the noise vanish as ε grows.\n\n"
     "**Which assumptions the privacy proof makes.** (1) The teacher moves by at most 2√s·γ/(nλ) when one record "
     "changes — true for the minimiser of a λ-strongly convex problem on a fixed support; (2) the public synthetic "
     "features do not stretch that change by more than √(mβ) (an event of probability ≥ 1 − δ/2, hence half of δ); "
@@ -379,7 +394,8 @@ ui.explain(
 st.warning(
     "**Caveat found by our audit.** Assumption (1) fails for the hard-thresholded teacher: when one record tips "
     "which features the teacher keeps, the teacher jumps by O(1), not O(1/n). On such a neighbouring pair the "
-    "audit (Privacy audit page; `dpcore.sparse.known_violation_scenarios`) measures ε ≥ 9 for a claimed ε = 1. "
+    "audit (Privacy audit page; `dpcore.sparse.known_violation_scenarios`) shows ε ≥ 9 for a claimed ε = 1 — "
+    "all that 10⁵ runs can show; the true privacy loss on that pair is ε ≈ 690. "
     "The knowledge-transfer guarantee therefore holds only when the teacher's support is stable under any "
     "one-record change, which no public check here can certify. DP-IGHT, Frank–Wolfe, two-stage and "
     "**KT with private support** (our remedy, below) do not rely on that assumption.",
@@ -396,7 +412,7 @@ ui.explain(
     title="How the private-support variant fixes the caveat",
 )
 st.caption("Only KT with private support can be released: the paper's variant fails the audit (caveat above).")
-lam_release = sp.SparseParams(**params).ridge(n, d, s, epsilon / 2, delta)
+lam_release = sp.SparseParams(**params).ridge(n, d, s, epsilon / 2, delta, loss)
 parts = {"support selection (Laplace)": epsilon / 2, "synthetic responses (Gaussian)": epsilon / 2}
 released = metrics.get("kt_ps", {})
 utility_note = ("; ".join(f"{name} {describe_draws(released[key])}"

@@ -40,11 +40,14 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from dpcore.audit import AuditScenario
+from scipy import optimize
+
+from dpcore.audit import AuditScenario, max_detectable_epsilon
 from dpcore.mechanisms import (
     Noise,
     analytic_gaussian_sigma,
     approx_dp_to_zcdp,
+    gaussian_privacy_loss_delta,
     gaussian_zcdp_sigma,
 )
 
@@ -59,6 +62,12 @@ METHOD_LABELS = {
     "kt_ps": "KT with private support",
 }
 PRIVATE_METHODS = ("kt", "dp_ight", "frank_wolfe", "two_stage", "kt_ps")
+
+#: The teacher's ridge rules (:meth:`SparseParams.ridge`), with the labels the page shows.
+LAMBDA_RULES = {
+    "balanced": "balanced: λ = c_λ·K·√(2√s·γ·u(ε, δ)/(nB)) — bias and noise both vanish as ε grows (default)",
+    "paper": "paper: λ = c1·√(s log d log(1/δ))/(nε) — the KT noise does not shrink as ε grows",
+}
 
 #: Public seed of the synthetic features X̃ when the caller gives none.
 DEFAULT_SYNTHETIC_SEED = 20200207
@@ -249,8 +258,9 @@ class SparseParams:
 
     ``K`` feature bound (ℓ∞), ``r`` response bound (linear), ``B`` ℓ1 radius
     of the iterates (default ``r/K``: a θ with ``‖θ‖1 ≤ r/K`` has
-    ``|xᵀθ| ≤ r``), ``lam`` the teacher's ridge λ (default from the
-    paper's rule ``c1·sqrt(s log d log(1/δ))/(nε)`` with ``c1`` public),
+    ``|xᵀθ| ≤ r``), ``lam`` the teacher's ridge λ (default: the rule named
+    by ``lam_rule``, see :meth:`ridge`; ``c_lam`` and ``c1`` are its public
+    constants),
     ``m`` synthetic points (default ``n``), ``T1/T2`` teacher/student steps,
     ``dp_T`` and ``dp_step`` for DP-IGHT, ``fw_T`` Frank–Wolfe steps (default
     ``s``-proportional as in the paper), ``lasso_alpha`` the two-stage
@@ -262,6 +272,8 @@ class SparseParams:
     B: float | None = None
     lam: float | None = None
     c1: float = 100.0
+    lam_rule: str = "balanced"
+    c_lam: float = 10.0
     m: int | None = None
     T1: int = 100
     T2: int = 60
@@ -283,10 +295,30 @@ class SparseParams:
         """
         return self.K * (self.K * self.radius() + self.r) if loss == "linear" else self.K
 
-    def ridge(self, n: int, d: int, s: int, epsilon: float, delta: float) -> float:
+    def ridge(self, n: int, d: int, s: int, epsilon: float, delta: float, loss: str) -> float:
+        """The teacher's ridge λ for the Gaussian mechanism at ``(ε, δ)``: public by construction.
+
+        It is a function of ``n, d, s, ε, δ`` and the public bounds ``K, B, r`` only (never of the data), so
+        every sensitivity computed from it is public too.
+
+        * ``lam_rule="balanced"`` (default): ``λ = c_lam·K·sqrt(2√s·γ·u/(nB))`` with ``u = u(ε, δ)`` the
+          analytic Gaussian σ per unit of ℓ2 sensitivity. The ridge shrinks the teacher by about ``λB/K²``
+          (curvature of features in ``[−K, K]``, ``‖θ‖ ≤ B``) and leaves noise of about ``u·2√sγ/(nλ)`` on the
+          student (sensitivity of θ̂ times u); this λ makes the two equal. Then the noise on the student is
+          ``∝ sqrt(u/n)`` and the teacher's bias ``∝ sqrt(u/n)``: since ``u(ε, δ) → 0`` as ``ε → ∞`` (like
+          ``1/sqrt(2ε)``), both vanish and the student approaches the non-private IGHT fit (λ = 0).
+        * ``lam_rule="paper"``: Wang & Gu's ``λ = c1·sqrt(s log d log(1/δ))/(nε)``. Then ``σ ∝ 1/(nελ)`` does
+          not depend on ε (paper's textbook σ) or even grows like ``sqrt(ε)`` (analytic σ ≈ Δ/sqrt(2ε) for
+          large ε, with ``Δ ∝ 1/λ ∝ ε``): more budget does not bring the student to the teacher.
+        """
         if self.lam is not None:
             return float(self.lam)
-        return self.c1 * math.sqrt(s * math.log(d) * math.log(1.0 / delta)) / (n * epsilon)
+        if self.lam_rule == "paper":
+            return self.c1 * math.sqrt(s * math.log(d) * math.log(1.0 / delta)) / (n * epsilon)
+        if self.lam_rule != "balanced":
+            raise ValueError(f"lam_rule must be one of {tuple(LAMBDA_RULES)}, got {self.lam_rule!r}")
+        u = analytic_gaussian_sigma(1.0, epsilon, delta)
+        return self.c_lam * self.K * math.sqrt(2.0 * math.sqrt(s) * self.gamma(loss) * u / (n * self.radius()))
 
     def n_synthetic(self, n: int) -> int:
         return int(self.m) if self.m is not None else int(n)
@@ -482,12 +514,12 @@ class KTPlan:
 
 
 def kt_plan(X, y, *, sparsity, epsilons, delta, loss, p: SparseParams, teacher=None) -> KTPlan:
-    """Fit the teacher(s) and calibrate the mechanism for each ε (λ may depend on ε through the paper's rule)."""
+    """Fit the teacher(s) and calibrate the mechanism for each ε (λ depends on ε through :meth:`SparseParams.ridge`)."""
     X, y = prepare(X, y, loss, p)
     n, d = X.shape
     s = _check_sparsity(sparsity, d)
     eps = _check_budget(epsilons, delta)
-    lams = np.array([p.ridge(n, d, s, e, delta) for e in eps])
+    lams = np.array([p.ridge(n, d, s, e, delta, loss) for e in eps])
     m = p.n_synthetic(n)
     X_syn = synthetic_features(m, d, p.K, p.synthetic_seed)
     teachers = {}
@@ -790,7 +822,9 @@ def kt_ps_sensitivity(n: int, s: int, gamma: float, lam: float, opt_error: float
     (two per-example gradients, each with s coordinates bounded by γ), so the
     exact minimisers differ by ≤ ``2√sγ/(nλ)``; each computed iterate is
     within ``opt_error`` of its minimiser; ``‖X̃_S v‖ ≤ ‖X̃_S‖op‖v‖`` exactly
-    (no probabilistic event: the operator norm is computed).
+    (no probabilistic event: the operator norm is computed). Both neighbours
+    use the same λ, which must be public (:meth:`SparseParams.ridge` depends on
+    ``n, d, s, ε, δ`` and the public bounds only), as must ``opt_error``.
     """
     return np.asarray(op_norm) * (2.0 * math.sqrt(s) * gamma / (n * lam) + 2.0 * opt_error)
 
@@ -816,7 +850,7 @@ def kt_private_support_batch(X, y, *, sparsity, epsilons, delta, loss="linear", 
     votes, k = block_votes(X, y, s, loss, p)
     eps1, eps2 = eps * select_share, eps * (1.0 - select_share)
     supp = noisy_top_s(votes, np.array([2.0 * s / (k * e) for e in eps1]), s, rng, R)  # (E, R, s)
-    lams = np.array([p.ridge(n, d, s, float(e), delta) for e in eps2])
+    lams = np.array([p.ridge(n, d, s, float(e), delta, loss) for e in eps2])
     Xs = np.moveaxis(X[:, supp], 0, -2)  # (E, R, n, s)
     theta, opt_err = fixed_support_teacher(Xs, y, lams[:, None], loss, p)  # opt_err: (E, R)
     m = p.n_synthetic(n)
@@ -1055,6 +1089,20 @@ def _kt_audit_pair(kind: str, bug: str):
     return (XA, y), (XB, y.copy()), s, p
 
 
+def gaussian_shift_epsilon(sigma: float, shift: float, delta: float) -> float:
+    """Exact ε at δ between ``N(μ_A, σ²I)`` and ``N(μ_B, σ²I)`` with ``‖μ_A − μ_B‖2 = shift``.
+
+    The pair's privacy profile is the Gaussian mechanism's with sensitivity ``shift`` (Balle & Wang 2018,
+    Thm. 8), decreasing in ε: the root of ``gaussian_privacy_loss_delta(σ, ε, shift) = δ``. At
+    ``ε = (shift/σ)²/2 + 10·shift/σ`` the first term is ``Φ(−10)`` < 10⁻²³, which brackets the root.
+    """
+    if gaussian_privacy_loss_delta(sigma, 0.0, shift) <= delta:
+        return 0.0
+    ratio = shift / sigma
+    return float(optimize.brentq(lambda e: gaussian_privacy_loss_delta(sigma, e, shift) - delta,
+                                 0.0, 0.5 * ratio**2 + 10.0 * ratio, xtol=1e-9))
+
+
 def _kt_scenario(kind: str, epsilon: float, delta: float, bug: str = "clip") -> AuditScenario:
     (XA, yA), (XB, yB), s, p = _kt_audit_pair(kind, bug)
     n, d = XA.shape
@@ -1093,7 +1141,11 @@ def _kt_scenario(kind: str, epsilon: float, delta: float, bug: str = "clip") -> 
         text = (f"n = {n}, d = {d}, s = 1: two features each carried by 499 records; the changed record adds a vote to "
                 f"feature 1 in A and to feature 2 in B, so the IGHT teacher keeps a different coordinate. "
                 f"‖X̃(θ̂_A − θ̂_B)‖ = {ratio:.0f} × the claimed sensitivity: the strong-convexity bound does not hold "
-                f"for a hard-thresholded teacher.")
+                f"for a hard-thresholded teacher. The released responses are Gaussian around X̃θ̂_A and X̃θ̂_B, so "
+                f"the true privacy loss on this pair is ε ≈ {gaussian_shift_epsilon(noise.scale, good[2], delta):,.0f} "
+                f"at δ = {delta:g}, far above what a black-box audit can show: at most ε ≈ "
+                f"{max_detectable_epsilon(10**5, 0.99, delta):.1f} with 10⁵ runs per data set, "
+                f"{max_detectable_epsilon(10**6, 0.99, delta):.1f} with 10⁶.")
     return AuditScenario(
         method="sparse", name=name, neighbours=text,
         summary="projection of the m released synthetic responses on the unit vector X̃(θ̂_A − θ̂_B)/‖·‖ "
@@ -1220,15 +1272,16 @@ def release_sparse(X, y, *, sparsity: int, epsilon: float, delta: float, loss: s
     OpenDP Laplace on the support votes, OpenDP Gaussian on the synthetic
     responses) can be released. The paper's variant is refused: its
     sensitivity bound assumes a teacher support that no single record can
-    change, and :func:`known_violation_scenarios` shows an audit measuring
-    ε ≥ 9 for a claimed ε = 1 when one record tips that support. It stays
-    available for previews and for the audit page.
+    change, and on the pair of :func:`known_violation_scenarios`, where one
+    record tips that support, the true privacy loss for a claimed ε = 1 is
+    ε ≈ 690 (δ = 10⁻²; an audit with 10⁵ runs shows ε ≥ 9, all that many
+    runs can show). It stays available for previews and for the audit page.
     """
     if variant == "paper":
         raise ValueError(
             "The paper's knowledge-transfer release is refused: its privacy proof assumes that no single record can "
-            "change the teacher's support, and the audit finds ε ≥ 9 for a claimed ε = 1 on a pair where one record "
-            "does. Release 'KT with private support' instead (variant='private_support')."
+            "change the teacher's support; on a pair where one record does, a claimed ε = 1 is in truth ε ≈ 690 "
+            "(an audit with 10⁵ runs shows ε ≥ 9). Release 'KT with private support' instead (variant='private_support')."
         )
     if variant != "private_support":
         raise ValueError("variant must be 'private_support' (the paper's variant cannot be released)")
@@ -1325,7 +1378,7 @@ def _release_private_support(X, y, *, sparsity, epsilon, delta, loss, dataset, f
     vote_noise = Noise("laplace", 2.0 * s / (k * e1), 2.0 * s / k, float(e1))
     noisy_votes = vote_noise.release(votes)
     S = np.sort(np.argsort(-noisy_votes)[:s])
-    lam = p.ridge(n, d, s, e2, delta)
+    lam = p.ridge(n, d, s, e2, delta, loss)
     theta, opt_err = fixed_support_teacher(X[:, S][None], y, lam, loss, p)
     m = p.n_synthetic(n)
     Xs = synthetic_features(m, d, p.K, p.synthetic_seed)[:, S].astype(float)
@@ -1342,7 +1395,7 @@ def _release_private_support(X, y, *, sparsity, epsilon, delta, loss, dataset, f
         "noisy_votes": pd.DataFrame({"feature": names, "index": np.arange(d), "noisy_vote": noisy_votes}),
     }
     public = {"variant": "KT with private support", "loss": loss, "sparsity": s, "n": n, "d": d, "K": p.K, "r": p.r,
-              "B": p.radius(), "lambda": lam, "m": m, "blocks": k, "select_share": select_share,
+              "B": p.radius(), "lambda": lam, "lambda_rule": p.lam_rule if p.lam is None else "given", "m": m, "blocks": k, "select_share": select_share,
               "synthetic_seed": p.synthetic_seed,
               "synthetic_features": f"columns S of 2K * numpy.random.default_rng({p.synthetic_seed})"
                                     ".random((m, d), dtype=float32) - K",

@@ -273,6 +273,18 @@ def test_audit_finds_the_known_violation_of_the_kt_release(epsilon):
     assert result.violation and result.epsilon_lower > epsilon + 2, result.describe()
 
 
+def test_true_epsilon_of_the_support_flip_pair_is_stated_next_to_the_audit_ceiling():
+    """gaussian_shift_epsilon inverts the analytic Gaussian calibration; the flip pair's text gives its true ε
+    (hundreds: the teacher moves by 116× the claimed sensitivity) beside what 10⁵ runs can show."""
+    for eps, delta in ((0.5, 1e-5), (1.0, 1e-2), (8.0, 1e-6)):
+        sigma = M.analytic_gaussian_sigma(2.0, eps, delta)
+        assert sp.gaussian_shift_epsilon(sigma, 2.0, delta) == pytest.approx(eps, rel=1e-6)
+    assert sp.gaussian_shift_epsilon(10.0, 1e-3, 1e-2) == 0.0
+    (sc,) = sp.known_violation_scenarios(1.0)
+    assert "116 × the claimed sensitivity" in sc.neighbours and "ε ≈ 693 at δ = 0.01" in sc.neighbours
+    assert "at most ε ≈ 9.1 with 10⁵ runs" in sc.neighbours
+
+
 # --------------------------------------------------------------------------
 # One-call functions, utility curve, release
 # --------------------------------------------------------------------------
@@ -375,7 +387,7 @@ def test_kt_private_support_noise_follows_the_computed_sensitivity():
     X_syn = sp.synthetic_features(800, 60, 1.0).astype(float)
     p = sp.SparseParams(B=5.0)
     for i, eps in enumerate((1.0, 4.0)):
-        lam = p.ridge(800, 60, 3, eps / 2, 1e-6)
+        lam = p.ridge(800, 60, 3, eps / 2, 1e-6, "linear")
         for r in range(3):
             op = np.linalg.svd(X_syn[:, supp[i, r]], compute_uv=False)[0]
             sens = op * 2 * math.sqrt(3) * p.gamma("linear") / (800 * lam)  # ridge inside the ball: no opt. error
@@ -400,7 +412,7 @@ def test_released_noise_scale_does_not_depend_on_the_data():
     n, d = 20, 2
     X = rng.uniform(-1, 1, (n, d))
     y = np.clip(X @ np.array([3.0, 1.5]) + 2 * rng.standard_normal(n), -5, 5)
-    lam = sp.SparseParams().ridge(n, d, d, 1.0, 1e-5)
+    lam = 0.05  # fixed: the balanced λ rule depends on B, which this test sets from λ
 
     def ridge_l1(Xd, yd):
         return np.abs(np.linalg.solve(Xd.T @ Xd / n + lam * np.eye(d), Xd.T @ yd / n)).sum()
@@ -409,7 +421,7 @@ def test_released_noise_scale_does_not_depend_on_the_data():
     X2, y2 = X.copy(), y.copy()
     X2[0], y2[0] = [1.0, 1.0], 5.0  # D': one record replaced within |x| ≤ K = 1, |y| ≤ r = 5
     assert ridge_l1(X2, y2) > B  # ... and its ridge solution is outside
-    exported = [sp.release_sparse(Xd, yd, sparsity=d, epsilon=2.0, delta=1e-5, loss="linear", B=B)
+    exported = [sp.release_sparse(Xd, yd, sparsity=d, epsilon=2.0, delta=1e-5, loss="linear", B=B, lam=lam)
                 .metadata()["public_parameters"] for Xd, yd in ((X, y), (X2, y2))]
     assert exported[0]["sigma"] == exported[1]["sigma"]
     assert exported[0]["l2_sensitivity"] == exported[1]["l2_sensitivity"]

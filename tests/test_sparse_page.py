@@ -192,3 +192,13 @@ def test_controls_with_derived_defaults_follow_them_so_links_reproduce_the_page(
     at.number_input(key="sp_s").set_value(3).run()  # chosen by the user: s* no longer moves it
     at.number_input(key="sp_sstar").set_value(6).run()
     assert at.number_input(key="sp_s").value == 3 and at.number_input(key="sp_B").value == 6
+
+
+def test_lambda_rule_is_a_labelled_option_bound_to_the_link():
+    """The balanced λ rule is the default; the paper's rule opens from a link (issue 11, item 6)."""
+    at = _app(sp_n="500", sp_d="200", sp_R="5")
+    assert at.radio(key="sp_lamrule").value == "balanced"
+    assert any("noise-free version" in i.value for i in at.info)  # methods whose limit is not the teacher
+    paper = _app(sp_n="500", sp_d="200", sp_R="5", sp_lamrule="paper")
+    assert paper.radio(key="sp_lamrule").value == "paper"
+    assert _noised(paper) != _noised(at)
