@@ -1100,9 +1100,9 @@ def sweep(streams_by_x: Mapping[float, Streams], methods: Sequence[str], setting
 AUDIT_ETA = math.sqrt(math.log(1000) / 1000)
 AUDIT_DELTA = 2.5e-4
 AUDIT_ALPHA = 0.05
-#: Stream length and cutoff of the many-boundary audit scenario (the issue's pair has k = 800; 200 quarters
-#: the audit's cost and Theorem 4's shift still fails by far: P_A(any rejection) ≈ 0.02 = 80δ at ε = 1)
-BOUNDARY_K = 200
+#: Stream length and cutoff of the many-boundary audit scenario (the issue's pair has k = 800; 100 cuts
+#: the audit's cost and Theorem 4's shift still fails by far: P_A(any rejection) ≈ 0.011 = 44δ at ε = 1)
+BOUNDARY_K = 100
 BOUNDARY_CUTOFF = 40
 
 
@@ -1220,7 +1220,7 @@ def audit_scenarios(epsilon: float) -> list:
        the unnoised candidacy flip costs at most δ.
 
     3. *Many boundary hypotheses* (planted bug: Theorem 4's shift s = 4 instead of
-       :func:`stream_shift`): :func:`boundary_pair` with k = 200 and c = 40. B never rejects, so any
+       :func:`stream_shift`): :func:`boundary_pair` with k = 100 and c = 40. B never rejects, so any
        rejection in A is the δ event; s = 4 covers one boundary hypothesis with δ, not k of them.
 
     A 200k-run audit can only exhibit ε up to about ln(runs) ≈ 9, so bugs at claimed ε ≳ 4 may

@@ -641,6 +641,12 @@ def test_stream_shift_formula_and_infinite_epsilon():
         assert 2 / 3 * math.exp(-x / b) == pytest.approx(d / k)
         assert fdr.shift_value(eps, d, eta, c, k, fdr.STREAM) > fdr.shift_value(eps, d, eta, c, k, 4.0)
     assert fdr.stream_shift(math.inf, d, eta, c, k) == 0.0
+    # so the ε = ∞ equivalences hold under the released calibration too
+    p = fdr.simulate_bernoulli(5, 200, pi1=0.1, rng=np.random.default_rng(6)).pvalues
+    kw = dict(alpha=0.05, epsilon=math.inf, delta=d, eta=eta, cutoff=300, rng=np.random.default_rng(0))
+    for ai in (False, True):
+        proven, paper = (fdr.run_paprika(p, shift=s, ai=ai, **kw) for s in (fdr.STREAM, 1.0))
+        np.testing.assert_array_equal(proven.rejections, paper.rejections)
     with pytest.raises(ValueError):
         fdr.stream_shift(1.0, 0.0, eta, c, k)
 
