@@ -357,6 +357,10 @@ else:
             "shift": cost["shift"], "A (log p)": cost["A"].round(2), "method": cost["method"],
             "power ± SE": _mean_se(cost["power"], cost["power_se"]), "FDR ± SE": _mean_se(cost["FDR"], cost["FDR_se"]),
         }), hide_index=True, width="stretch")
+        if sens.source == "binomial":
+            st.caption(f"With the exact η, p-values below μ = {sens.floor:g} count as μ, so even the strongest effect "
+                       f"has log p = {math.log(sens.floor):.1f}; it is rejected only when that plus noise falls below "
+                       "log α_t − A (α_t ≤ λ). A lower μ allows stronger evidence but raises η and so A.")
     ui.teaching("A single stream can be lucky or unlucky; the bars average the false discovery proportion "
                 "(FDR) and the share of real effects found (power) over many streams.")
 
