@@ -21,6 +21,12 @@ from ui.accuracy import accuracy_first
 
 EPS_GRID = (0.5, 1.0, 2.0, 3.0, 5.0, 7.0, 10.0, 20.0)
 PI1_GRID = (0.01, 0.02, 0.03, 0.04, 0.05)
+#: Where η may come from, per data source: only the exact binomial η is proven for a test here (the Bernoulli
+#: simulation's); the truncated-exponential z-test has none, so it is preview-only.
+ETA_SOURCES = {"bernoulli": ["paper", "binomial"], "truncexp": ["paper"], "upload": ["stated", "paper", "binomial"]}
+ETA_LABELS = {"stated": "a value I state", "paper": "sample size (paper: √(ln n / n), preview only)",
+              "binomial": "exact one-sided binomial test"}
+SHIFTS = (0.5, 1.0, 1.5, 2.0, fdr.THEOREM_4_SHIFT, fdr.STREAM)
 
 
 # ---------------------------------------------------------------- cached work on public (simulated) inputs
@@ -50,6 +56,12 @@ def sim_summary(kind, R, T, pi1, n, theta, seed, settings: fdr.Settings) -> pd.D
     return fdr.summary_table(list(fdr.run_all(s.pvalues, settings, rng=rng).values()), s.truth)
 
 
+@st.cache_data(show_spinner=False, max_entries=32)
+def sim_shift_cost(kind, R, T, pi1, n, theta, seed, settings: fdr.Settings) -> pd.DataFrame:
+    s = sim_streams(kind, R, T, pi1, n, theta, seed)
+    return fdr.shift_cost(s.pvalues, s.truth, settings, rng=np.random.default_rng(seed + 4))
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def sim_pi1_sweep(kind, R, T, n, theta, seed, settings: fdr.Settings) -> pd.DataFrame:
     streams = {pi1: sim_streams(kind, R, T, pi1, n, theta, seed) for pi1 in PI1_GRID}
@@ -77,6 +89,11 @@ def _eps_sweep(p, truth, settings: fdr.Settings, seed: int) -> tuple[pd.DataFram
 def sim_eps_sweep(kind, R, T, pi1, n, theta, seed, settings: fdr.Settings):
     s = sim_streams(kind, R, T, pi1, n, theta, seed)
     return _eps_sweep(s.pvalues, s.truth, settings, seed)
+
+
+def _mean_se(means, ses) -> list[str]:
+    """"mean ± SE" cells; power without true effects is undefined (NaN) and says so."""
+    return [f"{m:.3f} ± {e:.3f}" if np.isfinite(m) else "— (no true effects)" for m, e in zip(means, ses)]
 
 
 # ---------------------------------------------------------------- page
@@ -125,8 +142,6 @@ if src in ("bernoulli", "truncexp"):
         R = int(ui.url_select_slider("Runs (fresh data each)", key="fdr_R", options=[20, 50, 100, 200], value=100))
     seed = int(ui.url_number("Preview seed", key="fdr_seed", min_value=0, max_value=10_000, value=0, step=1,
                              help="Seeds the simulation and the preview noise; a release is seeded by the OS."))
-    eta_default = fdr.eta_paper(n_obs)
-    p_floor = fdr.P_FLOOR
     label = f"Simulated {'Bernoulli' if src == 'bernoulli' else 'truncated-exponential'} stream (seed {seed})"
     data_fp = fingerprint("fdr-sim", src, T, pi1, n_obs, theta, seed)
     st.caption(("Each hypothesis: n Bernoulli draws, θ = 0.5 under the null; p-value = exact one-sided binomial tail "
@@ -163,33 +178,36 @@ else:
         R = max(2, 250_000 // T)
         st.caption(f"Long stream ({T:,} hypotheses): the panels below use {R} noise draws.")
     seed = int(ui.url_number("Preview seed", key="fdr_seed", min_value=0, max_value=10_000, value=0, step=1))
-    st.markdown("**Sensitivity η of the p-values** (how much one person can change log p).")
-    e1, e2, e3 = st.columns(3)
-    with e1:
-        eta_how = ui.url_radio("η from", key="fdr_etahow", options=["stated", "paper", "binomial"],
-                               format_func=lambda s: {"stated": "a stated value",
-                                                      "paper": "sample size (paper: √(ln n / n))",
-                                                      "binomial": "exact one-sided binomial test"}[s])
-    with e2:
-        n_up = int(ui.url_number("Observations per hypothesis n", key="fdr_nup", min_value=10, max_value=10**7,
-                                 value=1000, step=1))
-    with e3:
-        p_floor = fdr.P_FLOOR  # the stated and the paper's η are assumptions about every p-value
-        if eta_how == "stated":
-            eta_default = float(ui.url_number("η", key="fdr_eta", min_value=1e-4, max_value=10.0, value=0.0831,
-                                              format="%.4f"))
-        elif eta_how == "paper":
-            eta_default = fdr.eta_paper(n_up)
-        else:
-            floor_exp = int(ui.url_number("Floor μ = 10^(−…)", key="fdr_floor", min_value=1, max_value=300,
-                                          value=6, step=1))
-            p_floor = 10.0 ** -floor_exp  # the exact η holds above this floor only: previews and releases floor at it
-            eta_default = fdr.eta_binomial_exact(min(n_up, 100_000), p_floor)
-        st.metric("η used", f"{eta_default:.4g}")
-    st.caption("η must be fixed from the design (test and sample size), never from the data. The exact binomial η "
-               "is a proof for p-values above the floor μ, so p-values below μ are raised to μ (in the preview and "
-               "the release); the paper's √(ln n / n) is an assumption that fails for very small p-values (where one "
-               "person moves log p much more).")
+
+# ---- sensitivity η ---------------------------------------------------------------
+st.markdown("**Sensitivity η of the p-values** (how much one person can change every log p).")
+e1, e2, e3 = st.columns(3)
+with e1:
+    eta_how = ui.url_radio("η from", key="fdr_etahow", options=ETA_SOURCES[src], format_func=ETA_LABELS.get)
+with e2:
+    if src == "upload" and eta_how != "stated":
+        n_obs = int(ui.url_number("Observations per hypothesis n", key="fdr_nup", min_value=10, max_value=10**7,
+                                  value=1000, step=1))
+eta_confirmed = eta_how != "stated"
+with e3:
+    if eta_how == "stated":
+        sens = fdr.stated_sensitivity(float(ui.url_number("η", key="fdr_eta", min_value=1e-4, max_value=10.0,
+                                                          value=0.0831, format="%.4f")))
+        eta_confirmed = st.checkbox("I state that one person moves every log p by at most this η",
+                                    key="fdr_eta_confirm", help="A release's guarantee rests on this statement, and "
+                                    "its notes say so. The link never sets this box.")
+    elif eta_how == "paper":
+        sens = fdr.paper_sensitivity(n_obs)
+    else:
+        floor_exp = int(ui.url_number("Floor μ = 10^(−…)", key="fdr_floor", min_value=1, max_value=300, value=6,
+                                      step=1))
+        sens = fdr.binomial_sensitivity(min(n_obs, 100_000), 10.0 ** -floor_exp)
+    st.metric("η used", f"{sens.eta:.4g}")
+if sens.refusal:
+    st.warning("Preview only. " + sens.refusal, icon=":material/warning:")
+st.caption("η must be fixed from the design (test and sample size), never from the data. The exact binomial η "
+           "is a proof for p-values above the floor μ, so p-values below μ are raised to μ (in the preview and "
+           "the release); a stated η is your claim about your own test, and a release says that it rests on it.")
 
 ui.set_current_dataset(label, data_fp)
 st.caption("Unit of privacy: one person in the data behind the p-values. Replace-one neighbours move every p-value "
@@ -206,9 +224,11 @@ with k1:
 with k2:
     cutoff = int(ui.url_select_slider("Cutoff c (max discoveries)", key="fdr_c", options=[5, 10, 20, 40, 80, 160],
                                       value=40))
-    shift = float(ui.url_select_slider("Shift scale s", key="fdr_s", options=[0.5, 1.0, 1.5, 2.0, 4.0], value=1.0,
-                                       help="A = s·ηc·ln(2/(3δ'))/ε; Theorem 4 needs s = 4, the paper's "
-                                            "experiments use s = 1."))
+    shift = ui.url_select_slider("Shift of the threshold", key="fdr_s", options=SHIFTS, value=1.0,
+                                 format_func=fdr.shift_label,
+                                 help="The paper's A = s·ηc·ln(2/(3δ'))/ε (its experiments use s = 1, Theorem 4 "
+                                      "s = 4), or the shift proven for the whole stream, A = 4ηc/ε·ln(2k/(3δ)) + η − "
+                                      "ln 2, which covers all k hypotheses at once. Releases use the proven one.")
     lam = float(ui.url_select_slider("PAPRIKA λ (candidates: p < 2λ)", key="fdr_lam",
                                      options=[0.05, 0.1, 0.2, 0.3, 0.4], value=0.2))
 with k3:
@@ -221,12 +241,12 @@ with k3:
                              "figures only; releases always use the paper rule.")
     show_ai = ui.url_radio("One-stream view", key="fdr_view", options=["PAPRIKA", "PAPRIKA AI"], horizontal=True)
 
-eta = eta_default
+eta = sens.eta
 settings = fdr.Settings(alpha=alpha, epsilon=epsilon, delta=delta_exp, eta=eta, cutoff=cutoff, lam_paprika=lam,
-                        shift=shift, gamma=gamma, rule=rule, floor=p_floor)
+                        shift=shift, gamma=gamma, rule=rule, floor=sens.floor)
 bound = alpha + delta_exp * T
 z_a, z_t = fdr.paprika_noise_scales(epsilon, eta, cutoff)
-A = fdr.paprika_shift(epsilon, delta_exp, eta, cutoff, T, shift)
+A = fdr.shift_value(epsilon, delta_exp, eta, cutoff, T, shift)
 ui.preview_notice()
 st.markdown(f"**Noise at these settings:** threshold noise Z_α ~ Laplace({z_a:.3g}) (redrawn after every discovery), "
             f"per-test noise Z_t ~ Laplace({z_t:.3g}) on log p, threshold lowered by A = {A:.3g} (in log p units: "
@@ -235,10 +255,12 @@ st.markdown(f"**Noise at these settings:** threshold noise Z_α ~ Laplace({z_a:.
             f"near α_t still get through by chance). Claimed: ({epsilon:g}, {delta_exp:g})-DP for the discovery list and "
             + (f"FDR ≤ α + δT = {bound:.3g}." if bound < 1 else
                f"an FDR bound α + δT = {bound:.3g}, which is above 1 and so says nothing (lower δ or T)."))
-if shift < 4:
-    st.warning(f"Shift scale s = {shift:g} < 4: Theorem 4 needs s = 4 for the δ part of the guarantee (the paper's "
-               "experiments use s = 1). With a smaller shift, a p-value near the candidacy boundary 2λ can be rejected "
-               "by noise more often than δ allows, and at small ε the FDR can exceed α + δT (see the ε sweep below).", icon=":material/warning:")
+if shift != fdr.STREAM:
+    st.warning(f"Shift {fdr.shift_label(shift)}: the δ part of the guarantee does not hold. Theorem 4's s = 4 keeps "
+               "one p-value near the candidacy boundary 2λ from being rejected by noise except with probability δ, "
+               "but one person moves every p-value of the stream, so up to T such events each get δ (measured: "
+               "P = 0.07 = 280δ with 800 boundary p-values at ε = 1); with s < 4 even one gets more. The shift proven "
+               "for the stream covers them all (see the table of what it costs below).", icon=":material/warning:")
 
 # ---- one stream ----------------------------------------------------------------
 with ui.show_errors("Cannot run the procedures"):
@@ -283,12 +305,15 @@ with ui.show_errors("Cannot run the procedures"):
         "wealth depends on how many candidates it saw. Noising that too would cost budget at every step. PAPRIKA "
         "keeps the candidate check exact but uses 2λ and caps α_t at λ: a p-value near the candidate boundary is "
         "then at least twice the level, so it could only be rejected if the noise overcomes that gap *and* the "
-        "shift A — with Theorem 4's shift (s = 4) an event of probability at most δ. The paper's threshold rule also lets wealth decay at every "
-        "step (like LORD), so the thresholds depend only on the released discoveries.\n\n"
-        f"**What η means here.** η = {eta:.4g}: replacing one person's record can multiply a p-value by at most "
-        f"e^η = {math.exp(eta):.4f}. For the paper's binomial test with n = 1000 it takes η = √(ln n / n) ≈ 0.083; "
-        "the exact bound for very small p-values is larger (see the upload option), so read the guarantee as "
-        "'for p-values above a floor'.",
+        "shift A. Every test runs on the same people, so one person can move *all* the p-values at once, and "
+        "many of them may sit at the boundary: the proven shift makes each such rejection a δ/k event, so that "
+        "all k together stay within δ (Theorem 4's s = 4 makes each one a δ event, k of them up to kδ). The "
+        "paper's threshold rule also lets wealth decay at every step (like LORD), so the thresholds depend only "
+        "on the released discoveries.\n\n"
+        f"**What η means here.** η = {eta:.4g}: replacing one person's record can multiply every p-value by at "
+        f"most e^η = {math.exp(eta):.4f}. The paper takes η = √(ln n / n) ≈ 0.083 at n = 1000, but for the "
+        "binomial test one record moves a small p-value by much more; the exact η is a proof only above a floor "
+        "μ, so the guarantee is 'for p-values above μ' and smaller ones are raised to μ.",
         title="SparseVector, candidacy, δ and η in plain words",
     )
 
@@ -317,14 +342,25 @@ else:
         with right:
             shown = pd.DataFrame({
                 "method": summary["method"],
-                "FDR ± SE": [f"{f:.3f} ± {e:.3f}" for f, e in zip(summary["FDR"], summary["FDR_se"])],
-                "power ± SE": [f"{f:.3f} ± {e:.3f}" if np.isfinite(f) else "— (no true effects)"
-                               for f, e in zip(summary["power"], summary["power_se"])],
+                "FDR ± SE": _mean_se(summary["FDR"], summary["FDR_se"]),
+                "power ± SE": _mean_se(summary["power"], summary["power_se"]),
                 "mFDR": summary["mFDR"].round(3),
                 "discoveries": summary["rejections"].round(1),
             })
             st.dataframe(shown, hide_index=True, width="stretch")
             st.caption("Error bars: ±2 standard errors over runs. mFDR = total false / total discoveries.")
+        cost = (sim_shift_cost(src, R, T, pi1, n_obs, theta, seed, settings) if upload_p is None else
+                fdr.shift_cost(p_runs, truth_runs, settings, rng=np.random.default_rng(seed + 4)))
+        st.markdown(f"**What the proven shift costs** at ε = {epsilon:g}, η = {eta:.4g} (same streams and noise "
+                    "model; only the shift changes; releases use the first rows):")
+        st.dataframe(pd.DataFrame({
+            "shift": cost["shift"], "A (log p)": cost["A"].round(2), "method": cost["method"],
+            "power ± SE": _mean_se(cost["power"], cost["power_se"]), "FDR ± SE": _mean_se(cost["FDR"], cost["FDR_se"]),
+        }), hide_index=True, width="stretch")
+        if sens.source == "binomial":
+            st.caption(f"With the exact η, p-values below μ = {sens.floor:g} count as μ, so even the strongest effect "
+                       f"has log p = {math.log(sens.floor):.1f}; it is rejected only when that plus noise falls below "
+                       "log α_t − A (α_t ≤ λ). A lower μ allows stronger evidence but raises η and so A.")
     ui.teaching("A single stream can be lucky or unlucky; the bars average the false discovery proportion "
                 "(FDR) and the share of real effects found (power) over many streams.")
 
@@ -366,17 +402,22 @@ if summary is not None and release_method in set(summary["method"]):
                     f": FDR {row['FDR']:.3f} ± {row['FDR_se']:.3f}, power {row['power']:.3f} ± {row['power_se']:.3f} "
                     f"(mean ± SE; the preview's threshold rule and shift, see the page).")
 if math.isfinite(epsilon):
-    params = dict(alpha=alpha, eta=eta, cutoff=cutoff, lam=lam, shift=shift, gamma=gamma, rule="paper", T=T,
-                  floor=p_floor)
+    params = dict(alpha=alpha, eta=eta, eta_source=sens.source, cutoff=cutoff, lam=lam, shift=fdr.STREAM,
+                  gamma=gamma, rule="paper", T=T, floor=sens.floor)
+    blockers = [reason for reason, applies in (
+        (f"Set the shift to '{fdr.shift_label(fdr.STREAM)}' to release: with {fdr.shift_label(shift)} the δ part of "
+         "the guarantee does not hold (see the warning above).", shift != fdr.STREAM),
+        ("No η is proven for the truncated-exponential z-test here, so this simulation can be previewed but not "
+         "released." if src == "truncexp" else sens.refusal, sens.refusal is not None),
+        ("Tick the box under the stated η to release: the guarantee rests on your statement.", not eta_confirmed),
+    ) if applies]
     if rule == "code":
         st.caption("Releases always use the paper's threshold rule (the authors' code rule is not private).")
     ui.release_panel(
         key="fdr", dataset_label=label, fingerprint=data_fp, method=f"{release_method} discovery list",
         epsilon=epsilon, delta=delta_exp, params=params, utility_note=utility_note,
-        blocked=(f"Set the shift scale s to {fdr.RELEASE_MIN_SHIFT:g} to release: with s = {shift:g} the δ part of the "
-                 "guarantee does not hold (see the warning above)." if shift < fdr.RELEASE_MIN_SHIFT else None),
+        blocked=" ".join(blockers) or None,
         make_bundle=lambda: fdr.release(p1[0] if upload_p is None else upload_p, alpha=alpha, epsilon=epsilon,
-                                        delta=delta_exp, eta=eta, cutoff=cutoff, lam=lam, shift=shift, gamma=gamma,
-                                        ai=release_method == "PAPRIKA AI", floor=p_floor, dataset=label,
-                                        fingerprint=data_fp),
+                                        delta=delta_exp, sensitivity=sens, cutoff=cutoff, lam=lam, gamma=gamma,
+                                        ai=release_method == "PAPRIKA AI", dataset=label, fingerprint=data_fp),
     )

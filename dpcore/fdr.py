@@ -50,18 +50,22 @@ the threshold (shift η against scale 2ηc/ε) plus ``ε/(2c)`` for its ⊤ quer
 (shift 2η against scale 4ηc/ε); c segments compose to ε. The thresholds
 ``α_t`` must be functions of released decisions only — true for the paper's
 time clock, false for the candidate clock of the authors' code. Candidacy
-``p_t < 2λ`` is not noised; with Theorem 4's shift (s = 4) a flip between
-neighbours matters only with probability ≤ δ (this is what δ pays for). With
-the experiments' s = 1 that fails at small ε — see
-``tests/test_fdr.py::test_shift_below_theorem_4_breaks_the_delta_guarantee_at_small_epsilon``.
+``p_t < 2λ`` is not noised, and one person moves *every* log p of the stream
+(each test runs on the same records), so up to k hypotheses can change candidacy
+at once. Theorem 4's shift (s = 4) bounds the chance that one such flip matters
+by δ; releases use :func:`stream_shift`, which bounds it by δ/k per hypothesis
+and so by δ for the stream (proof in its docstring; the s = 4 shift gave
+P = 0.07 ≫ δ on 800 boundary hypotheses). Only an η proven for the test
+(:func:`binomial_sensitivity`) or stated by the user (:func:`stated_sensitivity`)
+is released; the paper's √(ln n / n) is for previews.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Literal, Mapping, NamedTuple, Sequence
+from typing import Literal, Mapping, NamedTuple, Sequence, Union
 
 import numba
 import numpy as np
@@ -136,18 +140,72 @@ def paprika_noise_scales(epsilon: float, eta: float, cutoff: int) -> tuple[float
 
 
 def paprika_shift(epsilon: float, delta: float, eta: float, cutoff: int, horizon: int, shift: float = 1.0) -> float:
-    """``A = s·η·c·ln(2 / (3·min(δ, 1 − ((1−δ)e^{−ε})^{1/k}))) / ε`` (fdr.md); ``A = 0`` at ``ε = ∞``.
+    """The paper's ``A = s·η·c·ln(2 / (3·min(δ, 1 − ((1−δ)e^{−ε})^{1/k}))) / ε`` (fdr.md); ``A = 0`` at ``ε = ∞``.
 
-    The shift lowers the noisy threshold so that noise rarely pushes a null
-    over it (it trades power for FDR control); Theorem 4 uses ``s = 4``.
+    The shift lowers the noisy threshold so that noise rarely pushes a null over it (it trades power
+    for FDR control). Theorem 4 uses ``s = 4``, which bounds the chance that *one* boundary hypothesis
+    is rejected by δ; a stream can hold up to k of them, so only :func:`stream_shift` is released.
     """
     if math.isinf(epsilon):
         return 0.0
-    if not (epsilon > 0 and 0 < delta < 1 and eta > 0 and cutoff >= 1 and horizon >= 1):
-        raise ValueError("need ε > 0, 0 < δ < 1, η > 0, c ≥ 1 and k ≥ 1")
+    _check_shift_inputs(epsilon, delta, eta, cutoff, horizon)
     other = -math.expm1((math.log1p(-delta) - epsilon) / horizon)
     m = min(delta, other)
     return shift * eta * cutoff * math.log(2.0 / (3.0 * m)) / epsilon
+
+
+def _check_shift_inputs(epsilon: float, delta: float, eta: float, cutoff: int, horizon: int) -> None:
+    if not (epsilon > 0 and 0 < delta < 1 and eta > 0 and cutoff >= 1 and horizon >= 1):
+        raise ValueError("need ε > 0, 0 < δ < 1, η > 0, c ≥ 1 and k ≥ 1")
+
+
+def stream_shift(epsilon: float, delta: float, eta: float, cutoff: int, horizon: int) -> float:
+    """Shift proven for a whole stream: ``A = max(0, b·ln(2k/(3δ)) + η − ln 2)``, ``b = 4ηc/ε``; 0 at ε = ∞.
+
+    Claim: PAPRIKA and PAPRIKA AI (paper rule) with this shift are (ε, δ)-DP for streams of at most
+    k hypotheses, under neighbours that move *every* log p (floored at μ) by at most η.
+
+    Proof. Fix neighbours D, D′. Let H(D) be the run on D's p-values that decides candidacy as D′ does
+    (``p_t(D′) < 2λ_t``, ``λ_t = λ`` or ``α_t``; λ_t depends on released decisions only). H(D) and
+    M(D′) = H(D′) are SparseVector with the same candidacy rule on queries ``log p_t`` that differ by
+    ≤ η, so ``P(H(D) ∈ S) ≤ e^ε P(M(D′) ∈ S)``. With the same noise, M(D) and H(D) first differ at a
+    step t whose candidacy differs between D and D′, where the comparison
+    ``log p_t + Z_t < log α_t − A + Z_α`` passes. Such a p_t is ≥ 2λ_t e^{−η} ≥ 2α_t e^{−η} (α_t ≤ λ
+    by the cap), so it needs ``Z_t − Z_α < −x`` with ``x = A + ln 2 − η ≥ b·ln(2k/(3δ)) > 0``. Given
+    the history, the current ``Z_α ~ Lap(b/2)`` is its law truncated above (each ⊥ since the last
+    rejection says ``Z_α < …``), which is stochastically smaller, and ``Z_t ~ Lap(b)`` is fresh; so
+    the step passes with probability ≤ ``P(Lap(b) − Lap(b/2) < −x) = (4e^{−x/b} − e^{−2x/b})/6 ≤
+    (2/3)e^{−x/b} ≤ δ/k``. A union bound over the ≤ k steps gives ``P(M(D) ≠ H(D)) ≤ δ``, hence
+    ``P(M(D) ∈ S) ≤ e^ε P(M(D′) ∈ S) + δ``. ∎
+
+    Theorem 4's ``s = 4`` is the same bound for one step (``b·ln(2/(3δ))``): with k boundary
+    hypotheses it allows up to kδ (issue 11: P = 0.07 ≫ δ at k = 800, c = 40, ε = 1).
+    """
+    if math.isinf(epsilon):
+        return 0.0
+    _check_shift_inputs(epsilon, delta, eta, cutoff, horizon)
+    b = 4.0 * eta * cutoff / epsilon
+    return max(0.0, b * math.log(2.0 * horizon / (3.0 * delta)) + eta - math.log(2.0))
+
+
+#: The shift "scale" that selects :func:`stream_shift` (the only shift a release uses).
+STREAM = "stream"
+#: Theorem 4's shift scale: δ per boundary hypothesis, not per stream (the many-boundary audit's planted bug)
+THEOREM_4_SHIFT = 4.0
+Shift = Union[float, Literal["stream"]]
+
+
+def shift_value(epsilon: float, delta: float, eta: float, cutoff: int, horizon: int, shift: Shift) -> float:
+    """``A`` for a shift choice: :data:`STREAM` → :func:`stream_shift`, a number s → :func:`paprika_shift`."""
+    if shift == STREAM:
+        return stream_shift(epsilon, delta, eta, cutoff, horizon)
+    return paprika_shift(epsilon, delta, eta, cutoff, horizon, float(shift))
+
+
+def shift_label(shift: Shift) -> str:
+    """How a shift choice is named on the page and in tables."""
+    return "proven for the stream (δ/k)" if shift == STREAM else f"s = {float(shift):g}" + (
+        " (Theorem 4)" if float(shift) == 4.0 else " (paper's experiments)" if float(shift) == 1.0 else "")
 
 
 # --------------------------------------------------------------------------
@@ -155,10 +213,10 @@ def paprika_shift(epsilon: float, delta: float, eta: float, cutoff: int, horizon
 # --------------------------------------------------------------------------
 
 
-def _shift_per_run(eps: np.ndarray, delta: float, eta: float, cutoff: int, horizon: int, shift: float) -> np.ndarray:
-    """:func:`paprika_shift` for each run's ε (an ε grid stacked on the run axis), computed once per value."""
+def _shift_per_run(eps: np.ndarray, delta: float, eta: float, cutoff: int, horizon: int, shift: Shift) -> np.ndarray:
+    """:func:`shift_value` for each run's ε (an ε grid stacked on the run axis), computed once per value."""
     grid, index = np.unique(eps, return_inverse=True)
-    return np.array([paprika_shift(float(e), delta, eta, cutoff, horizon, shift) for e in grid])[index]
+    return np.array([shift_value(float(e), delta, eta, cutoff, horizon, shift) for e in grid])[index]
 
 
 def _as_runs(pvalues) -> tuple[np.ndarray, bool]:
@@ -508,7 +566,7 @@ def run_paprika(
     eta: float,
     cutoff: int,
     lam: float = 0.2,
-    shift: float = 1.0,
+    shift: Shift = 1.0,
     gamma="power",
     ai: bool = False,
     rule: Rule = "paper",
@@ -524,7 +582,8 @@ def run_paprika(
     ``rule="paper"`` (default): γ indexed by ``t − τ_j`` (thresholds depend on released decisions
     only). ``rule="code"``: the authors' code, γ indexed by ``t − τ_j − C_{j+}`` (depends on the
     unreleased candidacy indicators — not private; for reproduction and the audit only).
-    ``epsilon`` may be ``inf`` (no noise, ``A = 0``) or an array (R,) for ε sweeps.
+    ``epsilon`` may be ``inf`` (no noise, ``A = 0``) or an array (R,) for ε sweeps. ``shift``: the
+    paper's scale s or :data:`STREAM` (the shift proven for the whole stream, :func:`stream_shift`).
     """
     R, T = p.shape
     k = int(horizon or T)
@@ -577,7 +636,7 @@ def paprika(
     eta: float,
     cutoff: int,
     lam: float = 0.2,
-    shift: float = 1.0,
+    shift: Shift = 1.0,
     gamma: GammaKind = "power",
     rng: np.random.Generator | None = None,
     ai: bool = False,
@@ -624,7 +683,8 @@ class Settings:
     cutoff: int = 40
     lam_saffron: float = 0.5
     lam_paprika: float = 0.2
-    shift: float = 1.0
+    #: a scale s of the paper's shift (:func:`paprika_shift`) or :data:`STREAM` (:func:`stream_shift`)
+    shift: Shift = 1.0
     gamma: GammaKind = "power"
     rule: Rule = "paper"
     #: μ in log max(p, μ): η is only a bound above it (see :func:`eta_binomial_exact`)
@@ -748,6 +808,60 @@ def eta_binomial_exact(n: int, floor: float) -> float:
     tail = _binomial_tail_table(int(n))
     logt = np.log(np.maximum(tail, floor))
     return float(np.max(np.abs(np.diff(logt))))
+
+
+EtaSource = Literal["binomial", "stated", "paper"]
+
+
+@dataclass(frozen=True)
+class Sensitivity:
+    """η (how far one person moves every log p-value), the floor μ above which it holds, and its basis.
+
+    ``source``: ``"binomial"`` — proven for the exact one-sided binomial test (:func:`binomial_sensitivity`);
+    ``"stated"`` — the user's statement about their own p-values (a release rests on it and says so);
+    ``"paper"`` — the paper's √(ln n / n), which is not a bound for any test here: previews only.
+    ``basis`` is the sentence a release prints about it.
+    """
+
+    eta: float
+    floor: float
+    source: EtaSource
+    basis: str
+
+    @property
+    def refusal(self) -> str | None:
+        """Why a release with this η is refused (None when it may be released)."""
+        if self.source != "paper":
+            return None
+        return (f"η = {self.eta:.4g} is the paper's √(ln n / n), not a bound proven for the test behind these "
+                "p-values: one record moves log p by more than that for small p-values (for the one-sided binomial "
+                "test with n = 1000, below p ≈ 0.23, and by ≈ 12η near the rejection thresholds). Releases need the "
+                "exact binomial η with its floor μ, or an η you state for your own p-values.")
+
+
+def binomial_sensitivity(n: int, floor: float) -> Sensitivity:
+    """The exact η of the one-sided binomial tail p-value above ``floor`` (:func:`eta_binomial_exact`)."""
+    eta = eta_binomial_exact(n, floor)
+    return Sensitivity(eta, floor, "binomial",
+                       f"η = {eta:.4g} is the exact sensitivity of the one-sided binomial tail p-value P(Bin(n, ½) ≥ S) "
+                       f"with n = {n} records per test, proven for p-values above μ = {floor:g}; p-values below μ "
+                       "are raised to μ.")
+
+
+def stated_sensitivity(eta: float, floor: float = P_FLOOR) -> Sensitivity:
+    """An η the user states for their own p-values; a release says that its guarantee rests on it."""
+    if not (math.isfinite(eta) and eta > 0):
+        raise ValueError("a stated η must be a positive number")
+    return Sensitivity(eta, floor, "stated",
+                       f"The guarantee rests on the user-stated η = {eta:.4g}: it holds only if one person can move "
+                       f"every log p-value (floored at μ = {floor:g}) by at most η. dpcore did not derive or check "
+                       "this η.")
+
+
+def paper_sensitivity(n: int) -> Sensitivity:
+    """The paper's η = √(ln n / n) (:func:`eta_paper`): previews only (see :attr:`Sensitivity.refusal`)."""
+    return Sensitivity(eta_paper(n), P_FLOOR, "paper",
+                       f"η = √(ln n / n) with n = {n} (the paper's value; an assumption, not a proven bound).")
 
 
 def simulate_bernoulli(R: int, T: int = 800, *, pi1: float = 0.05, n: int = 1000, theta: float = 0.75,
@@ -894,6 +1008,28 @@ def summary_table(results: Sequence[StreamResult], truth: np.ndarray) -> pd.Data
     return pd.DataFrame(rows)
 
 
+#: Shifts whose cost the page compares: the proven one, Theorem 4's s = 4 and the paper's experiments' s = 1.
+COMPARED_SHIFTS: tuple[Shift, ...] = (STREAM, THEOREM_4_SHIFT, 1.0)
+
+
+def shift_cost(p: np.ndarray, truth: np.ndarray, settings: Settings, *, rng: np.random.Generator,
+               shifts: Sequence[Shift] = COMPARED_SHIFTS) -> pd.DataFrame:
+    """FDR and power of PAPRIKA and PAPRIKA AI under each shift, on the same (R, T) streams.
+
+    One :func:`run_all` call per shift (both private rules stacked on the run axis, horizon k = T).
+    Columns: shift (label), A, then :func:`summary_table`'s.
+    """
+    tables = []
+    for shift in shifts:
+        table = summary_table(list(run_all(p, replace(settings, shift=shift), rng=rng,
+                                           methods=PRIVATE_METHODS).values()), truth)
+        table.insert(0, "A", shift_value(settings.epsilon, settings.delta, settings.eta, settings.cutoff, p.shape[1],
+                                         shift))
+        table.insert(0, "shift", shift_label(shift))
+        tables.append(table)
+    return pd.concat(tables, ignore_index=True)
+
+
 # --------------------------------------------------------------------------
 # Sweeps (run axis carries runs × grid points)
 # --------------------------------------------------------------------------
@@ -964,6 +1100,10 @@ def sweep(streams_by_x: Mapping[float, Streams], methods: Sequence[str], setting
 AUDIT_ETA = math.sqrt(math.log(1000) / 1000)
 AUDIT_DELTA = 2.5e-4
 AUDIT_ALPHA = 0.05
+#: Stream length and cutoff of the many-boundary audit scenario (the issue's pair has k = 800; 100 cuts
+#: the audit's cost and Theorem 4's shift still fails by far: P_A(any rejection) ≈ 0.011 = 44δ at ε = 1)
+BOUNDARY_K = 100
+BOUNDARY_CUTOFF = 40
 
 
 def _paper_thresholds(T: int, *, alpha: float, lam: float, gamma: np.ndarray) -> np.ndarray:
@@ -1013,18 +1153,55 @@ def candidacy_pair(epsilon: float, *, flips: int = 20, lam: float = 0.2, eta: fl
     return np.exp(log_a), np.exp(log_a + eta)
 
 
-def _audit_sampler(pair, *, epsilon: float, shift: float, summary: str, bug: str):
+def boundary_pair(k: int = 800, *, ai: bool = False, lam: float = 0.2, eta: float = AUDIT_ETA,
+                  alpha: float = AUDIT_ALPHA, cutoff: int = 40):
+    """Many hypotheses at the candidacy boundary (issue 11): the pair that Theorem 4's shift does not cover.
+
+    Stream A: k p-values just below the candidacy bound — ``2λ`` (PAPRIKA) or ``2α_t`` with the levels
+    α_t of a stream without rejections (PAPRIKA AI; the worst case of :func:`stream_shift`'s proof,
+    ``log α_t − log p_t = −ln 2``). Stream B = A·e^η: no p-value is a candidate, so B never rejects,
+    and for (ε, δ)-DP ``P_A(any rejection) ≤ δ`` must hold. Returns (p_A, p_B) of shape (k,).
+    """
+    if ai:  # the AI levels of a stream that has rejected nothing (no candidates: p = 1, no noise)
+        ones = np.ones((1, k))
+        bound = 2.0 * run_paprika(ones, alpha=alpha, epsilon=math.inf, delta=AUDIT_DELTA, eta=eta, cutoff=cutoff,
+                                  ai=True, rng=np.random.default_rng(0)).alpha[0]
+    else:
+        bound = np.full(k, 2.0 * lam)
+    p_a = np.nextafter(bound, 0.0)
+    return p_a, p_a * math.exp(eta)
+
+
+#: Most p-values (runs × stream length) an audit sampler holds at once (the noise table is as large).
+_AUDIT_CHUNK = 8_000_000
+
+
+def _audit_sampler(pair, *, epsilon: float, shift: Shift, summary: Literal["last", "any"],
+                   bug: Literal["noise", "code", "calibration"], cutoff: int = 1, ai: bool = False,
+                   eta: float = AUDIT_ETA):
+    """Runs of PAPRIKA (AI) on one of the pair, reduced to 0/1: rejection of the last hypothesis or any.
+
+    Planted bugs: ``"noise"`` halves the noise scales, ``"code"`` uses the authors' code rule,
+    ``"calibration"`` uses Theorem 4's per-hypothesis shift s = 4 instead of :func:`stream_shift`.
+    Runs are simulated in chunks of at most :data:`_AUDIT_CHUNK` p-values.
+    """
     p_a, p_b = pair
     T = p_a.size
 
     def sampler(which: str, planted_bug: bool, rng: np.random.Generator, draws: int) -> np.ndarray:
-        p = np.broadcast_to(p_a if which == "A" else p_b, (draws, T))
         rule = "code" if (planted_bug and bug == "code") else "paper"
         factor = 0.5 if (planted_bug and bug == "noise") else 1.0
-        res = run_paprika(np.ascontiguousarray(p), alpha=AUDIT_ALPHA, epsilon=epsilon, delta=AUDIT_DELTA,
-                          eta=AUDIT_ETA, cutoff=1, lam=0.2, shift=shift, gamma="power", rule=rule,
-                          rng=rng, scale_factor=factor)
-        return res.rejections[:, -1].astype(float)
+        used_shift = THEOREM_4_SHIFT if (planted_bug and bug == "calibration") else shift
+        out = np.empty(draws)
+        step = max(1, _AUDIT_CHUNK // T)
+        for start in range(0, draws, step):
+            p = np.ascontiguousarray(np.broadcast_to(p_a if which == "A" else p_b, (min(step, draws - start), T)))
+            res = run_paprika(p, alpha=AUDIT_ALPHA, epsilon=epsilon, delta=AUDIT_DELTA, eta=eta, cutoff=cutoff,
+                              lam=0.2, shift=used_shift, gamma="power", rule=rule, ai=ai, rng=rng,
+                              scale_factor=factor)
+            rej = res.rejections[:, -1] if summary == "last" else res.rejections.any(axis=1)
+            out[start:start + rej.size] = rej
+        return out
 
     return sampler
 
@@ -1041,6 +1218,10 @@ def audit_scenarios(epsilon: float) -> list:
        first 20 p-values sit just below 2λ in A and just above in B; the code rule then moves B's
        threshold far below A's while the paper rule keeps them equal. Shift s = 4 (Theorem 4), so
        the unnoised candidacy flip costs at most δ.
+
+    3. *Many boundary hypotheses* (planted bug: Theorem 4's shift s = 4 instead of
+       :func:`stream_shift`): :func:`boundary_pair` with k = 100 and c = 40. B never rejects, so any
+       rejection in A is the δ event; s = 4 covers one boundary hypothesis with δ, not k of them.
 
     A 200k-run audit can only exhibit ε up to about ln(runs) ≈ 9, so bugs at claimed ε ≳ 4 may
     go undetected; use ε ≤ 3 for a meaningful audit.
@@ -1067,6 +1248,16 @@ def audit_scenarios(epsilon: float) -> list:
             sampler=_audit_sampler(candidacy_pair(eps), epsilon=eps, shift=4.0, summary="last", bug="code"),
             planted_bug_label="authors' code rule (γ indexed by candidate counts)",
         ),
+        AuditScenario(
+            method="PAPRIKA", name=f"many boundary hypotheses (k = {BOUNDARY_K}, c = {BOUNDARY_CUTOFF})",
+            neighbours=f"{BOUNDARY_K} p-values just below 2λ in A (all candidates); B = A·e^η (none is a "
+                       f"candidate, so B never rejects); c = {BOUNDARY_CUTOFF}, shift proven for the stream",
+            summary="1 if any hypothesis is rejected, else 0",
+            claimed_epsilon=eps, delta=AUDIT_DELTA,
+            sampler=_audit_sampler(boundary_pair(BOUNDARY_K, cutoff=BOUNDARY_CUTOFF), epsilon=eps, shift=STREAM,
+                                   summary="any", bug="calibration", cutoff=BOUNDARY_CUTOFF),
+            planted_bug_label="Theorem 4's per-hypothesis shift s = 4 (δ per boundary event, not per stream)",
+        ),
     ]
 
 
@@ -1075,17 +1266,16 @@ def audit_scenarios(epsilon: float) -> list:
 # --------------------------------------------------------------------------
 
 
-#: Smallest shift scale a release may use: Theorem 4's s = 4 is what the (ε, δ) proof covers.
-RELEASE_MIN_SHIFT = 4.0
-
-
-def release(pvalues, *, alpha: float, epsilon: float, delta: float, eta: float, cutoff: int, lam: float = 0.2,
-            shift: float = RELEASE_MIN_SHIFT, gamma: GammaKind = "power", ai: bool = False, horizon: int | None = None,
-            floor: float = P_FLOOR, dataset: str = "uploaded p-values", fingerprint: str = ""):
+def release(pvalues, *, alpha: float, epsilon: float, delta: float, sensitivity: "Sensitivity", cutoff: int,
+            lam: float = 0.2, gamma: GammaKind = "power", ai: bool = False, horizon: int | None = None,
+            dataset: str = "uploaded p-values", fingerprint: str = ""):
     """One PAPRIKA (AI) run with OpenDP noise, packed as a :class:`dpcore.release.ReleaseBundle`.
 
-    ``floor`` is the μ of ``log max(p, μ)`` for which ``eta`` was derived (e.g. by
-    :func:`eta_binomial_exact`): below it one person can move log p by more than η.
+    ``sensitivity`` carries η and the floor μ of ``log max(p, μ)`` above which η holds; it must be
+    proven for the test behind the p-values (:func:`binomial_sensitivity`) or stated by the user
+    (:func:`stated_sensitivity`, and the notes say the guarantee rests on it). The paper's η
+    (:func:`paper_sensitivity`) is refused. The shift is :func:`stream_shift` (proven for every
+    boundary hypothesis of the stream; horizon k = ``horizon`` or the stream length).
 
     Exports only the rejection vector and the test levels α_t (paper rule: α_t is a function of
     earlier released rejections, so it is post-processing). The noisy threshold and the per-test
@@ -1100,14 +1290,13 @@ def release(pvalues, *, alpha: float, epsilon: float, delta: float, eta: float, 
         raise ValueError("a release is made on one stream of p-values")
     if not (math.isfinite(epsilon) and epsilon > 0):
         raise ValueError("a release needs a finite ε > 0")
-    if shift < RELEASE_MIN_SHIFT:
-        raise ValueError(
-            f"A release needs shift scale s ≥ {RELEASE_MIN_SHIFT:g} (Theorem 4). With s = {shift:g}, which the paper's "
-            "experiments use, our audit finds the δ part of the guarantee broken at small ε (a neighbour's candidacy "
-            "flip is rejected far more often than δ allows). Set s = 4 to release; smaller s stays available for "
-            "previews that reproduce the paper."
-        )
-    res = run_paprika(p, alpha=alpha, epsilon=epsilon, delta=delta, eta=eta, cutoff=cutoff, lam=lam, shift=shift,
+    if not isinstance(sensitivity, Sensitivity):
+        raise TypeError("a release needs η as a Sensitivity (binomial_sensitivity or stated_sensitivity), "
+                        "so that it says what the bound rests on")
+    if sensitivity.refusal:
+        raise ValueError(sensitivity.refusal)
+    eta, floor = sensitivity.eta, sensitivity.floor
+    res = run_paprika(p, alpha=alpha, epsilon=epsilon, delta=delta, eta=eta, cutoff=cutoff, lam=lam, shift=STREAM,
                       gamma=gamma, ai=ai, rule="paper", horizon=horizon, rng=None, floor=floor)
     rej = res.rejections[0]
     T = rej.size
@@ -1115,10 +1304,11 @@ def release(pvalues, *, alpha: float, epsilon: float, delta: float, eta: float, 
     table = pd.DataFrame({"hypothesis": np.arange(1, T + 1), "rejected": rej.astype(int), "alpha_t": res.alpha[0]})
     name = "PAPRIKA AI" if ai else "PAPRIKA"
     scale_alpha, scale_test = paprika_noise_scales(epsilon, eta, cutoff)
-    params = dict(rule="paper (γ indexed by t − τ_j)", alpha=alpha, eta=eta, cutoff=cutoff, lam=lam, shift_scale=shift,
-                  shift_A=float(res.params["shift_A"][0]), gamma=gamma, horizon=k, n_hypotheses=T,
-                  n_rejections=int(rej.sum()), threshold_noise_scale=scale_alpha, test_noise_scale=scale_test,
-                  p_value_floor=floor)
+    shift_a = float(res.params["shift_A"][0])
+    params = dict(rule="paper (γ indexed by t − τ_j)", alpha=alpha, eta=eta, eta_source=sensitivity.source,
+                  cutoff=cutoff, lam=lam, shift="proven for the stream: 4ηc/ε·ln(2k/(3δ)) + η − ln 2", shift_A=shift_a,
+                  gamma=gamma, horizon=k, n_hypotheses=T, n_rejections=int(rej.sum()),
+                  threshold_noise_scale=scale_alpha, test_noise_scale=scale_test, p_value_floor=floor)
     return ReleaseBundle(
         method=name, dataset=dataset, fingerprint=fingerprint, epsilon=float(epsilon), delta=float(delta),
         mechanisms=(f"SparseVector: Laplace threshold noise b = 2ηc/ε = {scale_alpha:.4g}, redrawn after each rejection",
@@ -1126,7 +1316,13 @@ def release(pvalues, *, alpha: float, epsilon: float, delta: float, eta: float, 
         public_params=params, tables={"rejections": table}, unit="person in the data behind the p-values",
         figures={"Released discoveries and test levels": release_figure(rej, res.alpha[0], title=f"{name}: released "
                                                                           "discoveries and test levels α_t")},
-        notes=(f"At most c = {cutoff} rejections; the stream stops rejecting after the c-th.",
-               "Candidacy (p < 2λ) is not noised; δ covers the event that a neighbour's candidacy flip matters.",
+        notes=(f"Neighbours: one person's record is replaced. Every test in the stream runs on the same records, so "
+               f"one person can move every log p-value (floored at μ = {floor:g}) by at most η = {eta:.4g} at once; "
+               f"the guarantee allows all {T} to move together.",
+               sensitivity.basis,
+               f"At most c = {cutoff} rejections; the stream stops rejecting after the c-th.",
+               f"Candidacy (p < 2λ) is not noised. The threshold is lowered by A = {shift_a:.4g} so that each of the "
+               f"k = {k} hypotheses whose candidacy a neighbour could flip is rejected with probability at most δ/k "
+               "(a union bound over the stream); δ covers them all.",
                f"FDR guarantee under conditional super-uniformity: FDR(t) ≤ α + δt = {alpha + delta * T:.4g} at t = {T}."),
     )

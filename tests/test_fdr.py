@@ -21,6 +21,8 @@ from dpcore.validation import InputError
 P_SHORT = np.array([0.001, 0.7, 0.3, 0.01, 0.9])
 G_SHORT = np.array([0.0, 0.5, 0.3, 0.2, 0.0])
 ALPHA = 0.1
+#: η for release tests: a stated value (the exact binomial η with a floor would leave these short streams no power)
+SENS = fdr.stated_sensitivity(0.0831)
 
 
 def _paprika_inf(p, *, rule, ai=False, cutoff=5, lam=0.2):
@@ -404,7 +406,7 @@ def test_upload_validation_names_column_and_row():
 def test_release_bundle_contains_only_the_rejection_set():
     rng = np.random.default_rng(10)
     s = fdr.simulate_bernoulli(1, 300, pi1=0.1, rng=rng)
-    bundle = fdr.release(s.pvalues[0], alpha=0.05, epsilon=5.0, delta=2.5e-4, eta=0.0831, cutoff=20,
+    bundle = fdr.release(s.pvalues[0], alpha=0.05, epsilon=5.0, delta=2.5e-4, sensitivity=SENS, cutoff=20,
                          dataset="sim", fingerprint="abc")
     assert isinstance(bundle, ReleaseBundle)
     table = bundle.tables["rejections"]
@@ -416,17 +418,48 @@ def test_release_bundle_contains_only_the_rejection_set():
     released = set(np.round(table.alpha_t, 12))
     assert all(set(np.round(trace.y, 12)) <= released for trace in figure.data)
     with pytest.raises(ValueError):
-        fdr.release(s.pvalues[0], alpha=0.05, epsilon=math.inf, delta=2.5e-4, eta=0.0831, cutoff=20)
+        fdr.release(s.pvalues[0], alpha=0.05, epsilon=math.inf, delta=2.5e-4, sensitivity=SENS, cutoff=20)
     with pytest.raises(ValueError):
-        fdr.release(s.pvalues, alpha=0.05, epsilon=1.0, delta=2.5e-4, eta=0.0831, cutoff=20)
-    with pytest.raises(ValueError, match="s ≥ 4"):  # the paper's experimental shift is not covered by the proof
-        fdr.release(s.pvalues[0], alpha=0.05, epsilon=5.0, delta=2.5e-4, eta=0.0831, cutoff=20, shift=1.0)
+        fdr.release(s.pvalues, alpha=0.05, epsilon=1.0, delta=2.5e-4, sensitivity=SENS, cutoff=20)
+    # the shift is the one proven for the whole stream (horizon = stream length), not the paper's s
+    params = bundle.metadata()["public_parameters"]
+    assert params["shift_A"] == pytest.approx(fdr.stream_shift(5.0, 2.5e-4, SENS.eta, 20, 300))
+
+
+def test_release_refuses_an_eta_not_proven_for_the_test():
+    """Issue 11 item 2: the paper's η = √(ln n / n) is not a bound for the binomial test (one record moves log p by
+    more than η once p < 0.23 at n = 1000), so it is preview-only; a bare number says nothing of its basis."""
+    p = fdr.simulate_bernoulli(1, 200, pi1=0.1, rng=np.random.default_rng(3)).pvalues[0]
+    kw = dict(alpha=0.05, epsilon=3.0, delta=2.5e-4, cutoff=10)
+    with pytest.raises(ValueError, match="not a bound proven"):
+        fdr.release(p, sensitivity=fdr.paper_sensitivity(1000), **kw)
+    with pytest.raises(TypeError, match="Sensitivity"):
+        fdr.release(p, sensitivity=0.0831, **kw)
+    # the claim behind the refusal: at n = 1000 one record moves log p by more than the paper's η below p ≈ 0.23
+    tail = fdr._binomial_tail_table(1000)
+    step = np.abs(np.diff(np.log(tail)))
+    assert step[tail[1:] < 0.23].min() > fdr.eta_paper(1000) > step[tail[1:] > 0.24].max()
+
+
+@pytest.mark.parametrize("sensitivity, rests_on_user", [(fdr.binomial_sensitivity(1000, 1e-6), False),
+                                                        (fdr.stated_sensitivity(0.2), True)])
+def test_release_notes_state_the_neighbour_model_and_the_basis_of_eta(sensitivity, rests_on_user):
+    p = fdr.simulate_bernoulli(1, 200, pi1=0.1, rng=np.random.default_rng(3)).pvalues[0]
+    bundle = fdr.release(p, alpha=0.05, epsilon=3.0, delta=2.5e-4, sensitivity=sensitivity, cutoff=10)
+    notes = " ".join(bundle.notes)
+    assert "Every test in the stream runs on the same records" in notes
+    assert "move every log p-value" in notes and f"η = {sensitivity.eta:.4g}" in notes
+    assert ("rests on the user-stated η" in notes) is rests_on_user
+    assert ("exact sensitivity of the one-sided binomial" in notes) is not rests_on_user
+    assert "δ/k" in notes  # the shift covers every boundary hypothesis
+    params = bundle.metadata()["public_parameters"]
+    assert params["eta_source"] == sensitivity.source and params["p_value_floor"] == sensitivity.floor
 
 
 @pytest.mark.parametrize("eps", [0.5, 2.0])
 def test_audit_scenarios_pass_correct_and_catch_bugs(eps):
     scenarios = fdr.audit_scenarios(eps)
-    assert len(scenarios) == 2
+    assert len(scenarios) == 3
     for sc in scenarios:
         ok, _, _ = sc.run(200_000, planted_bug=False, seed=1)
         bug, _, _ = sc.run(200_000, planted_bug=True, seed=2)
@@ -436,7 +469,7 @@ def test_audit_scenarios_pass_correct_and_catch_bugs(eps):
 
 def test_audit_neighbours_respect_the_sensitivity():
     for eps in (0.5, 2.0):
-        for p_a, p_b in (fdr.svt_pair(eps), fdr.candidacy_pair(eps)):
+        for p_a, p_b in (fdr.svt_pair(eps), fdr.candidacy_pair(eps), fdr.boundary_pair(fdr.BOUNDARY_K)):
             diff = np.abs(np.log(p_a) - np.log(p_b))
             assert diff.max() <= fdr.AUDIT_ETA + 1e-12
             assert (p_a <= 1).all() and (p_b <= 1).all()
@@ -523,6 +556,112 @@ def test_shift_below_theorem_4_breaks_the_delta_guarantee_at_small_epsilon():
             assert clopper_pearson_upper(hits, runs, 0.001) < fdr.AUDIT_DELTA
 
 
+def _boundary_sampler(pair, eps, *, ai=False, eta=fdr.AUDIT_ETA):
+    """P_A(any rejection) runs on a many-boundary pair, c = 40: the released calibration, or (planted bug) the old
+    Theorem 4 shift s = 4 that today's code used."""
+    return fdr._audit_sampler(pair, epsilon=eps, shift=fdr.STREAM, summary="any", bug="calibration", cutoff=40,
+                              ai=ai, eta=eta)
+
+
+def _binomial_pair(k=800, n=1000):
+    """Reachable from real data: every test has S = 505 successes of n = 1000 in A and 504 in B (one person's record
+    is in every test). p = P(Bin(n, ½) ≥ S): 0.388 (a candidate, < 2λ) in A, 0.412 (not a candidate) in B."""
+    tail = fdr._binomial_tail_table(n)
+    return np.full(k, tail[505]), np.full(k, tail[504])
+
+
+def _pair_bound(p_a, eps, eta, *, ai=False, c=40):
+    """The stream_shift proof's union bound for this pair: Σ_t (2/3)·exp(−x_t/b), x_t = A + log p_t − log α_t
+    (α_t: levels of a stream with no rejection, the only ones before the first), b = 4ηc/ε. An upper bound on
+    P_A(any rejection)."""
+    k = p_a.size
+    levels = fdr.run_paprika(np.ones((1, k)), alpha=fdr.AUDIT_ALPHA, epsilon=math.inf, delta=fdr.AUDIT_DELTA, eta=eta,
+                             cutoff=c, ai=ai, rng=np.random.default_rng(0)).alpha[0]
+    x = fdr.stream_shift(eps, fdr.AUDIT_DELTA, eta, c, k) + np.log(p_a) - np.log(levels)
+    return float(np.sum(2 / 3 * np.exp(-x / (4 * eta * c / eps))))
+
+
+def test_stream_shift_keeps_delta_with_many_boundary_hypotheses():
+    """Issue 11 item 1, the reviewer's pair: 800 p-values just below 2λ in A, each times e^η in B (so B never
+    rejects); c = 40, α = 0.05, ε = 3. (ε, δ)-DP needs P_A(any rejection) ≤ δ = 2.5e-4. Today's code (Theorem 4's
+    shift s = 4, δ per boundary event) gives ≈ 0.011 = 43δ; the shift proven for the stream gives ≈ 1e-5.
+
+    No flake: the proof's own bound for this pair is p0 ≈ 0.063δ; the test fails only if the 99.9 % Clopper–Pearson
+    upper bound reaches δ, i.e. with ≥ h* hits, whose probability under p0 is computed here (≈ 1e-6 < 1e-4)."""
+    from dpcore.audit import clopper_pearson_lower, clopper_pearson_upper
+
+    eps, runs, delta = 3.0, 100_000, fdr.AUDIT_DELTA
+    p_a, p_b = fdr.boundary_pair(800)
+    assert np.abs(np.log(p_b) - np.log(p_a)).max() <= fdr.AUDIT_ETA + 1e-12 and (p_a < 0.4).all() and (p_b >= 0.4).all()
+    p0 = _pair_bound(p_a, eps, fdr.AUDIT_ETA)
+    h_star = next(h for h in range(runs) if clopper_pearson_upper(h, runs, 1e-3) >= delta)
+    assert p0 < 0.1 * delta and stats.binom.sf(h_star - 1, runs, p0) < 1e-4
+    sampler = _boundary_sampler((p_a, p_b), eps)
+    hits = int(sampler("A", False, np.random.default_rng(31), runs).sum())
+    assert clopper_pearson_upper(hits, runs, 1e-3) < delta, hits
+    old = int(sampler("A", True, np.random.default_rng(32), 5_000).sum())  # today's calibration
+    assert clopper_pearson_lower(old, 5_000, 1e-4) > 10 * delta, old
+    assert sampler("B", False, np.random.default_rng(33), 1_000).sum() == 0
+
+
+@pytest.mark.parametrize("case", ["binomial data, PAPRIKA", "2α_t boundary, PAPRIKA AI"])
+def test_stream_shift_is_not_refuted_where_its_bound_is_nearly_tight(case):
+    """The reachable binomial pair (n = 1000, S_t = 505 in A, 504 in B, exact η above μ = 1e-6; today's code:
+    P_A ≈ 0.13) and PAPRIKA AI's worst case (p_t just below 2α_t in A, today's code: ≈ 0.15). Here the proof's bound
+    is 0.46δ and 0.98δ (measured ≈ 0.6δ and 0.8δ), too close to δ to show P_A < δ with modest runs, so the test asks
+    that the data do not refute P_A ≤ δ at confidence 1 − 1e-4 (a false alarm has probability ≤ 1e-4 by
+    Clopper–Pearson when P_A ≤ δ, which the proof gives) — and that they refute today's calibration."""
+    from dpcore.audit import clopper_pearson_lower
+
+    eps, runs, delta = 3.0, 40_000, fdr.AUDIT_DELTA
+    if case.startswith("binomial"):
+        ai, eta = False, fdr.binomial_sensitivity(1000, 1e-6).eta
+        pair = _binomial_pair()
+    else:
+        ai, eta = True, fdr.AUDIT_ETA
+        pair = fdr.boundary_pair(800, ai=True)
+    p_a, p_b = pair
+    assert np.abs(np.log(p_b) - np.log(p_a)).max() <= eta + 1e-12
+    assert _pair_bound(p_a, eps, eta, ai=ai) <= delta
+    sampler = _boundary_sampler(pair, eps, ai=ai, eta=eta)
+    hits = int(sampler("A", False, np.random.default_rng(41), runs).sum())
+    assert clopper_pearson_lower(hits, runs, 1e-4) <= delta, hits
+    old = int(sampler("A", True, np.random.default_rng(42), 5_000).sum())
+    assert clopper_pearson_lower(old, 5_000, 1e-4) > 10 * delta, old
+    assert sampler("B", False, np.random.default_rng(43), 1_000).sum() == 0  # B has no candidate
+
+
+def test_stream_shift_formula_and_infinite_epsilon():
+    eta, c, k, d = fdr.AUDIT_ETA, 40, 800, 2.5e-4
+    for eps in (1.0, 3.0, 10.0):
+        b = 4 * eta * c / eps
+        assert fdr.stream_shift(eps, d, eta, c, k) == pytest.approx(b * math.log(2 * k / (3 * d)) + eta - math.log(2))
+        # one step of the union bound: (2/3)·exp(−(A + ln 2 − η)/b) = δ/k
+        x = fdr.stream_shift(eps, d, eta, c, k) + math.log(2) - eta
+        assert 2 / 3 * math.exp(-x / b) == pytest.approx(d / k)
+        assert fdr.shift_value(eps, d, eta, c, k, fdr.STREAM) > fdr.shift_value(eps, d, eta, c, k, 4.0)
+    assert fdr.stream_shift(math.inf, d, eta, c, k) == 0.0
+    # so the ε = ∞ equivalences hold under the released calibration too
+    p = fdr.simulate_bernoulli(5, 200, pi1=0.1, rng=np.random.default_rng(6)).pvalues
+    kw = dict(alpha=0.05, epsilon=math.inf, delta=d, eta=eta, cutoff=300, rng=np.random.default_rng(0))
+    for ai in (False, True):
+        proven, paper = (fdr.run_paprika(p, shift=s, ai=ai, **kw) for s in (fdr.STREAM, 1.0))
+        np.testing.assert_array_equal(proven.rejections, paper.rejections)
+    with pytest.raises(ValueError):
+        fdr.stream_shift(1.0, 0.0, eta, c, k)
+
+
+def test_shift_cost_table():
+    s = fdr.simulate_bernoulli(40, 400, pi1=0.05, rng=np.random.default_rng(8))
+    table = fdr.shift_cost(s.pvalues, s.truth, fdr.Settings(epsilon=1.0), rng=np.random.default_rng(9))
+    assert list(table["shift"].unique()) == [fdr.shift_label(x) for x in fdr.COMPARED_SHIFTS]
+    assert set(table["method"]) == set(fdr.PRIVATE_METHODS)
+    power = table.set_index(["shift", "method"])["power"]
+    a = table.groupby("shift", sort=False)["A"].first().to_numpy()
+    assert a[0] > a[1] > a[2]  # proven > Theorem 4 > paper's experiments
+    assert power[(fdr.shift_label(fdr.STREAM), "PAPRIKA")] <= power[(fdr.shift_label(4.0), "PAPRIKA")]
+
+
 def test_figure_builders():
     from dpcore import fdr_figures as ff
 
@@ -565,5 +704,6 @@ def test_the_floor_behind_an_exact_eta_is_applied_in_previews_and_releases():
     s = fdr.Settings(eta=eta, floor=mu, epsilon=1.0)
     a, b = (fdr.run_all(p, s, rng=np.random.default_rng(3))["PAPRIKA"].rejections for p in (tiny, small))
     np.testing.assert_array_equal(a, b)
-    bundle = fdr.release(small[0], alpha=0.05, epsilon=1.0, delta=1e-4, eta=eta, cutoff=5, floor=mu)
+    bundle = fdr.release(small[0], alpha=0.05, epsilon=1.0, delta=1e-4, sensitivity=fdr.binomial_sensitivity(1000, mu),
+                         cutoff=5)
     assert bundle.metadata()["public_parameters"]["p_value_floor"] == mu

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from streamlit.testing.v1 import AppTest
 
 PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "fdr.py")
@@ -51,16 +52,29 @@ def test_truncated_exponential_and_code_rule_render():
     assert any("Releases always use the paper" in c.value for c in at.caption)
 
 
-def test_release_with_the_papers_shift_is_blocked_and_costs_nothing():
-    at = _page(fdr_R="20")
-    button = at.button(key="release_button_fdr")
-    assert button.disabled
-    assert any("Set the shift scale s to 4" in i.value for i in at.info)
-    assert at.session_state["_dp_ledger"].summary() == []  # (fdr.release refuses s < 4 too: test_fdr.py)
+def _release_reason(at) -> str:
+    return " ".join(i.value for i in at.info if i.icon == ":material/lock:")
+
+
+@pytest.mark.parametrize("query, reasons", [
+    ({}, ["Set the shift to 'proven for the stream", "not a bound proven"]),  # the paper's s = 1 and η
+    ({"fdr_s": "4.0", "fdr_etahow": "binomial"}, ["Set the shift to"]),  # Theorem 4's s = 4: δ per boundary event
+    ({"fdr_s": "stream"}, ["not a bound proven"]),  # the paper's η
+    ({"fdr_s": "stream", "fdr_src": "truncexp"}, ["No η is proven for the truncated-exponential"]),
+])
+def test_release_is_blocked_without_the_proven_shift_and_eta(query, reasons):
+    at = _page(fdr_R="20", **query)
+    assert not at.exception, at.exception
+    assert at.button(key="release_button_fdr").disabled
+    text = _release_reason(at)
+    assert all(r in text for r in reasons), text
+    if "fdr_etahow" not in query:  # the paper's η is a preview with a plain warning
+        assert any("Preview only" in w.value for w in at.warning)
+    assert at.session_state["_dp_ledger"].summary() == []  # (fdr.release refuses them too: test_fdr.py)
 
 
 def test_release_charges_the_ledger_and_exports_only_the_rejection_set():
-    at = _page(fdr_R="20", fdr_s="4.0")
+    at = _page(fdr_R="20", fdr_s="stream", fdr_etahow="binomial")
     assert not at.button(key="release_button_fdr").disabled
     at.button(key="release_button_fdr").click().run()
     assert not at.exception, at.exception
@@ -69,6 +83,47 @@ def test_release_charges_the_ledger_and_exports_only_the_rejection_set():
     assert ledger.summary()[0]["ε spent"] == 5.0
     bundle = at.session_state["_release_last_fdr"]
     assert list(bundle.tables["rejections"].columns) == ["hypothesis", "rejected", "alpha_t"]
+    notes = " ".join(bundle.notes)
+    assert "Every test in the stream runs on the same records" in notes and "exact sensitivity" in notes
+
+
+def test_the_power_cost_of_the_proven_shift_is_shown():
+    at = _page(fdr_R="20")
+    assert not at.exception, at.exception
+    cost = next(d.value for d in at.dataframe if "A (log p)" in d.value.columns)
+    assert list(cost["shift"].unique()) == ["proven for the stream (δ/k)", "s = 4 (Theorem 4)", "s = 1 (paper's experiments)"]
+    assert list(cost["method"].unique()) == ["PAPRIKA", "PAPRIKA AI"]
+
+
+def test_an_uploaded_stream_releases_only_with_an_eta_the_user_states():
+    """Issue 11 item 2: the stated η needs an explicit statement (a box the link cannot tick), and the release notes
+    say that the guarantee rests on it; the paper's η stays preview-only for uploads too."""
+    from unittest import mock
+
+    import streamlit as st
+
+    class _Upload:
+        name = "stream.csv"
+
+        def getvalue(self):
+            rng = np.random.default_rng(5)
+            return ("p\n" + "\n".join(f"{p:.3e}" for p in np.where(rng.random(300) < 0.1, 1e-12, rng.random(300)))
+                    + "\n").encode()
+
+    at = AppTest.from_file(PAGE, default_timeout=180)
+    at.query_params.update(fdr_src="upload", fdr_s="stream", fdr_eta_confirm="True")
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: _Upload()):
+        at.run()
+        assert not at.exception, at.exception
+        assert at.button(key="release_button_fdr").disabled and "Tick the box" in _release_reason(at)
+        at.checkbox(key="fdr_eta_confirm").check().run()
+        assert not at.button(key="release_button_fdr").disabled, _release_reason(at)
+        at.button(key="release_button_fdr").click().run()
+        assert not at.exception, at.exception
+        notes = " ".join(at.session_state["_release_last_fdr"].notes)
+        assert "rests on the user-stated η = 0.0831" in notes and "Every test in the stream runs on the same" in notes
+        at.radio(key="fdr_etahow").set_value("paper").run()
+        assert at.button(key="release_button_fdr").disabled and "not a bound proven" in _release_reason(at)
 
 
 def test_upload_source_without_a_file_explains_the_format():

@@ -99,7 +99,7 @@ def test_sparse_release_has_no_raw_features_or_teacher():
 def test_fdr_release_has_no_pvalues():
     stream = fdr.simulate_bernoulli(1, 400, pi1=0.1, rng=np.random.default_rng(4))
     p = stream.pvalues[0]
-    bundle = fdr.release(p, alpha=0.05, epsilon=1.0, delta=2.5e-4, eta=0.0831, cutoff=20)
+    bundle = fdr.release(p, alpha=0.05, epsilon=1.0, delta=2.5e-4, sensitivity=fdr.stated_sensitivity(0.0831), cutoff=20)
     text = _exported_text(bundle)
     assert _assert_absent(text, p[p < 0.99], "raw p-value") > 100
     assert "pvalue" not in " ".join(bundle.tables["rejections"].columns).replace("_", "")

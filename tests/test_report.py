@@ -74,7 +74,8 @@ def test_session_report_of_real_releases_renders_offline_in_chromium(chromium_pa
     km = survival.release(gehan.time, gehan.event, grid=grid, epsilon=1.0, group=gehan.group, groups=gehan.groups, dataset="Gehan",
                           band_draws=50)
     stream = fdr.simulate_bernoulli(1, 300, pi1=0.1, rng=np.random.default_rng(1))
-    discoveries = fdr.release(stream.pvalues[0], alpha=0.05, epsilon=5.0, delta=2.5e-4, eta=0.0831, cutoff=20)
+    discoveries = fdr.release(stream.pvalues[0], alpha=0.05, epsilon=5.0, delta=2.5e-4,
+                              sensitivity=fdr.stated_sensitivity(0.0831), cutoff=20)
     path = tmp_path / "report.html"
     path.write_text(html_report([km, discoveries], title="Session privacy report"), encoding="utf-8")
     requests = []
