@@ -264,10 +264,80 @@ def test_release_bundle_contains_only_noisy_values():
     X, y, _ = _data(n=80, d=3, seed=9)
     prep = R.prepare(X, y, x_bounds=(-1, 1), y_bounds=(-6, 6), epsilon=0.1, release=True)
     bundle = R.release(X, y, prep=prep, epsilon=1.0, omega_x=0.5, omega_y=1.0, dataset="synthetic",
-                       fingerprint="abc", public=(X[:5], y[:5]))
+                       fingerprint="abc", public=None)
     assert bundle.epsilon == pytest.approx(1.1)
     assert set(bundle.tables) == {"coefficients", "noisy_nxx", "noisy_nxy", "noisy_nyy"}
     exact = R.sufficient_stats(*prep.transform(X, y), 0.5 / math.sqrt(3), 1.0 * prep.sigma_y)
     assert not np.allclose(bundle.tables["noisy_nxy"]["nxy"].to_numpy(), exact.nxy)
     assert "OpenDP" in bundle.to_json()
     assert len(bundle.to_zip()) > 0
+
+
+# ---------------------------------------------------------------- public rows
+
+
+def test_release_takes_public_rows_explicitly_and_states_the_scope():
+    """Public rows move a release without noise, so ``release`` must be told them, and say so in its notes."""
+    X, y, _ = _data(n=80, d=3, seed=9)
+    prep = R.prepare(X, y, x_bounds=(-1, 1), y_bounds=(-6, 6), y_centre="public", sigma_y="public")
+    kw = dict(prep=prep, epsilon=1.0, omega_x=0.5, omega_y=1.0)
+    with pytest.raises(TypeError, match="public"):
+        R.release(X, y, **kw)  # no silent default: the caller says which rows are public
+    none = R.release(X, y, public=None, **kw)
+    assert none.unit == "cell line" and none.public_params["n_public_added_without_noise"] == 0
+    assert "private cell line" not in none.statement and "No public records" in none.notes[0]
+    marked = R.PublicRows(X[:4], y[:4], ("row 2", "row 3", "row 4", "row 5"), "marked 1 in column 'pub' by the user")
+    bundle = R.release(X[4:], y[4:], public=marked, **kw)
+    assert "one private cell line" in bundle.statement
+    scope, listed = bundle.notes[:2]
+    assert "covers only the 76 private cell lines" in scope and "NOT protected" in scope
+    assert "marked 1 in column 'pub' by the user" in scope and "rests on the statement" in scope
+    assert listed == "Public cell lines (not protected): row 2, row 3, row 4, row 5."
+    assert bundle.public_params["public rows (not protected)"] == ["row 2", "row 3", "row 4", "row 5"]
+    assert bundle.tables["noisy_nyy"]["value"].iloc[1] == 80  # n counts both
+    with pytest.raises(ValueError, match="basis"):
+        R.PublicRows(X[:2], y[:2], ("a", "b"), " ")
+    with pytest.raises(ValueError, match="do not match"):
+        R.PublicRows(X[:2], y[:3], ("a", "b"), "stated")
+
+
+def test_fixed_public_rule_depends_on_identifiers_only():
+    """The GDSC public set is one seeded order of all cell lines: the same for every drug, blind to the data."""
+    from dpcore.datasets import load_gdsc
+
+    g = load_gdsc()
+    chosen = R.fixed_public_ids(g.features.index, 10)
+    assert chosen.size == 10 and np.array_equal(chosen, R.fixed_public_ids(g.features.index[::-1], 10))
+    assert np.array_equal(R.fixed_public_ids(g.features.index, 20)[:10], chosen)  # nested in k
+    for drug in g.ic50.columns[:3]:
+        cells = g.drug_cell_lines(drug)
+        X, y = g.drug_data(drug, 5)
+        assert cells.size == y.size and set(cells[np.isin(cells, chosen)]) <= set(chosen)
+    with pytest.raises(ValueError):
+        R.fixed_public_ids(np.arange(5), 6)
+
+
+def test_upload_public_column_is_validated():
+    import pandas as pd
+
+    from dpcore.validation import InputError
+
+    frame = pd.DataFrame({"y": ["1.0"] * 40, "a": ["0", "1"] * 20, "pub": ["0"] * 39 + ["1"]}).astype(str)
+    X, y, public = R.regression_from_frame(frame, response="y", features=["a"], public="pub")
+    assert public.tolist() == [False] * 39 + [True]
+    assert not R.regression_from_frame(frame, response="y", features=["a"])[2].any()  # none unless marked
+    frame.loc[6, "pub"] = "yes"
+    with pytest.raises(InputError, match=r"Column 'pub', row 8"):
+        R.regression_from_frame(frame, response="y", features=["a"], public="pub")
+    with pytest.raises(InputError, match="more than one role"):
+        R.regression_from_frame(frame, response="y", features=["a", "pub"], public="pub")
+
+
+def test_cross_validation_with_declared_public_rows():
+    X, y, _ = _data(n=400, d=3, seed=2)
+    kw = dict(epsilons=[1.0], sizes=[200], repeats=3, n_test=50, x_bounds=(-1, 1), y_bounds=(-8, 8), rng=0,
+              omegas=lambda n, d, e, sp: (0.5, 1.0))
+    res = monte_carlo_cv(X[10:], y[10:], n_nonprivate=0, public=(X[:10], y[:10]), **kw)
+    assert res.n_nonprivate == 10 and res.rho.shape == (5, 1, 1, 3)
+    with pytest.raises(ValueError, match="not both"):
+        monte_carlo_cv(X[10:], y[10:], n_nonprivate=5, public=(X[:10], y[:10]), **kw)
