@@ -40,6 +40,10 @@ def test_gdsc_page_renders_reacts_to_epsilon_and_releases():
     bundle = at.session_state["_release_last_regression"]
     assert bundle.epsilon == 2.0 and "coefficients" in bundle.tables
     assert len(bundle.tables["coefficients"]) == 10
+    # the fixed public rule's cell lines are named in the notes as not protected
+    k = bundle.public_params["n_public_added_without_noise"]
+    assert 0 < k <= 10 and "NOT protected" in bundle.notes[0] and "fixed public rule" in bundle.notes[0]
+    assert bundle.notes[1].count("COSMIC ") == k and "one private cell line" in bundle.statement
 
 
 def test_synthetic_public_centring_and_bad_split():
@@ -171,3 +175,26 @@ def test_upload_rows_never_enter_a_release_without_noise():
         outs.append(_released_minus_noised(rows, rg_ycol="resp", rg_xcols=["g1", "g2", "g3", "g4"]))
     np.testing.assert_allclose(outs[0], outs[1], atol=1e-9)
     np.testing.assert_allclose(outs[0], 0.0, atol=1e-9)
+
+
+def test_upload_rows_marked_public_are_listed_in_the_release():
+    rng = np.random.default_rng(6)
+    n = 200
+    X = rng.integers(0, 2, size=(n, 3))
+    y = X @ np.array([1.0, -1.0, 0.5]) + rng.normal(0, 1, n)
+    mark = (np.arange(n) < 7).astype(int)
+    rows = ["resp,g1,g2,g3,open"] + [f"{v:.3f}," + ",".join(map(str, r)) + f",{m}" for v, r, m in zip(y, X, mark)]
+    data = "\n".join(rows).encode()
+    at = _with_upload(data, rg_ycol="resp", rg_xcols=["g1", "g2", "g3"])
+    _ok(at)
+    assert "public records are added" not in _noised(at)  # none unless marked
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(data, "mine.csv")):
+        at.selectbox(key="rg_pubcol").set_value("open").run()
+        _ok(at)
+        assert "7 public records are added without noise" in _noised(at)
+        at.button(key="release_button_regression").click().run()
+    _ok(at)
+    bundle = at.session_state["_release_last_regression"]
+    assert bundle.notes[1] == "Public cell lines (not protected): " + ", ".join(f"row {i}" for i in range(2, 9)) + "."
+    assert "marked 1 in column 'open' by the user" in bundle.notes[0]
+    assert bundle.public_params["n_private"] + 7 + at.slider(key="rg_ntest").value <= n
