@@ -18,7 +18,7 @@ from dpcore import regression as R
 from dpcore import regression_figures as rf
 from dpcore.accounting import fingerprint
 from dpcore.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, load_gdsc
-from dpcore.regression_eval import equivalent_sample_size, monte_carlo_cv, tuned_omegas
+from dpcore.regression_eval import equivalent_sample_size, monte_carlo_cv, preview_fit, tuned_omegas
 from dpcore.regression_tuning import ThresholdSearch, split_grid, split_search, threshold_search
 from ui.accuracy import accuracy_first
 from dpcore.utility import describe_draws
@@ -327,29 +327,11 @@ rng = np.random.default_rng(seed)
 perm = rest[rng.permutation(n_rest)]
 test, priv, pub = perm[:n_test], perm[n_test:n_test + n_priv], np.flatnonzero(src.public)
 with ui.show_errors("Preview failed"):
-    prep = R.prepare(src.X[priv], src.y[priv], x_bounds=src.x_bounds, y_bounds=src.y_bounds,
-                     x_centre=src.x_centre, y_centre=y_centre, sigma_y=sigma_y, epsilon=eps_prep, rng=rng)
-Xp, yp = prep.transform(src.X[priv], src.y[priv])
-X0, y0 = prep.transform(src.X[pub], src.y[pub])
-Xt = prep.transform(src.X[test])
-yt = src.y[test]
-bx, by = wx * prep.sigma_x, wy * prep.sigma_y
-noise = R.stat_noise(d, bx, by, eps_stat, split)
-stats = R.sufficient_stats(Xp, yp, bx, by)
-public_stats = R.sufficient_stats(X0, y0, bx, by) if n_pub else None
-draws = noise.sample(stats, rng=rng, draws=max(repeats, 200))
-if public_stats is not None:
-    draws = draws + public_stats
-post = R.fit_stats(draws, priors=priors)
-pred_draws = post.coef @ Xt.T + prep.y_centre  # (draws, n_test)
-rho_draws = R.spearman(pred_draws, yt)
-# non-private reference: all training records, exact mean, no clipping, no noise
-Xall = np.vstack([src.X[priv], src.X[pub]])
-yall = np.concatenate([src.y[priv], src.y[pub]])
-Xn = R.normalise_rows(Xall, prep.x_centre)
-np_post = R.fit_stats(R.sufficient_stats(Xn, yall - yall.mean()), priors=priors)
-pred_np = Xt @ np_post.coef + yall.mean()
-rho_np = float(R.spearman(pred_np, yt))
+    pv = preview_fit(src.X, src.y, private=priv, public=pub, test=test, x_bounds=src.x_bounds, y_bounds=src.y_bounds,
+                     x_centre=src.x_centre, y_centre=y_centre, sigma_y=sigma_y, eps_prep=eps_prep, eps_stat=eps_stat,
+                     omegas=(wx, wy), split=split, priors=priors, rng=rng, draws=max(repeats, 200))
+prep, bx, by, noise, yt = pv.prep, pv.bx, pv.by, pv.noise, src.y[test]
+pred_draws, rho_draws, pred_np, rho_np = pv.pred, pv.rho, pv.pred_nonprivate, pv.rho_nonprivate
 
 ui.preview_notice()
 st.markdown(
@@ -375,8 +357,8 @@ ui.teaching("1. Centre and scale each record (free, or a small charged DP mean).
             "mean — all post-processing. The left plot is one preview draw; the histogram shows how much a single "
             "release can vary.")
 if src.beta is not None:
-    lo, hi = np.quantile(post.coef, [0.05, 0.95], axis=0)
-    st.plotly_chart(rf.coefficient_bars(src.names, np_post.coef, post.coef.mean(0), lo, hi, truth=src.beta),
+    lo, hi = np.quantile(pv.coef, [0.05, 0.95], axis=0)
+    st.plotly_chart(rf.coefficient_bars(src.names, pv.coef_nonprivate, pv.coef.mean(0), lo, hi, truth=src.beta),
                     key="rg_coef")
     st.caption("Synthetic data: the true β is known. Private coefficients shrink towards 0 — clipping and the prior "
                "trade bias for much less noise; ranking quality (ρ) is what the method optimises.")

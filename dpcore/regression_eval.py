@@ -26,14 +26,19 @@ import numpy as np
 from dpcore.regression import (
     DEFAULT_SPLIT,
     MODELS,
+    Preparation,
+    StatNoise,
     Stats,
     _split,
     fit_stats,
     functional_mechanism_coef,
     normalise_rows,
     output_perturbation_coef,
+    prepare,
     sensitivities,
     spearman,
+    stat_noise,
+    sufficient_stats,
 )
 
 OmegaFn = Callable[[int, int, float, tuple], tuple[float, float]]
@@ -246,6 +251,73 @@ def monte_carlo_cv(
             progress((si + 1) / S)
     return CVResult(MODELS, sizes, eps, rho, mse, om, int(n_test), int(n_pub),
                     f"x centre {x_centre}, y centre {y_centre}, σy {sigma_y}, prep share {prep_share if uses_dp else 0}")
+
+
+@dataclass(frozen=True)
+class Preview:
+    """Preview draws of robust private LR on one split, and the non-private fit on the same training records.
+
+    ``coef`` (draws, d) and ``pred`` (draws, t) are the private fits and their test predictions, ``rho``
+    (draws,) their Spearman ρ; ``*_nonprivate`` are the same pipeline without noise or clipping: the same
+    training records (private and public) and the exact value of the response centre the private fit
+    estimates (the private rows' mean for a DP centre, the same public value otherwise). So the preview
+    tends to it as ε → ∞ (``tests/test_regression.py`` checks ε = 10⁶).
+    """
+
+    prep: Preparation
+    bx: float
+    by: float
+    noise: StatNoise
+    coef: np.ndarray
+    pred: np.ndarray
+    rho: np.ndarray
+    coef_nonprivate: np.ndarray
+    pred_nonprivate: np.ndarray
+    rho_nonprivate: float
+
+
+def preview_fit(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    private: np.ndarray,
+    public: np.ndarray,
+    test: np.ndarray,
+    x_bounds: tuple[float, float],
+    y_bounds: tuple[float, float],
+    x_centre: float | str | None,
+    y_centre: str | float,
+    sigma_y: str | float,
+    eps_prep: float,
+    eps_stat: float,
+    omegas: tuple[float, float],
+    split: Sequence[float],
+    priors: bool,
+    rng: np.random.Generator,
+    draws: int,
+) -> Preview:
+    """What the page previews: ``draws`` seeded releases on the rows ``private`` (+ ``public``, unnoised).
+
+    The preparation (public or DP centre / scale at ``eps_prep``) uses the private rows only; thresholds
+    are ``Bx = ωx σx``, ``By = ωy σy``; the statistics get Laplace noise at ``eps_stat`` split p1:p2:p3.
+    """
+    prep = prepare(X[private], y[private], x_bounds=x_bounds, y_bounds=y_bounds, x_centre=x_centre,
+                   y_centre=y_centre, sigma_y=sigma_y, epsilon=eps_prep, rng=rng)
+    bx, by = omegas[0] * prep.sigma_x, omegas[1] * prep.sigma_y
+    noise = stat_noise(X.shape[1], bx, by, eps_stat, split)
+    noisy = noise.sample(sufficient_stats(*prep.transform(X[private], y[private]), bx, by), rng=rng, draws=draws)
+    if len(public):
+        noisy = noisy + sufficient_stats(*prep.transform(X[public], y[public]), bx, by)
+    coef = fit_stats(noisy, priors=priors).coef
+    Xt, yt = prep.transform(X[test]), y[test]
+    pred = coef @ Xt.T + prep.y_centre
+    train = np.concatenate([private, public])
+    centre = float(np.clip(y[private], *y_bounds).mean()) if y_centre == "dp" else prep.y_centre
+    coef_np = fit_stats(sufficient_stats(normalise_rows(X[train], prep.x_centre), y[train] - centre),
+                        priors=priors).coef
+    pred_np = Xt @ coef_np + centre
+    return Preview(prep, bx, by, noise, coef, pred, spearman(pred, yt), coef_np, pred_np,
+                   float(spearman(pred_np, yt)))
 
 
 @dataclass(frozen=True)
