@@ -313,7 +313,8 @@ with t1:
         wx, wy = search.omega_x, search.omega_y
     st.caption(f"Search: {search.n_sets} synthetic data sets × {search.n_draws} noise draws per pair at n = {n_fit}, "
                f"d = {d}, ε = {eps_stat:.3g} (the statistics' share), split {split}. It uses only these public numbers, "
-               "so it costs nothing. In use: " + f"ωx = {wx:g}, ωy = {wy:g}.")
+               "so it costs nothing. It takes the least clipping among the pairs within 0.002 (or two standard errors) "
+               "of the best mean ρ, so that at large ε it stops clipping. In use: " + f"ωx = {wx:g}, ωy = {wy:g}.")
 with t2:
     st.plotly_chart(rf.tuning_heatmap(search.grid_x, search.grid_y, search.scores,
                                       chosen=(search.omega_x, search.omega_y), used=(wx, wy)), key="rg_heat")
