@@ -301,7 +301,7 @@ with t1:
     quick = _quick_search(n_fit, d, float(eps_stat), split)
     full_key = ("rg_full_search", n_fit, d, float(eps_stat), split)
     if st.button("Run the full search (20 data sets × 20 draws)", key="rg_full_btn"):
-        bar = st.progress(0.0, text="Searching 400 (ωx, ωy) pairs on synthetic data…")
+        bar = st.progress(0.0, text=f"Searching {R.OMEGA_GRID.size ** 2} (ωx, ωy) pairs on synthetic data…")
         st.session_state[full_key] = threshold_search(n_fit, d, epsilon=eps_stat, split=split,
                                                       progress=lambda f: bar.progress(f))
         bar.empty()
