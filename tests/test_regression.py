@@ -11,7 +11,13 @@ from hypothesis import strategies as st
 
 from dpcore import regression as R
 from dpcore.regression_eval import equivalent_sample_size, monte_carlo_cv, utility_curve
-from dpcore.regression_tuning import split_grid, split_search, threshold_search, threshold_search_loop
+from dpcore.regression_tuning import (
+    least_clipping_choice,
+    split_grid,
+    split_search,
+    threshold_search,
+    threshold_search_loop,
+)
 
 
 def _data(n=200, d=3, seed=0, noise=0.5):
@@ -403,3 +409,9 @@ def test_threshold_choice_prefers_less_clipping_only_among_ties():
     assert (huge.omega_x, huge.omega_y) == (R.OMEGA_GRID[-1], R.OMEGA_GRID[-1])
     assert small.best_score - 0.01 <= small.chosen_score <= small.best_score  # within the tie margin and its s.e.
     assert small.describe()["mean Spearman rho at the choice"] == small.chosen_score
+    # the rule on a constructed score grid (Gx = Gy = 3, 4 × 5 realisations with a common draw per realisation)
+    common = np.random.default_rng(0).normal(0, 0.05, size=(1, 4, 5, 1))
+    mean = np.array([[0.500, 0.499, 0.490], [0.4995, 0.4985, 0.480], [0.30, 0.30, 0.30]])
+    rho = mean[:, None, None, :] + common
+    assert least_clipping_choice(rho) == (1, 1)  # 0.0015 below the best: tied; (1, 2) and row 2 are not
+    assert least_clipping_choice(rho, margin=0.0) == (0, 0)  # no margin: only the best (the draws are common)
