@@ -18,7 +18,7 @@ from dpcore import regression as R
 from dpcore import regression_figures as rf
 from dpcore.accounting import fingerprint
 from dpcore.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, load_gdsc
-from dpcore.regression_eval import equivalent_sample_size, monte_carlo_cv, tuned_omegas
+from dpcore.regression_eval import equivalent_sample_size, monte_carlo_cv, preview_fit, tuned_omegas
 from dpcore.regression_tuning import ThresholdSearch, split_grid, split_search, threshold_search
 from ui.accuracy import accuracy_first
 from dpcore.utility import describe_draws
@@ -40,7 +40,14 @@ class Source:
     y_label: str
     kind: str  # "gdsc" | "synthetic" | "upload"
     key: tuple  # public description for caches (never the data of an upload)
+    ids: tuple[str, ...]  # how a record is named in the release notes
+    public: np.ndarray  # bool per record: public (added without noise, not protected)
+    public_basis: str  # why those records are public
     beta: np.ndarray | None = None
+
+    def public_rows(self) -> R.PublicRows:
+        return R.PublicRows(self.X[self.public], self.y[self.public],
+                            tuple(np.asarray(self.ids)[self.public]), self.public_basis)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -51,24 +58,32 @@ def _drug_options() -> tuple[list[str], dict[str, str]]:
     return ids, {i: f"{g.drug_label(i)} — {int(counts[i])} cell lines" for i in ids}
 
 
-def _gdsc(drug: str, d: int) -> Source:
+def _gdsc(drug: str, d: int, k: int) -> Source:
     g = load_gdsc()
     X, y = g.drug_data(drug, d)
     names = tuple(g.features.columns[:d])
+    cells = g.drug_cell_lines(drug)
+    public = np.isin(cells, R.fixed_public_ids(g.features.index, k))
+    basis = (f"the fixed public rule: the first {k} of all {len(g.features)} bundled cell lines in a permutation "
+             f"of their COSMIC IDs seeded with {R.PUBLIC_RULE_SEED}, whatever the drug; those with a measured IC50 "
+             "for this drug")
     return Source(f"GDSC: {g.drug_label(drug)} (bundled)", fingerprint(GDSC_LEDGER_KEY), X, y, names,
-                  (0.0, 1.0), tuple(g.response_range), "public", "observed ln IC50", "gdsc", ("gdsc", drug, d))
+                  (0.0, 1.0), tuple(g.response_range), "public", "observed ln IC50", "gdsc", ("gdsc", drug, d, k),
+                  tuple(f"COSMIC {c}" for c in cells), public, basis)
 
 
-def _synthetic(n: int, d: int, noise: float, seed: int) -> Source:
+def _synthetic(n: int, d: int, noise: float, seed: int, k: int) -> Source:
     rng = np.random.default_rng(seed)
     X = R.normalise_rows(rng.standard_normal((n, d)))
     beta = rng.standard_normal(d) * 2.0
     y = X @ beta + noise * rng.standard_normal(n)
     bound = float(2.0 * np.sqrt(d) + 4.0 * noise + 1.0)  # public: known from the generator's parameters
+    public = np.isin(np.arange(n), R.fixed_public_ids(np.arange(n), k))
+    basis = f"the fixed public rule: the first {k} record numbers in a permutation seeded with {R.PUBLIC_RULE_SEED}"
     return Source(f"Synthetic (n = {n}, d = {d}, noise sd {noise:g}, seed {seed})",
                   fingerprint("synthetic-regression", n, d, noise, seed), X, y,
                   tuple(f"x{j + 1}" for j in range(d)), (-1.0, 1.0), (-bound, bound), 0.0, "observed y", "synthetic",
-                  ("synthetic", n, d, noise, seed), beta)
+                  ("synthetic", n, d, noise, seed, k), tuple(f"record {i + 1}" for i in range(n)), public, basis, beta)
 
 
 def _upload() -> Source | None:
@@ -79,13 +94,18 @@ def _upload() -> Source | None:
         return None
     frame, fp, name = table
     cols = list(frame.columns)
-    ui.reset_when_changed("_rg_upload_columns", tuple(cols), dict(rg_ycol=cols[0], rg_xcols=cols[1:11]))
-    c1, c2 = st.columns([1, 2])
+    ui.reset_when_changed("_rg_upload_columns", tuple(cols), dict(rg_ycol=cols[0], rg_xcols=cols[1:11], rg_pubcol=None))
+    c1, c2, c7 = st.columns([1, 2, 1])
     with c1:
         resp = ui.url_selectbox("Response column", key="rg_ycol", options=cols, index=0)
     with c2:
         feats = ui.url_multiselect("Feature columns", key="rg_xcols", options=[c for c in cols if c != resp],
                                    default=[c for c in cols if c != resp][:10])
+    with c7:
+        mark = st.selectbox("Public-rows column (optional)", [None] + [c for c in cols if c != resp and c not in feats],
+                            key="rg_pubcol", format_func=lambda c: "none: every row is private" if c is None else c,
+                            help="A 0/1 column: 1 marks a row whose data are already public. Those rows enter the "
+                                 "release without noise and are not protected; the guarantee rests on your statement.")
     c3, c4, c5, c6 = st.columns(4)
     ylo = float(c3.number_input("Public response minimum", key="rg_ylo", value=-10.0))
     yhi = float(c4.number_input("Public response maximum", key="rg_yhi", value=13.0))
@@ -96,9 +116,10 @@ def _upload() -> Source | None:
     with ui.show_errors("The uploaded file cannot be used"):
         if not (yhi > ylo and xhi > xlo):
             raise ValueError("Each public maximum must be larger than its minimum.")
-        X, y = R.regression_from_frame(frame, response=resp, features=feats)
+        X, y, public = R.regression_from_frame(frame, response=resp, features=feats, public=mark)
         return Source(f"{name} (uploaded)", fp, X, y, tuple(feats), (xlo, xhi), (ylo, yhi), "public",
-                      f"observed {resp}", "upload", ("upload",))
+                      f"observed {resp}", "upload", ("upload",), tuple(f"row {i + 2}" for i in range(len(y))),
+                      public, f"marked 1 in column {mark!r} by the user" if mark else "")
     return None
 
 
@@ -114,9 +135,11 @@ def _omegas(n, d, e, sp):
     return tuned_omegas(int(n), int(d), float(e), tuple(sp), 5, 5)
 
 
-def _cv(src: Source, *, epsilons, sizes, n_pub, n_test, repeats, split, priors, prep, seed):
-    return monte_carlo_cv(src.X, src.y, epsilons=epsilons, sizes=sizes, rng=seed, repeats=repeats, n_test=n_test,
-                          n_nonprivate=n_pub, x_bounds=src.x_bounds, y_bounds=src.y_bounds, x_centre=src.x_centre,
+def _cv(src: Source, *, epsilons, sizes, n_test, repeats, split, priors, prep, seed):
+    rest, pub = ~src.public, src.public
+    return monte_carlo_cv(src.X[rest], src.y[rest], epsilons=epsilons, sizes=sizes, rng=seed, repeats=repeats,
+                          n_test=n_test, n_nonprivate=0, public=(src.X[pub], src.y[pub]) if pub.any() else None,
+                          x_bounds=src.x_bounds, y_bounds=src.y_bounds, x_centre=src.x_centre,
                           y_centre=prep[0], sigma_y=prep[1], prep_share=prep[2], split=split, priors=priors,
                           omegas=_omegas)
 
@@ -138,7 +161,7 @@ def _curves(src: Source, *, epsilon, n_priv, sizes, progress, **kw):
 
 
 def _rebuild(key: tuple) -> Source:
-    return _gdsc(key[1], key[2]) if key[0] == "gdsc" else _synthetic(*key[1:])
+    return _gdsc(*key[1:]) if key[0] == "gdsc" else _synthetic(*key[1:])
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -157,25 +180,33 @@ ui.page_header("Drug sensitivity: robust private linear regression",
 kind = ui.url_radio("Data source", key="rg_src", options=["gdsc", "synthetic", "upload"], horizontal=True,
                     format_func=lambda s: {"gdsc": "bundled GDSC subset", "synthetic": "synthetic (known β)",
                                            "upload": "upload a CSV"}[s])
+PUBLIC_HELP = ("Chosen by a fixed public rule (a seeded order of the record identifiers), never from the data. These "
+               "records enter the release without noise and are not protected; the release notes list them.")
 if kind == "gdsc":
     ids, labels = _drug_options()
-    c1, c2 = st.columns([2, 1])
+    c1, c2, c0 = st.columns([2, 1, 1])
     with c1:
         drug = ui.url_selectbox("Drug", key="rg_drug", options=ids, format_func=lambda i: labels[i])
     with c2:
         d = int(ui.url_slider("Genomic features d (in public frequency order)", key="rg_d", min_value=2,
                               max_value=64, value=10))
-    src = _gdsc(drug, d)
+    with c0:
+        k_pub = int(ui.url_slider("Public cell lines (not protected)", key="rg_npub", min_value=0, max_value=50,
+                                  value=10, step=5, help=PUBLIC_HELP))
+    src = _gdsc(drug, d, k_pub)
     prov = load_gdsc().provenance
     st.caption(f"Source: {prov['source']} · licence: {prov['licence']} · features: binary mutation / copy-number "
                f"calls (first = MSI) · public response range {src.y_bounds} (ln IC50).")
 elif kind == "synthetic":
-    c1, c2, c3, c4 = st.columns(4)
+    c1, c2, c3, c4, c0 = st.columns(5)
     n_syn = int(c1.number_input("Records", key="rg_syn_n", min_value=200, max_value=5000, value=1000, step=100))
     d_syn = int(c2.number_input("Features d", key="rg_syn_d", min_value=2, max_value=64, value=10))
     noise_syn = float(c3.number_input("Noise sd", key="rg_syn_s", min_value=0.05, max_value=5.0, value=1.0))
     seed_syn = int(c4.number_input("Generator seed", key="rg_syn_seed", min_value=0, value=1, step=1))
-    src = _synthetic(n_syn, d_syn, noise_syn, seed_syn)
+    with c0:
+        k_pub = int(ui.url_slider("Public records (not protected)", key="rg_npub", min_value=0, max_value=50,
+                                  value=10, step=5, help=PUBLIC_HELP))
+    src = _synthetic(n_syn, d_syn, noise_syn, seed_syn, k_pub)
     st.caption("x: Gaussian rows scaled to unit length (public centre 0); β ~ N(0, 4 I); y = xβ + noise. The public "
                f"response range {tuple(round(v, 2) for v in src.y_bounds)} follows from the generator's parameters.")
 else:
@@ -185,7 +216,11 @@ else:
 
 ui.set_current_dataset(src.label, src.fp)
 N, d = src.X.shape
-st.caption(f"Unit of privacy: one cell line (replace-one neighbours; n is public). {N} records, d = {d} features.")
+n_pub = int(src.public.sum())
+rest = np.flatnonzero(~src.public)  # the private records: test and private training sets are drawn from these
+st.caption(f"Unit of privacy: one cell line (replace-one neighbours; n is public). {N} records, d = {d} features; "
+           + (f"{n_pub} public ({ui.literal(src.public_basis)}): added without noise and not protected."
+              if n_pub else "no public records: every record is private."))
 
 # ---- sizes and controls ----------------------------------------------------------------------------
 
@@ -199,29 +234,25 @@ def _clamp(key: str, lo: int, hi: int) -> None:
             st.session_state[key] = clamped
 
 
-MIN_RECORDS = 60  # 20 held out for testing, 10 non-private (default), > 20 for private training (a slider)
-if N < MIN_RECORDS:
-    st.error(f"The data have {N} records; this page needs at least {MIN_RECORDS} (20 held out for testing, 10 "
-             "non-private and more than 20 for private training).")
+MIN_RECORDS = 60  # 20 held out for testing, > 20 for private training (a slider), room for both to move
+n_rest = rest.size
+if n_rest < MIN_RECORDS:
+    st.error(f"The data have {n_rest} private records; this page needs at least {MIN_RECORDS} (20 held out for "
+             "testing and more than 20 for private training).")
     st.stop()
-max_test = max(30, N // 4)  # a slider needs max > min
-test_default = max(20, min(100, N // 4))
-ui.reset_when_changed("_rg_last_source", (src.fp, src.label, N),  # sizes default from the data's size
-                      dict(rg_ntest=test_default,
-                           rg_npriv=int(min(800, N - test_default - st.session_state.get("rg_npub", 10)))))
-s1, s2, s3 = st.columns(3)
+max_test = max(30, n_rest // 4)  # a slider needs max > min
+test_default = max(20, min(100, n_rest // 4))
+ui.reset_when_changed("_rg_last_source", (src.fp, src.label, n_rest),  # sizes default from the data's size
+                      dict(rg_ntest=test_default, rg_npriv=int(min(800, n_rest - test_default))))
+s1, s3 = st.columns(2)
 _clamp("rg_ntest", 20, max_test)
 ui.follow_default("rg_ntest", test_default)
 with s1:
     n_test = int(ui.url_slider("Test set size", key="rg_ntest", min_value=20, max_value=max_test,
                                value=test_default, step=10))
-with s2:
-    n_pub = int(ui.url_slider("Non-private training records (public)", key="rg_npub", min_value=0, max_value=50,
-                              value=10, step=5))
-avail = N - n_test - n_pub
+avail = n_rest - n_test
 if avail <= 20:
-    st.error(f"Only {avail} records are left for private training (more than 20 are needed); reduce the test or "
-             "non-private set.")
+    st.error(f"Only {avail} records are left for private training (more than 20 are needed); reduce the test set.")
     st.stop()
 _clamp("rg_npriv", 20, int(avail))
 ui.follow_default("rg_npriv", int(min(800, avail)))
@@ -270,7 +301,7 @@ with t1:
     quick = _quick_search(n_fit, d, float(eps_stat), split)
     full_key = ("rg_full_search", n_fit, d, float(eps_stat), split)
     if st.button("Run the full search (20 data sets × 20 draws)", key="rg_full_btn"):
-        bar = st.progress(0.0, text="Searching 400 (ωx, ωy) pairs on synthetic data…")
+        bar = st.progress(0.0, text=f"Searching {R.OMEGA_GRID.size ** 2} (ωx, ωy) pairs on synthetic data…")
         st.session_state[full_key] = threshold_search(n_fit, d, epsilon=eps_stat, split=split,
                                                       progress=lambda f: bar.progress(f))
         bar.empty()
@@ -282,7 +313,8 @@ with t1:
         wx, wy = search.omega_x, search.omega_y
     st.caption(f"Search: {search.n_sets} synthetic data sets × {search.n_draws} noise draws per pair at n = {n_fit}, "
                f"d = {d}, ε = {eps_stat:.3g} (the statistics' share), split {split}. It uses only these public numbers, "
-               "so it costs nothing. In use: " + f"ωx = {wx:g}, ωy = {wy:g}.")
+               "so it costs nothing. It takes the least clipping among the pairs within 0.002 (or two standard errors) "
+               "of the best mean ρ, so that at large ε it stops clipping. In use: " + f"ωx = {wx:g}, ωy = {wy:g}.")
 with t2:
     st.plotly_chart(rf.tuning_heatmap(search.grid_x, search.grid_y, search.scores,
                                       chosen=(search.omega_x, search.omega_y), used=(wx, wy)), key="rg_heat")
@@ -293,32 +325,14 @@ ui.teaching("Each cell is one pair of clipping thresholds. For each pair we clip
 
 # ---- preview fit on one split -------------------------------------------------------------------------
 rng = np.random.default_rng(seed)
-perm = rng.permutation(N)
-test, pub, priv = perm[:n_test], perm[n_test:n_test + n_pub], perm[n_test + n_pub:n_test + n_pub + n_priv]
+perm = rest[rng.permutation(n_rest)]
+test, priv, pub = perm[:n_test], perm[n_test:n_test + n_priv], np.flatnonzero(src.public)
 with ui.show_errors("Preview failed"):
-    prep = R.prepare(src.X[priv], src.y[priv], x_bounds=src.x_bounds, y_bounds=src.y_bounds,
-                     x_centre=src.x_centre, y_centre=y_centre, sigma_y=sigma_y, epsilon=eps_prep, rng=rng)
-Xp, yp = prep.transform(src.X[priv], src.y[priv])
-X0, y0 = prep.transform(src.X[pub], src.y[pub])
-Xt = prep.transform(src.X[test])
-yt = src.y[test]
-bx, by = wx * prep.sigma_x, wy * prep.sigma_y
-noise = R.stat_noise(d, bx, by, eps_stat, split)
-stats = R.sufficient_stats(Xp, yp, bx, by)
-public_stats = R.sufficient_stats(X0, y0, bx, by) if n_pub else None
-draws = noise.sample(stats, rng=rng, draws=max(repeats, 200))
-if public_stats is not None:
-    draws = draws + public_stats
-post = R.fit_stats(draws, priors=priors)
-pred_draws = post.coef @ Xt.T + prep.y_centre  # (draws, n_test)
-rho_draws = R.spearman(pred_draws, yt)
-# non-private reference: all training records, exact mean, no clipping, no noise
-Xall = np.vstack([src.X[priv], src.X[pub]])
-yall = np.concatenate([src.y[priv], src.y[pub]])
-Xn = R.normalise_rows(Xall, prep.x_centre)
-np_post = R.fit_stats(R.sufficient_stats(Xn, yall - yall.mean()), priors=priors)
-pred_np = Xt @ np_post.coef + yall.mean()
-rho_np = float(R.spearman(pred_np, yt))
+    pv = preview_fit(src.X, src.y, private=priv, public=pub, test=test, x_bounds=src.x_bounds, y_bounds=src.y_bounds,
+                     x_centre=src.x_centre, y_centre=y_centre, sigma_y=sigma_y, eps_prep=eps_prep, eps_stat=eps_stat,
+                     omegas=(wx, wy), split=split, priors=priors, rng=rng, draws=max(repeats, 200))
+prep, bx, by, noise, yt = pv.prep, pv.bx, pv.by, pv.noise, src.y[test]
+pred_draws, rho_draws, pred_np, rho_np = pv.pred, pv.rho, pv.pred_nonprivate, pv.rho_nonprivate
 
 ui.preview_notice()
 st.markdown(
@@ -326,7 +340,7 @@ st.markdown(
     f"clipping features at ±Bx = {bx:.3g} and responses at ±By = {by:.3g}: the {d * (d + 1) // 2} distinct entries "
     f"of nxx = Σxxᵀ, the {d} entries of nxy = Σxy and nyy = Σy². Noise: {'; '.join(noise.describe())}. "
     + (f"The DP centre/scale took ε = {eps_prep:.3g}. " if uses_dp else "")
-    + (f"{n_pub} non-private records are added without noise." if n_pub else "")
+    + (f"{n_pub} public records are added without noise and are not protected." if n_pub else "")
 )
 
 st.subheader("Predicted vs observed on held-out records")
@@ -344,8 +358,8 @@ ui.teaching("1. Centre and scale each record (free, or a small charged DP mean).
             "mean — all post-processing. The left plot is one preview draw; the histogram shows how much a single "
             "release can vary.")
 if src.beta is not None:
-    lo, hi = np.quantile(post.coef, [0.05, 0.95], axis=0)
-    st.plotly_chart(rf.coefficient_bars(src.names, np_post.coef, post.coef.mean(0), lo, hi, truth=src.beta),
+    lo, hi = np.quantile(pv.coef, [0.05, 0.95], axis=0)
+    st.plotly_chart(rf.coefficient_bars(src.names, pv.coef_nonprivate, pv.coef.mean(0), lo, hi, truth=src.beta),
                     key="rg_coef")
     st.caption("Synthetic data: the true β is known. Private coefficients shrink towards 0 — clipping and the prior "
                "trade bias for much less noise; ranking quality (ρ) is what the method optimises.")
@@ -370,7 +384,7 @@ ui.explain(
 st.subheader("Privacy–utility: five models over ε and private sample size")
 sizes = sorted({int(v) for v in (np.linspace(min(50, n_priv), n_priv, 6) // 10 * 10) if 20 <= v <= n_priv}
                | {n_priv})
-kw = dict(epsilon=epsilon, n_priv=n_priv, n_pub=n_pub, n_test=n_test, repeats=repeats, split=split, priors=priors,
+kw = dict(epsilon=epsilon, n_priv=n_priv, n_test=n_test, repeats=repeats, split=split, priors=priors,
           prep=(y_centre, sigma_y, prep_share), seed=seed, sizes=tuple(sizes))
 curves = None
 if src.kind != "upload":
@@ -378,7 +392,7 @@ if src.kind != "upload":
             ui.show_errors("Cross-validation failed"):
         curves = _curves(src, progress=lambda f: None, **kw)
 else:
-    ckey = ("rg_curves", src.fp, tuple(sorted(kw.items())))
+    ckey = ("rg_curves", src.fp, src.public_basis, n_pub, tuple(sorted(kw.items())))
     if st.button("Compute the curves on the uploaded data", key="rg_curves_btn"):
         bar = st.progress(0.0, text="Cross-validating…")
         with ui.show_errors("Cross-validation failed"):
@@ -397,7 +411,8 @@ if curves is not None:
                f"**{equiv:.0f}** records" if np.isfinite(equiv) else
                "the private mean ρ is below the non-private curve's smallest size (or above its largest), so no "
                "equivalent size can be read off in this range")
-    st.caption(f"Monte-Carlo CV: {repeats} random splits (test {n_test}, non-private {n_pub}); bands 10–90% over "
+    st.caption(f"Monte-Carlo CV: {repeats} random splits of the private records (test {n_test}; the {n_pub} public "
+               f"records in every training set); bands 10–90% over "
                f"repeats; thresholds re-tuned for every size and ε (5 × 5 synthetic search). At ε = {epsilon:g}, "
                f"{eq_text}.")
     ui.teaching("Each repeat re-splits the data, runs the whole private pipeline (including the charged centring) and "
@@ -433,7 +448,8 @@ parts = {"nxx": p1 * eps_stat, "nxy": p2 * eps_stat, "nyy": p3 * eps_stat}
 if uses_dp:
     parts.update({k: eps_prep / (int(y_centre == "dp") + int(sigma_y == "dp"))
                   for k, on in (("response centre", y_centre == "dp"), ("response scale", sigma_y == "dp")) if on})
-params = {"n_private": n_priv, "n_non_private": n_pub, "d": d, "omega": (wx, wy), "split": split, "priors": priors}
+params = {"n_private": n_priv, "n_public_not_protected": n_pub, "d": d, "omega": (wx, wy), "split": split,
+          "priors": priors}
 tuning = search.describe() if mode == "tuned" else {"source": "manual ω (public)"}
 
 
@@ -441,12 +457,13 @@ def _bundle():
     prep_rel = R.prepare(src.X[priv], src.y[priv], x_bounds=src.x_bounds, y_bounds=src.y_bounds,
                          x_centre=src.x_centre, y_centre=y_centre, sigma_y=sigma_y, epsilon=eps_prep, release=True)
     return R.release(src.X[priv], src.y[priv], prep=prep_rel, epsilon=eps_stat, omega_x=wx, omega_y=wy, split=split,
-                     priors=priors, public=(src.X[pub], src.y[pub]) if n_pub else None, dataset=src.label,
+                     priors=priors, public=src.public_rows(), dataset=src.label,
                      fingerprint=src.fp, feature_names=src.names, tuning=tuning)
 
 
-st.caption("The release uses the private training records of the current split; the bundle's parts name each "
-           "charged piece (the three statistics and any DP centre / scale).")
+st.caption("The release uses the private training records of the current split"
+           + (f" and the {n_pub} public records (listed in its notes; not protected)" if n_pub else "")
+           + "; the bundle's parts name each charged piece (the three statistics and any DP centre / scale).")
 utility_note = (f"Spearman ρ of the robust private fit on {yt.size} held-out records over {rho_draws.size} simulated "
                 f"releases: {describe_draws(rho_draws)}; loss of ρ against the non-private fit on the same split: "
                 f"{describe_draws(rho_np - rho_draws)}.")

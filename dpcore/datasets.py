@@ -109,6 +109,10 @@ class GDSC:
         X = self.features.iloc[:, :n_features].to_numpy(dtype=float)[keep]
         return X, y.to_numpy(dtype=float)[keep]
 
+    def drug_cell_lines(self, drug_id: str) -> np.ndarray:
+        """COSMIC IDs of the rows of :meth:`drug_data`, in the same order."""
+        return self.ic50.index[self.ic50[drug_id].notna()].to_numpy()
+
 
 #: Every GDSC analysis (any drug, any number of features, any page) uses the same cell lines, the unit of
 #: privacy, so all GDSC releases draw on one ledger entry: keying it by drug or by feature count would let

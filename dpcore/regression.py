@@ -45,7 +45,9 @@ from dpcore.mechanisms import Noise, laplace_noise
 
 METHOD = "Robust private linear regression"
 DEFAULT_SPLIT = (0.35, 0.60, 0.05)
-OMEGA_GRID = np.round(np.arange(1, 21) * 0.1, 10)
+#: The paper's (ωx, ωy) grid {0.1, …, 2.0} and a tail up to 16 (no clipping in practice: |x_ij| ≤ 1 = √d σx after row
+#: scaling, and responses rarely lie 16 σy from the centre), so that as ε grows the search can stop clipping.
+OMEGA_GRID = np.concatenate([np.round(np.arange(1, 21) * 0.1, 10), [2.5, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0]])
 MODELS = ("non-private LR", "robust private LR", "private LR (no projection)", "output perturbation", "functional mechanism")
 
 
@@ -633,6 +635,74 @@ def functional_mechanism_coef(X, y, *, epsilon, y_bound, rng: np.random.Generato
 
 
 # --------------------------------------------------------------------------
+# Public rows
+# --------------------------------------------------------------------------
+
+#: Seed of the fixed public rule for bundled and synthetic data (the paper's year): which records are public
+#: is decided from their identifiers alone, never from data values.
+PUBLIC_RULE_SEED = 2018
+
+
+def fixed_public_ids(universe: Sequence, k: int, seed: int = PUBLIC_RULE_SEED) -> np.ndarray:
+    """The first ``k`` identifiers of a seeded permutation of the sorted ``universe`` (a public rule).
+
+    The choice depends on the identifiers, ``k`` and the seed only — not on any
+    response or feature — so which records are public reveals nothing about the
+    private ones. For GDSC the universe is every bundled cell line, whatever the
+    drug, so a cell line is public for all drugs or for none.
+    """
+    ids = np.sort(np.asarray(universe))
+    if not 0 <= k <= ids.size:
+        raise ValueError(f"k = {k} public records requested from a universe of {ids.size}")
+    return ids[np.random.default_rng(seed).permutation(ids.size)[:k]]
+
+
+@dataclass(frozen=True)
+class PublicRows:
+    """Records whose data are public by someone's statement; they enter a release *without noise*.
+
+    ``ids`` name them in the release notes (upload row numbers, COSMIC IDs);
+    ``basis`` says why they are public (the user's marking column, or the fixed
+    rule for bundled data). The guarantee of a release covers only the other
+    (private) records and rests on this statement.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    ids: tuple[str, ...]
+    basis: str
+
+    def __post_init__(self):
+        X, y = np.asarray(self.X, dtype=float), np.asarray(self.y, dtype=float)
+        if X.ndim != 2 or y.shape != (X.shape[0],) or len(self.ids) != X.shape[0]:
+            raise ValueError(f"public rows: X {X.shape}, y {y.shape} and {len(self.ids)} ids do not match")
+        if X.shape[0] and not self.basis.strip():
+            raise ValueError("public rows need a basis: say why their data are public")
+        object.__setattr__(self, "X", X)
+        object.__setattr__(self, "y", y)
+
+    @classmethod
+    def none(cls, d: int) -> "PublicRows":
+        """No public rows (the default for uploads): every record used is private."""
+        return cls(np.zeros((0, d)), np.zeros(0), (), "")
+
+    def __len__(self) -> int:
+        return int(self.X.shape[0])
+
+    def notes(self, n_private: int, unit: str) -> tuple[str, ...]:
+        """What the release notes say about the scope of the guarantee."""
+        if not len(self):
+            return (f"No public records were added: the statistics are computed from the {n_private} private "
+                    f"{unit}s only, all of them protected.",)
+        return (
+            f"Scope of the guarantee: it covers only the {n_private} private {unit}s. {len(self)} {unit}s treated "
+            f"as public ({self.basis}) were added to the statistics without noise; they are NOT protected, and the "
+            "guarantee for the others rests on the statement that these records are public.",
+            f"Public {unit}s (not protected): " + ", ".join(self.ids) + ".",
+        )
+
+
+# --------------------------------------------------------------------------
 # Release
 # --------------------------------------------------------------------------
 
@@ -647,7 +717,7 @@ def release(
     omega_y: float,
     split: Sequence[float] = DEFAULT_SPLIT,
     priors: bool = True,
-    public: tuple[np.ndarray, np.ndarray] | None = None,
+    public: PublicRows | None,
     dataset: str = "data",
     fingerprint: str = "",
     feature_names: Sequence[str] | None = None,
@@ -657,7 +727,12 @@ def release(
 
     ``X, y`` are the raw private records; ``prep`` must itself have been
     released (DP parts) or be public — its ε parts are added to the bundle's
-    total. Returns a :class:`~dpcore.release.ReleaseBundle`.
+    total. ``public`` is required: the :class:`PublicRows` added without noise
+    (``None`` or ``PublicRows.none(d)`` for none). They are listed in the notes,
+    and the guarantee — stated for one *private* cell line — covers only ``X, y``:
+    a public row moves the release with no noise at all, so its statement of
+    being public is what the guarantee rests on. Returns a
+    :class:`~dpcore.release.ReleaseBundle`.
     """
     import pandas as pd
 
@@ -667,7 +742,8 @@ def release(
     Xp, yp = prep.transform(X, y)
     d = Xp.shape[1]
     bx, by = omega_x * prep.sigma_x, omega_y * prep.sigma_y
-    pub = None if public is None else prep.transform(*public)
+    public = PublicRows.none(d) if public is None else public
+    pub = prep.transform(public.X, public.y) if len(public) else None
     fit = robust_private_lr(Xp, yp, epsilon=epsilon, bx=bx, by=by, split=p, priors=priors, rng=None, public=pub)
     names = list(feature_names) if feature_names is not None else [f"x{j + 1}" for j in range(d)]
     s = fit.noisy_stats
@@ -679,7 +755,9 @@ def release(
     total = round(float(math.fsum(parts.values())), 12)
     params = {
         "n_private": int(np.asarray(X).shape[0]),
-        "n_non_private_added": 0 if public is None else int(np.asarray(public[0]).shape[0]),
+        "n_public_added_without_noise": len(public),
+        "public rows (not protected)": list(public.ids),
+        "public rows basis": public.basis or "none",
         "d": d,
         "omega_x": omega_x, "omega_y": omega_y, "Bx": bx, "By": by,
         "split (nxx, nxy, nyy)": list(p),
@@ -689,13 +767,12 @@ def release(
         "preparation": dict(prep.sources),
         "threshold tuning": dict(tuning or {"source": "user-chosen ω (public)"}),
     }
-    notes = (
+    unit = "private cell line" if len(public) else "cell line"
+    notes = public.notes(int(np.asarray(X).shape[0]), "cell line") + (
         "Statistics are computed after centring with the listed centre, scaling each record to unit L2 norm "
         "and clipping features at ±Bx and responses at ±By.",
         "nxx was released as its upper triangle (d(d+1)/2 values) and mirrored; the PSD repair and the posterior "
         "are post-processing of the noisy statistics.",
-        "Non-private records (public by assumption) were added to the statistics without noise."
-        if public is not None else "No non-private records were added.",
     )
     tables = {
         "coefficients": pd.DataFrame({"feature": names, "posterior_mean": fit.coef}),
@@ -705,7 +782,7 @@ def release(
     }
     mechs = tuple(fit.noise.describe()) + tuple(f"{k}: Laplace (see public parameters)" for k in prep.parts)
     return ReleaseBundle(method=METHOD, dataset=dataset, fingerprint=fingerprint, epsilon=total, delta=0.0,
-                         mechanisms=mechs, public_params=params, tables=tables, unit="cell line",
+                         mechanisms=mechs, public_params=params, tables=tables, unit=unit,
                          parts=parts, notes=notes)
 
 
@@ -797,21 +874,26 @@ def audit_scenarios(epsilon: float):
 # --------------------------------------------------------------------------
 
 
-def regression_from_frame(frame, *, response: str, features: Sequence[str], min_rows: int = 30):
-    """Validated ``(X, y)`` from an uploaded frame: named numeric columns, distinct, enough rows.
+def regression_from_frame(frame, *, response: str, features: Sequence[str], public: str | None = None,
+                          min_rows: int = 30):
+    """Validated ``(X, y, is_public)`` from an uploaded frame: named numeric columns, distinct, enough rows.
 
-    Messages name the column, the row and the problem (``dpcore.validation``).
+    ``public`` optionally names a 0/1 column in which the user marks the rows
+    whose data are public (1); without it no row is public. Messages name the
+    column, the row and the problem (``dpcore.validation``).
     """
-    from dpcore.validation import InputError, distinct_columns, numeric_column
+    from dpcore.validation import InputError, coded_column, distinct_columns, numeric_column
 
     features = list(features)
     if not features:
         raise InputError("Choose at least one feature column.")
     if response in features:
         raise InputError(f"Column {response!r} is the response; it cannot also be a feature.")
-    distinct_columns(response, *features)
+    distinct_columns(response, *features, public)
     y = numeric_column(frame, response, what="response")
     X = np.column_stack([numeric_column(frame, c, what="feature value") for c in features])
     if len(y) < min_rows:
         raise InputError(f"The file has {len(y)} rows; at least {min_rows} records are needed for a train/test split.")
-    return X, y
+    is_public = (coded_column(frame, public, [0, 1], what="public mark (1 = public, 0 = private)") == 1
+                 if public else np.zeros(len(y), dtype=bool))
+    return X, y, is_public

@@ -26,14 +26,19 @@ import numpy as np
 from dpcore.regression import (
     DEFAULT_SPLIT,
     MODELS,
+    Preparation,
+    StatNoise,
     Stats,
     _split,
     fit_stats,
     functional_mechanism_coef,
     normalise_rows,
     output_perturbation_coef,
+    prepare,
     sensitivities,
     spearman,
+    stat_noise,
+    sufficient_stats,
 )
 
 OmegaFn = Callable[[int, int, float, tuple], tuple[float, float]]
@@ -143,6 +148,7 @@ def monte_carlo_cv(
     repeats: int = 10,
     n_test: int = 100,
     n_nonprivate: int = 10,
+    public: tuple[np.ndarray, np.ndarray] | None = None,
     x_bounds: tuple[float, float] = (0.0, 1.0),
     y_bounds: tuple[float, float],
     x_centre: float | str | None = "public",
@@ -163,6 +169,11 @@ def monte_carlo_cv(
     DP centre and the full ``ε_stat`` too. The non-private model uses the
     exact training mean and no clipping. Output perturbation and the
     functional mechanism use the private training set only.
+
+    Non-private training records: ``n_nonprivate`` rows drawn afresh from
+    ``X`` in every repeat (the paper's experiment, a simulation), or
+    ``public=(X0, y0)``, records declared public and kept apart from ``X``,
+    added to every repeat (what a release with public rows does). Not both.
     """
     p = _split(split)
     rng = np.random.default_rng(rng)
@@ -171,6 +182,8 @@ def monte_carlo_cv(
     N, d = X.shape
     sizes = np.asarray(sizes, dtype=int)
     eps = np.asarray(epsilons, dtype=float)
+    if public is not None and n_nonprivate:
+        raise ValueError("give either n_nonprivate (rows of X simulated as public) or public rows, not both")
     if sizes.max() + n_test + n_nonprivate > N:
         raise ValueError(f"need {sizes.max()} + {n_test} + {n_nonprivate} records, the data have {N}")
     uses_dp = y_centre == "dp" or sigma_y == "dp"
@@ -185,6 +198,13 @@ def monte_carlo_cv(
 
     perm = np.argsort(rng.random((repeats, N)), axis=1)
     test, pub, pool = perm[:, :n_test], perm[:, n_test:n_test + n_nonprivate], perm[:, n_test + n_nonprivate:]
+    if public is None:
+        Xpub, ypub = Xn[pub], y[pub]  # (R, k, d), (R, k)
+    else:
+        y0 = np.asarray(public[1], dtype=float)
+        Xpub = np.broadcast_to(normalise_rows(public[0], xc), (repeats, y0.size, d))
+        ypub = np.broadcast_to(y0, (repeats, y0.size))
+    n_pub = ypub.shape[1]
     Xt, yt = Xn[test], y[test]  # (R, t, d), (R, t)
     M, S, E = len(MODELS), sizes.size, eps.size
     rho = np.empty((M, S, E, repeats))
@@ -196,14 +216,14 @@ def monte_carlo_cv(
         om[si] = [omegas(int(m), d, float(e), p) for e in eps_stat]
         c, sy = _prep_y(yraw, y_bounds, y_centre, sigma_y, eps_prep, rng, E)  # (R, E)
         yp = yraw[:, None, :] - c[..., None]  # (R, E, m)
-        X0, y0 = Xn[pub], y[pub][:, None, :] - c[..., None]
+        X0, y0 = Xpub, ypub[:, None, :] - c[..., None]
         bx = om[si, :, 0] / math.sqrt(d)
         by = om[si, :, 1][None, :] * sy
         ybound = np.maximum(y_bounds[1] - c, c - y_bounds[0])  # public worst case given the centre
         coefs = {}
         # 1. non-private: all training data, exact mean, no clipping, no noise
-        Xall = np.concatenate([Xp, Xn[pub]], axis=1)
-        yall = np.concatenate([yraw, y[pub]], axis=1)
+        Xall = np.concatenate([Xp, Xpub], axis=1)
+        yall = np.concatenate([yraw, ypub], axis=1)
         cnp = yall.mean(axis=1)
         ya = yall - cnp[:, None]
         s_np = Stats(np.swapaxes(Xall, -1, -2) @ Xall, np.einsum("rni,rn->ri", Xall, ya), (ya * ya).sum(-1),
@@ -211,11 +231,11 @@ def monte_carlo_cv(
         coefs[MODELS[0]] = (np.broadcast_to(fit_stats(s_np, priors=priors).coef[:, None], (repeats, E, d)),
                             np.broadcast_to(cnp[:, None], (repeats, E)))
         # 2. robust private LR
-        s_rp = _noisy_stats(Xp, yp, bx, by, eps_stat, p, rng, public=(X0, y0) if n_nonprivate else None)
+        s_rp = _noisy_stats(Xp, yp, bx, by, eps_stat, p, rng, public=(X0, y0) if n_pub else None)
         coefs[MODELS[1]] = (fit_stats(s_rp, priors=priors).coef, c)
         # 3. no projection: public worst-case bounds (|x| ≤ 1 after row scaling, |y − c| ≤ ybound)
         s_np2 = _noisy_stats(Xp, yp, np.ones(E), ybound, eps_stat, p, rng,
-                             public=(X0, y0) if n_nonprivate else None)
+                             public=(X0, y0) if n_pub else None)
         coefs[MODELS[2]] = (fit_stats(s_np2, priors=priors).coef, c)
         # 4. output perturbation; 5. functional mechanism (private training set only)
         Xb = np.broadcast_to(Xp[:, None], (repeats, E, m, d))
@@ -229,8 +249,75 @@ def monte_carlo_cv(
             mse[mi, si] = ((pred - yt[:, None, :]) ** 2).mean(-1).T
         if progress is not None:
             progress((si + 1) / S)
-    return CVResult(MODELS, sizes, eps, rho, mse, om, int(n_test), int(n_nonprivate),
+    return CVResult(MODELS, sizes, eps, rho, mse, om, int(n_test), int(n_pub),
                     f"x centre {x_centre}, y centre {y_centre}, σy {sigma_y}, prep share {prep_share if uses_dp else 0}")
+
+
+@dataclass(frozen=True)
+class Preview:
+    """Preview draws of robust private LR on one split, and the non-private fit on the same training records.
+
+    ``coef`` (draws, d) and ``pred`` (draws, t) are the private fits and their test predictions, ``rho``
+    (draws,) their Spearman ρ; ``*_nonprivate`` are the same pipeline without noise or clipping: the same
+    training records (private and public) and the exact value of the response centre the private fit
+    estimates (the private rows' mean for a DP centre, the same public value otherwise). So the preview
+    tends to it as ε → ∞ (``tests/test_regression.py`` checks ε = 10⁶).
+    """
+
+    prep: Preparation
+    bx: float
+    by: float
+    noise: StatNoise
+    coef: np.ndarray
+    pred: np.ndarray
+    rho: np.ndarray
+    coef_nonprivate: np.ndarray
+    pred_nonprivate: np.ndarray
+    rho_nonprivate: float
+
+
+def preview_fit(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    private: np.ndarray,
+    public: np.ndarray,
+    test: np.ndarray,
+    x_bounds: tuple[float, float],
+    y_bounds: tuple[float, float],
+    x_centre: float | str | None,
+    y_centre: str | float,
+    sigma_y: str | float,
+    eps_prep: float,
+    eps_stat: float,
+    omegas: tuple[float, float],
+    split: Sequence[float],
+    priors: bool,
+    rng: np.random.Generator,
+    draws: int,
+) -> Preview:
+    """What the page previews: ``draws`` seeded releases on the rows ``private`` (+ ``public``, unnoised).
+
+    The preparation (public or DP centre / scale at ``eps_prep``) uses the private rows only; thresholds
+    are ``Bx = ωx σx``, ``By = ωy σy``; the statistics get Laplace noise at ``eps_stat`` split p1:p2:p3.
+    """
+    prep = prepare(X[private], y[private], x_bounds=x_bounds, y_bounds=y_bounds, x_centre=x_centre,
+                   y_centre=y_centre, sigma_y=sigma_y, epsilon=eps_prep, rng=rng)
+    bx, by = omegas[0] * prep.sigma_x, omegas[1] * prep.sigma_y
+    noise = stat_noise(X.shape[1], bx, by, eps_stat, split)
+    noisy = noise.sample(sufficient_stats(*prep.transform(X[private], y[private]), bx, by), rng=rng, draws=draws)
+    if len(public):
+        noisy = noisy + sufficient_stats(*prep.transform(X[public], y[public]), bx, by)
+    coef = fit_stats(noisy, priors=priors).coef
+    Xt, yt = prep.transform(X[test]), y[test]
+    pred = coef @ Xt.T + prep.y_centre
+    train = np.concatenate([private, public])
+    centre = float(np.clip(y[private], *y_bounds).mean()) if y_centre == "dp" else prep.y_centre
+    coef_np = fit_stats(sufficient_stats(normalise_rows(X[train], prep.x_centre), y[train] - centre),
+                        priors=priors).coef
+    pred_np = Xt @ coef_np + centre
+    return Preview(prep, bx, by, noise, coef, pred, spearman(pred, yt), coef_np, pred_np,
+                   float(spearman(pred_np, yt)))
 
 
 @dataclass(frozen=True)

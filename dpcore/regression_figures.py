@@ -98,17 +98,26 @@ def rho_vs_size(sizes, rho: np.ndarray, *, models: Sequence[str] = MODELS, shown
 
 def tuning_heatmap(grid_x, grid_y, scores: np.ndarray, *, chosen: tuple[float, float],
                    used: tuple[float, float] | None = None) -> go.Figure:
-    """Mean synthetic Spearman ρ over the (ωx, ωy) grid, with the argmax (and the pair in use) marked."""
-    fig = go.Figure(go.Heatmap(x=list(grid_y), y=list(grid_x), z=scores, colorscale="Blues",
-                               colorbar=dict(title="mean ρ"),
+    """Mean synthetic Spearman ρ over the (ωx, ωy) grid, with the search's choice (and the pair in use) marked.
+
+    The axes are categorical (one cell per grid value) so the paper's 0.1–2.0 steps and the tail up to 16
+    get equal room.
+    """
+    def label(v: float) -> str:
+        return f"{float(v):g}"
+
+    fig = go.Figure(go.Heatmap(x=[label(v) for v in grid_y], y=[label(v) for v in grid_x], z=scores,
+                               colorscale="Blues", colorbar=dict(title="mean ρ"),
                                hovertemplate="ωx = %{y}<br>ωy = %{x}<br>mean ρ = %{z:.3f}<extra></extra>"))
-    fig.add_trace(go.Scatter(x=[chosen[1]], y=[chosen[0]], mode="markers", name="best pair",
+    fig.add_trace(go.Scatter(x=[label(chosen[1])], y=[label(chosen[0])], mode="markers", name="search's choice",
                              marker=dict(symbol="star", size=16, color=WARNING, line=dict(color="white", width=1))))
     if used is not None and tuple(used) != tuple(chosen):
-        fig.add_trace(go.Scatter(x=[used[1]], y=[used[0]], mode="markers", name="pair in use",
+        fig.add_trace(go.Scatter(x=[label(used[1])], y=[label(used[0])], mode="markers", name="pair in use",
                                  marker=dict(symbol="x", size=12, color=TRUTH)))
     base_layout(fig, x_title="ωy (By = ωy σy)", y_title="ωx (Bx = ωx σx)", height=440)
     fig.update_layout(hovermode="closest")
+    fig.update_xaxes(type="category")
+    fig.update_yaxes(type="category")
     return fig
 
 

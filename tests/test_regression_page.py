@@ -40,6 +40,10 @@ def test_gdsc_page_renders_reacts_to_epsilon_and_releases():
     bundle = at.session_state["_release_last_regression"]
     assert bundle.epsilon == 2.0 and "coefficients" in bundle.tables
     assert len(bundle.tables["coefficients"]) == 10
+    # the fixed public rule's cell lines are named in the notes as not protected
+    k = bundle.public_params["n_public_added_without_noise"]
+    assert 0 < k <= 10 and "NOT protected" in bundle.notes[0] and "fixed public rule" in bundle.notes[0]
+    assert bundle.notes[1].count("COSMIC ") == k and "one private cell line" in bundle.statement
 
 
 def test_synthetic_public_centring_and_bad_split():
@@ -122,3 +126,75 @@ def test_small_uploads_get_a_message_not_a_crash():
             _ok(at)
         else:
             assert any("needs at least 60" in e.value for e in at.error), [e.value for e in at.error]
+
+
+def _released_minus_noised(rows: list[str], **select) -> np.ndarray:
+    """Release with the page's defaults on an upload; return what entered the statistics without noise.
+
+    ``StatNoise.release`` is wrapped to record the exact statistics it noises and to add no noise, so
+    ``released − recorded`` is exactly the part of (nxx, nxy, nyy) that bypassed the mechanism.
+    """
+    from dpcore import regression as R
+
+    seen = []
+
+    def record(self, s):
+        seen.append(s)
+        return s
+
+    with mock.patch.object(R.StatNoise, "release", record):
+        at = _with_upload("\n".join(rows).encode(), **select)
+        with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload("\n".join(rows).encode(), "mine.csv")):
+            at.button(key="release_button_regression").click().run()
+    _ok(at)
+    bundle = at.session_state["_release_last_regression"]
+    nxy = bundle.tables["noisy_nxy"]["nxy"].to_numpy()
+    nyy = float(bundle.tables["noisy_nyy"]["value"].iloc[0])
+    return np.concatenate([nxy - seen[-1].nxy, [nyy - float(seen[-1].nyy)]])
+
+
+def test_upload_rows_never_enter_a_release_without_noise():
+    """Adversarial pair: two uploads differing in the one row the old page drew as "public" by default.
+
+    The old page took 10 of the uploaded rows (those at positions n_test … n_test + 9 of the preview seed's
+    permutation) and added them to the released statistics without noise, so a change in one of them moved the
+    release with no noise at all. Uploads have no public rows unless the user marks them: whatever the
+    mechanism did not noise must be the same for both files (here, nothing).
+    """
+    rng = np.random.default_rng(5)
+    n = 300
+    X = rng.integers(0, 2, size=(n, 4))
+    y = X @ np.array([1.0, -1.0, 0.5, 0.0]) + rng.normal(0, 1, n)
+    n_test = max(20, min(100, n // 4))  # the page's default test size
+    row = int(np.random.default_rng(0).permutation(n)[n_test])  # the old default's first "public" row
+    outs = []
+    for value in (12.9, -9.9):  # the same record with its response at either end of the public range
+        y2 = y.copy()
+        y2[row] = value
+        rows = ["resp,g1,g2,g3,g4"] + [f"{v:.3f}," + ",".join(map(str, r)) for v, r in zip(y2, X)]
+        outs.append(_released_minus_noised(rows, rg_ycol="resp", rg_xcols=["g1", "g2", "g3", "g4"]))
+    np.testing.assert_allclose(outs[0], outs[1], atol=1e-9)
+    np.testing.assert_allclose(outs[0], 0.0, atol=1e-9)
+
+
+def test_upload_rows_marked_public_are_listed_in_the_release():
+    rng = np.random.default_rng(6)
+    n = 200
+    X = rng.integers(0, 2, size=(n, 3))
+    y = X @ np.array([1.0, -1.0, 0.5]) + rng.normal(0, 1, n)
+    mark = (np.arange(n) < 7).astype(int)
+    rows = ["resp,g1,g2,g3,open"] + [f"{v:.3f}," + ",".join(map(str, r)) + f",{m}" for v, r, m in zip(y, X, mark)]
+    data = "\n".join(rows).encode()
+    at = _with_upload(data, rg_ycol="resp", rg_xcols=["g1", "g2", "g3"])
+    _ok(at)
+    assert "public records are added" not in _noised(at)  # none unless marked
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(data, "mine.csv")):
+        at.selectbox(key="rg_pubcol").set_value("open").run()
+        _ok(at)
+        assert "7 public records are added without noise" in _noised(at)
+        at.button(key="release_button_regression").click().run()
+    _ok(at)
+    bundle = at.session_state["_release_last_regression"]
+    assert bundle.notes[1] == "Public cell lines (not protected): " + ", ".join(f"row {i}" for i in range(2, 9)) + "."
+    assert "marked 1 in column 'open' by the user" in bundle.notes[0]
+    assert bundle.public_params["n_private"] + 7 + at.slider(key="rg_ntest").value <= n

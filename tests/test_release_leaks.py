@@ -76,7 +76,8 @@ def test_regression_release_has_no_raw_responses_or_nonprivate_fit():
     gdsc = datasets.load_gdsc()
     X, y = gdsc.drug_data("Drug_1047_IC50", 10)
     prep = regression.prepare(X, y, x_bounds=(0.0, 1.0), y_bounds=gdsc.response_range, epsilon=0.05, release=True)
-    bundle = regression.release(X, y, prep=prep, epsilon=0.5, omega_x=0.1, omega_y=0.5, dataset="GDSC")
+    bundle = regression.release(X, y, prep=prep, epsilon=0.5, omega_x=0.1, omega_y=0.5, dataset="GDSC",
+                                 public=None)
     text = _exported_text(bundle)
     checked = _assert_absent(_exported_text(bundle, report=False), y, "raw ln IC50", min_digits=4)
     Xp, yp = prep.transform(X, y)
