@@ -392,16 +392,22 @@ def postprocess(counts: Counts, *, risk_set: str = "spec") -> RiskTable:
     then is clipped at 0 and made non-increasing by a running minimum.
     Clipping first adds about +b/2 people per empty cell, which empties the
     risk set early on fine grids; see ``docs/survival.md``.
+
+    Counts of people are whole numbers, so real-valued (Laplace) noisy counts
+    are first rounded to the nearest integer (free). Without it the table never
+    reaches the exact one as ε grows: where nobody is left at risk, a
+    noise-sized risk set divided into noise-sized events gives hazards of
+    order one (the Nelson–Aalen curve of the Kidney set stayed 1.0 off at
+    ε = 10⁶).
     """
-    r1 = np.maximum(np.asarray(counts.at_start, dtype=float), 0.0)
-    d = np.maximum(np.asarray(counts.events, dtype=float), 0.0)
-    c = np.maximum(np.asarray(counts.censored, dtype=float), 0.0)
+    whole = [np.rint(np.asarray(x, dtype=float)) for x in (counts.at_start, counts.events, counts.censored)]
+    r1, d, c = (np.maximum(x, 0.0) for x in whole)
     if risk_set == "spec":
         removed = d.sum(-1) + c
         before = np.cumsum(removed, axis=-1) - removed  # removed in bins < j
         at_risk = np.maximum(r1[..., None] - before, 0.0)
     elif risk_set == "running":
-        removed = np.asarray(counts.events, dtype=float).sum(-1) + np.asarray(counts.censored, dtype=float)
+        removed = whole[1].sum(-1) + whole[2]
         before = np.cumsum(removed, axis=-1) - removed
         at_risk = np.minimum.accumulate(np.maximum(r1[..., None] - before, 0.0), axis=-1)
     else:
