@@ -244,3 +244,22 @@ def test_a_process_killed_between_charge_and_display_leaves_the_charge(config):
         assert SQLiteStore(config.data_dir / SQLITE_FILE).integrity() == "ok"
     reopened.charge("crashed-data", "after the crash", 0.2)
     assert ledger.spent("crashed-data") == pytest.approx((0.3, 0.0))
+
+
+def test_a_data_sets_history_report_lists_every_charge_and_the_values_that_left():
+    import pandas as pd
+
+    from dpcore.release import ReleaseBundle
+    from dpcore.report import history_report
+
+    bundle = ReleaseBundle(method="DP counts", dataset="Gehan (bundled)", fingerprint="fp", epsilon=0.5, delta=0.0,
+                           mechanisms=("discrete Laplace, b = 4",), public_params={"grid": "weeks"},
+                           tables={"counts": pd.DataFrame({"bin": [1, 2], "noisy count": [3, 5]})}, parts={"a": 0.5})
+    assert ReleaseBundle.from_json(bundle.to_json()).to_json() == bundle.to_json()  # stored exports round-trip
+    ledger = Ledger()
+    ledger.record_values(ledger.charge("fp", "DP counts", 0.5, label="Gehan (bundled)"), bundle.to_json())
+    ledger.charge("fp", "DP counts", 0.25, label="Gehan (bundled)")  # interrupted: charged, no values
+    report = history_report("Gehan <bundled>", ledger.records("fp", with_values=True))
+    assert "2 charge(s)" in report and "ε = 0.75, δ = 0" in report and "Gehan &lt;bundled&gt;" in report
+    assert "<td>released</td>" in report and "<td>charged</td>" in report
+    assert "Released table: counts" in report and "noisy count" in report
