@@ -203,7 +203,7 @@ class Ledger:
         self._secret = secret
         self._default_cap = default_cap
         self._caps = dict(caps or {})
-        #: where the records live, for people (a file path, a database URL without its password)
+        #: which back end keeps the records, for people (no path, host or password: the Ledger page shows it)
         self.location = location
 
     def dataset_key(self, fingerprint: str) -> str:

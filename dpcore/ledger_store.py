@@ -39,7 +39,6 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Mapping
-from urllib.parse import urlsplit, urlunsplit
 
 from dpcore.accounting import CHARGED, Budget, Ledger, ReleaseRecord, utc_now
 
@@ -103,10 +102,10 @@ def open_ledger(config: LedgerConfig) -> Ledger:
     secret = load_secret(config.data_dir / SECRET_FILE)
     if config.url:
         store: SQLStore = PostgresStore(config.url)
-        location = "PostgreSQL at " + _without_password(config.url)
+        location = "PostgreSQL"
     else:
         store = SQLiteStore(config.data_dir / SQLITE_FILE)
-        location = f"SQLite file {config.data_dir / SQLITE_FILE}"
+        location = f"SQLite, {SQLITE_FILE} in the server's data directory"
     store.migrate()
     return Ledger(store, secret=secret, default_cap=config.default_cap, caps=config.caps, location=location)
 
@@ -126,14 +125,6 @@ def load_secret(path: Path) -> bytes:
     if path.stat().st_mode & 0o077:
         raise PermissionError(f"{path} must be readable by the server only (chmod 600 {path})")
     return bytes.fromhex(path.read_text().strip())
-
-
-def _without_password(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 class SQLStore:

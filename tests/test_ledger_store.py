@@ -135,11 +135,9 @@ def test_the_schema_is_versioned_and_created_once(config):
         open_ledger(config)
 
 
-def test_the_location_never_shows_a_password(tmp_path):
-    from dpcore.ledger_store import _without_password
-
-    assert _without_password("postgresql://dpcore:s3cret@db:5432/x") == "postgresql://dpcore:***@db:5432/x"
-    assert "ledger.sqlite3" in open_ledger(LedgerConfig(data_dir=tmp_path)).location
+def test_the_location_names_the_back_end_only(config):
+    location = open_ledger(config).location  # shown to visitors: no path, host or password
+    assert location == ("PostgreSQL" if config.url else "SQLite, ledger.sqlite3 in the server's data directory")
 
 
 # -- properties ------------------------------------------------------------------------------------------------
