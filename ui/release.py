@@ -8,10 +8,9 @@ from typing import Any, Callable, Mapping
 import pandas as pd
 import streamlit as st
 
-from dpcore.accounting import Ledger
+from dpcore.accounting import BudgetExceeded, Ledger
 from dpcore.report import CustodianNote, html_report
 from dpcore.validation import InputError
-from ui.errors import show_errors
 from ui.layout import literal
 from ui.state import get_ledger, release_notes, releases, session_id
 
@@ -120,8 +119,10 @@ def _dismiss() -> None:
 
 
 @st.dialog("Confirm the release", on_dismiss=_dismiss)
-def _confirm(key: str, cost: str, release: Callable[[], None], *, ledger: Ledger, dataset: str, ledger_label: str,
+def _confirm(key: str, cost: str, release: Callable[[], str], *, ledger: Ledger, dataset: str, ledger_label: str,
              epsilon: float, delta: float) -> None:
+    if not st.session_state.get(_PENDING + key):  # this confirmation was used (a repeated click): close it
+        st.rerun()
     st.markdown(f"This release costs **{cost}** on *{literal(ledger_label)}*. {_standing(ledger, dataset)}")
     remaining = ledger.remaining(dataset)
     if remaining is not None:
@@ -129,9 +130,11 @@ def _confirm(key: str, cost: str, release: Callable[[], None], *, ledger: Ledger
                     f"δ = {max(remaining[1] - delta, 0):g}. The charge cannot be undone.")
     cols = st.columns(2)
     if cols[0].button(f"Release and charge {cost}", key=f"release_confirm_{key}", type="primary"):
-        if st.session_state.pop(_PENDING + key, False):  # a second click of the same confirmation does nothing
-            if release():
-                st.rerun()
+        with st.spinner("Charging the ledger and drawing OpenDP noise…"):
+            problem = release()
+        if not problem:
+            st.rerun()
+        st.error(problem, icon=":material/warning:")
     if cols[1].button("Cancel", key=f"release_cancel_{key}"):
         _dismiss()
         st.rerun()
@@ -139,24 +142,26 @@ def _confirm(key: str, cost: str, release: Callable[[], None], *, ledger: Ledger
 
 def _release(*, key: str, ledger: Ledger, dataset: str, ledger_label: str, cost: str, method: str, epsilon: float,
              delta: float, parts: Mapping[str, float] | None, params: Mapping[str, Any] | None, relation: str,
-             make_bundle: Callable[[], Any], utility_note: str, state_key: str) -> bool:
-    """Charge, then draw, then store what was released; True when there is a release to show."""
-    record = None
-    with show_errors("Release refused"):
+             make_bundle: Callable[[], Any], utility_note: str, state_key: str) -> str:
+    """Use up the confirmation, charge, draw, store what was released; "" when done, else what went wrong.
+
+    Nothing here draws a Streamlit element: a click arriving meanwhile cannot interrupt the run between the
+    charge and the stored release (Streamlit stops a run at its next element).
+    """
+    del st.session_state[_PENDING + key]
+    try:
         record = ledger.charge(dataset, method, epsilon, delta, params=params, parts=parts, relation=relation,
                                label=ledger_label, page=key, session=session_id())
-    if record is None:
-        return False
+    except BudgetExceeded as err:
+        return f"Release refused: {literal(str(err))}"
     try:
-        with st.spinner("Drawing OpenDP noise…"):
-            bundle = make_bundle()
+        bundle = make_bundle()
     except Exception as err:  # noqa: BLE001 - the charge stays whatever went wrong; say so plainly
         ledger.record_failure(record)
         _log.error("release failed after its charge: %s", type(err).__name__)
         detail = str(err) if isinstance(err, (InputError, ValueError)) else type(err).__name__
-        st.error(f"The release failed after it was charged ({literal(detail)}). Its cost, {cost}, stays spent on "
-                 f"{literal(ledger_label)}: noise may already have been drawn.", icon=":material/warning:")
-        return False
+        return (f"The release failed after it was charged ({literal(detail)}). Its cost, {cost}, stays spent on "
+                f"{literal(ledger_label)}: noise may already have been drawn.")
     ledger.record_values(record, bundle.to_json())  # before anything is shown or exported
     releases().append(bundle)
     note = None
@@ -166,4 +171,4 @@ def _release(*, key: str, ledger: Ledger, dataset: str, ledger_label: str, cost:
         release_notes().append(note)
     st.session_state[state_key] = bundle
     st.session_state[f"{state_key}_note"] = note
-    return True
+    return ""
