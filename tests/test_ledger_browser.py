@@ -23,10 +23,13 @@ def _sidebar(page) -> str:
 
 
 def _release(page, *, clicks: int = 1) -> None:
-    """Release at the page's ε = 1: open the confirmation, confirm (``clicks`` times, quickly)."""
+    """Release at the page's ε = 1: open the confirmation, confirm (``clicks`` times, 0.15 s apart, wherever the
+    button was: later clicks land while the first release is being drawn)."""
     page.get_by_role("button", name="Release with ε = 1").click()
-    confirm = page.get_by_role("button", name="Release and charge ε = 1")
-    confirm.click(click_count=clicks)
+    box = page.get_by_role("button", name="Release and charge ε = 1").bounding_box()
+    for _ in range(clicks):
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.wait_for_timeout(150)
     wait_for_idle(page)
 
 
