@@ -30,6 +30,7 @@ processes serialise per data set and never pass a cap.
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import json
 import os
@@ -98,8 +99,7 @@ class LedgerConfig:
 
 def open_ledger(config: LedgerConfig) -> Ledger:
     """The deployment's durable ledger: creates the data directory, secret and schema on first use."""
-    config.data_dir.mkdir(parents=True, exist_ok=True)
-    secret = load_secret(config.data_dir / SECRET_FILE)
+    config.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     if config.url:
         store: SQLStore = PostgresStore(config.url)
         location = "PostgreSQL"
@@ -107,6 +107,11 @@ def open_ledger(config: LedgerConfig) -> Ledger:
         store = SQLiteStore(config.data_dir / SQLITE_FILE)
         location = f"SQLite, {SQLITE_FILE} in the server's data directory"
     store.migrate()
+    secret_path = config.data_dir / SECRET_FILE
+    if not secret_path.exists() and store.datasets():  # a new secret would give every data set a fresh budget
+        raise RuntimeError(f"the ledger has data sets but {secret_path} is missing: restore it from the backup "
+                           "(or copy it from another server of this deployment)")
+    secret = load_secret(secret_path)
     return Ledger(store, secret=secret, default_cap=config.default_cap, caps=config.caps, location=location)
 
 
@@ -127,19 +132,20 @@ def load_secret(path: Path) -> bytes:
     return bytes.fromhex(path.read_text().strip())
 
 
-class SQLStore:
+class SQLStore(abc.ABC):
     """The SQL shared by SQLite and PostgreSQL; a dialect supplies connections and the locking."""
 
     real = "REAL"
     identity = "INTEGER PRIMARY KEY AUTOINCREMENT"
 
     # -- dialect -----------------------------------------------------------
+    @abc.abstractmethod
     def _connect(self, *, write: bool):
-        raise NotImplementedError
+        """A new connection (autocommit for reads)."""
 
+    @abc.abstractmethod
     def _begin(self, conn) -> None:
         """Start a write transaction."""
-        raise NotImplementedError
 
     def _lock(self, conn, dataset: str) -> None:
         """Hold the data set's row until commit (SQLite's BEGIN IMMEDIATE already holds the database)."""

@@ -77,6 +77,14 @@ def test_data_sets_are_keyed_by_hmac_with_a_secret_kept_beside_the_database(conf
         assert b"0123456789abcdef" not in database and secret.read_bytes().strip() not in database
 
 
+def test_a_lost_secret_is_refused_rather_than_replaced(config):
+    ledger = open_ledger(config)
+    ledger.charge(ledger.dataset_key("fp"), "m", 1.0, label="t")
+    (config.data_dir / SECRET_FILE).unlink()
+    with pytest.raises(RuntimeError, match="restore it from the backup"):
+        open_ledger(config)
+
+
 def test_a_readable_secret_is_refused(tmp_path):
     config = LedgerConfig(data_dir=tmp_path)
     open_ledger(config)
