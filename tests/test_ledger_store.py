@@ -229,8 +229,7 @@ def test_sixteen_processes_racing_200_releases_charge_exactly_the_cap(config, tm
     assert all(worker.returncode == 0 for worker in workers)
     assert sum(a for a, _ in results) == 50 and sum(r for _, r in results) == 150
     assert ledger.spent("shared-data") == (5.0, 0.0)
-    assert len(ledger.records("shared-data")) == 50
-    assert sum(1 for a, _ in results if a) > 1  # the charges really came from several processes
+    assert len(ledger.records("shared-data")) == 50  # (no process tries more than 13: several charged)
 
 
 def test_a_process_killed_between_charge_and_display_leaves_the_charge(config):
