@@ -104,6 +104,9 @@ def test_configured_caps_are_ceilings_the_page_may_lower_only(config):
     ledger.charge("new", "m", 1.5)
     with pytest.raises(BudgetExceeded, match="lowered has ε = 0.5"):
         ledger.charge("new", "m", 1.0)
+    ledger.check("new", 0.5, 1e-6)  # advice before a charge: this would still fit
+    with pytest.raises(BudgetExceeded):
+        ledger.check("new", 0.6)
     with pytest.raises(BudgetExceeded, match="already spent"):
         ledger.set_budget("new", 1.0, 1e-6)
     # a configuration lowered after the fact wins over a cap set earlier on the page
