@@ -10,7 +10,7 @@ from pathlib import Path
 import streamlit as st
 from threadpoolctl import threadpool_limits
 
-from ui import current_dataset, get_ledger, url_toggle
+from ui import current_dataset, get_ledger, session_id, url_toggle
 from ui.widgets import forget_control
 from ui.layout import TEACHING_KEY, literal
 
@@ -52,18 +52,19 @@ with st.sidebar:
 
 
 def _session_status() -> None:
-    """Current data set and ledger of this session."""
+    """Current data set, and the deployment's ledger (every session) with this session's releases counted."""
     current = current_dataset()
     st.markdown("**Current data set**")
     st.caption(literal(current[0]) if current else "none chosen yet")
-    st.markdown("**Privacy ledger (this session)**")
-    summary = get_ledger().summary()
+    st.markdown("**Privacy ledger (all sessions)**")
+    summary = get_ledger().summary(session=session_id())
     if summary:
         for row in summary:
             cap = f" of {row['ε cap']:g}" if row["ε cap"] is not None else ""
             delta = f", δ {row['δ spent']:.2g}" if row["δ spent"] else ""
+            mine = f" ({row['this session']} in this session)" if row["this session"] else ""
             st.markdown(f"**{literal(row['data set'])}**  \nε {row['ε spent']:g}{cap}{delta} spent · "
-                        f"{row['releases']} release{'s' if row['releases'] != 1 else ''}")
+                        f"{row['releases']} release{'s' if row['releases'] != 1 else ''}{mine}")
     else:
         st.caption("No release yet: previews are free, releases are charged here.")
 

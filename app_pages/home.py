@@ -47,9 +47,9 @@ st.markdown(
 * **Preview** — what the sliders drive. Noise is simulated many times with a seeded generator so you can see
   the *typical* error at a given ε (bands over many draws, not one lucky draw). Nothing computed in a preview
   leaves your browser session and nothing is charged.
-* **Release** — an explicit button on each page. It draws fresh noise once from [OpenDP](https://opendp.org)'s
-  vetted samplers, charges the session's privacy ledger (optionally capped per data set), and offers a download
-  of the DP values only, with a privacy report.
+* **Release** — an explicit button on each page, confirmed once. It charges the deployment's privacy ledger
+  (shared by every session, capped per data set), draws fresh noise once from [OpenDP](https://opendp.org)'s
+  vetted samplers, and offers a download of the DP values only, with a privacy report.
 """
 )
 

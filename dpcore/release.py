@@ -107,6 +107,18 @@ class ReleaseBundle:
             "created": self.created,
         }
 
+    @classmethod
+    def from_json(cls, text: str) -> "ReleaseBundle":
+        """The bundle a stored export (:meth:`to_json`) describes, without its figures (the ledger keeps values)."""
+        data = json.loads(text)
+        return cls(
+            method=data["method"], dataset=data["dataset"], fingerprint="", epsilon=data["epsilon"],
+            delta=data["delta"], mechanisms=tuple(data["mechanisms"]), public_params=data["public_parameters"],
+            tables={name: pd.DataFrame(rows) for name, rows in data["tables"].items()},
+            unit=data["unit_of_privacy"], relation=data["neighbouring_relation"], parts=data["budget_parts"],
+            notes=tuple(data["notes"]), created=data["created"],
+        )
+
     def to_json(self) -> str:
         payload = self.metadata()
         payload["tables"] = {name: json.loads(t.to_json(orient="records")) for name, t in self.tables.items()}

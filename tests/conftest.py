@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -10,6 +12,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -35,24 +38,71 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _require_chromium() -> None:
-    if CHROMIUM.exists():
-        return
-    message = (
-        f"Browser tests need Debian's Chromium at {CHROMIUM} (apt-get install chromium); "
-        "`playwright install` cannot download browsers here."
-    )
+def _skip_outside_ci(message: str) -> None:
+    """Skip with ``message``; under ``CI=true``, where the dependency is installed on purpose, fail."""
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(message)
     pytest.skip(message)
 
 
+def _require_chromium() -> None:
+    if not CHROMIUM.exists():
+        _skip_outside_ci(f"Browser tests need Debian's Chromium at {CHROMIUM} (apt-get install chromium); "
+                         "`playwright install` cannot download browsers here.")
+
+
+LEDGER_ENV = ("DPCORE_DATA_DIR", "DPCORE_LEDGER_URL", "DPCORE_CONFIG", "DPCORE_DEFAULT_EPSILON_CAP",
+              "DPCORE_DEFAULT_DELTA_CAP")
+
+
+@pytest.fixture(autouse=True)
+def _private_ledger(tmp_path, monkeypatch):
+    """Every test's app ledger is a fresh SQLite file under its tmp folder (never the repo's .dpcore-data)."""
+    for name in LEDGER_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("DPCORE_DATA_DIR", str(tmp_path / "dpcore-data"))
+
+
 @pytest.fixture(scope="session")
-def app_server():
-    """Run ``streamlit run app.py`` on a free loopback port for the whole session; yield its URL."""
-    _require_chromium()
+def postgres_server() -> str:
+    """URL of the PostgreSQL server for ledger tests (``DPCORE_TEST_POSTGRES_URL``, set by ``.ci/run``)."""
+    url = os.environ.get("DPCORE_TEST_POSTGRES_URL", "")
+    if not url:
+        _skip_outside_ci("PostgreSQL ledger tests need a server: set DPCORE_TEST_POSTGRES_URL "
+                         "(.ci/run starts a throw-away cluster and sets it).")
+    return url
+
+
+@contextlib.contextmanager
+def postgres_schema(server: str):
+    """A URL whose connections work in a fresh, private schema of ``server``; dropped afterwards."""
+    import psycopg
+
+    schema = f"test_{secrets.token_hex(6)}"
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    separator = "&" if "?" in server else "?"
+    try:
+        yield f"{server}{separator}options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with psycopg.connect(server, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture
+def postgres_url(postgres_server):
+    """A private schema on the test PostgreSQL server, for one test."""
+    with postgres_schema(postgres_server) as url:
+        yield url
+
+
+def start_app(data_dir: Path, *, ledger_url: str = "", extra_env: dict | None = None) -> tuple[subprocess.Popen, str]:
+    """``streamlit run app.py`` on a free loopback port with its ledger in ``data_dir`` (or ``ledger_url``)."""
     port = _free_port()
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = {k: v for k, v in os.environ.items() if k not in LEDGER_ENV}
+    env.update(PYTHONPATH=str(ROOT), DPCORE_DATA_DIR=str(data_dir), **(extra_env or {}))
+    if ledger_url:
+        env["DPCORE_LEDGER_URL"] = ledger_url
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
@@ -73,12 +123,25 @@ def app_server():
     else:
         proc.kill()
         pytest.fail("streamlit did not become healthy within 90 s")
-    yield url
+    return proc, url
+
+
+def stop_app(proc: subprocess.Popen) -> None:
     proc.terminate()
     try:
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
         proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(scope="session")
+def app_server(tmp_path_factory):
+    """Run ``streamlit run app.py`` on a free loopback port for the whole session; yield its URL."""
+    _require_chromium()
+    proc, url = start_app(tmp_path_factory.mktemp("app-ledger"))
+    yield url
+    stop_app(proc)
 
 
 @pytest.fixture(scope="session")

@@ -77,6 +77,7 @@ def test_release_charges_the_ledger_and_exports_only_the_rejection_set():
     at = _page(fdr_R="20", fdr_s="stream", fdr_etahow="binomial")
     assert not at.button(key="release_button_fdr").disabled
     at.button(key="release_button_fdr").click().run()
+    at.button(key="release_confirm_fdr").click().run()  # the confirmation dialog
     assert not at.exception, at.exception
     assert any("Released PAPRIKA" in s.value for s in at.success)
     ledger = at.session_state["_dp_ledger"]

@@ -36,6 +36,7 @@ def test_gdsc_page_renders_reacts_to_epsilon_and_releases():
     _ok(at)
     assert "±Bx = 0.158" in _noised(at)  # 0.5 / √10
     at.button(key="release_button_regression").click().run()
+    at.button(key="release_confirm_regression").click().run()  # the confirmation dialog
     _ok(at)
     bundle = at.session_state["_release_last_regression"]
     assert bundle.epsilon == 2.0 and "coefficients" in bundle.tables

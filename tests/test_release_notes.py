@@ -22,6 +22,7 @@ def test_release_records_a_labelled_utility_note(page, query, expected):
     at.run()
     key = page.removesuffix(".py")
     at.button(key=f"release_button_{key}").click().run()
+    at.button(key=f"release_confirm_{key}").click().run()  # the confirmation dialog
     assert not at.exception
     (note,) = at.session_state["_dp_release_notes"]
     assert expected in note.text and "estimated on the custodian's data" in note.title

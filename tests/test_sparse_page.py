@@ -68,13 +68,15 @@ def test_methods_can_be_deselected():
 def test_release_charges_and_exports():
     at = _app(sp_n="200", sp_d="50", sp_R="5")
     at.button(key="release_button_sparse").click().run()
+    at.button(key="release_confirm_sparse").click().run()  # the confirmation dialog
     _ok(at)
     assert any("Released Sparse regression by knowledge transfer (private support)" in s.value for s in at.success)
     bundle = at.session_state["_release_last_sparse"]
     assert set(bundle.tables) == {"coefficients", "synthetic_responses", "noisy_votes"}
     assert len(bundle.tables["synthetic_responses"]) == 200  # m = n
     assert bundle.delta == 1.0 / 200**2 and bundle.epsilon == 2.0
-    assert at.session_state["_dp_ledger"].spent(bundle.fingerprint)[0] == 2.0
+    ledger = at.session_state["_dp_ledger"]
+    assert ledger.spent(ledger.dataset_key(bundle.fingerprint))[0] == 2.0
 
 
 class _FakeUpload:

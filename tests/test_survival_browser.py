@@ -29,6 +29,7 @@ def test_survival_page_epsilon_slider(app_server, chromium_page, streamlit_idle,
     assert page.locator(".js-plotly-plot").count() >= 4
     # one real (OpenDP) release from the page: charged, downloadable, no exception
     page.get_by_role("button", name="Release with ε = 3").click()
+    page.get_by_role("button", name="Release and charge ε = 3").click()  # the confirmation dialog
     page.get_by_text("Released DP survival analysis").first.wait_for()
     streamlit_idle(page)
     assert page.get_by_role("button", name="Download ZIP (JSON + CSV + report)").count() == 1

@@ -62,6 +62,7 @@ def test_release_button_charges_and_exports():
     at = _app()
     at.selectbox(key="sv_data").set_value("ovarian").run()
     at.button(key="release_button_survival").click().run()
+    at.button(key="release_confirm_survival").click().run()  # the confirmation dialog
     _ok(at)
     assert any("Released DP survival analysis" in s.value for s in at.success)
     bundle = at.session_state["_release_last_survival"]

@@ -1,16 +1,22 @@
-"""The Release button: check the cap, draw with OpenDP, charge the ledger, offer the export."""
+"""The Release button: confirm the cost, charge the ledger (atomically, against the cap), draw with OpenDP, export."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Callable, Mapping
 
 import pandas as pd
 import streamlit as st
 
+from dpcore.accounting import BudgetExceeded, Ledger
 from dpcore.report import CustodianNote, html_report, internal_notes_html
-from ui.errors import show_errors
+from dpcore.validation import InputError
 from ui.layout import literal
-from ui.state import get_ledger, release_notes, releases
+from ui.state import get_ledger, release_notes, releases, session_id
+
+_log = logging.getLogger(__name__)
+#: session-state prefix of an open confirmation; each one is consumed by the one release it allows
+_PENDING = "_release_pending_"
 
 
 def release_panel(
@@ -31,11 +37,14 @@ def release_panel(
 ) -> None:
     """Draw the release section of a method page.
 
-    ``make_bundle()`` must compute the release from OpenDP noise (it is
-    called only after the ledger agrees the cost fits the cap) and return a
-    ``dpcore.release.ReleaseBundle``. The charge is recorded only when the
-    bundle exists, so a failed release costs nothing. Each press is a new
-    release with a new charge; the last one stays on screen, frozen.
+    The button opens a confirmation showing the cost and what is left of the
+    data set's cap (all sessions); confirming charges the deployment's ledger
+    in one atomic check-and-charge, and only then calls ``make_bundle()``,
+    which must compute the release from OpenDP noise and return a
+    ``dpcore.release.ReleaseBundle``. Its exported JSON is stored with the
+    charge before anything is shown. If drawing fails, the charge stays
+    (noise drawn is budget spent). One confirmation is one release, however
+    often it is clicked; the last release stays on screen, frozen.
 
     ``utility_note`` (the preview's error at this ε, estimated on the
     custodian's data without noise) is kept as a custodian note: offered only
@@ -49,39 +58,27 @@ def release_panel(
     """
     ledger = get_ledger()
     ledger_label = ledger_label or dataset_label
-    ledger.label(fingerprint, ledger_label)
+    dataset = ledger.dataset_key(fingerprint)
     st.subheader("Release")
-    spent_eps, spent_delta = ledger.spent(fingerprint)
     cost = f"ε = {epsilon:g}" + (f", δ = {delta:g}" if delta else "")
     if parts:
         cost += " (" + ", ".join(f"{k}: {v:.4g}" for k, v in parts.items()) + ")"
-    remaining = ledger.remaining(fingerprint)
-    cap_text = (
-        f" Remaining under the cap: ε = {remaining[0]:g}, δ = {remaining[1]:g}." if remaining is not None else
-        " No cap is set for this data set (set one on the Ledger page)."
-    )
     st.markdown(
         f"A release draws fresh noise from OpenDP's vetted samplers (seeded by the operating system), costs **{cost}**"
-        f" on *{literal(ledger_label)}* and is recorded in this session's ledger. Already spent on this data set: "
-        f"ε = {spent_eps:g}, δ = {spent_delta:g}.{cap_text}"
+        f" on *{literal(ledger_label)}* and is recorded in the deployment's privacy ledger (every session's releases "
+        f"count). {_standing(ledger, dataset)}"
     )
     state_key = f"_release_last_{key}"
     if blocked:
         st.info(blocked, icon=":material/lock:")
     if st.button(f"Release with {cost}", key=f"release_button_{key}", type="primary", disabled=bool(blocked)):
-        with show_errors("Release refused"):
-            ledger.check(fingerprint, epsilon, delta)
-            with st.spinner("Drawing OpenDP noise…"):
-                bundle = make_bundle()
-            ledger.charge(fingerprint, method, epsilon, delta, params=params, parts=parts, relation=relation)
-            releases().append(bundle)
-            note = None
-            if utility_note:
-                note = CustodianNote(f"Utility of {bundle.method} on {bundle.dataset} at ε = {bundle.epsilon:g} "
-                                     "(estimated on the custodian's data)", utility_note)
-                release_notes().append(note)
-            st.session_state[state_key] = bundle
-            st.session_state[f"{state_key}_note"] = note
+        st.session_state[_PENDING + key] = True
+    if st.session_state.get(_PENDING + key):
+        _confirm(key, cost, lambda: _release(
+            key=key, ledger=ledger, dataset=dataset, ledger_label=ledger_label, cost=cost, method=method,
+            epsilon=epsilon, delta=delta, parts=parts, params=params, relation=relation, make_bundle=make_bundle,
+            utility_note=utility_note, state_key=state_key,
+        ), ledger=ledger, dataset=dataset, ledger_label=ledger_label, epsilon=epsilon, delta=delta)
     bundle = st.session_state.get(state_key)
     if bundle is None:
         return
@@ -110,3 +107,74 @@ def release_panel(
         st.download_button("Download internal notes (HTML, not private)", lambda: internal_notes_html([note]),
                            f"{stem}-internal-not-private.html", mime="text/html", key=f"dl_internal_{key}",
                            on_click="ignore")
+
+
+def _standing(ledger: Ledger, dataset: str) -> str:
+    """What this data set has spent (every session, every server process) and what is left of its cap."""
+    spent_eps, spent_delta = ledger.spent(dataset)
+    text = f"Already spent on this data set: ε = {spent_eps:g}, δ = {spent_delta:g}."
+    remaining = ledger.remaining(dataset)
+    if remaining is None:
+        return text + " No cap is set for this data set."
+    return text + f" Remaining under the cap: ε = {remaining[0]:g}, δ = {remaining[1]:g}."
+
+
+def _dismiss() -> None:
+    for name in [k for k in st.session_state if str(k).startswith(_PENDING)]:
+        del st.session_state[name]
+
+
+@st.dialog("Confirm the release", on_dismiss=_dismiss)
+def _confirm(key: str, cost: str, release: Callable[[], str], *, ledger: Ledger, dataset: str, ledger_label: str,
+             epsilon: float, delta: float) -> None:
+    if not st.session_state.get(_PENDING + key):  # this confirmation was used (a repeated click): close it
+        st.rerun()
+    st.markdown(f"This release costs **{cost}** on *{literal(ledger_label)}*. {_standing(ledger, dataset)}")
+    remaining = ledger.remaining(dataset)
+    if remaining is not None:
+        st.markdown(f"Left after this release: ε = {max(remaining[0] - epsilon, 0):g}, "
+                    f"δ = {max(remaining[1] - delta, 0):g}. The charge cannot be undone.")
+    cols = st.columns(2)
+    if cols[0].button(f"Release and charge {cost}", key=f"release_confirm_{key}", type="primary"):
+        with st.spinner("Charging the ledger and drawing OpenDP noise…"):
+            problem = release()
+        if not problem:
+            st.rerun()
+        st.error(problem, icon=":material/warning:")
+    if cols[1].button("Cancel", key=f"release_cancel_{key}"):
+        _dismiss()
+        st.rerun()
+
+
+def _release(*, key: str, ledger: Ledger, dataset: str, ledger_label: str, cost: str, method: str, epsilon: float,
+             delta: float, parts: Mapping[str, float] | None, params: Mapping[str, Any] | None, relation: str,
+             make_bundle: Callable[[], Any], utility_note: str, state_key: str) -> str:
+    """Use up the confirmation, charge, draw, store what was released; "" when done, else what went wrong.
+
+    Nothing here draws a Streamlit element: a click arriving meanwhile cannot interrupt the run between the
+    charge and the stored release (Streamlit stops a run at its next element).
+    """
+    del st.session_state[_PENDING + key]
+    try:
+        record = ledger.charge(dataset, method, epsilon, delta, params=params, parts=parts, relation=relation,
+                               label=ledger_label, page=key, session=session_id())
+    except BudgetExceeded as err:
+        return f"Release refused: {literal(str(err))}"
+    try:
+        bundle = make_bundle()
+    except Exception as err:  # noqa: BLE001 - the charge stays whatever went wrong; say so plainly
+        ledger.record_failure(record)
+        _log.error("release failed after its charge: %s", type(err).__name__)
+        detail = str(err) if isinstance(err, (InputError, ValueError)) else type(err).__name__
+        return (f"The release failed after it was charged ({literal(detail)}). Its cost, {cost}, stays spent on "
+                f"{literal(ledger_label)}: noise may already have been drawn.")
+    ledger.record_values(record, bundle.to_json())  # before anything is shown or exported
+    releases().append(bundle)
+    note = None
+    if utility_note:
+        note = CustodianNote(f"Utility of {bundle.method} on {bundle.dataset} at ε = {bundle.epsilon:g} "
+                             "(estimated on the custodian's data)", utility_note)
+        release_notes().append(note)
+    st.session_state[state_key] = bundle
+    st.session_state[f"{state_key}_note"] = note
+    return ""

@@ -1,27 +1,49 @@
-"""Per-browser-session state: the privacy ledger, releases made, the current data set.
+"""Per-browser-session state (releases made, the current data set) and the deployment's privacy ledger.
 
-Everything lives in ``st.session_state`` — never in module globals, which a
-Streamlit server shares between every visitor.
+Session things live in ``st.session_state`` — never in module globals, which a
+Streamlit server shares between every visitor. The ledger is the deployment's
+durable one (SQLite or PostgreSQL, :mod:`dpcore.ledger_store`), shared by every
+session and server process; each session holds a handle to it.
 """
 
 from __future__ import annotations
 
+import secrets
+from pathlib import Path
+
 import streamlit as st
 
 from dpcore.accounting import Ledger
+from dpcore.ledger_store import LedgerConfig, open_ledger
+
+#: where ``make run`` keeps the ledger when DPCORE_DATA_DIR is not set (git-ignored)
+DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent / ".dpcore-data"
 
 _LEDGER = "_dp_ledger"
+_SESSION = "_dp_session"
 _RELEASES = "_dp_releases"
 _CURRENT = "_dp_current_dataset"
 _AUDITS = "_dp_audits"
 _NOTES = "_dp_release_notes"
 
 
+@st.cache_resource(show_spinner=False)
+def _deployment_ledger(key: str, _config: LedgerConfig) -> Ledger:
+    """One handle per configuration and server process (it holds no connection: each call opens its own)."""
+    return open_ledger(_config)
+
+
 def get_ledger() -> Ledger:
-    """This session's ledger (created on first use)."""
+    """The deployment's ledger, configured by the environment (DPCORE_DATA_DIR, DPCORE_LEDGER_URL, DPCORE_CONFIG)."""
     if _LEDGER not in st.session_state:
-        st.session_state[_LEDGER] = Ledger()
+        config = LedgerConfig.from_env(DEFAULT_DATA_DIR)
+        st.session_state[_LEDGER] = _deployment_ledger(repr(config), config)
     return st.session_state[_LEDGER]
+
+
+def session_id() -> str:
+    """A random name for this browser session, recorded with its releases (marks "this session" in the ledger)."""
+    return st.session_state.setdefault(_SESSION, secrets.token_hex(6))
 
 
 def releases() -> list:
@@ -40,9 +62,8 @@ def audits() -> list:
 
 
 def set_current_dataset(label: str, fingerprint: str) -> None:
-    """Name the data set the current page works on (shown in the sidebar)."""
+    """Name the data set the current page works on (shown in the sidebar; its budget on the Ledger page)."""
     st.session_state[_CURRENT] = (label, fingerprint)
-    get_ledger().label(fingerprint, label)
 
 
 def current_dataset() -> tuple[str, str] | None:

@@ -1,0 +1,334 @@
+"""The durable privacy ledger: SQLite (embedded default) or PostgreSQL, one versioned schema, server config.
+
+Configuration (environment variables win over the TOML file; see the README, "The privacy ledger"):
+
+``DPCORE_DATA_DIR``
+    Directory the server owns: the SQLite ledger ``ledger.sqlite3`` (WAL mode) and the HMAC secret
+    ``ledger.secret`` (mode 0600, created on first start; never in the database). Created on first use.
+``DPCORE_LEDGER_URL``
+    ``postgresql://…``: keep the ledger in PostgreSQL instead (several server processes or machines);
+    the secret stays in ``DPCORE_DATA_DIR`` and every server sharing the database needs the same file.
+``DPCORE_CONFIG``
+    A TOML file (default ``DPCORE_DATA_DIR/dpcore.toml``, optional)::
+
+        [ledger]
+        url = "postgresql://dpcore@db.example/dpcore"   # as DPCORE_LEDGER_URL
+        default_epsilon_cap = 10.0                      # ceiling for every data set without its own
+        default_delta_cap = 1e-3
+        [ledger.caps.9f2c41d07a6be3e1c85f0d2a4b6e7c19]  # a data set's key (Ledger page)
+        epsilon = 3.0
+        delta = 1e-6
+
+``DPCORE_DEFAULT_EPSILON_CAP``, ``DPCORE_DEFAULT_DELTA_CAP``
+    The default caps (ceilings) without a TOML file.
+
+Every statement runs on its own short connection: sessions never queue behind one shared connection,
+and each charge is one transaction — SQLite ``BEGIN IMMEDIATE`` (the database's write lock), PostgreSQL a
+``SELECT … FOR UPDATE`` row lock on the data set — so concurrent charges from any number of sessions and
+processes serialise per data set and never pass a cap.
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+import json
+import os
+import secrets
+import sqlite3
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from dpcore.accounting import CHARGED, Budget, Ledger, ReleaseRecord, utc_now
+
+SQLITE_FILE = "ledger.sqlite3"
+SECRET_FILE = "ledger.secret"
+CONFIG_FILE = "dpcore.toml"
+#: caps when the configuration names none: room for a few releases at the pages' default ε and δ
+DEFAULT_CAP = Budget(10.0, 1e-3)
+
+#: MIGRATIONS[i] takes the schema from version i to i + 1 ({real} and {id} are the dialect's column types).
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        "CREATE TABLE datasets (key TEXT PRIMARY KEY, label TEXT NOT NULL, epsilon_cap {real}, delta_cap {real},"
+        " created TEXT NOT NULL)",
+        "CREATE TABLE releases (id {id}, dataset TEXT NOT NULL REFERENCES datasets (key), method TEXT NOT NULL,"
+        " epsilon {real} NOT NULL, delta {real} NOT NULL, parts TEXT NOT NULL, params TEXT NOT NULL,"
+        " relation TEXT NOT NULL, time TEXT NOT NULL, page TEXT NOT NULL, session TEXT NOT NULL,"
+        " status TEXT NOT NULL, release_json TEXT NOT NULL)",
+        "CREATE INDEX releases_by_dataset ON releases (dataset)",
+        "CREATE TABLE audits (id {id}, subject TEXT NOT NULL, summary TEXT NOT NULL, time TEXT NOT NULL)",
+    ),
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+_RECORD_COLUMNS = "id, dataset, method, epsilon, delta, parts, params, relation, time, page, session, status"
+
+
+@dataclass(frozen=True)
+class LedgerConfig:
+    """Where a deployment's ledger lives and its configured caps (ceilings)."""
+
+    data_dir: Path
+    url: str = ""
+    default_cap: Budget = DEFAULT_CAP
+    caps: Mapping[str, Budget] = field(default_factory=dict)
+
+    @classmethod
+    def from_env(cls, default_dir: Path, environ: Mapping[str, str] = os.environ) -> "LedgerConfig":
+        """Read the environment and the TOML file it names (see the module docstring)."""
+        data_dir = Path(environ.get("DPCORE_DATA_DIR") or default_dir).expanduser()
+        config_path = Path(environ.get("DPCORE_CONFIG") or data_dir / CONFIG_FILE).expanduser()
+        ledger: dict[str, Any] = {}
+        if config_path.is_file():
+            with config_path.open("rb") as handle:
+                ledger = tomllib.load(handle).get("ledger", {})
+        elif "DPCORE_CONFIG" in environ:
+            raise FileNotFoundError(f"DPCORE_CONFIG names {config_path}, which does not exist")
+        default_cap = Budget(
+            float(environ.get("DPCORE_DEFAULT_EPSILON_CAP") or ledger.get("default_epsilon_cap", DEFAULT_CAP.epsilon)),
+            float(environ.get("DPCORE_DEFAULT_DELTA_CAP") or ledger.get("default_delta_cap", DEFAULT_CAP.delta)),
+        )
+        caps = {key: Budget(float(cap["epsilon"]), float(cap.get("delta", 0.0)))
+                for key, cap in ledger.get("caps", {}).items()}
+        url = environ.get("DPCORE_LEDGER_URL") or ledger.get("url", "")
+        return cls(data_dir=data_dir, url=url, default_cap=default_cap, caps=caps)
+
+
+def open_ledger(config: LedgerConfig) -> Ledger:
+    """The deployment's durable ledger: creates the data directory, secret and schema on first use."""
+    config.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if config.url:
+        store: SQLStore = PostgresStore(config.url)
+        location = "PostgreSQL"
+    else:
+        store = SQLiteStore(config.data_dir / SQLITE_FILE)
+        location = f"SQLite, {SQLITE_FILE} in the server's data directory"
+    store.migrate()
+    secret_path = config.data_dir / SECRET_FILE
+    if not secret_path.exists() and store.datasets():  # a new secret would give every data set a fresh budget
+        raise RuntimeError(f"the ledger has data sets but {secret_path} is missing: restore it from the backup "
+                           "(or copy it from another server of this deployment)")
+    secret = load_secret(secret_path)
+    return Ledger(store, secret=secret, default_cap=config.default_cap, caps=config.caps, location=location)
+
+
+def load_secret(path: Path) -> bytes:
+    """The server's HMAC secret, created (32 random bytes, mode 0600) on first start; racing starts agree."""
+    if not path.exists():
+        staging = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+        descriptor = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as handle:
+            handle.write(secrets.token_hex(32))
+            handle.flush()
+            os.fsync(handle.fileno())
+        with contextlib.suppress(FileExistsError):  # another process won the race: use its secret
+            os.link(staging, path)
+        staging.unlink()
+    if path.stat().st_mode & 0o077:
+        raise PermissionError(f"{path} must be readable by the server only (chmod 600 {path})")
+    return bytes.fromhex(path.read_text().strip())
+
+
+class SQLStore(abc.ABC):
+    """The SQL shared by SQLite and PostgreSQL; a dialect supplies connections and the locking."""
+
+    real = "REAL"
+    identity = "INTEGER PRIMARY KEY AUTOINCREMENT"
+
+    # -- dialect -----------------------------------------------------------
+    @abc.abstractmethod
+    def _connect(self, *, write: bool):
+        """A new connection (autocommit for reads)."""
+
+    @abc.abstractmethod
+    def _begin(self, conn) -> None:
+        """Start a write transaction."""
+
+    def _lock(self, conn, dataset: str) -> None:
+        """Hold the data set's row until commit (SQLite's BEGIN IMMEDIATE already holds the database)."""
+
+    def _sql(self, statement: str) -> str:
+        return statement
+
+    # -- plumbing ----------------------------------------------------------
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[Any]:
+        conn = self._connect(write=True)
+        try:
+            self._begin(conn)
+            try:
+                yield conn
+            except BaseException:
+                conn.rollback()
+                raise
+            conn.commit()
+        finally:
+            conn.close()
+
+    def _run(self, conn, statement: str, params: tuple = ()) -> list[tuple]:
+        cursor = conn.execute(self._sql(statement), params)
+        return cursor.fetchall() if cursor.description else []
+
+    def _read(self, statement: str, params: tuple = ()) -> list[tuple]:
+        conn = self._connect(write=False)
+        try:
+            return self._run(conn, statement, params)
+        finally:
+            conn.close()
+
+    def migrate(self) -> None:
+        """Create the schema, or bring an older one up to :data:`SCHEMA_VERSION`, in one transaction."""
+        with self._transaction() as conn:
+            self._lock_schema(conn)
+            self._run(conn, "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            rows = self._run(conn, "SELECT version FROM schema_version")
+            version = rows[0][0] if rows else 0
+            if version > SCHEMA_VERSION:
+                raise RuntimeError(f"the ledger's schema is version {version}; this dpcore knows up to "
+                                   f"{SCHEMA_VERSION} (upgrade dpcore)")
+            for steps in MIGRATIONS[version:]:
+                for statement in steps:
+                    self._run(conn, statement.format(real=self.real, id=self.identity))
+            if not rows:
+                self._run(conn, "INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+            elif version < SCHEMA_VERSION:
+                self._run(conn, "UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
+
+    def _lock_schema(self, conn) -> None:
+        """Serialise first starts (SQLite: BEGIN IMMEDIATE did)."""
+
+    def schema_version(self) -> int:
+        return self._read("SELECT version FROM schema_version")[0][0]
+
+    def _ensure(self, conn, dataset: str, label: str, time: str) -> None:
+        self._run(conn, "INSERT INTO datasets (key, label, created) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING",
+                  (dataset, label or dataset, time))
+        self._lock(conn, dataset)
+
+    def _costs(self, conn, dataset: str) -> list[tuple[float, float]]:
+        return [(e, d) for e, d in self._run(conn, "SELECT epsilon, delta FROM releases WHERE dataset = ?", (dataset,))]
+
+    @staticmethod
+    def _cap(row: tuple) -> Budget | None:
+        return None if row[0] is None else Budget(row[0], row[1])
+
+    # -- the Store protocol --------------------------------------------------
+    def charge(self, record, label, check):
+        with self._transaction() as conn:
+            self._ensure(conn, record.dataset, label, record.time)
+            (cap_row,) = self._run(conn, "SELECT epsilon_cap, delta_cap FROM datasets WHERE key = ?", (record.dataset,))
+            check(self._costs(conn, record.dataset), self._cap(cap_row))
+            ((record_id,),) = self._run(
+                conn,
+                f"INSERT INTO releases ({_RECORD_COLUMNS.removeprefix('id, ')}, release_json) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '') RETURNING id",
+                (record.dataset, record.method, record.epsilon, record.delta, json.dumps(record.parts),
+                 json.dumps(record.params, default=str), record.relation, record.time, record.page, record.session,
+                 CHARGED),
+            )
+        return replace(record, id=record_id)
+
+    def set_cap(self, dataset, label, cap, check):
+        with self._transaction() as conn:
+            self._ensure(conn, dataset, label, utc_now())
+            check(self._costs(conn, dataset))
+            self._run(conn, "UPDATE datasets SET epsilon_cap = ?, delta_cap = ? WHERE key = ?",
+                      (cap.epsilon, cap.delta, dataset))
+
+    def finish(self, record_id, status, values):
+        with self._transaction() as conn:
+            self._run(conn, "UPDATE releases SET status = ?, release_json = ? WHERE id = ?", (status, values, record_id))
+
+    def label(self, dataset, name):
+        with self._transaction() as conn:
+            self._run(conn, "INSERT INTO datasets (key, label, created) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING",
+                      (dataset, name, utc_now()))
+
+    def datasets(self):
+        rows = self._read("SELECT key, label, epsilon_cap, delta_cap FROM datasets WHERE epsilon_cap IS NOT NULL "
+                          "OR key IN (SELECT dataset FROM releases) ORDER BY created, key")
+        return [(key, label, self._cap((eps, delta))) for key, label, eps, delta in rows]
+
+    def costs(self, dataset):
+        conn = self._connect(write=False)
+        try:
+            return self._costs(conn, dataset)
+        finally:
+            conn.close()
+
+    def records(self, dataset, with_values):
+        columns = _RECORD_COLUMNS + (", release_json" if with_values else "")
+        where, params = ("WHERE dataset = ? ", (dataset,)) if dataset is not None else ("", ())
+        rows = self._read(f"SELECT {columns} FROM releases {where}ORDER BY id", params)
+        return [
+            ReleaseRecord(id=row[0], dataset=row[1], method=row[2], epsilon=row[3], delta=row[4],
+                          parts=json.loads(row[5]), params=json.loads(row[6]), relation=row[7], time=row[8],
+                          page=row[9], session=row[10], status=row[11], values=row[12] if with_values else "")
+            for row in rows
+        ]
+
+    def add_audit(self, subject, summary, time):
+        with self._transaction() as conn:
+            self._run(conn, "INSERT INTO audits (subject, summary, time) VALUES (?, ?, ?)", (subject, summary, time))
+
+    def audits(self):
+        rows = self._read("SELECT id, subject, summary, time FROM audits ORDER BY id")
+        return [{"id": i, "subject": s, "summary": json.loads(summary), "time": t} for i, s, summary, t in rows]
+
+
+class SQLiteStore(SQLStore):
+    """One file in WAL mode; every charge is a ``BEGIN IMMEDIATE`` transaction (one writer at a time)."""
+
+    def __init__(self, path: Path, *, busy_timeout: float = 60.0) -> None:
+        self.path = Path(path)
+        self.busy_timeout = busy_timeout
+        conn = self._connect(write=True)
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+        finally:
+            conn.close()
+
+    def _connect(self, *, write: bool):
+        conn = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None)
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA synchronous = FULL")  # a committed charge survives a crash of the machine too
+        return conn
+
+    def _begin(self, conn) -> None:
+        conn.execute("BEGIN IMMEDIATE")
+
+    def integrity(self) -> str:
+        """SQLite's own check of the file (``"ok"`` when sound)."""
+        return self._read("PRAGMA integrity_check")[0][0]
+
+
+class PostgresStore(SQLStore):
+    """PostgreSQL through psycopg 3; a charge locks its data set's row (``SELECT … FOR UPDATE``)."""
+
+    real = "DOUBLE PRECISION"
+    identity = "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+    _SCHEMA_LOCK = 0x64700C07E  # pg_advisory_xact_lock key: one migration at a time
+
+    def __init__(self, url: str) -> None:
+        import psycopg
+
+        self._psycopg = psycopg
+        self.url = url
+
+    def _connect(self, *, write: bool):
+        return self._psycopg.connect(self.url, autocommit=not write, connect_timeout=10)
+
+    def _begin(self, conn) -> None:
+        """psycopg opens the transaction with the first statement (READ COMMITTED + row locks)."""
+
+    def _lock(self, conn, dataset: str) -> None:
+        self._run(conn, "SELECT key FROM datasets WHERE key = ? FOR UPDATE", (dataset,))
+
+    def _lock_schema(self, conn) -> None:
+        self._run(conn, "SELECT pg_advisory_xact_lock(?)", (self._SCHEMA_LOCK,))
+
+    def _sql(self, statement: str) -> str:
+        return statement.replace("?", "%s")

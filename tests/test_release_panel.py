@@ -1,0 +1,123 @@
+"""The Release button on the deployment's ledger: one confirmation, charge before values, caps across sessions."""
+
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from dpcore.accounting import CHARGED, FAILED, RELEASED
+from dpcore.ledger_store import LedgerConfig, open_ledger
+from ui.state import DEFAULT_DATA_DIR
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+def _panel(mode: str = "ok"):
+    """A page with one release panel (ε = 1 on "Toy (bundled)"); ``mode`` "fail" makes drawing fail."""
+    import pandas as pd
+    import streamlit as st
+
+    from dpcore.accounting import CHARGED
+    from dpcore.release import ReleaseBundle
+    from ui import get_ledger, release_panel
+
+    def make_bundle():
+        (record,) = [r for r in get_ledger().records() if r.status == CHARGED]  # charged before anything is drawn
+        st.session_state["charged_before_drawing"] = record.id
+        if st.session_state.get("mode") == "fail":
+            raise RuntimeError("sampler crashed")
+        return ReleaseBundle(method="Toy counts", dataset="Toy (bundled)", fingerprint="toy", epsilon=1.0, delta=0.0,
+                             mechanisms=("discrete Laplace, b = 1",), public_params={"bins": 2},
+                             tables={"counts": pd.DataFrame({"bin": [1, 2], "noisy count": [3, 5]})})
+
+    release_panel(key="toy", dataset_label="Toy (bundled)", fingerprint="toy", method="Toy counts", epsilon=1.0,
+                  params={"bins": 2}, make_bundle=make_bundle)
+
+
+def _session(mode: str = "ok") -> AppTest:
+    at = AppTest.from_function(_panel, default_timeout=30)
+    at.session_state["mode"] = mode
+    return at.run()
+
+
+def _ledger():
+    return open_ledger(LedgerConfig.from_env(DEFAULT_DATA_DIR))
+
+
+def test_one_confirmation_is_one_release_charged_before_its_values_are_shown():
+    at = _session()
+    at.button(key="release_button_toy").click().run()
+    at.button(key="release_button_toy").click().run()  # pressing again only keeps the dialog open
+    dialog = " ".join(m.value for m in at.markdown)
+    assert "This release costs **ε = 1**" in dialog and "Remaining under the cap: ε = 10" in dialog
+    assert "Left after this release: ε = 9" in dialog
+    assert not _ledger().records()  # nothing charged until confirmed
+    at.button(key="release_confirm_toy").click().run()
+    assert not at.exception
+    assert any("Released Toy counts" in s.value for s in at.success)
+    assert not [b for b in at.button if b.key == "release_confirm_toy"]  # the dialog closed
+    (record,) = _ledger().records(with_values=True)
+    assert record.id == at.session_state["charged_before_drawing"]
+    assert record.status == RELEASED and json.loads(record.values)["tables"]["counts"][1]["noisy count"] == 5
+    assert (record.page, record.params) == ("toy", {"bins": 2})
+
+
+def test_cancel_charges_nothing():
+    at = _session()
+    at.button(key="release_button_toy").click().run()
+    at.button(key="release_cancel_toy").click().run()
+    assert not [b for b in at.button if b.key == "release_confirm_toy"] and not _ledger().records()
+
+
+def test_a_release_that_fails_after_its_charge_keeps_the_charge():
+    at = _session("fail")
+    at.button(key="release_button_toy").click().run()
+    at.button(key="release_confirm_toy").click().run()
+    assert not at.exception
+    assert any("failed after it was charged (RuntimeError)" in e.value and "ε = 1, stays spent" in e.value
+               for e in at.error)
+    (record,) = _ledger().records()
+    assert record.status == FAILED and record.status != CHARGED
+    assert _ledger().spent(record.dataset) == (1.0, 0.0)
+
+
+def test_the_cap_holds_across_sessions_and_each_session_sees_the_deployment_total(monkeypatch):
+    monkeypatch.setenv("DPCORE_DEFAULT_EPSILON_CAP", "1.5")
+    first, second = _session(), _session()
+    for at in (first, second):
+        at.button(key="release_button_toy").click().run()
+    first.button(key="release_confirm_toy").click().run()
+    assert any("Released Toy counts" in s.value for s in first.success)
+    second.button(key="release_confirm_toy").click().run()  # its dialog was opened before the first release
+    assert any("Release refused" in e.value and "left of its cap" in e.value for e in second.error)
+    assert len(_ledger().records()) == 1
+    app = AppTest.from_file(APP, default_timeout=60).run()  # a third session (a reload) sees the same total
+    sidebar = " ".join(m.value for m in app.sidebar.markdown)
+    assert "ε 1 of 1.5 spent · 1 release" in sidebar and "in this session" not in sidebar
+
+
+def test_sidebar_marks_this_sessions_releases():
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    ledger = _ledger()
+    key = ledger.dataset_key("toy")
+    ledger.charge(key, "Toy counts", 0.5, label="Toy (bundled)", session=at.session_state["_dp_session"])
+    ledger.charge(key, "Toy counts", 0.25, label="Toy (bundled)", session="another tab")
+    at.run()
+    assert "ε 0.75 of 10 spent · 2 releases (1 in this session)" in " ".join(m.value for m in at.sidebar.markdown)
+
+
+def test_ledger_page_shows_the_configured_ceiling_and_only_lowers_a_cap(monkeypatch):
+    monkeypatch.setenv("DPCORE_DEFAULT_EPSILON_CAP", "4")
+    ledger = _ledger()
+    key = ledger.dataset_key("toy")
+    ledger.charge(key, "Toy counts", 1.0, label="Toy (bundled)", session="elsewhere")
+    at = AppTest.from_file(str(Path(APP).parent / "app_pages" / "ledger.py"), default_timeout=30).run()
+    assert not at.exception
+    assert any("caps this data set at ε = 4" in c.value for c in at.caption)
+    assert at.number_input(key="cap_eps").value == 4.0 and at.number_input(key="cap_eps").max == 4.0
+    releases, totals = at.dataframe
+    assert releases.value["this session"].iloc[0] == "" and totals.value["key"].iloc[0] == key
+    at.number_input(key="cap_eps").set_value(2.0)
+    at.button[0].click().run()
+    assert _ledger().budget(key).epsilon == 2.0 and at.dataframe[1].value["ε cap"].iloc[0] == "2"
+    assert at.get("download_button")  # the data set's history report is offered
