@@ -380,3 +380,7 @@ if math.isfinite(epsilon):
                                         ai=release_method == "PAPRIKA AI", floor=p_floor, dataset=label,
                                         fingerprint=data_fp),
     )
+
+from ui.attacker import attacker_panel  # noqa: E402 - teaching mode: what ε means for one patient
+
+attacker_panel("fdr", epsilon, delta_exp)

@@ -82,6 +82,21 @@ def tpr_floor(fpr, epsilon, delta=0.0) -> np.ndarray:
     return 1.0 - tpr_bound(1.0 - np.asarray(fpr, dtype=float), epsilon, delta)
 
 
+def percent(p: float) -> str:
+    """``0.731`` → ``"73 %"``; above 99 % one decimal, and "more than 99.9 %" rather than a rounded "100 %"."""
+    if p >= 0.999 and p < 1.0:
+        return "more than 99.9 %"
+    return f"{100 * p:.1f} %" if 0.99 < p < 1.0 else f"{100 * p:.0f} %"
+
+
+def bound_sentence(epsilon: float, delta: float = 0.0) -> str:
+    """The headline in words: the :func:`max_accuracy` bound at (ε, δ) against a coin flip and no privacy."""
+    cost = f"ε = {epsilon:g}" + (f" and δ = {delta:g}" if delta else "")
+    return (f"At {cost} an attacker who knows everyone else guesses right at most "
+            f"{percent(float(max_accuracy(epsilon, delta)))} of the time, against 50 % by coin flip and 100 % "
+            f"without privacy.")
+
+
 # --------------------------------------------------------------------------
 # Neighbouring pairs of additive mechanisms
 # --------------------------------------------------------------------------
@@ -340,30 +355,141 @@ class AttackView:
 
     def headline(self) -> str:
         """The bound in words at this view's (ε, δ)."""
-        cost = f"ε = {self.epsilon:g}" + (f" and δ = {self.delta:g}" if self.delta else "")
-        return (f"At {cost} an attacker who knows everyone else guesses right at most {self.bound:.0%} of the time, "
-                f"against 50 % by coin flip and 100 % without privacy.")
+        return bound_sentence(self.epsilon, self.delta)
+
+    @property
+    def subject(self) -> str:
+        return f"{self.method}: {self.name} — attacker's view, an illustration on a neighbouring pair"
+
+    def describe(self) -> str:
+        """For the report's audit section: the pair, the bound and what the simulated attacker achieved."""
+        return f"{self.neighbours} {self.headline()} {self.observed()}"
 
     def observed(self) -> str:
         """What the simulated attacker achieved, in words."""
         best = float(self.exact.accuracy[0]) if self.exact is not None else float(self.empirical.accuracy)
         source = ("exactly" if self.exact is not None else
                   f"over {self.empirical.draws:,} seeded releases per data set")
-        return (f"On this pair the best attacker ({self.test}) is right {best:.0%} of the time ({source}); "
-                f"(ε, δ)-DP allows at most {self.bound:.0%}.")
+        return (f"On this pair the best attacker ({self.test}) is right {percent(best)} of the time ({source}); "
+                f"(ε, δ)-DP allows at most {percent(self.bound)}.")
 
 
-def attack_view(source: NeighbourPair | AuditScenario, *, draws: int = 20_000, seed: int = 0) -> AttackView:
+def attack_view(source: NeighbourPair | AuditScenario, *, draws: int = 20_000, seed: int = 0,
+                delta: float = 0.0) -> AttackView:
     """The attacker's view of a data pair (likelihood-ratio test, exact ROC where one exists) or of a
-    registry scenario (the audit's summary thresholded). Seeded: the same inputs give the same view."""
+    registry scenario (the audit's summary thresholded), for the claim (ε, max(δ, the mechanism's δ)).
+    Seeded: the same inputs give the same view."""
     if isinstance(source, NeighbourPair):
         a, b = pair_scores(source, draws, seed=seed)
         exact = exact_roc(source, [source.epsilon])
-        return AttackView(source.method, source.name, source.neighbours, source.reveal, source.epsilon, 0.0,
-                          empirical_roc(a, b), exact, source.curves)
+        return AttackView(source.method, source.name, source.neighbours, source.reveal, source.epsilon,
+                          float(delta), empirical_roc(a, b), exact, source.curves)
     a, b = scenario_scores(source, draws, seed=seed)
     return AttackView(source.method, source.name, source.neighbours,
                       "Without noise the release is a fixed function of the data and differs between A and B, "
                       "so the attacker reads off which one it is: right 100 % of the time.",
-                      source.claimed_epsilon, source.delta, empirical_roc(a, b),
+                      source.claimed_epsilon, max(float(delta), source.delta), empirical_roc(a, b),
                       test=f"threshold on the audit's summary: {source.summary}")
+
+
+# --------------------------------------------------------------------------
+# Pairs built from a data set by replacing one record
+# --------------------------------------------------------------------------
+
+
+def survival_pair(time, event, grid, *, epsilon: float, index: int, alt_time: float, alt_event: int,
+                  n_types: int = 1, event_labels: Sequence[str] | None = None) -> NeighbourPair:
+    """A: the data set as it is; B: record ``index`` replaced by ``(alt_time, alt_event)`` (one group).
+
+    The release is the survival count matrix with discrete Laplace noise
+    (:func:`dpcore.survival.survival_noise`). Without noise the attacker
+    subtracts the counts of the n − 1 records they know from the released
+    counts: one person is left, in one cell — the bin of their time and
+    whether they had an event or were censored (the differencing attack).
+    """
+    from dpcore import survival as sv
+
+    time, event = np.asarray(time, dtype=float), np.asarray(event)
+    if not 0 <= index < time.size:
+        raise ValueError(f"record {index + 1} does not exist (the data set has {time.size})")
+    t_b, e_b = time.copy(), event.copy()
+    t_b[index], e_b[index] = alt_time, alt_event
+
+    def counts(t, e):
+        return sv.count_matrix(t, e, grid, n_types=n_types, event_labels=event_labels)
+
+    c_a, c_b = counts(time, event), counts(t_b, e_b)
+    others = counts(np.delete(time, index), np.delete(event, index))
+    labels = c_a.event_labels
+
+    def cell(c) -> str:
+        left = np.flatnonzero((c.vector() - others.vector()).ravel()[1:])[0]  # the lone person's cell
+        j, col = divmod(int(left), len(labels) + 1)
+        what = "was censored" if col == len(labels) else ("had an event" if len(labels) == 1 else
+                                                          f"had an event ({labels[col]})")
+        return f"{what} in [{grid.display[j]:g}, {grid.display[j + 1]:g}) {grid.grid_unit}"
+
+    def curve(c):
+        return sv.km(sv.postprocess(c.collapse_types())).estimate[0]
+
+    if np.array_equal(c_a.vector(), c_b.vector()):
+        reveal = ("Both values put the patient in the same cell of the grid, so even without noise the release is "
+                  "identical on A and B: the attacker cannot tell them apart.")
+    else:
+        reveal = (f"Without privacy the attacker subtracts the counts of the {time.size - 1} patients they know from "
+                  f"the released counts: one patient is left, who {cell(c_a)} under A and {cell(c_b)} under B. The "
+                  f"two Kaplan–Meier curves below differ exactly there: the attacker is right 100 % of the time.")
+    shown = lambda e: "censored" if int(e) == 0 else (  # noqa: E731
+        "event" if len(labels) == 1 else f"event ({labels[int(e) - 1]})")
+    return NeighbourPair(
+        "survival", f"record {index + 1} replaced",
+        f"A: the data set as it is (patient {index + 1}: time {time[index]:g} {grid.data_unit}, {shown(event[index])}); "
+        f"B: the same patient with time {float(alt_time):g} {grid.data_unit}, {shown(alt_event)}.",
+        (Block(sv.survival_noise(epsilon, 1), c_a.vector(), c_b.vector()),), reveal,
+        dict(x=grid.display, A=curve(c_a), B=curve(c_b), x_label=f"time ({grid.grid_unit})",
+             y_label="survival (non-private)"))
+
+
+def regression_pair(X, y, *, epsilon: float, index: int, alt_x, alt_y: float, bx: float, by: float,
+                    split: Sequence[float] | None = None) -> NeighbourPair:
+    """A: the (prepared) records as they are; B: record ``index`` replaced by ``(alt_x, alt_y)``.
+
+    The release is the clipped sufficient statistics ``nxx, nxy, nyy`` with
+    Laplace noise (:func:`dpcore.regression.stat_noise`). Without noise the
+    attacker subtracts the n − 1 known records' statistics and is left with
+    ``x xᵀ``, ``x y`` and ``y²`` of the last (clipped) record: ``|y| = √(y²)``
+    and ``x = (x y)/y`` recover the record up to a joint sign.
+    """
+    from dpcore import regression as R
+
+    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    if not 0 <= index < y.size:
+        raise ValueError(f"record {index + 1} does not exist (the data set has {y.size})")
+    X_b, y_b = X.copy(), y.copy()
+    X_b[index], y_b[index] = np.asarray(alt_x, dtype=float), float(alt_y)
+    noise = R.stat_noise(X.shape[1], bx, by, epsilon, *(() if split is None else (split,)))
+    s_a, s_b = R.sufficient_stats(X, y, bx, by), R.sufficient_stats(X_b, y_b, bx, by)
+    known = R.sufficient_stats(np.delete(X, index, axis=0), np.delete(y, index), bx, by)
+
+    def recovered(s) -> str:
+        r_yy, r_xy, r_xx = float(s.nyy - known.nyy), s.nxy - known.nxy, s.nxx - known.nxx
+        y_abs = math.sqrt(max(r_yy, 0.0))
+        x_hat = r_xy / y_abs if y_abs > 1e-12 else np.sqrt(np.clip(np.diag(r_xx), 0.0, None))
+        return f"x = ({', '.join(f'{v:.3g}' for v in x_hat)}), y = {y_abs:.3g}"
+
+    blocks = tuple(Block(nz, R.triu_pack(sa) if nz is noise.xx else sa, R.triu_pack(sb) if nz is noise.xx else sb)
+                   for nz, sa, sb in ((noise.xx, s_a.nxx, s_b.nxx), (noise.xy, s_a.nxy, s_b.nxy),
+                                      (noise.yy, np.atleast_1d(s_a.nyy), np.atleast_1d(s_b.nyy))))
+    if all(np.array_equal(b.a, b.b) for b in blocks):
+        reveal = ("After clipping, both values give the same statistics, so even without noise the release is "
+                  "identical on A and B: the attacker cannot tell them apart.")
+    else:
+        reveal = (f"Without privacy the attacker subtracts the statistics of the {y.size - 1} records they know and "
+                  f"solves for the last one (clipped to ±{bx:.3g}, ±{by:.3g}, up to a joint sign): under A they "
+                  f"recover {recovered(s_a)}, under B {recovered(s_b)} — right 100 % of the time.")
+    fmt = lambda v: ", ".join(f"{float(t):.3g}" for t in np.atleast_1d(v))  # noqa: E731
+    return NeighbourPair(
+        "regression", f"record {index + 1} replaced",
+        f"A: the records as they are (record {index + 1}: x = ({fmt(X[index])}), y = {y[index]:.3g}); "
+        f"B: the same record with x = ({fmt(alt_x)}), y = {float(alt_y):.3g}.",
+        blocks, reveal)
