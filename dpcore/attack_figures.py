@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from dpcore.attack import AttackView, max_accuracy, percent, tpr_bound, tpr_floor
 from dpcore.figures import EPSILON_TICKS, NONPRIVATE, PALETTE, PRIVATE, TRUTH, WARNING, base_layout, curve, \
@@ -79,10 +80,21 @@ def bound_figure(epsilon: float, delta: float = 0.0, *, height: int = 260) -> go
     return epsilon_axis(fig, title="privacy budget ε (log scale)")
 
 
-def nonprivate_figure(curves: dict, *, height: int = 320) -> go.Figure:
-    """The release without noise on A and on B (step curves): where they differ, the attacker reads the record."""
-    fig = go.Figure()
-    curve(fig, curves["x"], curves["A"], name="release on A (no noise)", colour=PRIVATE, step=True)
-    curve(fig, curves["x"], curves["B"], name="release on B (no noise)", colour=PALETTE[1], step=True, dash="dash")
-    base_layout(fig, x_title=curves["x_label"], y_title=curves["y_label"], height=height)
+def nonprivate_figure(curves: dict, *, height: int = 420) -> go.Figure:
+    """The release without noise on A and on B (step curves) and their difference below: where the
+    difference is not zero, the attacker reads the last record off the two curves."""
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.65, 0.35], vertical_spacing=0.08)
+    x = curves["x"]
+    fig.add_trace(go.Scatter(x=x, y=curves["A"], mode="lines", name="release on A (no noise)",
+                             line=dict(color=PRIVATE, width=2, shape="hv")), row=1, col=1)
+    fig.add_trace(go.Scatter(x=x, y=curves["B"], mode="lines", name="release on B (no noise)",
+                             line=dict(color=PALETTE[1], width=2, dash="dash", shape="hv")), row=1, col=1)
+    diff = np.asarray(curves["A"], dtype=float) - np.asarray(curves["B"], dtype=float)
+    fig.add_trace(go.Scatter(x=x, y=diff, mode="lines", name="A − B: the last record", fill="tozeroy",
+                             line=dict(color=WARNING, width=2, shape="hv"), fillcolor=rgba(WARNING, 0.2)),
+                  row=2, col=1)
+    base_layout(fig, height=height)
+    fig.update_yaxes(title_text=curves["y_label"], row=1, col=1)
+    fig.update_yaxes(title_text="A − B", row=2, col=1)
+    fig.update_xaxes(title_text=curves["x_label"], row=2, col=1)
     return fig

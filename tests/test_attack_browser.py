@@ -1,0 +1,64 @@
+"""End to end in Chromium: the attacker's view on the audit page, and the teaching panel's link to it."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+HEADLINE = "At ε = 1 an attacker who knows everyone else guesses right at most 73 % of the time"
+
+
+def _no_exception(page) -> None:
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_attacker_view_on_the_audit_page(app_server, chromium_page, streamlit_idle, page_screenshot):
+    page = chromium_page
+    page.goto(f"{app_server}/audit?method=survival&eps=1")
+    streamlit_idle(page)
+    page.get_by_text("What ε means for one patient: the attacker's view").wait_for()
+    page.get_by_text(HEADLINE).first.wait_for()
+    _no_exception(page)
+    roc = page.locator(".js-plotly-plot", has_text="false-positive rate")
+    roc.first.wait_for()
+    assert "allowed by (ε = 1)-DP" in roc.first.inner_text()
+    page_screenshot(page, "attack_registry")
+    # a pair built from a bundled data set: the differencing attack without privacy, the exact ROC with it
+    page.get_by_text("built from a data set by replacing one record").click()
+    streamlit_idle(page)
+    page.get_by_text("Without privacy the attacker subtracts the counts").wait_for()
+    page.get_by_text("exactly); (ε, δ)-DP allows at most 73 %").wait_for()
+    assert "optimal attacker, exact" in page.locator(".js-plotly-plot", has_text="false-positive rate").first.inner_text()
+    _no_exception(page)
+    page_screenshot(page, "attack_data")
+
+
+def test_teaching_panel_links_to_the_same_configuration(app_server, chromium_page, streamlit_idle, page_screenshot):
+    page = chromium_page
+    page.goto(f"{app_server}/fdr?eps=2&teach=true")
+    streamlit_idle(page)
+    page.get_by_text("What ε means for one patient.").wait_for()
+    page.get_by_text("At ε = 2 and δ = ").first.wait_for()
+    _no_exception(page)
+    page_screenshot(page, "attack_panel_fdr")
+    link = page.locator("a", has_text="See the attacker's view with this configuration").first
+    href = link.get_attribute("href")
+    assert "method=fdr" in href and "eps=2" in href and "adelta=0.00025" in href, href
+    # the shared link (a new session, e.g. a colleague's browser) opens the same configuration
+    page.goto(f"{app_server}/{href.lstrip('/')}")
+    streamlit_idle(page)
+    page.get_by_text("What ε means for one patient: the attacker's view").wait_for()
+    page.get_by_text("At ε = 2 and δ = 0.00025 an attacker").first.wait_for()
+    page_screenshot(page, "attack_linked_fdr")
+    page.locator('[data-testid="stMarkdownContainer"]', has_text="20 p-values; B = A").first.wait_for()  # FDR pair
+    _no_exception(page)
+    # within the session the link opens the audit page on the same method (ε: see the report)
+    page.goto(f"{app_server}/fdr?eps=2&teach=true")
+    streamlit_idle(page)
+    page.locator("a", has_text="See the attacker's view with this configuration").first.click()
+    page.wait_for_url("**/audit?*")
+    streamlit_idle(page)
+    page.get_by_text("What ε means for one patient: the attacker's view").wait_for()
+    page.locator('[data-testid="stMarkdownContainer"]', has_text="20 p-values; B = A").first.wait_for()  # FDR pair
+    _no_exception(page)
