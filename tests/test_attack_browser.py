@@ -62,3 +62,19 @@ def test_teaching_panel_links_to_the_same_configuration(app_server, chromium_pag
     page.get_by_text("What ε means for one patient: the attacker's view").wait_for()
     page.locator('[data-testid="stMarkdownContainer"]', has_text="20 p-values; B = A").first.wait_for()  # FDR pair
     _no_exception(page)
+
+
+def test_home_page_explains_epsilon_with_the_attacker(app_server, chromium_page, streamlit_idle, page_screenshot):
+    page = chromium_page
+    page.goto(app_server)
+    streamlit_idle(page)
+    page.get_by_text("What ε means for one patient").first.wait_for()
+    page.get_by_text(HEADLINE).first.wait_for()
+    assert page.locator(".js-plotly-plot", has_text="attacker right (%)").count() == 1
+    _no_exception(page)
+    page_screenshot(page, "attack_home")
+    page.locator("a", has_text="Open the attacker's view").first.click()
+    page.wait_for_url("**/audit?*")
+    streamlit_idle(page)
+    page.get_by_text("Without privacy the attacker subtracts the counts").wait_for()
+    _no_exception(page)
