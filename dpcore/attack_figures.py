@@ -75,7 +75,9 @@ def bound_figure(epsilon: float, delta: float = 0.0, *, height: int = 260) -> go
                              hovertemplate="ε %{x:g}: at most %{y:.1f} %<extra></extra>"))
     mark_epsilon(fig, epsilon)
     base_layout(fig, y_title="attacker right (%)", height=height)
-    fig.update_layout(hovermode="closest", margin=dict(l=60, r=20, t=60, b=50))
+    # legend under the axis: the chosen-ε label sits where a top legend would be
+    fig.update_layout(hovermode="closest", margin=dict(l=60, r=20, t=30, b=95),
+                      legend=dict(orientation="h", yanchor="top", y=-0.32, xanchor="left", x=0.0))
     fig.update_yaxes(range=[45, 105])
     return epsilon_axis(fig, title="privacy budget ε (log scale)")
 
