@@ -205,3 +205,11 @@ def test_view_and_figures():
     assert [t.name for t in nonprivate_figure(view.curves).data][-1] == "A − B: the last record"
     registry_view = attack.attack_view(_registry("fdr", "SparseVector"), draws=2_000, delta=0.0)
     assert registry_view.delta > 0 and registry_view.exact is None  # the mechanism's δ is kept
+
+
+def test_a_registry_view_goes_into_the_report_labelled_as_an_illustration():
+    from dpcore.report import html_report
+
+    view = attack.attack_view(_registry("survival", "record moved"), draws=2_000)
+    html = html_report([], audits=[view])
+    assert "an illustration on a neighbouring pair" in html and "guesses right at most 73 %" in html
