@@ -78,3 +78,26 @@ def test_home_page_explains_epsilon_with_the_attacker(app_server, chromium_page,
     streamlit_idle(page)
     page.get_by_text("Without privacy the attacker subtracts the counts").wait_for()
     _no_exception(page)
+
+
+def test_pairs_from_an_upload_and_from_bundled_regression_data(app_server, chromium_page, streamlit_idle,
+                                                                page_screenshot, tmp_path):
+    page = chromium_page
+    csv = tmp_path / "*trial*.csv"
+    rows = "\n".join(f"{t},{e}" for t, e in zip(range(5, 305, 3), [1, 0, 1, 1] * 25))
+    csv.write_text("months,died\n" + rows + "\n")
+    page.goto(f"{app_server}/audit?method=survival&atk_pair=data&atk_src=upload")
+    streamlit_idle(page)
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(csv))
+    streamlit_idle(page)
+    page.get_by_text("Without privacy the attacker subtracts the counts of the 99 patients").wait_for()
+    page.get_by_text("exactly); (ε, δ)-DP allows at most 73 %").wait_for()
+    _no_exception(page)
+    page_screenshot(page, "attack_upload")
+    page.goto(f"{app_server}/audit?method=regression&atk_pair=data&eps=2")
+    streamlit_idle(page)
+    page.get_by_text("Without privacy the attacker subtracts the statistics").wait_for()
+    page.get_by_text("At ε = 2 an attacker who knows everyone else guesses right at most 88 %").first.wait_for()
+    assert page.locator(".js-plotly-plot", has_text="false-positive rate").count() == 1
+    _no_exception(page)
+    page_screenshot(page, "attack_regression")

@@ -35,6 +35,12 @@ def _delta_control(default: float) -> float:
                                         "mechanism is calibrated with a larger δ uses that δ."))
 
 
+def _upload(key: str, unit: str, hint: str):
+    """``(frame, columns)`` of an uploaded CSV, in memory for this run only; ``None`` until one is usable."""
+    table = upload_csv(key, label=f"Upload a CSV (one row per {unit})", hint=hint)
+    return None if table is None else (table.frame, list(table.frame.columns))
+
+
 def _survival_pair(epsilon: float) -> attack.NeighbourPair | None:
     kind = url_radio("Survival data", key="atk_src", options=["bundled", "upload"], horizontal=True,
                      format_func=lambda s: {"bundled": "bundled data set", "upload": "upload a CSV"}[s])
@@ -44,17 +50,16 @@ def _survival_pair(epsilon: float) -> attack.NeighbourPair | None:
         time, event, unit, horizon, grid_unit = d.time, d.event, d.time_unit, d.horizon, d.default_grid_unit
         labels = tuple(d.event_labels[k] for k in sorted(d.event_labels))
     else:
-        table = upload_csv("atk_sv_upload", label="Upload a CSV (one row per patient)",
-                           hint="A time column and an event column (0 = censored, 1 = event).")
-        if table is None:
+        upload = _upload("atk_sv_upload", "patient", "A time column and an event column (0 = censored, 1 = event).")
+        if upload is None:
             return None
-        cols = list(table.frame.columns)
+        frame, cols = upload
         c1, c2, c3 = st.columns(3)
         tcol = c1.selectbox("Time column", cols, key="atk_tcol")
         ecol = c2.selectbox("Event column (0 = censored, 1 = event)", cols, index=min(1, len(cols) - 1),
                             key="atk_ecol")
         unit = c3.selectbox("Time unit", list(UNIT_DAYS), key="atk_tunit")
-        mapped = sv.survival_from_frame(table.frame, time_col=tcol, event_col=ecol, n_types=1)
+        mapped = sv.survival_from_frame(frame, time_col=tcol, event_col=ecol, n_types=1)
         time, event, labels = mapped.time, mapped.event, mapped.event_labels
         horizon = float(st.number_input(f"Public horizon ({unit})", min_value=0.001, value=365.0 if unit == "days"
                                         else 12.0, key="atk_hor", help="Chosen without looking at the data."))
@@ -86,11 +91,10 @@ def _regression_pair(epsilon: float) -> attack.NeighbourPair | None:
         X, y = g.drug_data(drug, GDSC_FEATURES)
         x_bounds, y_bounds = (0.0, 1.0), tuple(g.response_range)
     else:
-        table = upload_csv("atk_rg_upload", label="Upload a CSV (one row per record)",
-                           hint="One numeric response column and numeric feature columns.")
-        if table is None:
+        upload = _upload("atk_rg_upload", "record", "One numeric response column and numeric feature columns.")
+        if upload is None:
             return None
-        cols = list(table.frame.columns)
+        frame, cols = upload
         c1, c2 = st.columns([1, 2])
         resp = c1.selectbox("Response column", cols, key="atk_ycol")
         feats = c2.multiselect("Feature columns", [c for c in cols if c != resp],
@@ -102,7 +106,7 @@ def _regression_pair(epsilon: float) -> attack.NeighbourPair | None:
                     float(c6.number_input("Public feature maximum", value=1.0, key="atk_xhi")))
         if not (y_bounds[1] > y_bounds[0] and x_bounds[1] > x_bounds[0]):
             raise ValueError("Each public maximum must be larger than its minimum.")
-        X, y = R.regression_from_frame(table.frame, response=resp, features=feats)
+        X, y = R.regression_from_frame(frame, response=resp, features=feats)
     prep = R.prepare(X, y, x_bounds=x_bounds, y_bounds=y_bounds, x_centre="public", y_centre="public",
                      sigma_y="public")
     Xn, yn = prep.transform(X, y)
