@@ -485,7 +485,7 @@ def regression_pair(X, y, *, epsilon: float, index: int, alt_x, alt_y: float, bx
         r_yy, r_xy, r_xx = float(s.nyy - known.nyy), s.nxy - known.nxy, s.nxx - known.nxx
         y_abs = math.sqrt(max(r_yy, 0.0))
         x_hat = r_xy / y_abs if y_abs > 1e-12 else np.sqrt(np.clip(np.diag(r_xx), 0.0, None))
-        return f"x = ({', '.join(f'{v:.3g}' for v in x_hat)}), y = {y_abs:.3g}"
+        return f"±(x = ({', '.join(f'{v:.3g}' for v in x_hat)}), y = {y_abs:.3g})"
 
     blocks = tuple(Block(nz, R.triu_pack(sa) if nz is noise.xx else sa, R.triu_pack(sb) if nz is noise.xx else sb)
                    for nz, sa, sb in ((noise.xx, s_a.nxx, s_b.nxx), (noise.xy, s_a.nxy, s_b.nxy),

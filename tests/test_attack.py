@@ -188,7 +188,7 @@ def test_survival_differencing_attack_reads_the_patient_off_the_counts():
 
 def test_regression_recovers_the_record_from_the_statistics():
     reveal = _regression_pair().reveal  # B is (0.5, 0.5, −1): the same record as (−0.5, −0.5, 1) up to sign
-    assert "under A they recover x = (0.5, 0.5), y = 1, under B x = (-0.5, -0.5), y = 1 " in reveal
+    assert "under A they recover ±(x = (0.5, 0.5), y = 1), under B ±(x = (-0.5, -0.5), y = 1) " in reveal
 
 
 def test_view_and_figures():
