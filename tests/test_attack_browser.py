@@ -101,3 +101,19 @@ def test_pairs_from_an_upload_and_from_bundled_regression_data(app_server, chrom
     assert page.locator(".js-plotly-plot", has_text="false-positive rate").count() == 1
     _no_exception(page)
     page_screenshot(page, "attack_regression")
+
+
+@pytest.mark.parametrize("page_path, sentence", [("survival?eps=0.5", "At ε = 0.5 an attacker"),
+                                                ("regression?eps=2", "At ε = 2 an attacker"),
+                                                ("sparse", "At ε = 2 and δ = ")])
+def test_teaching_panel_on_every_method_page(app_server, chromium_page, streamlit_idle, page_screenshot, page_path,
+                                            sentence):
+    page = chromium_page
+    page.goto(f"{app_server}/{page_path}{'&' if '?' in page_path else '?'}teach=true")
+    streamlit_idle(page)
+    page.get_by_text("What ε means for one patient.").wait_for()
+    page.get_by_text(sentence).first.wait_for()
+    assert page.locator(".js-plotly-plot", has_text="attacker right (%)").count() == 1
+    href = page.locator("a", has_text="See the attacker's view with this configuration").first.get_attribute("href")
+    assert f"method={page_path.split('?')[0]}" in href
+    _no_exception(page)
