@@ -145,7 +145,6 @@ class NeighbourPair:
         return replace(self, blocks=tuple(b.scaled(factor) for b in self.blocks))
 
 
-
 def log_likelihood_ratio(pair: NeighbourPair, releases: Sequence[np.ndarray]) -> np.ndarray:
     """``ln p_A(y)/p_B(y)`` of releases ``y`` (one array (R, m_i) per block): the optimal test's statistic.
 
@@ -221,7 +220,8 @@ class ROC:
         A point refutes the claim when ``TPR_lower > tpr_bound(FPR_upper)`` or
         ``TPR_upper < tpr_floor(FPR_lower)``; with the simultaneous band this
         happens for a correct mechanism with probability at most
-        ``1 − confidence``. An exact curve is checked as it is (with 1e-12 slack).
+        ``1 − confidence``. An exact curve is checked as it is (with 1e-12 slack), every row of an ε grid
+        against the same (ε, δ).
         """
         f_lo, f_hi = self.fpr_band if self.fpr_band is not None else (self.fpr, self.fpr)
         t_lo, t_hi = self.tpr_band if self.tpr_band is not None else (self.tpr - 1e-12, self.tpr + 1e-12)
