@@ -92,6 +92,6 @@ if last is not None:
                   + (" (the dashed line)." if figure.layout.shapes else ".") if result.epsilon_lower > 0 else
                   "No event separated them (ε lower bound 0)."))
 
-from ui.attacker import attacker_section  # noqa: E402 - the attacker's view closes the page
+from ui.attacker import attacker_section  # the attacker's view closes the page
 
 attacker_section(method, epsilon)

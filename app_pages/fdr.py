@@ -381,6 +381,6 @@ if math.isfinite(epsilon):
                                         fingerprint=data_fp),
     )
 
-from ui.attacker import attacker_panel  # noqa: E402 - teaching mode: what ε means for one patient
+from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
 
 attacker_panel("fdr", epsilon, delta_exp)

@@ -326,6 +326,6 @@ ui.release_panel(
                                    dataset=src.label, fingerprint=src.fp, risk_set=risk_set),
 )
 
-from ui.attacker import attacker_panel  # noqa: E402 - teaching mode: what ε means for one patient
+from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
 
 attacker_panel("survival", epsilon)

@@ -26,8 +26,8 @@ Everything here is a preview: seeded NumPy noise, never charged or exported.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Sequence
 
 import numpy as np
 from scipy import special
@@ -116,7 +116,7 @@ class Block:
         object.__setattr__(self, "a", np.ravel(self.a))
         object.__setattr__(self, "b", np.ravel(self.b))
 
-    def scaled(self, factor: float) -> "Block":
+    def scaled(self, factor: float) -> Block:
         return Block(self.noise.with_scale_factor(factor), self.a, self.b)
 
 
@@ -140,7 +140,7 @@ class NeighbourPair:
     def epsilon(self) -> float:
         return math.fsum(b.noise.epsilon for b in self.blocks)
 
-    def with_scale_factor(self, factor: float) -> "NeighbourPair":
+    def with_scale_factor(self, factor: float) -> NeighbourPair:
         """The same pair with every noise scale multiplied (``0.5`` plants the "noise halved" bug)."""
         return replace(self, blocks=tuple(b.scaled(factor) for b in self.blocks))
 
@@ -449,7 +449,7 @@ def survival_pair(time, event, grid, *, epsilon: float, index: int, alt_time: fl
         reveal = (f"Without privacy the attacker subtracts the counts of the {time.size - 1} patients they know from "
                   f"the released counts: one patient is left, who {cell(c_a)} under A and {cell(c_b)} under B. The "
                   f"two Kaplan–Meier curves below differ exactly there: the attacker is right 100 % of the time.")
-    shown = lambda e: "censored" if int(e) == 0 else (  # noqa: E731
+    shown = lambda e: "censored" if int(e) == 0 else (
         "event" if len(labels) == 1 else f"event ({labels[int(e) - 1]})")
     return NeighbourPair(
         "survival", f"record {index + 1} replaced",
@@ -497,7 +497,7 @@ def regression_pair(X, y, *, epsilon: float, index: int, alt_x, alt_y: float, bx
         reveal = (f"Without privacy the attacker subtracts the statistics of the {y.size - 1} records they know and "
                   f"solves for the last one (clipped to ±{bx:.3g}, ±{by:.3g}, up to a joint sign): under A they "
                   f"recover {recovered(s_a)}, under B {recovered(s_b)} — right 100 % of the time.")
-    fmt = lambda v: ", ".join(f"{float(t):.3g}" for t in np.atleast_1d(v))  # noqa: E731
+    fmt = lambda v: ", ".join(f"{float(t):.3g}" for t in np.atleast_1d(v))
     return NeighbourPair(
         "regression", f"record {index + 1} replaced",
         f"A: the records as they are (record {index + 1}: x = ({fmt(X[index])}), y = {y[index]:.3g}); "

@@ -14,8 +14,19 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dpcore.attack import AttackView, max_accuracy, percent, tpr_bound, tpr_floor
-from dpcore.figures import EPSILON_TICKS, NONPRIVATE, PALETTE, PRIVATE, TRUTH, WARNING, base_layout, curve, \
-    epsilon_axis, mark_epsilon, rgba
+from dpcore.figures import (
+    EPSILON_TICKS,
+    NONPRIVATE,
+    PALETTE,
+    PRIVATE,
+    TRUTH,
+    WARNING,
+    base_layout,
+    curve,
+    epsilon_axis,
+    mark_epsilon,
+    rgba,
+)
 
 REGION = "#7b5ea7"
 
