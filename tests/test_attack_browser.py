@@ -73,7 +73,7 @@ def test_home_page_explains_epsilon_with_the_attacker(app_server, chromium_page,
     streamlit_idle(page)
     page.get_by_text("What ε means for one patient").first.wait_for()
     page.get_by_text(HEADLINE).first.wait_for()
-    assert page.locator(".js-plotly-plot", has_text="attacker right (%)").count() == 1
+    page.locator(".js-plotly-plot", has_text="attacker right (%)").first.wait_for()
     _no_exception(page)
     page_screenshot(page, "attack_home")
     page.locator("a", has_text="Open the attacker's view").first.click()
@@ -101,7 +101,7 @@ def test_pairs_from_an_upload_and_from_bundled_regression_data(app_server, chrom
     streamlit_idle(page)
     page.get_by_text("Without privacy the attacker subtracts the statistics").wait_for()
     page.get_by_text("At ε = 2 an attacker who knows everyone else guesses right at most 88 %").first.wait_for()
-    assert page.locator(".js-plotly-plot", has_text="false-positive rate").count() == 1
+    page.locator(".js-plotly-plot", has_text="false-positive rate").first.wait_for()
     _no_exception(page)
     page_screenshot(page, "attack_regression")
 
@@ -115,8 +115,8 @@ def test_teaching_panel_on_every_method_page(app_server, chromium_page, streamli
     page.goto(f"{app_server}/{page_path}{'&' if '?' in page_path else '?'}teach=true")
     streamlit_idle(page)
     page.get_by_text("What ε means for one patient.").wait_for()
-    page.get_by_text(sentence).first.wait_for()
-    assert page.locator(".js-plotly-plot", has_text="attacker right (%)").count() == 1
+    page.get_by_text(sentence).first.scroll_into_view_if_needed()
+    page.locator(".js-plotly-plot", has_text="attacker right (%)").first.wait_for()  # charts draw when in view
     href = page.locator("a", has_text="See the attacker's view with this configuration").first.get_attribute("href")
     assert f"method={page_path.split('?')[0]}" in href
     _no_exception(page)
