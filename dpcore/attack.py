@@ -446,7 +446,7 @@ def survival_pair(time, event, grid, *, epsilon: float, index: int, alt_time: fl
         reveal = ("Both values put the patient in the same cell of the grid, so even without noise the release is "
                   "identical on A and B: the attacker cannot tell them apart.")
     else:
-        reveal = (f"Without privacy the attacker subtracts the counts of the {time.size - 1} patients they know from "
+        reveal = (f"The attacker subtracts the counts of the {time.size - 1} patients they know from "
                   f"the released counts: one patient is left, who {cell(c_a)} under A and {cell(c_b)} under B. The "
                   f"two Kaplan–Meier curves below differ exactly there: the attacker is right 100 % of the time.")
     shown = lambda e: "censored" if int(e) == 0 else (
@@ -494,7 +494,7 @@ def regression_pair(X, y, *, epsilon: float, index: int, alt_x, alt_y: float, bx
         reveal = ("After clipping, both values give the same statistics, so even without noise the release is "
                   "identical on A and B: the attacker cannot tell them apart.")
     else:
-        reveal = (f"Without privacy the attacker subtracts the statistics of the {y.size - 1} records they know and "
+        reveal = (f"The attacker subtracts the statistics of the {y.size - 1} records they know and "
                   f"solves for the last one (clipped to ±{bx:.3g}, ±{by:.3g}, up to a joint sign): under A they "
                   f"recover {recovered(s_a)}, under B {recovered(s_b)} — right 100 % of the time.")
     fmt = lambda v: ", ".join(f"{float(t):.3g}" for t in np.atleast_1d(v))

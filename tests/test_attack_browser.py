@@ -27,7 +27,7 @@ def test_attacker_view_on_the_audit_page(app_server, chromium_page, streamlit_id
     # a pair built from a bundled data set: the differencing attack without privacy, the exact ROC with it
     page.get_by_text("built from a data set by replacing one record").click()
     streamlit_idle(page)
-    page.get_by_text("Without privacy the attacker subtracts the counts").wait_for()
+    page.get_by_text("The attacker subtracts the counts").wait_for()
     page.get_by_text("exactly); (ε, δ)-DP allows at most 73 %").wait_for()
     assert "optimal attacker, exact" in page.locator(".js-plotly-plot", has_text="false-positive rate").first.inner_text()
     _no_exception(page)
@@ -79,7 +79,7 @@ def test_home_page_explains_epsilon_with_the_attacker(app_server, chromium_page,
     page.locator("a", has_text="Open the attacker's view").first.click()
     page.wait_for_url("**/audit?*")
     streamlit_idle(page)
-    page.get_by_text("Without privacy the attacker subtracts the counts").wait_for()
+    page.get_by_text("The attacker subtracts the counts").wait_for()
     _no_exception(page)
 
 
@@ -93,13 +93,13 @@ def test_pairs_from_an_upload_and_from_bundled_regression_data(app_server, chrom
     streamlit_idle(page)
     page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(csv))
     streamlit_idle(page)
-    page.get_by_text("Without privacy the attacker subtracts the counts of the 99 patients").wait_for()
+    page.get_by_text("The attacker subtracts the counts of the 99 patients").wait_for()
     page.get_by_text("exactly); (ε, δ)-DP allows at most 73 %").wait_for()
     _no_exception(page)
     page_screenshot(page, "attack_upload")
     page.goto(f"{app_server}/audit?method=regression&atk_pair=data&eps=2")
     streamlit_idle(page)
-    page.get_by_text("Without privacy the attacker subtracts the statistics").wait_for()
+    page.get_by_text("The attacker subtracts the statistics").wait_for()
     page.get_by_text("At ε = 2 an attacker who knows everyone else guesses right at most 88 %").first.wait_for()
     page.locator(".js-plotly-plot", has_text="false-positive rate").first.wait_for()
     _no_exception(page)
