@@ -91,3 +91,7 @@ if last is not None:
                + (f"The bound comes from the event “{result.event}”"
                   + (" (the dashed line)." if figure.layout.shapes else ".") if result.epsilon_lower > 0 else
                   "No event separated them (ε lower bound 0)."))
+
+from ui.attacker import attacker_section  # the attacker's view closes the page
+
+attacker_section(method, epsilon)

@@ -421,3 +421,7 @@ if math.isfinite(epsilon):
                                         delta=delta_exp, sensitivity=sens, cutoff=cutoff, lam=lam, gamma=gamma,
                                         ai=release_method == "PAPRIKA AI", dataset=label, fingerprint=data_fp),
     )
+
+from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
+
+attacker_panel("fdr", epsilon, delta_exp)

@@ -2,6 +2,8 @@
 
 import streamlit as st
 
+from dpcore.attack import bound_sentence, max_accuracy, percent
+from dpcore.attack_figures import bound_figure
 from ui import page_header
 
 page_header(
@@ -19,9 +21,9 @@ A DP release adds carefully calibrated random noise so that **no single patient'
 from what is published, whatever else an attacker knows.
 
 **ε (epsilon)** is the privacy budget. With ε = 1, anything published changes the odds of any conclusion
-about one patient by at most a factor e¹ ≈ 2.7; with ε = 0.1, by at most 1.1. Smaller ε means stronger
-privacy and noisier results. Every release spends budget, and budgets add up: two releases at ε = 1 on
-the same data cost ε = 2.
+about one patient by at most a factor e¹ ≈ 2.7; with ε = 0.1, by at most 1.1 — see *What ε means for one
+patient* below. Smaller ε means stronger privacy and noisier results. Every release spends budget, and budgets
+add up: two releases at ε = 1 on the same data cost ε = 2.
 
 **δ** (when shown) is a small probability with which that guarantee may fail; keep it far below 1/n.
 """
@@ -40,6 +42,29 @@ Running the same post-processing on the exact statistic gives the non-private re
 difference you see on each page is exactly the price of privacy.
 """
     )
+
+st.subheader("What ε means for one patient")
+explain_col, figure_col = st.columns([1, 1.3])
+with explain_col:
+    st.markdown(
+        f"""
+Picture the strongest attacker: they know **every patient in the data set but one**, and they see the release.
+They want one fact about the last patient — say, whether that patient died at month 3 or was censored at
+month 30 — and guess from what was published.
+
+* {bound_sentence(1.0)}
+* At ε = 0.1 the best guess is right at most {percent(float(max_accuracy(0.1)))} of the time; at ε = 5, at most
+  {percent(float(max_accuracy(5.0)))}.
+
+The bound is (e^ε + δ)/(1 + e^ε) and holds for any attacker, any question and any background knowledge. The
+attacker's view on the audit page shows the attack on real neighbouring data sets: exact without privacy, and
+held inside this bound with it.
+"""
+    )
+    st.page_link("app_pages/audit.py", label="Open the attacker's view", icon=":material/visibility:",
+                 query_params={"method": "survival", "atk_pair": "data"})
+with figure_col:
+    st.plotly_chart(bound_figure(1.0), key="home_bound")
 
 st.subheader("Preview versus release")
 st.markdown(
@@ -70,6 +95,7 @@ st.markdown(
 | **Sparse learning** | knowledge-transfer sparse regression (Wang & Gu) | the non-private teacher, DP-IGHT, Frank–Wolfe, two-stage |
 | **Online FDR** | PAPRIKA (Zhang, Kamath & Cummings) | SAFFRON, LORD++, alpha-investing |
 | **Privacy audit** | an empirical lower bound on ε from many runs | the claimed ε (and a deliberately broken mechanism) |
+| **Attacker's view** (on the audit page) | the best attacker's guesses about one patient, over many releases | what (ε, δ)-DP allows, a coin flip, and the attack without privacy |
 """
 )
 st.info(

@@ -471,3 +471,7 @@ ui.release_panel(key="regression", dataset_label=src.label, fingerprint=src.fp, 
                  ledger_label=GDSC_LEDGER_LABEL if src.kind == "gdsc" else None,
                  epsilon=round(float(math.fsum(parts.values())), 12), parts=parts, params=params, make_bundle=_bundle,
                  utility_note=utility_note)
+
+from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
+
+attacker_panel("regression", epsilon)

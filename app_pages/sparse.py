@@ -434,3 +434,7 @@ ui.release_panel(
 st.caption(f"The release exports the student's coefficients and the m = {m_syn} noisy synthetic responses "
            "(OpenDP Gaussian; with a private support also the noisy votes), with the public recipe of the synthetic "
            "features; never the teacher or the data.")
+
+from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
+
+attacker_panel("sparse", epsilon, delta)

@@ -325,3 +325,7 @@ ui.release_panel(
                                    n_types=len(src.event_labels), event_labels=src.event_labels,
                                    dataset=src.label, fingerprint=src.fp, risk_set=risk_set),
 )
+
+from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
+
+attacker_panel("survival", epsilon)
