@@ -73,9 +73,10 @@ def test_scenario_runs_with_progress():
             0.0 if which == "A" else 1.0, rng=rng, draws=m),
     )
     seen = []
-    result, a, b = scenario.run(120_000, chunk=50_000, progress=seen.append)
-    assert seen == pytest.approx([50_000 / 120_000, 100_000 / 120_000, 1.0])
-    assert a.shape == b.shape == (120_000,)
+    result, a, b = scenario.run(120_000, progress=seen.append)
+    assert len(seen) == 2 + 11 and seen == sorted(seen) and seen[-1] == pytest.approx(1.0)  # 2 pilot, 11 estimation chunks
+    assert a.shape == b.shape == (12_000,)  # the pilot summaries (10 % of the runs), for the figure
+    assert result.n_runs == 120_000
     assert not result.violation
     assert scenario.run(120_000, planted_bug=True)[0].violation
 
