@@ -57,7 +57,7 @@ def split_runs(n_runs: int) -> list[int]:
     """Cut ``n_runs`` into task sizes, as equal as possible; a function of ``n_runs`` only."""
     if n_runs < 1:
         raise ValueError("need at least one run")
-    blocks = max(math.ceil(n_runs / MAX_BLOCK), min(TARGET_BLOCKS, math.ceil(n_runs / MIN_BLOCK)))
+    blocks = max(math.ceil(n_runs / MAX_BLOCK), min(TARGET_BLOCKS, max(1, n_runs // MIN_BLOCK)))
     base, extra = divmod(n_runs, blocks)
     return [base + 1] * extra + [base] * (blocks - extra)
 
@@ -134,6 +134,12 @@ def executor(
     finally:
         if cluster is not None:
             cluster.close()
+
+
+def call(task: tuple) -> Any:
+    """``fn(*args)`` for a task ``(fn, *args)``: lets one :meth:`Executor.map` run tasks of several kinds."""
+    fn, *args = task
+    return fn(*args)
 
 
 def add_arguments(parser) -> None:

@@ -74,7 +74,7 @@ def test_scenario_runs_with_progress():
     )
     seen = []
     result, a, b = scenario.run(120_000, progress=seen.append)
-    assert len(seen) == 2 + 11 and seen == sorted(seen) and seen[-1] == pytest.approx(1.0)  # 2 pilot, 11 estimation chunks
+    assert len(seen) == 1 + 10 and seen == sorted(seen) and seen[-1] == pytest.approx(1.0)  # 1 pilot, 10 estimation chunks
     assert a.shape == b.shape == (12_000,)  # the pilot summaries (10 % of the runs), for the figure
     assert result.n_runs == 120_000
     assert not result.violation
