@@ -108,3 +108,17 @@ def test_reproduction_setting_on_two_workers_equals_in_process(cluster):
     there = reproduce_sparse.run(settings, distributed.Executor(cluster))
     assert len(here) == reproduce_sparse.DATASETS * 3 * reproduce_sparse.EPS.size * reproduce_sparse.DRAWS
     pd.testing.assert_frame_equal(there, here)
+
+
+def test_audit_page_runs_on_the_configured_cluster(cluster, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv(distributed.SCHEDULER_ENV, cluster.scheduler.address)
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app_pages" / "audit.py"), default_timeout=240)
+    at.query_params.update({"method": "fdr", "eps": "1.0", "runs": "200000", "bug": "true"})
+    at.run()
+    assert "100,000,000" in at.select_slider(key="runs").options
+    assert any("at most ε ≈" in c.value and cluster.scheduler.address in c.value for c in at.caption)
+    at.button[0].click().run()
+    assert not at.exception
+    assert any("The data refute" in e.value for e in at.error)
