@@ -191,7 +191,14 @@ def _bound_from_counts(
     )
 
 
-def _audit_task(task) -> tuple[np.ndarray, np.ndarray]:
+def chunk_plan(n_runs: int) -> tuple[list[int], list[int]]:
+    """Chunk sizes of an audit of ``n_runs``: the pilot chunks, then the estimation chunks (a function of
+    ``n_runs`` only; chunk ``i`` in this order draws from child ``i`` of the audit's seed)."""
+    n_pilot = _pilot_size(n_runs, PILOT_FRACTION)
+    return split_runs(n_pilot), split_runs(n_runs - n_pilot)
+
+
+def audit_chunk(task) -> tuple[np.ndarray, np.ndarray]:
     """One chunk of an audit (runs on a Dask worker or in process): ``m`` runs on each neighbour from one seed.
 
     Without thresholds (pilot) it returns both samples of summaries; with them, only the counts above each
@@ -236,15 +243,15 @@ def run_audit(
     if n_runs < 100:
         raise ValueError("need the same number (≥ 100) of runs on both data sets")
     executor = executor or Executor()
-    n_pilot = _pilot_size(n_runs, PILOT_FRACTION)
-    pilot_sizes, estimate_sizes = split_runs(n_pilot), split_runs(n_runs - n_pilot)
+    pilot_sizes, estimate_sizes = chunk_plan(n_runs)
+    n_pilot = sum(pilot_sizes)
     seeds = spawn_seeds(seed, len(pilot_sizes) + len(estimate_sizes))
 
     def phase(start: int, sizes: list[int], thresholds, done_before: int):
         tasks = [(sample_a, sample_b, s, m, thresholds) for s, m in zip(seeds[start:], sizes)]
         report = None if progress is None else (
             lambda f: progress((done_before + f * sum(sizes)) / n_runs))
-        return executor.map(_audit_task, tasks, progress=report)
+        return executor.map(audit_chunk, tasks, progress=report)
 
     pilot = phase(0, pilot_sizes, None, 0)
     a = np.concatenate([p[0] for p in pilot])
