@@ -53,11 +53,16 @@ def configured_scheduler() -> str | None:
     return address or None
 
 
-def split_runs(n_runs: int) -> list[int]:
-    """Cut ``n_runs`` into task sizes, as equal as possible; a function of ``n_runs`` only."""
+def split_runs(n_runs: int, *, min_block: int = MIN_BLOCK, max_block: int = MAX_BLOCK,
+               target: int = TARGET_BLOCKS) -> list[int]:
+    """Cut ``n_runs`` into task sizes, as equal as possible; a function of ``n_runs`` (and the policy) only.
+
+    The defaults suit audit runs (microseconds each); costlier draws (a whole release each) pass smaller
+    blocks.
+    """
     if n_runs < 1:
         raise ValueError("need at least one run")
-    blocks = max(math.ceil(n_runs / MAX_BLOCK), min(TARGET_BLOCKS, max(1, n_runs // MIN_BLOCK)))
+    blocks = max(math.ceil(n_runs / max_block), min(target, max(1, n_runs // min_block)))
     base, extra = divmod(n_runs, blocks)
     return [base + 1] * extra + [base] * (blocks - extra)
 

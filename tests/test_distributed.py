@@ -122,3 +122,43 @@ def test_audit_page_runs_on_the_configured_cluster(cluster, monkeypatch):
     at.button[0].click().run()
     assert not at.exception
     assert any("The data refute" in e.value for e in at.error)
+
+
+def _noisy_error(grid: np.ndarray, draws: int, rng: np.random.Generator) -> np.ndarray:
+    """A stand-in metric: |Laplace(1/ε)| per ε and draw."""
+    return np.abs(rng.laplace(0.0, 1.0 / grid[:, None], (grid.size, draws)))
+
+
+def test_accuracy_first_draws_on_two_workers_equal_in_process(cluster):
+    from dpcore.utility import simulate_draws
+
+    grid = np.array([0.5, 1.0, 2.0, 4.0])
+    here = simulate_draws(_noisy_error, grid, 1_000, seed=4)
+    there = simulate_draws(_noisy_error, grid, 1_000, seed=4, executor=distributed.Executor(cluster))
+    assert here.shape == (4, 1_000)
+    np.testing.assert_array_equal(there, here)
+
+
+def test_accuracy_first_refines_with_more_draws_in_process(monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    def page():
+        import numpy as np
+
+        from ui.accuracy import accuracy_first
+
+        def simulate(grid, draws, rng):
+            return np.abs(rng.laplace(0.0, 1.0 / grid[:, None], (grid.size, draws)))
+
+        grid = np.array([0.5, 1.0, 2.0, 4.0])
+        accuracy_first(key="t", grid=grid, draws=simulate(grid, 50, np.random.default_rng(0)), metric_label="error",
+                       default_threshold=0.5, simulate=simulate)
+
+    monkeypatch.setenv(distributed.SCHEDULER_ENV, "tcp://127.0.0.1:1")  # private data: never sent there
+    at = AppTest.from_function(page, default_timeout=60)
+    at.run()
+    assert at.select_slider(key="t_refine_n").options == ["1,000", "5,000"]
+    assert any("from 50 simulated releases" in c.value for c in at.caption)
+    at.button(key="t_refine").click().run()
+    assert not at.exception
+    assert any("from 1000 simulated releases" in c.value for c in at.caption)
