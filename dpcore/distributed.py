@@ -8,12 +8,13 @@ same whether its tasks ran in this process, on 2 local worker processes or on
 50 remote workers, and a task that Dask re-runs after losing a worker gives
 the same output again.
 
-Where tasks run (:func:`executor`):
+Where tasks run: ``Executor(client)`` runs them on a Dask ``Client`` you
+hold; :func:`executor` opens (and closes) one
 
-* on a Dask ``Client`` passed in;
 * on the scheduler at ``scheduler="tcp://host:8786"``, or at the address in
   the environment variable ``DPCORE_DASK_SCHEDULER`` when nothing else is
-  given (start one with ``dask scheduler`` and ``dask worker ADDRESS``);
+  given (start one with ``dask scheduler`` and ``dask worker ADDRESS``; the
+  workers need this project's requirements and ``dpcore`` importable);
 * on a ``LocalCluster`` of ``local_workers`` single-threaded processes;
 * in this process otherwise (the default: no Dask import at all).
 
@@ -113,16 +114,14 @@ class Executor:
 
 
 @contextmanager
-def executor(
-    *, client=None, scheduler: str | None = None, local_workers: int | None = None
-) -> Iterator[Executor]:
-    """Where to run a job: a given client, a scheduler address, a LocalCluster, the configured one, or in process.
+def executor(*, scheduler: str | None = None, local_workers: int | None = None) -> Iterator[Executor]:
+    """Where to run a job: a scheduler address, a LocalCluster, the configured scheduler, or in process.
 
-    Clients and clusters opened here are closed on exit; a client passed in is left open.
+    The client and cluster opened here are closed on exit (scripts must open it under
+    ``if __name__ == "__main__":``, since local workers are started as new processes).
     """
-    if client is not None:
-        yield Executor(client)
-        return
+    if scheduler and local_workers:
+        raise ValueError("give a scheduler address or a number of local workers, not both")
     address = scheduler or (None if local_workers else configured_scheduler())
     if address is None and not local_workers:
         yield Executor()
