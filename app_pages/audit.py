@@ -75,9 +75,10 @@ with show_errors("Could not build the audit"):
         running.button("Cancel audit", key="audit_cancel", icon=":material/cancel:")
         bar = st.progress(0.0, text="Running the release on both neighbours…")
         with distributed.executor(scheduler=scheduler) as ex:
+            where = ex.where
             result, a, b = scenario.run(
                 runs, planted_bug=planted, seed=0, executor=ex,
-                progress=lambda f: bar.progress(f, text=f"{f:.0%} of {runs:,} runs per data set, {ex.where}"),
+                progress=lambda f: bar.progress(f, text=f"{f:.0%} of {runs:,} runs per data set, {where}"),
             )
         bar.empty()
         running.empty()
