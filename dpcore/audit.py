@@ -14,6 +14,11 @@ are union-bounded over all candidate events (both directions, both tails), so
 the confidence statement holds for the maximum. An audit can only refute a
 privacy claim (ε_LB > claimed ε), never prove one; a planted bug (noise
 scale halved) must be caught, which the tests check.
+
+:func:`run_audit` draws the runs in seeded chunks (:mod:`dpcore.distributed`):
+pilot chunks return their summaries, estimation chunks only their counts
+above each threshold, which add up exactly. So 10⁸ runs need no 10⁸-long
+array, and the chunks can run on a Dask cluster with the in-process result.
 """
 
 from __future__ import annotations
@@ -104,8 +109,9 @@ def _pilot_size(n_runs: int, fraction: float) -> int:
 
 
 def count_above(summaries, thresholds: np.ndarray) -> np.ndarray:
-    """How many ``summaries`` exceed each threshold (exact integer counts, so chunks add up)."""
-    ordered = np.sort(np.asarray(summaries, dtype=float).ravel())
+    """How many ``summaries`` exceed each threshold (exact integer counts, so chunks add up; NaN exceeds none)."""
+    values = np.asarray(summaries, dtype=float).ravel()
+    ordered = np.sort(values[~np.isnan(values)])
     return ordered.size - np.searchsorted(ordered, thresholds, side="right")
 
 
@@ -241,7 +247,7 @@ def run_audit(
     pilot summaries of both neighbours (at most 10⁶ each, for plotting).
     """
     if n_runs < 100:
-        raise ValueError("need the same number (≥ 100) of runs on both data sets")
+        raise ValueError("need at least 100 runs on each data set")
     executor = executor or Executor()
     pilot_sizes, estimate_sizes = chunk_plan(n_runs)
     n_pilot = sum(pilot_sizes)

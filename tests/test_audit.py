@@ -95,3 +95,12 @@ def test_the_runs_limit_what_an_audit_can_show_and_the_result_says_so():
     assert not untestable.violation and "can hardly be tested" in untestable.describe()
     testable = empirical_epsilon(np.zeros(n), np.arange(n) % 2, claimed_epsilon=1.0)
     assert "can hardly be tested" not in testable.describe()
+
+
+def test_counts_from_chunks_add_up_to_the_counts_of_the_whole_sample():
+    rng = np.random.default_rng(2)
+    values = np.concatenate([rng.integers(0, 5, 1_000).astype(float), [np.nan]])
+    thresholds = np.array([-1.0, 0.0, 2.5, 4.0])
+    whole = audit.count_above(values, thresholds)
+    assert list(whole) == [(values > t).sum() for t in thresholds]  # NaN is above no threshold, as with ">"
+    assert list(whole) == list(audit.count_above(values[:300], thresholds) + audit.count_above(values[300:], thresholds))
