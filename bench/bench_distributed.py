@@ -48,20 +48,20 @@ def _scenario(key: str, prefix: str):
 
 
 def _timed(fn, repeats: int = 1):
-    """Best wall-clock time of ``repeats`` calls (the least disturbed by other work on a shared machine)."""
+    """Wall-clock times of ``repeats`` calls (the best is the least disturbed by other work) and the output."""
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
         out = fn()
         times.append(time.perf_counter() - t0)
-    return min(times), out
+    return times, out
 
 
 def _chunk_seconds(scenario, m: int) -> float:
     """Compute time of one chunk of ``m`` runs per neighbour (best of 3, in process)."""
     task = (partial(scenario.sampler, "A", False), partial(scenario.sampler, "B", False),
             np.random.SeedSequence(0), m, np.linspace(-1, 1, 32))
-    return _timed(lambda: audit_chunk(task), REPEATS)[0]
+    return min(_timed(lambda: audit_chunk(task), REPEATS)[0])
 
 
 def _predicted_seconds(n_runs: int, per_run: float, task_cost: float, cores: int) -> float:
@@ -80,14 +80,15 @@ def main() -> dict:
         # task cost: round trip of empty tasks through the scheduler, per task, with both workers busy
         n_empty = 400
         t_empty, _ = _timed(lambda: ex.map(_empty, range(n_empty)))
-        task_cost = t_empty / n_empty * WORKERS
+        task_cost = t_empty[0] / n_empty * WORKERS
         for label, (key, prefix) in SCENARIOS.items():
             scenario = _scenario(key, prefix)
             scenario.run(200_000, executor=ex)  # warm both workers (imports, compiled kernels)
             scenario.run(200_000)
-            t_here, (here, _, _) = _timed(lambda: scenario.run(N_RUNS, seed=0), REPEATS)
+            times_here, (here, _, _) = _timed(lambda: scenario.run(N_RUNS, seed=0), REPEATS)
             with get_task_stream(ex.client) as stream:
-                t_there, (there, _, _) = _timed(lambda: scenario.run(N_RUNS, seed=0, executor=ex), REPEATS)
+                times_there, (there, _, _) = _timed(lambda: scenario.run(N_RUNS, seed=0, executor=ex), REPEATS)
+            t_here, t_there = min(times_here), min(times_there)
             busy = sum(s["stop"] - s["start"] for task in stream.data for s in task["startstops"]
                        if s["action"] == "compute")
             chunk = max(chunk_plan(N_RUNS)[1])
@@ -102,7 +103,7 @@ def main() -> dict:
                 f"seconds_{WORKERS}_workers": t_there,
                 "speed_up": t_here / t_there,
                 # share of the workers' wall-clock time spent computing chunks (all REPEATS runs)
-                "worker_utilisation": busy / (WORKERS * REPEATS * t_there),
+                "worker_utilisation": busy / (WORKERS * sum(times_there)),
                 "chunks": [len(s) for s in chunk_plan(N_RUNS)],
                 "estimation_chunk_runs": chunk,
                 "chunk_compute_seconds": t_chunk,
