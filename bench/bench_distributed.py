@@ -35,7 +35,7 @@ from dpcore.audit import audit_chunk, chunk_plan  # noqa: E402
 
 N_RUNS = 1_000_000
 WORKERS = 2
-REPEATS = 3  # best of 3
+REPEATS = 5  # best of 5
 CORES = 64
 SCENARIOS = {  # label → (method key, start of the scenario's name)
     "KT with private support (sparse)": ("sparse", "KT with private support"),
@@ -58,7 +58,7 @@ def _timed(fn, repeats: int = 1):
 
 
 def _chunk_seconds(scenario, m: int) -> float:
-    """Compute time of one chunk of ``m`` runs per neighbour (best of 3, in process)."""
+    """Compute time of one chunk of ``m`` runs per neighbour (best of 5, in process)."""
     task = (partial(scenario.sampler, "A", False), partial(scenario.sampler, "B", False),
             np.random.SeedSequence(0), m, np.linspace(-1, 1, 32))
     return min(_timed(lambda: audit_chunk(task), REPEATS)[0])
@@ -83,14 +83,18 @@ def main() -> dict:
         task_cost = t_empty[0] / n_empty * WORKERS
         for label, (key, prefix) in SCENARIOS.items():
             scenario = _scenario(key, prefix)
-            scenario.run(200_000, executor=ex)  # warm both workers (imports, compiled kernels)
+            scenario.run(N_RUNS, executor=ex)  # warm both workers (imports, compiled kernels, memory)
             scenario.run(200_000)
-            times_here, (here, _, _) = _timed(lambda: scenario.run(N_RUNS, seed=0), REPEATS)
-            with get_task_stream(ex.client) as stream:
-                times_there, (there, _, _) = _timed(lambda: scenario.run(N_RUNS, seed=0, executor=ex), REPEATS)
+            times_here, times_there, busy = [], [], 0.0
+            for _ in range(REPEATS):  # alternate, so both see the same load from other work on the machine
+                t, (here, _, _) = _timed(lambda: scenario.run(N_RUNS, seed=0))
+                times_here += t
+                with get_task_stream(ex.client) as stream:
+                    t, (there, _, _) = _timed(lambda: scenario.run(N_RUNS, seed=0, executor=ex))
+                times_there += t
+                busy += sum(s["stop"] - s["start"] for task in stream.data for s in task["startstops"]
+                            if s["action"] == "compute")
             t_here, t_there = min(times_here), min(times_there)
-            busy = sum(s["stop"] - s["start"] for task in stream.data for s in task["startstops"]
-                       if s["action"] == "compute")
             chunk = max(chunk_plan(N_RUNS)[1])
             t_chunk = _chunk_seconds(scenario, chunk)
             per_run = t_chunk / chunk
