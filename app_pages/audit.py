@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from dpcore import registry
+from dpcore import distributed, registry
+from dpcore.audit import max_detectable_epsilon
 from dpcore.figures import audit_figure
 from ui import audits, epsilon_slider, explain, page_header, show_errors, teaching, url_select_slider, url_selectbox, url_toggle
 
@@ -25,10 +26,18 @@ bounds give, with 99 % confidence (union-bounded over all events tried),
 If ε_lower exceeds the claimed ε, the mechanism is **broken**. If not, the audit found no violation — which is
 evidence, not proof: a cleverer pair or event might. Switch on the *planted bug* to see the audit catch a
 broken mechanism (each scenario names its bug: noise scale halved, clipping skipped, …). With N runs no audit can
-show more than about ε ≈ ln(N) − 2.4, so very large claims cannot be tested.
+show more than about ε ≈ ln(N) − 2.4, so very large claims cannot be tested. When the server is configured with a
+Dask cluster (`DPCORE_DASK_SCHEDULER`), runs of 10⁶–10⁸ per data set are offered: they are cut into chunks that
+the cluster's workers run in parallel, with the same result as in this process for the same seed.
 """,
     expanded=False,
 )
+
+RUNS = [10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000]
+CLUSTER_RUNS = [2_000_000, 5_000_000, 10_000_000, 20_000_000, 50_000_000, 100_000_000]
+scheduler = distributed.configured_scheduler()
+if st.session_state.get("audit_cancel"):
+    st.info("The audit was cancelled; the last completed result (if any) is shown below.", icon=":material/cancel:")
 
 keys = list(registry.METHODS)
 method = url_selectbox("Method", key="method", options=keys, format_func=registry.method_title)
@@ -46,22 +55,33 @@ with show_errors("Could not build the audit"):
         st.warning("This pair breaks the method *as published*: expect the audit to refute the claim even without a "
                    "planted bug. The method's page does not release this variant.", icon=":material/warning:")
     runs = url_select_slider(
-        "Runs per data set", key="runs", options=[10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000],
+        "Runs per data set", key="runs", options=RUNS + (CLUSTER_RUNS if scheduler else []),
         value=100_000, format_func=lambda n: f"{n:,}",
+        help="Runs of 2·10⁶ and more are offered when a Dask cluster is configured (DPCORE_DASK_SCHEDULER).",
     )
     planted = url_toggle(f"Plant a bug: {scenario.planted_bug_label}", key="bug")
+    st.caption(f"Resolution: with {runs:,} runs per data set this audit can show at most ε ≈ "
+               f"{max_detectable_epsilon(runs, delta=scenario.delta):.1f} — a larger violation shows as that value. "
+               + (f"Runs on the Dask cluster at {scheduler}." if scheduler else "Runs in this server process."))
     teaching(
         "1. The same release is computed many times on neighbour A and on neighbour B, with fresh noise each time. "
         "2. Each output becomes one number (the summary above). 3. For many thresholds we compare how often each "
         "side lands above or below. 4. The best-separating event, with confidence bounds, gives ε_lower."
     )
     if st.button("Run audit", type="primary"):
-        bar = st.progress(0.0, text="Running the release on both neighbours… (press Stop at the top right to cancel)")
-        result, a, b = scenario.run(
-            runs, planted_bug=planted, seed=0, chunk=max(runs // 20, 5_000),
-            progress=lambda f: bar.progress(f, text=f"{f:.0%} of {runs:,} runs per data set"),
-        )
+        running = st.empty()
+        # pressing Cancel reruns the page, which stops this run at its next progress update (the chunks still
+        # queued on a cluster are cancelled on the way out)
+        running.button("Cancel audit", key="audit_cancel", icon=":material/cancel:")
+        bar = st.progress(0.0, text="Running the release on both neighbours…")
+        with distributed.executor(scheduler=scheduler) as ex:
+            where = ex.where
+            result, a, b = scenario.run(
+                runs, planted_bug=planted, seed=0, executor=ex,
+                progress=lambda f: bar.progress(f, text=f"{f:.0%} of {runs:,} runs per data set, {where}"),
+            )
         bar.empty()
+        running.empty()
         st.session_state["_audit_last"] = (method, scenario.name, planted, result, a, b)
         audits().append(result)
 

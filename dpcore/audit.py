@@ -14,16 +14,24 @@ are union-bounded over all candidate events (both directions, both tails), so
 the confidence statement holds for the maximum. An audit can only refute a
 privacy claim (ε_LB > claimed ε), never prove one; a planted bug (noise
 scale halved) must be caught, which the tests check.
+
+:func:`run_audit` draws the runs in seeded chunks (:mod:`dpcore.distributed`):
+pilot chunks return their summaries, estimation chunks only their counts
+above each threshold, which add up exactly. So 10⁸ runs need no 10⁸-long
+array, and the chunks can run on a Dask cluster with the in-process result.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
-from typing import Callable
+from dataclasses import asdict, dataclass, replace
+from functools import partial
+from typing import Any, Callable
 
 import numpy as np
 from scipy import stats
+
+from dpcore.distributed import Executor, spawn_seeds, split_runs
 
 Sampler = Callable[[np.random.Generator, int], np.ndarray]
 
@@ -53,6 +61,11 @@ class AuditResult:
     def resolution(self) -> float:
         """The largest ε_lower this many runs can show at all (every A run in the event, no B run)."""
         return max_detectable_epsilon(self.n_runs, self.confidence, self.delta)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready fields (for the ledger and for reports), with the verdict and the resolution."""
+        return {**asdict(self), "violation": self.violation, "resolution": self.resolution,
+                "description": self.describe()}
 
     def describe(self) -> str:
         verdict = "violation: the claim is refuted" if self.violation else "no violation found"
@@ -88,10 +101,18 @@ def _candidate_thresholds(pilot: np.ndarray, n_thresholds: int) -> np.ndarray:
 
 N_THRESHOLDS = 32  # candidate thresholds; each gives 8 one-sided bounds (2 sides × 2 directions × 2 bounds)
 PILOT_FRACTION = 0.1
+PILOT_MAX = 1_000_000  # 10⁶ pilot runs place 32 thresholds well; more runs all go to estimation
 
 
 def _pilot_size(n_runs: int, fraction: float) -> int:
-    return max(int(fraction * n_runs), 10)
+    return min(max(int(fraction * n_runs), 10), PILOT_MAX)
+
+
+def count_above(summaries, thresholds: np.ndarray) -> np.ndarray:
+    """How many ``summaries`` exceed each threshold (exact integer counts, so chunks add up; NaN exceeds none)."""
+    values = np.asarray(summaries, dtype=float).ravel()
+    ordered = np.sort(values[~np.isnan(values)])
+    return ordered.size - np.searchsorted(ordered, thresholds, side="right")
 
 
 def max_detectable_epsilon(n_runs: int, confidence: float = 0.99, delta: float = 0.0) -> float:
@@ -129,11 +150,17 @@ def empirical_epsilon(
         raise ValueError("need the same number (≥ 100) of runs on both data sets")
     n_pilot = _pilot_size(a.size, pilot_fraction)
     thresholds = _candidate_thresholds(np.concatenate([a[:n_pilot], b[:n_pilot]]), n_thresholds)
-    a, b = a[n_pilot:], b[n_pilot:]
-    n = a.size
+    return _bound_from_counts(
+        thresholds, count_above(a[n_pilot:], thresholds), count_above(b[n_pilot:], thresholds),
+        n=a.size - n_pilot, n_pilot=n_pilot, claimed_epsilon=claimed_epsilon, delta=delta, confidence=confidence,
+    )
 
-    above_a = (a[None, :] > thresholds[:, None]).sum(axis=1)
-    above_b = (b[None, :] > thresholds[:, None]).sum(axis=1)
+
+def _bound_from_counts(
+    thresholds: np.ndarray, above_a: np.ndarray, above_b: np.ndarray, *, n: int, n_pilot: int,
+    claimed_epsilon: float, delta: float, confidence: float,
+) -> AuditResult:
+    """The best union-bounded ε lower bound over events ``{s > τ}`` / ``{s ≤ τ}`` from counts in ``n`` runs."""
     # rows: events; columns: (count in "first", count in "second")
     events = [
         ("above", "A", above_a, above_b),
@@ -170,6 +197,28 @@ def empirical_epsilon(
     )
 
 
+def chunk_plan(n_runs: int) -> tuple[list[int], list[int]]:
+    """Chunk sizes of an audit of ``n_runs``: the pilot chunks, then the estimation chunks (a function of
+    ``n_runs`` only; chunk ``i`` in this order draws from child ``i`` of the audit's seed)."""
+    n_pilot = _pilot_size(n_runs, PILOT_FRACTION)
+    return split_runs(n_pilot), split_runs(n_runs - n_pilot)
+
+
+def audit_chunk(task) -> tuple[np.ndarray, np.ndarray]:
+    """One chunk of an audit (runs on a Dask worker or in process): ``m`` runs on each neighbour from one seed.
+
+    Without thresholds (pilot) it returns both samples of summaries; with them, only the counts above each
+    threshold, so a chunk of estimation runs sends back a few integers whatever its size.
+    """
+    sample_a, sample_b, seed, m, thresholds = task
+    rng = np.random.default_rng(seed)
+    a = np.asarray(sample_a(rng, m), dtype=float).reshape(m)
+    b = np.asarray(sample_b(rng, m), dtype=float).reshape(m)
+    if thresholds is None:
+        return a, b
+    return count_above(a, thresholds), count_above(b, thresholds)
+
+
 def run_audit(
     sample_a: Sampler,
     sample_b: Sampler,
@@ -178,30 +227,46 @@ def run_audit(
     claimed_epsilon: float,
     delta: float = 0.0,
     seed: int = 0,
-    chunk: int = 50_000,
     progress: Callable[[float], None] | None = None,
     confidence: float = 0.99,
     n_thresholds: int = N_THRESHOLDS,
+    executor: Executor | None = None,
 ) -> tuple[AuditResult, np.ndarray, np.ndarray]:
-    """Draw ``n_runs`` summaries on each neighbour in vectorised chunks, then bound ε.
+    """Draw ``n_runs`` summaries on each neighbour in seeded chunks, then bound ε.
 
     ``sample_x(rng, draws)`` must return ``draws`` scalar summaries of the
-    mechanism's output on data set x. ``progress`` receives the completed
-    fraction after each chunk (the audit page drives a progress bar with it).
-    Returns the result and both summary samples (for plotting).
+    mechanism's output on data set x. The runs are cut into chunks by
+    :func:`dpcore.distributed.split_runs` — first the pilot runs, which
+    choose the thresholds, then the estimation runs, which only count — and
+    chunk ``i`` draws from child ``i`` of ``SeedSequence(seed)``. So the
+    result depends on ``seed`` and ``n_runs`` only, whether the chunks ran in
+    process or on any number of Dask workers (``executor``, see
+    :func:`dpcore.distributed.executor`). ``progress`` receives the completed
+    share of runs as chunks finish (the audit page drives a progress bar with
+    it; an exception from it cancels the audit). Returns the result and the
+    pilot summaries of both neighbours (at most 10⁶ each, for plotting).
     """
-    rng = np.random.default_rng(seed)
-    parts_a, parts_b, done = [], [], 0
-    while done < n_runs:
-        m = min(chunk, n_runs - done)
-        parts_a.append(np.asarray(sample_a(rng, m), dtype=float).reshape(m))
-        parts_b.append(np.asarray(sample_b(rng, m), dtype=float).reshape(m))
-        done += m
-        if progress is not None:
-            progress(done / n_runs)
-    a, b = np.concatenate(parts_a), np.concatenate(parts_b)
-    result = empirical_epsilon(
-        a, b, claimed_epsilon=claimed_epsilon, delta=delta, confidence=confidence, n_thresholds=n_thresholds
+    if n_runs < 100:
+        raise ValueError("need at least 100 runs on each data set")
+    executor = executor or Executor()
+    pilot_sizes, estimate_sizes = chunk_plan(n_runs)
+    n_pilot = sum(pilot_sizes)
+    seeds = spawn_seeds(seed, len(pilot_sizes) + len(estimate_sizes))
+
+    def phase(start: int, sizes: list[int], thresholds, done_before: int):
+        tasks = [(sample_a, sample_b, s, m, thresholds) for s, m in zip(seeds[start:], sizes)]
+        report = None if progress is None else (
+            lambda f: progress((done_before + f * sum(sizes)) / n_runs))
+        return executor.map(audit_chunk, tasks, progress=report)
+
+    pilot = phase(0, pilot_sizes, None, 0)
+    a = np.concatenate([p[0] for p in pilot])
+    b = np.concatenate([p[1] for p in pilot])
+    thresholds = _candidate_thresholds(np.concatenate([a, b]), n_thresholds)
+    counts = phase(len(pilot_sizes), estimate_sizes, thresholds, n_pilot)
+    result = _bound_from_counts(
+        thresholds, sum(c[0] for c in counts), sum(c[1] for c in counts), n=n_runs - n_pilot, n_pilot=n_pilot,
+        claimed_epsilon=claimed_epsilon, delta=delta, confidence=confidence,
     )
     return result, a, b
 
@@ -234,17 +299,18 @@ class AuditScenario:
         planted_bug: bool = False,
         seed: int = 0,
         progress: Callable[[float], None] | None = None,
-        chunk: int = 50_000,
+        executor: Executor | None = None,
     ) -> tuple[AuditResult, np.ndarray, np.ndarray]:
+        """Audit this pair with ``n_runs`` runs per neighbour (see :func:`run_audit`; same seed, same result)."""
         result, a, b = run_audit(
-            lambda rng, m: self.sampler("A", planted_bug, rng, m),
-            lambda rng, m: self.sampler("B", planted_bug, rng, m),
+            partial(self.sampler, "A", planted_bug),
+            partial(self.sampler, "B", planted_bug),
             n_runs=n_runs,
             claimed_epsilon=self.claimed_epsilon,
             delta=self.delta,
             seed=seed,
-            chunk=chunk,
             progress=progress,
+            executor=executor,
         )
         subject = f"{self.method}: {self.name} — " + (
             f"with a deliberately planted bug ({self.planted_bug_label})" if planted_bug else "the mechanism as released")

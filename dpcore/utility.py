@@ -20,12 +20,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Callable, Literal
 
 import numpy as np
 from scipy import stats
 
 from dpcore.audit import clopper_pearson_lower, clopper_pearson_upper
+from dpcore.distributed import Executor, spawn_seeds, split_runs
+
+#: one metric value per ε and draw: ``simulate(grid, draws, rng) -> array (len(grid), draws)``
+Simulator = Callable[[np.ndarray, int, np.random.Generator], np.ndarray]
+DRAW_BLOCK = (20, 500)  # draws per task (smallest, largest): each draw is a whole release
 
 
 @dataclass(frozen=True)
@@ -129,6 +134,34 @@ def smallest_epsilon(
         target=target,
         description=description,
     )
+
+
+def _draw_chunk(task) -> np.ndarray:
+    simulate, grid, seed, m = task
+    values = np.asarray(simulate(grid, m, np.random.default_rng(seed)), dtype=float)
+    if values.shape != (grid.size, m):
+        raise ValueError(f"simulate must return shape (len(grid), draws) = {(grid.size, m)}; got {values.shape}")
+    return values
+
+
+def simulate_draws(
+    simulate: Simulator,
+    grid,
+    n_draws: int,
+    *,
+    seed: int = 0,
+    executor: Executor | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> np.ndarray:
+    """``n_draws`` metric draws per ε for :func:`smallest_epsilon`, in seeded chunks (shape ``(len(grid), n_draws)``).
+
+    Chunk ``i`` (sizes from :func:`dpcore.distributed.split_runs`) draws from child ``i`` of
+    ``SeedSequence(seed)``, so the draws are the same in process or on any Dask cluster (``executor``).
+    """
+    grid = np.asarray(grid, dtype=float)
+    sizes = split_runs(n_draws, min_block=DRAW_BLOCK[0], max_block=DRAW_BLOCK[1])
+    tasks = [(simulate, grid, s, m) for s, m in zip(spawn_seeds(seed, len(sizes)), sizes)]
+    return np.concatenate((executor or Executor()).map(_draw_chunk, tasks, progress=progress), axis=1)
 
 
 def describe_draws(values, *, digits: int = 3) -> str:

@@ -13,7 +13,9 @@ kaleido, pinned in requirements-test.txt, which drives a local Chrome/Chromium; 
 Each private experiment runs with the paper's threshold rule (default, private) and the authors'
 candidate-count rule (to compare with their published numbers).
 
-    .venv/bin/python scripts/reproduce_fdr.py [--runs 100]
+    .venv/bin/python scripts/reproduce_fdr.py [--runs 100] [--scheduler ADDRESS | --local-workers N]
+
+Each π1 (and the ε sweep) is one task with its own seed, so the tables are the same in process or on Dask.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dpcore import fdr  # noqa: E402
+from dpcore import distributed, fdr  # noqa: E402
 from dpcore import fdr_figures as ff  # noqa: E402
 
 OUT = ROOT / "bench" / "results" / "fdr_reproduction"
@@ -48,17 +50,18 @@ def _label(tab: pd.DataFrame, rule: str) -> pd.DataFrame:
     return tab
 
 
-def _by_pi1(kind: str, runs: int, theta: float, settings: fdr.Settings, seed: int) -> pd.DataFrame:
+def _pi1_table(kind: str, i: int, runs: int, theta: float, settings: fdr.Settings, seed: int) -> pd.DataFrame:
+    """Both threshold rules at ``PI1[i]`` (one task: its stream is seeded by ``(seed, i)``)."""
+    pi1 = PI1[i]
+    rng = np.random.default_rng([seed, i])
+    sim = fdr.simulate_bernoulli if kind == "bernoulli" else fdr.simulate_truncexp
+    streams = sim(runs, T, pi1=pi1, theta=theta, rng=rng)
+    s = dataclasses.replace(settings, cutoff=max(1, round(T * pi1)))
     tables = []
-    for i, pi1 in enumerate(PI1):
-        rng = np.random.default_rng([seed, i])
-        sim = fdr.simulate_bernoulli if kind == "bernoulli" else fdr.simulate_truncexp
-        streams = sim(runs, T, pi1=pi1, theta=theta, rng=rng)
-        s = dataclasses.replace(settings, cutoff=max(1, round(T * pi1)))
-        for rule in ("paper", "code"):
-            methods = fdr.METHODS if rule == "paper" else fdr.PRIVATE_METHODS
-            tab = fdr.sweep({pi1: streams}, methods, dataclasses.replace(s, rule=rule), rng=rng)
-            tables.append(_label(tab, rule))
+    for rule in ("paper", "code"):
+        methods = fdr.METHODS if rule == "paper" else fdr.PRIVATE_METHODS
+        tab = fdr.sweep({pi1: streams}, methods, dataclasses.replace(s, rule=rule), rng=rng)
+        tables.append(_label(tab, rule))
     return pd.concat(tables, ignore_index=True)
 
 
@@ -92,7 +95,7 @@ def _markdown(table: pd.DataFrame, x_name: str) -> str:
     return "\n".join([header, rule] + body)
 
 
-def main(runs: int = 100, seed: int = 2024) -> None:
+def main(runs: int = 100, seed: int = 2024, executor: distributed.Executor | None = None) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     if "BROWSER_PATH" not in os.environ and Path("/usr/bin/chromium").exists():
         os.environ["BROWSER_PATH"] = "/usr/bin/chromium"  # kaleido finds Debian's Chromium through this
@@ -103,17 +106,24 @@ def main(runs: int = 100, seed: int = 2024) -> None:
           f"{runs} runs × {T} hypotheses, fresh data per run, α = 0.05, δ = 2.5e-4, s = 1, γ ∝ j^-1.6 "
           "(j^-1.4 for the AI rules). Entries: mean ± 1 SE over runs.", ""]
 
-    tab = _by_pi1("bernoulli", runs, 0.75, base, seed)
+    executor = executor or distributed.Executor()
+    by_pi1 = [(_pi1_table, "bernoulli", i, runs, 0.75, base, seed) for i in range(len(PI1))]
+    by_pi1_exp = [(_pi1_table, "truncexp", i, runs, 1.8, base, seed + 1) for i in range(len(PI1))]
+    tables = executor.map(distributed.call, by_pi1 + [(_by_eps, runs, base, seed)] + by_pi1_exp,
+                          progress=distributed.print_progress(f"PAPRIKA reproduction {executor.where}"))
+    k = len(PI1)
+
+    tab = pd.concat(tables[:k], ignore_index=True)
     _save("bernoulli_vs_pi1", tab, ff.sweep_figure(tab, x_title="π1", alpha=base.alpha, bound=bound),
           "Bernoulli (n = 1000, θ = 0.75), ε = 5, c = 800·π1")
     md += ["## 1. Bernoulli, ε = 5, c = 800·π1, vs π1", "", _markdown(tab, "π1"), ""]
 
-    tab = _by_eps(runs, base, seed)
+    tab = tables[k]
     _save("bernoulli_vs_eps", tab, ff.sweep_figure(tab, x_title="ε", alpha=base.alpha, bound=bound, log_x=True),
           "Bernoulli (n = 1000, θ = 0.75), π1 = 0.05, c = 40, vs ε")
     md += ["## 2. Bernoulli, π1 = 0.05, c = 40, vs ε", "", _markdown(tab, "ε"), ""]
 
-    tab = _by_pi1("truncexp", runs, 1.8, base, seed + 1)
+    tab = pd.concat(tables[k + 1:], ignore_index=True)
     _save("truncexp_vs_pi1", tab, ff.sweep_figure(tab, x_title="π1", alpha=base.alpha, bound=bound),
           "Truncated exponential (n = 1000, θ = 1.8), ε = 5, c = 800·π1")
     md += ["## 3. Truncated exponential (θ = 1.8), ε = 5, c = 800·π1, vs π1", "", _markdown(tab, "π1"), ""]
@@ -127,5 +137,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--seed", type=int, default=2024)
+    distributed.add_arguments(parser)
     args = parser.parse_args()
-    main(args.runs, args.seed)
+    with distributed.executor(scheduler=args.scheduler, local_workers=args.local_workers) as ex:
+        main(args.runs, args.seed, ex)

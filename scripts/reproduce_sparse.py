@@ -8,7 +8,8 @@ in the paper. Also our remedy for the audit's support-flip violation, KT with a 
 
 Writes ``bench/results/sparse_reproduction.csv`` (one row per method, d, ε with mean and standard error
 of the ℓ2 error, support F1 and test MSE) and ``bench/results/sparse_reproduction.md`` (tables + verdict).
-Run: ``.venv/bin/python scripts/reproduce_sparse.py`` (a few minutes on 2 cores).
+Run: ``.venv/bin/python scripts/reproduce_sparse.py [--scheduler ADDRESS | --local-workers N]`` (a few minutes
+on 2 cores; each data set is one task, so the same numbers come out in process or on a Dask cluster).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+import argparse  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -27,6 +29,7 @@ import pandas as pd  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from dpcore import distributed  # noqa: E402
 from dpcore import sparse as sp  # noqa: E402
 
 S_STAR, EPS = 10, np.array([0.5, 1.0, 2.0, 5.0])
@@ -43,26 +46,34 @@ LOGISTIC_SETTINGS = ((1000, 1000), (10_000, 1000))
 LOGISTIC_VARIANTS = [v for v in VARIANTS if v[0] in ("nonprivate", "kt", "dp_ight", "kt_ps")]
 
 
-def run(n: int, d: int, loss: str = "linear", variants=VARIANTS) -> pd.DataFrame:
+def dataset_rows(task) -> list[dict]:
+    """Every variant on data set ``ds`` of one setting (one task: its seeds depend on the setting and ``ds`` only)."""
+    n, d, loss, variants, ds = task
     rows = []
     delta = 1.0 / n**2
-    for ds in range(DATASETS):
-        data = sp.make_synthetic(n, d, S_STAR, noise=0.5, loss=loss, rng=np.random.default_rng(1000 * d + n + ds))
-        for key, label, extra in variants:
-            rng = np.random.default_rng(7 + ds)
-            if key == "nonprivate":
-                coef = sp.nonprivate_ight(data.X, data.y, sparsity=S_STAR, loss=loss, **PARAMS).coef
-                coef = np.broadcast_to(coef, (EPS.size, DRAWS, d))
-            else:
-                coef = sp.BATCH[key](data.X, data.y, sparsity=S_STAR, epsilons=EPS, delta=delta, rng=rng,
-                                     draws=DRAWS, loss=loss, **PARAMS, **extra).coef
-            met = sp.metrics(coef, theta=data.theta, X_test=data.X_test, y_test=data.y_test, loss=loss)
-            for i, eps in enumerate(EPS):
-                for r in range(DRAWS):
-                    rows.append({"loss": loss, "n": n, "d": d, "method": label, "epsilon": eps, "dataset": ds, "draw": r,
-                                 "l2_error": met["l2_error"][i, r], "f1": met["f1"][i, r],
-                                 "test_mse": met["test_error"][i, r]})
-    return pd.DataFrame(rows)
+    data = sp.make_synthetic(n, d, S_STAR, noise=0.5, loss=loss, rng=np.random.default_rng(1000 * d + n + ds))
+    for key, label, extra in variants:
+        rng = np.random.default_rng(7 + ds)
+        if key == "nonprivate":
+            coef = sp.nonprivate_ight(data.X, data.y, sparsity=S_STAR, loss=loss, **PARAMS).coef
+            coef = np.broadcast_to(coef, (EPS.size, DRAWS, d))
+        else:
+            coef = sp.BATCH[key](data.X, data.y, sparsity=S_STAR, epsilons=EPS, delta=delta, rng=rng,
+                                 draws=DRAWS, loss=loss, **PARAMS, **extra).coef
+        met = sp.metrics(coef, theta=data.theta, X_test=data.X_test, y_test=data.y_test, loss=loss)
+        for i, eps in enumerate(EPS):
+            for r in range(DRAWS):
+                rows.append({"loss": loss, "n": n, "d": d, "method": label, "epsilon": eps, "dataset": ds, "draw": r,
+                             "l2_error": met["l2_error"][i, r], "f1": met["f1"][i, r],
+                             "test_mse": met["test_error"][i, r]})
+    return rows
+
+
+def run(settings, executor: distributed.Executor | None = None, progress=None) -> pd.DataFrame:
+    """Raw rows of every ``(n, d, loss, variants)`` setting, one task per data set."""
+    tasks = [(n, d, loss, variants, ds) for n, d, loss, variants in settings for ds in range(DATASETS)]
+    parts = (executor or distributed.Executor()).map(dataset_rows, tasks, progress=progress)
+    return pd.DataFrame([row for part in parts for row in part])
 
 
 def summarise(raw: pd.DataFrame) -> pd.DataFrame:
@@ -100,10 +111,11 @@ def table(summary: pd.DataFrame, n: int, d: int, metric: str, loss: str = "linea
     return "\n".join(lines)
 
 
-def main() -> None:
+def main(executor: distributed.Executor) -> None:
     t0 = time.time()
-    raw = pd.concat([run(n, d) for n, d in SETTINGS]
-                    + [run(n, d, "logistic", LOGISTIC_VARIANTS) for n, d in LOGISTIC_SETTINGS], ignore_index=True)
+    settings = ([(n, d, "linear", VARIANTS) for n, d in SETTINGS]
+                + [(n, d, "logistic", LOGISTIC_VARIANTS) for n, d in LOGISTIC_SETTINGS])
+    raw = run(settings, executor, progress=distributed.print_progress(f"sparse reproduction {executor.where}"))
     summary = summarise(raw)
     out = ROOT / "bench" / "results"
     summary.to_csv(out / "sparse_reproduction.csv", index=False)
@@ -127,4 +139,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    distributed.add_arguments(parser)
+    args = parser.parse_args()
+    with distributed.executor(scheduler=args.scheduler, local_workers=args.local_workers) as ex:
+        main(ex)

@@ -73,9 +73,10 @@ def test_scenario_runs_with_progress():
             0.0 if which == "A" else 1.0, rng=rng, draws=m),
     )
     seen = []
-    result, a, b = scenario.run(120_000, chunk=50_000, progress=seen.append)
-    assert seen == pytest.approx([50_000 / 120_000, 100_000 / 120_000, 1.0])
-    assert a.shape == b.shape == (120_000,)
+    result, a, b = scenario.run(120_000, progress=seen.append)
+    assert len(seen) == 1 + 10 and seen == sorted(seen) and seen[-1] == pytest.approx(1.0)  # 1 pilot, 10 estimation chunks
+    assert a.shape == b.shape == (12_000,)  # the pilot summaries (10 % of the runs), for the figure
+    assert result.n_runs == 120_000
     assert not result.violation
     assert scenario.run(120_000, planted_bug=True)[0].violation
 
@@ -94,3 +95,12 @@ def test_the_runs_limit_what_an_audit_can_show_and_the_result_says_so():
     assert not untestable.violation and "can hardly be tested" in untestable.describe()
     testable = empirical_epsilon(np.zeros(n), np.arange(n) % 2, claimed_epsilon=1.0)
     assert "can hardly be tested" not in testable.describe()
+
+
+def test_counts_from_chunks_add_up_to_the_counts_of_the_whole_sample():
+    rng = np.random.default_rng(2)
+    values = np.concatenate([rng.integers(0, 5, 1_000).astype(float), [np.nan]])
+    thresholds = np.array([-1.0, 0.0, 2.5, 4.0])
+    whole = audit.count_above(values, thresholds)
+    assert list(whole) == [(values > t).sum() for t in thresholds]  # NaN is above no threshold, as with ">"
+    assert list(whole) == list(audit.count_above(values[:300], thresholds) + audit.count_above(values[300:], thresholds))

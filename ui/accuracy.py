@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 import streamlit as st
 
+from dpcore import distributed
 from dpcore.figures import epsilon_choice_figure
-from dpcore.utility import smallest_epsilon
+from dpcore.utility import Simulator, simulate_draws, smallest_epsilon
 from ui.widgets import url_number, url_radio, url_slider
+
+REFINE_DRAWS = [1_000, 5_000]
+CLUSTER_REFINE_DRAWS = [20_000, 100_000]
 
 
 def accuracy_first(
@@ -20,12 +26,18 @@ def accuracy_first(
     larger_is_better: bool = False,
     basis: str = "the custodian's data",
     allow_probability: bool = True,
+    simulate: Simulator | None = None,
+    public_data: bool = False,
 ) -> None:
     """Expander where a user states a target on ``metric_label`` and reads off the smallest ε.
 
     ``draws`` has shape ``(len(grid), R)`` (one metric value per ε and noise
     draw). The result is labelled as an estimate on ``basis``: computing it
-    touches the private data and is not itself a release.
+    touches the private data and is not itself a release. With ``simulate``
+    (see :func:`dpcore.utility.simulate_draws`) the user can refine the
+    estimate with many more draws, with a progress bar and a cancel button;
+    they run on the configured Dask cluster only when ``public_data`` (a
+    bundled data set): uploaded data never leaves this server process.
     """
     with st.expander("Accuracy first — find the smallest ε that meets a target", expanded=False):
         kinds = ["probability", "mean"] if allow_probability else ["mean"]
@@ -41,6 +53,8 @@ def accuracy_first(
         if kind == "probability":
             probability = url_slider("with probability at least", key=f"{key}_prob", min_value=0.5,
                                      max_value=0.99, value=0.9, step=0.01)
+        if simulate is not None:
+            draws = _refined(key, simulate, grid, draws, public_data)
         choice = smallest_epsilon(grid, np.asarray(draws), threshold=threshold, kind=kind, probability=probability,
                                   larger_is_better=larger_is_better)
         (st.success if choice.met else st.warning)(choice.summary())
@@ -51,3 +65,24 @@ def accuracy_first(
         )
         y_title = "P(target met)" if kind == "probability" else metric_label
         st.plotly_chart(epsilon_choice_figure(choice, metric_label=y_title), key=f"{key}_fig")
+
+
+def _refined(key: str, simulate: Simulator, grid, draws, public_data: bool):
+    """The page's draws, or many more when the user asks (shown for this run of the page only)."""
+    scheduler = distributed.configured_scheduler() if public_data else None
+    options = REFINE_DRAWS + (CLUSTER_REFINE_DRAWS if scheduler else [])
+    cols = st.columns([3, 1])
+    n = cols[0].select_slider("Refine with more simulated releases per ε", options=options, key=f"{key}_refine_n",
+                              format_func=lambda v: f"{v:,}")
+    if not cols[1].button("Refine", key=f"{key}_refine"):
+        return draws
+    running = st.empty()
+    running.button("Cancel", key=f"{key}_refine_cancel", icon=":material/cancel:")  # reruns the page: stops this
+    bar = st.progress(0.0)
+    with distributed.executor(scheduler=scheduler) if scheduler else nullcontext(distributed.Executor()) as ex:
+        where = ex.where
+        refined = simulate_draws(simulate, grid, n, executor=ex,
+                                 progress=lambda f: bar.progress(f, text=f"{f:.0%} of {n:,} draws per ε, {where}"))
+    bar.empty()
+    running.empty()
+    return refined
