@@ -5,7 +5,7 @@ import streamlit as st
 from dpcore import distributed, registry
 from dpcore.audit import max_detectable_epsilon
 from dpcore.figures import audit_figure
-from ui import audits, epsilon_slider, explain, page_header, show_errors, teaching, url_select_slider, url_selectbox, url_toggle
+from ui import audits, epsilon_slider, get_ledger, explain, page_header, show_errors, teaching, url_select_slider, url_selectbox, url_toggle
 
 page_header(
     "Privacy audit",
@@ -84,6 +84,10 @@ with show_errors("Could not build the audit"):
         running.empty()
         st.session_state["_audit_last"] = (method, scenario.name, planted, result, a, b)
         audits().append(result)
+        # kept in the ledger's database beside the releases, so a reviewer can cite it later (synthetic pairs only)
+        get_ledger().record_audit(f"{registry.method_title(method)}: {scenario.name}",
+                                  {**result.as_dict(), "method": method, "scenario": scenario.name,
+                                   "planted_bug": planted})
 
 last = st.session_state.get("_audit_last")
 if last is not None:

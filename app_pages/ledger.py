@@ -103,6 +103,17 @@ else:
 
 st.subheader("Session report")
 bundles = releases()
+kept_audits = ledger.audit_records()
+if kept_audits:
+    st.subheader("Audits kept in the ledger")
+    st.caption("Every audit run on this deployment (synthetic worst-case neighbours, no data), newest first.")
+    st.dataframe(pd.DataFrame([{"time (UTC)": a["time"], "audit": a["subject"],
+                                "claimed ε": a["summary"].get("claimed_epsilon"),
+                                "empirical ε lower bound": a["summary"].get("epsilon_lower"),
+                                "runs": a["summary"].get("n_runs"), "planted bug": a["summary"].get("planted_bug"),
+                                "refuted": a["summary"].get("violation")} for a in reversed(kept_audits)]),
+                 hide_index=True, width="stretch")
+
 notes, audit_results = list(release_notes()), list(audits())
 if bundles or audit_results:
 

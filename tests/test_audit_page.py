@@ -48,3 +48,15 @@ def test_known_violation_is_listed_and_refuted():
     assert any("breaks the method" in w.value for w in at.warning)
     at.button[0].click().run()
     assert any("The data refute" in e.value for e in at.error)
+
+
+def test_audits_are_kept_in_the_ledger_database_and_listed_on_the_ledger_page():
+    """A long audit is cited later: its result outlives the session, in the same database as the releases."""
+    _run("survival", bug=True)
+    ledger_page = AppTest.from_file(str(Path(PAGE).with_name("ledger.py")), default_timeout=60)
+    ledger_page.run()
+    assert not ledger_page.exception
+    (kept,) = [d for d in ledger_page.dataframe if "empirical ε lower bound" in d.value.columns]
+    row = kept.value.iloc[0]
+    assert row["planted bug"] and row["refuted"] and row["runs"] == 200_000
+    assert "Survival" in row["audit"]
