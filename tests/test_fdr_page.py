@@ -120,6 +120,7 @@ def test_an_uploaded_stream_releases_only_with_an_eta_the_user_states():
         at.checkbox(key="fdr_eta_confirm").check().run()
         assert not at.button(key="release_button_fdr").disabled, _release_reason(at)
         at.button(key="release_button_fdr").click().run()
+        at.button(key="release_confirm_fdr").click().run()  # the confirmation dialog
         assert not at.exception, at.exception
         notes = " ".join(at.session_state["_release_last_fdr"].notes)
         assert "rests on the user-stated η = 0.0831" in notes and "Every test in the stream runs on the same" in notes

@@ -147,6 +147,7 @@ def _released_minus_noised(rows: list[str], **select) -> np.ndarray:
         at = _with_upload("\n".join(rows).encode(), **select)
         with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload("\n".join(rows).encode(), "mine.csv")):
             at.button(key="release_button_regression").click().run()
+            at.button(key="release_confirm_regression").click().run()  # the confirmation dialog
     _ok(at)
     bundle = at.session_state["_release_last_regression"]
     nxy = bundle.tables["noisy_nxy"]["nxy"].to_numpy()
@@ -194,6 +195,7 @@ def test_upload_rows_marked_public_are_listed_in_the_release():
         _ok(at)
         assert "7 public records are added without noise" in _noised(at)
         at.button(key="release_button_regression").click().run()
+        at.button(key="release_confirm_regression").click().run()  # the confirmation dialog
     _ok(at)
     bundle = at.session_state["_release_last_regression"]
     assert bundle.notes[1] == "Public cell lines (not protected): " + ", ".join(f"row {i}" for i in range(2, 9)) + "."
