@@ -9,6 +9,7 @@ import streamlit as st
 
 from dpcore.accounting import table_fingerprint
 from dpcore.validation import InputError, read_csv
+from ui.layout import literal
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,6 @@ def upload_csv(key: str, *, label: str = "Upload a CSV file", hint: str = "", he
     try:
         frame = read_csv(data)
     except InputError as err:
-        st.error(f"{uploaded.name}: {err}", icon=":material/warning:")
+        st.error(literal(f"{uploaded.name}: {err}"), icon=":material/warning:")
         return None
     return UploadedTable(frame=frame, fingerprint=table_fingerprint(frame), name=uploaded.name)
