@@ -25,6 +25,7 @@ from dpcore.utility import describe_draws
 
 EPS_SWEEP = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 OMEGAS = [float(v) for v in R.OMEGA_GRID]
+MIN_RECORDS = 60  # 20 held out for testing, 10 non-private (default), > 20 for private training (a slider)
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,7 @@ def _upload() -> Source | None:
     with ui.show_errors("The uploaded file cannot be used"):
         if not (yhi > ylo and xhi > xlo):
             raise ValueError("Each public maximum must be larger than its minimum.")
-        X, y = R.regression_from_frame(frame, response=resp, features=feats)
+        X, y = R.regression_from_frame(frame, response=resp, features=feats, min_rows=MIN_RECORDS)
         return Source(f"{name} (uploaded)", fp, X, y, tuple(feats), (xlo, xhi), (ylo, yhi), "public",
                       f"observed {resp}", "upload", ("upload",))
     return None
@@ -199,7 +200,6 @@ def _clamp(key: str, lo: int, hi: int) -> None:
             st.session_state[key] = clamped
 
 
-MIN_RECORDS = 60  # 20 held out for testing, 10 non-private (default), > 20 for private training (a slider)
 if N < MIN_RECORDS:
     st.error(f"The data have {N} records; this page needs at least {MIN_RECORDS} (20 held out for testing, 10 "
              "non-private and more than 20 for private training).")
