@@ -47,9 +47,21 @@ def _require_chromium() -> None:
     pytest.skip(message)
 
 
+class ServerURL(str):
+    """The app server's base URL (a ``str``), which also carries the server process's ``pid``."""
+
+    pid: int
+
+    def __new__(cls, url: str, pid: int):
+        obj = super().__new__(cls, url)
+        obj.pid = pid
+        return obj
+
+
 @pytest.fixture(scope="session")
 def app_server():
-    """Run ``streamlit run app.py`` on a free loopback port for the whole session; yield its URL."""
+    """Run ``streamlit run app.py`` on a free loopback port for the whole session; yield its URL
+    (a :class:`ServerURL`: ``app_server.pid`` is the server's process id, e.g. to read its memory)."""
     _require_chromium()
     port = _free_port()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -73,7 +85,7 @@ def app_server():
     else:
         proc.kill()
         pytest.fail("streamlit did not become healthy within 90 s")
-    yield url
+    yield ServerURL(url, proc.pid)
     proc.terminate()
     try:
         proc.wait(timeout=10)
