@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -138,3 +139,32 @@ def test_switch_from_link_text(raw, expected, noted):
 def test_choice_notes_quote_long_values_short():
     option, note = _option_from_text("y" * 10_000, ["a", "b"], "a")
     assert option == "a" and len(note) < 200
+
+
+BROWSER_LINKS = [
+    "/survival?eps=[Click to verify your account](https://evil.example/login)&sv_seed=1e309&sv_R=inf"
+    "&sv_hor=www.evil.example&teach=![x](http://evil.example/pixel.png)",
+    "/fdr?eps=![x](http://evil.example/pixel.png)&fdr_seed=inf&fdr_R=-1&fdr_T=1e999",
+    "/sparse?eps=<img src=http://evil.example/p.png>&sp_s=1e309&sp_T2=-inf&sp_seed=nan&sp_sstar=2.5",
+    "/regression?eps=[x](https://evil.example)&rg_seed=1e309&rg_d=1e999&rg_p1=0.37&rg_priors=maybe",
+    "/audit?eps=[Click](https://evil.example)&runs=inf&method=%E2%9C%93&bug=1",
+]
+
+
+@pytest.mark.browser
+def test_hostile_links_in_chromium_show_literal_notes_and_fetch_nothing(app_server, chromium_page, streamlit_idle,
+                                                                         page_screenshot):
+    page = chromium_page
+    fetched = []
+    page.on("request", lambda request: fetched.append(request.url) if "evil" in (urlparse(request.url).hostname or "")
+            else None)
+    for link in BROWSER_LINKS:
+        page.goto(f"{app_server}{link}")
+        streamlit_idle(page)
+        page.get_by_text("Link:").first.wait_for()
+        assert page.locator('[data-testid="stException"]').count() == 0, link
+        assert page.locator('a[href*="evil"]').count() == 0, link
+        assert page.locator('img[src*="evil"]').count() == 0, link
+        assert "evil.example" in page.locator('[data-testid="stMain"]').inner_text(), link  # shown, as text
+    page_screenshot(page, "hostile-link-audit")
+    assert not fetched, fetched
