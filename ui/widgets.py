@@ -173,8 +173,18 @@ def _choice_bound(widget, label: str, key: str, options, default, format_func, *
         from_text=lambda raw: _option_from_text(raw, options, default),
         fit=lambda v: v if v in options else default,
         seed=lambda v: {seed_arg: v if seed_arg == "value" else options.index(v)},
-        options=options, format_func=format_func or str, **kwargs,
+        options=options, format_func=_labels(options, format_func or str), **kwargs,
     )
+
+
+def _labels(options, format_func) -> Callable:
+    """``format_func`` as a lookup of its labels, computed now.
+
+    Streamlit keeps a widget's ``format_func`` in the session for as long as the session lives, and a
+    page's lambda holds on to every global of the page's run (its data, fitted models, …): a few
+    sessions of a heavy page held gigabytes. The lookup holds the labels only.
+    """
+    return {option: format_func(option) for option in options}.__getitem__
 
 
 def _numeric_bound(widget, label: str, key: str, *, value, min_value, max_value, step=None, snap: bool, **kwargs):
@@ -256,9 +266,11 @@ def url_number(label: str, *, key: str, value, min_value=None, max_value=None, s
                           step=step, snap=False, **kwargs)
 
 
-def url_multiselect(label: str, *, key: str, **kwargs):
+def url_multiselect(label: str, *, key: str, options, format_func=str, **kwargs):
     """Native binding: Streamlit keeps only offered options from a link (repeated keys select several)."""
-    return st.multiselect(label, key=key, bind="query-params", **kwargs)
+    options = list(options)
+    return st.multiselect(label, key=key, bind="query-params", options=options,
+                          format_func=_labels(options, format_func), **kwargs)
 
 
 def epsilon_options(min_value: float = 0.05, max_value: float = 20.0) -> list[float]:
