@@ -136,7 +136,7 @@ if source_kind == "bundled":
     prov = load_survival(name).provenance
     st.caption(f"Source: {prov['source']} · licence: {prov['licence']} · {prov['rows']} people · public metadata: "
                f"time in {src.time_unit}, horizon {src.horizon:g} {src.time_unit}"
-               + (f", groups by {src.group_label}: {', '.join(src.groups)}" if src.groups else "")
+               + (f", groups by {ui.literal(src.group_label)}: {ui.literal(', '.join(src.groups))}" if src.groups else "")
                + (f", event types: {', '.join(src.event_labels)}" if len(src.event_labels) > 1 else ""))
 else:
     name = None
