@@ -283,13 +283,13 @@ def survival_from_frame(frame: pd.DataFrame, *, time_col: str, event_col: str, g
     it, so it is never read off the data, and a row with an undeclared
     label is refused.
     """
-    from dpcore.validation import coded_column, declared_category_column, distinct_columns, numeric_column
+    from dpcore.validation import declared_category_column, distinct_columns, numeric_column, role_code_column
 
     distinct_columns(time_col, event_col, group_col)
     if not 1 <= int(n_types) <= 9:
         raise InputError("the number of event types must be between 1 and 9")
     time = numeric_column(frame, time_col, minimum=0, what="time")
-    event = coded_column(frame, event_col, list(range(int(n_types) + 1)), what="event code")
+    event = role_code_column(frame, event_col, list(range(int(n_types) + 1)), role="event")
     group = groups = None
     if group_col:
         if not group_labels:
