@@ -105,7 +105,7 @@ def _settle(page, quiet_ms: float = 1500, timeout_s: float = 180) -> None:
 def _slider(page, label: str):
     box = page.locator('[data-testid="stMain"] [data-testid="stSlider"]').filter(
         has=page.locator('[data-testid="stWidgetLabel"]', has_text=label)).first
-    return box.locator('[role="slider"]').first
+    return box.locator('input[type="range"]').first
 
 
 def _moves(page, label: str) -> dict:
