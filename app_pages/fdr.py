@@ -92,6 +92,22 @@ def sim_eps_sweep(kind, R, T, pi1, n, theta, seed, settings: fdr.Settings):
     return _eps_sweep(s.pvalues, s.truth, settings, seed)
 
 
+def _eps_sweep_figure(table: pd.DataFrame, settings: fdr.Settings, T: int):
+    return ff.sweep_figure(table, x_title="privacy budget ε (log scale)", alpha=settings.alpha,
+                           bound=settings.alpha + settings.delta * T, log_x=True)
+
+
+def _eps_sweep_and_figure(p, truth, settings: fdr.Settings, seed: int):
+    table, curves = _eps_sweep(p, truth, settings, seed)
+    return table, curves, _eps_sweep_figure(table, settings, p.shape[1])
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def sim_eps_sweep_figure(kind, R, T, pi1, n, theta, seed, settings: fdr.Settings):
+    """The sweep over ε as a figure, built once per public configuration (not on every rerun)."""
+    return _eps_sweep_figure(sim_eps_sweep(kind, R, T, pi1, n, theta, seed, settings)[0], settings, T)
+
+
 def _mean_se(means, ses) -> list[str]:
     """"mean ± SE" cells; power without true effects is undefined (NaN) and says so."""
     return [f"{m:.3f} ± {e:.3f}" if np.isfinite(m) else "— (no true effects)" for m, e in zip(means, ses)]
@@ -431,11 +447,12 @@ if truth_runs is not None:
     with ui.show_errors("Sweep failed"):
         if upload_p is None:
             eps_table, curves = sim_eps_sweep(src, R, T, pi1, n_obs, theta, seed, sweep_settings)
+            eps_figure = sim_eps_sweep_figure(src, R, T, pi1, n_obs, theta, seed, sweep_settings)
         else:  # per-session memo: once per upload and configuration, never in a cache shared by sessions
-            eps_table, curves = ui.session_memo("fdr_eps_sweep", (data_fp, R, seed, sweep_settings),
-                                                lambda: _eps_sweep(p_runs, truth_runs, sweep_settings, seed))
-        st.plotly_chart(ff.sweep_figure(eps_table, x_title="privacy budget ε (log scale)", alpha=alpha,
-                                        bound=alpha + delta_exp * T, log_x=True), key="fdr_fig_eps")
+            eps_table, curves, eps_figure = ui.session_memo(
+                "fdr_eps_sweep", (data_fp, R, seed, sweep_settings),
+                lambda: _eps_sweep_and_figure(p_runs, truth_runs, sweep_settings, seed))
+        st.plotly_chart(eps_figure, key="fdr_fig_eps")
         st.caption("Private methods: mean over runs with ±2 SE error bars at each ε; the non-private methods do not "
                    "depend on ε (flat). Read the ε chosen above off the horizontal axis.")
         if np.isfinite(curves[1].power).any():  # power is undefined when the truth labels have no true effect

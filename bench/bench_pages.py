@@ -176,7 +176,7 @@ spent = [0.0]
 native = plotly.io.to_json
 def timed(*a, **k):
     t = time.perf_counter(); out = native(*a, **k); spent[0] += time.perf_counter() - t; return out
-pc.plotly.io.to_json = timed
+plotly.io.to_json = timed
 at = AppTest.from_file({str(ROOT / "app_pages" / f"{name}.py")!r}, default_timeout=600)
 at.run(); at.run()
 eps = at.select_slider(key="eps")
