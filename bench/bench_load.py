@@ -23,7 +23,7 @@ from pathlib import Path
 from playwright.async_api import async_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_pages import FLAGS, ROOT, _serve  # noqa: E402
+from bench_pages import EPSILON, FLAGS, ROOT, _serve  # noqa: E402
 
 PAGES = ["survival", "regression", "sparse", "fdr", "audit"]
 RUNNING = ("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
@@ -52,8 +52,7 @@ async def _session(browser, url: str, index: int, timeout_ms: int) -> dict:
         for name in PAGES[index % len(PAGES):] + PAGES[:index % len(PAGES)]:  # sessions start on different pages
             start = time.monotonic()
             await page.goto(f"{url}/{name}")
-            slider = page.locator('[data-testid="stSlider"]').filter(has_text="ε").first.locator(
-                'input[type="range"]').first
+            slider = page.locator(EPSILON).first  # the page's ε slider (not "Share of ε …")
             await slider.wait_for()
             await _idle(page, timeout_ms)
             await slider.focus()

@@ -102,10 +102,15 @@ def _settle(page, quiet_ms: float = 1500, timeout_s: float = 180) -> None:
     raise TimeoutError("page never settled")
 
 
+EPSILON = 'input[type="range"][aria-label^="Privacy budget ε"], input[type="range"][aria-label^="Claimed ε"]'
+
+
 def _slider(page, label: str):
-    box = page.locator('[data-testid="stMain"] [data-testid="stSlider"]').filter(
-        has=page.locator('[data-testid="stWidgetLabel"]', has_text=label)).first
-    return box.locator('input[type="range"]').first
+    """The page's ε slider (``label`` "ε"; not e.g. "Share of ε …"), or the slider whose label starts with ``label``."""
+    main = page.locator('[data-testid="stMain"]')
+    if label == "ε":
+        return main.locator(EPSILON).first
+    return main.locator(f'input[type="range"][aria-label^="{label}"]').first
 
 
 def _moves(page, label: str) -> dict:
