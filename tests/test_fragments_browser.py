@@ -1,8 +1,9 @@
 """Chromium: moving ε on a method page reruns only what depends on ε (issue 14).
 
-Before the move, every figure that does not depend on the chosen ε (the sweeps over ε), and the page's other
-controls, are tagged through JavaScript; after the move the very same DOM nodes must still be attached and
-tagged (they were not re-rendered), while the figures that do depend on ε did change.
+Before the move, every figure that does not depend on the chosen ε (the sweeps over ε), and another of the page's
+controls, is tagged through JavaScript and watched by a MutationObserver; after the move the very same DOM
+nodes must still be attached and nothing inside them changed (not re-rendered, not even redrawn in place by
+Plotly.react), while a figure that does depend on ε did change.
 """
 
 from __future__ import annotations
@@ -21,17 +22,23 @@ PAGES = {
 
 TAG = """(keys) => {
   const nodes = [];
+  window.__dpMutations = [];
   for (const key of keys) {
-    const node = document.querySelector(`.st-key-${key} .js-plotly-plot, .st-key-${key} [data-testid="stSlider"]`);
+    const box = document.querySelector(`.st-key-${key}`);
+    const node = box && box.querySelector('.js-plotly-plot, [data-testid="stSlider"]');
     if (!node) return `missing: ${key}`;
     node.__dpTag = key;
     nodes.push(node);
+    // any change inside (Plotly.react redraws in place, keeping the outer node) counts as a re-render
+    new MutationObserver((records) => { window.__dpMutations.push(key); })
+      .observe(box, {subtree: true, childList: true, attributes: true, characterData: true});
   }
   window.__dpTagged = nodes;
   return null;
 }"""
 
-CHECK = """() => window.__dpTagged.filter(n => !(n.isConnected && n.__dpTag)).map(n => n.__dpTag || '?')"""
+CHECK = """() => window.__dpTagged.filter(n => !(n.isConnected && n.__dpTag)).map(n => n.__dpTag || '?')
+  .concat([...new Set(window.__dpMutations)].map(k => `${k} changed`))"""
 
 SPEC = """(key) => {
   const node = document.querySelector(`.st-key-${key} .js-plotly-plot`);
