@@ -97,7 +97,7 @@ def main() -> int:
     per_page = {p: [r["pages"][p] for r in results if p in r["pages"]] for p in PAGES}
     summary = {"sessions": args.sessions, "seconds": round(time.monotonic() - start, 1), "errors": errors,
                "load_average": os.getloadavg(),
-               "page_seconds": {p: {"visits": len(v), "median": statistics.median(v) if v else None,
+               "page_seconds": {p: {"visits": len(v), "median": round(statistics.median(v), 2) if v else None,
                                     "max": max(v) if v else None} for p, v in per_page.items()}}
     out = ROOT / "bench" / "results"
     (out / "load.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
