@@ -1282,7 +1282,6 @@ def release(pvalues, *, alpha: float, epsilon: float, delta: float, sensitivity:
     noise are internal to SparseVector and are never exported. The authors' code rule is refused
     (its α_t depends on unreleased candidacy indicators).
     """
-    from dpcore.fdr_figures import release_figure  # (fdr_figures imports this module)
     from dpcore.release import ReleaseBundle
 
     p, single = _as_runs(pvalues)
@@ -1314,8 +1313,6 @@ def release(pvalues, *, alpha: float, epsilon: float, delta: float, sensitivity:
         mechanisms=(f"SparseVector: Laplace threshold noise b = 2ηc/ε = {scale_alpha:.4g}, redrawn after each rejection",
                     f"Laplace per-test noise b = 4ηc/ε = {scale_test:.4g} on log p (sensitivity η = {eta:g})"),
         public_params=params, tables={"rejections": table}, unit="person in the data behind the p-values",
-        figures={"Released discoveries and test levels": release_figure(rej, res.alpha[0], title=f"{name}: released "
-                                                                          "discoveries and test levels α_t")},
         notes=(f"Neighbours: one person's record is replaced. Every test in the stream runs on the same records, so "
                f"one person can move every log p-value (floored at μ = {floor:g}) by at most η = {eta:.4g} at once; "
                f"the guarantee allows all {T} to move together.",

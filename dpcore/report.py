@@ -8,6 +8,11 @@ the private data without noise, in a separate file labelled "internal, not
 private" that pages offer only when asked. Plain HTML with Plotly's
 JavaScript inlined once (no network needed to open it; the browser's
 Print → PDF gives the paper copy).
+
+Which figures a release's report shows is decided here (:func:`dpcore.release_figures.figures_for`),
+not by the release: releases return data. This module reads bundles by their attributes and does not
+import :mod:`dpcore.release` (which imports it, for the ZIP); the ledger's history report, which
+rebuilds bundles from stored JSON, is in :mod:`dpcore.history`.
 """
 
 from __future__ import annotations
@@ -18,9 +23,8 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from dpcore import __version__
-from dpcore.accounting import ReleaseRecord
 from dpcore.audit import AuditResult
-from dpcore.release import ReleaseBundle
+from dpcore.release_figures import figures_for
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:980px;margin:2em auto;padding:0 1em;
@@ -109,7 +113,7 @@ def html_report(bundles: Sequence, *, title: str | None = None, audits: Iterable
         parts.append("</ul><h3>Public parameters</h3>" + _params_html(bundle.public_params))
         if bundle.notes:
             parts.append("<ul>" + "".join(f"<li>{_esc(n)}</li>" for n in bundle.notes) + "</ul>")
-        for name, fig in bundle.figures.items():
+        for name, fig in figures_for(bundle).items():
             parts.append(f"<h3>{_esc(name)}</h3>")
             parts.append(fig.to_html(full_html=False, include_plotlyjs=not plotly_js_included, config={"responsive": True}))
             plotly_js_included = True
@@ -136,27 +140,3 @@ def internal_notes_html(notes: Iterable[CustodianNote], *, title: str | None = N
         parts.append(f"<h2>{_esc(note.title)}</h2><p>{_esc(note.text)}</p>")
     parts.append(banner)
     return _document(title or "Custodian's internal notes (not private)", parts)
-
-
-def history_report(name: str, records: Sequence[ReleaseRecord]) -> str:
-    """One data set's whole history from the ledger: every charge, and every release's stored DP values.
-
-    ``records`` come from ``Ledger.records(key, with_values=True)``; charges whose drawing failed or was
-    interrupted cost budget too and are listed, though they have no values.
-    """
-    epsilon = math.fsum(r.epsilon for r in records)
-    delta = math.fsum(r.delta for r in records)
-    rows = "".join(
-        f"<tr><td>{_esc(r.time)}</td><td>{_esc(r.method)}</td><td>{r.epsilon:g}</td><td>{r.delta:g}</td>"
-        f"<td>{_esc(r.page)}</td><td>{_esc(r.status)}</td></tr>"
-        for r in records
-    )
-    preamble = (
-        f"<p>{len(records)} charge(s) recorded in the privacy ledger for {_esc(name)}; total by basic composition "
-        f"<b>ε = {epsilon:g}, δ = {delta:g}</b>. A charge whose status is not “released” drew no values that left "
-        "(its drawing failed or was interrupted) but its cost stays.</p>"
-        "<table><tr><th>time (UTC)</th><th>method</th><th>ε</th><th>δ</th><th>page</th><th>status</th></tr>"
-        f"{rows}</table>"
-    )
-    bundles = [ReleaseBundle.from_json(r.values) for r in records if r.values]
-    return html_report(bundles, title=f"Privacy ledger history: {name}", preamble=preamble)

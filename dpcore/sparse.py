@@ -1368,7 +1368,6 @@ def _release_private_support(X, y, *, sparsity, epsilon, delta, loss, dataset, f
                              select_share: float = 0.5, **params):
     """OpenDP release of KT with a private support (see :func:`kt_private_support_batch` for the proof)."""
     from dpcore.release import ReleaseBundle
-    from dpcore.sparse_figures import coefficient_figure
     import pandas as pd
 
     p, _, X, y, s, _ = _setup(X, y, sparsity, [epsilon], delta, loss, None, params)
@@ -1403,7 +1402,6 @@ def _release_private_support(X, y, *, sparsity, epsilon, delta, loss, dataset, f
     notes = ("Support: top s of Laplace-noised sample-and-aggregate votes (pure DP, ε·select_share). Teacher: the "
              "λ-strongly convex ridge fit on that public support inside the ℓ1 ball; sensitivity of X̃_Sθ̂ computed "
              "exactly with ‖X̃_S‖op (no probabilistic event). Student: least squares on the support (post-processing).",)
-    fig = coefficient_figure({"released student": coef}, feature_names=names, title="Released student coefficients")
     return ReleaseBundle(
         method="Sparse regression by knowledge transfer (private support)", dataset=dataset, fingerprint=fingerprint,
         epsilon=float(epsilon), delta=float(delta),
@@ -1411,4 +1409,4 @@ def _release_private_support(X, y, *, sparsity, epsilon, delta, loss, dataset, f
                     f"Gaussian mechanism on the m = {m} synthetic responses X̃_Sθ̂_S: {noise.describe()}"),
         public_params=public, tables=tables,
         parts={"support selection (Laplace)": float(e1), "synthetic responses (Gaussian)": float(e2)},
-        figures={"coefficients": fig}, notes=notes)
+        notes=notes)

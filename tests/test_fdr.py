@@ -15,6 +15,7 @@ from scipy import stats
 from dpcore import fdr
 from dpcore import fdr_reference as ref
 from dpcore.release import ReleaseBundle
+from dpcore.release_figures import figures_for
 from dpcore.validation import InputError
 
 # A short stream and a short γ (γ_1, γ_2, γ_3 = 0.5, 0.3, 0.2; γ_j = 0 after) for hand computation.
@@ -414,7 +415,7 @@ def test_release_bundle_contains_only_the_rejection_set():
     assert table.rejected.sum() <= 20 and table.rejected.sum() > 0
     assert "p" not in " ".join(table.columns).split()
     assert '"epsilon": 5.0' in bundle.to_json()
-    (figure,) = bundle.figures.values()  # the report's figure plots released values only: α_t and the discoveries
+    (figure,) = figures_for(bundle).values()  # the report's figure plots released values only: α_t and the discoveries
     released = set(np.round(table.alpha_t, 12))
     assert all(set(np.round(trace.y, 12)) <= released for trace in figure.data)
     with pytest.raises(ValueError):
