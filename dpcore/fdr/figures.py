@@ -9,7 +9,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpcore.fdr import METHODS, StreamResult, UtilityCurve, log_pvalues
+from dpcore.fdr.core import StreamResult, log_pvalues
+from dpcore.fdr.sensitivity import METHODS
+from dpcore.fdr.sweeps import UtilityCurve
 from dpcore.figures import NONPRIVATE, PALETTE, PRIVATE, TRUTH, WARNING, base_layout, epsilon_axis, rgba
 
 METHOD_COLOURS = dict(zip(METHODS, ("#3b3b3b", "#8c6d31", "#7b5ea7", "#17becf", PRIVATE, "#e69500")))
