@@ -18,7 +18,6 @@ rebuilds bundles from stored JSON, is in :mod:`dpcore.history`.
 from __future__ import annotations
 
 import html
-import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 

@@ -1,3 +1,4 @@
+# ruff: noqa: I001  (imports in data-flow order, not alphabetical)
 """Private online false discovery rate control: PAPRIKA against SAFFRON, LORD++ and alpha-investing.
 
 Specification: ``shared/docs/fdr.md`` (Zhang, Kamath & Cummings, "PAPRIKA").
@@ -15,9 +16,9 @@ The files, in the order data flows (each imports only the ones above it):
 5. ``paprika.py`` — the **private rule**: PAPRIKA (AI) noise and run;
 6. ``one_call.py`` — one-call functions, :class:`Settings`, :func:`run_all`;
 7. ``simulate.py`` — **simulators** of p-value streams with known truth;
-8. ``metrics.py`` — **post-processing**: FDP, power, summary tables;
+8. ``evaluation.py`` — **post-processing**: FDP, power, summary tables;
 9. ``sweeps.py`` — privacy–utility curves over ε;
-10. ``release.py`` — :func:`release`: one OpenDP run as a ReleaseBundle (data only);
+10. ``bundle.py`` — :func:`release`: one OpenDP run as a ReleaseBundle (data only);
 11. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
 12. ``audit.py`` — audit scenarios (neighbouring pairs for the black-box audit);
 13. ``reference.py`` — the per-stream Python loops the compiled core is tested against.
@@ -105,13 +106,13 @@ from dpcore.fdr.one_call import (  # noqa: F401
 from dpcore.fdr.simulate import (  # noqa: F401
     simulate_bernoulli, simulate_truncexp, Streams, TRUNCEXP_MU0, TRUNCEXP_SIGMA0,
 )
-from dpcore.fdr.metrics import (  # noqa: F401
+from dpcore.fdr.evaluation import (  # noqa: F401
     COMPARED_SHIFTS, fdp_power, fdr_bound, Metrics, metrics, mfdr, shift_cost, summary_table,
 )
 from dpcore.fdr.sweeps import (  # noqa: F401
     sweep, utility_curve, UtilityCurve,
 )
-from dpcore.fdr.release import (  # noqa: F401
+from dpcore.fdr.bundle import (  # noqa: F401
     release,
 )
 from dpcore.fdr.audit import (  # noqa: F401

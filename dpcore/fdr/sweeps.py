@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore.fdr.core import _as_runs
-from dpcore.fdr.metrics import fdp_power, metrics, mfdr
+from dpcore.fdr.evaluation import fdp_power, metrics, mfdr
 from dpcore.fdr.one_call import Settings, run_all, run_method
 from dpcore.fdr.simulate import Streams
 

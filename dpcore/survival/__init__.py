@@ -1,3 +1,4 @@
+# ruff: noqa: I001  (imports in data-flow order, not alphabetical)
 """Differentially private survival analysis on a public time grid.
 
 Specification: ``shared/docs/survival.md`` (Gondara & Wang, "Differentially Private Survival Function
@@ -17,8 +18,8 @@ The files, in the order data flows (each imports only the ones above it):
    baseline, equal to lifelines on the binned data);
 5. ``one_call.py`` — one-call functions for notebooks: :func:`kaplan_meier`, :func:`nelson_aalen`,
    :func:`cumulative_incidence`, :func:`logrank`;
-6. ``utility.py`` — Monte-Carlo utility over R draws and over ε;
-7. ``release.py`` — :func:`release`: one OpenDP release as a ReleaseBundle (data only);
+6. ``monte_carlo.py`` — Monte-Carlo utility over R draws and over ε;
+7. ``bundle.py`` — :func:`release`: one OpenDP release as a ReleaseBundle (data only);
 8. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
 9. ``audit.py`` — worst-case neighbouring pairs for the black-box audit.
 
@@ -42,10 +43,10 @@ from dpcore.survival.estimators import (  # noqa: F401
 from dpcore.survival.one_call import (  # noqa: F401
     cumulative_incidence, kaplan_meier, logrank, LogrankResult, nelson_aalen, SurvivalResult,
 )
-from dpcore.survival.utility import (  # noqa: F401
+from dpcore.survival.monte_carlo import (  # noqa: F401
     noise_std_people, Utility, utility, utility_curve, UtilityCurve,
 )
-from dpcore.survival.release import (  # noqa: F401
+from dpcore.survival.bundle import (  # noqa: F401
     release, released_tables,
 )
 from dpcore.survival.audit import (  # noqa: F401

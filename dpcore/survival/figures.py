@@ -9,7 +9,7 @@ from plotly.subplots import make_subplots
 from dpcore.figures import NONPRIVATE, PALETTE, PRIVATE, WARNING, band, base_layout, curve, epsilon_axis
 from dpcore.survival.estimators import CurveSet
 from dpcore.survival.grid import ESTIMATORS
-from dpcore.survival.utility import UtilityCurve
+from dpcore.survival.monte_carlo import UtilityCurve
 
 Y_TITLES = {"km": "survival probability S(t)", "na": "cumulative hazard H(t)", "cif": "cumulative incidence F(t)"}
 

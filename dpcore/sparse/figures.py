@@ -8,9 +8,19 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dpcore.figures import (  # noqa: F401  (coefficient_figure: the shared stem plot, used by the sparse page)
-    COLOURS, NONPRIVATE, PALETTE, TRUTH, band, base_layout, coefficient_figure, curve, epsilon_axis, mark_epsilon,
+    COLOURS,
+    NONPRIVATE,
+    PALETTE,
+    TRUTH,
+    band,
+    base_layout,
+    coefficient_figure,
+    curve,
+    epsilon_axis,
+    mark_epsilon,
     series_colour,
 )
+
 
 def utility_figure(curve_data, metric: str, *, labels: Mapping[str, str], epsilon: float | None = None,
                    y_title: str = "", title: str | None = None, log_y: bool = False) -> go.Figure:
