@@ -32,6 +32,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy import special
 
+from dpcore import regression as R
+from dpcore import survival as sv
 from dpcore.audit import AuditScenario, clopper_pearson_lower, clopper_pearson_upper
 from dpcore.mechanisms import Noise
 
@@ -417,8 +419,6 @@ def survival_pair(time, event, grid, *, epsilon: float, index: int, alt_time: fl
     counts: one person is left, in one cell — the bin of their time and
     whether they had an event or were censored (the differencing attack).
     """
-    from dpcore import survival as sv
-
     time, event = np.asarray(time, dtype=float), np.asarray(event)
     if not 0 <= index < time.size:
         raise ValueError(f"record {index + 1} does not exist (the data set has {time.size})")
@@ -470,8 +470,6 @@ def regression_pair(X, y, *, epsilon: float, index: int, alt_x, alt_y: float, bx
     ``x xᵀ``, ``x y`` and ``y²`` of the last (clipped) record: ``|y| = √(y²)``
     and ``x = (x y)/y`` recover the record up to a joint sign.
     """
-    from dpcore import regression as R
-
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     if not 0 <= index < y.size:
         raise ValueError(f"record {index + 1} does not exist (the data set has {y.size})")

@@ -6,10 +6,23 @@ from typing import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
-from dpcore.figures import NONPRIVATE, PALETTE, PRIVATE, TRUTH, WARNING, band, base_layout, curve, epsilon_axis, \
-    mark_epsilon, quantile_band, rgba
-from dpcore.regression import MODELS
+from dpcore.figures import (
+    NONPRIVATE,
+    PALETTE,
+    PRIVATE,
+    TRUTH,
+    WARNING,
+    band,
+    base_layout,
+    curve,
+    epsilon_axis,
+    mark_epsilon,
+    quantile_band,
+    rgba,
+)
+from dpcore.regression.linalg import MODELS
 
 MODEL_COLOURS = dict(zip(MODELS, (NONPRIVATE, PRIVATE, PALETTE[1], PALETTE[3], PALETTE[4])))
 
@@ -170,8 +183,6 @@ def rho_panels(epsilons, rho_eps: np.ndarray, sizes, rho_size: np.ndarray, *, ep
     ``rho_eps`` (models, n_eps, repeats), ``rho_size`` (models, n_sizes, repeats); bands are 10–90 %
     over CV repeats.
     """
-    from plotly.subplots import make_subplots
-
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
                         subplot_titles=(f"over ε (n = {n_private} private)", f"over private size (ε = {epsilon:g})"))
     for col, x, values in ((1, list(epsilons), rho_eps), (2, list(sizes), rho_size)):
