@@ -21,6 +21,9 @@ This module computes, for a neighbouring pair:
   simultaneous Clopper–Pearson band (:func:`empirical_roc`).
 
 Everything here is a preview: seeded NumPy noise, never charged or exported.
+
+Why one file (just over 500 lines): the trade-off bound, the neighbouring pairs and their ROC are one
+argument read top to bottom; apart, each piece only makes sense beside the others.
 """
 
 from __future__ import annotations
