@@ -11,6 +11,7 @@ import streamlit as st
 from threadpoolctl import threadpool_limits
 
 from ui import current_dataset, get_ledger, session_id, url_toggle
+from ui.state import forget_current_dataset
 from ui.widgets import forget_control
 from ui.layout import TEACHING_KEY, literal
 
@@ -74,7 +75,11 @@ def _session_status() -> None:
 # Release button, depending on which pages were visited before.
 if st.session_state.get("_page") != navigation.url_path:
     if "_page" in st.session_state:
-        forget_control("eps")  # (the browser drops the URL parameter on navigation; a script-side switch may not)
+        linked = st.query_params.get("eps")  # an in-app link to a configuration (st.page_link) carries its own ε
+        forget_control("eps")  # (the sidebar's navigation drops the URL parameters; no page switches in script)
+        if linked is not None:
+            st.query_params["eps"] = linked
+        forget_current_dataset()  # the sidebar names the data set of the page shown
     st.session_state["_page"] = navigation.url_path
 
 # Drawn before the page (kept when the page stops early with st.stop, which drops anything drawn after

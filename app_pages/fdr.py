@@ -44,7 +44,7 @@ def _simulate(kind: str, R: int, T: int, pi1: float, n: int, theta: float, seed:
                                truth=np.concatenate([one.truth, more.truth]))
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@ui.public_cache("fdr streams", max_entries=32)
 def sim_streams(kind: str, R: int, T: int, pi1: float, n: int, theta: float, seed: int) -> fdr.Streams:
     return _simulate(kind, R, T, pi1, n, theta, seed)
 

@@ -25,6 +25,7 @@ from dpcore.utility import describe_draws
 
 EPS_SWEEP = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 OMEGAS = [float(v) for v in R.OMEGA_GRID]
+MIN_RECORDS = 60  # 20 held out for testing, > 20 for private training (a slider), room for both to move
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,8 @@ def _upload() -> Source | None:
     with ui.show_errors("The uploaded file cannot be used"):
         if not (yhi > ylo and xhi > xlo):
             raise ValueError("Each public maximum must be larger than its minimum.")
-        X, y, public = R.regression_from_frame(frame, response=resp, features=feats, public=mark)
+        X, y, public = R.regression_from_frame(frame, response=resp, features=feats, public=mark,
+                                               min_rows=MIN_RECORDS)
         return Source(f"{name} (uploaded)", fp, X, y, tuple(feats), (xlo, xhi), (ylo, yhi), "public",
                       f"observed {resp}", "upload", ("upload",), tuple(f"row {i + 2}" for i in range(len(y))),
                       public, f"marked 1 in column {mark!r} by the user" if mark else "")
@@ -234,7 +236,6 @@ def _clamp(key: str, lo: int, hi: int) -> None:
             st.session_state[key] = clamped
 
 
-MIN_RECORDS = 60  # 20 held out for testing, > 20 for private training (a slider), room for both to move
 n_rest = rest.size
 if n_rest < MIN_RECORDS:
     st.error(f"The data have {n_rest} private records; this page needs at least {MIN_RECORDS} (20 held out for "

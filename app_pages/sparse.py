@@ -33,12 +33,12 @@ DEFAULT_DRUG = "Drug_1047_IC50"  # Nutlin-3a (MDM2 inhibitor): TP53 status is th
 # --------------------------------------------------------------------------
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+@ui.public_cache("sparse data", max_entries=8)
 def _synthetic(n: int, d: int, s_star: int, loss: str, noise: float, seed: int) -> sp.SparseData:
     return sp.make_synthetic(n, d, s_star, loss=loss, noise=noise, rng=np.random.default_rng(seed))
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@ui.public_cache("sparse GDSC", max_entries=16)
 def _gdsc(drug: str, d: int, loss: str, threshold: float) -> sp.SparseData:
     return sp.gdsc_problem(drug, d, loss=loss, threshold=threshold)
 
@@ -80,12 +80,12 @@ def _run_sweep(data, s, delta, methods, R, seed, params, progress=None):
                             rng=np.random.default_rng(seed + 2), progress=progress, **params)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@ui.public_cache("sparse previews", max_entries=32)
 def _preview_public(key: tuple, s, eps, delta, methods, R, seed, params_items):
     return _run_preview(_public_data(key), s, eps, delta, methods, R, seed, dict(params_items))
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@ui.public_cache("sparse sweeps", max_entries=16)
 def _sweep_public(key: tuple, s, delta, methods, R, seed, params_items):
     return _run_sweep(_public_data(key), s, delta, methods, R, seed, dict(params_items))
 

@@ -109,7 +109,7 @@ def _upload() -> Source | None:
     labels = None
     if gcol != none:
         labels = st.text_input(
-            f"Group labels in {gcol!r} (public: as fixed by the study design, comma-separated)", key="sv_glabels",
+            f"Group labels in {ui.literal(repr(gcol))} (public: as fixed by the study design, comma-separated)", key="sv_glabels",
             placeholder="e.g. control, treatment",
             help="Which groups exist must be declared, not read off the file: a lone person in a rare group would "
                  "otherwise reveal themselves through the list of groups. Rows with other labels are refused.")
@@ -136,7 +136,7 @@ if source_kind == "bundled":
     prov = load_survival(name).provenance
     st.caption(f"Source: {prov['source']} · licence: {prov['licence']} · {prov['rows']} people · public metadata: "
                f"time in {src.time_unit}, horizon {src.horizon:g} {src.time_unit}"
-               + (f", groups by {src.group_label}: {', '.join(src.groups)}" if src.groups else "")
+               + (f", groups by {ui.literal(src.group_label)}: {ui.literal(', '.join(src.groups))}" if src.groups else "")
                + (f", event types: {', '.join(src.event_labels)}" if len(src.event_labels) > 1 else ""))
 else:
     name = None
@@ -170,7 +170,7 @@ with c2:
                                        "planned follow-up): times after H count as censored at H."))
     compare = aware = False
     if src.groups:
-        compare = ui.url_toggle(f"Compare by {src.group_label or 'group'}", key="sv_cmp", value=True,
+        compare = ui.url_toggle(f"Compare by {ui.literal(src.group_label or 'group')}", key="sv_cmp", value=True,
                                 help="Per-group curves and a log-rank test; the groups' counts are released "
                                      "together (sensitivity 4).")
     if compare:
@@ -289,7 +289,7 @@ accuracy_first(key="sv_acc", grid=uc.epsilons, draws=uc.sup_error, metric_label=
 
 # ---- groups ----------------------------------------------------------------------
 if G > 1:
-    st.subheader(f"Groups: {src.group_label or 'group'}")
+    st.subheader(f"Groups: {ui.literal(src.group_label or 'group')}")
     lr_exact = sv.logrank_test(sv.postprocess(counts.collapse_types()))
     noisy_table = sv.postprocess(noisy.collapse_types(), risk_set=risk_set)
     lr_plain = sv.logrank_test(noisy_table)

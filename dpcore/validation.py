@@ -125,7 +125,7 @@ def numeric_column(
     integer: bool = False,
     what: str = "value",
 ) -> np.ndarray:
-    """A finite float (or int) array from ``column``; names the first bad row.
+    """A finite float (or int) array from ``column``; names the bad row, or counts them and names the first few.
 
     Refuses blanks, non-numbers, NaN and ±inf (explicitly, since pandas
     happily parses "inf"), values outside ``[minimum, maximum]`` and, when
@@ -134,26 +134,49 @@ def numeric_column(
     require_columns(frame, [column])
     raw = frame[column].astype(str).str.strip()
     values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
-    bad = ~np.isfinite(values)
-    if bad.any():
-        i = int(np.argmax(bad))
-        shown = raw.iloc[i]
-        problem = "is empty" if shown == "" else f"is {shown!r}, not a finite number"
-        raise InputError(f"Column {column!r}, row {_spreadsheet_row(i)}: the {what} {problem}.")
-    if minimum is not None and (values < minimum).any():
-        i = int(np.argmax(values < minimum))
-        adjective = "negative" if minimum == 0 else f"below {minimum:g}"
-        raise InputError(f"Column {column!r}, row {_spreadsheet_row(i)}: the {what} {values[i]:g} is {adjective}.")
-    if maximum is not None and (values > maximum).any():
-        i = int(np.argmax(values > maximum))
-        raise InputError(f"Column {column!r}, row {_spreadsheet_row(i)}: the {what} {values[i]:g} is above {maximum:g}.")
+    _refuse_rows(column, ~np.isfinite(values), lambda i: "empty" if raw.iloc[i] == "" else _quoted(raw.iloc[i]),
+                 one=lambda i: f"the {what} " + ("is empty" if raw.iloc[i] == "" else
+                                                 f"is {_quoted(raw.iloc[i])}, not a finite number"),
+                 many=f"no finite {what}")
+
+    def shown(i: int) -> str:
+        return f"{values[i]:g}"
+
+    below = values < minimum if minimum is not None else np.zeros(values.size, bool)
+    above = values > maximum if maximum is not None else np.zeros(values.size, bool)
+    low = "" if minimum is None else "negative" if minimum == 0 else f"below {minimum:g}"
+    high = "" if maximum is None else f"above {maximum:g}"
+    many = f"outside [{minimum:g}, {maximum:g}]" if low and high else low or high
+    _refuse_rows(column, below | above, shown, many=f"a {what} {many}",
+                 one=lambda i: f"the {what} {values[i]:g} is {low if below[i] else high}")
     if integer:
-        frac = values != np.round(values)
-        if frac.any():
-            i = int(np.argmax(frac))
-            raise InputError(f"Column {column!r}, row {_spreadsheet_row(i)}: the {what} {values[i]:g} is not a whole number.")
+        _refuse_rows(column, values != np.round(values), shown,
+                     one=lambda i: f"the {what} {values[i]:g} is not a whole number", many=f"a {what} that is not whole")
         return values.astype(np.int64)
     return values
+
+
+#: Bad rows named by value in a message; the rest are counted.
+FIRST_BAD_ROWS = 3
+
+
+def _quoted(cell: str, limit: int = 40) -> str:
+    return repr(cell if len(cell) <= limit else cell[:limit] + "…")
+
+
+def _refuse_rows(column: str, bad: np.ndarray, describe, *, one, many: str) -> None:
+    """Raise naming the bad rows of ``column``: the only one in full, else how many and the first few.
+
+    ``describe(i)`` shows row ``i``'s cell; ``one(i)`` is the problem when row ``i`` is the only bad row
+    and ``many`` the phrase after "rows have".
+    """
+    rows = np.flatnonzero(bad)
+    if rows.size == 1:
+        raise InputError(f"Column {column!r}, row {_spreadsheet_row(rows[0])}: {one(rows[0])}.")
+    if rows.size:
+        named = ", ".join(f"{_spreadsheet_row(i)} ({describe(i)})" for i in rows[:FIRST_BAD_ROWS])
+        rest = f" and {rows.size - FIRST_BAD_ROWS:,} more" if rows.size > FIRST_BAD_ROWS else ""
+        raise InputError(f"Column {column!r}: {rows.size:,} rows have {many}: rows {named}{rest}.")
 
 
 def coded_column(frame: pd.DataFrame, column: str, allowed: Sequence[int], *, what: str = "code") -> np.ndarray:
@@ -167,6 +190,33 @@ def coded_column(frame: pd.DataFrame, column: str, allowed: Sequence[int], *, wh
             f"declared codes {sorted(int(a) for a in allowed)}."
         )
     return codes
+
+
+def role_code_column(frame: pd.DataFrame, column: str, allowed: Sequence[int], *, role: str) -> np.ndarray:
+    """:func:`coded_column` for the column mapped to ``role`` (e.g. "event").
+
+    When that column holds text, it is not a column of codes at all (typically the default mapping picked
+    the wrong one): the message says so, names any column that does hold only the codes, or says that no
+    such column was found, and lists the file's columns.
+    """
+    require_columns(frame, [column])
+    raw = frame[column].astype(str).str.strip()
+    text = raw.ne("") & pd.to_numeric(raw, errors="coerce").isna()
+    if text.any():
+        i = int(np.argmax(text.to_numpy()))
+        codes = sorted(int(a) for a in allowed)
+        candidates = [c for c in frame.columns if c != column and _holds_only(frame[c], codes)]
+        found = (f"column(s) {', '.join(map(repr, candidates))} hold only such codes: choose one as the {role} column"
+                 if candidates else f"no {role} column was found: no column holds only such codes")
+        raise InputError(f"Column {column!r} holds text (row {_spreadsheet_row(i)}: {_quoted(raw.iloc[i])}), not "
+                         f"{role} codes {codes}; {found}. The file's columns are "
+                         f"{', '.join(map(repr, frame.columns))}.")
+    return coded_column(frame, column, allowed, what=f"{role} code")
+
+
+def _holds_only(values: pd.Series, codes: Sequence[int]) -> bool:
+    numbers = pd.to_numeric(values.astype(str).str.strip(), errors="coerce")
+    return bool(numbers.notna().all() and numbers.isin(codes).all())
 
 
 def category_column(frame: pd.DataFrame, column: str, *, min_levels: int = 1, max_levels: int = 20) -> np.ndarray:

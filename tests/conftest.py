@@ -135,12 +135,24 @@ def stop_app(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
+class ServerURL(str):
+    """The app server's base URL (a ``str``), which also carries the server process's ``pid``."""
+
+    pid: int
+
+    def __new__(cls, url: str, pid: int):
+        obj = super().__new__(cls, url)
+        obj.pid = pid
+        return obj
+
+
 @pytest.fixture(scope="session")
 def app_server(tmp_path_factory):
-    """Run ``streamlit run app.py`` on a free loopback port for the whole session; yield its URL."""
+    """Run ``streamlit run app.py`` on a free loopback port for the whole session; yield its URL
+    (a :class:`ServerURL`: ``app_server.pid`` is the server's process id, e.g. to read its memory)."""
     _require_chromium()
     proc, url = start_app(tmp_path_factory.mktemp("app-ledger"))
-    yield url
+    yield ServerURL(url, proc.pid)
     stop_app(proc)
 
 

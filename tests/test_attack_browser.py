@@ -53,8 +53,8 @@ def test_teaching_panel_links_to_the_same_configuration(app_server, chromium_pag
     page_screenshot(page, "attack_linked_fdr")
     page.locator('[data-testid="stMarkdownContainer"]', has_text="20 p-values; B = A").first.wait_for()  # FDR pair
     _no_exception(page)
-    # within the session the link opens the audit page on the same method (app.py forgets "eps" on every page
-    # change, the link's too, so ε restarts at the audit page's default there: reported to the lead)
+    # within the session the link opens the audit page on the same method and ε (app.py forgets the previous
+    # page's ε on a page change, but keeps the one a link carries)
     page.goto(f"{app_server}/fdr?eps=2&teach=true")
     streamlit_idle(page)
     page.locator("a", has_text="See the attacker's view with this configuration").first.click()
@@ -62,6 +62,7 @@ def test_teaching_panel_links_to_the_same_configuration(app_server, chromium_pag
     streamlit_idle(page)
     page.get_by_text("What ε means for one patient: the attacker's view").wait_for()
     page.locator('[data-testid="stMarkdownContainer"]', has_text="20 p-values; B = A").first.wait_for()  # FDR pair
+    page.get_by_text("At ε = 2 and δ = 0.00025 an attacker").first.wait_for()
     assert page.get_by_text("Session State API").count() == 0  # no warning about the method chosen by the panel
     _no_exception(page)
     page_screenshot(page, "attack_clicked_fdr")

@@ -112,3 +112,32 @@ def test_round_trip_of_valid_numbers(values):
     data = pd.DataFrame({"x": values}).to_csv(index=False).encode()
     parsed = numeric_column(read_csv(data), "x")
     np.testing.assert_allclose(parsed, values, rtol=1e-12)
+
+
+def test_many_bad_rows_are_counted_and_the_first_few_named():
+    """FDR p-values: how many rows are bad, and which ones first (not only the first)."""
+    from dpcore.fdr import pvalues_from_frame
+
+    frame = pd.DataFrame({"p": ["0.01", "1.5", "-0.2", "x", "0.3", "7", "", "2", "9"]})
+    with pytest.raises(InputError, match=r"Column 'p': 2 rows have no finite p-value: rows 5 \('x'\), 8 \(empty\)"):
+        pvalues_from_frame(frame, "p", None)
+    frame.loc[frame.p.isin(["x", ""]), "p"] = "0.5"
+    with pytest.raises(InputError) as err:
+        pvalues_from_frame(frame, "p", None)
+    assert str(err.value) == "Column 'p': 5 rows have a p-value outside [0, 1]: rows 3 (1.5), 4 (-0.2), 7 (7) and 2 more."
+
+
+def test_a_text_column_mapped_to_events_says_no_event_column_was_found():
+    from dpcore.survival import survival_from_frame
+
+    frame = pd.DataFrame({"time": ["5", "7"], "group": ["a", "b"], "age": ["61", "70"]})
+    with pytest.raises(InputError) as err:
+        survival_from_frame(frame, time_col="time", event_col="group")
+    assert str(err.value) == ("Column 'group' holds text (row 2: 'a'), not event codes [0, 1]; no event column was "
+                              "found: no column holds only such codes. The file's columns are 'time', 'group', 'age'.")
+    frame["status"] = ["1", "0"]
+    with pytest.raises(InputError, match="column\\(s\\) 'status' hold only such codes: choose one as the event column"):
+        survival_from_frame(frame, time_col="time", event_col="group")
+    frame.loc[0, "status"] = "3"  # numbers outside the declared codes: the row is named as before
+    with pytest.raises(InputError, match=r"Column 'status', row 2: the event code 3 is not one of the declared codes"):
+        survival_from_frame(frame, time_col="time", event_col="status")

@@ -1,5 +1,6 @@
 """Streamlit-side helpers shared by every page (dpcore itself never imports Streamlit)."""
 
+from ui.cache import public_cache
 from ui.data import UploadedTable, upload_csv
 from ui.errors import show_errors
 from ui.layout import explain, literal, page_header, preview_notice, teaching, teaching_mode
@@ -19,7 +20,7 @@ from ui.widgets import (
 )
 
 __all__ = [
-    "UploadedTable", "upload_csv", "show_errors", "explain", "literal", "page_header", "preview_notice", "teaching",
+    "public_cache", "UploadedTable", "upload_csv", "show_errors", "explain", "literal", "page_header", "preview_notice", "teaching",
     "teaching_mode", "release_panel", "audits", "current_dataset", "get_ledger", "release_notes", "releases",
     "session_id", "set_current_dataset",
     "epsilon_slider", "follow_default", "reset_when_changed", "url_multiselect", "url_number", "url_radio", "url_select_slider", "url_selectbox", "url_slider", "url_toggle",

@@ -1,4 +1,4 @@
-"""Uploading a CSV: bytes stay in this session's memory, errors are named, nothing is cached."""
+"""Uploading a CSV: bytes stay in this session's memory (kept per page until removed), errors are named, nothing is cached."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import streamlit as st
 
 from dpcore.accounting import table_fingerprint
 from dpcore.validation import InputError, read_csv
+from ui.layout import literal
 
 
 @dataclass(frozen=True)
@@ -21,17 +22,31 @@ class UploadedTable:
         return iter((self.frame, self.fingerprint, self.name))
 
 
+def _kept(key: str) -> str:
+    """Session-state key of the file kept for the uploader ``key``: ``(name, bytes)``."""
+    return f"_dp_upload_{key}"
+
+
+def _had_file(key: str) -> str:
+    """Session-state key: the uploader ``key`` held a file in the last run that drew it."""
+    return f"_dp_upload_shown_{key}"
+
+
 def upload_csv(key: str, *, label: str = "Upload a CSV file", hint: str = "", help: str | None = None) -> UploadedTable | None:
     """File uploader → validated frame, or ``None`` (with the problem shown) when there is nothing usable.
 
     ``hint`` describes the expected file; it is shown while nothing is uploaded.
 
-    The bytes are parsed in memory for this run only: no disk, no log, no
-    ``st.cache_data`` (which would share them with other sessions). The
-    fingerprint keys the privacy ledger and depends on the table's content
-    only, so re-uploading the same data (under any file name, re-saved with
-    other line endings, column order or number format) draws on the same budget.
+    A valid file is kept in this session (per uploader, so per page) until the user removes it (the
+    uploader's ✕ or the Remove button) or uploads another, or the session ends: leaving the page and
+    coming back, or switching the page's data source and back, finds it again. The bytes stay in this
+    session's memory only: no disk, no log, no ``st.cache_data`` (which would share them with other
+    sessions); at most one file of at most 20 MB per page (:data:`dpcore.validation.MAX_UPLOAD_BYTES`).
+    They are parsed on each run. The fingerprint keys the privacy ledger and depends on the table's
+    content only, so re-uploading the same data (under any file name, re-saved with other line endings,
+    column order or number format) draws on the same budget.
     """
+    drawn_before = key in st.session_state  # the uploader's state survives only the runs that draw it
     uploaded = st.file_uploader(
         label,
         type=["csv"],
@@ -40,14 +55,28 @@ def upload_csv(key: str, *, label: str = "Upload a CSV file", hint: str = "", he
         or "Comma-separated, UTF-8, with a header row. The file stays in this browser session's memory only: it is "
         "never written to disk, logged, or shared with other sessions.",
     )
-    if uploaded is None:
+    removed = drawn_before and uploaded is None and st.session_state.get(_had_file(key), False)
+    st.session_state[_had_file(key)] = uploaded is not None
+    if uploaded is not None or removed:
+        st.session_state.pop(_kept(key), None)
+    if uploaded is not None:
+        name, data = uploaded.name, uploaded.getvalue()
+    elif _kept(key) in st.session_state:
+        name, data = st.session_state[_kept(key)]
+        note, remove = st.columns([4, 1], vertical_alignment="center")
+        note.caption(literal(f"Using {name}, uploaded earlier in this session (kept in memory until you remove it "
+                             "or the session ends)."))
+        if remove.button("Remove the file", key=f"{key}_remove"):
+            st.session_state.pop(_kept(key), None)
+            st.rerun()
+    else:
         if hint:
             st.info(hint)
         return None
-    data = uploaded.getvalue()
     try:
         frame = read_csv(data)
     except InputError as err:
-        st.error(f"{uploaded.name}: {err}", icon=":material/warning:")
+        st.error(literal(f"{name}: {err}"), icon=":material/warning:")
         return None
-    return UploadedTable(frame=frame, fingerprint=table_fingerprint(frame), name=uploaded.name)
+    st.session_state[_kept(key)] = (name, data)
+    return UploadedTable(frame=frame, fingerprint=table_fingerprint(frame), name=name)

@@ -9,6 +9,7 @@ import streamlit as st
 
 from dpcore.accounting import BudgetExceeded
 from dpcore.validation import InputError
+from ui.layout import literal
 
 _log = logging.getLogger(__name__)
 
@@ -17,18 +18,20 @@ _log = logging.getLogger(__name__)
 def show_errors(context: str = ""):
     """Show InputError / BudgetExceeded / ValueError as ``st.error``; hide anything else's details.
 
+    Messages name columns and quote cells of uploaded files, so they are shown as literal text.
+
     Unexpected exceptions are logged by type only (never their message or
     arguments, which could contain uploaded values) and shown as a short
     apology. Streamlit's own control flow (``st.stop``, reruns) derives
     from ``BaseException`` and passes through untouched.
     """
-    prefix = f"{context}: " if context else ""
+    prefix = f"{literal(context)}: " if context else ""
     try:
         yield
     except BudgetExceeded as err:
-        st.error(f"{prefix}{err}", icon=":material/lock:")
+        st.error(f"{prefix}{literal(err)}", icon=":material/lock:")
     except (InputError, ValueError) as err:
-        st.error(f"{prefix}{err}", icon=":material/warning:")
+        st.error(f"{prefix}{literal(err)}", icon=":material/warning:")
     except Exception as err:  # noqa: BLE001 - last line of defence for the page
         _log.error("unexpected %s on a page", type(err).__name__)
         st.error(f"{prefix}Something went wrong ({type(err).__name__}). Nothing was released or charged.", icon=":material/warning:")

@@ -10,9 +10,17 @@ TEACHING_KEY = "teach"
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
 
 
+_WORD_JOINER = "\u2060"
+_AUTOLINK = re.compile(r"(?i)(?<=www)(?=\.)|(?<=:)(?=//)|(?=@)")
+
+
 def literal(text: str) -> str:
-    """``text`` escaped for st.markdown/caption/success: data set names (file names, "s*") print as typed."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text))
+    """``text`` shown as typed by st.markdown/caption/error/…: for names and values from links and uploads.
+
+    Markdown characters are escaped, and an invisible word joiner breaks the ``www.``, ``://`` and ``@``
+    that GitHub-flavoured Markdown would turn into links even when escaped.
+    """
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", _AUTOLINK.sub(_WORD_JOINER, str(text)))
 
 
 def page_header(title: str, subtitle: str = "") -> None:

@@ -68,3 +68,8 @@ def set_current_dataset(label: str, fingerprint: str) -> None:
 
 def current_dataset() -> tuple[str, str] | None:
     return st.session_state.get(_CURRENT)
+
+
+def forget_current_dataset() -> None:
+    """No data set is current until the page shown names one (called when the page changes)."""
+    st.session_state.pop(_CURRENT, None)

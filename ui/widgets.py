@@ -1,35 +1,47 @@
 """Controls whose values live in the URL, so a teacher can share an exact configuration.
 
-Thin wrappers over Streamlit's native ``bind="query-params"``: the widget
-key is the query-parameter name, a value equal to the default is dropped
-from the URL, and an invalid value in a link is ignored. Every control of
-every page goes through here, which is what makes links reproducible.
+Every control of every page goes through here, which is what makes links reproducible. The widget key is
+the query-parameter name and a value equal to the default is dropped from the URL. A link can carry any
+text, so the value is read here, not by Streamlit's ``bind="query-params"`` (which crashed on ``1e309`` for
+integer fields and replaced out-of-range numbers silently): numbers are parsed, rounded and clamped,
+choices matched, switches read as true/false, and anything unusable gives the default; a value that had
+to be changed gets a note under the control, shown as literal text. Multiselects keep the native
+binding, which only ever keeps offered options.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 import streamlit as st
 
+from ui.layout import literal
+
 #: ε values offered on every page: roughly log-spaced, readable numbers.
 EPSILON_STEPS = (0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0)
-
-
-def _bound(widget, label, key, **kwargs):
-    if not key:
-        raise ValueError("URL-bound widgets need a key (it becomes the query-parameter name)")
-    return widget(label, key=key, bind="query-params", **kwargs)
-
-
-def url_slider(label: str, *, key: str, **kwargs):
-    return _bound(st.slider, label, key, **kwargs)
+#: The largest whole number a browser holds exactly (Streamlit refuses larger integer widget values).
+_JS_MAX_INT = 2**53 - 1
+#: Characters of a link's value quoted in a note (a link can carry thousands).
+_SHOWN_CHARS = 40
 
 
 def _is_number(x) -> bool:
     return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
+
+
+def _shown(raw: str) -> str:
+    """A link's value for a note: quoted, cut to a readable length."""
+    return repr(raw if len(raw) <= _SHOWN_CHARS else raw[:_SHOWN_CHARS] + "…")
+
+
+def _as_number(raw: str) -> float:
+    """The number written in ``raw``, or NaN (also for text too long to be a number)."""
+    try:
+        return float(raw.strip())
+    except (ValueError, OverflowError):
+        return math.nan
 
 
 def _option_from_text(raw: str, options: list, default):
@@ -44,22 +56,51 @@ def _option_from_text(raw: str, options: list, default):
         if str(option) == raw:
             return option, None
     numeric = [o for o in options if _is_number(o)]
-    try:
-        number = float(raw)
-    except ValueError:
-        number = math.nan
+    number = _as_number(raw)
     if not numeric or not math.isfinite(number):
-        return default, f"the link's value {raw!r} is not offered here; showing the default {default}"
+        return default, f"the link's value {_shown(raw)} is not offered here; showing the default {default}"
     for option in numeric:
         if option == number:
             return option, None
     log_scale = number > 0 and all(o > 0 for o in numeric)
     nearest = min(numeric, key=lambda o: abs(math.log(o / number)) if log_scale else abs(o - number))
-    return nearest, f"the link asked for {raw}; the nearest value offered here is {nearest:g}"
+    return nearest, f"the link asked for {_shown(raw)}; the nearest value offered here is {nearest:g}"
+
+
+def _number_from_text(raw: str, default, lo, hi, *, integer: bool, step=None):
+    """``(number, note)`` for a numeric control: on its ``step`` grid, whole when ``integer``, in ``[lo, hi]``.
+
+    Not a finite number (empty, ``nan``, ``inf``, ``1e999``, words): the default, with a note. A number
+    the control cannot take (fractional for a whole-number field, out of range, off the slider's steps):
+    the nearest one it can, with a note.
+    """
+    number = _as_number(raw)
+    if not math.isfinite(number):
+        return default, f"the link's value {_shown(raw)} is not a usable number; showing the default {default:g}"
+    value = min(max(number, lo), hi)
+    if step:  # on the grid lo + k·step (rounded, so 0.05 + 6·0.05 reads 0.35)
+        value = round(min(max(lo + round((value - lo) / step) * step, lo), hi), 12)
+    value = int(round(value)) if integer else float(value)
+    if value == number:
+        return value, None
+    return value, f"the link asked for {_shown(raw)}; the nearest value allowed here is {value:g}"
+
+
+def _bool_from_text(raw: str, default: bool):
+    text = raw.strip().lower()
+    if text in ("true", "false"):
+        return text == "true", None
+    return default, f"the link's value {_shown(raw)} is not true or false; showing the default {str(default).lower()}"
+
+
+def _url_text(value) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value)).lower()
+    return str(value)
 
 
 def _last(key: str) -> str:
-    """Session-state key remembering a choice widget's value across runs in which it is not drawn."""
+    """Session-state key remembering a control's value across runs in which it is not drawn."""
     return f"_url_last_{key}"
 
 
@@ -70,55 +111,99 @@ def set_control(key: str, value) -> None:
 
 
 def forget_control(key: str) -> None:
-    """Drop a custom-bound control's value everywhere (state, memory, URL): it starts from its default."""
+    """Drop a control's value everywhere (state, memory, URL): it starts from its default."""
     st.session_state.pop(key, None)
     st.session_state.pop(_last(key), None)
     if key in st.query_params:
         del st.query_params[key]
 
 
-def _choice_bound(widget, label: str, key: str, options, default, format_func, *, seed_arg: str, **kwargs):
-    """URL binding by the option's own value (``?method=survival``), not its display label.
+def link_note(note: str) -> None:
+    """The note under a control whose link value had to be changed; literal text (a link is anyone's text)."""
+    st.caption(literal(f"Link: {note}."))
 
-    Streamlit's native binding writes ``format_func(option)`` into the URL,
-    which makes links long and breaks when a label is reworded, and ignores
-    ``?s=4`` for an option ``4.0``; choice widgets with a ``format_func`` or
-    numeric options are bound here instead. The widget's starting value is
-    passed as its default (``seed_arg``: ``value`` or ``index``; the key is
-    the widget's identity, so this never resets it): the last value it had in
-    this session, else the link's (with a note under the widget when it had
-    to be adjusted), else ``default``. Seeding through ``st.session_state``
-    instead left a widget that reappears after a run without it (e.g. while
-    an upload is pending) showing its first option while keeping another
-    value. The value is written back to the URL (or dropped when it equals
-    ``default``) after each run.
+
+def _url_bound(widget, label: str, key: str, default, from_text: Callable[[str], tuple], fit: Callable,
+               seed: Callable[[object], dict], **kwargs):
+    """Draw ``widget`` bound to ``?key=…``; the one place a link's text becomes a control's value.
+
+    The starting value is the last value the control had in this session (kept across runs in which it
+    is not drawn), else the link's (``from_text`` → value and note), else ``default``; ``fit`` moves a
+    remembered value into the control's current range or options (they can depend on the data). It is
+    passed as the widget's default (``seed``; the key is the widget's identity, so this never resets
+    it). Seeding through ``st.session_state`` instead left a widget that reappears after a run without
+    it (e.g. while an upload is pending) showing its first option while keeping another value. The
+    value is written back to the URL, or dropped when it equals ``default``, after each run.
     """
     if not key:
         raise ValueError("URL-bound widgets need a key (it becomes the query-parameter name)")
-    options = list(options)
-    last = _last(key)  # survives the runs in which the widget is not drawn (widget state does not)
+    last = _last(key)
     note = None
     if key in st.session_state:
-        start = st.session_state[key]
+        start = fit(st.session_state[key])
+        if start != st.session_state[key]:
+            st.session_state[key] = start
     elif last in st.session_state:
-        start = st.session_state[last]
-    elif (raw := st.query_params.get(key)) is not None:
-        start, note = _option_from_text(raw, options, default)
+        start = fit(st.session_state[last])
+    elif raws := st.query_params.get_all(key):
+        start, note = from_text(raws[-1])  # a repeated key: the last one counts, as in Streamlit
     else:
         start = default
-    if start not in options:
-        start = default
-    seed = start if seed_arg == "value" else options.index(start)
-    value = widget(label, options=options, key=key, format_func=format_func, **{seed_arg: seed}, **kwargs)
+    value = widget(label, key=key, **seed(start), **kwargs)
     st.session_state[last] = value
     if note:
-        st.caption(f"Link: {note}.")
+        link_note(note)
     if value == default:
         if key in st.query_params:
             del st.query_params[key]
     else:
-        st.query_params[key] = str(value)
+        st.query_params[key] = _url_text(value)
     return value
+
+
+def _choice_bound(widget, label: str, key: str, options, default, format_func, *, seed_arg: str, **kwargs):
+    """A choice bound by the option's own value (``?method=survival``), not its display label.
+
+    Streamlit's native binding writes ``format_func(option)`` into the URL, which makes links long and
+    breaks when a label is reworded, and ignores ``?s=4`` for an option ``4.0``.
+    """
+    options = list(options)
+    return _url_bound(
+        widget, label, key, default,
+        from_text=lambda raw: _option_from_text(raw, options, default),
+        fit=lambda v: v if v in options else default,
+        seed=lambda v: {seed_arg: v if seed_arg == "value" else options.index(v)},
+        options=options, format_func=_labels(options, format_func or str), **kwargs,
+    )
+
+
+def _labels(options, format_func) -> Callable:
+    """``format_func`` as a lookup of its labels, computed now.
+
+    Streamlit keeps a widget's ``format_func`` in the session for as long as the session lives, and a
+    page's lambda holds on to every global of the page's run (its data, fitted models, …): a few
+    sessions of a heavy page held gigabytes. The lookup holds the labels only.
+    """
+    return {option: format_func(option) for option in options}.__getitem__
+
+
+def _numeric_bound(widget, label: str, key: str, *, value, min_value, max_value, step=None, snap: bool, **kwargs):
+    """A number input or slider; whole numbers when every numeric argument is one (Streamlit's rule)."""
+    integer = all(isinstance(a, (int, np.integer, type(None))) for a in (value, min_value, max_value, step))
+    lo = min_value if min_value is not None else (-_JS_MAX_INT if integer else -math.inf)
+    hi = max_value if max_value is not None else (_JS_MAX_INT if integer else math.inf)
+    grid = step if snap else None
+
+    def fit(v):
+        return v if _is_number(v) and lo <= v <= hi else _number_from_text(str(v), value, lo, hi, integer=integer,
+                                                                             step=grid)[0]
+
+    return _url_bound(
+        widget, label, key, value,
+        from_text=lambda raw: _number_from_text(raw, value, lo, hi, integer=integer, step=grid),
+        fit=fit, seed=lambda v: {"value": v},
+        min_value=min_value, max_value=max_value, step=step, **kwargs,
+    )
 
 
 def reset_when_changed(marker: str, identity, defaults: Mapping[str, object]) -> None:
@@ -126,8 +211,7 @@ def reset_when_changed(marker: str, identity, defaults: Mapping[str, object]) ->
     differs from the previous run's; the first run of a session keeps what a link asked for.
 
     For controls whose defaults come from the data (horizon, grid unit, sizes, columns). The value is
-    set through the widget's state: popping the state would let the old value come straight back from
-    the URL, and Streamlit refuses to delete a query parameter bound to a widget.
+    set through the widget's state, so the old value cannot come straight back from the URL.
     """
     if st.session_state.get(marker) != identity:
         if marker in st.session_state:
@@ -149,38 +233,44 @@ def follow_default(key: str, default) -> None:
     st.session_state[marker] = default
 
 
+def url_slider(label: str, *, key: str, min_value, max_value, value=None, step=None, **kwargs):
+    """A single-value slider; the link's number is snapped to its steps and range."""
+    return _numeric_bound(st.slider, label, key, value=min_value if value is None else value, min_value=min_value,
+                          max_value=max_value, step=step, snap=True, **kwargs)
+
+
 def url_select_slider(label: str, *, key: str, options, value=None, format_func=None, **kwargs):
     options = list(options)
-    if format_func is None and not all(_is_number(o) for o in options):
-        return _bound(st.select_slider, label, key, options=options, value=value, **kwargs)
     return _choice_bound(st.select_slider, label, key, options, options[0] if value is None else value,
-                         format_func or str, seed_arg="value", **kwargs)
+                         format_func, seed_arg="value", **kwargs)
 
 
 def url_selectbox(label: str, *, key: str, options, index: int = 0, format_func=None, **kwargs):
-    if format_func is None:
-        return _bound(st.selectbox, label, key, options=options, index=index, **kwargs)
     options = list(options)
     return _choice_bound(st.selectbox, label, key, options, options[index], format_func, seed_arg="index", **kwargs)
 
 
 def url_radio(label: str, *, key: str, options, index: int = 0, format_func=None, **kwargs):
-    if format_func is None:
-        return _bound(st.radio, label, key, options=options, index=index, **kwargs)
     options = list(options)
     return _choice_bound(st.radio, label, key, options, options[index], format_func, seed_arg="index", **kwargs)
 
 
-def url_toggle(label: str, *, key: str, **kwargs):
-    return _bound(st.toggle, label, key, **kwargs)
+def url_toggle(label: str, *, key: str, value: bool = False, **kwargs):
+    return _url_bound(st.toggle, label, key, bool(value), from_text=lambda raw: _bool_from_text(raw, bool(value)),
+                      fit=bool, seed=lambda v: {"value": v}, **kwargs)
 
 
-def url_number(label: str, *, key: str, **kwargs):
-    return _bound(st.number_input, label, key, **kwargs)
+def url_number(label: str, *, key: str, value, min_value=None, max_value=None, step=None, **kwargs):
+    """A number input; the link's number is rounded (whole-number fields) and clamped into range."""
+    return _numeric_bound(st.number_input, label, key, value=value, min_value=min_value, max_value=max_value,
+                          step=step, snap=False, **kwargs)
 
 
-def url_multiselect(label: str, *, key: str, **kwargs):
-    return _bound(st.multiselect, label, key, **kwargs)
+def url_multiselect(label: str, *, key: str, options, format_func=str, **kwargs):
+    """Native binding: Streamlit keeps only offered options from a link (repeated keys select several)."""
+    options = list(options)
+    return st.multiselect(label, key=key, bind="query-params", options=options,
+                          format_func=_labels(options, format_func), **kwargs)
 
 
 def epsilon_options(min_value: float = 0.05, max_value: float = 20.0) -> list[float]:

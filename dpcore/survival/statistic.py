@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore.survival.grid import RELATION, Grid, GroupLabelsFromDataWarning, bin_index
-from dpcore.validation import InputError, coded_column, declared_category_column, distinct_columns, numeric_column
+from dpcore.validation import InputError, declared_category_column, distinct_columns, numeric_column, role_code_column
 
 # --------------------------------------------------------------------------
 # Stage 1: the count matrix and its sensitivity
@@ -160,7 +160,7 @@ def survival_from_frame(frame: pd.DataFrame, *, time_col: str, event_col: str, g
     if not 1 <= int(n_types) <= 9:
         raise InputError("the number of event types must be between 1 and 9")
     time = numeric_column(frame, time_col, minimum=0, what="time")
-    event = coded_column(frame, event_col, list(range(int(n_types) + 1)), what="event code")
+    event = role_code_column(frame, event_col, list(range(int(n_types) + 1)), role="event")
     group = groups = None
     if group_col:
         if not group_labels:

@@ -1,0 +1,64 @@
+"""Memory (Chromium): the heaviest settings of every page, visited by link, keep the server under 1.5 GB.
+
+Public inputs are cached by bytes as well as entries (``ui.cache``) and a session keeps at most one
+upload of at most 20 MB per page, so no sequence of links and controls can grow the server without
+bound. The heaviest links are visited one after another in one browser session; the server's resident
+memory (``VmRSS`` in ``/proc/<pid>/status``) is read after each page has finished.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+LIMIT_BYTES = 1.5e9
+#: Sparse: n·d at the page's cap (20 million cells), five synthetic data sets, the most draws and m;
+#: the other pages at their largest data, draws, runs and grids.
+HEAVY_LINKS = [
+    *(f"/sparse?sp_n=10000&sp_d=2000&sp_sstar={s}&sp_R=50&sp_m=10000" for s in range(1, 6)),
+    "/sparse?sp_n=2000&sp_d=10000&sp_R=50",
+    "/sparse?sp_src=gdsc&sp_gd=677&sp_R=50&sp_m=20000",
+    "/survival?sv_data=pbc&sv_R=500&sv_unit=weeks&sv_hor=4800&sv_est=cif",
+    "/survival?sv_data=mgus&sv_R=500&sv_unit=weeks&sv_hor=14000",
+    "/regression?rg_d=64&rg_R=50",
+    "/regression?rg_src=synthetic&rg_R=50",
+    "/fdr?fdr_T=1600&fdr_R=200&fdr_n=2000",
+    "/fdr?fdr_src=truncexp&fdr_T=1600&fdr_R=200&fdr_n=2000",
+]
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident memory of a process and its children (from /proc)."""
+    total = 0
+    for task in [pid, *_children(pid)]:
+        for line in Path(f"/proc/{task}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1]) * 1024
+    return total
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for path in Path(f"/proc/{pid}/task").glob("*/children"):
+        for child in path.read_text().split():
+            found += [int(child), *_children(int(child))]
+    return found
+
+
+@pytest.mark.timeout(1800)
+def test_heaviest_links_of_every_page_keep_the_server_under_the_budget(app_server, chromium_page, streamlit_idle):
+    page = chromium_page
+    page.set_default_timeout(300_000)
+    readings = {"start": rss_bytes(app_server.pid)}
+    for link in HEAVY_LINKS:
+        page.goto(f"{app_server}{link}")
+        page.get_by_role("button", name=re.compile("^Release with")).wait_for(timeout=600_000)  # drawn last
+        streamlit_idle(page, timeout_ms=600_000)
+        assert page.locator('[data-testid="stException"]').count() == 0, link
+        readings[link] = rss_bytes(app_server.pid)
+    print("\n".join(f"RSS {v / 1e6:7.0f} MB after {k}" for k, v in readings.items()))
+    assert max(readings.values()) < LIMIT_BYTES, readings
