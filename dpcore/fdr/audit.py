@@ -11,10 +11,6 @@ from dpcore.audit import AuditScenario
 from dpcore.fdr.calibration import STREAM, THEOREM_4_SHIFT, Shift, gamma_sequence, paprika_shift
 from dpcore.fdr.paprika import run_paprika
 
-# --------------------------------------------------------------------------
-# Privacy audit
-# --------------------------------------------------------------------------
-
 #: Public parameters of the audit streams (fdr.md's η, δ and α; one rejection allowed).
 AUDIT_ETA = math.sqrt(math.log(1000) / 1000)
 AUDIT_DELTA = 2.5e-4

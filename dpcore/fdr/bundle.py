@@ -16,10 +16,6 @@ from dpcore.fdr.paprika import run_paprika
 from dpcore.fdr.sensitivity import GammaKind, Sensitivity
 from dpcore.release import ReleaseBundle
 
-# --------------------------------------------------------------------------
-# Release
-# --------------------------------------------------------------------------
-
 
 def release(pvalues, *, alpha: float, epsilon: float, delta: float, sensitivity: "Sensitivity", cutoff: int,
             lam: float = 0.2, gamma: GammaKind = "power", ai: bool = False, horizon: int | None = None,

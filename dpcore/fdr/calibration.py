@@ -19,10 +19,6 @@ import numpy as np
 from dpcore.fdr.sensitivity import GammaKind
 from dpcore.mechanisms import laplace_noise
 
-# --------------------------------------------------------------------------
-# γ sequences
-# --------------------------------------------------------------------------
-
 
 def gamma_sequence(kind: GammaKind, length: int, *, exponent: float = 1.6, horizon: int | None = None) -> np.ndarray:
     """``γ`` as an array ``g`` with ``g[0] = 0``, ``g[j] = γ_j`` for ``1 ≤ j ≤ length`` and a trailing 0.

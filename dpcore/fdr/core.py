@@ -16,10 +16,6 @@ import numpy as np
 from dpcore.fdr.calibration import Shift, shift_value
 from dpcore.fdr.sensitivity import P_FLOOR
 
-# --------------------------------------------------------------------------
-# Input handling
-# --------------------------------------------------------------------------
-
 
 def _shift_per_run(eps: np.ndarray, delta: float, eta: float, cutoff: int, horizon: int, shift: Shift) -> np.ndarray:
     """:func:`shift_value` for each run's ε (an ε grid stacked on the run axis), computed once per value."""

@@ -14,10 +14,6 @@ from dpcore.fdr.core import StreamResult
 from dpcore.fdr.one_call import Settings, run_all
 from dpcore.fdr.sensitivity import PRIVATE_METHODS
 
-# --------------------------------------------------------------------------
-# Metrics
-# --------------------------------------------------------------------------
-
 
 @dataclass(frozen=True)
 class Metrics:

@@ -14,10 +14,6 @@ from dpcore.fdr.paprika import draw_paprika_noise, run_paprika
 from dpcore.fdr.rules import FDRResult, _gamma_for, run_alpha_investing, run_lord, run_saffron, run_saffron_ai
 from dpcore.fdr.sensitivity import METHODS, P_FLOOR, PRIVATE_METHODS, GammaKind, Rule
 
-# --------------------------------------------------------------------------
-# One-call functions (for notebooks)
-# --------------------------------------------------------------------------
-
 
 def _pack(res: StreamResult, single: bool) -> FDRResult:
     if single:

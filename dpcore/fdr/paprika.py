@@ -13,10 +13,6 @@ from dpcore.fdr.rules import _gamma_for
 from dpcore.fdr.sensitivity import P_FLOOR, Rule
 from dpcore.mechanisms import laplace, laplace_noise
 
-# --------------------------------------------------------------------------
-# PAPRIKA
-# --------------------------------------------------------------------------
-
 
 @dataclass(frozen=True)
 class PaprikaNoise:

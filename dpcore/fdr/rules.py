@@ -10,10 +10,6 @@ from dpcore.fdr.calibration import gamma_sequence
 from dpcore.fdr.core import StreamResult, _alpha_investing_run, _gamma_run
 from dpcore.fdr.sensitivity import GammaKind
 
-# --------------------------------------------------------------------------
-# Named rules (non-private)
-# --------------------------------------------------------------------------
-
 
 class FDRResult(NamedTuple):
     """Return value of the one-call functions: rejections and test levels α_t (same shape as ``pvalues``)."""

@@ -10,10 +10,6 @@ from scipy import special
 
 from dpcore.fdr.sensitivity import _binomial_tail_table, eta_paper
 
-# --------------------------------------------------------------------------
-# Simulated p-value streams
-# --------------------------------------------------------------------------
-
 
 @dataclass(frozen=True)
 class Streams:

@@ -13,10 +13,6 @@ from dpcore.fdr.evaluation import fdp_power, metrics, mfdr
 from dpcore.fdr.one_call import Settings, run_all, run_method
 from dpcore.fdr.simulate import Streams
 
-# --------------------------------------------------------------------------
-# Sweeps (run axis carries runs × grid points)
-# --------------------------------------------------------------------------
-
 
 @dataclass(frozen=True)
 class UtilityCurve:

@@ -10,10 +10,6 @@ from dpcore.regression.mechanism import stat_noise
 from dpcore.regression.posterior import posterior_fixed
 from dpcore.regression.statistic import sufficient_stats
 
-# --------------------------------------------------------------------------
-# Audit
-# --------------------------------------------------------------------------
-
 
 def audit_scenarios(epsilon: float):
     """Worst-case neighbours for each statistic release and for the whole fit (d = 1, n = 20).

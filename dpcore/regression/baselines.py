@@ -6,10 +6,6 @@ import math
 
 import numpy as np
 
-# --------------------------------------------------------------------------
-# Baselines
-# --------------------------------------------------------------------------
-
 
 def output_perturbation_coef(X, y, *, epsilon, y_bound, rng: np.random.Generator, draws: int | None = None,
                              radius: float = 1.0) -> np.ndarray:

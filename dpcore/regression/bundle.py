@@ -14,10 +14,6 @@ from dpcore.regression.preparation import Preparation
 from dpcore.regression.public_rows import PublicRows
 from dpcore.release import ReleaseBundle
 
-# --------------------------------------------------------------------------
-# Release
-# --------------------------------------------------------------------------
-
 
 def release(
     X: np.ndarray,

@@ -8,10 +8,6 @@ import numpy as np
 
 from dpcore.validation import InputError, coded_column, distinct_columns, numeric_column
 
-# --------------------------------------------------------------------------
-# Uploads
-# --------------------------------------------------------------------------
-
 
 def regression_from_frame(frame, *, response: str, features: Sequence[str], public: str | None = None,
                           min_rows: int = 30):

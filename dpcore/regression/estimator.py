@@ -13,10 +13,6 @@ from dpcore.regression.mechanism import StatNoise, stat_noise
 from dpcore.regression.posterior import fit_stats
 from dpcore.regression.statistic import Stats, sufficient_stats
 
-# --------------------------------------------------------------------------
-# One-call estimator
-# --------------------------------------------------------------------------
-
 
 @dataclass(frozen=True)
 class RobustPrivateLR:

@@ -11,10 +11,6 @@ from dpcore.mechanisms import Noise, laplace_noise
 from dpcore.regression.linalg import DEFAULT_SPLIT, _split, triu_pack, triu_unpack
 from dpcore.regression.statistic import Stats, sensitivities
 
-# --------------------------------------------------------------------------
-# Mechanism: Laplace with a budget split
-# --------------------------------------------------------------------------
-
 
 @dataclass(frozen=True)
 class StatNoise:

@@ -12,10 +12,6 @@ import numpy as np
 from dpcore.regression.linalg import psd_repair
 from dpcore.regression.statistic import Stats
 
-# --------------------------------------------------------------------------
-# Post-processing: PSD repair and posterior
-# --------------------------------------------------------------------------
-
 
 @dataclass(frozen=True)
 class Posterior:

@@ -21,10 +21,6 @@ import numpy as np
 
 from dpcore.mechanisms import Noise, laplace_noise
 
-# --------------------------------------------------------------------------
-# Data preparation
-# --------------------------------------------------------------------------
-
 
 def normalise_rows(X: np.ndarray, centre: np.ndarray | float | None = None) -> np.ndarray:
     """Subtract a (public or DP) column centre, then scale every record to unit L2 norm.

@@ -7,10 +7,6 @@ from typing import Sequence
 
 import numpy as np
 
-# --------------------------------------------------------------------------
-# Public rows
-# --------------------------------------------------------------------------
-
 #: Seed of the fixed public rule for bundled and synthetic data (the paper's year): which records are public
 #: is decided from their identifiers alone, never from data values.
 PUBLIC_RULE_SEED = 2018

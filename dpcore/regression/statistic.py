@@ -15,10 +15,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# --------------------------------------------------------------------------
-# Statistic: clipped sufficient statistics and their sensitivities
-# --------------------------------------------------------------------------
-
 
 @dataclass(frozen=True)
 class Stats:

@@ -17,10 +17,6 @@ from dpcore.sparse.private_support import kt_ps_sensitivity
 from dpcore.sparse.solver import clip_responses
 from dpcore.sparse.transfer import fixed_support_teacher, kt_noise, synthetic_features, teacher_fit
 
-# --------------------------------------------------------------------------
-# Black-box audit scenarios
-# --------------------------------------------------------------------------
-
 AUDIT_DELTA = 1e-2
 AUDIT_RAW_FACTOR = 50.0
 BUG_LABELS = {"clip": "response clipping skipped (the changed record's raw response is −50r)",

@@ -14,10 +14,6 @@ from dpcore.mechanisms import (
 from dpcore.sparse.params import SparseFit, SparseParams, _setup
 from dpcore.sparse.solver import ight, loss_gradient
 
-# --------------------------------------------------------------------------
-# DP-IGHT (Wang & Gu 2019), zCDP accounting
-# --------------------------------------------------------------------------
-
 
 def dp_ight_gradient_bound(d: int, loss: str, p: SparseParams) -> float:
     """ℓ2 bound G of one example's gradient: ``K√d (KB + r)`` (linear), ``K√d`` (logistic).

@@ -13,10 +13,6 @@ from dpcore.mechanisms import (
 from dpcore.sparse.params import SparseFit, SparseParams, _setup
 from dpcore.sparse.solver import loss_gradient
 
-# --------------------------------------------------------------------------
-# DP Frank–Wolfe (Talwar, Thakurta & Zhang 2015) — exponential mechanism (Gumbel report-noisy-min), zCDP
-# --------------------------------------------------------------------------
-
 
 def frank_wolfe_scale(n: int, T: int, epsilon: float, delta: float, loss: str, p: SparseParams) -> float:
     """Gumbel scale of the per-step report-noisy-min over the 2d vertices ``±B e_j``.

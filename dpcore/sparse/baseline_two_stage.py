@@ -13,10 +13,6 @@ from dpcore.sparse.params import SparseFit, SparseParams, _setup
 from dpcore.sparse.solver import _sigmoid, hard_threshold
 from dpcore.sparse.transfer import fixed_support_teacher
 
-# --------------------------------------------------------------------------
-# Two-stage (Kifer, Smith & Thakurta 2012)
-# --------------------------------------------------------------------------
-
 
 def block_lasso(Xb: np.ndarray, yb: np.ndarray, alpha: float, loss: str, n_iter: int = 150) -> np.ndarray:
     """ℓ1-penalised fit per block by ISTA, all blocks at once: ``Xb`` (k, b, d), ``yb`` (k, b) → (k, d)."""

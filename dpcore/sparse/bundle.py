@@ -21,10 +21,6 @@ from dpcore.sparse.params import _setup
 from dpcore.sparse.private_support import kt_ps_sensitivity
 from dpcore.sparse.transfer import fixed_support_teacher, synthetic_features
 
-# --------------------------------------------------------------------------
-# Release (OpenDP noise only)
-# --------------------------------------------------------------------------
-
 
 def release_sparse(X, y, *, sparsity: int, epsilon: float, delta: float, loss: str = "linear", dataset: str = "data",
                    fingerprint: str = "", feature_names: Sequence[str] | None = None,

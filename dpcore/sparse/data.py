@@ -10,10 +10,6 @@ from dpcore.datasets import load_gdsc
 from dpcore.sparse.simulate import SparseData
 from dpcore.validation import InputError, distinct_columns, numeric_column
 
-# --------------------------------------------------------------------------
-# Real data: GDSC and uploads
-# --------------------------------------------------------------------------
-
 
 def gdsc_problem(drug_id: str, n_features: int, *, loss: str = "linear", centre: float | None = None,
                  threshold: float | None = None, test_fraction: float = 0.2, split_seed: int = 0,

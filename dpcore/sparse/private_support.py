@@ -22,10 +22,6 @@ from dpcore.sparse.baseline_two_stage import block_votes, noisy_top_s
 from dpcore.sparse.params import SparseFit, _setup
 from dpcore.sparse.transfer import fixed_support_teacher, synthetic_features
 
-# --------------------------------------------------------------------------
-# Knowledge transfer with a private support (our remedy for the support-flip violation)
-# --------------------------------------------------------------------------
-
 
 def kt_ps_sensitivity(n: int, s: int, gamma: float, lam: float, opt_error: float, op_norm) -> np.ndarray:
     """ℓ2 sensitivity of ``X̃_S θ̂_S`` for a *public* support S: ``‖X̃_S‖op·(2√s γ/(nλ) + 2·opt_error)``.

@@ -8,10 +8,6 @@ import numpy as np
 
 from dpcore.sparse.solver import _sigmoid
 
-# --------------------------------------------------------------------------
-# Synthetic data with a known θ*, metrics
-# --------------------------------------------------------------------------
-
 
 @dataclass(frozen=True)
 class SparseData:

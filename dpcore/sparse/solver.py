@@ -9,10 +9,6 @@ from typing import Callable
 
 import numpy as np
 
-# --------------------------------------------------------------------------
-# Public bounds, thresholding, IGHT
-# --------------------------------------------------------------------------
-
 
 def clip_features(X, K: float) -> np.ndarray:
     """Clip every feature to the public box ``[−K, K]`` (so ``‖x_i‖∞ ≤ K``)."""

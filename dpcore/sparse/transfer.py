@@ -35,10 +35,6 @@ from dpcore.sparse.params import (
 )
 from dpcore.sparse.solver import _sigmoid, _sparse_matvec, ight, loss_gradient, project_l1_ball, restricted_smoothness
 
-# --------------------------------------------------------------------------
-# Teacher (= non-private IGHT)
-# --------------------------------------------------------------------------
-
 
 def teacher_fit(X, y, *, sparsity: int, lam: float, loss: str, p: SparseParams, keep_path: bool = False):
     """Non-private IGHT on ``L_S + (λ/2)‖θ‖²`` (inputs already clipped)."""

@@ -9,10 +9,6 @@ from dpcore.survival.grid import make_grid
 from dpcore.survival.mechanism import noisy_counts, survival_noise
 from dpcore.survival.statistic import Counts, count_matrix
 
-# --------------------------------------------------------------------------
-# Audit scenarios
-# --------------------------------------------------------------------------
-
 
 def _audit_counts(kind: str) -> tuple[Counts, Counts, str]:
     """Worst-case neighbouring data sets (n = 20 on a 5-bin grid) for one scenario."""

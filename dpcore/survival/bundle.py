@@ -28,10 +28,6 @@ from dpcore.survival.mechanism import release_counts, survival_noise
 from dpcore.survival.one_call import _declared_groups
 from dpcore.survival.statistic import Counts, count_matrix, sensitivity
 
-# --------------------------------------------------------------------------
-# Release
-# --------------------------------------------------------------------------
-
 
 def _curve_frame(cs: CurveSet, name: str, band: tuple[np.ndarray, np.ndarray] | None = None,
                  at_risk: np.ndarray | None = None) -> pd.DataFrame:

@@ -17,10 +17,6 @@ from dpcore.survival.grid import ESTIMATORS, Grid
 from dpcore.survival.mechanism import noisy_counts
 from dpcore.survival.statistic import Counts
 
-# --------------------------------------------------------------------------
-# Stage 3: post-processing and estimators
-# --------------------------------------------------------------------------
-
 
 @dataclass(frozen=True)
 class RiskTable:

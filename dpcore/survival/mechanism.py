@@ -22,11 +22,6 @@ def survival_noise(epsilon: float, n_groups: int = 1, *, kind: str = "discrete_l
     raise ValueError(f"survival counts use Laplace or discrete Laplace noise, not {kind!r}")
 
 
-# --------------------------------------------------------------------------
-# Stage 2: noise
-# --------------------------------------------------------------------------
-
-
 def noisy_counts(counts: Counts, noise: Noise, *, rng: np.random.Generator, draws: int | None = None) -> Counts:
     """Preview: ``M + Z`` with NumPy noise; ``draws=R`` stacks R releases on axis 0. Never export."""
     vec = counts.vector()

@@ -12,10 +12,6 @@ from dpcore.survival.estimators import curve_for, logrank_test, median_survival,
 from dpcore.survival.mechanism import noisy_counts, survival_noise
 from dpcore.survival.statistic import Counts
 
-# --------------------------------------------------------------------------
-# Utility over R draws and over ε
-# --------------------------------------------------------------------------
-
 
 @dataclass(frozen=True)
 class Utility:

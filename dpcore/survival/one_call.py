@@ -17,10 +17,6 @@ from dpcore.survival.mechanism import noisy_counts, release_counts, survival_noi
 from dpcore.survival.statistic import Counts, count_matrix
 from dpcore.validation import InputError
 
-# --------------------------------------------------------------------------
-# One-call functions
-# --------------------------------------------------------------------------
-
 
 @dataclass(frozen=True)
 class SurvivalResult:

@@ -26,10 +26,6 @@ import pandas as pd
 from dpcore.survival.grid import RELATION, Grid, GroupLabelsFromDataWarning, bin_index
 from dpcore.validation import InputError, declared_category_column, distinct_columns, numeric_column, role_code_column
 
-# --------------------------------------------------------------------------
-# Stage 1: the count matrix and its sensitivity
-# --------------------------------------------------------------------------
-
 
 @dataclass(frozen=True)
 class Counts:
