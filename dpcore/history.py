@@ -35,4 +35,4 @@ def history_report(name: str, records: Sequence[ReleaseRecord]) -> str:
         f"{rows}</table>"
     )
     bundles = [ReleaseBundle.from_json(r.values) for r in records if r.values]
-    return html_report(bundles, title=f"Privacy ledger history: {name}", preamble=preamble)
+    return html_report(bundles, title=f"Privacy ledger history: {name}", preamble=preamble, release_figures=False)
