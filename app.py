@@ -12,7 +12,7 @@ from threadpoolctl import threadpool_limits
 
 from ui import current_dataset, get_ledger, session_id, url_toggle
 from ui.state import forget_current_dataset
-from ui.widgets import forget_control
+from ui.widgets import LINKED, forget_control
 from ui.layout import TEACHING_KEY, literal
 
 ROOT = Path(__file__).resolve().parent
@@ -75,12 +75,16 @@ def _session_status() -> None:
 # Release button, depending on which pages were visited before.
 if st.session_state.get("_page") != navigation.url_path:
     if "_page" in st.session_state:
-        linked = st.query_params.get("eps")  # an in-app link to a configuration (st.page_link) carries its own ε
-        forget_control("eps")  # (the sidebar's navigation drops the URL parameters; no page switches in script)
+        # an in-app link to a configuration (``ui.widgets.LINKED``, e.g. the attacker panel's) keeps the ε it
+        # carries; any other ε left in the URL by a page switch is the previous page's
+        linked = st.query_params.get("eps") if st.query_params.get(LINKED) == "1" else None
+        forget_control("eps")
         if linked is not None:
             st.query_params["eps"] = linked
         forget_current_dataset()  # the sidebar names the data set of the page shown
     st.session_state["_page"] = navigation.url_path
+    if LINKED in st.query_params:  # read once, on arrival
+        del st.query_params[LINKED]
 
 # Drawn before the page (kept when the page stops early with st.stop, which drops anything drawn after
 # it) and again after it, replacing the first, so a release made in this run shows at once.

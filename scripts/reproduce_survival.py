@@ -11,7 +11,10 @@ share of draws whose decision at α = 0.05 agrees with the non-private test
 The two competing-risk sets get the cumulative incidence of the event of
 interest (sup error). Writes ``bench/results/survival_reproduction.{md,csv}``.
 
-    .venv/bin/python scripts/reproduce_survival.py [--draws 200] [--seed 0]
+    .venv/bin/python scripts/reproduce_survival.py [--draws 200] [--seed 0] [--scheduler ADDRESS | --local-workers N]
+
+One task per data set, each with its own child of one ``SeedSequence(seed)``: the tables are identical in
+process, on local workers or on a Dask cluster (``dpcore.distributed``).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from dpcore import distributed  # noqa: E402
 from dpcore import survival as sv  # noqa: E402
 from dpcore.datasets import load_survival, manifest  # noqa: E402
 
@@ -38,47 +42,58 @@ def _grid(d):
     return sv.make_grid(d.horizon, data_unit=d.time_unit, grid_unit=d.default_grid_unit)
 
 
-def run(draws: int = 200, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+def nine_rows(name: str, draws: int, seed: np.random.SeedSequence) -> list[dict]:
+    """Kaplan–Meier and log-rank rows of one of the paper's nine data sets (one task)."""
     rng = np.random.default_rng(seed)
-    rows = []
-    for name in NINE:
-        d = load_survival(name)
-        grid = _grid(d)
-        groups = tuple(manifest()["survival"][name]["groups"])
-        overall = sv.count_matrix(d.time, d.event, grid)
-        grouped = sv.count_matrix(d.time, d.event, grid, group=d.group, groups=groups)
-        km_uc = sv.utility_curve(overall, EPSILONS, draws=draws, rng=rng, kind="discrete_laplace")
-        lr_uc = sv.utility_curve(grouped, EPSILONS, draws=draws, rng=rng, kind="discrete_laplace")
-        na_uc = sv.utility_curve(grouped, EPSILONS, draws=draws, rng=rng, kind="discrete_laplace",
-                                 noise_aware_logrank=True)
-        run_uc = sv.utility_curve(overall, EPSILONS, draws=draws, rng=rng, kind="discrete_laplace", risk_set="running")
-        for i, eps in enumerate(EPSILONS):
-            rows.append({
-                "data set": name, "n": d.time.size, "bins": grid.k, "unit": grid.grid_unit, "ε": eps,
-                "sup error": km_uc.sup_error[i].mean(),
-                "sup error q95": np.quantile(km_uc.sup_error[i], 0.95),
-                "integrated error": km_uc.integrated_error[i].mean(),
-                "median error": np.nanmean(km_uc.median_error[i]) if not np.isnan(km_uc.median_error[i]).all()
-                else np.nan,
-                "CI covers exact (share of grid)": km_uc.coverage[i].mean(),
-                "sup error, running risk set": run_uc.sup_error[i].mean(),
-                "log-rank agreement": lr_uc.logrank_agree[i].mean(),
-                "log-rank agreement, noise-aware": na_uc.logrank_agree[i].mean(),
-                "non-private p": lr_uc.exact_p_value,
-                "private p (median)": np.median(lr_uc.p_value[i]),
-            })
-    crow = []
-    for name in COMPETING:
-        d = load_survival(name)
-        grid = _grid(d)
-        counts = sv.count_matrix(d.time, d.event, grid, n_types=2)
-        uc = sv.utility_curve(counts, EPSILONS, draws=draws, rng=rng, kind="discrete_laplace", estimator="cif",
-                              event_type=1)
-        for i, eps in enumerate(EPSILONS):
-            crow.append({"data set": name, "n": d.time.size, "bins": grid.k, "ε": eps,
-                         "event of interest": d.event_labels[1],
-                         "CIF sup error": uc.sup_error[i].mean(), "CIF integrated error": uc.integrated_error[i].mean()})
-    return pd.DataFrame(rows), pd.DataFrame(crow)
+    d = load_survival(name)
+    grid = _grid(d)
+    groups = tuple(manifest()["survival"][name]["groups"])
+    overall = sv.count_matrix(d.time, d.event, grid)
+    grouped = sv.count_matrix(d.time, d.event, grid, group=d.group, groups=groups)
+    km_uc = sv.utility_curve(overall, EPSILONS, draws=draws, rng=rng, kind="discrete_laplace")
+    lr_uc = sv.utility_curve(grouped, EPSILONS, draws=draws, rng=rng, kind="discrete_laplace")
+    na_uc = sv.utility_curve(grouped, EPSILONS, draws=draws, rng=rng, kind="discrete_laplace",
+                             noise_aware_logrank=True)
+    run_uc = sv.utility_curve(overall, EPSILONS, draws=draws, rng=rng, kind="discrete_laplace", risk_set="running")
+    return [{
+        "data set": name, "n": d.time.size, "bins": grid.k, "unit": grid.grid_unit, "ε": eps,
+        "sup error": km_uc.sup_error[i].mean(),
+        "sup error q95": np.quantile(km_uc.sup_error[i], 0.95),
+        "integrated error": km_uc.integrated_error[i].mean(),
+        "median error": np.nanmean(km_uc.median_error[i]) if not np.isnan(km_uc.median_error[i]).all()
+        else np.nan,
+        "CI covers exact (share of grid)": km_uc.coverage[i].mean(),
+        "sup error, running risk set": run_uc.sup_error[i].mean(),
+        "log-rank agreement": lr_uc.logrank_agree[i].mean(),
+        "log-rank agreement, noise-aware": na_uc.logrank_agree[i].mean(),
+        "non-private p": lr_uc.exact_p_value,
+        "private p (median)": np.median(lr_uc.p_value[i]),
+    } for i, eps in enumerate(EPSILONS)]
+
+
+def competing_rows(name: str, draws: int, seed: np.random.SeedSequence) -> list[dict]:
+    """Cumulative-incidence rows of one competing-risk data set (one task)."""
+    rng = np.random.default_rng(seed)
+    d = load_survival(name)
+    grid = _grid(d)
+    counts = sv.count_matrix(d.time, d.event, grid, n_types=2)
+    uc = sv.utility_curve(counts, EPSILONS, draws=draws, rng=rng, kind="discrete_laplace", estimator="cif",
+                          event_type=1)
+    return [{"data set": name, "n": d.time.size, "bins": grid.k, "ε": eps, "event of interest": d.event_labels[1],
+             "CIF sup error": uc.sup_error[i].mean(), "CIF integrated error": uc.integrated_error[i].mean()}
+            for i, eps in enumerate(EPSILONS)]
+
+
+def run(draws: int = 200, seed: int = 0, executor: distributed.Executor | None = None,
+        progress=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Both tables; data set ``i`` of ``NINE + COMPETING`` draws from child ``i`` of ``SeedSequence(seed)``."""
+    names = NINE + COMPETING
+    seeds = distributed.spawn_seeds(seed, len(names))
+    tasks = [(nine_rows if name in NINE else competing_rows, name, draws, child) for name, child in zip(names, seeds)]
+    parts = (executor or distributed.Executor()).map(distributed.call, tasks, progress=progress)
+    km = [row for part in parts[:len(NINE)] for row in part]
+    cif = [row for part in parts[len(NINE):] for row in part]
+    return pd.DataFrame(km), pd.DataFrame(cif)
 
 
 def markdown_table(frame: pd.DataFrame, digits: int = 3) -> str:
@@ -98,8 +113,10 @@ def main() -> None:
     parser.add_argument("--draws", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
+    distributed.add_arguments(parser)
     args = parser.parse_args()
-    km, cif = run(args.draws, args.seed)
+    with distributed.executor(scheduler=args.scheduler, local_workers=args.local_workers) as ex:
+        km, cif = run(args.draws, args.seed, ex, progress=distributed.print_progress(f"survival reproduction {ex.where}"))
     args.out.mkdir(parents=True, exist_ok=True)
     km.to_csv(args.out / "survival_reproduction.csv", index=False)
     cif.to_csv(args.out / "survival_reproduction_cif.csv", index=False)

@@ -48,6 +48,19 @@ def test_sidebar_keeps_the_ledger_when_a_page_stops_early():
     assert "Privacy ledger (all sessions)" in " ".join(m.value for m in at.sidebar.markdown)
 
 
+def test_an_in_app_link_to_a_configuration_keeps_its_epsilon():
+    """The attacker panel's link opens the audit page at the panel's ε; the marker is read once and dropped."""
+    from ui.widgets import LINKED
+
+    at = _app()
+    at.switch_page("app_pages/fdr.py").run()
+    at.query_params.update({"eps": "2", "method": "fdr", LINKED: "1"})
+    at.switch_page("app_pages/audit.py").run()
+    assert not at.exception
+    assert at.select_slider(key="eps").value == 2.0
+    assert LINKED not in at.query_params
+
+
 def test_each_page_opens_at_its_own_epsilon():
     """The ε widget key is shared by all pages (one URL parameter); a value chosen on one page must not carry
     over into the next page's preview and Release button."""

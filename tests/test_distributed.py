@@ -19,6 +19,7 @@ from dpcore.audit import run_audit
 # the reproduction scripts are modules the workers import too: on the path before the cluster starts
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 import reproduce_sparse  # noqa: E402
+import reproduce_survival  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -108,6 +109,15 @@ def test_reproduction_setting_on_two_workers_equals_in_process(cluster):
     there = reproduce_sparse.run(settings, distributed.Executor(cluster))
     assert len(here) == reproduce_sparse.DATASETS * 3 * reproduce_sparse.EPS.size * reproduce_sparse.DRAWS
     pd.testing.assert_frame_equal(there, here)
+
+
+def test_survival_reproduction_on_two_workers_equals_in_process(cluster):
+    """Every data set draws from its own child seed, so the tables do not depend on where they ran."""
+    here = reproduce_survival.run(draws=5, seed=3)
+    there = reproduce_survival.run(draws=5, seed=3, executor=distributed.Executor(cluster))
+    assert len(here[0]) == 3 * len(reproduce_survival.NINE) and len(here[1]) == 3 * len(reproduce_survival.COMPETING)
+    for a, b in zip(here, there):
+        pd.testing.assert_frame_equal(b, a)
 
 
 def test_audit_page_runs_on_the_configured_cluster(cluster, monkeypatch):

@@ -20,7 +20,7 @@ from ui.data import upload_csv
 from ui.errors import show_errors
 from ui.layout import literal, teaching, teaching_mode
 from ui.state import audits
-from ui.widgets import set_control, url_number, url_radio, url_select_slider, url_selectbox
+from ui.widgets import LINKED, set_control, url_number, url_radio, url_select_slider, url_selectbox
 
 #: δ values the view offers (and reads from a link as ``?adelta=…``).
 DELTAS = (0.0, 1e-8, 1e-6, 1e-5, 1e-4, 2.5e-4, 1e-3, 1e-2)
@@ -194,6 +194,6 @@ def attacker_panel(method: str, epsilon: float, delta: float = 0.0) -> None:
         st.plotly_chart(bound_figure(epsilon, delta), key=f"attack_bound_{method}")
         set_control("method", method)  # the audit page opens on this method even if it was visited before
         offered = min((d for d in DELTAS if d >= delta), default=DELTAS[-1])  # round δ up: a weaker, true claim
-        params = {"method": method, "eps": f"{epsilon:g}", "adelta": f"{offered:g}"}
+        params = {"method": method, "eps": f"{epsilon:g}", "adelta": f"{offered:g}", LINKED: "1"}
         st.page_link("app_pages/audit.py", label="See the attacker's view with this configuration",
                      icon=":material/visibility:", query_params=params)

@@ -110,6 +110,10 @@ def set_control(key: str, value) -> None:
     st.session_state.pop(_last(key), None)
 
 
+#: query parameter of an in-app link to a configuration: the page it opens keeps the link's ε (see app.py)
+LINKED = "linked"
+
+
 def forget_control(key: str) -> None:
     """Drop a control's value everywhere (state, memory, URL): it starts from its default."""
     st.session_state.pop(key, None)
