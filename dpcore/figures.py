@@ -9,6 +9,7 @@ method or by the report layer (the coefficient stem plot, the log-ε axis) live 
 
 from __future__ import annotations
 
+import html
 import math
 from typing import Mapping, Sequence
 
@@ -21,6 +22,16 @@ TRUTH = "#2e7d32"
 WARNING = "#d1495b"
 #: A qualitative palette for several private methods / groups.
 PALETTE = ("#1f6fd1", "#e69500", "#2e9e6a", "#d1495b", "#7b5ea7", "#8c6d31", "#17becf", "#555555")
+
+
+def plot_text(value) -> str:
+    """A name from the data (group label, column, feature) as literal text in a Plotly figure.
+
+    Plotly renders a subset of HTML in names, titles and tick labels — ``<a href>`` becomes a clickable
+    link — so an uploaded column named ``<a href=…>`` would put a link on the page. Escaping ``&``, ``<``
+    and ``>`` shows it as typed (Plotly decodes the entities back to characters for display).
+    """
+    return html.escape(str(value), quote=False)
 
 
 def rgba(hex_colour: str, alpha: float) -> str:
@@ -143,7 +154,7 @@ def coefficient_figure(coefs: Mapping[str, np.ndarray], *, feature_names: Sequen
     """
     vectors = {k: np.asarray(v, dtype=float) for k, v in coefs.items()}
     d = next(iter(vectors.values())).size
-    names = list(feature_names) if feature_names is not None else [f"x{j + 1}" for j in range(d)]
+    names = [plot_text(n) for n in feature_names] if feature_names is not None else [f"x{j + 1}" for j in range(d)]
     stacked = np.vstack(list(vectors.values()))
     used = np.flatnonzero(np.any(stacked != 0, axis=0))
     if used.size > max_features:

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpcore.figures import PALETTE, PRIVATE, TRUTH, band, base_layout, coefficient_figure, curve
+from dpcore.figures import PALETTE, PRIVATE, TRUTH, band, base_layout, coefficient_figure, curve, plot_text
 
 KM_TITLE = "survival probability S(t)"
 
@@ -28,6 +28,7 @@ def survival_release_figure(km_table: pd.DataFrame, grid_unit: str) -> go.Figure
     """DP-only figure for a release bundle: released KM per group with interval and noise band."""
     fig = go.Figure()
     for g, (name, part) in enumerate(km_table.groupby("group", sort=False)):
+        name = plot_text(name)  # a declared label can come from an upload
         colour = PALETTE[g % len(PALETTE)]
         if "band_lower" in part:
             band(fig, part["time"], part["band_lower"], part["band_upper"], name=f"{name}: noise-aware band",

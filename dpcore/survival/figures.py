@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpcore.figures import NONPRIVATE, PALETTE, PRIVATE, WARNING, band, base_layout, curve, epsilon_axis
+from dpcore.figures import NONPRIVATE, PALETTE, PRIVATE, WARNING, band, base_layout, curve, epsilon_axis, plot_text
 from dpcore.survival.estimators import CurveSet
 from dpcore.survival.grid import ESTIMATORS
 from dpcore.survival.monte_carlo import UtilityCurve
@@ -116,6 +116,7 @@ def groups_figure(private: CurveSet, exact: CurveSet, *, estimator: str = "km", 
     """Per-group curves, private (solid) and non-private (dotted), with both log-rank p-values in the title."""
     fig = go.Figure()
     for g, name in enumerate(private.groups):
+        name = plot_text(name)  # a declared label can come from an upload
         colour = PALETTE[g % len(PALETTE)]
         curve(fig, exact.times, exact.estimate[g], name=f"{name} (non-private)", colour=colour, step=True, dash="dot",
               width=1.5, legendgroup=name)
