@@ -401,8 +401,8 @@ def attack_view(source: NeighbourPair | AuditScenario, *, draws: int = 20_000, s
                           float(delta), empirical_roc(a, b), exact, source.curves)
     a, b = scenario_scores(source, draws, seed=seed)
     return AttackView(source.method, source.name, source.neighbours,
-                      "Without noise the release is a fixed function of the data and differs between A and B, "
-                      "so the attacker reads off which one it is: right 100 % of the time.",
+                      source.reveal or "Without noise the release is a fixed function of the data and differs "
+                      "between A and B, so the attacker reads off which one it is: right 100 % of the time.",
                       source.claimed_epsilon, max(float(delta), source.delta), empirical_roc(a, b),
                       test=f"threshold on the audit's summary: {source.summary}")
 

@@ -121,6 +121,29 @@ def _audit_sampler(pair, *, epsilon: float, shift: Shift, summary: Literal["last
     return sampler
 
 
+def _hypotheses(rejected: np.ndarray) -> str:
+    where = np.flatnonzero(rejected) + 1
+    if where.size == 0:
+        return "no hypothesis"
+    listed = ", ".join(map(str, where[:5])) + (f" and {where.size - 5} more" if where.size > 5 else "")
+    return ("hypothesis " if where.size == 1 else "hypotheses ") + listed
+
+
+def noise_free_reveal(pair, *, epsilon: float, shift: Shift, cutoff: int, ai: bool = False) -> str:
+    """The attack without privacy on a PAPRIKA pair, in words: the rule with its public threshold shift
+    but no noise, run on A and on B, and the discovery that flips between them (if one does)."""
+    runs = [run_paprika(p[None], alpha=AUDIT_ALPHA, epsilon=epsilon, delta=AUDIT_DELTA, eta=AUDIT_ETA,
+                        cutoff=cutoff, lam=0.2, shift=shift, ai=ai, rng=np.random.default_rng(0),
+                        scale_factor=0.0).rejections[0] for p in pair]
+    seen = f"Without noise PAPRIKA rejects {_hypotheses(runs[0])} on A and {_hypotheses(runs[1])} on B"
+    flips = np.flatnonzero(runs[0] != runs[1]) + 1
+    if flips.size:
+        return (f"{seen}: the discovery of hypothesis {flips[0]} flips, so the attacker reads off which stream it "
+                "is — right 100 % of the time.")
+    return (f"{seen}: the same discoveries, so without noise this pair cannot be told apart; whatever the "
+            "attacker learns comes through the noise, which (ε, δ) bounds.")
+
+
 def audit_scenarios(epsilon: float) -> list:
     """Worst-case neighbouring pairs for the PAPRIKA rejection-vector release (paper rule).
 
@@ -151,6 +174,7 @@ def audit_scenarios(epsilon: float) -> list:
             claimed_epsilon=eps, delta=AUDIT_DELTA,
             sampler=_audit_sampler(svt_pair(eps), epsilon=eps, shift=1.0, summary="last", bug="noise"),
             planted_bug_label="noise scales halved",
+            reveal=noise_free_reveal(svt_pair(eps), epsilon=eps, shift=1.0, cutoff=1),
         ),
         AuditScenario(
             method="PAPRIKA", name="candidacy flip (Theorem 4 shift s = 4)",
@@ -160,6 +184,7 @@ def audit_scenarios(epsilon: float) -> list:
             claimed_epsilon=eps, delta=AUDIT_DELTA,
             sampler=_audit_sampler(candidacy_pair(eps), epsilon=eps, shift=4.0, summary="last", bug="code"),
             planted_bug_label="authors' code rule (γ indexed by candidate counts)",
+            reveal=noise_free_reveal(candidacy_pair(eps), epsilon=eps, shift=4.0, cutoff=1),
         ),
         AuditScenario(
             method="PAPRIKA", name=f"many boundary hypotheses (k = {BOUNDARY_K}, c = {BOUNDARY_CUTOFF})",
@@ -170,5 +195,7 @@ def audit_scenarios(epsilon: float) -> list:
             sampler=_audit_sampler(boundary_pair(BOUNDARY_K, cutoff=BOUNDARY_CUTOFF), epsilon=eps, shift=STREAM,
                                    summary="any", bug="calibration", cutoff=BOUNDARY_CUTOFF),
             planted_bug_label="Theorem 4's per-hypothesis shift s = 4 (δ per boundary event, not per stream)",
+            reveal=noise_free_reveal(boundary_pair(BOUNDARY_K, cutoff=BOUNDARY_CUTOFF), epsilon=eps, shift=STREAM,
+                                     cutoff=BOUNDARY_CUTOFF),
         ),
     ]
