@@ -1,6 +1,6 @@
 """Online FDR page: PAPRIKA and PAPRIKA AI (private) against SAFFRON, SAFFRON AI, LORD++ and alpha-investing.
 
-Thin: controls → dpcore.fdr → dpcore.fdr_figures. Simulated streams are public and cached; uploaded
+Thin: controls → dpcore.fdr → dpcore.fdr.figures. Simulated streams are public and cached; uploaded
 p-values are never cached, written or logged.
 """
 
@@ -15,7 +15,7 @@ import streamlit as st
 
 import ui
 from dpcore import fdr
-from dpcore import fdr_figures as ff
+from dpcore.fdr import figures as ff
 from dpcore.accounting import fingerprint
 from ui.accuracy import accuracy_first
 from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient

@@ -3,7 +3,8 @@
 import pandas as pd
 import streamlit as st
 
-from dpcore.report import history_report, html_report, internal_notes_html
+from dpcore.history import history_report
+from dpcore.report import html_report, internal_notes_html
 from ui import (
     audits,
     current_dataset,

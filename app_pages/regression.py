@@ -1,6 +1,6 @@
 """Drug-sensitivity page: robust private Bayesian linear regression (Honkela et al. 2018).
 
-Thin: controls → dpcore.regression* → dpcore.regression_figures. Bundled GDSC and synthetic data are
+Thin: controls → dpcore.regression* → dpcore.regression.figures. Bundled GDSC and synthetic data are
 public, so their sweeps are cached; uploads are never cached, written or logged (their sweeps live in
 this session's state only).
 """
@@ -15,11 +15,11 @@ import streamlit as st
 
 import ui
 from dpcore import regression as R
-from dpcore import regression_figures as rf
+from dpcore.regression import figures as rf
 from dpcore.accounting import fingerprint
 from dpcore.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, load_gdsc
-from dpcore.regression_eval import equivalent_sample_size, monte_carlo_cv, preview_fit, tuned_omegas
-from dpcore.regression_tuning import ThresholdSearch, split_grid, split_search, threshold_search
+from dpcore.regression.evaluation import equivalent_sample_size, monte_carlo_cv, preview_fit, tuned_omegas
+from dpcore.regression.tuning import ThresholdSearch, split_grid, split_search, threshold_search
 from ui.accuracy import accuracy_first
 from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
 from dpcore.utility import describe_draws

@@ -1,7 +1,7 @@
 """Sparse-learning page: DP sparse linear / logistic regression by knowledge transfer, against DP-IGHT,
 DP Frank–Wolfe and two-stage.
 
-Thin: controls → dpcore.sparse → dpcore.sparse_figures. Public inputs (synthetic data, the bundled GDSC
+Thin: controls → dpcore.sparse → dpcore.sparse.figures. Public inputs (synthetic data, the bundled GDSC
 subset) are cached; uploads are never cached, written or logged.
 """
 
@@ -13,7 +13,7 @@ import streamlit as st
 
 import ui
 from dpcore import sparse as sp
-from dpcore import sparse_figures as sf
+from dpcore.sparse import figures as sf
 from dpcore.accounting import fingerprint
 from dpcore.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, load_gdsc
 from ui.accuracy import accuracy_first

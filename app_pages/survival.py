@@ -1,6 +1,6 @@
 """Survival page: DP Kaplan–Meier, Nelson–Aalen, competing-risk incidence and log-rank tests.
 
-Thin: controls → dpcore.survival → dpcore.survival_figures. Bundled (public)
+Thin: controls → dpcore.survival → dpcore.survival.figures. Bundled (public)
 inputs are cached; uploads are never cached, written or logged.
 """
 
@@ -13,7 +13,7 @@ import streamlit as st
 
 import ui
 from dpcore import survival as sv
-from dpcore import survival_figures as sf
+from dpcore.survival import figures as sf
 from dpcore.accounting import fingerprint
 from dpcore.datasets import UNIT_DAYS, load_survival, manifest, survival_names, survival_title
 from ui.accuracy import accuracy_first

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from dpcore import fdr  # noqa: E402
-from dpcore import fdr_reference as ref  # noqa: E402
+from dpcore.fdr import reference as ref  # noqa: E402
 
 R, T = 100, 800
 S = fdr.Settings(epsilon=5.0)

@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from dpcore.regression import OMEGA_GRID  # noqa: E402
-from dpcore.regression_tuning import threshold_search, threshold_search_loop  # noqa: E402
+from dpcore.regression.tuning import threshold_search, threshold_search_loop  # noqa: E402
 
 N = 500
 SETS, DRAWS = 20, 20

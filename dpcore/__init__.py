@@ -5,8 +5,10 @@ Every computation of the dashboard lives here, importable without Streamlit:
 ``accounting`` (the privacy ledger), ``ledger_store`` (its durable SQLite / PostgreSQL store and the
 server configuration), ``audit`` (black-box ε lower bounds),
 ``validation`` (uploaded CSV → arrays or a clear error), ``datasets``
-(bundled data and public metadata), ``release`` (export bundles and reports),
-and one module per method.
+(bundled data and public metadata), ``release`` (export bundles), ``report`` and
+``release_figures`` (reports and the figures that go with a release), and one package per method
+(``survival``, ``regression``, ``sparse``, ``fdr``) whose ``__init__`` names the file that proves its
+sensitivity. Layers and rules: ``docs/architecture.md``.
 """
 
 __version__ = "0.1.0"

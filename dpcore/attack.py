@@ -21,6 +21,9 @@ This module computes, for a neighbouring pair:
   simultaneous Clopper–Pearson band (:func:`empirical_roc`).
 
 Everything here is a preview: seeded NumPy noise, never charged or exported.
+
+Why one file (just over 500 lines): the trade-off bound, the neighbouring pairs and their ROC are one
+argument read top to bottom; apart, each piece only makes sense beside the others.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy import special
 
+from dpcore import regression as R
+from dpcore import survival as sv
 from dpcore.audit import AuditScenario, clopper_pearson_lower, clopper_pearson_upper
 from dpcore.mechanisms import Noise
 
@@ -396,8 +401,8 @@ def attack_view(source: NeighbourPair | AuditScenario, *, draws: int = 20_000, s
                           float(delta), empirical_roc(a, b), exact, source.curves)
     a, b = scenario_scores(source, draws, seed=seed)
     return AttackView(source.method, source.name, source.neighbours,
-                      "Without noise the release is a fixed function of the data and differs between A and B, "
-                      "so the attacker reads off which one it is: right 100 % of the time.",
+                      source.reveal or "Without noise the release is a fixed function of the data and differs "
+                      "between A and B, so the attacker reads off which one it is: right 100 % of the time.",
                       source.claimed_epsilon, max(float(delta), source.delta), empirical_roc(a, b),
                       test=f"threshold on the audit's summary: {source.summary}")
 
@@ -417,8 +422,6 @@ def survival_pair(time, event, grid, *, epsilon: float, index: int, alt_time: fl
     counts: one person is left, in one cell — the bin of their time and
     whether they had an event or were censored (the differencing attack).
     """
-    from dpcore import survival as sv
-
     time, event = np.asarray(time, dtype=float), np.asarray(event)
     if not 0 <= index < time.size:
         raise ValueError(f"record {index + 1} does not exist (the data set has {time.size})")
@@ -470,8 +473,6 @@ def regression_pair(X, y, *, epsilon: float, index: int, alt_x, alt_y: float, bx
     ``x xᵀ``, ``x y`` and ``y²`` of the last (clipped) record: ``|y| = √(y²)``
     and ``x = (x y)/y`` recover the record up to a joint sign.
     """
-    from dpcore import regression as R
-
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     if not 0 <= index < y.size:
         raise ValueError(f"record {index + 1} does not exist (the data set has {y.size})")

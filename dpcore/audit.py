@@ -281,6 +281,8 @@ class AuditScenario:
     planted_bug, rng, draws)`` returns ``draws`` scalar summaries of the
     release computed on data set ``which`` (``"A"`` or ``"B"``), with the
     bug of ``planted_bug_label`` planted when ``planted_bug`` is true.
+    ``reveal`` says in words what the release shows on A and on B without
+    noise (the attack without privacy), where the method module computes it.
     """
 
     method: str
@@ -291,6 +293,7 @@ class AuditScenario:
     delta: float
     sampler: Callable[[str, bool, np.random.Generator, int], np.ndarray]
     planted_bug_label: str = "noise scale halved"
+    reveal: str = ""
 
     def run(
         self,

@@ -1,16 +1,17 @@
 """Shared look of every figure: colours, layout and the band/curve helpers.
 
-Figure builders of each method (``dpcore.<method>_figures`` or a
-``figures`` section in the method module) are plain functions returning
+Figure builders of each method (``dpcore.<method>.figures``) are plain functions returning
 ``plotly.graph_objects.Figure`` and use these helpers, so all pages read the
 same way: non-private reference in dark grey, private in blue, Monte-Carlo
-bands as translucent fills, the chosen ε as a dashed vertical line.
+bands as translucent fills, the chosen ε as a dashed vertical line. Figures used by more than one
+method or by the report layer (the coefficient stem plot, the log-ε axis) live here once.
 """
 
 from __future__ import annotations
 
+import html
 import math
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -21,6 +22,16 @@ TRUTH = "#2e7d32"
 WARNING = "#d1495b"
 #: A qualitative palette for several private methods / groups.
 PALETTE = ("#1f6fd1", "#e69500", "#2e9e6a", "#d1495b", "#7b5ea7", "#8c6d31", "#17becf", "#555555")
+
+
+def plot_text(value) -> str:
+    """A name from the data (group label, column, feature) as literal text in a Plotly figure.
+
+    Plotly renders a subset of HTML in names, titles and tick labels — ``<a href>`` becomes a clickable
+    link — so an uploaded column named ``<a href=…>`` would put a link on the page. Escaping ``&``, ``<``
+    and ``>`` shows it as typed (Plotly decodes the entities back to characters for display).
+    """
+    return html.escape(str(value), quote=False)
 
 
 def rgba(hex_colour: str, alpha: float) -> str:
@@ -112,6 +123,69 @@ def mark_epsilon(fig: go.Figure, epsilon: float, *, label: str = "chosen ε", lo
 
 #: Tick values of every log-scaled ε axis (1-2-5 steps): plotly's own log ticks mix full labels with
 #: small digits ("0.1 2 5 1 2 5 10"), which reads as nonsense to a clinician.
+#: Colour of each series name used on the page.
+COLOURS = {
+    "truth θ*": TRUTH,
+    "teacher (non-private)": NONPRIVATE,
+    "knowledge transfer (student)": PALETTE[0],
+    "DP-IGHT": PALETTE[1],
+    "DP Frank–Wolfe": PALETTE[3],
+    "two-stage": PALETTE[4],
+    "KT with private support": PALETTE[6],
+    "released student": PALETTE[0],
+}
+
+
+def series_colour(name: str, i: int) -> str:
+    for key, colour in COLOURS.items():
+        if name.startswith(key):
+            return colour
+    return PALETTE[i % len(PALETTE)]
+
+
+def coefficient_figure(coefs: Mapping[str, np.ndarray], *, feature_names: Sequence[str] | None = None,
+                       title: str | None = None, max_features: int = 40) -> go.Figure:
+    """Lollipop (stem) plot of several coefficient vectors on the union of their supports.
+
+    Only features that are non-zero in some vector are shown (up to
+    ``max_features``, largest magnitudes first) — with d up to 10⁴ a full
+    axis would be unreadable. Each series is offset sideways so stems do not
+    hide each other; a dot marks a coefficient in that method's support.
+    """
+    vectors = {k: np.asarray(v, dtype=float) for k, v in coefs.items()}
+    d = next(iter(vectors.values())).size
+    names = [plot_text(n) for n in feature_names] if feature_names is not None else [f"x{j + 1}" for j in range(d)]
+    stacked = np.vstack(list(vectors.values()))
+    used = np.flatnonzero(np.any(stacked != 0, axis=0))
+    if used.size > max_features:
+        used = used[np.argsort(-np.abs(stacked[:, used]).max(axis=0))[:max_features]]
+    used = np.sort(used)
+    fig = go.Figure()
+    k = len(vectors)
+    width = 0.8
+    for i, (name, v) in enumerate(vectors.items()):
+        offset = (i - (k - 1) / 2) * width / max(k, 1)
+        x = np.arange(used.size) + offset
+        vals = v[used]
+        xs = np.column_stack([x, x, np.full_like(x, np.nan)]).ravel()
+        ys = np.column_stack([np.zeros_like(vals), vals, np.full_like(vals, np.nan)]).ravel()
+        colour = series_colour(name, i)
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=colour, width=2), hoverinfo="skip",
+                                 legendgroup=name, name=name))
+        fig.add_trace(go.Scatter(
+            x=x, y=np.where(vals != 0, vals, np.nan), mode="markers", name=name, legendgroup=name, showlegend=False,
+            marker=dict(color=colour, size=8), customdata=[names[j] for j in used],
+            hovertemplate="%{customdata}: %{y:.3g}<extra>" + name + "</extra>"))
+    fig.add_hline(y=0, line=dict(color="#999", width=1))
+    base_layout(fig, title=title, x_title="feature (union of the recovered supports)", y_title="coefficient",
+                height=460)
+    fig.update_layout(hovermode="closest", legend=dict(y=1.02, yanchor="bottom"))
+    short = [names[j] if len(names[j]) <= 18 else names[j][:17] + "…" for j in used]  # full name on hover
+    fig.update_xaxes(tickmode="array", tickvals=np.arange(used.size), ticktext=short,
+                     tickangle=-45 if used.size > 8 else 0)
+    return fig
+
+
 EPSILON_TICKS = tuple(m * 10.0 ** k for k in range(-3, 4) for m in (1, 2, 5))
 
 

@@ -4,7 +4,10 @@ A :class:`ReleaseBundle` is built by a method's release function from
 OpenDP-noised statistics and their post-processing only — never from raw
 data or non-private estimates (privacy.md, "What a release exports"). It
 serialises to JSON, to a ZIP (JSON + one CSV per table + the HTML report)
-and feeds :mod:`dpcore.report`.
+and feeds :mod:`dpcore.report`. A release function fills it with data only; the report layer
+(:mod:`dpcore.release_figures`) decides which figures its report and ZIP show. This is the export
+face of a release, so it imports :mod:`dpcore.report` (for the ZIP's ``report.html``); the report
+never imports this module back.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore import __version__
+from dpcore.report import html_report
 
 RELATIONS = {
     "replace-one": "two data sets are neighbours when one record (one {unit}) is replaced by another "
@@ -126,8 +130,6 @@ class ReleaseBundle:
 
     def to_zip(self) -> bytes:
         """ZIP with ``release.json``, one CSV per DP table and a self-contained ``report.html``."""
-        from dpcore.report import html_report
-
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
             archive.writestr("release.json", self.to_json())

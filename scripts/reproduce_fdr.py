@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from dpcore import distributed, fdr  # noqa: E402
-from dpcore import fdr_figures as ff  # noqa: E402
+from dpcore.fdr import figures as ff  # noqa: E402
 
 OUT = ROOT / "bench" / "results" / "fdr_reproduction"
 PI1 = (0.01, 0.02, 0.03, 0.04, 0.05)

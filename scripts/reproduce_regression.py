@@ -34,7 +34,7 @@ import pandas as pd  # noqa: E402
 from dpcore import distributed  # noqa: E402
 from dpcore.datasets import load_gdsc  # noqa: E402
 from dpcore.regression import MODELS  # noqa: E402
-from dpcore.regression_eval import monte_carlo_cv  # noqa: E402
+from dpcore.regression.evaluation import monte_carlo_cv  # noqa: E402
 
 SIZES = (100, 200, 300, 400, 500, 600, 700, 800)
 EPSILONS = (1.0, 2.0)

@@ -19,8 +19,148 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_dpcore_never_imports_streamlit():
-    offenders = [p.name for p in (ROOT / "dpcore").glob("*.py") if "streamlit" in _imports(p)]
+    offenders = [str(p.relative_to(ROOT)) for p in (ROOT / "dpcore").rglob("*.py") if "streamlit" in _imports(p)]
     assert offenders == []
+
+
+# --------------------------------------------------------------------------
+# The import graph of dpcore: no cycles, dependencies point down (docs/architecture.md)
+# --------------------------------------------------------------------------
+
+METHODS = ("survival", "regression", "sparse", "fdr")
+#: figure modules: Plotly builders, which may import results but are imported only by figures and reports
+FIGURE_MODULES = {"dpcore.figures", "dpcore.attack_figures", "dpcore.release_figures",
+                  *(f"dpcore.{m}.figures" for m in METHODS)}
+#: the report layer: renders bundles and decides which figures go with them
+REPORT_MODULES = {"dpcore.report", "dpcore.history"}
+MAX_LINES = 500
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _dpcore_modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted((ROOT / "dpcore").rglob("*.py"))}
+
+
+def _import_graph() -> tuple[dict[str, set[str]], dict[str, list[str]]]:
+    """Edges module → dpcore module it imports (at any depth: function-level imports count too).
+
+    Importing ``dpcore.a.b`` from outside ``dpcore.a`` runs ``dpcore.a``'s ``__init__`` first, so that is
+    an edge as well; from inside the package it is not (Python has already started the package).
+    Also returns, per module, its imports made inside a function or class body.
+    """
+    modules = _dpcore_modules()
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    nested: dict[str, list[str]] = {name: [] for name in modules}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        top_level = {id(node) for node in tree.body}
+        for node in ast.walk(tree):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+                targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
+            targets = [t for t in targets if t.split(".")[0] == "dpcore"]
+            if targets and id(node) not in top_level:
+                nested[name].extend(targets)
+            for target in targets:
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                parts = target.split(".")
+                for k in range(2, len(parts) + 1):  # the packages above the target, then the target itself
+                    ancestor = ".".join(parts[:k])
+                    if ancestor in modules and not (name == ancestor or name.startswith(ancestor + ".")):
+                        graph[name].add(ancestor)
+                if target in modules and target != name:
+                    graph[name].add(target)
+    return graph, nested
+
+
+def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen, stack = set(), [start]
+    while stack:
+        for nxt in graph[stack.pop()]:
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return seen
+
+
+def test_the_import_graph_sees_every_method_package():
+    graph, _ = _import_graph()
+    for method in METHODS:
+        assert f"dpcore.{method}" in graph and f"dpcore.{method}.figures" in graph
+    assert "dpcore.survival" in graph["dpcore.survival.figures"] or graph["dpcore.survival.figures"] & {
+        m for m in graph if m.startswith("dpcore.survival.")}
+
+
+def test_no_import_cycles_in_dpcore():
+    graph, _ = _import_graph()
+    cycles = sorted(name for name in graph if name in _reachable(graph, name))
+    assert cycles == [], f"modules on an import cycle: {cycles}"
+
+
+def test_no_function_level_imports_of_dpcore_modules():
+    """Imports of dpcore modules sit at the top of the file, where the graph is visible (none dodges a cycle)."""
+    _, nested = _import_graph()
+    assert {name: targets for name, targets in nested.items() if targets} == {}
+
+
+def test_figures_and_reports_depend_on_results_never_the_reverse():
+    graph, _ = _import_graph()
+    allowed = FIGURE_MODULES | REPORT_MODULES
+    for name, targets in graph.items():
+        if name not in allowed:
+            assert not targets & FIGURE_MODULES, f"{name} imports a figure module: {targets & FIGURE_MODULES}"
+    method_figures = {f"dpcore.{m}.figures" for m in METHODS} | {"dpcore.attack_figures"}
+    for name in graph:
+        if name not in allowed:  # not even through another module
+            assert not _reachable(graph, name) & method_figures, name
+    # the report layer reads bundles by their attributes: it never needs a method's code
+    for name in REPORT_MODULES | {"dpcore.release_figures", "dpcore.release"}:
+        assert not {t for t in _reachable(graph, name) if t.split(".")[1:2] and t.split(".")[1] in METHODS + ("attack",)}, name
+
+
+def test_statistic_and_release_modules_never_import_the_report():
+    """A method's stages and its bundle return data; rendering is the report layer's business."""
+    graph, _ = _import_graph()
+    stage_modules = [name for name in graph if name.split(".")[1:2] and name.split(".")[1] in METHODS
+                     and not name.endswith(".figures")]
+    assert len(stage_modules) > 20
+    for name in stage_modules:
+        assert not graph[name] & (REPORT_MODULES | FIGURE_MODULES), (name, graph[name] & (REPORT_MODULES | FIGURE_MODULES))
+
+
+def test_each_method_package_reads_in_data_flow_order():
+    """Every stage file imports only the files its package ``__init__`` lists above it (the ``N. ``name.py`` list)."""
+    graph, _ = _import_graph()
+    for method in METHODS:
+        doc = ast.get_docstring(ast.parse((ROOT / "dpcore" / method / "__init__.py").read_text(encoding="utf-8")))
+        assert "Sensitivity proof" in doc, method
+        order = [f"dpcore.{method}.{m}" for m in re.findall(r"``(\w+)\.py``", doc)]
+        listed = set(order)
+        on_disk = {name for name in graph if name.startswith(f"dpcore.{method}.")}
+        assert on_disk <= listed, f"{method}: files missing from the __init__ list: {on_disk - listed}"
+        for i, name in enumerate(order):
+            later = set(order[i + 1:]) - set(order[:i + 1])
+            assert not graph[name] & later, f"{name} imports a file listed after it: {graph[name] & later}"
+
+
+def test_no_dpcore_file_over_500_lines_unless_it_says_why():
+    """Split a long file by stage; a file that would scatter one idea says so ("Why one file") in its docstring."""
+    for path in sorted((ROOT / "dpcore").rglob("*.py")):
+        lines = path.read_text(encoding="utf-8").count("\n")
+        if lines > MAX_LINES:
+            doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+            assert "Why one file" in doc, f"{path.relative_to(ROOT)} has {lines} lines"
 
 
 def test_nothing_writes_uploads_to_disk_or_logs_them():

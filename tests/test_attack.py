@@ -213,3 +213,12 @@ def test_a_registry_view_goes_into_the_report_labelled_as_an_illustration():
     view = attack.attack_view(_registry("survival", "record moved"), draws=2_000)
     html = html_report([], audits=[view])
     assert "an illustration on a neighbouring pair" in html and "guesses right at most 73 %" in html
+
+
+def test_fdr_views_say_which_discovery_flips_without_noise():
+    """The attack without privacy on the FDR pairs is computed (the rule without noise on A and on B), not assumed."""
+    svt, _, boundary = registry.audit_scenarios("fdr", 3.0)
+    assert "rejects hypothesis 20 on A and hypothesis 1 on B" in svt.reveal and "hypothesis 1 flips" in svt.reveal
+    assert "no hypothesis on A and no hypothesis on B" in boundary.reveal  # only the noise (δ) can separate them
+    view = attack.attack_view(svt, draws=2_000, seed=0)
+    assert view.reveal == svt.reveal

@@ -13,8 +13,10 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from dpcore import fdr
-from dpcore import fdr_reference as ref
+from dpcore.fdr import core as fdr_core
+from dpcore.fdr import reference as ref
 from dpcore.release import ReleaseBundle
+from dpcore.release_figures import figures_for
 from dpcore.validation import InputError
 
 # A short stream and a short γ (γ_1, γ_2, γ_3 = 0.5, 0.3, 0.2; γ_j = 0 after) for hand computation.
@@ -414,7 +416,7 @@ def test_release_bundle_contains_only_the_rejection_set():
     assert table.rejected.sum() <= 20 and table.rejected.sum() > 0
     assert "p" not in " ".join(table.columns).split()
     assert '"epsilon": 5.0' in bundle.to_json()
-    (figure,) = bundle.figures.values()  # the report's figure plots released values only: α_t and the discoveries
+    (figure,) = figures_for(bundle).values()  # the report's figure plots released values only: α_t and the discoveries
     released = set(np.round(table.alpha_t, 12))
     assert all(set(np.round(trace.y, 12)) <= released for trace in figure.data)
     with pytest.raises(ValueError):
@@ -500,8 +502,8 @@ def test_compiled_kernels_equal_their_python_source(monkeypatch, rule):
     p[:, ::9] = 0.0
     s = fdr.Settings(epsilon=2.0, cutoff=3, rule=rule)
     compiled = fdr.run_all(p, s, rng=np.random.default_rng(2))
-    monkeypatch.setattr(fdr, "_gamma_kernel", fdr._gamma_kernel.py_func)
-    monkeypatch.setattr(fdr, "_alpha_investing_kernel", fdr._alpha_investing_kernel.py_func)
+    monkeypatch.setattr(fdr_core, "_gamma_kernel", fdr_core._gamma_kernel.py_func)  # the core calls them
+    monkeypatch.setattr(fdr_core, "_alpha_investing_kernel", fdr_core._alpha_investing_kernel.py_func)
     interpreted = fdr.run_all(p, s, rng=np.random.default_rng(2))
     for name in fdr.METHODS:
         np.testing.assert_array_equal(compiled[name].rejections, interpreted[name].rejections, err_msg=name)
@@ -663,7 +665,7 @@ def test_shift_cost_table():
 
 
 def test_figure_builders():
-    from dpcore import fdr_figures as ff
+    from dpcore.fdr import figures as ff
 
     rng = np.random.default_rng(14)
     s = fdr.simulate_bernoulli(30, 300, pi1=0.1, rng=rng)

@@ -258,7 +258,7 @@ def test_a_data_sets_history_report_lists_every_charge_and_the_values_that_left(
     import pandas as pd
 
     from dpcore.release import ReleaseBundle
-    from dpcore.report import history_report
+    from dpcore.history import history_report
 
     bundle = ReleaseBundle(method="DP counts", dataset="Gehan (bundled)", fingerprint="fp", epsilon=0.5, delta=0.0,
                            mechanisms=("discrete Laplace, b = 4",), public_params={"grid": "weeks"},

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpcore import regression as R
-from dpcore.regression_eval import equivalent_sample_size, monte_carlo_cv, utility_curve
-from dpcore.regression_tuning import (
+from dpcore.regression.evaluation import equivalent_sample_size, monte_carlo_cv, utility_curve
+from dpcore.regression.tuning import (
     least_clipping_choice,
     split_grid,
     split_search,
@@ -357,7 +357,7 @@ def _page_default_preview(epsilon: float):
     lines by the fixed rule, DP centre and scale with 5 % of ε, the quick 5 × 5 threshold search, default split,
     Gamma priors, preview seed 0, 200 draws), at total ``epsilon``."""
     from dpcore.datasets import load_gdsc
-    from dpcore.regression_eval import preview_fit
+    from dpcore.regression.evaluation import preview_fit
 
     g = load_gdsc()
     drug = g.ic50.notna().sum().sort_values(ascending=False).index[0]

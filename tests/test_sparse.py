@@ -9,7 +9,7 @@ import pytest
 
 from dpcore import mechanisms as M
 from dpcore import sparse as sp
-from dpcore import sparse_figures as sf
+from dpcore.sparse import figures as sf
 
 try:  # multi-threaded BLAS on a shared 2-core machine is much slower for these small mat-vecs
     from threadpoolctl import threadpool_limits

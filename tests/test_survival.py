@@ -212,7 +212,7 @@ def test_releases_refuse_group_labels_read_from_the_data():
     with pytest.warns(sv.GroupLabelsFromDataWarning):  # a seeded preview may infer labels, with a warning
         preview = sv.kaplan_meier(t, e, grid=grid, epsilon=1.0, group=g_a, rng=np.random.default_rng(0))
     assert preview.groups == ("a", "b")
-    declared = sv.release(t, e, grid=grid, epsilon=1.0, group=g_b, groups=("a", "b", "z"), with_figure=False)
+    declared = sv.release(t, e, grid=grid, epsilon=1.0, group=g_b, groups=("a", "b", "z"))
     assert declared.public_params["groups"] == ["a", "b", "z"]
 
 
@@ -432,7 +432,7 @@ def test_noise_aware_logrank_controls_false_positives():
 
 
 def test_figures_build_with_expected_traces():
-    from dpcore import survival_figures as sf
+    from dpcore.survival import figures as sf
 
     d = load_survival("cancer")
     grid = _grid(d)

@@ -6,10 +6,24 @@ from typing import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
-from dpcore.figures import NONPRIVATE, PALETTE, PRIVATE, TRUTH, WARNING, band, base_layout, curve, epsilon_axis, \
-    mark_epsilon, quantile_band, rgba
-from dpcore.regression import MODELS
+from dpcore.figures import (
+    NONPRIVATE,
+    PALETTE,
+    PRIVATE,
+    TRUTH,
+    WARNING,
+    band,
+    base_layout,
+    curve,
+    epsilon_axis,
+    mark_epsilon,
+    plot_text,
+    quantile_band,
+    rgba,
+)
+from dpcore.regression.linalg import MODELS
 
 MODEL_COLOURS = dict(zip(MODELS, (NONPRIVATE, PRIVATE, PALETTE[1], PALETTE[3], PALETTE[4])))
 
@@ -22,7 +36,7 @@ def predicted_vs_observed(y_obs, pred_private, pred_nonprivate, *, rho_private: 
                              marker=dict(color=NONPRIVATE, size=6, opacity=0.55, symbol="circle-open")))
     fig.add_trace(go.Scatter(x=y_obs, y=pred_private, mode="markers", name=f"private preview (ρ = {rho_private:.3f})",
                              marker=dict(color=PRIVATE, size=6, opacity=0.7)))
-    base_layout(fig, x_title=y_label, y_title="prediction", height=420)
+    base_layout(fig, x_title=plot_text(y_label), y_title="prediction", height=420)
     fig.update_layout(hovermode="closest")
     return fig
 
@@ -149,7 +163,7 @@ def coefficient_bars(names: Sequence[str], nonprivate, private_mean, private_lo,
                      truth=None) -> go.Figure:
     """Coefficients: non-private, private (mean and 5–95% over draws) and, for synthetic data, the truth."""
     fig = go.Figure()
-    x = list(names)
+    x = [plot_text(n) for n in names]  # column names of an upload
     fig.add_trace(go.Bar(x=x, y=nonprivate, name="non-private", marker_color=rgba(NONPRIVATE, 0.7)))
     fig.add_trace(go.Bar(x=x, y=private_mean, name="private (mean over draws, 5–95%)", marker_color=rgba(PRIVATE, 0.7),
                          error_y=dict(type="data", symmetric=False, array=np.asarray(private_hi) - private_mean,
@@ -170,8 +184,6 @@ def rho_panels(epsilons, rho_eps: np.ndarray, sizes, rho_size: np.ndarray, *, ep
     ``rho_eps`` (models, n_eps, repeats), ``rho_size`` (models, n_sizes, repeats); bands are 10–90 %
     over CV repeats.
     """
-    from plotly.subplots import make_subplots
-
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
                         subplot_titles=(f"over ε (n = {n_private} private)", f"over private size (ε = {epsilon:g})"))
     for col, x, values in ((1, list(epsilons), rho_eps), (2, list(sizes), rho_size)):

@@ -9,7 +9,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpcore.fdr import METHODS, StreamResult, UtilityCurve, log_pvalues
+from dpcore.fdr.core import StreamResult, log_pvalues
+from dpcore.fdr.sensitivity import METHODS
+from dpcore.fdr.sweeps import UtilityCurve
 from dpcore.figures import NONPRIVATE, PALETTE, PRIVATE, TRUTH, WARNING, base_layout, epsilon_axis, rgba
 
 METHOD_COLOURS = dict(zip(METHODS, ("#3b3b3b", "#8c6d31", "#7b5ea7", "#17becf", PRIVATE, "#e69500")))
@@ -188,21 +190,4 @@ def summary_figure(table: pd.DataFrame, *, alpha: float, bound: float) -> go.Fig
     fig.update_xaxes(range=[0, 1.05], row=1, col=2)
     fig.update_xaxes(rangemode="tozero", row=1, col=1)
     fig.update_layout(hovermode="closest", margin=dict(l=110))
-    return fig
-
-
-def release_figure(rejected: np.ndarray, alpha_t: np.ndarray, *, title: str = "Released discoveries") -> go.Figure:
-    """The released values only: the test level α_t over the stream (log scale) and the discoveries.
-
-    For the release report; with the paper rule α_t is a function of earlier released decisions.
-    """
-    rejected = np.asarray(rejected, dtype=bool)
-    alpha_t = np.asarray(alpha_t, dtype=float)
-    t = np.arange(1, alpha_t.size + 1)
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=t, y=alpha_t, mode="lines", name="test level α_t", line=dict(color=PRIVATE, width=2)))
-    fig.add_trace(go.Scatter(x=t[rejected], y=alpha_t[rejected], mode="markers", name=f"discoveries ({rejected.sum()})",
-                             marker=dict(size=9, color=TRUTH, symbol="diamond", line=dict(width=1, color="white"))))
-    base_layout(fig, title=title, x_title="hypothesis t (stream order)", y_title="α_t (log scale)", height=360)
-    fig.update_yaxes(type="log", dtick=1, exponentformat="power")  # 10⁻⁴, not "100μ" and stray minor digits
     return fig

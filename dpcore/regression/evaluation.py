@@ -22,24 +22,15 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
+import pandas as pd
 
-from dpcore.regression import (
-    DEFAULT_SPLIT,
-    MODELS,
-    Preparation,
-    StatNoise,
-    Stats,
-    _split,
-    fit_stats,
-    functional_mechanism_coef,
-    normalise_rows,
-    output_perturbation_coef,
-    prepare,
-    sensitivities,
-    spearman,
-    stat_noise,
-    sufficient_stats,
-)
+from dpcore.regression.baselines import functional_mechanism_coef, output_perturbation_coef
+from dpcore.regression.linalg import DEFAULT_SPLIT, MODELS, _split, spearman
+from dpcore.regression.mechanism import StatNoise, stat_noise
+from dpcore.regression.posterior import fit_stats
+from dpcore.regression.preparation import Preparation, normalise_rows, prepare
+from dpcore.regression.statistic import Stats, sensitivities, sufficient_stats
+from dpcore.regression.tuning import threshold_search
 
 OmegaFn = Callable[[int, int, float, tuple], tuple[float, float]]
 
@@ -47,8 +38,6 @@ OmegaFn = Callable[[int, int, float, tuple], tuple[float, float]]
 @functools.lru_cache(maxsize=256)
 def tuned_omegas(n: int, d: int, epsilon: float, split: tuple, n_sets: int = 20, n_draws: int = 20) -> tuple[float, float]:
     """``(ωx, ωy)`` from the free synthetic search (cached by public inputs only)."""
-    from dpcore.regression_tuning import threshold_search
-
     res = threshold_search(n, d, epsilon=epsilon, split=split, n_sets=n_sets, n_draws=n_draws)
     return res.omega_x, res.omega_y
 
@@ -72,8 +61,6 @@ class CVResult:
 
     def table(self):
         """Long table: model, size, ε, mean and s.d. of ρ and MSE over repeats."""
-        import pandas as pd
-
         rows = []
         for m, name in enumerate(self.models):
             for s, size in enumerate(self.sizes):

@@ -29,15 +29,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from dpcore.regression import (
-    DEFAULT_SPLIT,
-    OMEGA_GRID,
-    _split,
-    normalise_rows,
-    sensitivities,
-    spearman,
-    triu_unpack,
-)
+from dpcore.regression.linalg import DEFAULT_SPLIT, OMEGA_GRID, _split, spearman, triu_unpack
+from dpcore.regression.preparation import normalise_rows
+from dpcore.regression.statistic import sensitivities
 
 Progress = Callable[[float], None] | None
 
@@ -307,3 +301,8 @@ def split_search(
             progress((k + 1) / len(grid))
     best = tuple(float(v) for v in grid[int(np.argmax(scores))])
     return SplitSearch(grid, scores, omegas, best, int(n), int(d), float(epsilon))  # type: ignore[arg-type]
+
+
+def tune_thresholds(n: int, d: int, *, epsilon: float, split: Sequence[float] = DEFAULT_SPLIT, rng=None, **kwargs):
+    """Free threshold search on synthetic data; see :func:`threshold_search`."""
+    return threshold_search(n, d, epsilon=epsilon, split=split, rng=rng, **kwargs)

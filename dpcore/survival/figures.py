@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpcore.figures import NONPRIVATE, PALETTE, PRIVATE, WARNING, band, base_layout, curve, epsilon_axis
-from dpcore.survival import ESTIMATORS, CurveSet, Grid, UtilityCurve
+from dpcore.figures import NONPRIVATE, PALETTE, PRIVATE, WARNING, band, base_layout, curve, epsilon_axis, plot_text
+from dpcore.survival.estimators import CurveSet
+from dpcore.survival.grid import ESTIMATORS
+from dpcore.survival.monte_carlo import UtilityCurve
 
 Y_TITLES = {"km": "survival probability S(t)", "na": "cumulative hazard H(t)", "cif": "cumulative incidence F(t)"}
 
@@ -118,6 +118,7 @@ def groups_figure(private: CurveSet, exact: CurveSet, *, estimator: str = "km", 
     """Per-group curves, private (solid) and non-private (dotted), with both log-rank p-values in the title."""
     fig = go.Figure()
     for g, name in enumerate(private.groups):
+        name = plot_text(name)  # a declared label can come from an upload
         colour = PALETTE[g % len(PALETTE)]
         curve(fig, exact.times, exact.estimate[g], name=f"{name} (non-private)", colour=colour, step=True, dash="dot",
               width=1.5, legendgroup=name)
@@ -132,22 +133,4 @@ def groups_figure(private: CurveSet, exact: CurveSet, *, estimator: str = "km", 
     return fig
 
 
-def release_figure(km_table: pd.DataFrame, grid: Grid) -> go.Figure:
-    """DP-only figure for a release bundle: released KM per group with interval and noise band."""
-    fig = go.Figure()
-    for g, (name, part) in enumerate(km_table.groupby("group", sort=False)):
-        colour = PALETTE[g % len(PALETTE)]
-        if "band_lower" in part:
-            band(fig, part["time"], part["band_lower"], part["band_upper"], name=f"{name}: noise-aware band",
-                 colour=colour, alpha=0.12, step=True)
-        band(fig, part["time"], part["ci_lower"], part["ci_upper"], name=f"{name}: Greenwood interval",
-             colour=colour, alpha=0.22, step=True)
-        curve(fig, part["time"], part["survival"], name=f"{name}: DP Kaplan–Meier", colour=colour, step=True)
-    base_layout(fig, title="Differentially private Kaplan–Meier (released)", x_title=f"time ({grid.grid_unit})",
-                y_title=Y_TITLES["km"])
-    fig.update_yaxes(range=[-0.02, 1.02])
-    fig.update_layout(margin=dict(t=110), legend=dict(y=1.04))
-    return fig
-
-
-__all__ = ["headline_figure", "draws_figure", "utility_figure", "groups_figure", "release_figure", "ESTIMATORS"]
+__all__ = ["headline_figure", "draws_figure", "utility_figure", "groups_figure", "ESTIMATORS"]

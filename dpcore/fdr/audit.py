@@ -1,0 +1,201 @@
+"""Privacy audit scenarios: SparseVector, candidacy and boundary neighbouring pairs."""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+import numpy as np
+
+from dpcore.audit import AuditScenario
+from dpcore.fdr.calibration import STREAM, THEOREM_4_SHIFT, Shift, gamma_sequence, paprika_shift
+from dpcore.fdr.paprika import run_paprika
+
+#: Public parameters of the audit streams (fdr.md's η, δ and α; one rejection allowed).
+AUDIT_ETA = math.sqrt(math.log(1000) / 1000)
+AUDIT_DELTA = 2.5e-4
+AUDIT_ALPHA = 0.05
+#: Stream length and cutoff of the many-boundary audit scenario (the issue's pair has k = 800; 100 cuts
+#: the audit's cost and Theorem 4's shift still fails by far: P_A(any rejection) ≈ 0.011 = 44δ at ε = 1)
+BOUNDARY_K = 100
+BOUNDARY_CUTOFF = 40
+
+
+def _paper_thresholds(T: int, *, alpha: float, lam: float, gamma: np.ndarray) -> np.ndarray:
+    """log α_t of PAPRIKA before its first rejection (paper rule): ``min(λ, w0 γ_t)``, t = 1..T."""
+    w0 = (1 - 2 * lam) * alpha / 2
+    return np.log(np.minimum(lam, w0 * gamma[1:T + 1]))
+
+
+def svt_pair(epsilon: float, *, m: int = 20, above: float = 2.0, below: float = 1.0, lam: float = 0.2,
+             eta: float = AUDIT_ETA, delta: float = AUDIT_DELTA, alpha: float = AUDIT_ALPHA):
+    """Worst-case SparseVector neighbours for PAPRIKA with c = 1 (no candidacy flips).
+
+    Stream A: hypotheses 1..m−1 sit ``above·u`` above the (shifted) threshold, hypothesis m sits
+    ``below·u`` below it, with ``u = ηc/ε`` the noise unit. Stream B multiplies the first m−1
+    p-values by e^{−η} and the last by e^{+η} (each p-value moves by the allowed factor, in the
+    direction that makes "first and only rejection at m" least likely). All p-values stay far
+    below 2λ·e^{−η}, so candidacy is the same in A and B. Returns (p_A, p_B) of shape (m,).
+    """
+    g = gamma_sequence("power", m, exponent=1.6)
+    shift_a = paprika_shift(epsilon, delta, eta, 1, m, 1.0)
+    thr = _paper_thresholds(m, alpha=alpha, lam=lam, gamma=g) - shift_a
+    u = eta / epsilon
+    log_a = thr + above * u
+    log_a[-1] = thr[-1] - below * u
+    log_b = log_a - eta
+    log_b[-1] = log_a[-1] + eta
+    return np.exp(log_a), np.exp(log_b)
+
+
+def candidacy_pair(epsilon: float, *, flips: int = 20, lam: float = 0.2, eta: float = AUDIT_ETA,
+                   alpha: float = AUDIT_ALPHA, delta: float = AUDIT_DELTA, shift: float = 4.0, depth: float = 8.0):
+    """Neighbours that differ in candidacy: the case where the authors' code rule leaks.
+
+    Stream A: ``flips`` p-values at ``2λ·e^{−η/2}`` (candidates), then one p-value ``depth·u`` below
+    the shifted threshold the code rule gives A at that step (``log(w0 γ_1) − A``, since A's
+    candidate clock has not moved). Stream B = A·e^{η}: its first ``flips`` p-values are just above 2λ (not candidates),
+    so under the code rule its clock advances and its threshold at the last step is
+    ``w0 γ_{flips+1}`` — about ``1.6·ln(flips+1)`` lower in log scale, far more than η.
+    Under the paper rule both thresholds are ``w0 γ_{flips+1}`` and only the factor e^η remains.
+    """
+    T = flips + 1
+    g = gamma_sequence("power", T, exponent=1.6)
+    w0 = (1 - 2 * lam) * alpha / 2
+    log_a = np.full(T, math.log(2 * lam) - eta / 2)
+    shift_a = paprika_shift(epsilon, delta, eta, 1, T, shift)
+    log_a[-1] = math.log(min(lam, w0 * g[1])) - shift_a - depth * eta / epsilon
+    return np.exp(log_a), np.exp(log_a + eta)
+
+
+def boundary_pair(k: int = 800, *, ai: bool = False, lam: float = 0.2, eta: float = AUDIT_ETA,
+                  alpha: float = AUDIT_ALPHA, cutoff: int = 40):
+    """Many hypotheses at the candidacy boundary (issue 11): the pair that Theorem 4's shift does not cover.
+
+    Stream A: k p-values just below the candidacy bound — ``2λ`` (PAPRIKA) or ``2α_t`` with the levels
+    α_t of a stream without rejections (PAPRIKA AI; the worst case of :func:`stream_shift`'s proof,
+    ``log α_t − log p_t = −ln 2``). Stream B = A·e^η: no p-value is a candidate, so B never rejects,
+    and for (ε, δ)-DP ``P_A(any rejection) ≤ δ`` must hold. Returns (p_A, p_B) of shape (k,).
+    """
+    if ai:  # the AI levels of a stream that has rejected nothing (no candidates: p = 1, no noise)
+        ones = np.ones((1, k))
+        bound = 2.0 * run_paprika(ones, alpha=alpha, epsilon=math.inf, delta=AUDIT_DELTA, eta=eta, cutoff=cutoff,
+                                  ai=True, rng=np.random.default_rng(0)).alpha[0]
+    else:
+        bound = np.full(k, 2.0 * lam)
+    p_a = np.nextafter(bound, 0.0)
+    return p_a, p_a * math.exp(eta)
+
+
+#: Most p-values (runs × stream length) an audit sampler holds at once (the noise table is as large).
+_AUDIT_CHUNK = 8_000_000
+
+
+def _audit_sampler(pair, *, epsilon: float, shift: Shift, summary: Literal["last", "any"],
+                   bug: Literal["noise", "code", "calibration"], cutoff: int = 1, ai: bool = False,
+                   eta: float = AUDIT_ETA):
+    """Runs of PAPRIKA (AI) on one of the pair, reduced to 0/1: rejection of the last hypothesis or any.
+
+    Planted bugs: ``"noise"`` halves the noise scales, ``"code"`` uses the authors' code rule,
+    ``"calibration"`` uses Theorem 4's per-hypothesis shift s = 4 instead of :func:`stream_shift`.
+    Runs are simulated in chunks of at most :data:`_AUDIT_CHUNK` p-values.
+    """
+    p_a, p_b = pair
+    T = p_a.size
+
+    def sampler(which: str, planted_bug: bool, rng: np.random.Generator, draws: int) -> np.ndarray:
+        rule = "code" if (planted_bug and bug == "code") else "paper"
+        factor = 0.5 if (planted_bug and bug == "noise") else 1.0
+        used_shift = THEOREM_4_SHIFT if (planted_bug and bug == "calibration") else shift
+        out = np.empty(draws)
+        step = max(1, _AUDIT_CHUNK // T)
+        for start in range(0, draws, step):
+            p = np.ascontiguousarray(np.broadcast_to(p_a if which == "A" else p_b, (min(step, draws - start), T)))
+            res = run_paprika(p, alpha=AUDIT_ALPHA, epsilon=epsilon, delta=AUDIT_DELTA, eta=eta, cutoff=cutoff,
+                              lam=0.2, shift=used_shift, gamma="power", rule=rule, ai=ai, rng=rng,
+                              scale_factor=factor)
+            rej = res.rejections[:, -1] if summary == "last" else res.rejections.any(axis=1)
+            out[start:start + rej.size] = rej
+        return out
+
+    return sampler
+
+
+def _hypotheses(rejected: np.ndarray) -> str:
+    where = np.flatnonzero(rejected) + 1
+    if where.size == 0:
+        return "no hypothesis"
+    listed = ", ".join(map(str, where[:5])) + (f" and {where.size - 5} more" if where.size > 5 else "")
+    return ("hypothesis " if where.size == 1 else "hypotheses ") + listed
+
+
+def noise_free_reveal(pair, *, epsilon: float, shift: Shift, cutoff: int, ai: bool = False) -> str:
+    """The attack without privacy on a PAPRIKA pair, in words: the rule with its public threshold shift
+    but no noise, run on A and on B, and the discovery that flips between them (if one does)."""
+    runs = [run_paprika(p[None], alpha=AUDIT_ALPHA, epsilon=epsilon, delta=AUDIT_DELTA, eta=AUDIT_ETA,
+                        cutoff=cutoff, lam=0.2, shift=shift, ai=ai, rng=np.random.default_rng(0),
+                        scale_factor=0.0).rejections[0] for p in pair]
+    seen = f"Without noise PAPRIKA rejects {_hypotheses(runs[0])} on A and {_hypotheses(runs[1])} on B"
+    flips = np.flatnonzero(runs[0] != runs[1]) + 1
+    if flips.size:
+        return (f"{seen}: the discovery of hypothesis {flips[0]} flips, so the attacker reads off which stream it "
+                "is — right 100 % of the time.")
+    return (f"{seen}: the same discoveries, so without noise this pair cannot be told apart; whatever the "
+            "attacker learns comes through the noise, which (ε, δ) bounds.")
+
+
+def audit_scenarios(epsilon: float) -> list:
+    """Worst-case neighbouring pairs for the PAPRIKA rejection-vector release (paper rule).
+
+    1. *SparseVector pair* (planted bug: noise scales halved): A has 19 hypotheses just above the
+       threshold and one just below; B moves every p-value by the factor e^{±η} against A. Summary:
+       whether the one allowed rejection (c = 1) falls on the last hypothesis — with c = 1 the
+       release is the first rejection time, and this event carries most of the privacy loss
+       (≈ 0.99 ε of the ε budget for the correct noise, ≈ 1.9 ε with halved noise).
+    2. *Candidacy pair* (planted bug: the authors' code rule, γ indexed by candidate counts): the
+       first 20 p-values sit just below 2λ in A and just above in B; the code rule then moves B's
+       threshold far below A's while the paper rule keeps them equal. Shift s = 4 (Theorem 4), so
+       the unnoised candidacy flip costs at most δ.
+
+    3. *Many boundary hypotheses* (planted bug: Theorem 4's shift s = 4 instead of
+       :func:`stream_shift`): :func:`boundary_pair` with k = 100 and c = 40. B never rejects, so any
+       rejection in A is the δ event; s = 4 covers one boundary hypothesis with δ, not k of them.
+
+    A 200k-run audit can only exhibit ε up to about ln(runs) ≈ 9, so bugs at claimed ε ≳ 4 may
+    go undetected; use ε ≤ 3 for a meaningful audit.
+    """
+    eps = float(epsilon)
+    return [
+        AuditScenario(
+            method="PAPRIKA", name="SparseVector worst case (c = 1)",
+            neighbours="20 p-values; B = A with the first 19 multiplied by e^−η and the last by e^+η "
+                       f"(η = {AUDIT_ETA:.4f}); all are candidates in both",
+            summary="1 if the single allowed rejection is the last hypothesis, else 0",
+            claimed_epsilon=eps, delta=AUDIT_DELTA,
+            sampler=_audit_sampler(svt_pair(eps), epsilon=eps, shift=1.0, summary="last", bug="noise"),
+            planted_bug_label="noise scales halved",
+            reveal=noise_free_reveal(svt_pair(eps), epsilon=eps, shift=1.0, cutoff=1),
+        ),
+        AuditScenario(
+            method="PAPRIKA", name="candidacy flip (Theorem 4 shift s = 4)",
+            neighbours="21 p-values; the first 20 are candidates (just below 2λ) in A and not in B "
+                       "(B = A·e^η); the last is far below A's threshold",
+            summary="1 if the last hypothesis is rejected, else 0",
+            claimed_epsilon=eps, delta=AUDIT_DELTA,
+            sampler=_audit_sampler(candidacy_pair(eps), epsilon=eps, shift=4.0, summary="last", bug="code"),
+            planted_bug_label="authors' code rule (γ indexed by candidate counts)",
+            reveal=noise_free_reveal(candidacy_pair(eps), epsilon=eps, shift=4.0, cutoff=1),
+        ),
+        AuditScenario(
+            method="PAPRIKA", name=f"many boundary hypotheses (k = {BOUNDARY_K}, c = {BOUNDARY_CUTOFF})",
+            neighbours=f"{BOUNDARY_K} p-values just below 2λ in A (all candidates); B = A·e^η (none is a "
+                       f"candidate, so B never rejects); c = {BOUNDARY_CUTOFF}, shift proven for the stream",
+            summary="1 if any hypothesis is rejected, else 0",
+            claimed_epsilon=eps, delta=AUDIT_DELTA,
+            sampler=_audit_sampler(boundary_pair(BOUNDARY_K, cutoff=BOUNDARY_CUTOFF), epsilon=eps, shift=STREAM,
+                                   summary="any", bug="calibration", cutoff=BOUNDARY_CUTOFF),
+            planted_bug_label="Theorem 4's per-hypothesis shift s = 4 (δ per boundary event, not per stream)",
+            reveal=noise_free_reveal(boundary_pair(BOUNDARY_K, cutoff=BOUNDARY_CUTOFF), epsilon=eps, shift=STREAM,
+                                     cutoff=BOUNDARY_CUTOFF),
+        ),
+    ]

@@ -1,0 +1,72 @@
+# ruff: noqa: I001  (imports in data-flow order, not alphabetical)
+"""Robust private Bayesian linear regression (Honkela et al. 2018) for drug sensitivity.
+
+The method follows the three stages of ``design.md``::
+
+    records ──prepare (public / charged)──▶ clip at (Bx, By) ──▶ nxx, nxy, nyy  (sensitivities below)
+            ──Laplace, budget split p1:p2:p3──▶ noisy statistics
+            ──PSD repair + Bayesian posterior (fixed precisions or closed-form VB)──▶ coefficients
+
+Everything after the noise is post-processing, so the same code run on the
+exact statistics gives the non-private reference.
+
+**Sensitivity proof:** :mod:`dpcore.regression.statistic` (its module docstring and
+:func:`sensitivities`); the DP centres and σ's of the data preparation are calibrated in
+:mod:`dpcore.regression.preparation`.
+
+The files, in the order data flows (each imports only the ones above it):
+
+1. ``linalg.py`` — constants and small numerical helpers (Spearman's ρ, triangle packing, PSD repair);
+2. ``preparation.py`` — centring and scaling, public or DP (charged) centres and σ's;
+3. ``statistic.py`` — **statistic**: clipped ``nxx, nxy, nyy`` and their sensitivities (proof);
+4. ``mechanism.py`` — **mechanism**: Laplace with a budget split (:class:`StatNoise`);
+5. ``posterior.py`` — **post-processing**: PSD repair and the Bayesian posterior;
+6. ``estimator.py`` — :func:`robust_private_lr`, the three stages in one call;
+7. ``baselines.py`` — **baselines**: output perturbation, functional mechanism;
+8. ``tuning.py`` — free threshold and budget-split searches on public synthetic data;
+9. ``evaluation.py`` — **simulators**: Monte-Carlo CV, utility curves, the page's preview;
+10. ``public_rows.py`` — public rows added without noise;
+11. ``data.py`` — uploaded CSVs mapped to ``(X, y)``;
+12. ``bundle.py`` — :func:`release`: one OpenDP release as a ReleaseBundle (data only);
+13. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
+14. ``audit.py`` — black-box audit scenarios.
+
+This ``__init__`` is the public API (``from dpcore import regression as R; R.release(...)``); the
+evaluation and tuning helpers are imported from their modules
+(``from dpcore.regression.evaluation import monte_carlo_cv``).
+"""
+
+from dpcore.regression.linalg import (  # noqa: F401
+    DEFAULT_SPLIT, METHOD, MODELS, OMEGA_GRID, psd_repair, spearman, triu_pack, triu_unpack,
+)
+from dpcore.regression.preparation import (  # noqa: F401
+    dp_column_mean, dp_mean, dp_sigma, normalise_rows, Preparation, prepare,
+)
+from dpcore.regression.statistic import (  # noqa: F401
+    clip, sensitivities, Stats, sufficient_stats,
+)
+from dpcore.regression.mechanism import (  # noqa: F401
+    stat_noise, StatNoise,
+)
+from dpcore.regression.posterior import (  # noqa: F401
+    fit_stats, Posterior, posterior_fixed, posterior_vb,
+)
+from dpcore.regression.estimator import (  # noqa: F401
+    robust_private_lr, RobustPrivateLR,
+)
+from dpcore.regression.baselines import (  # noqa: F401
+    functional_mechanism_coef, output_perturbation_coef,
+)
+from dpcore.regression.tuning import tune_thresholds  # noqa: F401
+from dpcore.regression.public_rows import (  # noqa: F401
+    fixed_public_ids, PUBLIC_RULE_SEED, PublicRows,
+)
+from dpcore.regression.data import (  # noqa: F401
+    regression_from_frame,
+)
+from dpcore.regression.bundle import (  # noqa: F401
+    release,
+)
+from dpcore.regression.audit import (  # noqa: F401
+    audit_scenarios,
+)

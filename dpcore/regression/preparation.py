@@ -1,0 +1,196 @@
+"""Data preparation and what it costs: centring and row scaling, public or DP (charged) centres and σ's.
+
+* Each record ``x_i`` is centred with a *column centre* and scaled to unit L2 norm. The column centre
+  is public (the midpoint of the public feature range — 0.5 for GDSC's binary features — or a user
+  vector) or a DP mean charged to the budget. Row scaling uses only the record itself: free.
+* ``y`` is centred with a public centre (midpoint of the documented response range, or a user value)
+  or a DP mean of ``y`` clipped to the public range, charged. ``σy`` (for the clipping bound
+  ``By = ωy σy``) is public (range/6, the six-sigma rule, or a user value) or a DP estimate from the
+  mean absolute deviation, charged. ``σx = 1/√d`` is public after row scaling.
+
+The paper took all of these from the private data without charge; dpcore never does (``privacy.md``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import numpy as np
+
+from dpcore.mechanisms import Noise, laplace_noise
+
+
+def normalise_rows(X: np.ndarray, centre: np.ndarray | float | None = None) -> np.ndarray:
+    """Subtract a (public or DP) column centre, then scale every record to unit L2 norm.
+
+    A record that is all zeros after centring stays zero. Row scaling depends
+    on the record alone, so it is free under replace-one; afterwards
+    ``|x_ij| ≤ 1`` (the public worst-case bound used by the no-projection
+    baseline) and the typical coordinate size is ``σx = 1/√d``.
+    """
+    X = np.asarray(X, dtype=float)
+    if centre is not None:
+        X = X - np.asarray(centre, dtype=float)
+    norm = np.linalg.norm(X, axis=-1, keepdims=True)
+    return np.divide(X, norm, out=np.zeros_like(X), where=norm > 0)
+
+
+@dataclass(frozen=True)
+class Preparation:
+    """The centring / scaling constants used, where each came from, and what they cost.
+
+    ``sources`` maps ``x_centre``, ``y_centre``, ``sigma_y`` to ``"public"`` or
+    ``"DP (charged)"``; ``parts`` lists the ε charged for each DP estimate.
+    ``y_bound`` is the public worst case of ``|y − y_centre|`` (from the public
+    response range), used by the no-projection baseline and output perturbation.
+    """
+
+    x_centre: np.ndarray
+    y_centre: float
+    sigma_x: float
+    sigma_y: float
+    y_bound: float
+    sources: Mapping[str, str]
+    parts: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def epsilon(self) -> float:
+        return float(math.fsum(self.parts.values()))
+
+    def transform(self, X: np.ndarray, y: np.ndarray | None = None):
+        """Apply the preparation to records (any set: private, public or test)."""
+        Xn = normalise_rows(X, self.x_centre)
+        if y is None:
+            return Xn
+        return Xn, np.asarray(y, dtype=float) - self.y_centre
+
+    def describe(self) -> list[str]:
+        return [
+            f"feature centre: {self.sources['x_centre']}",
+            f"response centre {self.y_centre:.3g}: {self.sources['y_centre']}",
+            f"σy = {self.sigma_y:.3g}: {self.sources['sigma_y']}; σx = 1/√d = {self.sigma_x:.3g}: public",
+        ]
+
+
+def _dp_value(value, noise: Noise, rng: np.random.Generator | None, release: bool) -> np.ndarray:
+    if release:
+        return noise.release(np.asarray(value, dtype=float))
+    if rng is None:
+        raise ValueError("a preview DP estimate needs rng (or release=True for an OpenDP draw)")
+    return noise.sample(np.asarray(value, dtype=float), rng=rng)
+
+
+def dp_column_mean(X: np.ndarray, bounds: tuple[float, float], epsilon: float, *, rng=None, release=False) -> np.ndarray:
+    """DP column means of ``X`` clipped to the public ``bounds``.
+
+    Sensitivity: replacing one row moves each of the ``d`` clipped column
+    means by at most ``(hi − lo)/n``, so the L1 change is ``≤ d (hi − lo)/n``.
+    """
+    X = np.asarray(X, dtype=float)
+    n, d = X.shape
+    lo, hi = bounds
+    noise = laplace_noise(d * (hi - lo) / n, epsilon)
+    return _dp_value(np.clip(X, lo, hi).mean(axis=0), noise, rng, release)
+
+
+def dp_mean(y: np.ndarray, bounds: tuple[float, float], epsilon: float, *, rng=None, release=False) -> float:
+    """DP mean of ``y`` clipped to the public ``bounds``.
+
+    Sensitivity: each clipped value lies in ``[lo, hi]``; replacing one moves
+    the mean by at most ``(hi − lo)/n``.
+    """
+    y = np.asarray(y, dtype=float)
+    lo, hi = bounds
+    noise = laplace_noise((hi - lo) / y.size, epsilon)
+    return float(np.clip(_dp_value(np.clip(y, lo, hi).mean(), noise, rng, release), lo, hi))
+
+
+def dp_sigma(y: np.ndarray, centre: float, bounds: tuple[float, float], epsilon: float, *, rng=None,
+             release=False) -> float:
+    """DP standard deviation via the mean absolute deviation, ``σ ≈ √(π/2)·MAD`` (exact for a normal).
+
+    Sensitivity: ``|clip(y) − c| ≤ M = max(hi − c, c − lo)`` with ``c`` already
+    released (public), so replacing one record moves the mean by ``≤ M/n``.
+    A floor of ``(hi − lo)/1000`` keeps the bound positive (post-processing).
+    """
+    y = np.asarray(y, dtype=float)
+    lo, hi = bounds
+    m = max(hi - centre, centre - lo)
+    noise = laplace_noise(m / y.size, epsilon)
+    mad = float(_dp_value(np.abs(np.clip(y, lo, hi) - centre).mean(), noise, rng, release))
+    return max(math.sqrt(math.pi / 2) * mad, (hi - lo) / 1000.0)
+
+
+def prepare(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    x_bounds: tuple[float, float],
+    y_bounds: tuple[float, float],
+    x_centre: str | float | np.ndarray = "public",
+    y_centre: str | float = "dp",
+    sigma_y: str | float = "dp",
+    epsilon: float = 0.0,
+    rng: np.random.Generator | None = None,
+    release: bool = False,
+) -> Preparation:
+    """Choose centring and scale constants, public or DP-charged — never silently from private data.
+
+    ``x_centre``: ``"public"`` (midpoint of ``x_bounds``), ``None`` (no column
+    centring), a public vector/number, or ``"dp"``. ``y_centre``: ``"public"``
+    (midpoint of ``y_bounds``), a number, or ``"dp"``. ``sigma_y``:
+    ``"public"`` (``(hi − lo)/6``), a number, or ``"dp"``. The DP items share
+    ``epsilon`` equally (sequential composition); it must be > 0 iff some
+    item is ``"dp"``. ``rng`` draws a preview; ``release=True`` uses OpenDP.
+    """
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    d = X.shape[1]
+    dp_items = [k for k, v in (("x_centre", x_centre), ("y_centre", y_centre), ("sigma_y", sigma_y))
+                if isinstance(v, str) and v == "dp"]
+    if dp_items and not epsilon > 0:
+        raise ValueError(f"{', '.join(dp_items)} are DP estimates: give them a positive budget (epsilon)")
+    if not dp_items and epsilon:
+        raise ValueError("no DP estimate requested, so the preparation budget must be 0")
+    share = epsilon / len(dp_items) if dp_items else 0.0
+    parts: dict[str, float] = {}
+    sources: dict[str, str] = {}
+
+    if isinstance(x_centre, str) and x_centre == "dp":
+        xc = dp_column_mean(X, x_bounds, share, rng=rng, release=release)
+        sources["x_centre"], parts["feature centre"] = "DP column means (charged)", share
+    elif isinstance(x_centre, str) and x_centre == "public":
+        xc = np.full(d, 0.5 * (x_bounds[0] + x_bounds[1]))
+        sources["x_centre"] = f"public midpoint {xc[0]:g} of the feature range"
+    elif x_centre is None:
+        xc = np.zeros(d)
+        sources["x_centre"] = "none (no column centring)"
+    else:
+        xc = np.broadcast_to(np.asarray(x_centre, dtype=float), (d,)).copy()
+        sources["x_centre"] = "public (user value)"
+
+    if isinstance(y_centre, str) and y_centre == "dp":
+        yc = dp_mean(y, y_bounds, share, rng=rng, release=release)
+        sources["y_centre"], parts["response centre"] = "DP mean (charged)", share
+    elif isinstance(y_centre, str) and y_centre == "public":
+        yc = 0.5 * (y_bounds[0] + y_bounds[1])
+        sources["y_centre"] = "public midpoint of the response range"
+    else:
+        yc = float(y_centre)
+        sources["y_centre"] = "public (user value)"
+
+    if isinstance(sigma_y, str) and sigma_y == "dp":
+        sy = dp_sigma(y, yc, y_bounds, share, rng=rng, release=release)
+        sources["sigma_y"], parts["response scale"] = "DP mean absolute deviation (charged)", share
+    elif isinstance(sigma_y, str) and sigma_y == "public":
+        sy = (y_bounds[1] - y_bounds[0]) / 6.0
+        sources["sigma_y"] = "public: response range / 6"
+    else:
+        sy = float(sigma_y)
+        sources["sigma_y"] = "public (user value)"
+
+    y_bound = max(y_bounds[1] - yc, yc - y_bounds[0])
+    return Preparation(np.asarray(xc, dtype=float), float(yc), 1.0 / math.sqrt(d), float(sy), float(y_bound),
+                       sources, parts)

@@ -1,0 +1,95 @@
+"""Which figures go with a release: the report layer's mapping from a release's method to its figure builders.
+
+A method's ``release`` returns data only (a :class:`dpcore.release.ReleaseBundle`: tables, public
+parameters, notes). The export layer (:mod:`dpcore.report`, and through it the ZIP of
+:meth:`~dpcore.release.ReleaseBundle.to_zip`) asks :func:`figures_for` which figures to draw; each
+builder reads only the bundle's released tables and public parameters, so a figure can never show
+more than the release. Figures a caller built itself and passed in ``ReleaseBundle.figures`` come
+after these.
+
+This module depends only on the shared figure helpers (:mod:`dpcore.figures`), never on a method
+package: the bundle module imports the report, so a method package here would be an import cycle.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from dpcore.figures import PALETTE, PRIVATE, TRUTH, band, base_layout, coefficient_figure, curve, plot_text
+
+KM_TITLE = "survival probability S(t)"
+
+
+def survival_release_figure(km_table: pd.DataFrame, grid_unit: str) -> go.Figure:
+    """DP-only figure for a release bundle: released KM per group with interval and noise band."""
+    fig = go.Figure()
+    for g, (name, part) in enumerate(km_table.groupby("group", sort=False)):
+        name = plot_text(name)  # a declared label can come from an upload
+        colour = PALETTE[g % len(PALETTE)]
+        if "band_lower" in part:
+            band(fig, part["time"], part["band_lower"], part["band_upper"], name=f"{name}: noise-aware band",
+                 colour=colour, alpha=0.12, step=True)
+        band(fig, part["time"], part["ci_lower"], part["ci_upper"], name=f"{name}: Greenwood interval",
+             colour=colour, alpha=0.22, step=True)
+        curve(fig, part["time"], part["survival"], name=f"{name}: DP Kaplan–Meier", colour=colour, step=True)
+    base_layout(fig, title="Differentially private Kaplan–Meier (released)", x_title=f"time ({grid_unit})",
+                y_title=KM_TITLE)
+    fig.update_yaxes(range=[-0.02, 1.02])
+    fig.update_layout(margin=dict(t=110), legend=dict(y=1.04))
+    return fig
+
+
+def fdr_release_figure(rejected: np.ndarray, alpha_t: np.ndarray, *, title: str = "Released discoveries") -> go.Figure:
+    """The released values only: the test level α_t over the stream (log scale) and the discoveries.
+
+    For the release report; with the paper rule α_t is a function of earlier released decisions.
+    """
+    rejected = np.asarray(rejected, dtype=bool)
+    alpha_t = np.asarray(alpha_t, dtype=float)
+    t = np.arange(1, alpha_t.size + 1)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=t, y=alpha_t, mode="lines", name="test level α_t", line=dict(color=PRIVATE, width=2)))
+    fig.add_trace(go.Scatter(x=t[rejected], y=alpha_t[rejected], mode="markers", name=f"discoveries ({rejected.sum()})",
+                             marker=dict(size=9, color=TRUTH, symbol="diamond", line=dict(width=1, color="white"))))
+    base_layout(fig, title=title, x_title="hypothesis t (stream order)", y_title="α_t (log scale)", height=360)
+    fig.update_yaxes(type="log", dtick=1, exponentformat="power")  # 10⁻⁴, not "100μ" and stray minor digits
+    return fig
+
+
+def _survival(bundle) -> dict[str, go.Figure]:
+    return {"Kaplan–Meier (DP)": survival_release_figure(bundle.tables["kaplan_meier"],
+                                                         bundle.public_params["grid_unit"])}
+
+
+def _paprika(bundle) -> dict[str, go.Figure]:
+    table = bundle.tables["rejections"]
+    return {"Released discoveries and test levels": fdr_release_figure(
+        table["rejected"].to_numpy().astype(bool), table["alpha_t"].to_numpy(),
+        title=f"{bundle.method}: released discoveries and test levels α_t")}
+
+
+def _sparse_private_support(bundle) -> dict[str, go.Figure]:
+    votes, coefficients = bundle.tables["noisy_votes"], bundle.tables["coefficients"]
+    coef = np.zeros(len(votes))
+    coef[coefficients["index"].to_numpy(dtype=int)] = coefficients["coefficient"].to_numpy(dtype=float)
+    return {"coefficients": coefficient_figure({"released student": coef}, feature_names=list(votes["feature"]),
+                                               title="Released student coefficients")}
+
+
+#: release method (``ReleaseBundle.method``) → the figures its report shows
+BUILDERS: Mapping[str, Callable[[Any], dict[str, go.Figure]]] = {
+    "DP survival analysis": _survival,
+    "PAPRIKA": _paprika,
+    "PAPRIKA AI": _paprika,
+    "Sparse regression by knowledge transfer (private support)": _sparse_private_support,
+}
+
+
+def figures_for(bundle) -> dict[str, go.Figure]:
+    """The figures a report or ZIP of ``bundle`` shows: the method's release figures, then the caller's own."""
+    builder = BUILDERS.get(bundle.method)
+    return {**(builder(bundle) if builder else {}), **bundle.figures}

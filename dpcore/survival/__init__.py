@@ -1,0 +1,54 @@
+# ruff: noqa: I001  (imports in data-flow order, not alphabetical)
+"""Differentially private survival analysis on a public time grid.
+
+Specification: ``shared/docs/survival.md`` (Gondara & Wang, "Differentially Private Survival Function
+Estimation", with the spec's fixes: a public grid and censoring counts).
+
+**Sensitivity proof:** :mod:`dpcore.survival.statistic` (its module docstring and :func:`sensitivity`):
+L1 sensitivity 2 (one group) or 4 (several groups released together) under replace-one.
+
+The files, in the order data flows (each imports only the ones above it):
+
+1. ``grid.py`` — public inputs: the time grid, estimator names, the neighbouring relation;
+2. ``statistic.py`` — **statistic**: :func:`count_matrix` and its sensitivity (the proof);
+3. ``mechanism.py`` — **mechanism**: :func:`noisy_counts` (NumPy preview, R draws) or
+   :func:`release_counts` (one OpenDP discrete-Laplace draw);
+4. ``estimators.py`` — **post-processing**: :func:`postprocess`, :func:`km`, :func:`nelson_aalen_curve`,
+   :func:`incidence_curve`, :func:`logrank_test`, :func:`noise_band` (on exact counts: the non-private
+   baseline, equal to lifelines on the binned data);
+5. ``one_call.py`` — one-call functions for notebooks: :func:`kaplan_meier`, :func:`nelson_aalen`,
+   :func:`cumulative_incidence`, :func:`logrank`;
+6. ``monte_carlo.py`` — Monte-Carlo utility over R draws and over ε;
+7. ``bundle.py`` — :func:`release`: one OpenDP release as a ReleaseBundle (data only);
+8. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
+9. ``audit.py`` — worst-case neighbouring pairs for the black-box audit.
+
+This ``__init__`` is the public API (``from dpcore import survival as sv; sv.count_matrix(...)``).
+"""
+
+from dpcore.survival.grid import (  # noqa: F401
+    bin_index, binned_for_lifelines, Estimator, ESTIMATORS, Grid, GroupLabelsFromDataWarning, make_grid,
+    points_grid, RELATION,
+)
+from dpcore.survival.statistic import (  # noqa: F401
+    count_matrix, Counts, MappedData, sensitivity, survival_from_frame,
+)
+from dpcore.survival.mechanism import (  # noqa: F401
+    noisy_counts, release_counts, survival_noise,
+)
+from dpcore.survival.estimators import (  # noqa: F401
+    curve_for, CurveSet, incidence_curve, km, loglog_interval, logrank_test, LogrankArrays, median_survival,
+    nelson_aalen_curve, noise_band, postprocess, RiskTable,
+)
+from dpcore.survival.one_call import (  # noqa: F401
+    cumulative_incidence, kaplan_meier, logrank, LogrankResult, nelson_aalen, SurvivalResult,
+)
+from dpcore.survival.monte_carlo import (  # noqa: F401
+    noise_std_people, Utility, utility, utility_curve, UtilityCurve,
+)
+from dpcore.survival.bundle import (  # noqa: F401
+    release, released_tables,
+)
+from dpcore.survival.audit import (  # noqa: F401
+    audit_scenarios,
+)

@@ -1,0 +1,298 @@
+"""Stage 3 — post-processing (free): risk sets, Kaplan–Meier, Nelson–Aalen, incidence, log-rank, noise band.
+
+Run on the exact counts these give the non-private reference (equal to lifelines on the binned data);
+run on noisy counts they give the DP estimates. Every array function accepts leading draw axes
+``(..., G, k)`` so R noisy releases go through one vectorised pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special, stats
+
+from dpcore.mechanisms import Noise
+from dpcore.survival.grid import ESTIMATORS, Grid
+from dpcore.survival.mechanism import noisy_counts
+from dpcore.survival.statistic import Counts
+
+
+@dataclass(frozen=True)
+class RiskTable:
+    """Post-processed table: ``at_risk`` (..., G, k) and ``events`` (..., G, k, K), floats."""
+
+    at_risk: np.ndarray
+    events: np.ndarray
+    censored: np.ndarray
+    grid: Grid
+    groups: tuple[str, ...]
+    event_labels: tuple[str, ...]
+
+    @property
+    def deaths(self) -> np.ndarray:
+        """All-cause events per bin (..., G, k)."""
+        return self.events.sum(-1)
+
+    def pooled(self) -> "RiskTable":
+        return RiskTable(self.at_risk.sum(-2, keepdims=True), self.events.sum(-3, keepdims=True),
+                         self.censored.sum(-2, keepdims=True), self.grid, ("all",), self.event_labels)
+
+
+def postprocess(counts: Counts, *, risk_set: str = "spec") -> RiskTable:
+    """Spec post-processing (free): clip at 0; ``r_j = max(0, r_{j−1} − Σ_k d_{j−1} − c_{j−1})``;
+    clip the events of a bin to the number at risk (types scaled proportionally).
+
+    Because the subtracted counts are ≥ 0 after clipping, the clipped
+    recursion equals ``max(0, r_1 − cumsum(removed))``, which vectorises.
+    On exact counts this is the ordinary risk-set table.
+
+    ``risk_set="running"`` is an optional alternative (not in the spec, also
+    free post-processing): the risk set subtracts the *unclipped* noisy
+    counts (zero-mean noise, so no drift from clipping many empty cells),
+    then is clipped at 0 and made non-increasing by a running minimum.
+    Clipping first adds about +b/2 people per empty cell, which empties the
+    risk set early on fine grids; see ``docs/survival.md``.
+
+    Counts of people are whole numbers, so real-valued (Laplace) noisy counts
+    are first rounded to the nearest integer (free). Without it the table never
+    reaches the exact one as ε grows: where nobody is left at risk, a
+    noise-sized risk set divided into noise-sized events gives hazards of
+    order one (the Nelson–Aalen curve of the Kidney set stayed 1.0 off at
+    ε = 10⁶).
+    """
+    whole = [np.rint(np.asarray(x, dtype=float)) for x in (counts.at_start, counts.events, counts.censored)]
+    r1, d, c = (np.maximum(x, 0.0) for x in whole)
+    if risk_set == "spec":
+        removed = d.sum(-1) + c
+        before = np.cumsum(removed, axis=-1) - removed  # removed in bins < j
+        at_risk = np.maximum(r1[..., None] - before, 0.0)
+    elif risk_set == "running":
+        removed = whole[1].sum(-1) + whole[2]
+        before = np.cumsum(removed, axis=-1) - removed
+        at_risk = np.minimum.accumulate(np.maximum(r1[..., None] - before, 0.0), axis=-1)
+    else:
+        raise ValueError(f"risk_set must be 'spec' or 'running', not {risk_set!r}")
+    total = d.sum(-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = np.where(total > at_risk, at_risk / np.where(total > 0, total, 1.0), 1.0)
+    d = d * factor[..., None]
+    return RiskTable(at_risk, d, c, counts.grid, counts.groups, counts.event_labels)
+
+
+def _ratio(num, den):
+    """``num / den`` with 0 where ``den == 0`` (a bin with nobody at risk contributes nothing)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+
+
+def _prepend(x: np.ndarray, value: float) -> np.ndarray:
+    pad = np.full(x.shape[:-1] + (1,), value, dtype=float)
+    return np.concatenate([pad, x], axis=-1)
+
+
+@dataclass(frozen=True)
+class CurveSet:
+    """Curves on the grid edges (``times``, k+1 points incl. t=0), arrays (..., G, k+1)."""
+
+    times: np.ndarray
+    estimate: np.ndarray
+    variance: np.ndarray
+    ci_lower: np.ndarray
+    ci_upper: np.ndarray
+    groups: tuple[str, ...]
+    alpha: float = 0.05
+
+
+def km(table: RiskTable, *, alpha: float = 0.05) -> CurveSet:
+    """Kaplan–Meier ``S(t_j) = Π (1 − d_l/r_l)`` with Greenwood variance and log(−log) CI.
+
+    Conventions follow lifelines' ``KaplanMeierFitter`` so that exact counts
+    give its numbers: a Greenwood term is 0 where ``r_l = d_l`` (lifelines
+    replaces that infinity by 0), and the interval is 1 where ``S = 1``.
+    """
+    d, r = table.deaths, table.at_risk
+    S = _prepend(np.cumprod(1.0 - _ratio(d, r), axis=-1), 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = np.where((r > 0) & (r > d), d / (r * (r - d)), 0.0)
+    cum = _prepend(np.cumsum(term, axis=-1), 0.0)
+    var = S**2 * cum
+    lo, hi = loglog_interval(S, cum, alpha)
+    return CurveSet(table.grid.display, S, var, lo, hi, table.groups, alpha)
+
+
+def loglog_interval(S, cum_sq, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Exponential Greenwood ("log(−log)") interval, as lifelines computes it (NaN → 1)."""
+    z = special.ndtri(1 - alpha / 2)
+    with np.errstate(all="ignore"):
+        v = np.log(S)
+        lo = np.exp(-np.exp(np.log(-v) - z * np.sqrt(cum_sq) / v))
+        hi = np.exp(-np.exp(np.log(-v) + z * np.sqrt(cum_sq) / v))
+    return np.nan_to_num(lo, nan=1.0), np.nan_to_num(hi, nan=1.0)
+
+
+def nelson_aalen_curve(table: RiskTable, *, alpha: float = 0.05) -> CurveSet:
+    """Nelson–Aalen ``H(t_j) = Σ d_l / r_l`` with lifelines' (un-smoothed) variance
+    ``Σ d_l (r_l − d_l) / r_l³`` and its log-transformed interval.
+
+    (The spec's ``Σ d/r²`` is the Aalen variance; lifelines'
+    ``NelsonAalenFitter(nelson_aalen_smoothing=False)`` uses the binomial
+    form above, which we follow so that ε = ∞ reproduces lifelines.)
+    """
+    d, r = table.deaths, table.at_risk
+    H = _prepend(np.cumsum(_ratio(d, r), axis=-1), 0.0)
+    var = _prepend(np.cumsum(_ratio(d * np.maximum(r - d, 0.0), r**3), axis=-1), 0.0)
+    z = special.ndtri(1 - alpha / 2)
+    safe = np.where(H == 0, 1.0, H)
+    lo = H * np.exp(-z * np.sqrt(var) / safe)
+    hi = H * np.exp(z * np.sqrt(var) / safe)
+    return CurveSet(table.grid.display, H, var, lo, hi, table.groups, alpha)
+
+
+def incidence_curve(table: RiskTable, *, event_type: int = 1, alpha: float = 0.05) -> CurveSet:
+    """Aalen–Johansen cumulative incidence ``F_k(t_j) = Σ S(t_{l−1}) d_l^(k) / r_l`` (S all-cause KM).
+
+    Interval: a simple plug-in variance ``Σ S(t_{l−1})² d^(k)_l (r_l − d^(k)_l) / r_l³``
+    (it ignores the variance of S) with a normal interval clipped to [0, 1];
+    it is indicative only.
+    """
+    d_all, r = table.deaths, table.at_risk
+    dk = table.events[..., event_type - 1]
+    S = np.cumprod(1.0 - _ratio(d_all, r), axis=-1)
+    S_prev = _prepend(S[..., :-1], 1.0)
+    F = _prepend(np.cumsum(S_prev * _ratio(dk, r), axis=-1), 0.0)
+    var = _prepend(np.cumsum(S_prev**2 * _ratio(dk * np.maximum(r - dk, 0.0), r**3), axis=-1), 0.0)
+    z = special.ndtri(1 - alpha / 2)
+    sd = np.sqrt(np.maximum(var, 0.0))
+    return CurveSet(table.grid.display, F, var, np.clip(F - z * sd, 0, 1), np.clip(F + z * sd, 0, 1), table.groups,
+                    alpha)
+
+
+def curve_for(table: RiskTable, estimator: str, *, alpha: float = 0.05, event_type: int = 1) -> CurveSet:
+    if estimator == "km":
+        return km(table, alpha=alpha)
+    if estimator == "na":
+        return nelson_aalen_curve(table, alpha=alpha)
+    if estimator == "cif":
+        return incidence_curve(table, event_type=event_type, alpha=alpha)
+    raise ValueError(f"unknown estimator {estimator!r}; choose from {list(ESTIMATORS)}")
+
+
+def median_survival(S: np.ndarray, times: np.ndarray) -> np.ndarray:
+    """First grid time with ``S ≤ 0.5`` (``inf`` when never reached), over the last axis."""
+    below = S <= 0.5
+    idx = np.argmax(below, axis=-1)
+    return np.where(below.any(axis=-1), np.asarray(times)[idx], np.inf)
+
+
+@dataclass(frozen=True)
+class LogrankArrays:
+    statistic: np.ndarray
+    p_value: np.ndarray
+    dof: int
+    observed: np.ndarray
+    expected: np.ndarray
+
+
+def logrank_test(table: RiskTable, *, noise_var=0.0) -> LogrankArrays:
+    """Log-rank chi-square for G ≥ 2 groups from per-group risk tables (vectorised over draws).
+
+    Per bin: ``E_gj = d_j r_gj / r_j`` and hypergeometric covariance
+    ``V_ghj = d_j (r_j − d_j)/(r_j − 1) · (r_gj/r_j)(δ_gh − r_hj/r_j)``
+    (the factor ``(r−d)/(r−1)`` is 1 where ``r_j ≤ 1``, as in lifelines);
+    ``U = (O−E)ᵀ V⁻ (O−E)`` over the first G−1 groups (pseudo-inverse).
+
+    ``noise_var`` (optional, not in the spec): the variance of the DP noise
+    on one event count. The plain statistic treats noisy counts as real
+    people, so its variance ignores the noise and it rejects far too often
+    at small ε. With ``noise_var = σ²`` the covariance gets the noise term
+    ``σ² Σ_j A_j A_jᵀ``, ``A_j[g, h] = (δ_gh − r_gj/r_j)·1{r_hj > 0}`` (the
+    noise of ``d_hj`` enters ``O_g − E_g`` with weight ``δ_gh − r_gj/r_j``;
+    counts clipped to an empty risk set carry no noise). ``noise_var = 0``
+    is the spec's (and lifelines') test. An array ``noise_var`` broadcasts
+    against the leading (draw / ε) axes, e.g. shape ``(n_eps, 1)``.
+    """
+    G = len(table.groups)
+    if G < 2:
+        raise ValueError("the log-rank test needs at least two groups")
+    rg = table.at_risk  # (..., G, k)
+    dg = table.deaths
+    r = rg.sum(-2)  # (..., k)
+    d = dg.sum(-2)
+    frac = _ratio(rg, r[..., None, :])  # (..., G, k)
+    O = dg.sum(-1)
+    E = (d[..., None, :] * frac).sum(-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        hyper = np.where(r > 1, (r - d) / np.where(r > 1, r - 1, 1.0), 1.0)
+    w = d * hyper  # (..., k)
+    # V_gh = Σ_j w_j frac_g (δ_gh − frac_h)
+    Vdiag = np.einsum("...gk,...k->...g", frac, w)
+    V = -np.einsum("...gk,...hk,...k->...gh", frac, frac, w)
+    idx = np.arange(G)
+    V[..., idx, idx] += Vdiag
+    nv = np.asarray(noise_var, dtype=float)
+    if np.any(nv > 0):
+        alive = (rg > 0).astype(float)  # (..., G, k): does group h's event count carry noise in bin j
+        A = (np.eye(G)[:, :, None] - frac[..., :, None, :]) * alive[..., None, :, :]  # (..., g, h, k)
+        V = V + nv[..., None, None] * np.einsum("...ghk,...fhk->...gf", A, A)
+    u = (O - E)[..., : G - 1]
+    Vi = np.linalg.pinv(V[..., : G - 1, : G - 1])
+    stat = np.einsum("...g,...gh,...h->...", u, Vi, u)
+    stat = np.maximum(stat, 0.0)
+    return LogrankArrays(stat, stats.chi2.sf(stat, G - 1), G - 1, O, E)
+
+
+def noise_band(released: Counts, noise: Noise, *, draws: int = 200, rng: np.random.Generator,
+               estimator: str = "km", alpha: float = 0.05, include_sampling: bool = True,
+               event_type: int = 1, method: str = "union", pool_groups: bool = False,
+               risk_set: str = "spec") -> tuple[np.ndarray, np.ndarray]:
+    """Noise-aware band from the released counts alone (parametric bootstrap, free post-processing).
+
+    Redraw the known noise around the released matrix ``M'`` (``M* = M' + Z*``),
+    re-run the post-processing and the estimator, and take the α/2 and
+    1−α/2 quantiles per grid point. With ``include_sampling`` each redraw
+    is also perturbed by its own sampling error (a normal draw on the
+    interval's scale: log(−log) for KM, log for Nelson–Aalen, linear for
+    incidence), so the band covers noise *and* sampling uncertainty.
+
+    The post-processing (clipping at 0) is biased, and the redraws around
+    the already-noisy ``M'`` carry that bias twice, so the plain percentile
+    band can miss the truth on one side. ``method="union"`` (default) takes
+    the union of the percentile band and the basic (reflected) bootstrap
+    band ``[2Ŝ − q_hi, 2Ŝ − q_lo]``, which corrects that bias to first
+    order; ``"percentile"`` and ``"basic"`` return one of them. Empirical
+    coverage of the exact curve at ε = 1 is 0.8–1.0 on the bundled sets
+    (``tests/test_survival.py``, ``docs/survival.md``).
+    With ``pool_groups`` the groups' redrawn matrices are summed before the
+    post-processing (the band of the pooled curve of a grouped release).
+    Returns ``(lower, upper)`` shaped like the curve (..., G, k+1).
+    """
+    boot = noisy_counts(released, noise, rng=rng, draws=draws)
+    if pool_groups:
+        boot, released = boot.pooled(), released.pooled()
+    table = postprocess(boot.collapse_types() if estimator == "km" else boot, risk_set=risk_set)
+    cs = curve_for(table, estimator, alpha=alpha, event_type=event_type)
+    est = cs.estimate
+    if include_sampling:
+        z = rng.standard_normal(est.shape[:-1] + (1,))  # one sampling deviate per redrawn curve
+        with np.errstate(all="ignore"):
+            if estimator == "km":
+                v = np.log(est)
+                sd = np.sqrt(_ratio(cs.variance, est**2)) / np.where(v < 0, -v, 1.0)
+                moved = np.exp(-np.exp(np.log(-v) + z * sd))
+                est = np.where((est > 0) & (est < 1), moved, est)
+            elif estimator == "na":
+                sd = np.sqrt(cs.variance) / np.where(est > 0, est, 1.0)
+                est = est * np.exp(z * sd)
+            else:
+                est = np.clip(est + z * np.sqrt(cs.variance), 0.0, 1.0)
+    q_lo, q_hi = np.quantile(est, [alpha / 2, 1 - alpha / 2], axis=0)
+    if method == "percentile":
+        return q_lo, q_hi
+    centre_counts = released.collapse_types() if estimator == "km" else released
+    centre = curve_for(postprocess(centre_counts, risk_set=risk_set), estimator, alpha=alpha, event_type=event_type).estimate
+    top = np.inf if estimator == "na" else 1.0
+    b_lo, b_hi = np.clip(2 * centre - q_hi, 0.0, top), np.clip(2 * centre - q_lo, 0.0, top)
+    if method == "basic":
+        return b_lo, b_hi
+    return np.minimum(q_lo, b_lo), np.maximum(q_hi, b_hi)

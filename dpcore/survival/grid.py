@@ -1,0 +1,127 @@
+"""Public inputs of DP survival analysis: the time grid, the estimator names, the neighbouring relation.
+
+Everything here is fixed without looking at the data (a public horizon and bin width).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from dpcore.datasets import UNIT_DAYS
+from dpcore.validation import InputError
+
+Estimator = Literal["km", "na", "cif"]
+ESTIMATORS: dict[str, str] = {
+    "km": "Kaplan–Meier survival",
+    "na": "Nelson–Aalen cumulative hazard",
+    "cif": "cumulative incidence (competing risks)",
+}
+RELATION = "replace-one"
+
+
+class GroupLabelsFromDataWarning(UserWarning):
+    """A preview read its group labels off the data (which labels occur depends on who is in it)."""
+
+# --------------------------------------------------------------------------
+# The public grid
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A public time grid ``0 = t_0 < t_1 < … < t_k = H``.
+
+    ``edges`` are in the data's own time unit (``data_unit``); ``step`` is
+    the length of one ``grid_unit`` in data units, so ``edges / step`` is
+    the grid in display units. The grid must never come from the data's
+    own event times (that set is private); build it with :func:`make_grid`
+    from a unit and a public horizon.
+    """
+
+    edges: np.ndarray
+    data_unit: str = "days"
+    grid_unit: str = "days"
+    step: float = 1.0
+
+    def __post_init__(self):
+        edges = np.asarray(self.edges, dtype=float)
+        if edges.ndim != 1 or edges.size < 2:
+            raise ValueError("a grid needs at least two edges (0 and the horizon)")
+        if edges[0] != 0.0 or not np.all(np.diff(edges) > 0) or not np.isfinite(edges).all():
+            raise ValueError("grid edges must start at 0 and increase strictly")
+        object.__setattr__(self, "edges", edges)
+
+    @property
+    def horizon(self) -> float:
+        return float(self.edges[-1])
+
+    @property
+    def k(self) -> int:
+        """Number of bins."""
+        return self.edges.size - 1
+
+    @property
+    def display(self) -> np.ndarray:
+        """Edges in grid units (e.g. months), for axes and tables."""
+        return self.edges / self.step
+
+    def describe(self) -> str:
+        return (f"{self.k} bins of one {self.grid_unit.rstrip('s')} up to the horizon "
+                f"H = {self.horizon:g} {self.data_unit} ({self.display[-1]:.4g} {self.grid_unit})")
+
+    def public_params(self) -> dict:
+        return {"grid_edges": self.edges.tolist(), "data_unit": self.data_unit, "grid_unit": self.grid_unit,
+                "grid_step_in_data_units": self.step, "horizon": self.horizon}
+
+
+def make_grid(horizon: float, *, data_unit: str = "days", grid_unit: str | None = None, width: float = 1.0,
+              max_bins: int = 20_000) -> Grid:
+    """Equal-width public grid: bins of ``width`` ``grid_unit`` up to ``horizon`` (in ``data_unit``).
+
+    The last bin is shortened so that the last edge is exactly the horizon. More than ``max_bins``
+    bins is refused (the page uses a lower limit than notebooks, for speed).
+    """
+    grid_unit = grid_unit or data_unit
+    if data_unit not in UNIT_DAYS or grid_unit not in UNIT_DAYS:
+        raise InputError(f"time units must be one of {list(UNIT_DAYS)}")
+    if not (np.isfinite(horizon) and horizon > 0):
+        raise InputError(f"the horizon must be a positive number, got {horizon!r}")
+    if not (np.isfinite(width) and width > 0):
+        raise InputError(f"the bin width must be positive, got {width!r}")
+    step = UNIT_DAYS[grid_unit] / UNIT_DAYS[data_unit]
+    dt = step * width
+    n_bins = max(1, int(math.ceil(horizon / dt - 1e-9)))
+    if n_bins > max_bins:
+        raise InputError(f"that grid has {n_bins:,} bins; use a coarser unit or a shorter horizon "
+                         f"(at most {max_bins:,} bins)")
+    edges = dt * np.arange(n_bins + 1, dtype=float)
+    edges[-1] = float(horizon)
+    return Grid(edges, data_unit, grid_unit, step)
+
+
+def points_grid(horizon: float, n_points: int, *, data_unit: str = "days") -> Grid:
+    """``n_points`` equal bins up to ``horizon`` (for benchmarks and fine grids)."""
+    edges = np.linspace(0.0, float(horizon), int(n_points) + 1)
+    return Grid(edges, data_unit, data_unit, 1.0)
+
+
+def bin_index(time, grid: Grid) -> np.ndarray:
+    """0-based bin ``j`` with ``t_j < time ≤ t_{j+1}``; time 0 → bin 0; time > H → last bin."""
+    time = np.asarray(time, dtype=float)
+    idx = np.searchsorted(grid.edges, time, side="left") - 1
+    return np.clip(idx, 0, grid.k - 1)
+
+
+def binned_for_lifelines(time, event, grid: Grid) -> tuple[np.ndarray, np.ndarray]:
+    """The binned data as lifelines should see it: right-edge times, ``time > H`` censored at ``H``.
+
+    Only for the non-private comparison in tests and the reproduction script.
+    """
+    time = np.asarray(time, dtype=float)
+    event = np.asarray(event).astype(np.int64)
+    event = np.where(time > grid.horizon, 0, event)
+    return grid.edges[bin_index(time, grid) + 1], event

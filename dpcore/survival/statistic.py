@@ -1,0 +1,188 @@
+"""Stage 1 — the statistic: the survival count matrix, and its sensitivity (with the proof).
+
+:func:`count_matrix` gives, per group, the number of people at the start ``r_1`` and, per grid bin,
+the events of each type and the censorings. Every release of this method noises exactly this matrix.
+
+Sensitivity (proof; :func:`sensitivity` returns it):
+
+- replace-one, one group: the replaced person leaves one cell (an event or a censoring in some bin)
+  and the new one enters one cell; ``r_1 = n`` is unchanged, so ``‖M − M'‖1 ≤ 1 + 1 = 2``;
+- replace-one, G ≥ 2 groups released together: the old person leaves group a (``r_1^a`` −1 and one
+  cell −1) and the new one joins group b (``r_1^b`` +1 and one cell +1), so ``‖ΔM‖1 ≤ 4`` (2 when a = b);
+- add/remove-one: ``r_1`` of one group and one cell change by 1, so 2.
+
+Time above the horizon is censored at the horizon, so every record falls in exactly one cell.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from dpcore.survival.grid import RELATION, Grid, GroupLabelsFromDataWarning, bin_index
+from dpcore.validation import InputError, declared_category_column, distinct_columns, numeric_column, role_code_column
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Count matrices of G groups on a grid (exact, noisy, or R stacked noisy draws).
+
+    ``at_start`` (..., G): people at risk at time 0 (``r_1``); ``events``
+    (..., G, k, K): events of type 1..K per bin; ``censored`` (..., G, k).
+    Leading axes are Monte-Carlo draws (and ε values in a sweep).
+    """
+
+    at_start: np.ndarray
+    events: np.ndarray
+    censored: np.ndarray
+    grid: Grid
+    groups: tuple[str, ...] = ("all",)
+    event_labels: tuple[str, ...] = ("event",)
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.groups)
+
+    @property
+    def n_types(self) -> int:
+        return len(self.event_labels)
+
+    def vector(self) -> np.ndarray:
+        """The released matrix M per group, flattened: ``(..., G, 1 + k(K+1))``."""
+        lead = self.censored.shape[:-1]
+        cells = np.concatenate([self.events, self.censored[..., None]], axis=-1).reshape(lead + (-1,))
+        return np.concatenate([self.at_start[..., None], cells], axis=-1)
+
+    def from_vector(self, vec: np.ndarray) -> "Counts":
+        """Counts with the same grid/labels from a (possibly noisy, possibly stacked) vector."""
+        k, K = self.grid.k, self.n_types
+        cells = vec[..., 1:].reshape(vec.shape[:-1] + (k, K + 1))
+        return Counts(vec[..., 0], cells[..., :K], cells[..., K], self.grid, self.groups, self.event_labels)
+
+    def pooled(self) -> "Counts":
+        """All groups summed (post-processing when applied to released counts)."""
+        return Counts(self.at_start.sum(-1, keepdims=True), self.events.sum(-3, keepdims=True),
+                      self.censored.sum(-2, keepdims=True), self.grid, ("all",), self.event_labels)
+
+    def collapse_types(self) -> "Counts":
+        """Events of any type as one type (for KM / Nelson–Aalen / log-rank)."""
+        if self.n_types == 1:
+            return self
+        return Counts(self.at_start, self.events.sum(-1, keepdims=True), self.censored, self.grid, self.groups,
+                      ("any event",))
+
+
+def count_matrix(time, event, grid: Grid, *, group=None, groups: Sequence[str] | None = None,
+                 n_types: int = 1, event_labels: Sequence[str] | None = None) -> Counts:
+    """Exact count matrix per group on the public grid (stage 1).
+
+    ``event``: 0 = censored, 1..``n_types`` = event type (``n_types`` is
+    public: the declared coding). ``groups`` is the public list of group
+    labels; records with a label outside it are refused. Subjects with
+    ``time > H`` are censored at ``H`` (last bin).
+
+    Without ``groups`` the labels are read off the data, with a
+    :class:`GroupLabelsFromDataWarning`: which labels occur is itself private
+    (a group with one member appears or vanishes with that person, changing
+    the released table's shape), so :func:`release` and OpenDP draws refuse it
+    — only previews may infer labels.
+    """
+    time = np.asarray(time, dtype=float)
+    event = np.asarray(event)
+    if time.ndim != 1 or time.shape != event.shape:
+        raise InputError("time and event must be one-dimensional and of the same length")
+    if time.size == 0:
+        raise InputError("no records")
+    if not np.isfinite(time).all() or (time < 0).any():
+        raise InputError("times must be finite and non-negative")
+    if not np.all(event == np.round(event)) or event.min() < 0 or event.max() > n_types:
+        raise InputError(f"event codes must be 0 (censored) or 1..{n_types}")
+    event = event.astype(np.int64)
+    if group is None:
+        gidx = np.zeros(time.size, dtype=np.int64)
+        groups = ("all",)
+    else:
+        group = np.asarray(group).astype(str)
+        if group.shape != time.shape:
+            raise InputError("group must have one label per record")
+        if groups is None:
+            warnings.warn("group labels were read from the data: fine for a preview, but a release needs the "
+                          "declared list of labels (pass groups=...)", GroupLabelsFromDataWarning, stacklevel=2)
+            groups = np.unique(group)
+        groups = tuple(str(g) for g in groups)
+        gidx = pd.Categorical(group, categories=list(groups)).codes.astype(np.int64)
+        if (gidx < 0).any():
+            bad = group[int(np.argmax(gidx < 0))]
+            raise InputError(f"group label {bad!r} is not among the declared groups {list(groups)}")
+    G, k, K = len(groups), grid.k, int(n_types)
+    j = bin_index(time, grid)
+    kind = np.where(time > grid.horizon, 0, event)  # 0 censored, 1..K event type
+    # one bincount over (group, bin, column) with column K meaning "censored"
+    col = np.where(kind == 0, K, kind - 1)
+    flat = np.bincount((gidx * k + j) * (K + 1) + col, minlength=G * k * (K + 1)).reshape(G, k, K + 1)
+    at_start = np.bincount(gidx, minlength=G).astype(np.int64)
+    labels = tuple(event_labels) if event_labels is not None else (
+        ("event",) if K == 1 else tuple(f"type {i}" for i in range(1, K + 1)))
+    return Counts(at_start, flat[..., :K].astype(np.int64), flat[..., K].astype(np.int64), grid, tuple(groups), labels)
+
+
+@dataclass(frozen=True)
+class MappedData:
+    """An uploaded table mapped to the survival roles, validated."""
+
+    time: np.ndarray
+    event: np.ndarray
+    group: np.ndarray | None
+    groups: tuple[str, ...] | None
+    event_labels: tuple[str, ...]
+
+
+def survival_from_frame(frame: pd.DataFrame, *, time_col: str, event_col: str, group_col: str | None = None,
+                        group_labels: Sequence[str] | None = None, n_types: int = 1, max_groups: int = 8) -> MappedData:
+    """Validate an uploaded frame's columns for survival analysis (named errors, nothing stored).
+
+    Times must be finite and non-negative; event codes in ``0..n_types`` (0
+    = censored; the coding is declared by the user, i.e. public). With a
+    group column, the user declares the group labels (public, e.g. the
+    trial's arms): the set of labels found in a file depends on who is in
+    it, so it is never read off the data, and a row with an undeclared
+    label is refused.
+    """
+    distinct_columns(time_col, event_col, group_col)
+    if not 1 <= int(n_types) <= 9:
+        raise InputError("the number of event types must be between 1 and 9")
+    time = numeric_column(frame, time_col, minimum=0, what="time")
+    event = role_code_column(frame, event_col, list(range(int(n_types) + 1)), role="event")
+    group = groups = None
+    if group_col:
+        if not group_labels:
+            raise InputError(f"Declare the group labels of column {group_col!r} (comma-separated, e.g. 'A, B').")
+        declared = list(dict.fromkeys(str(g).strip() for g in group_labels if str(g).strip()))
+        if len(declared) > max_groups:
+            raise InputError(f"{len(declared)} groups declared; at most {max_groups} are supported.")
+        group = declared_category_column(frame, group_col, declared)
+        groups = tuple(declared)
+    labels = ("event",) if n_types == 1 else tuple(f"type {k}" for k in range(1, int(n_types) + 1))
+    return MappedData(time, event, group, groups, labels)
+
+
+def sensitivity(n_groups: int = 1, relation: str = RELATION) -> int:
+    """L1 sensitivity of the released matrices (all groups stacked).
+
+    Replace-one, one group: the replaced person leaves one cell (event or
+    censoring in some bin) and the new one enters one cell; ``r_1 = n`` is
+    unchanged, so ``‖M − M'‖1 ≤ 1 + 1 = 2``.
+    Replace-one, G ≥ 2 groups released together: the old person leaves group
+    a (``r_1^a`` −1 and one cell −1), the new one joins group b (``r_1^b`` +1
+    and one cell +1): ``‖ΔM‖1 ≤ 4`` (2 when a = b).
+    Add/remove-one: ``r_1`` of one group and one cell change by 1: 2.
+    """
+    if relation == "add/remove-one":
+        return 2
+    if relation != "replace-one":
+        raise ValueError(f"unknown neighbouring relation {relation!r}")
+    return 2 if n_groups <= 1 else 4
