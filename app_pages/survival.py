@@ -7,6 +7,7 @@ inputs are cached; uploads are never cached, written or logged.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import streamlit as st
@@ -341,4 +342,6 @@ ui.teaching("Each point repeats the whole release many times at one ε and measu
             "from the non-private one (left: the largest gap; middle: the gap summed over time). Moving right (larger "
             "ε) means less noise and weaker privacy. Read the ε chosen above off the horizontal axis.")
 accuracy_first(key="sv_acc", grid=uc.epsilons, draws=uc.sup_error, metric_label="sup-norm error",
-               default_threshold=0.1, basis=src.label)
+               default_threshold=0.1, basis=src.label, public_data=src.bundled,  # only bundled data may go to Dask
+               simulate=partial(sv.metric_draws, counts, "sup_error", estimator=estimator, kind=kind,
+                                event_type=event_type, risk_set=risk_set))

@@ -168,3 +168,11 @@ def test_too_fine_grids_get_one_consistent_limit(horizon):
     at.run()
     assert not at.exception
     assert [e.value for e in at.error] and all("at most 2,000 bins" in e.value for e in at.error)
+
+
+def test_accuracy_first_refines_the_survival_estimate_with_more_draws():
+    """The page hands accuracy-first its simulator (bundled data: public, may run on a cluster)."""
+    at = _app()
+    at.button(key="sv_acc_refine").click().run()
+    _ok(at)
+    assert any("from 1000 simulated releases per ε" in c.value for c in at.caption), [c.value for c in at.caption]

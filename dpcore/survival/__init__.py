@@ -44,7 +44,7 @@ from dpcore.survival.one_call import (  # noqa: F401
     cumulative_incidence, kaplan_meier, logrank, LogrankResult, nelson_aalen, SurvivalResult,
 )
 from dpcore.survival.monte_carlo import (  # noqa: F401
-    noise_std_people, Utility, utility, utility_curve, UtilityCurve,
+    metric_draws, noise_std_people, Utility, utility, utility_curve, UtilityCurve,
 )
 from dpcore.survival.bundle import (  # noqa: F401
     release, released_tables,

@@ -140,3 +140,14 @@ def utility_curve(counts: Counts, epsilons, *, draws: int = 200, rng: np.random.
 def noise_std_people(epsilon: float, n_groups: int = 1, kind: str = "discrete_laplace") -> float:
     """Standard deviation of the noise on each count, in people ("each count ± …")."""
     return survival_noise(epsilon, n_groups, kind=kind).std
+
+
+def metric_draws(counts: Counts, metric: str, epsilons, draws: int, rng: np.random.Generator,
+                 **options) -> np.ndarray:
+    """``(len(epsilons), draws)`` values of one measure of :func:`utility_curve` (e.g. ``"sup_error"``).
+
+    With ``functools.partial(metric_draws, counts, metric, **options)`` this is a
+    ``dpcore.utility.Simulator``: accuracy-first refines its estimate with it, in seeded chunks that may run
+    on a Dask cluster (public data only).
+    """
+    return utility_curve(counts, epsilons, draws=draws, rng=rng, **options).metric(metric)
