@@ -165,6 +165,8 @@ def audit_scenarios(epsilon: float) -> list:
     go undetected; use ε ≤ 3 for a meaningful audit.
     """
     eps = float(epsilon)
+    svt, candidacy = svt_pair(eps), candidacy_pair(eps)
+    boundary = boundary_pair(BOUNDARY_K, cutoff=BOUNDARY_CUTOFF)
     return [
         AuditScenario(
             method="PAPRIKA", name="SparseVector worst case (c = 1)",
@@ -172,9 +174,9 @@ def audit_scenarios(epsilon: float) -> list:
                        f"(η = {AUDIT_ETA:.4f}); all are candidates in both",
             summary="1 if the single allowed rejection is the last hypothesis, else 0",
             claimed_epsilon=eps, delta=AUDIT_DELTA,
-            sampler=_audit_sampler(svt_pair(eps), epsilon=eps, shift=1.0, summary="last", bug="noise"),
+            sampler=_audit_sampler(svt, epsilon=eps, shift=1.0, summary="last", bug="noise"),
             planted_bug_label="noise scales halved",
-            reveal=noise_free_reveal(svt_pair(eps), epsilon=eps, shift=1.0, cutoff=1),
+            reveal=noise_free_reveal(svt, epsilon=eps, shift=1.0, cutoff=1),
         ),
         AuditScenario(
             method="PAPRIKA", name="candidacy flip (Theorem 4 shift s = 4)",
@@ -182,9 +184,9 @@ def audit_scenarios(epsilon: float) -> list:
                        "(B = A·e^η); the last is far below A's threshold",
             summary="1 if the last hypothesis is rejected, else 0",
             claimed_epsilon=eps, delta=AUDIT_DELTA,
-            sampler=_audit_sampler(candidacy_pair(eps), epsilon=eps, shift=4.0, summary="last", bug="code"),
+            sampler=_audit_sampler(candidacy, epsilon=eps, shift=4.0, summary="last", bug="code"),
             planted_bug_label="authors' code rule (γ indexed by candidate counts)",
-            reveal=noise_free_reveal(candidacy_pair(eps), epsilon=eps, shift=4.0, cutoff=1),
+            reveal=noise_free_reveal(candidacy, epsilon=eps, shift=4.0, cutoff=1),
         ),
         AuditScenario(
             method="PAPRIKA", name=f"many boundary hypotheses (k = {BOUNDARY_K}, c = {BOUNDARY_CUTOFF})",
@@ -192,10 +194,9 @@ def audit_scenarios(epsilon: float) -> list:
                        f"candidate, so B never rejects); c = {BOUNDARY_CUTOFF}, shift proven for the stream",
             summary="1 if any hypothesis is rejected, else 0",
             claimed_epsilon=eps, delta=AUDIT_DELTA,
-            sampler=_audit_sampler(boundary_pair(BOUNDARY_K, cutoff=BOUNDARY_CUTOFF), epsilon=eps, shift=STREAM,
+            sampler=_audit_sampler(boundary, epsilon=eps, shift=STREAM,
                                    summary="any", bug="calibration", cutoff=BOUNDARY_CUTOFF),
             planted_bug_label="Theorem 4's per-hypothesis shift s = 4 (δ per boundary event, not per stream)",
-            reveal=noise_free_reveal(boundary_pair(BOUNDARY_K, cutoff=BOUNDARY_CUTOFF), epsilon=eps, shift=STREAM,
-                                     cutoff=BOUNDARY_CUTOFF),
+            reveal=noise_free_reveal(boundary, epsilon=eps, shift=STREAM, cutoff=BOUNDARY_CUTOFF),
         ),
     ]
