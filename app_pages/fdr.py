@@ -270,7 +270,7 @@ if p_runs is None:
     st.stop()
 
 
-@st.fragment
+@ui.live_fragment
 def _at_epsilon() -> None:
     """Everything that depends on ε: moving the ε slider reruns only this (the sweep over ε below stays)."""
     k0, _ = st.columns([1.3, 2])

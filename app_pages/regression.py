@@ -291,7 +291,7 @@ with c3:
 
 
 
-@st.fragment
+@ui.live_fragment
 def _at_epsilon() -> None:
     """Everything that depends on ε (the tuned thresholds, the preview, the curves at ε, the release): moving the
     ε slider reruns only this."""

@@ -260,7 +260,7 @@ params = dict(K=K, r=r, B=B, lam_rule=lam_rule, c_lam=c_lam, c1=c1_const, T2=T2,
 params_items = tuple(sorted(params.items()))
 
 
-@st.fragment
+@ui.live_fragment
 def _at_epsilon() -> None:
     """Everything that depends on ε: moving the ε slider reruns only this (the sweep over ε below stays)."""
     e0, _ = st.columns([1.3, 2])

@@ -219,7 +219,7 @@ def _curves(c: sv.Counts) -> sv.CurveSet:
 exact_pooled = _curves(counts.pooled())
 
 
-@st.fragment
+@ui.live_fragment
 def _at_epsilon() -> None:
     """Everything that depends on ε: moving the ε slider reruns only this (the sweep over ε below stays)."""
     e1, _ = st.columns([1.3, 2])
