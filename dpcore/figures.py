@@ -226,8 +226,9 @@ def curve(
     line = dict(color=colour, width=width, shape="hv" if step else "linear")
     if dash is not None:
         line["dash"] = dash
-    return add_trace(fig, dict(type="scatter", x=x, y=y, mode="lines", name=name, legendgroup=legendgroup or name,
-                               showlegend=showlegend, line=line, **extra))
+    trace = dict(type="scatter", x=x, y=y, mode="lines", name=name, legendgroup=legendgroup or name,
+                 showlegend=showlegend, line=line)
+    return add_trace(fig, {**trace, **extra})  # extra: e.g. mode="lines+markers", xaxis="x2"
 
 
 def mark_epsilon(fig, epsilon: float, *, label: str = "chosen ε", log_x: bool = True):
