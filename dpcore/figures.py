@@ -75,7 +75,7 @@ def _merge(dst: dict, src: Mapping) -> dict:
         elif isinstance(v, Mapping) and isinstance(dst.get(k), dict):
             _merge(dst[k], v)
         else:
-            dst[k] = dict(v) if isinstance(v, Mapping) else v
+            dst[k] = _merge({}, v) if isinstance(v, Mapping) else v  # never share a caller's dict
     return dst
 
 
