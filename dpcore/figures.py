@@ -170,9 +170,10 @@ def base_layout(fig, *, title: str | None = None, x_title: str = "", y_title: st
     A title sits at the very top of the figure with room below it for a
     legend of up to three rows, so the two never overlap.
     """
+    if isinstance(fig, go.Figure):  # a spec has the template from new_spec
+        fig.update_layout(template=LIGHT_TEMPLATE)
     return relayout(
         fig,
-        template=LIGHT_TEMPLATE if isinstance(fig, go.Figure) else _TEMPLATE,
         title=dict(text=title, x=0.0, xanchor="left", y=0.99, yanchor="top", yref="container") if title else None,
         xaxis=dict(title=dict(text=x_title)),
         yaxis=dict(title=dict(text=y_title)),
