@@ -108,7 +108,7 @@ def cases():
         "survival.groups_figure": lambda: VF.groups_figure(cs, cs_exact, p_private=0.1, p_exact=0.05),
         "survival.utility_figure": lambda: VF.utility_figure(_surv_utility(rng_fixed(5)), 1.0),
         "survival.utility_figure_one": lambda: VF.utility_figure(_surv_utility(rng_fixed(6), groups=False), None),
-        "sparse.coefficient_figure": lambda: F.coefficient_figure(coefs, feature_names=[f"g<{j}>" for j in range(10)],
+        "figures.coefficient_figure": lambda: F.coefficient_figure(coefs, feature_names=[f"g<{j}>" for j in range(10)],
                                                                   title="stems"),
         "sparse.convergence_figure": lambda: SF.convergence_figure(
             {"teacher": np.r_[np.geomspace(1, 1e-6, 20), 0.0], "student": np.geomspace(1, 1e-3, 21),

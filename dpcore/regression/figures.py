@@ -21,7 +21,6 @@ from dpcore.figures import (
     hline,
     mark_epsilon,
     new_spec,
-    on,
     plot_text,
     quantile_band,
     relayout,
