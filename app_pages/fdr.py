@@ -102,7 +102,7 @@ def _eps_sweep_and_figure(p, truth, settings: fdr.Settings, seed: int):
     return table, curves, _eps_sweep_figure(table, settings, p.shape[1])
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@ui.public_cache("fdr sweep figures", max_entries=16)  # shared, not unpickled on every rerun
 def sim_eps_sweep_figure(kind, R, T, pi1, n, theta, seed, settings: fdr.Settings):
     """The sweep over ε as a figure, built once per public configuration (not on every rerun)."""
     return _eps_sweep_figure(sim_eps_sweep(kind, R, T, pi1, n, theta, seed, settings)[0], settings, T)
