@@ -84,7 +84,7 @@ is released; the paper's √(ln n / n) is for previews.
 """
 
 from dpcore.fdr.sensitivity import (  # noqa: F401
-    binomial_sensitivity, eta_binomial_exact, eta_paper, EtaSource, GammaKind, METHODS, P_FLOOR, paper_sensitivity,
+    binomial_sensitivity, eta_binomial_exact, eta_normal_tail_exact, eta_paper, EtaSource, GammaKind, METHODS, P_FLOOR, paper_sensitivity,
     PRIVATE_METHODS, pvalues_from_frame, Rule, Sensitivity, stated_sensitivity, _binomial_tail_table,
 )
 from dpcore.fdr.calibration import (  # noqa: F401
@@ -104,7 +104,7 @@ from dpcore.fdr.one_call import (  # noqa: F401
     alpha_investing, lord, paprika, run_all, run_method, saffron, Settings,
 )
 from dpcore.fdr.simulate import (  # noqa: F401
-    simulate_bernoulli, simulate_truncexp, Streams, TRUNCEXP_MU0, TRUNCEXP_SIGMA0,
+    page_stream, simulate_bernoulli, simulate_truncexp, Streams, TRUNCEXP_MU0, TRUNCEXP_SIGMA0,
 )
 from dpcore.fdr.evaluation import (  # noqa: F401
     COMPARED_SHIFTS, fdp_power, fdr_bound, Metrics, metrics, mfdr, shift_cost, summary_table,
@@ -117,5 +117,5 @@ from dpcore.fdr.bundle import (  # noqa: F401
 )
 from dpcore.fdr.audit import (  # noqa: F401
     AUDIT_ALPHA, AUDIT_DELTA, AUDIT_ETA, audit_scenarios, BOUNDARY_CUTOFF, BOUNDARY_K, boundary_pair,
-    candidacy_pair, svt_pair, _audit_sampler,
+    candidacy_pair, data_scenario, move_signs, MOVES, neighbour_stream, svt_pair, _audit_sampler,
 )

@@ -94,6 +94,7 @@ from dpcore.sparse.bundle import (  # noqa: F401
     release_sparse,
 )
 from dpcore.sparse.audit import (  # noqa: F401
-    AUDIT_DELTA, AUDIT_RAW_FACTOR, audit_scenarios, BUG_LABELS, gaussian_shift_epsilon, known_violation_scenarios,
+    AUDIT_DELTA, AUDIT_RAW_FACTOR, audit_scenarios, BUG_LABELS, data_scenario, gaussian_shift_epsilon,
+    known_violation_scenarios,
     _kt_audit_pair,
 )
