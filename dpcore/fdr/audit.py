@@ -267,13 +267,14 @@ def neighbour_stream(p, signs, *, test: Test, n: int = 1000, eta: float | None =
 
 def data_scenario(p_a, epsilon: float, *, test: Test, move: str = "worst", target: int = 0, n: int = 1000,
                   eta: float | None = None, floor: float = 1e-6, cutoff: int = 40, alpha: float = AUDIT_ALPHA,
-                  delta: float = AUDIT_DELTA, lam: float = 0.2, source: str = "",
+                  delta: float = AUDIT_DELTA, lam: float = 0.2, source: str = "", eta_basis: str | None = None,
                   bug: Literal["noise", "calibration"] = "noise") -> AuditScenario:
     """The attacker's pair built from one stream ``p_a``: B = :func:`neighbour_stream` for ``move``, seen through
     PAPRIKA as released (paper rule, :data:`STREAM` shift, horizon = stream length, p-values floored at μ).
 
     η is the release's: the exact binomial η above ``floor`` (``"binomial"``), the exact z-test η
-    (``"ztest"``, :func:`eta_normal_tail_exact`), or the user's (``"stated"``: the guarantee rests on it).
+    (``"ztest"``, :func:`eta_normal_tail_exact`), or the user's (``"stated"``: the guarantee rests on it, or on
+    ``eta_basis`` when the caller derived η another way).
     Summary: for ``"worst"`` the rejection of hypothesis ``target``; otherwise the signed count of rejections,
     +1 for each hypothesis whose (floored) p-value is larger in B (A rejects it more often), −1 for each smaller.
     """
@@ -288,8 +289,8 @@ def data_scenario(p_a, epsilon: float, *, test: Test, move: str = "worst", targe
         basis = f"the exact z-test η = {eta:.4g} (n = {n}, p-values floored at μ = {floor:g})"
         how = f"each hypothesis' Σx moves by one (one person's value in [0, 1] replaced; n = {n})"
     else:
-        basis = (f"the η = {eta:.4g} you state: the guarantee for these p-values rests on that statement "
-                 "(dpcore did not derive or check it)")
+        basis = eta_basis or (f"the η = {eta:.4g} you state: the guarantee for these p-values rests on that "
+                              "statement (dpcore did not derive or check it)")
         how = f"every p-value multiplied by e^{{±η}}, η = {eta:.4g} (the neighbour model itself: no raw data)"
     signs = move_signs(T, move, target)
     p_b = neighbour_stream(p_a, signs, test=test, n=n, eta=eta)
