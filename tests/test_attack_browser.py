@@ -121,3 +121,54 @@ def test_teaching_panel_on_every_method_page(app_server, chromium_page, streamli
     href = page.locator("a", has_text="See the attacker's view with this configuration").first.get_attribute("href")
     assert f"method={page_path.split('?')[0]}" in href
     _no_exception(page)
+
+
+def _attacker_view_drawn(page) -> None:
+    """The headline, the three paragraphs and the ROC figure of the attacker's view, without an exception."""
+    page.get_by_text("an attacker who knows everyone else guesses right at most 73 % of the time").first.wait_for()
+    page.get_by_text("Without privacy.").first.wait_for()
+    page.get_by_text("(ε, δ)-DP allows at most 73 %").first.wait_for()
+    roc = page.locator(".js-plotly-plot", has_text="false-positive rate").first
+    roc.scroll_into_view_if_needed()
+    roc.wait_for()
+    assert "allowed by (ε = 1" in roc.inner_text()
+    _no_exception(page)
+
+
+def test_fdr_pairs_from_a_simulated_stream_and_an_upload(app_server, chromium_page, streamlit_idle, page_screenshot):
+    page = chromium_page
+    page.goto(f"{app_server}/audit?method=fdr&eps=1&atk_pair=data&atk_R=5000&atk_fc=1&atk_t=6")
+    streamlit_idle(page)
+    page.get_by_text("PAPRIKA as released: paper rule").first.wait_for()
+    page.get_by_text("the exact binomial η = 0.3107").first.wait_for()
+    _attacker_view_drawn(page)
+    page_screenshot(page, "attack_fdr_bundled")
+    page.goto(f"{app_server}/audit?method=fdr&eps=1&atk_pair=data&atk_R=5000&atk_fsrc=upload&atk_move=away")
+    streamlit_idle(page)
+    stream = "p\n" + "\n".join(f"{0.39 + 0.0001 * i:.4f}" for i in range(60)) + "\n"
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
+        {"name": "stream.csv", "mimeType": "text/csv", "buffer": stream.encode()})
+    streamlit_idle(page)
+    page.get_by_text("rests on that statement").first.wait_for()
+    page.get_by_text("A: the stream as it is (60 p-values, uploaded)").first.wait_for()
+    _attacker_view_drawn(page)
+    page_screenshot(page, "attack_fdr_upload")
+
+
+def test_sparse_pairs_from_synthetic_data_and_an_upload(app_server, chromium_page, streamlit_idle, page_screenshot):
+    page = chromium_page
+    page.goto(f"{app_server}/audit?method=sparse&eps=1&atk_pair=data&atk_R=5000")
+    streamlit_idle(page)
+    page.get_by_text("KT with private support as released").first.wait_for()
+    page.get_by_text("the non-private teacher (IGHT, as plain knowledge transfer uses) differs").first.wait_for()
+    _attacker_view_drawn(page)
+    page_screenshot(page, "attack_sparse_bundled")
+    page.goto(f"{app_server}/audit?method=sparse&eps=1&atk_pair=data&atk_R=5000&atk_ssrc=upload")
+    streamlit_idle(page)
+    rows = "\n".join(f"{(i % 7) - 3},{(i % 5) / 4:.2f},{(i % 3) / 2:.2f},{(i % 11) / 10:.2f}" for i in range(80))
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
+        {"name": "genes.csv", "mimeType": "text/csv", "buffer": ("y,g1,g2,g3\n" + rows + "\n").encode()})
+    streamlit_idle(page)
+    page.get_by_text("A: the data set as it is (n = 80, d = 3").first.wait_for()
+    _attacker_view_drawn(page)
+    page_screenshot(page, "attack_sparse_upload")

@@ -136,17 +136,17 @@ def _fdr_stream() -> tuple[np.ndarray, str, dict] | None:
                                         key="atk_eta"))
             st.caption(f"The guarantee for these p-values rests on the η you state ({eta:.4g}): one person moves every "
                        "log p-value by at most that much. dpcore did not derive or check it; B is the neighbour "
-                       "model itself, every p-value multiplied by e^{±η}.")
+                       "model itself, every p-value multiplied by e^±η.")
             return p, "uploaded", dict(test="stated", eta=eta, floor=fdr.P_FLOOR)
         n = int(c3.number_input("Observations per hypothesis n", min_value=10, max_value=100_000, value=1000,
                                 key="atk_fn"))
         eta = fdr.eta_binomial_exact(n, 1e-6)
         st.caption(f"η = {eta:.4g}: the exact binomial η for n = {n} above μ = 1e-06. Without the raw data, B "
-                   "multiplies every p-value by e^{±η} (the neighbour model itself).")
+                   "multiplies every p-value by e^±η (the neighbour model itself).")
         basis = (f"the exact binomial η = {eta:.4g} (n = {n}, p-values floored at μ = 1e-06): the guarantee rests on "
                  "your p-values being exact one-sided binomial tails with n records per test")
         return p, "uploaded", dict(test="stated", eta=eta, floor=1e-6, eta_basis=basis)
-    c1, c2, c3, c4, c5 = st.columns(5)
+    c1, c2, c3, c4, c5, c6 = st.columns(6)
     with c1:
         n = int(url_select_slider("Observations per hypothesis n", key="atk_fn", options=[100, 200, 500, 1000, 2000],
                                   value=1000))
@@ -161,8 +161,9 @@ def _fdr_stream() -> tuple[np.ndarray, str, dict] | None:
                                         value=0.75 if kind == "bernoulli" else 1.8))
     with c5:
         seed = int(url_number("Public seed", key="atk_fseed", min_value=0, max_value=10_000, value=0, step=1))
-    run = int(url_number("Run of the FDR page (1 = its one-stream view)", key="atk_frun", min_value=1, max_value=100,
-                         value=1, step=1))
+    with c6:
+        run = int(url_number("Run of the FDR page", key="atk_frun", min_value=1, max_value=100, value=1, step=1,
+                             help="The FDR page simulates 100 runs from the public seed; run 1 is its one-stream view."))
     stream = fdr.page_stream(kind, run, max(run, 100), T, pi1=pi1, n=n, theta=theta, seed=seed)
     where = f"{stream.description}, seed {seed}, run {run}"
     return stream.pvalues, where, dict(test="binomial" if kind == "bernoulli" else "ztest", n=n, floor=1e-6)

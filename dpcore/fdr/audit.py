@@ -291,7 +291,7 @@ def data_scenario(p_a, epsilon: float, *, test: Test, move: str = "worst", targe
     else:
         basis = eta_basis or (f"the η = {eta:.4g} you state: the guarantee for these p-values rests on that "
                               "statement (dpcore did not derive or check it)")
-        how = f"every p-value multiplied by e^{{±η}}, η = {eta:.4g} (the neighbour model itself: no raw data)"
+        how = f"every p-value multiplied by e^±η, η = {eta:.4g} (the neighbour model itself: no raw data)"
     signs = move_signs(T, move, target)
     p_b = neighbour_stream(p_a, signs, test=test, n=n, eta=eta)
     pair = (p_a, p_b)

@@ -270,8 +270,9 @@ def _kt_ps_flip_scenario(epsilon: float, delta: float) -> AuditScenario:
         planted_bug_label="support taken from the non-private IGHT teacher (as plain KT does)")
 
 
-#: Pilot releases per data set that estimate the support's likelihood ratio (an independent, fixed seed), and
-#: the most supports on which the Gaussian part of the ratio is computed exactly (the commonest in the pilot).
+#: Pilot releases per data set that estimate the support's likelihood ratio (an independent, fixed seed), and,
+#: for the logistic loss (an iterative teacher per support), the most supports on which the Gaussian part of
+#: the ratio is computed (the pilot's commonest); the linear loss computes it for every support drawn.
 PILOT_DRAWS = 4_000
 PILOT_SEED = 20_240_517
 MAX_SUPPORTS = 64
@@ -287,9 +288,9 @@ def data_scenario(X, y, *, index: int, alt_y: float, alt_x=None, sparsity: int, 
     The release is (support S, responses y^p ~ N(X̃_Sθ̂_S, σ_S² I)); the attacker's statistic is its log-likelihood
     ratio ``ln P_A(S)/P_B(S) + ln N(y^p; μ_A)/N(y^p; μ_B)``: the support term estimated from
     :data:`PILOT_DRAWS` independent pilot releases per data set (smoothed counts), the Gaussian term exact
-    given S — ``r(Z ± r/2)`` with ``r = ‖X̃_S(θ̂_A,S − θ̂_B,S)‖/σ_S`` (the projection on that direction) — for the
-    :data:`MAX_SUPPORTS` commonest supports (0 for the others). A fixed test of the release: its ROC is a valid
-    attack, if not always the best. Planted bugs: ``"teacher"`` takes the support from the non-private IGHT
+    given S — ``r(Z ± r/2)`` with ``r = ‖X̃_S(θ̂_A,S − θ̂_B,S)‖/σ_S`` (the projection on that direction) — for
+    every support drawn (linear loss) or the pilot's :data:`MAX_SUPPORTS` commonest (logistic; 0 for the others).
+    A fixed function of the release: its ROC is a valid attack, if not always the best. Planted bugs: ``"teacher"`` takes the support from the non-private IGHT
     teacher (as plain KT does), ``"noise"`` halves both noise scales.
     """
     p = _params(**params)
@@ -318,9 +319,24 @@ def data_scenario(X, y, *, index: int, alt_y: float, alt_x=None, sparsity: int, 
             return np.tile(np.sort(np.argsort(-np.abs(teachers[which]), kind="stable")[:s]), (draws, 1))
         return exact[which].supports(scale(planted)[0], rng, draws)
 
+    shift: dict[bytes, float] = {}  # support → ‖X̃_S(θ̂_A,S − θ̂_B,S)‖/σ_S, computed once per support met
+
+    def gaussian(S: np.ndarray, allowed) -> np.ndarray:
+        """``‖X̃_S(θ̂_A,S − θ̂_B,S)‖/σ_S`` for each row of S (0 outside ``allowed`` when that is a set)."""
+        keys = [row.tobytes() for row in S]
+        new = {k: row for k, row in zip(keys, S) if k not in shift and (allowed is None or k in allowed)}
+        rows = np.array(list(new.values()), dtype=np.int64).reshape(len(new), s)
+        block = max(1, 2_000_000 // exact["A"].X_syn.shape[0])  # bounds the (supports × m) responses held
+        for i in range(0, len(rows), block):
+            mu_a, sigma, _ = exact["A"].teacher(rows[i:i + block])
+            shift.update(zip(list(new)[i:i + block],
+                             np.linalg.norm(mu_a - exact["B"].teacher(rows[i:i + block])[0], axis=1) / sigma))
+        return np.array([shift.get(k, 0.0) for k in keys])
+
     def table(planted: bool):
+        """The support term's table from the pilot (and, for the logistic loss, the supports whose Gaussian term
+        is computed: the pilot's :data:`MAX_SUPPORTS` commonest; the linear loss computes it for every support)."""
         if planted not in tables:
-            factor = scale(planted)[1]
             rng = np.random.default_rng(PILOT_SEED)
             pilots = [supports(w, planted, rng, PILOT_DRAWS) for w in "AB"]
             uniq, inv = np.unique(np.concatenate(pilots), axis=0, return_inverse=True)
@@ -328,20 +344,17 @@ def data_scenario(X, y, *, index: int, alt_y: float, alt_x=None, sparsity: int, 
             counts = [np.bincount(inv[i * PILOT_DRAWS:(i + 1) * PILOT_DRAWS], minlength=len(uniq)) for i in (0, 1)]
             log_ratio = np.log((counts[0] + 0.5) / (counts[1] + 0.5))
             top = np.argsort(-(counts[0] + counts[1]), kind="stable")[:MAX_SUPPORTS]
-            mu_a, sigma, _ = exact["A"].teacher(uniq[top])
-            mu_b = exact["B"].teacher(uniq[top])[0]
-            r = np.zeros(len(uniq))
-            r[top] = np.linalg.norm(mu_a - mu_b, axis=1) / (sigma * factor)
-            tables[planted] = ({row.tobytes(): i for i, row in enumerate(uniq)}, log_ratio, r)
+            allowed = None if loss == "linear" else {uniq[i].tobytes() for i in top}
+            tables[planted] = ({row.tobytes(): i for i, row in enumerate(uniq)}, log_ratio, allowed)
         return tables[planted]
 
     def sampler(which, planted_bug, rng, draws):
-        keys, log_ratio, r = table(bool(planted_bug))
+        keys, log_ratio, allowed = table(bool(planted_bug))
         S = supports(which, bool(planted_bug), rng, draws)
         idx = np.array([keys.get(row.tobytes(), -1) for row in S])
-        seen = idx >= 0
-        lr, rr = np.where(seen, log_ratio[idx], 0.0), np.where(seen, r[idx], 0.0)
-        return lr + rr * (rng.standard_normal(draws) + (0.5 if which == "A" else -0.5) * rr)
+        lr = np.where(idx >= 0, log_ratio[idx], 0.0)
+        r = gaussian(S, allowed) / scale(bool(planted_bug))[1]
+        return lr + r * (rng.standard_normal(draws) + (0.5 if which == "A" else -0.5) * r)
 
     t_a, t_b = teachers["A"], teachers["B"]
     diff = t_a - t_b
@@ -372,7 +385,7 @@ def data_scenario(X, y, *, index: int, alt_y: float, alt_x=None, sparsity: int, 
         method="sparse", name=f"record {index + 1} replaced", neighbours=neighbours,
         summary=(f"log-likelihood ratio of the release: the support's (from {PILOT_DRAWS:,} independent pilot releases "
                  f"per data set) plus the Gaussian responses' given the support (the projection on "
-                 f"X̃_S(θ̂_A,S − θ̂_B,S), for the {MAX_SUPPORTS} commonest supports)"),
+                 "X̃_S(θ̂_A,S − θ̂_B,S)" + (")" if loss == "linear" else f", for the {MAX_SUPPORTS} commonest supports)")),
         claimed_epsilon=float(epsilon), delta=float(delta), sampler=sampler,
         planted_bug_label=("support taken from the non-private IGHT teacher (as plain KT does)"
                            if bug == "teacher" else "noise scales halved"),
