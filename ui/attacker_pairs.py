@@ -261,7 +261,7 @@ def sparse_pair(epsilon: float) -> AuditScenario | None:
         zeroed = st.radio("Alternative features", ["same", "zeroed"], key="atk_sfeat", horizontal=True,
                           format_func={"same": "the same", "zeroed": "all set to 0"}.get) == "zeroed"
     delta = 1.0 / n**2
-    st.caption(literal(f"Data: {where}; n = {n}, d = {d}. Public bounds as on the sparse page: K = {p.K:g}, "
+    st.caption(literal(f"Data: {where}. Public bounds as on the sparse page: K = {p.K:g}, "
                        f"r = {p.r:g}, B = {p.radius():g}; δ = 1/n² = {delta:.3g}; m = n synthetic points."))
     return sp.data_scenario(X, y, index=index, alt_y=alt_y, alt_x=np.zeros(d) if zeroed else None, sparsity=s,
                             epsilon=epsilon, delta=delta, loss=loss, feature_names=names, B=radius)
