@@ -68,3 +68,15 @@ def test_attacker_view_from_an_uploaded_sparse_table():
     text = _texts(at)
     assert "A: the data set as it is (n = 120, d = 6" in text, text[-2000:]
     assert _has_roc(at)
+
+
+def test_a_long_uploaded_stream_gets_fewer_draws():
+    """Memory stays bounded: releases × stream length is capped (ui.attacker_pairs.FDR_CELLS)."""
+    at = _page(method="fdr", atk_fsrc="upload")
+    p = np.random.default_rng(2).uniform(0, 1, 50_000)
+    at.file_uploader(key="atk_fdr_upload").upload("long.csv", ("p\n" + "\n".join(f"{v:.5f}" for v in p)).encode(),
+                                                  "text/csv").run()
+    assert not at.exception, at.exception
+    text = _texts(at)
+    assert "Long stream (50,000 hypotheses): 400 simulated releases per data set" in text
+    assert "over 400 seeded releases per data set" in text

@@ -24,6 +24,8 @@ from ui.widgets import url_number, url_radio, url_select_slider, url_selectbox
 GDSC_FEATURES = 3
 #: Most p-values (releases × stream length) one FDR view simulates: the draws shrink for long streams.
 FDR_CELLS = 20_000_000
+#: Most records × support size × releases one sparse view fits teachers for (each release may draw a new support).
+SPARSE_WORK = 2_000_000_000
 SOURCES = {"bundled": "bundled data set", "upload": "upload a CSV"}
 
 
@@ -31,6 +33,15 @@ def _upload(key: str, unit: str, hint: str):
     """``(frame, columns)`` of an uploaded CSV, in memory for this run only; ``None`` until one is usable."""
     table = upload_csv(key, label=f"Upload a CSV (one row per {unit})", hint=hint)
     return None if table is None else (table.frame, list(table.frame.columns))
+
+
+def _capped(draws: int, cells: int, limit: int, what: str) -> int:
+    """``draws`` lowered so that ``draws × cells ≤ limit``, saying so under the controls."""
+    if draws * cells <= limit:
+        return draws
+    draws = max(1, limit // cells)
+    st.caption(f"{what}: {draws:,} simulated releases per data set (memory and time are capped).")
+    return draws
 
 
 def _survival_pair(epsilon: float) -> attack.NeighbourPair | None:
@@ -186,10 +197,7 @@ def fdr_pair(epsilon: float, draws: int) -> tuple[AuditScenario | None, int]:
     with c3:
         cutoff = int(url_select_slider("Cutoff c (max discoveries)", key="atk_fc", options=[1, 5, 10, 20, 40, 80],
                                        value=40))
-    if draws * T > FDR_CELLS:
-        draws = max(1, FDR_CELLS // T)
-        st.caption(f"Long stream ({T:,} hypotheses): {draws:,} simulated releases per data set (memory and time "
-                   "are capped).")
+    draws = _capped(draws, T, FDR_CELLS, f"Long stream ({T:,} hypotheses)")
     return fdr.data_scenario(p, epsilon, move=move, target=target, cutoff=cutoff, source=where, **model), draws
 
 
@@ -232,14 +240,15 @@ def _sparse_data(loss: str):
     return X, y, tuple(feats), "uploaded", 10.0
 
 
-def sparse_pair(epsilon: float) -> AuditScenario | None:
-    """KT with private support as released, on a data set and the same with one record replaced."""
+def sparse_pair(epsilon: float, draws: int) -> tuple[AuditScenario | None, int]:
+    """KT with private support as released, on a data set and the same with one record replaced (and the draws
+    the work cap allows)."""
     loss = url_radio("Model", key="atk_loss", options=list(sp.LOSSES), horizontal=True,
                      format_func=lambda s: {"linear": "sparse linear regression",
                                             "logistic": "sparse logistic regression"}[s])
     built = _sparse_data(loss)
     if built is None:
-        return None
+        return None, draws
     X, y, names, where, radius = built
     n, d = X.shape
     p = sp.SparseParams(B=radius)
@@ -263,8 +272,9 @@ def sparse_pair(epsilon: float) -> AuditScenario | None:
     delta = 1.0 / n**2
     st.caption(literal(f"Data: {where}. Public bounds as on the sparse page: K = {p.K:g}, "
                        f"r = {p.r:g}, B = {p.radius():g}; δ = 1/n² = {delta:.3g}; m = n synthetic points."))
+    draws = _capped(draws, n * s, SPARSE_WORK, f"{n:,} records")
     return sp.data_scenario(X, y, index=index, alt_y=alt_y, alt_x=np.zeros(d) if zeroed else None, sparsity=s,
-                            epsilon=epsilon, delta=delta, loss=loss, feature_names=names, B=radius)
+                            epsilon=epsilon, delta=delta, loss=loss, feature_names=names, B=radius), draws
 
 
 def data_pair(method: str, epsilon: float, draws: int):
@@ -275,4 +285,4 @@ def data_pair(method: str, epsilon: float, draws: int):
         return _regression_pair(epsilon), draws
     if method == "fdr":
         return fdr_pair(epsilon, draws)
-    return sparse_pair(epsilon), draws
+    return sparse_pair(epsilon, draws)
