@@ -20,7 +20,8 @@ The files, in the order data flows (each imports only the ones above it):
 9. ``sweeps.py`` — privacy–utility curves over ε;
 10. ``bundle.py`` — :func:`release`: one OpenDP run as a ReleaseBundle (data only);
 11. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
-12. ``audit.py`` — audit scenarios (neighbouring pairs for the black-box audit);
+12. ``audit.py`` — audit scenarios (neighbouring pairs for the black-box audit, and pairs built from a stream
+    for the attacker's view: :func:`data_scenario`);
 13. ``reference.py`` — the per-stream Python loops the compiled core is tested against.
 
 This ``__init__`` is the public API (``from dpcore import fdr; fdr.release(...)``).
