@@ -18,6 +18,7 @@ from dpcore import fdr
 from dpcore.fdr import figures as ff
 from dpcore.accounting import fingerprint
 from ui.accuracy import accuracy_first
+from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
 
 EPS_GRID = (0.5, 1.0, 2.0, 3.0, 5.0, 7.0, 10.0, 20.0)
 PI1_GRID = (0.01, 0.02, 0.03, 0.04, 0.05)
@@ -89,6 +90,22 @@ def _eps_sweep(p, truth, settings: fdr.Settings, seed: int) -> tuple[pd.DataFram
 def sim_eps_sweep(kind, R, T, pi1, n, theta, seed, settings: fdr.Settings):
     s = sim_streams(kind, R, T, pi1, n, theta, seed)
     return _eps_sweep(s.pvalues, s.truth, settings, seed)
+
+
+def _eps_sweep_figure(table: pd.DataFrame, settings: fdr.Settings, T: int):
+    return ff.sweep_figure(table, x_title="privacy budget ε (log scale)", alpha=settings.alpha,
+                           bound=settings.alpha + settings.delta * T, log_x=True)
+
+
+def _eps_sweep_and_figure(p, truth, settings: fdr.Settings, seed: int):
+    table, curves = _eps_sweep(p, truth, settings, seed)
+    return table, curves, _eps_sweep_figure(table, settings, p.shape[1])
+
+
+@ui.public_cache("fdr sweep figures", max_entries=16)  # shared, not unpickled on every rerun
+def sim_eps_sweep_figure(kind, R, T, pi1, n, theta, seed, settings: fdr.Settings):
+    """The sweep over ε as a figure, built once per public configuration (not on every rerun)."""
+    return _eps_sweep_figure(sim_eps_sweep(kind, R, T, pi1, n, theta, seed, settings)[0], settings, T)
 
 
 def _mean_se(means, ses) -> list[str]:
@@ -216,7 +233,6 @@ st.caption("Unit of privacy: one person in the data behind the p-values. Replace
 # ---- controls ------------------------------------------------------------------
 k1, k2, k3 = st.columns([1.3, 1, 1])
 with k1:
-    epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=5.0, min_value=0.3, max_value=20.0)
     alpha = float(ui.url_select_slider("Target FDR α", key="fdr_alpha", options=[0.01, 0.02, 0.05, 0.1, 0.2],
                                        value=0.05))
     delta_exp = float(ui.url_select_slider("δ", key="fdr_delta", options=[1e-6, 1e-5, 1e-4, 2.5e-4, 1e-3],
@@ -241,148 +257,144 @@ with k3:
                              "figures only; releases always use the paper rule.")
     show_ai = ui.url_radio("One-stream view", key="fdr_view", options=["PAPRIKA", "PAPRIKA AI"], horizontal=True)
 
-eta = sens.eta
-settings = fdr.Settings(alpha=alpha, epsilon=epsilon, delta=delta_exp, eta=eta, cutoff=cutoff, lam_paprika=lam,
-                        shift=shift, gamma=gamma, rule=rule, floor=sens.floor)
-bound = alpha + delta_exp * T
-z_a, z_t = fdr.paprika_noise_scales(epsilon, eta, cutoff)
-A = fdr.shift_value(epsilon, delta_exp, eta, cutoff, T, shift)
-ui.preview_notice()
-st.markdown(f"**Noise at these settings:** threshold noise Z_α ~ Laplace({z_a:.3g}) (redrawn after every discovery), "
-            f"per-test noise Z_t ~ Laplace({z_t:.3g}) on log p, threshold lowered by A = {A:.3g} (in log p units: "
-            f"a p-value must be about e^{A:.3g} ≈ {math.exp(min(A, 700)):.3g} times smaller than α_t to be "
-            f"rejected on average, give or take the per-test noise of scale {z_t:.3g} in log p, so null p-values "
-            f"near α_t still get through by chance). Claimed: ({epsilon:g}, {delta_exp:g})-DP for the discovery list and "
-            + (f"FDR ≤ α + δT = {bound:.3g}." if bound < 1 else
-               f"an FDR bound α + δT = {bound:.3g}, which is above 1 and so says nothing (lower δ or T)."))
-if shift != fdr.STREAM:
-    st.warning(f"Shift {fdr.shift_label(shift)}: the δ part of the guarantee does not hold. Theorem 4's s = 4 keeps "
-               "one p-value near the candidacy boundary 2λ from being rejected by noise except with probability δ, "
-               "but one person moves every p-value of the stream, so up to T such events each get δ (measured: "
-               "P = 0.07 = 280δ with 800 boundary p-values at ε = 1); with s < 4 even one gets more. The shift proven "
-               "for the stream covers them all (see the table of what it costs below).", icon=":material/warning:")
-
-# ---- one stream ----------------------------------------------------------------
-with ui.show_errors("Cannot run the procedures"):
+# ---- the streams (independent of ε) ----------------------------------------------
+p_runs = truth_runs = None
+with ui.show_errors("Cannot simulate the streams"):
     if upload_p is None:
         streams = sim_streams(src, R, T, pi1, n_obs, theta, seed)
         p_runs, truth_runs = streams.pvalues, streams.truth
     else:
         p_runs = np.broadcast_to(upload_p, (R, T)).copy()
         truth_runs = None if upload_truth is None else np.broadcast_to(upload_truth, (R, T)).copy()
-    p1 = p_runs[:1]
-    one = fdr.run_method(show_ai, p1, settings, rng=np.random.default_rng(seed + 5), keep_threshold=True).squeeze()
-    base_one = fdr.run_method("SAFFRON AI" if show_ai == "PAPRIKA AI" else "SAFFRON", p1, settings).squeeze()
-    st.subheader(f"One stream: {one.method} vs {base_one.method}")
-    st.plotly_chart(ff.stream_figure(one, p1[0], truth=None if truth_runs is None else truth_runs[0],
-                                     nonprivate=base_one, cutoff=cutoff), key="fdr_fig_stream")
-    cols = st.columns(4)
-    cols[0].metric(f"{one.method} discoveries", int(one.rejections.sum()))
-    cols[1].metric(f"{base_one.method} discoveries", int(base_one.rejections.sum()))
-    if truth_runs is not None:
-        fdp_p, pow_p = fdr.fdp_power(one.rejections, truth_runs[0])
-        fdp_s, pow_s = fdr.fdp_power(base_one.rejections, truth_runs[0])
-        cols[2].metric("FDP (private / non-private)", f"{float(fdp_p):.2f} / {float(fdp_s):.2f}")
-        cols[3].metric("power (private / non-private)", f"{float(pow_p):.2f} / {float(pow_s):.2f}"
-                       if np.isfinite(pow_p) else "— (no true effects)")
-    ui.teaching(
-        "1. Each dot is one hypothesis' log p-value, in arrival order. 2. The solid blue step line is the noisy "
-        "threshold log α_t − A + Z_α: the test level α_t of the rule, lowered by the shift A, plus threshold noise "
-        "that is redrawn after every discovery (that is why it jumps at each diamond). 3. A hypothesis is rejected "
-        "when it is a candidate (p < 2λ) and log p + Z_t falls below the line — Z_t is fresh noise for every test, "
-        "so dots just below the line can be missed and dots just above can be hit. 4. The dotted line is what "
-        "non-private SAFFRON would use: no shift, no noise."
-    )
-    ui.explain(
-        "**SparseVector.** Checking 800 p-values against a threshold and revealing every yes/no answer would cost "
-        "privacy 800 times. SparseVector adds noise to the threshold once and to each test, and can then reveal all "
-        "the 'no' answers for free: only each 'yes' (discovery) uses up budget. That is why PAPRIKA needs a cutoff "
-        f"c = {cutoff}: after c discoveries it must stop, and each noise scale grows with c.\n\n"
-        "**Why log p.** One person changes a p-value by a *factor* (at most e^η), not by an amount — small p-values "
-        "move little in absolute terms. On the log scale that factor is a shift of at most η, which Laplace noise "
-        "of scale ∝ η/ε hides.\n\n"
-        "**Why candidacy is not noised, and what δ pays for.** SAFFRON only tests *candidates* (p below λ) and its "
-        "wealth depends on how many candidates it saw. Noising that too would cost budget at every step. PAPRIKA "
-        "keeps the candidate check exact but uses 2λ and caps α_t at λ: a p-value near the candidate boundary is "
-        "then at least twice the level, so it could only be rejected if the noise overcomes that gap *and* the "
-        "shift A. Every test runs on the same people, so one person can move *all* the p-values at once, and "
-        "many of them may sit at the boundary: the proven shift makes each such rejection a δ/k event, so that "
-        "all k together stay within δ (Theorem 4's s = 4 makes each one a δ event, k of them up to kδ). The "
-        "paper's threshold rule also lets wealth decay at every step (like LORD), so the thresholds depend only "
-        "on the released discoveries.\n\n"
-        f"**What η means here.** η = {eta:.4g}: replacing one person's record can multiply every p-value by at "
-        f"most e^η = {math.exp(eta):.4f}. The paper takes η = √(ln n / n) ≈ 0.083 at n = 1000, but for the "
-        "binomial test one record moves a small p-value by much more; the exact η is a proof only above a floor "
-        "μ, so the guarantee is 'for p-values above μ' and smaller ones are raised to μ.",
-        title="SparseVector, candidacy, δ and η in plain words",
-    )
+if p_runs is None:
+    st.stop()
 
-# ---- utility over runs ---------------------------------------------------------
-st.subheader(f"All six methods over {R} {'runs' if upload_p is None else 'noise draws'}")
-summary = None
-if truth_runs is None:
-    st.info("Without known truth labels FDR and power cannot be computed; the panel shows the number of "
-            "discoveries instead.")
-    with ui.show_errors():
-        rng = np.random.default_rng(seed + 1)
-        counts = {m: fdr.run_method(m, p_runs, settings, rng=rng).rejections.sum(axis=1) for m in fdr.METHODS}
-        st.dataframe(pd.DataFrame({m: [v.mean(), np.quantile(v, 0.05), np.quantile(v, 0.95)]
-                                   for m, v in counts.items()}, index=["mean", "5 %", "95 %"]).round(2))
-else:
-    with ui.show_errors():
-        if upload_p is None:
-            summary = sim_summary(src, R, T, pi1, n_obs, theta, seed, settings)
-        else:
+
+@ui.live_fragment
+def _at_epsilon() -> None:
+    """Everything that depends on ε: moving the ε slider reruns only this (the sweep over ε below stays)."""
+    k0, _ = st.columns([1.3, 2])
+    with k0:
+        epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=5.0, min_value=0.3, max_value=20.0)
+    eta = sens.eta
+    settings = fdr.Settings(alpha=alpha, epsilon=epsilon, delta=delta_exp, eta=eta, cutoff=cutoff, lam_paprika=lam,
+                            shift=shift, gamma=gamma, rule=rule, floor=sens.floor)
+    bound = alpha + delta_exp * T
+    z_a, z_t = fdr.paprika_noise_scales(epsilon, eta, cutoff)
+    A = fdr.shift_value(epsilon, delta_exp, eta, cutoff, T, shift)
+    ui.preview_notice()
+    st.markdown(f"**Noise at these settings:** threshold noise Z_α ~ Laplace({z_a:.3g}) (redrawn after every discovery), "
+                f"per-test noise Z_t ~ Laplace({z_t:.3g}) on log p, threshold lowered by A = {A:.3g} (in log p units: "
+                f"a p-value must be about e^{A:.3g} ≈ {math.exp(min(A, 700)):.3g} times smaller than α_t to be "
+                f"rejected on average, give or take the per-test noise of scale {z_t:.3g} in log p, so null p-values "
+                f"near α_t still get through by chance). Claimed: ({epsilon:g}, {delta_exp:g})-DP for the discovery list and "
+                + (f"FDR ≤ α + δT = {bound:.3g}." if bound < 1 else
+                   f"an FDR bound α + δT = {bound:.3g}, which is above 1 and so says nothing (lower δ or T)."))
+    if shift != fdr.STREAM:
+        st.warning(f"Shift {fdr.shift_label(shift)}: the δ part of the guarantee does not hold. Theorem 4's s = 4 keeps "
+                   "one p-value near the candidacy boundary 2λ from being rejected by noise except with probability δ, "
+                   "but one person moves every p-value of the stream, so up to T such events each get δ (measured: "
+                   "P = 0.07 = 280δ with 800 boundary p-values at ε = 1); with s < 4 even one gets more. The shift proven "
+                   "for the stream covers them all (see the table of what it costs below).", icon=":material/warning:")
+
+    # ---- one stream ----------------------------------------------------------------
+    with ui.show_errors("Cannot run the procedures"):
+        p1 = p_runs[:1]
+        one = fdr.run_method(show_ai, p1, settings, rng=np.random.default_rng(seed + 5), keep_threshold=True).squeeze()
+        base_one = fdr.run_method("SAFFRON AI" if show_ai == "PAPRIKA AI" else "SAFFRON", p1, settings).squeeze()
+        st.subheader(f"One stream: {one.method} vs {base_one.method}")
+        st.plotly_chart(ff.stream_figure(one, p1[0], truth=None if truth_runs is None else truth_runs[0],
+                                         nonprivate=base_one, cutoff=cutoff), key="fdr_fig_stream")
+        cols = st.columns(4)
+        cols[0].metric(f"{one.method} discoveries", int(one.rejections.sum()))
+        cols[1].metric(f"{base_one.method} discoveries", int(base_one.rejections.sum()))
+        if truth_runs is not None:
+            fdp_p, pow_p = fdr.fdp_power(one.rejections, truth_runs[0])
+            fdp_s, pow_s = fdr.fdp_power(base_one.rejections, truth_runs[0])
+            cols[2].metric("FDP (private / non-private)", f"{float(fdp_p):.2f} / {float(fdp_s):.2f}")
+            cols[3].metric("power (private / non-private)", f"{float(pow_p):.2f} / {float(pow_s):.2f}"
+                           if np.isfinite(pow_p) else "— (no true effects)")
+        ui.teaching(
+            "1. Each dot is one hypothesis' log p-value, in arrival order. 2. The solid blue step line is the noisy "
+            "threshold log α_t − A + Z_α: the test level α_t of the rule, lowered by the shift A, plus threshold noise "
+            "that is redrawn after every discovery (that is why it jumps at each diamond). 3. A hypothesis is rejected "
+            "when it is a candidate (p < 2λ) and log p + Z_t falls below the line — Z_t is fresh noise for every test, "
+            "so dots just below the line can be missed and dots just above can be hit. 4. The dotted line is what "
+            "non-private SAFFRON would use: no shift, no noise."
+        )
+        ui.explain(
+            "**SparseVector.** Checking 800 p-values against a threshold and revealing every yes/no answer would cost "
+            "privacy 800 times. SparseVector adds noise to the threshold once and to each test, and can then reveal all "
+            "the 'no' answers for free: only each 'yes' (discovery) uses up budget. That is why PAPRIKA needs a cutoff "
+            f"c = {cutoff}: after c discoveries it must stop, and each noise scale grows with c.\n\n"
+            "**Why log p.** One person changes a p-value by a *factor* (at most e^η), not by an amount — small p-values "
+            "move little in absolute terms. On the log scale that factor is a shift of at most η, which Laplace noise "
+            "of scale ∝ η/ε hides.\n\n"
+            "**Why candidacy is not noised, and what δ pays for.** SAFFRON only tests *candidates* (p below λ) and its "
+            "wealth depends on how many candidates it saw. Noising that too would cost budget at every step. PAPRIKA "
+            "keeps the candidate check exact but uses 2λ and caps α_t at λ: a p-value near the candidate boundary is "
+            "then at least twice the level, so it could only be rejected if the noise overcomes that gap *and* the "
+            "shift A. Every test runs on the same people, so one person can move *all* the p-values at once, and "
+            "many of them may sit at the boundary: the proven shift makes each such rejection a δ/k event, so that "
+            "all k together stay within δ (Theorem 4's s = 4 makes each one a δ event, k of them up to kδ). The "
+            "paper's threshold rule also lets wealth decay at every step (like LORD), so the thresholds depend only "
+            "on the released discoveries.\n\n"
+            f"**What η means here.** η = {eta:.4g}: replacing one person's record can multiply every p-value by at "
+            f"most e^η = {math.exp(eta):.4f}. The paper takes η = √(ln n / n) ≈ 0.083 at n = 1000, but for the "
+            "binomial test one record moves a small p-value by much more; the exact η is a proof only above a floor "
+            "μ, so the guarantee is 'for p-values above μ' and smaller ones are raised to μ.",
+            title="SparseVector, candidacy, δ and η in plain words",
+        )
+
+    # ---- utility over runs ---------------------------------------------------------
+    st.subheader(f"All six methods over {R} {'runs' if upload_p is None else 'noise draws'}")
+    summary = None
+    if truth_runs is None:
+        st.info("Without known truth labels FDR and power cannot be computed; the panel shows the number of "
+                "discoveries instead.")
+        with ui.show_errors():
             rng = np.random.default_rng(seed + 1)
-            summary = fdr.summary_table([fdr.run_method(m, p_runs, settings, rng=rng) for m in fdr.METHODS],
-                                        truth_runs)
-        left, right = st.columns([1.3, 1.2])
-        with left:
-            st.plotly_chart(ff.summary_figure(summary, alpha=alpha, bound=bound), key="fdr_fig_summary")
-        with right:
-            shown = pd.DataFrame({
-                "method": summary["method"],
-                "FDR ± SE": _mean_se(summary["FDR"], summary["FDR_se"]),
-                "power ± SE": _mean_se(summary["power"], summary["power_se"]),
-                "mFDR": summary["mFDR"].round(3),
-                "discoveries": summary["rejections"].round(1),
-            })
-            st.dataframe(shown, hide_index=True, width="stretch")
-            st.caption("Error bars: ±2 standard errors over runs. mFDR = total false / total discoveries.")
-        cost = (sim_shift_cost(src, R, T, pi1, n_obs, theta, seed, settings) if upload_p is None else
-                fdr.shift_cost(p_runs, truth_runs, settings, rng=np.random.default_rng(seed + 4)))
-        st.markdown(f"**What the proven shift costs** at ε = {epsilon:g}, η = {eta:.4g} (same streams and noise "
-                    "model; only the shift changes; releases use the first rows):")
-        st.dataframe(pd.DataFrame({
-            "shift": cost["shift"], "A (log p)": cost["A"].round(2), "method": cost["method"],
-            "power ± SE": _mean_se(cost["power"], cost["power_se"]), "FDR ± SE": _mean_se(cost["FDR"], cost["FDR_se"]),
-        }), hide_index=True, width="stretch")
-        if sens.source == "binomial":
-            st.caption(f"With the exact η, p-values below μ = {sens.floor:g} count as μ, so even the strongest effect "
-                       f"has log p = {math.log(sens.floor):.1f}; it is rejected only when that plus noise falls below "
-                       "log α_t − A (α_t ≤ λ). A lower μ allows stronger evidence but raises η and so A.")
-    ui.teaching("A single stream can be lucky or unlucky; the bars average the false discovery proportion "
-                "(FDR) and the share of real effects found (power) over many streams.")
+            counts = {m: fdr.run_method(m, p_runs, settings, rng=rng).rejections.sum(axis=1) for m in fdr.METHODS}
+            st.dataframe(pd.DataFrame({m: [v.mean(), np.quantile(v, 0.05), np.quantile(v, 0.95)]
+                                       for m, v in counts.items()}, index=["mean", "5 %", "95 %"]).round(2))
+    else:
+        with ui.show_errors():
+            if upload_p is None:
+                summary = sim_summary(src, R, T, pi1, n_obs, theta, seed, settings)
+            else:
+                rng = np.random.default_rng(seed + 1)
+                summary = fdr.summary_table([fdr.run_method(m, p_runs, settings, rng=rng) for m in fdr.METHODS],
+                                            truth_runs)
+            left, right = st.columns([1.3, 1.2])
+            with left:
+                st.plotly_chart(ff.summary_figure(summary, alpha=alpha, bound=bound), key="fdr_fig_summary")
+            with right:
+                shown = pd.DataFrame({
+                    "method": summary["method"],
+                    "FDR ± SE": _mean_se(summary["FDR"], summary["FDR_se"]),
+                    "power ± SE": _mean_se(summary["power"], summary["power_se"]),
+                    "mFDR": summary["mFDR"].round(3),
+                    "discoveries": summary["rejections"].round(1),
+                })
+                st.dataframe(shown, hide_index=True, width="stretch")
+                st.caption("Error bars: ±2 standard errors over runs. mFDR = total false / total discoveries.")
+            cost = (sim_shift_cost(src, R, T, pi1, n_obs, theta, seed, settings) if upload_p is None else
+                    fdr.shift_cost(p_runs, truth_runs, settings, rng=np.random.default_rng(seed + 4)))
+            st.markdown(f"**What the proven shift costs** at ε = {epsilon:g}, η = {eta:.4g} (same streams and noise "
+                        "model; only the shift changes; releases use the first rows):")
+            st.dataframe(pd.DataFrame({
+                "shift": cost["shift"], "A (log p)": cost["A"].round(2), "method": cost["method"],
+                "power ± SE": _mean_se(cost["power"], cost["power_se"]), "FDR ± SE": _mean_se(cost["FDR"], cost["FDR_se"]),
+            }), hide_index=True, width="stretch")
+            if sens.source == "binomial":
+                st.caption(f"With the exact η, p-values below μ = {sens.floor:g} count as μ, so even the strongest effect "
+                           f"has log p = {math.log(sens.floor):.1f}; it is rejected only when that plus noise falls below "
+                           "log α_t − A (α_t ≤ λ). A lower μ allows stronger evidence but raises η and so A.")
+        ui.teaching("A single stream can be lucky or unlucky; the bars average the false discovery proportion "
+                    "(FDR) and the share of real effects found (power) over many streams.")
 
-# ---- sweeps ----------------------------------------------------------------------
-if truth_runs is not None:
-    st.subheader("Privacy–utility: FDR and power vs ε")
-    with ui.show_errors("Sweep failed"):
-        if upload_p is None:
-            # the sweep does not depend on the chosen ε: keep it out of the cache key
-            eps_table, curves = sim_eps_sweep(src, R, T, pi1, n_obs, theta, seed,
-                                              dataclasses.replace(settings, epsilon=1.0))
-        else:
-            eps_table, curves = _eps_sweep(p_runs, truth_runs, settings, seed)
-        st.plotly_chart(ff.sweep_figure(eps_table, x_title="privacy budget ε (log scale)", alpha=alpha,
-                                        bound=bound, log_x=True, mark=epsilon), key="fdr_fig_eps")
-        st.caption("Private methods: mean over runs with ±2 SE error bars at each ε; the non-private methods do not "
-                   "depend on ε (flat). The dashed vertical line marks the chosen ε.")
-        if np.isfinite(curves[1].power).any():  # power is undefined when the truth labels have no true effect
-            accuracy_first(key="fdr_acc", grid=curves[1].epsilons, draws=np.nan_to_num(curves[1].power),
-                           metric_label="PAPRIKA AI power", default_threshold=0.8, larger_is_better=True,
-                           basis=label)
-    if upload_p is None:  # streams are cached per π1; a setting change reruns only the rules (≈ 0.1 s)
+    # ---- π1 sweep (depends on ε) ---
+    if truth_runs is not None and upload_p is None:  # streams are cached per π1; a setting change reruns only the rules (≈ 0.1 s)
         st.subheader("FDR and power vs the share of non-nulls π1")
         with ui.show_errors("Sweep failed"):
             with st.spinner("Simulating five values of π1…"):
@@ -393,35 +405,57 @@ if truth_runs is not None:
         ui.teaching("Reference (authors' code rule, ε = 5, s = 1): SAFFRON power 1.0 with FDR ≤ 0.05, PAPRIKA AI "
                     "power 0.78–1.0 with FDR ≤ 0.025, PAPRIKA power 0.73–1.0 with FDR up to ≈ 0.11 at π1 = 0.05.")
 
-# ---- release ---------------------------------------------------------------------
-release_method = show_ai
-utility_note = ""
-if summary is not None and release_method in set(summary["method"]):
-    row = summary.set_index("method").loc[release_method]
-    utility_note = (f"{release_method} at ε = {epsilon:g} over {R} {'simulated streams' if upload_p is None else 'noise draws'}"
-                    f": FDR {row['FDR']:.3f} ± {row['FDR_se']:.3f}, power {row['power']:.3f} ± {row['power_se']:.3f} "
-                    f"(mean ± SE; the preview's threshold rule and shift, see the page).")
-if math.isfinite(epsilon):
-    params = dict(alpha=alpha, eta=eta, eta_source=sens.source, cutoff=cutoff, lam=lam, shift=fdr.STREAM,
-                  gamma=gamma, rule="paper", T=T, floor=sens.floor)
-    blockers = [reason for reason, applies in (
-        (f"Set the shift to '{fdr.shift_label(fdr.STREAM)}' to release: with {fdr.shift_label(shift)} the δ part of "
-         "the guarantee does not hold (see the warning above).", shift != fdr.STREAM),
-        ("No η is proven for the truncated-exponential z-test here, so this simulation can be previewed but not "
-         "released." if src == "truncexp" else sens.refusal, sens.refusal is not None),
-        ("Tick the box under the stated η to release: the guarantee rests on your statement.", not eta_confirmed),
-    ) if applies]
-    if rule == "code":
-        st.caption("Releases always use the paper's threshold rule (the authors' code rule is not private).")
-    ui.release_panel(
-        key="fdr", dataset_label=label, fingerprint=data_fp, method=f"{release_method} discovery list",
-        epsilon=epsilon, delta=delta_exp, params=params, utility_note=utility_note,
-        blocked=" ".join(blockers) or None,
-        make_bundle=lambda: fdr.release(p1[0] if upload_p is None else upload_p, alpha=alpha, epsilon=epsilon,
-                                        delta=delta_exp, sensitivity=sens, cutoff=cutoff, lam=lam, gamma=gamma,
-                                        ai=release_method == "PAPRIKA AI", dataset=label, fingerprint=data_fp),
-    )
+    # ---- release ---------------------------------------------------------------------
+    release_method = show_ai
+    utility_note = ""
+    if summary is not None and release_method in set(summary["method"]):
+        row = summary.set_index("method").loc[release_method]
+        utility_note = (f"{release_method} at ε = {epsilon:g} over {R} {'simulated streams' if upload_p is None else 'noise draws'}"
+                        f": FDR {row['FDR']:.3f} ± {row['FDR_se']:.3f}, power {row['power']:.3f} ± {row['power_se']:.3f} "
+                        f"(mean ± SE; the preview's threshold rule and shift, see the page).")
+    if math.isfinite(epsilon):
+        params = dict(alpha=alpha, eta=eta, eta_source=sens.source, cutoff=cutoff, lam=lam, shift=fdr.STREAM,
+                      gamma=gamma, rule="paper", T=T, floor=sens.floor)
+        blockers = [reason for reason, applies in (
+            (f"Set the shift to '{fdr.shift_label(fdr.STREAM)}' to release: with {fdr.shift_label(shift)} the δ part of "
+             "the guarantee does not hold (see the warning above).", shift != fdr.STREAM),
+            ("No η is proven for the truncated-exponential z-test here, so this simulation can be previewed but not "
+             "released." if src == "truncexp" else sens.refusal, sens.refusal is not None),
+            ("Tick the box under the stated η to release: the guarantee rests on your statement.", not eta_confirmed),
+        ) if applies]
+        if rule == "code":
+            st.caption("Releases always use the paper's threshold rule (the authors' code rule is not private).")
+        ui.release_panel(
+            key="fdr", dataset_label=label, fingerprint=data_fp, method=f"{release_method} discovery list",
+            epsilon=epsilon, delta=delta_exp, params=params, utility_note=utility_note,
+            blocked=" ".join(blockers) or None,
+            make_bundle=lambda: fdr.release(p1[0] if upload_p is None else upload_p, alpha=alpha, epsilon=epsilon,
+                                            delta=delta_exp, sensitivity=sens, cutoff=cutoff, lam=lam, gamma=gamma,
+                                            ai=release_method == "PAPRIKA AI", dataset=label, fingerprint=data_fp),
+        )
 
-from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
+    attacker_panel("fdr", epsilon, delta_exp)
 
-attacker_panel("fdr", epsilon, delta_exp)
+
+_at_epsilon()
+
+# ---- sweep over ε (independent of the chosen ε: not redrawn when ε moves) ------------------------------
+if truth_runs is not None:
+    st.subheader("Privacy–utility: FDR and power vs ε")
+    sweep_settings = fdr.Settings(alpha=alpha, epsilon=1.0, delta=delta_exp, eta=sens.eta, cutoff=cutoff,
+                                  lam_paprika=lam, shift=shift, gamma=gamma, rule=rule, floor=sens.floor)
+    with ui.show_errors("Sweep failed"):
+        if upload_p is None:
+            eps_table, curves = sim_eps_sweep(src, R, T, pi1, n_obs, theta, seed, sweep_settings)
+            eps_figure = sim_eps_sweep_figure(src, R, T, pi1, n_obs, theta, seed, sweep_settings)
+        else:  # per-session memo: once per upload and configuration, never in a cache shared by sessions
+            eps_table, curves, eps_figure = ui.session_memo(
+                "fdr_eps_sweep", (data_fp, R, seed, sweep_settings),
+                lambda: _eps_sweep_and_figure(p_runs, truth_runs, sweep_settings, seed))
+        st.plotly_chart(eps_figure, key="fdr_fig_eps")
+        st.caption("Private methods: mean over runs with ±2 SE error bars at each ε; the non-private methods do not "
+                   "depend on ε (flat). Read the ε chosen above off the horizontal axis.")
+        if np.isfinite(curves[1].power).any():  # power is undefined when the truth labels have no true effect
+            accuracy_first(key="fdr_acc", grid=curves[1].epsilons, draws=np.nan_to_num(curves[1].power),
+                           metric_label="PAPRIKA AI power", default_threshold=0.8, larger_is_better=True,
+                           basis=label)

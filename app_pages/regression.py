@@ -21,6 +21,7 @@ from dpcore.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, load_gdsc
 from dpcore.regression.evaluation import equivalent_sample_size, monte_carlo_cv, preview_fit, tuned_omegas
 from dpcore.regression.tuning import ThresholdSearch, split_grid, split_search, threshold_search
 from ui.accuracy import accuracy_first
+from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
 from dpcore.utility import describe_draws
 
 EPS_SWEEP = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
@@ -263,7 +264,6 @@ with s3:
 
 c1, c2, c3 = st.columns([1.2, 1, 1])
 with c1:
-    epsilon = ui.epsilon_slider("Privacy budget ε (total)", key="eps", default=1.0)
     priors = ui.url_toggle("Gamma priors (VB)", key="rg_priors", value=True,
                            help="On: λ ~ Γ(2, 2), λ0 ~ Γ(2, 2) fitted by closed-form mean-field VB. Off: fixed λ = λ0 = 1 (the closed form).")
     repeats = int(ui.url_select_slider("CV repeats / noise draws", key="rg_R", options=[5, 10, 20, 50], value=10))
@@ -289,190 +289,200 @@ with c3:
     seed = int(ui.url_number("Preview seed", key="rg_seed", min_value=0, max_value=10_000, value=0, step=1,
                              help="Seeds the preview only; a release is seeded by the operating system."))
 
-eps_prep = prep_share * epsilon if uses_dp else 0.0
-eps_stat = epsilon - eps_prep
 
-# ---- thresholds --------------------------------------------------------------------------------------
-st.subheader("Clipping thresholds")
-t1, t2 = st.columns([1, 1.3])
-with t1:
-    mode = ui.url_radio("Thresholds (ωx, ωy)", key="rg_tmode", options=["tuned", "manual"], horizontal=True,
-                        format_func=lambda m: {"tuned": "tuned on synthetic data (free)", "manual": "manual"}[m])
-    n_fit = n_priv + n_pub
-    quick = _quick_search(n_fit, d, float(eps_stat), split)
-    full_key = ("rg_full_search", n_fit, d, float(eps_stat), split)
-    if st.button("Run the full search (20 data sets × 20 draws)", key="rg_full_btn"):
-        bar = st.progress(0.0, text=f"Searching {R.OMEGA_GRID.size ** 2} (ωx, ωy) pairs on synthetic data…")
-        st.session_state[full_key] = threshold_search(n_fit, d, epsilon=eps_stat, split=split,
-                                                      progress=lambda f: bar.progress(f))
-        bar.empty()
-    search = st.session_state.get(full_key, quick)
-    if mode == "manual":
-        wx = float(ui.url_select_slider("ωx (Bx = ωx σx)", key="rg_wx", options=OMEGAS, value=0.1))
-        wy = float(ui.url_select_slider("ωy (By = ωy σy)", key="rg_wy", options=OMEGAS, value=0.5))
+
+@ui.live_fragment
+def _at_epsilon() -> None:
+    """Everything that depends on ε (the tuned thresholds, the preview, the curves at ε, the release): moving the
+    ε slider reruns only this."""
+    e0, _ = st.columns([1.2, 2])
+    with e0:
+        epsilon = ui.epsilon_slider("Privacy budget ε (total)", key="eps", default=1.0)
+    eps_prep = prep_share * epsilon if uses_dp else 0.0
+    eps_stat = epsilon - eps_prep
+
+    # ---- thresholds --------------------------------------------------------------------------------------
+    st.subheader("Clipping thresholds")
+    t1, t2 = st.columns([1, 1.3])
+    with t1:
+        mode = ui.url_radio("Thresholds (ωx, ωy)", key="rg_tmode", options=["tuned", "manual"], horizontal=True,
+                            format_func=lambda m: {"tuned": "tuned on synthetic data (free)", "manual": "manual"}[m])
+        n_fit = n_priv + n_pub
+        quick = _quick_search(n_fit, d, float(eps_stat), split)
+        full_key = ("rg_full_search", n_fit, d, float(eps_stat), split)
+        if st.button("Run the full search (20 data sets × 20 draws)", key="rg_full_btn"):
+            bar = st.progress(0.0, text=f"Searching {R.OMEGA_GRID.size ** 2} (ωx, ωy) pairs on synthetic data…")
+            st.session_state[full_key] = threshold_search(n_fit, d, epsilon=eps_stat, split=split,
+                                                          progress=lambda f: bar.progress(f))
+            bar.empty()
+        search = st.session_state.get(full_key, quick)
+        if mode == "manual":
+            wx = float(ui.url_select_slider("ωx (Bx = ωx σx)", key="rg_wx", options=OMEGAS, value=0.1))
+            wy = float(ui.url_select_slider("ωy (By = ωy σy)", key="rg_wy", options=OMEGAS, value=0.5))
+        else:
+            wx, wy = search.omega_x, search.omega_y
+        st.caption(f"Search: {search.n_sets} synthetic data sets × {search.n_draws} noise draws per pair at n = {n_fit}, "
+                   f"d = {d}, ε = {eps_stat:.3g} (the statistics' share), split {split}. It uses only these public numbers, "
+                   "so it costs nothing. It takes the least clipping among the pairs within 0.002 (or two standard errors) "
+                   "of the best mean ρ, so that at large ε it stops clipping. In use: " + f"ωx = {wx:g}, ωy = {wy:g}.")
+    with t2:
+        st.plotly_chart(rf.tuning_heatmap(search.grid_x, search.grid_y, search.scores,
+                                          chosen=(search.omega_x, search.omega_y), used=(wx, wy)), key="rg_heat")
+    ui.teaching("Each cell is one pair of clipping thresholds. For each pair we clip synthetic data of the same size, "
+                "add the same noise, fit, and score how well the fit ranks the synthetic responses. Darker = better. "
+                "Small ωx (hard clipping of x) almost always wins: it cuts the noise on nxx and nxy far more than the "
+                "signal it removes.")
+
+    # ---- preview fit on one split -------------------------------------------------------------------------
+    rng = np.random.default_rng(seed)
+    perm = rest[rng.permutation(n_rest)]
+    test, priv, pub = perm[:n_test], perm[n_test:n_test + n_priv], np.flatnonzero(src.public)
+    with ui.show_errors("Preview failed"):
+        pv = preview_fit(src.X, src.y, private=priv, public=pub, test=test, x_bounds=src.x_bounds, y_bounds=src.y_bounds,
+                         x_centre=src.x_centre, y_centre=y_centre, sigma_y=sigma_y, eps_prep=eps_prep, eps_stat=eps_stat,
+                         omegas=(wx, wy), split=split, priors=priors, rng=rng, draws=max(repeats, 200))
+    prep, bx, by, noise, yt = pv.prep, pv.bx, pv.by, pv.noise, src.y[test]
+    pred_draws, rho_draws, pred_np, rho_np = pv.pred, pv.rho, pv.pred_nonprivate, pv.rho_nonprivate
+
+    ui.preview_notice()
+    st.markdown(
+        f"**What is noised:** after centring ({'; '.join(prep.describe())}), scaling each record to length 1 and "
+        f"clipping features at ±Bx = {bx:.3g} and responses at ±By = {by:.3g}: the {d * (d + 1) // 2} distinct entries "
+        f"of nxx = Σxxᵀ, the {d} entries of nxy = Σxy and nyy = Σy². Noise: {'; '.join(noise.describe())}. "
+        + (f"The DP centre/scale took ε = {eps_prep:.3g}. " if uses_dp else "")
+        + (f"{n_pub} public records are added without noise and are not protected." if n_pub else "")
+    )
+
+    st.subheader("Predicted vs observed on held-out records")
+    h1, h2 = st.columns([1.3, 1])
+    with h1:
+        st.plotly_chart(rf.predicted_vs_observed(yt, pred_draws[0], pred_np, rho_private=float(rho_draws[0]),
+                                                 rho_nonprivate=rho_np, y_label=src.y_label), key="rg_headline")
+    with h2:
+        st.plotly_chart(rf.rho_draws_histogram(rho_draws, rho_np), key="rg_draws")
+        st.caption(f"Utility over {rho_draws.size} preview noise draws on this split: mean ρ = {rho_draws.mean():.3f} "
+                   f"(5–95%: {np.quantile(rho_draws, 0.05):.3f} to {np.quantile(rho_draws, 0.95):.3f}); "
+                   f"non-private ρ = {rho_np:.3f}.")
+    ui.teaching("1. Centre and scale each record (free, or a small charged DP mean). 2. Clip. 3. Add Laplace noise to the "
+                "three sums. 4. Repair the noisy nxx to be positive semi-definite and compute the Bayesian posterior "
+                "mean — all post-processing. The left plot is one preview draw; the histogram shows how much a single "
+                "release can vary.")
+    if src.beta is not None:
+        lo, hi = np.quantile(pv.coef, [0.05, 0.95], axis=0)
+        st.plotly_chart(rf.coefficient_bars(src.names, pv.coef_nonprivate, pv.coef.mean(0), lo, hi, truth=src.beta),
+                        key="rg_coef")
+        st.caption("Synthetic data: the true β is known. Private coefficients shrink towards 0 — clipping and the prior "
+                   "trade bias for much less noise; ranking quality (ρ) is what the method optimises.")
+
+    ui.explain(
+        "**What is clipped and why projection wins.** Noise is scaled to the worst case a single record can cause, "
+        "which grows with the bounds (Bx² for nxx, Bx·By for nxy). After row scaling, a feature can be as large as 1; "
+        f"clipping at Bx = ωx/√d = {bx:.3g} cuts the nxx noise by a factor ~{(1 / bx) ** 2:.0f} while most records "
+        "are barely changed. The no-projection baseline uses the public worst-case bounds instead and drowns in noise.\n\n"
+        f"**What each budget share buys.** nxx gets {p1:.0%} (its {d * (d + 1) // 2} entries share that budget), nxy "
+        f"{p2:.0%} (it carries the drug-response signal), nyy {p3:.0%} (used only to learn the noise precision when "
+        "priors are on).\n\n"
+        "**What is public and what was charged.** Public: n, d, the feature and response ranges, the feature centre "
+        "(midpoint of the feature range), σx = 1/√d, the thresholds (tuned on synthetic data), the split. "
+        + ("Charged: " + ", ".join(f"{k} (ε = {v:.3g})" for k, v in prep.parts.items()) + ", and the three statistics."
+           if prep.parts else "Charged: the three statistics only (the response centre and scale are public).")
+        + "\n\n**Sensitivities (replace one record).** nxx: d(d+1)·Bx², nxy: 2d·Bx·By, nyy: By².",
+        title="What was noised, what is public, and why clipping helps",
+    )
+
+    # ---- curves ------------------------------------------------------------------------------------------------------
+    st.subheader("Privacy–utility: five models over ε and private sample size")
+    sizes = sorted({int(v) for v in (np.linspace(min(50, n_priv), n_priv, 6) // 10 * 10) if 20 <= v <= n_priv}
+                   | {n_priv})
+    kw = dict(epsilon=epsilon, n_priv=n_priv, n_test=n_test, repeats=repeats, split=split, priors=priors,
+              prep=(y_centre, sigma_y, prep_share), seed=seed, sizes=tuple(sizes))
+    curves = None
+    if src.kind != "upload":
+        with st.spinner("Cross-validating five models over ε and sample size (cached after the first run)…"), \
+                ui.show_errors("Cross-validation failed"):
+            curves = _curves(src, progress=lambda f: None, **kw)
     else:
-        wx, wy = search.omega_x, search.omega_y
-    st.caption(f"Search: {search.n_sets} synthetic data sets × {search.n_draws} noise draws per pair at n = {n_fit}, "
-               f"d = {d}, ε = {eps_stat:.3g} (the statistics' share), split {split}. It uses only these public numbers, "
-               "so it costs nothing. It takes the least clipping among the pairs within 0.002 (or two standard errors) "
-               "of the best mean ρ, so that at large ε it stops clipping. In use: " + f"ωx = {wx:g}, ωy = {wy:g}.")
-with t2:
-    st.plotly_chart(rf.tuning_heatmap(search.grid_x, search.grid_y, search.scores,
-                                      chosen=(search.omega_x, search.omega_y), used=(wx, wy)), key="rg_heat")
-ui.teaching("Each cell is one pair of clipping thresholds. For each pair we clip synthetic data of the same size, "
-            "add the same noise, fit, and score how well the fit ranks the synthetic responses. Darker = better. "
-            "Small ωx (hard clipping of x) almost always wins: it cuts the noise on nxx and nxy far more than the "
-            "signal it removes.")
+        ckey = ("rg_curves", src.fp, src.public_basis, n_pub, tuple(sorted(kw.items())))
+        if st.button("Compute the curves on the uploaded data", key="rg_curves_btn"):
+            bar = st.progress(0.0, text="Cross-validating…")
+            with ui.show_errors("Cross-validation failed"):
+                st.session_state[ckey] = _curves(src, progress=lambda f: bar.progress(f), **kw)
+            bar.empty()
+        curves = st.session_state.get(ckey)
+    if curves is not None:
+        by_eps, by_size = curves
+        shown = ui.url_multiselect("Models shown", key="rg_models", options=list(R.MODELS), default=list(R.MODELS))
+        rho_np_size = by_size.rho[0, :, 0].mean(-1)
+        rho_rp = float(by_size.rho[1, -1, 0].mean())
+        equiv = equivalent_sample_size(by_size.sizes, rho_np_size, rho_rp)
+        st.plotly_chart(rf.rho_panels(by_eps.epsilons, by_eps.rho[:, 0], by_size.sizes, by_size.rho[:, :, 0],
+                                      epsilon=epsilon, n_private=n_priv, equivalent=equiv, shown=shown), key="rg_curves")
+        eq_text = (f"robust private LR with {n_priv} private records reaches the mean ρ of non-private LR with about "
+                   f"**{equiv:.0f}** records" if np.isfinite(equiv) else
+                   "the private mean ρ is below the non-private curve's smallest size (or above its largest), so no "
+                   "equivalent size can be read off in this range")
+        st.caption(f"Monte-Carlo CV: {repeats} random splits of the private records (test {n_test}; the {n_pub} public "
+                   f"records in every training set); bands 10–90% over "
+                   f"repeats; thresholds re-tuned for every size and ε (5 × 5 synthetic search). At ε = {epsilon:g}, "
+                   f"{eq_text}.")
+        ui.teaching("Each repeat re-splits the data, runs the whole private pipeline (including the charged centring) and "
+                    "scores Spearman's ρ on held-out records. Output perturbation and the functional mechanism add noise "
+                    "calibrated to much larger worst cases, so their ρ stays near 0 at realistic ε.")
+        accuracy_first(key="rg_acc", grid=by_eps.epsilons, draws=by_eps.rho[1, 0], metric_label="Spearman ρ",
+                       default_threshold=round(max(0.5 * float(by_eps.rho[0, 0].mean()), 0.01), 3),
+                       larger_is_better=True, basis=src.label)
+    else:
+        st.info("Press the button to run the cross-validation on your upload (kept in this session only).")
 
-# ---- preview fit on one split -------------------------------------------------------------------------
-rng = np.random.default_rng(seed)
-perm = rest[rng.permutation(n_rest)]
-test, priv, pub = perm[:n_test], perm[n_test:n_test + n_priv], np.flatnonzero(src.public)
-with ui.show_errors("Preview failed"):
-    pv = preview_fit(src.X, src.y, private=priv, public=pub, test=test, x_bounds=src.x_bounds, y_bounds=src.y_bounds,
-                     x_centre=src.x_centre, y_centre=y_centre, sigma_y=sigma_y, eps_prep=eps_prep, eps_stat=eps_stat,
-                     omegas=(wx, wy), split=split, priors=priors, rng=rng, draws=max(repeats, 200))
-prep, bx, by, noise, yt = pv.prep, pv.bx, pv.by, pv.noise, src.y[test]
-pred_draws, rho_draws, pred_np, rho_np = pv.pred, pv.rho, pv.pred_nonprivate, pv.rho_nonprivate
+    # ---- budget split ---------------------------------------------------------------------------------------------
+    st.subheader("Budget split")
+    b1, b2 = st.columns([1.2, 1])
+    split_key = ("rg_split", n_fit, d, float(eps_stat))
+    with b2:
+        st.markdown("Search the split on synthetic data (free): every split gets its own (ωx, ωy) search; 4 data sets × "
+                    "4 draws on a 10 × 10 ω grid, 36 splits in steps of 0.1.")
+        if st.button("Search the budget split", key="rg_split_btn"):
+            with st.spinner("Searching 36 splits…"):
+                st.session_state[split_key] = _split_search(n_fit, d, float(eps_stat))
+        sres = st.session_state.get(split_key)
+        if sres is not None:
+            st.caption(f"Best split (nxx, nxy, nyy) = {tuple(round(v, 2) for v in sres.best)} with mean ρ "
+                       f"{sres.scores.max():.3f}; the split in use scores as the × marks. With fixed precisions nyy "
+                       "never enters the fit, so the search gives it the minimum.")
+    with b1:
+        st.plotly_chart(rf.ternary_split(None if sres is None else sres.splits, None if sres is None else sres.scores,
+                                         chosen=split, best=None if sres is None else sres.best), key="rg_ternary")
 
-ui.preview_notice()
-st.markdown(
-    f"**What is noised:** after centring ({'; '.join(prep.describe())}), scaling each record to length 1 and "
-    f"clipping features at ±Bx = {bx:.3g} and responses at ±By = {by:.3g}: the {d * (d + 1) // 2} distinct entries "
-    f"of nxx = Σxxᵀ, the {d} entries of nxy = Σxy and nyy = Σy². Noise: {'; '.join(noise.describe())}. "
-    + (f"The DP centre/scale took ε = {eps_prep:.3g}. " if uses_dp else "")
-    + (f"{n_pub} public records are added without noise and are not protected." if n_pub else "")
-)
-
-st.subheader("Predicted vs observed on held-out records")
-h1, h2 = st.columns([1.3, 1])
-with h1:
-    st.plotly_chart(rf.predicted_vs_observed(yt, pred_draws[0], pred_np, rho_private=float(rho_draws[0]),
-                                             rho_nonprivate=rho_np, y_label=src.y_label), key="rg_headline")
-with h2:
-    st.plotly_chart(rf.rho_draws_histogram(rho_draws, rho_np), key="rg_draws")
-    st.caption(f"Utility over {rho_draws.size} preview noise draws on this split: mean ρ = {rho_draws.mean():.3f} "
-               f"(5–95%: {np.quantile(rho_draws, 0.05):.3f} to {np.quantile(rho_draws, 0.95):.3f}); "
-               f"non-private ρ = {rho_np:.3f}.")
-ui.teaching("1. Centre and scale each record (free, or a small charged DP mean). 2. Clip. 3. Add Laplace noise to the "
-            "three sums. 4. Repair the noisy nxx to be positive semi-definite and compute the Bayesian posterior "
-            "mean — all post-processing. The left plot is one preview draw; the histogram shows how much a single "
-            "release can vary.")
-if src.beta is not None:
-    lo, hi = np.quantile(pv.coef, [0.05, 0.95], axis=0)
-    st.plotly_chart(rf.coefficient_bars(src.names, pv.coef_nonprivate, pv.coef.mean(0), lo, hi, truth=src.beta),
-                    key="rg_coef")
-    st.caption("Synthetic data: the true β is known. Private coefficients shrink towards 0 — clipping and the prior "
-               "trade bias for much less noise; ranking quality (ρ) is what the method optimises.")
-
-ui.explain(
-    "**What is clipped and why projection wins.** Noise is scaled to the worst case a single record can cause, "
-    "which grows with the bounds (Bx² for nxx, Bx·By for nxy). After row scaling, a feature can be as large as 1; "
-    f"clipping at Bx = ωx/√d = {bx:.3g} cuts the nxx noise by a factor ~{(1 / bx) ** 2:.0f} while most records "
-    "are barely changed. The no-projection baseline uses the public worst-case bounds instead and drowns in noise.\n\n"
-    f"**What each budget share buys.** nxx gets {p1:.0%} (its {d * (d + 1) // 2} entries share that budget), nxy "
-    f"{p2:.0%} (it carries the drug-response signal), nyy {p3:.0%} (used only to learn the noise precision when "
-    "priors are on).\n\n"
-    "**What is public and what was charged.** Public: n, d, the feature and response ranges, the feature centre "
-    "(midpoint of the feature range), σx = 1/√d, the thresholds (tuned on synthetic data), the split. "
-    + ("Charged: " + ", ".join(f"{k} (ε = {v:.3g})" for k, v in prep.parts.items()) + ", and the three statistics."
-       if prep.parts else "Charged: the three statistics only (the response centre and scale are public).")
-    + "\n\n**Sensitivities (replace one record).** nxx: d(d+1)·Bx², nxy: 2d·Bx·By, nyy: By².",
-    title="What was noised, what is public, and why clipping helps",
-)
-
-# ---- curves ------------------------------------------------------------------------------------------------------
-st.subheader("Privacy–utility: five models over ε and private sample size")
-sizes = sorted({int(v) for v in (np.linspace(min(50, n_priv), n_priv, 6) // 10 * 10) if 20 <= v <= n_priv}
-               | {n_priv})
-kw = dict(epsilon=epsilon, n_priv=n_priv, n_test=n_test, repeats=repeats, split=split, priors=priors,
-          prep=(y_centre, sigma_y, prep_share), seed=seed, sizes=tuple(sizes))
-curves = None
-if src.kind != "upload":
-    with st.spinner("Cross-validating five models over ε and sample size (cached after the first run)…"), \
-            ui.show_errors("Cross-validation failed"):
-        curves = _curves(src, progress=lambda f: None, **kw)
-else:
-    ckey = ("rg_curves", src.fp, src.public_basis, n_pub, tuple(sorted(kw.items())))
-    if st.button("Compute the curves on the uploaded data", key="rg_curves_btn"):
-        bar = st.progress(0.0, text="Cross-validating…")
-        with ui.show_errors("Cross-validation failed"):
-            st.session_state[ckey] = _curves(src, progress=lambda f: bar.progress(f), **kw)
-        bar.empty()
-    curves = st.session_state.get(ckey)
-if curves is not None:
-    by_eps, by_size = curves
-    shown = ui.url_multiselect("Models shown", key="rg_models", options=list(R.MODELS), default=list(R.MODELS))
-    rho_np_size = by_size.rho[0, :, 0].mean(-1)
-    rho_rp = float(by_size.rho[1, -1, 0].mean())
-    equiv = equivalent_sample_size(by_size.sizes, rho_np_size, rho_rp)
-    st.plotly_chart(rf.rho_panels(by_eps.epsilons, by_eps.rho[:, 0], by_size.sizes, by_size.rho[:, :, 0],
-                                  epsilon=epsilon, n_private=n_priv, equivalent=equiv, shown=shown), key="rg_curves")
-    eq_text = (f"robust private LR with {n_priv} private records reaches the mean ρ of non-private LR with about "
-               f"**{equiv:.0f}** records" if np.isfinite(equiv) else
-               "the private mean ρ is below the non-private curve's smallest size (or above its largest), so no "
-               "equivalent size can be read off in this range")
-    st.caption(f"Monte-Carlo CV: {repeats} random splits of the private records (test {n_test}; the {n_pub} public "
-               f"records in every training set); bands 10–90% over "
-               f"repeats; thresholds re-tuned for every size and ε (5 × 5 synthetic search). At ε = {epsilon:g}, "
-               f"{eq_text}.")
-    ui.teaching("Each repeat re-splits the data, runs the whole private pipeline (including the charged centring) and "
-                "scores Spearman's ρ on held-out records. Output perturbation and the functional mechanism add noise "
-                "calibrated to much larger worst cases, so their ρ stays near 0 at realistic ε.")
-    accuracy_first(key="rg_acc", grid=by_eps.epsilons, draws=by_eps.rho[1, 0], metric_label="Spearman ρ",
-                   default_threshold=round(max(0.5 * float(by_eps.rho[0, 0].mean()), 0.01), 3),
-                   larger_is_better=True, basis=src.label)
-else:
-    st.info("Press the button to run the cross-validation on your upload (kept in this session only).")
-
-# ---- budget split ---------------------------------------------------------------------------------------------
-st.subheader("Budget split")
-b1, b2 = st.columns([1.2, 1])
-split_key = ("rg_split", n_fit, d, float(eps_stat))
-with b2:
-    st.markdown("Search the split on synthetic data (free): every split gets its own (ωx, ωy) search; 4 data sets × "
-                "4 draws on a 10 × 10 ω grid, 36 splits in steps of 0.1.")
-    if st.button("Search the budget split", key="rg_split_btn"):
-        with st.spinner("Searching 36 splits…"):
-            st.session_state[split_key] = _split_search(n_fit, d, float(eps_stat))
-    sres = st.session_state.get(split_key)
-    if sres is not None:
-        st.caption(f"Best split (nxx, nxy, nyy) = {tuple(round(v, 2) for v in sres.best)} with mean ρ "
-                   f"{sres.scores.max():.3f}; the split in use scores as the × marks. With fixed precisions nyy "
-                   "never enters the fit, so the search gives it the minimum.")
-with b1:
-    st.plotly_chart(rf.ternary_split(None if sres is None else sres.splits, None if sres is None else sres.scores,
-                                     chosen=split, best=None if sres is None else sres.best), key="rg_ternary")
-
-# ---- release ----------------------------------------------------------------------------------------------------
-parts = {"nxx": p1 * eps_stat, "nxy": p2 * eps_stat, "nyy": p3 * eps_stat}
-if uses_dp:
-    parts.update({k: eps_prep / (int(y_centre == "dp") + int(sigma_y == "dp"))
-                  for k, on in (("response centre", y_centre == "dp"), ("response scale", sigma_y == "dp")) if on})
-params = {"n_private": n_priv, "n_public_not_protected": n_pub, "d": d, "omega": (wx, wy), "split": split,
-          "priors": priors}
-tuning = search.describe() if mode == "tuned" else {"source": "manual ω (public)"}
+    # ---- release ----------------------------------------------------------------------------------------------------
+    parts = {"nxx": p1 * eps_stat, "nxy": p2 * eps_stat, "nyy": p3 * eps_stat}
+    if uses_dp:
+        parts.update({k: eps_prep / (int(y_centre == "dp") + int(sigma_y == "dp"))
+                      for k, on in (("response centre", y_centre == "dp"), ("response scale", sigma_y == "dp")) if on})
+    params = {"n_private": n_priv, "n_public_not_protected": n_pub, "d": d, "omega": (wx, wy), "split": split,
+              "priors": priors}
+    tuning = search.describe() if mode == "tuned" else {"source": "manual ω (public)"}
 
 
-def _bundle():
-    prep_rel = R.prepare(src.X[priv], src.y[priv], x_bounds=src.x_bounds, y_bounds=src.y_bounds,
-                         x_centre=src.x_centre, y_centre=y_centre, sigma_y=sigma_y, epsilon=eps_prep, release=True)
-    return R.release(src.X[priv], src.y[priv], prep=prep_rel, epsilon=eps_stat, omega_x=wx, omega_y=wy, split=split,
-                     priors=priors, public=src.public_rows(), dataset=src.label,
-                     fingerprint=src.fp, feature_names=src.names, tuning=tuning)
+    def _bundle():
+        prep_rel = R.prepare(src.X[priv], src.y[priv], x_bounds=src.x_bounds, y_bounds=src.y_bounds,
+                             x_centre=src.x_centre, y_centre=y_centre, sigma_y=sigma_y, epsilon=eps_prep, release=True)
+        return R.release(src.X[priv], src.y[priv], prep=prep_rel, epsilon=eps_stat, omega_x=wx, omega_y=wy, split=split,
+                         priors=priors, public=src.public_rows(), dataset=src.label,
+                         fingerprint=src.fp, feature_names=src.names, tuning=tuning)
 
 
-st.caption("The release uses the private training records of the current split"
-           + (f" and the {n_pub} public records (listed in its notes; not protected)" if n_pub else "")
-           + "; the bundle's parts name each charged piece (the three statistics and any DP centre / scale).")
-utility_note = (f"Spearman ρ of the robust private fit on {yt.size} held-out records over {rho_draws.size} simulated "
-                f"releases: {describe_draws(rho_draws)}; loss of ρ against the non-private fit on the same split: "
-                f"{describe_draws(rho_np - rho_draws)}.")
-ui.release_panel(key="regression", dataset_label=src.label, fingerprint=src.fp, method=R.METHOD,
-                 ledger_label=GDSC_LEDGER_LABEL if src.kind == "gdsc" else None,
-                 epsilon=round(float(math.fsum(parts.values())), 12), parts=parts, params=params, make_bundle=_bundle,
-                 utility_note=utility_note)
+    st.caption("The release uses the private training records of the current split"
+               + (f" and the {n_pub} public records (listed in its notes; not protected)" if n_pub else "")
+               + "; the bundle's parts name each charged piece (the three statistics and any DP centre / scale).")
+    utility_note = (f"Spearman ρ of the robust private fit on {yt.size} held-out records over {rho_draws.size} simulated "
+                    f"releases: {describe_draws(rho_draws)}; loss of ρ against the non-private fit on the same split: "
+                    f"{describe_draws(rho_np - rho_draws)}.")
+    ui.release_panel(key="regression", dataset_label=src.label, fingerprint=src.fp, method=R.METHOD,
+                     ledger_label=GDSC_LEDGER_LABEL if src.kind == "gdsc" else None,
+                     epsilon=round(float(math.fsum(parts.values())), 12), parts=parts, params=params, make_bundle=_bundle,
+                     utility_note=utility_note)
 
-from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
+    attacker_panel("regression", epsilon)
 
-attacker_panel("regression", epsilon)
+
+_at_epsilon()

@@ -17,6 +17,7 @@ from dpcore.sparse import figures as sf
 from dpcore.accounting import fingerprint
 from dpcore.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, load_gdsc
 from ui.accuracy import accuracy_first
+from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
 from dpcore.utility import describe_draws
 from ui.widgets import epsilon_options
 
@@ -206,7 +207,6 @@ st.caption(f"Unit of privacy: one person / cell line (replace-one neighbours; n 
 # ---- controls ------------------------------------------------------------------
 c1, c2, c3 = st.columns([1.3, 1, 1])
 with c1:
-    epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=2.0, min_value=0.1, max_value=20.0)
     delta_choice = ui.url_select_slider("δ", key="sp_delta", options=["1/n²", "1e-5", "1e-6", "1e-8"], value="1/n²")
     delta = 1.0 / n**2 if delta_choice == "1/n²" else float(delta_choice)
     s_default = min(int(public_key[3]) if source == "synthetic" else 5, d)
@@ -259,71 +259,145 @@ if m_syn * d > MAX_CELLS:
 params = dict(K=K, r=r, B=B, lam_rule=lam_rule, c_lam=c_lam, c1=c1_const, T2=T2, dp_T=dp_T, m=m_syn)
 params_items = tuple(sorted(params.items()))
 
-result = None
-with ui.show_errors("Could not fit"):
-    with st.spinner("Fitting…"):
-        if public_key is not None:
-            result = _preview_public(public_key, s, epsilon, delta, methods, R, seed, params_items)
-        else:
-            result = _run_preview(data, s, epsilon, delta, methods, R, seed, params)
-if result is None:
-    st.stop()
-coefs, metrics, noises, paths = result
 
-ui.preview_notice()
-if "kt" in noises:
-    kt_noise = noises["kt"][0]
-    st.markdown(f"**What is noised (knowledge transfer):** the teacher's answers ⟨θ̂, x̃_i⟩ on m = {m_syn} public "
-                f"synthetic points x̃_i ~ Uniform[−K, K]^d get {kt_noise}; the teacher's ridge "
-                f"λ = {noises['kt_lambda']:.3g}. The student only ever sees those noisy answers.")
+@ui.live_fragment
+def _at_epsilon() -> None:
+    """Everything that depends on ε: moving the ε slider reruns only this (the sweep over ε below stays)."""
+    e0, _ = st.columns([1.3, 2])
+    with e0:
+        epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=2.0, min_value=0.1, max_value=20.0)
+    result = None
+    with ui.show_errors("Could not fit"):
+        with st.spinner("Fitting…"):
+            if public_key is not None:
+                result = _preview_public(public_key, s, epsilon, delta, methods, R, seed, params_items)
+            else:
+                result = _run_preview(data, s, epsilon, delta, methods, R, seed, params)
+    if result is None:
+        return
+    coefs, metrics, noises, paths = result
 
-# ---- headline: stem plot -----------------------------------------------------------
-st.subheader("Coefficients: truth, teacher, student and baselines (one preview draw)")
-stems = {}
-if data.theta is not None:
-    stems["truth θ*"] = data.theta
-for m in ("nonprivate",) + tuple(x for x in sp.METHODS if x != "nonprivate"):
-    if m in coefs and (m in methods or m == "nonprivate"):
-        stems[LABELS[m]] = coefs[m][0]
-st.plotly_chart(sf.coefficient_figure(stems, feature_names=data.feature_names or None), key="sp_stem")
-ui.teaching(
-    "Each stem is one coefficient; only features that some method selected are shown. Filled dots are in a "
-    "method's support (its s kept coefficients). 1. The teacher (dark grey) is ordinary sparse regression on the private "
-    "data. 2. Its predictions on random public inputs get Gaussian noise. 3. The student (blue) refits sparse "
-    "regression to those noisy predictions. The baselines add noise inside their own training loops instead."
-)
+    ui.preview_notice()
+    if "kt" in noises:
+        kt_noise = noises["kt"][0]
+        st.markdown(f"**What is noised (knowledge transfer):** the teacher's answers ⟨θ̂, x̃_i⟩ on m = {m_syn} public "
+                    f"synthetic points x̃_i ~ Uniform[−K, K]^d get {kt_noise}; the teacher's ridge "
+                    f"λ = {noises['kt_lambda']:.3g}. The student only ever sees those noisy answers.")
 
-# ---- utility over draws at the chosen ε -------------------------------------------
-st.subheader(f"Utility over {R} noise draws at ε = {epsilon:g}")
-rows = []
-for m in ("nonprivate",) + tuple(x for x in sp.METHODS if x != "nonprivate"):
-    if m not in metrics:
-        continue
-    row = {"method": LABELS[m]}
-    for key, title in [("l2_error", "‖θ − θ*‖₂"), ("f1", "support F1"), ("test_error", "test MSE" if loss == "linear"
-                                                                             else "misclassification"),
-                       ("teacher_overlap", "overlap with teacher (F1)")]:
-        if key in metrics[m]:
-            v = np.asarray(metrics[m][key], dtype=float)
-            row[title] = f"{v.mean():.3g}  [{np.quantile(v, 0.1):.3g}, {np.quantile(v, 0.9):.3g}]"
-    rows.append(row)
-st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-st.caption("Mean and 10–90 % range over the preview draws (the teacher is deterministic). "
-           + ("θ* is known for synthetic data." if data.theta is not None else
-              "No true θ* for real data: compare the test error and the overlap of each support with the teacher's."))
+    # ---- headline: stem plot -----------------------------------------------------------
+    st.subheader("Coefficients: truth, teacher, student and baselines (one preview draw)")
+    stems = {}
+    if data.theta is not None:
+        stems["truth θ*"] = data.theta
+    for m in ("nonprivate",) + tuple(x for x in sp.METHODS if x != "nonprivate"):
+        if m in coefs and (m in methods or m == "nonprivate"):
+            stems[LABELS[m]] = coefs[m][0]
+    st.plotly_chart(sf.coefficient_figure(stems, feature_names=data.feature_names or None), key="sp_stem")
+    ui.teaching(
+        "Each stem is one coefficient; only features that some method selected are shown. Filled dots are in a "
+        "method's support (its s kept coefficients). 1. The teacher (dark grey) is ordinary sparse regression on the private "
+        "data. 2. Its predictions on random public inputs get Gaussian noise. 3. The student (blue) refits sparse "
+        "regression to those noisy predictions. The baselines add noise inside their own training loops instead."
+    )
 
-# ---- convergence --------------------------------------------------------------------
-left, right = st.columns([1.2, 1])
-with left:
-    st.plotly_chart(sf.convergence_figure(paths), key="sp_conv")
-with right:
-    st.markdown("**Convergence.** Both the teacher and the student are IGHT runs: a gradient step, then keep the s "
-                "largest coefficients. On a log axis, linear convergence is a straight line. The dotted line is the "
-                "student's distance to the teacher: it levels off at the error the privacy noise leaves.")
-    ui.teaching("The teacher runs on the private data (no noise). The student runs on public synthetic features "
-                "and the noisy teacher answers; everything it does is post-processing and costs no extra privacy.")
+    # ---- utility over draws at the chosen ε -------------------------------------------
+    st.subheader(f"Utility over {R} noise draws at ε = {epsilon:g}")
+    rows = []
+    for m in ("nonprivate",) + tuple(x for x in sp.METHODS if x != "nonprivate"):
+        if m not in metrics:
+            continue
+        row = {"method": LABELS[m]}
+        for key, title in [("l2_error", "‖θ − θ*‖₂"), ("f1", "support F1"), ("test_error", "test MSE" if loss == "linear"
+                                                                                 else "misclassification"),
+                           ("teacher_overlap", "overlap with teacher (F1)")]:
+            if key in metrics[m]:
+                v = np.asarray(metrics[m][key], dtype=float)
+                row[title] = f"{v.mean():.3g}  [{np.quantile(v, 0.1):.3g}, {np.quantile(v, 0.9):.3g}]"
+        rows.append(row)
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.caption("Mean and 10–90 % range over the preview draws (the teacher is deterministic). "
+               + ("θ* is known for synthetic data." if data.theta is not None else
+                  "No true θ* for real data: compare the test error and the overlap of each support with the teacher's."))
 
-# ---- privacy–utility curves -----------------------------------------------------------
+    # ---- convergence --------------------------------------------------------------------
+    left, right = st.columns([1.2, 1])
+    with left:
+        st.plotly_chart(sf.convergence_figure(paths), key="sp_conv")
+    with right:
+        st.markdown("**Convergence.** Both the teacher and the student are IGHT runs: a gradient step, then keep the s "
+                    "largest coefficients. On a log axis, linear convergence is a straight line. The dotted line is the "
+                    "student's distance to the teacher: it levels off at the error the privacy noise leaves.")
+        ui.teaching("The teacher runs on the private data (no noise). The student runs on public synthetic features "
+                    "and the noisy teacher answers; everything it does is post-processing and costs no extra privacy.")
+
+    ui.explain(
+        "**Why a teacher and a student?** DP-IGHT and Frank–Wolfe add noise at every one of their T training steps, "
+        "and the budget is shared among the steps. Here the private data are touched once, by the teacher, and "
+        "the privacy cost is paid once, on the teacher's answers to m public questions.\n\n"
+        "**What the synthetic features are.** x̃_i are drawn uniformly from [−K, K]^d with a public seed, without "
+        "looking at the data; anyone can regenerate them. Only the noisy responses ⟨θ̂, x̃_i⟩ + ξ_i depend on the "
+        "private data.\n\n"
+        "**How much noise.** σ² = 8·m·β·s·γ²·log(2.5/δ)/(n²ε²λ²) with β = K²/3 and γ = K(KB + r) (linear) or K "
+        "(logistic). λ is the teacher's ridge: a larger λ makes the teacher more stable (less noise) but more "
+        "shrunk towards 0 (more bias). The paper sets λ ∝ 1/(nε), which makes σ the same at every ε: more budget "
+        "never brings the student closer to the teacher. The default balances the two, λ ∝ √(u(ε, δ)/n) with "
+        "u(ε, δ) the noise per unit of sensitivity, so both the shrinkage and the noise vanish as ε grows.\n\n"
+        "**Which assumptions the privacy proof makes.** (1) The teacher moves by at most 2√s·γ/(nλ) when one record "
+        "changes — true for the minimiser of a λ-strongly convex problem on a fixed support; (2) the public synthetic "
+        "features do not stretch that change by more than √(mβ) (an event of probability ≥ 1 − δ/2, hence half of δ); "
+        "(3) the textbook Gaussian σ, which we replace by the exact (analytic) σ whenever that is larger (ε > 1).",
+        title="How knowledge transfer works, and what its guarantee assumes",
+    )
+    st.warning(
+        "**Caveat found by our audit.** Assumption (1) fails for the hard-thresholded teacher: when one record tips "
+        "which features the teacher keeps, the teacher jumps by O(1), not O(1/n). On such a neighbouring pair the "
+        "audit (Privacy audit page; `dpcore.sparse.known_violation_scenarios`) shows ε ≥ 9 for a claimed ε = 1 — "
+        "all that 10⁵ runs can show; the true privacy loss on that pair is ε ≈ 690. "
+        "The knowledge-transfer guarantee therefore holds only when the teacher's support is stable under any "
+        "one-record change, which no public check here can certify. DP-IGHT, Frank–Wolfe, two-stage and "
+        "**KT with private support** (our remedy, below) do not rely on that assumption.",
+        icon=":material/warning:",
+    )
+
+    # ---- release ---------------------------------------------------------------------------
+    ui.explain(
+        "**KT with private support** spends half of ε choosing the s features by noisy block votes (as two-stage "
+        "does), then fits the teacher as a ridge regression on that now-public support — a λ-strongly convex problem, "
+        "so the paper's sensitivity argument holds — and computes the sensitivity of X̃_Sθ̂ exactly with the largest "
+        "singular value of X̃_S (no probabilistic event). The other half of ε (and δ) pays for the Gaussian noise on "
+        "the synthetic responses. The audit page's 'support flip' pair, which breaks the paper's version, passes.",
+        title="How the private-support variant fixes the caveat",
+    )
+    st.caption("Only KT with private support can be released: the paper's variant fails the audit (caveat above).")
+    lam_release = sp.SparseParams(**params).ridge(n, d, s, epsilon / 2, delta, loss)
+    parts = {"support selection (Laplace)": epsilon / 2, "synthetic responses (Gaussian)": epsilon / 2}
+    released = metrics.get("kt_ps", {})
+    utility_note = ("; ".join(f"{name} {describe_draws(released[key])}"
+                              for key, name in (("l2_error", "‖θ − θ*‖₂"), ("f1", "support F1"), ("test_error", "test error"))
+                              if key in released)
+                    + f" — over {R} simulated releases of KT with private support at ε = {epsilon:g}."
+                    if released else "")
+    ui.release_panel(
+        key="sparse", dataset_label=label, fingerprint=fp, utility_note=utility_note,
+        ledger_label=GDSC_LEDGER_LABEL if source == "gdsc" else None,
+        method="Sparse regression by knowledge transfer (private support)",
+        epsilon=epsilon, delta=delta, parts=parts,
+        params={"variant": "private_support", "loss": loss, "sparsity": s, "K": K, "r": r, "B": B, "m": m_syn,
+                "lambda": lam_release, "T2": T2, "synthetic_seed": sp.DEFAULT_SYNTHETIC_SEED},
+        make_bundle=lambda: sp.release_sparse(data.X, data.y, sparsity=s, epsilon=epsilon, delta=delta, loss=loss,
+                                              dataset=label, fingerprint=fp,
+                                              feature_names=data.feature_names or None, **params),
+    )
+    st.caption(f"The release exports the student's coefficients and the m = {m_syn} noisy synthetic responses "
+               "(OpenDP Gaussian; with a private support also the noisy votes), with the public recipe of the synthetic "
+               "features; never the teacher or the data.")
+
+    attacker_panel("sparse", epsilon, delta)
+
+
+_at_epsilon()
+
+# ---- privacy–utility curves (independent of the chosen ε: not redrawn when ε moves) ---------------------
 st.subheader("Privacy–utility trade-off over ε")
 sweep_key = ("sweep", public_key, s, delta, methods, R, seed, params_items)
 curve = None
@@ -355,10 +429,10 @@ if curve is not None:
     sup_title = "support F1 vs θ*" if data.theta is not None else "support overlap with the teacher (F1)"
     l, rr = st.columns(2)
     with l:
-        st.plotly_chart(sf.utility_figure(curve, err_metric, labels=LABELS, epsilon=epsilon, y_title=err_title),
+        st.plotly_chart(sf.utility_figure(curve, err_metric, labels=LABELS, y_title=err_title),
                         key="sp_err")
     with rr:
-        st.plotly_chart(sf.utility_figure(curve, sup_metric, labels=LABELS, epsilon=epsilon, y_title=sup_title),
+        st.plotly_chart(sf.utility_figure(curve, sup_metric, labels=LABELS, y_title=sup_title),
                         key="sp_f1")
     st.caption(f"Lines: mean over {R} draws; bands: 10–90 %. The dotted line is the non-private teacher (no ε).")
     st.info("As ε grows, every method approaches its own noise-free version, not necessarily the teacher. "
@@ -372,69 +446,3 @@ if curve is not None:
                        metric_label=f"{err_title} of the KT student",
                        default_threshold=float(np.round(np.median(curve.values["kt"][err_metric]), 2)),
                        basis=label)
-
-ui.explain(
-    "**Why a teacher and a student?** DP-IGHT and Frank–Wolfe add noise at every one of their T training steps, "
-    "and the budget is shared among the steps. Here the private data are touched once, by the teacher, and "
-    "the privacy cost is paid once, on the teacher's answers to m public questions.\n\n"
-    "**What the synthetic features are.** x̃_i are drawn uniformly from [−K, K]^d with a public seed, without "
-    "looking at the data; anyone can regenerate them. Only the noisy responses ⟨θ̂, x̃_i⟩ + ξ_i depend on the "
-    "private data.\n\n"
-    "**How much noise.** σ² = 8·m·β·s·γ²·log(2.5/δ)/(n²ε²λ²) with β = K²/3 and γ = K(KB + r) (linear) or K "
-    "(logistic). λ is the teacher's ridge: a larger λ makes the teacher more stable (less noise) but more "
-    "shrunk towards 0 (more bias). The paper sets λ ∝ 1/(nε), which makes σ the same at every ε: more budget "
-    "never brings the student closer to the teacher. The default balances the two, λ ∝ √(u(ε, δ)/n) with "
-    "u(ε, δ) the noise per unit of sensitivity, so both the shrinkage and the noise vanish as ε grows.\n\n"
-    "**Which assumptions the privacy proof makes.** (1) The teacher moves by at most 2√s·γ/(nλ) when one record "
-    "changes — true for the minimiser of a λ-strongly convex problem on a fixed support; (2) the public synthetic "
-    "features do not stretch that change by more than √(mβ) (an event of probability ≥ 1 − δ/2, hence half of δ); "
-    "(3) the textbook Gaussian σ, which we replace by the exact (analytic) σ whenever that is larger (ε > 1).",
-    title="How knowledge transfer works, and what its guarantee assumes",
-)
-st.warning(
-    "**Caveat found by our audit.** Assumption (1) fails for the hard-thresholded teacher: when one record tips "
-    "which features the teacher keeps, the teacher jumps by O(1), not O(1/n). On such a neighbouring pair the "
-    "audit (Privacy audit page; `dpcore.sparse.known_violation_scenarios`) shows ε ≥ 9 for a claimed ε = 1 — "
-    "all that 10⁵ runs can show; the true privacy loss on that pair is ε ≈ 690. "
-    "The knowledge-transfer guarantee therefore holds only when the teacher's support is stable under any "
-    "one-record change, which no public check here can certify. DP-IGHT, Frank–Wolfe, two-stage and "
-    "**KT with private support** (our remedy, below) do not rely on that assumption.",
-    icon=":material/warning:",
-)
-
-# ---- release ---------------------------------------------------------------------------
-ui.explain(
-    "**KT with private support** spends half of ε choosing the s features by noisy block votes (as two-stage "
-    "does), then fits the teacher as a ridge regression on that now-public support — a λ-strongly convex problem, "
-    "so the paper's sensitivity argument holds — and computes the sensitivity of X̃_Sθ̂ exactly with the largest "
-    "singular value of X̃_S (no probabilistic event). The other half of ε (and δ) pays for the Gaussian noise on "
-    "the synthetic responses. The audit page's 'support flip' pair, which breaks the paper's version, passes.",
-    title="How the private-support variant fixes the caveat",
-)
-st.caption("Only KT with private support can be released: the paper's variant fails the audit (caveat above).")
-lam_release = sp.SparseParams(**params).ridge(n, d, s, epsilon / 2, delta, loss)
-parts = {"support selection (Laplace)": epsilon / 2, "synthetic responses (Gaussian)": epsilon / 2}
-released = metrics.get("kt_ps", {})
-utility_note = ("; ".join(f"{name} {describe_draws(released[key])}"
-                          for key, name in (("l2_error", "‖θ − θ*‖₂"), ("f1", "support F1"), ("test_error", "test error"))
-                          if key in released)
-                + f" — over {R} simulated releases of KT with private support at ε = {epsilon:g}."
-                if released else "")
-ui.release_panel(
-    key="sparse", dataset_label=label, fingerprint=fp, utility_note=utility_note,
-    ledger_label=GDSC_LEDGER_LABEL if source == "gdsc" else None,
-    method="Sparse regression by knowledge transfer (private support)",
-    epsilon=epsilon, delta=delta, parts=parts,
-    params={"variant": "private_support", "loss": loss, "sparsity": s, "K": K, "r": r, "B": B, "m": m_syn,
-            "lambda": lam_release, "T2": T2, "synthetic_seed": sp.DEFAULT_SYNTHETIC_SEED},
-    make_bundle=lambda: sp.release_sparse(data.X, data.y, sparsity=s, epsilon=epsilon, delta=delta, loss=loss,
-                                          dataset=label, fingerprint=fp,
-                                          feature_names=data.feature_names or None, **params),
-)
-st.caption(f"The release exports the student's coefficients and the m = {m_syn} noisy synthetic responses "
-           "(OpenDP Gaussian; with a private support also the noisy votes), with the public recipe of the synthetic "
-           "features; never the teacher or the data.")
-
-from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
-
-attacker_panel("sparse", epsilon, delta)

@@ -19,6 +19,7 @@ from dpcore.accounting import fingerprint
 from dpcore.datasets import UNIT_DAYS, load_survival, manifest, survival_names, survival_title
 from ui.accuracy import accuracy_first
 from dpcore.utility import describe_draws
+from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
 from ui.widgets import EPSILON_STEPS
 
 UNITS = list(UNIT_DAYS)
@@ -60,11 +61,16 @@ def _bundled_sweep(name: str, horizon: float, grid_unit: str, compare: bool, est
     return _sweep(src, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set, aware)
 
 
-@st.cache_data(show_spinner=False, max_entries=128)
+@ui.public_cache("survival sweep figures", max_entries=128)  # shared, not unpickled on every rerun
 def _bundled_sweep_figure(name: str, horizon: float, grid_unit: str, compare: bool, estimator: str, draws: int,
-                          seed: int, kind: str, event_type: int, risk_set: str, aware: bool, epsilon: float):
+                          seed: int, kind: str, event_type: int, risk_set: str, aware: bool):
     uc = _bundled_sweep(name, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set, aware)
-    return sf.utility_figure(uc, epsilon, time_unit=grid_unit)
+    return sf.utility_figure(uc, None, time_unit=grid_unit)
+
+
+def _sweep_and_figure(src: Source, horizon, grid_unit, *args):
+    uc = _sweep(src, horizon, grid_unit, *args)
+    return uc, sf.utility_figure(uc, None, time_unit=grid_unit)
 
 
 def _sweep(src: Source, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type,
@@ -154,7 +160,6 @@ st.caption(f"Unit of privacy: one person (replace-one neighbours; n = {src.time.
 # ---- controls --------------------------------------------------------------
 c1, c2, c3 = st.columns([1.3, 1, 1])
 with c1:
-    epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=1.0)
     estimators = ["km", "na"] + (["cif"] if len(src.event_labels) > 1 else [])
     estimator = ui.url_radio("Estimator", key="sv_est", options=estimators, horizontal=True,
                              format_func=lambda e: sv.ESTIMATORS[e])
@@ -202,9 +207,6 @@ if grid is None:
 
 counts = _counts(src, grid, compare)
 G = counts.n_groups
-noise = sv.survival_noise(epsilon, G, kind=kind)
-rng = np.random.default_rng(seed)
-noisy = sv.noisy_counts(counts, noise, rng=rng)
 time_label = f"time ({grid.grid_unit})"
 collapse = estimator != "cif"
 
@@ -215,120 +217,131 @@ def _curves(c: sv.Counts) -> sv.CurveSet:
 
 
 exact_pooled = _curves(counts.pooled())
-private_pooled = _curves(noisy.pooled())
-band_lo, band_hi = sv.noise_band(noisy.collapse_types() if collapse else noisy, noise, draws=200, rng=rng,
-                                 estimator=estimator, event_type=event_type, pool_groups=True,
-                                 risk_set=risk_set)
 
-ui.preview_notice()
-st.markdown(
-    f"**What is noised:** per {'group' if G > 1 else 'data set'}, the number of people at time 0 and, in each of the "
-    f"{grid.k} bins, the number of events{' of each type' if len(src.event_labels) > 1 else ''} and of censorings. "
-    f"Each count gets independent {noise.describe()} — that is **each count ± {noise.std:.2g} people** "
-    f"(standard deviation). Everything else is computed from those noisy counts."
-)
 
-# ---- headline ----------------------------------------------------------------
-st.subheader(f"{sv.ESTIMATORS[estimator]}: private vs non-private")
-st.plotly_chart(sf.headline_figure(private_pooled, exact_pooled, estimator=estimator,
-                                   noise_band=(band_lo, band_hi), time_label=time_label,
-                                   title="all groups pooled" if G > 1 else None), key="sv_headline")
-ui.teaching(
-    "1. People are put in public time bins. 2. The counts per bin get noise. 3. Negative counts are set to 0, the "
-    "number at risk is rebuilt bin by bin (start minus everyone who had an event or was censored earlier), and a "
-    "bin cannot have more events than people at risk. 4. The usual formulas run on these counts. The dark curve "
-    "uses the same formulas on the true counts — this is what lifelines would give on the binned data."
-)
-ui.explain(
-    "**Why the grid must be public.** The set of distinct event times is itself private: adding one person can "
-    "add a time point. So the bins come from a unit and a horizon chosen without looking at the data.\n\n"
-    "**What the intervals cover.** The blue shaded Greenwood interval treats the noisy counts as if they were real "
-    "people; it covers sampling error only. The lighter *noise-aware band* is recomputed from the released counts "
-    "alone (redrawing the known noise and re-running the post-processing, a parametric bootstrap) and covers both "
-    "sources; it costs no extra privacy. Neither covers bias from the grid itself (coarse bins).\n\n"
-    "**Sensitivity.** Replacing one person moves them from one cell to another: 2 counts change by 1"
-    + (" per group; with groups released together a person can also switch group, so 4 counts change" if G > 1
-       else "") + f". The noise scale is sensitivity / ε = {noise.scale:g}.",
-    title="What was noised, and what the intervals mean",
-)
+@ui.live_fragment
+def _at_epsilon() -> None:
+    """Everything that depends on ε: moving the ε slider reruns only this (the sweep over ε below stays)."""
+    e1, _ = st.columns([1.3, 2])
+    with e1:
+        epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=1.0)
+    noise = sv.survival_noise(epsilon, G, kind=kind)
+    rng = np.random.default_rng(seed)
+    noisy = sv.noisy_counts(counts, noise, rng=rng)
+    private_pooled = _curves(noisy.pooled())
+    band_lo, band_hi = sv.noise_band(noisy.collapse_types() if collapse else noisy, noise, draws=200, rng=rng,
+                                     estimator=estimator, event_type=event_type, pool_groups=True,
+                                     risk_set=risk_set)
 
-# ---- utility over draws -------------------------------------------------------
-st.subheader(f"Utility over {draws} noise draws")
-many = sv.noisy_counts(counts, noise, rng=np.random.default_rng(seed + 7), draws=draws)
-draw_curves = _curves(many.pooled()).estimate[:, 0]
-left, right = st.container(), st.container()
-with left:
-    st.plotly_chart(sf.draws_figure(exact_pooled.times, draw_curves, exact_pooled.estimate[0], estimator=estimator,
-                                    time_label=time_label), key="sv_draws")
-with right:
-    util = sv.utility(counts, epsilon, draws=draws, rng=np.random.default_rng(seed + 11), estimator=estimator,
-                      kind=kind, event_type=event_type, risk_set=risk_set, noise_aware_logrank=aware)
-    summary = util.summary()
-    summary["mean [5 %, 95 %]"] = [f"{m:.3g} [{lo:.2g}, {hi:.2g}]"
-                                   for m, lo, hi in zip(summary["mean"], summary["q05"], summary["q95"])]
-    st.dataframe(summary[["measure", "mean [5 %, 95 %]"]], hide_index=True, width="stretch")
-    st.caption(f"Errors in {grid.grid_unit} (integrated) or probability (sup). Mean and 5–95 % of {draws} preview "
-               "releases; log-rank decision at α = 0.05" + (f"; non-private p = {util.exact_p_value:.3g}."
-                                                            if util.exact_p_value is not None else "."))
-ui.teaching("Each thin line is one possible release. One lucky draw can look perfect; the band shows what to expect.")
+    ui.preview_notice()
+    st.markdown(
+        f"**What is noised:** per {'group' if G > 1 else 'data set'}, the number of people at time 0 and, in each of the "
+        f"{grid.k} bins, the number of events{' of each type' if len(src.event_labels) > 1 else ''} and of censorings. "
+        f"Each count gets independent {noise.describe()} — that is **each count ± {noise.std:.2g} people** "
+        f"(standard deviation). Everything else is computed from those noisy counts."
+    )
 
-# ---- privacy–utility curve ----------------------------------------------------
+    # ---- headline ----------------------------------------------------------------
+    st.subheader(f"{sv.ESTIMATORS[estimator]}: private vs non-private")
+    st.plotly_chart(sf.headline_figure(private_pooled, exact_pooled, estimator=estimator,
+                                       noise_band=(band_lo, band_hi), time_label=time_label,
+                                       title="all groups pooled" if G > 1 else None), key="sv_headline")
+    ui.teaching(
+        "1. People are put in public time bins. 2. The counts per bin get noise. 3. Negative counts are set to 0, the "
+        "number at risk is rebuilt bin by bin (start minus everyone who had an event or was censored earlier), and a "
+        "bin cannot have more events than people at risk. 4. The usual formulas run on these counts. The dark curve "
+        "uses the same formulas on the true counts — this is what lifelines would give on the binned data."
+    )
+    ui.explain(
+        "**Why the grid must be public.** The set of distinct event times is itself private: adding one person can "
+        "add a time point. So the bins come from a unit and a horizon chosen without looking at the data.\n\n"
+        "**What the intervals cover.** The blue shaded Greenwood interval treats the noisy counts as if they were real "
+        "people; it covers sampling error only. The lighter *noise-aware band* is recomputed from the released counts "
+        "alone (redrawing the known noise and re-running the post-processing, a parametric bootstrap) and covers both "
+        "sources; it costs no extra privacy. Neither covers bias from the grid itself (coarse bins).\n\n"
+        "**Sensitivity.** Replacing one person moves them from one cell to another: 2 counts change by 1"
+        + (" per group; with groups released together a person can also switch group, so 4 counts change" if G > 1
+           else "") + f". The noise scale is sensitivity / ε = {noise.scale:g}.",
+        title="What was noised, and what the intervals mean",
+    )
+
+    # ---- utility over draws -------------------------------------------------------
+    st.subheader(f"Utility over {draws} noise draws")
+    many = sv.noisy_counts(counts, noise, rng=np.random.default_rng(seed + 7), draws=draws)
+    draw_curves = _curves(many.pooled()).estimate[:, 0]
+    left, right = st.container(), st.container()
+    with left:
+        st.plotly_chart(sf.draws_figure(exact_pooled.times, draw_curves, exact_pooled.estimate[0], estimator=estimator,
+                                        time_label=time_label), key="sv_draws")
+    with right:
+        util = sv.utility(counts, epsilon, draws=draws, rng=np.random.default_rng(seed + 11), estimator=estimator,
+                          kind=kind, event_type=event_type, risk_set=risk_set, noise_aware_logrank=aware)
+        summary = util.summary()
+        summary["mean [5 %, 95 %]"] = [f"{m:.3g} [{lo:.2g}, {hi:.2g}]"
+                                       for m, lo, hi in zip(summary["mean"], summary["q05"], summary["q95"])]
+        st.dataframe(summary[["measure", "mean [5 %, 95 %]"]], hide_index=True, width="stretch")
+        st.caption(f"Errors in {grid.grid_unit} (integrated) or probability (sup). Mean and 5–95 % of {draws} preview "
+                   "releases; log-rank decision at α = 0.05" + (f"; non-private p = {util.exact_p_value:.3g}."
+                                                                if util.exact_p_value is not None else "."))
+    ui.teaching("Each thin line is one possible release. One lucky draw can look perfect; the band shows what to expect.")
+
+    # ---- groups ----------------------------------------------------------------------
+    if G > 1:
+        st.subheader(f"Groups: {ui.literal(src.group_label or 'group')}")
+        lr_exact = sv.logrank_test(sv.postprocess(counts.collapse_types()))
+        noisy_table = sv.postprocess(noisy.collapse_types(), risk_set=risk_set)
+        lr_plain = sv.logrank_test(noisy_table)
+        lr_aware = sv.logrank_test(noisy_table, noise_var=noise.std**2)
+        lr_priv = lr_aware if aware else lr_plain
+        st.plotly_chart(sf.groups_figure(_curves(noisy), _curves(counts), estimator=estimator, time_label=time_label,
+                                         p_private=float(lr_priv.p_value), p_exact=float(lr_exact.p_value)),
+                        key="sv_groups")
+        agree = (lr_priv.p_value < 0.05) == (lr_exact.p_value < 0.05)
+        st.markdown(f"Log-rank χ² = {float(lr_priv.statistic):.2f} (private{', noise-aware' if aware else ''}) vs "
+                    f"{float(lr_exact.statistic):.2f} (non-private), {lr_exact.dof} df. Decision at α = 0.05 "
+                    + ("**agrees**." if agree else "**differs** in this draw.")
+                    + f" Private p-values: plain {float(lr_plain.p_value):.3g}, noise-aware {float(lr_aware.p_value):.3g}.")
+        ui.teaching("The log-rank test compares observed and expected events per group in every bin; here it runs on "
+                    "the noisy per-group counts, so its p-value is private too. The plain version forgets that the "
+                    "counts carry noise, so at small ε it often 'finds' differences that are only noise; the "
+                    "noise-aware version adds the noise's variance and is more cautious.")
+
+    # ---- release ---------------------------------------------------------------------
+    params = {"grid": grid.describe(), "groups": list(counts.groups), "estimators": "KM, NA, CIF, log-rank",
+              "risk_set": risk_set,
+              "sensitivity_l1": sv.sensitivity(G)}
+    utility_note = (f"Over {draws} simulated releases at ε = {epsilon:g}: sup-norm error "
+                    f"{describe_draws(util.sup_error)}, integrated absolute error {describe_draws(util.integrated_error)} "
+                    f"({grid.grid_unit})"
+                    + (f"; the log-rank decision at α = 0.05 agrees with the non-private test in "
+                       f"{np.mean(util.logrank_agree):.0%} of releases" if util.logrank_agree is not None else "") + ".")
+    ui.release_panel(
+        key="survival", dataset_label=src.label, fingerprint=src.fp, method="DP survival analysis", epsilon=epsilon,
+        params=params, utility_note=utility_note,
+        make_bundle=lambda: sv.release(src.time, src.event, grid=grid, epsilon=epsilon,
+                                       group=src.group if compare else None, groups=src.groups if compare else None,
+                                       n_types=len(src.event_labels), event_labels=src.event_labels,
+                                       dataset=src.label, fingerprint=src.fp, risk_set=risk_set),
+    )
+
+    attacker_panel("survival", epsilon)
+
+
+_at_epsilon()
+
+# ---- privacy–utility curve (independent of the chosen ε: not redrawn when ε moves) ----------------------
 st.subheader("Privacy–utility trade-off over ε")
+sweep_args = (horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set, aware)
 if src.bundled:
-    sweep_args = (name, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set, aware)
-    uc = _bundled_sweep(*sweep_args)
-    utility_fig = _bundled_sweep_figure(*sweep_args, epsilon)
-else:
-    uc = _sweep(src, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set, aware)
-    utility_fig = sf.utility_figure(uc, epsilon, time_unit=grid.grid_unit)
+    uc = _bundled_sweep(name, *sweep_args)
+    utility_fig = _bundled_sweep_figure(name, *sweep_args)
+else:  # per-session memo: computed once per upload and configuration, never in a cache shared by sessions
+    uc, utility_fig = ui.session_memo("sv_sweep", (src.fp, *sweep_args), lambda: _sweep_and_figure(src, *sweep_args))
 st.plotly_chart(utility_fig, key="sv_curve")
 ui.teaching("Each point repeats the whole release many times at one ε and measures how far the private curve lands "
             "from the non-private one (left: the largest gap; middle: the gap summed over time). Moving right (larger "
-            "ε) means less noise and weaker privacy. The red line is the ε you chose above.")
+            "ε) means less noise and weaker privacy. Read the ε chosen above off the horizontal axis.")
 accuracy_first(key="sv_acc", grid=uc.epsilons, draws=uc.sup_error, metric_label="sup-norm error",
                default_threshold=0.1, basis=src.label, public_data=src.bundled,  # only bundled data may go to Dask
                simulate=partial(sv.metric_draws, counts, "sup_error", estimator=estimator, kind=kind,
                                 event_type=event_type, risk_set=risk_set))
-
-# ---- groups ----------------------------------------------------------------------
-if G > 1:
-    st.subheader(f"Groups: {ui.literal(src.group_label or 'group')}")
-    lr_exact = sv.logrank_test(sv.postprocess(counts.collapse_types()))
-    noisy_table = sv.postprocess(noisy.collapse_types(), risk_set=risk_set)
-    lr_plain = sv.logrank_test(noisy_table)
-    lr_aware = sv.logrank_test(noisy_table, noise_var=noise.std**2)
-    lr_priv = lr_aware if aware else lr_plain
-    st.plotly_chart(sf.groups_figure(_curves(noisy), _curves(counts), estimator=estimator, time_label=time_label,
-                                     p_private=float(lr_priv.p_value), p_exact=float(lr_exact.p_value)),
-                    key="sv_groups")
-    agree = (lr_priv.p_value < 0.05) == (lr_exact.p_value < 0.05)
-    st.markdown(f"Log-rank χ² = {float(lr_priv.statistic):.2f} (private{', noise-aware' if aware else ''}) vs "
-                f"{float(lr_exact.statistic):.2f} (non-private), {lr_exact.dof} df. Decision at α = 0.05 "
-                + ("**agrees**." if agree else "**differs** in this draw.")
-                + f" Private p-values: plain {float(lr_plain.p_value):.3g}, noise-aware {float(lr_aware.p_value):.3g}.")
-    ui.teaching("The log-rank test compares observed and expected events per group in every bin; here it runs on "
-                "the noisy per-group counts, so its p-value is private too. The plain version forgets that the "
-                "counts carry noise, so at small ε it often 'finds' differences that are only noise; the "
-                "noise-aware version adds the noise's variance and is more cautious.")
-
-# ---- release ---------------------------------------------------------------------
-params = {"grid": grid.describe(), "groups": list(counts.groups), "estimators": "KM, NA, CIF, log-rank",
-          "risk_set": risk_set,
-          "sensitivity_l1": sv.sensitivity(G)}
-utility_note = (f"Over {draws} simulated releases at ε = {epsilon:g}: sup-norm error "
-                f"{describe_draws(util.sup_error)}, integrated absolute error {describe_draws(util.integrated_error)} "
-                f"({grid.grid_unit})"
-                + (f"; the log-rank decision at α = 0.05 agrees with the non-private test in "
-                   f"{np.mean(util.logrank_agree):.0%} of releases" if util.logrank_agree is not None else "") + ".")
-ui.release_panel(
-    key="survival", dataset_label=src.label, fingerprint=src.fp, method="DP survival analysis", epsilon=epsilon,
-    params=params, utility_note=utility_note,
-    make_bundle=lambda: sv.release(src.time, src.event, grid=grid, epsilon=epsilon,
-                                   group=src.group if compare else None, groups=src.groups if compare else None,
-                                   n_types=len(src.event_labels), event_labels=src.event_labels,
-                                   dataset=src.label, fingerprint=src.fp, risk_set=risk_set),
-)
-
-from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
-
-attacker_panel("survival", epsilon)

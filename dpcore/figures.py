@@ -15,6 +15,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+import plotly.io as pio
 
 NONPRIVATE = "#3b3b3b"
 PRIVATE = "#1f6fd1"
@@ -22,6 +23,9 @@ TRUTH = "#2e7d32"
 WARNING = "#d1495b"
 #: A qualitative palette for several private methods / groups.
 PALETTE = ("#1f6fd1", "#e69500", "#2e9e6a", "#d1495b", "#7b5ea7", "#8c6d31", "#17becf", "#555555")
+#: plotly_white's layout (fonts, grid and background colours) without its defaults for every trace type:
+#: each figure validates and copies its template, and the full one cost ≈ 5 ms of a 10–30 ms figure.
+LIGHT_TEMPLATE = go.layout.Template(layout=pio.templates["plotly_white"].layout)
 
 
 def plot_text(value) -> str:
@@ -47,7 +51,7 @@ def base_layout(fig: go.Figure, *, title: str | None = None, x_title: str = "", 
     legend of up to three rows, so the two never overlap.
     """
     fig.update_layout(
-        template="plotly_white",
+        template=LIGHT_TEMPLATE,
         title=dict(text=title, x=0.0, xanchor="left", y=0.99, yanchor="top", yref="container") if title else None,
         xaxis_title=x_title,
         yaxis_title=y_title,

@@ -181,6 +181,12 @@ def wait_for_idle(page, timeout_ms: int = 90_000) -> None:
     """Wait until Streamlit has rendered the app and finished running the script."""
     page.wait_for_selector('[data-testid="stMain"] [data-testid="stElementContainer"]', timeout=timeout_ms)
     page.wait_for_timeout(300)
+    # the app root's script state: a page whose first part is drawn may still be computing the rest
+    page.wait_for_function(
+        "() => !['initial', 'running', 'rerunRequested'].includes("
+        "document.querySelector('[data-testid=\"stApp\"]')?.getAttribute('data-test-script-state'))",
+        timeout=timeout_ms,
+    )
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
         " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",

@@ -21,6 +21,7 @@ def test_fdr_page_epsilon_slider(app_server, chromium_page, streamlit_idle, page
     slider.focus()
     slider.press("ArrowRight")  # 5 → 7
     slider.press("ArrowRight")  # 7 → 10
+    page.wait_for_function("() => window.location.search.includes('eps=10')")  # the second fragment run is queued
     streamlit_idle(page)
     after = page.locator('[data-testid="stMarkdownContainer"]', has_text="Noise at these settings").first.inner_text()
     assert "Laplace(0.665)" in after, after

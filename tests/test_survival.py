@@ -329,6 +329,22 @@ def test_utility_curve_shapes_and_monotone_trend():
     assert uc_d.integrated_error.shape == (4, 30)
 
 
+@pytest.mark.parametrize("noise_aware", [False, True])
+def test_utility_curve_in_steps_is_the_same_sweep(monkeypatch, noise_aware):
+    """A sweep too large for one step (memory) is the same computation, ε after ε, on the same generator."""
+    d = load_survival("cancer")
+    counts = sv.count_matrix(d.time, d.event, _grid(d), group=d.group, groups=_groups("cancer"))
+    eps = [0.2, 1.0, 5.0]
+    options = dict(draws=20, estimator="km", kind="discrete_laplace", noise_aware_logrank=noise_aware)
+    monkeypatch.setattr("dpcore.survival.monte_carlo.SWEEP_CELLS", 1)  # one ε per step
+    stepped = sv.utility_curve(counts, eps, rng=np.random.default_rng(5), **options)
+    rng = np.random.default_rng(5)
+    one_by_one = [sv.utility_curve(counts, [e], rng=rng, **options) for e in eps]
+    for name in ("sup_error", "integrated_error", "coverage", "p_value", "logrank_agree"):
+        np.testing.assert_array_equal(getattr(stepped, name), np.concatenate([getattr(u, name) for u in one_by_one]))
+    assert stepped.sup_error.shape == (3, 20) and stepped.exact_p_value == one_by_one[0].exact_p_value
+
+
 def test_noise_band_covers_truth_more_often_than_greenwood():
     d = load_survival("myeloid")
     grid = _grid(d)

@@ -17,7 +17,7 @@ def test_survival_page_epsilon_slider(app_server, chromium_page, streamlit_idle,
     noised = page.locator('[data-testid="stMarkdownContainer"]', has_text="What is noised").first
     before = noised.inner_text()
     assert "ε = 1" in before
-    slider = page.locator('[data-testid="stSlider"] input[type="range"]').first
+    slider = page.locator('[data-testid="stSlider"] input[aria-label="Privacy budget ε"]').first  # below the other controls
     slider.focus()
     for _ in range(3):
         slider.press("ArrowRight")

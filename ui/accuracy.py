@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from contextlib import nullcontext
 
 import numpy as np
@@ -10,6 +11,7 @@ import streamlit as st
 from dpcore import distributed
 from dpcore.figures import epsilon_choice_figure
 from dpcore.utility import Simulator, simulate_draws, smallest_epsilon
+from ui.state import session_memo
 from ui.widgets import url_number, url_radio, url_slider
 
 REFINE_DRAWS = [1_000, 5_000]
@@ -64,7 +66,12 @@ def accuracy_first(
             "any release. The range reflects Monte-Carlo uncertainty (95% intervals at each ε)."
         )
         y_title = "P(target met)" if kind == "probability" else metric_label
-        st.plotly_chart(epsilon_choice_figure(choice, metric_label=y_title), key=f"{key}_fig")
+        values = np.ascontiguousarray(draws, dtype=float)
+        identity = (tuple(np.asarray(grid, dtype=float)), hashlib.sha256(values.tobytes()).hexdigest(), values.shape,
+                    kind, threshold, probability, larger_is_better, y_title)
+        figure = session_memo(f"accuracy_first_{key}", identity,  # rebuilt only when its inputs change
+                              lambda: epsilon_choice_figure(choice, metric_label=y_title))
+        st.plotly_chart(figure, key=f"{key}_fig")
 
 
 def _refined(key: str, simulate: Simulator, grid, draws, public_data: bool):

@@ -73,3 +73,23 @@ def current_dataset() -> tuple[str, str] | None:
 def forget_current_dataset() -> None:
     """No data set is current until the page shown names one (called when the page changes)."""
     st.session_state.pop(_CURRENT, None)
+
+
+_MEMO = "_dp_memo_"
+
+
+def session_memo(name: str, key, compute):
+    """``compute()``, kept in this session for as long as ``key`` stays the same (one entry per ``name``).
+
+    For ε-independent work on uploaded data (sweeps over ε, non-private fits): computed once per upload and
+    configuration, reused while the user moves ε or other controls. It never leaves the session (uploads must
+    not reach a cache shared with other sessions) and holds one value per name, so memory stays bounded.
+    """
+    slot = _MEMO + name
+    held = st.session_state.get(slot)
+    if held is not None and held[0] == key:
+        return held[1]
+    st.session_state.pop(slot, None)  # drop the old value before computing the new one
+    value = compute()
+    st.session_state[slot] = (key, value)
+    return value

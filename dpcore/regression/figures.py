@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dpcore.figures import (
+    LIGHT_TEMPLATE,
     NONPRIVATE,
     PALETTE,
     PRIVATE,
@@ -151,7 +152,7 @@ def ternary_split(splits: np.ndarray | None, scores: np.ndarray | None, *, chose
     fig.add_trace(go.Scatterternary(a=[chosen[0]], b=[chosen[1]], c=[chosen[2]], mode="markers",
                                     name="split in use", marker=dict(symbol="x", size=13, color=TRUTH)))
     fig.update_layout(
-        template="plotly_white", height=440, margin=dict(l=40, r=40, t=50, b=40),
+        template=LIGHT_TEMPLATE, height=440, margin=dict(l=40, r=40, t=50, b=40),
         legend=dict(orientation="h", yanchor="bottom", y=1.05, x=0.0),
         ternary=dict(aaxis=dict(title="p1 · nxx", min=0), baxis=dict(title="p2 · nxy", min=0),
                      caxis=dict(title="p3 · nyy", min=0)),

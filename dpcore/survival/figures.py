@@ -77,8 +77,8 @@ UTILITY_PANELS = (
 )
 
 
-def utility_figure(uc: UtilityCurve, epsilon: float, *, time_unit: str = "time units") -> go.Figure:
-    """Privacy–utility curves over ε (mean and 5–95 % band over draws), chosen ε marked."""
+def utility_figure(uc: UtilityCurve, epsilon: float | None, *, time_unit: str = "time units") -> go.Figure:
+    """Privacy–utility curves over ε (mean and 5–95 % band over draws), chosen ε marked (unless None)."""
     panels = [(n, l) for n, l in UTILITY_PANELS if getattr(uc, n) is not None]
     fig = make_subplots(rows=1, cols=len(panels), subplot_titles=[l for _, l in panels], horizontal_spacing=0.09)
     for c, (name, label) in enumerate(panels, start=1):
@@ -97,7 +97,8 @@ def utility_figure(uc: UtilityCurve, epsilon: float, *, time_unit: str = "time u
                                  if name != "logrank_agree" else "95 % CI", hoverinfo="skip"), row=1, col=c)
         fig.add_trace(go.Scatter(x=x, y=mean, mode="lines+markers", line=dict(color=PRIVATE, width=2),
                                  marker=dict(size=4), name="mean over draws", showlegend=c == 1), row=1, col=c)
-        fig.add_vline(x=epsilon, line=dict(color=WARNING, dash="dash", width=1.5), row=1, col=c)
+        if epsilon is not None:
+            fig.add_vline(x=epsilon, line=dict(color=WARNING, dash="dash", width=1.5), row=1, col=c)
         epsilon_axis(fig, title="ε (log scale)", row=1, col=c)
     if uc.logrank_agree is not None:
         fig.update_yaxes(range=[0, 1.05], row=1, col=len(panels))
@@ -106,8 +107,9 @@ def utility_figure(uc: UtilityCurve, epsilon: float, *, time_unit: str = "time u
     fig.update_xaxes(title_text="ε (log scale)")  # base_layout blanks the first axis title
     fig.update_layout(hovermode="x", margin=dict(t=40, b=110),
                       legend=dict(orientation="h", yanchor="top", y=-0.33, xanchor="left", x=0.0))
-    fig.add_annotation(text=f"red dashed line: chosen ε = {epsilon:g}", xref="paper", yref="paper", x=1, y=-0.33,
-                       showarrow=False, font=dict(color=WARNING, size=12), xanchor="right", yanchor="top")
+    if epsilon is not None:
+        fig.add_annotation(text=f"red dashed line: chosen ε = {epsilon:g}", xref="paper", yref="paper", x=1, y=-0.33,
+                           showarrow=False, font=dict(color=WARNING, size=12), xanchor="right", yanchor="top")
     return fig
 
 

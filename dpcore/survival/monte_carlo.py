@@ -124,17 +124,38 @@ class UtilityCurve:
         return np.asarray(value, dtype=float)
 
 
+#: Most noisy counts (ε values × draws × cells) one step of :func:`utility_curve` holds: its estimator
+#: intermediates are a few arrays of this size, so a step stays near 0.3 GB whatever the grid and draws.
+SWEEP_CELLS = 4_000_000
+
+
 def utility_curve(counts: Counts, epsilons, *, draws: int = 200, rng: np.random.Generator, estimator: str = "km",
                   kind: str = "laplace", alpha: float = 0.05, level: float = 0.05, event_type: int = 1,
                   risk_set: str = "spec", noise_aware_logrank: bool = False) -> UtilityCurve:
-    """Per-draw utility measures over an ε grid in one vectorised pass (``(n_eps, R)`` arrays)."""
+    """Per-draw utility measures over an ε grid (``(n_eps, R)`` arrays), vectorised over draws and ε.
+
+    The ε grid is taken in steps of at most :data:`SWEEP_CELLS` noisy counts (one step when it fits, which
+    keeps small sweeps' draws as they were): a 17-ε sweep of 500 draws on a 2,000-bin competing-risk grid
+    otherwise held several GB at once.
+    """
     eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
     noises = [survival_noise(float(e), counts.n_groups, kind=kind) for e in eps]
-    vec = sample_sweep(counts.vector(), noises, rng=rng, draws=draws)
-    nv = np.array([n.std**2 for n in noises])[:, None] if noise_aware_logrank else 0.0
-    u = _utility_from(counts, counts.from_vector(vec), estimator, alpha, level, event_type, risk_set, nv)
-    return UtilityCurve(eps, u.sup_error, u.integrated_error, u.median_error, u.coverage, u.logrank_agree,
-                        u.p_value, u.exact_p_value, estimator)
+    vector = counts.vector()
+    step = max(1, SWEEP_CELLS // max(1, int(draws) * vector.size))
+    parts = []
+    for start in range(0, eps.size, step):
+        chunk = noises[start:start + step]
+        vec = sample_sweep(vector, chunk, rng=rng, draws=draws)
+        nv = np.array([n.std**2 for n in chunk])[:, None] if noise_aware_logrank else 0.0
+        parts.append(_utility_from(counts, counts.from_vector(vec), estimator, alpha, level, event_type, risk_set, nv))
+
+    def joined(name: str):
+        values = [getattr(u, name) for u in parts]
+        return None if values[0] is None else np.concatenate(values, axis=0)
+
+    return UtilityCurve(eps, joined("sup_error"), joined("integrated_error"), joined("median_error"),
+                        joined("coverage"), joined("logrank_agree"), joined("p_value"), parts[0].exact_p_value,
+                        estimator)
 
 
 def noise_std_people(epsilon: float, n_groups: int = 1, kind: str = "discrete_laplace") -> float:

@@ -1,0 +1,84 @@
+"""Chromium: moving ε on a method page reruns only what depends on ε (issue 14).
+
+Before the move, every figure that does not depend on the chosen ε (the sweeps over ε), and another of the page's
+controls, is tagged through JavaScript and watched by a MutationObserver; after the move the very same DOM
+nodes must still be attached and nothing inside them changed (not re-rendered, not even redrawn in place by
+Plotly.react), while a figure that does depend on ε did change.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+#: page → (keys of the figures that do not depend on ε, a control outside the ε fragment, a figure that does)
+PAGES = {
+    "survival": (["sv_curve"], "sv_R", "sv_headline"),
+    "regression": ([], "rg_npriv", "rg_headline"),  # every figure of this page is computed at ε (tuning, preview)
+    "sparse": (["sp_err", "sp_f1"], "sp_R", "sp_stem"),
+    "fdr": (["fdr_fig_eps"], "fdr_alpha", "fdr_fig_stream"),
+}
+
+TAG = """(keys) => {
+  const nodes = [];
+  window.__dpMutations = [];
+  for (const key of keys) {
+    const box = document.querySelector(`.st-key-${key}`);
+    const node = box && box.querySelector('.js-plotly-plot, [data-testid="stSlider"]');
+    if (!node) return `missing: ${key}`;
+    node.__dpTag = key;
+    nodes.push(node);
+    // any change inside (Plotly.react redraws in place, keeping the outer node) counts as a re-render
+    new MutationObserver((records) => { window.__dpMutations.push(key); })
+      .observe(box, {subtree: true, childList: true, attributes: true, characterData: true});
+  }
+  window.__dpTagged = nodes;
+  return null;
+}"""
+
+CHECK = """() => window.__dpTagged.filter(n => !(n.isConnected && n.__dpTag)).map(n => n.__dpTag || '?')
+  .concat([...new Set(window.__dpMutations)].map(k => `${k} changed`))"""
+
+SPEC = """(key) => {
+  const node = document.querySelector(`.st-key-${key} .js-plotly-plot`);
+  return node ? JSON.stringify(node.data) : null;
+}"""
+
+
+def _wait_quiet(page, quiet_ms: int = 1500, timeout_ms: int = 120_000) -> None:
+    """Until the DOM has not changed for ``quiet_ms`` (the fragment's rerun and Plotly's redraw are done)."""
+    page.evaluate("""() => { window.__dpLast = performance.now();
+      new MutationObserver(() => { window.__dpLast = performance.now(); })
+        .observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true}); }""")
+    page.wait_for_function(f"() => performance.now() - window.__dpLast > {quiet_ms}", timeout=timeout_ms,
+                           polling=200)
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_moving_epsilon_leaves_the_figures_that_do_not_depend_on_it(name, app_server, chromium_page,
+                                                                     streamlit_idle, page_screenshot):
+    fixed, control, moving = PAGES[name]
+    page = chromium_page
+    page.goto(f"{app_server}/{name}")
+    streamlit_idle(page)
+    for key in fixed + [moving]:
+        page.locator(f".st-key-{key} .js-plotly-plot").first.wait_for(timeout=120_000)
+    _wait_quiet(page)
+    assert page.evaluate(TAG, fixed + [control]) is None
+    before = page.evaluate(SPEC, moving)
+
+    slider = page.locator('[data-testid="stSlider"]', has_text="Privacy budget ε").locator('input[type="range"]').first
+    value = slider.get_attribute("aria-valuetext")
+    slider.focus()
+    slider.press("ArrowRight")
+    page.wait_for_function("(v) => document.querySelector('.st-key-eps input[type=range]')"
+                           ".getAttribute('aria-valuetext') !== v", arg=value)
+    page.wait_for_function("() => window.location.search.includes('eps=')")
+    streamlit_idle(page)
+    _wait_quiet(page)
+
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.evaluate(CHECK) == [], "re-rendered although they do not depend on ε"
+    assert page.evaluate(SPEC, moving) != before, f"{moving} should show the new ε"
+    page_screenshot(page, f"fragment-{name}")
