@@ -20,6 +20,12 @@ This module computes, for a neighbouring pair:
   (:func:`scenario_scores`; any :class:`dpcore.audit.AuditScenario`), with a
   simultaneous Clopper–Pearson band (:func:`empirical_roc`).
 
+Pairs built from a data set by replacing one record are here for survival and
+regression (:func:`survival_pair`, :func:`regression_pair`); PAPRIKA and KT with
+private support have no closed-form density, so theirs are audit scenarios
+(:func:`dpcore.fdr.data_scenario`, :func:`dpcore.sparse.data_scenario`) that
+:func:`attack_view` simulates.
+
 Everything here is a preview: seeded NumPy noise, never charged or exported.
 
 Why one file (just over 500 lines): the trade-off bound, the neighbouring pairs and their ROC are one

@@ -65,3 +65,17 @@ def simulate_truncexp(R: int, T: int = 800, *, pi1: float = 0.05, n: int = 1000,
     z = (sums - n * TRUNCEXP_MU0) / (math.sqrt(n) * TRUNCEXP_SIGMA0)
     p = special.ndtr(-z)
     return Streams(p, truth, eta_paper(n), f"truncated exponential, n = {n}, θ = {theta:g}, π1 = {pi1:g}")
+
+
+def page_stream(kind: str, run: int = 1, runs: int = 100, T: int = 800, *, pi1: float = 0.05, n: int = 1000,
+                theta: float = 0.75, seed: int = 0) -> Streams:
+    """Run ``run`` (1-based) of ``runs`` of the FDR page's simulated streams, from its public seed: run 1 from the
+    generator ``[seed, ⌊π1·10⁶⌋, 17, 0]`` (so it does not change with the number of runs), runs 2..R together
+    from ``[seed, ⌊π1·10⁶⌋, 17, 1]``. ``kind``: ``"bernoulli"`` or ``"truncexp"``."""
+    if not 1 <= run <= runs:
+        raise ValueError(f"run {run} does not exist (the page simulates {runs})")
+    simulate = simulate_bernoulli if kind == "bernoulli" else simulate_truncexp
+    rng = np.random.default_rng([seed, int(pi1 * 1e6), 17, 0 if run == 1 else 1])
+    streams = simulate(1 if run == 1 else runs - 1, T, pi1=pi1, n=n, theta=theta, rng=rng)
+    i = 0 if run == 1 else run - 2
+    return Streams(streams.pvalues[i], streams.truth[i], streams.eta, streams.description)
