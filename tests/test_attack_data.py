@@ -61,10 +61,15 @@ def test_the_truncexp_pair_moves_every_sum_by_one():
 
 
 def test_the_page_stream_is_the_fdr_pages_run():
+    """The attacker's view and the FDR page read the same streams (the page calls fdr.page_streams)."""
     first = fdr.simulate_bernoulli(1, 800, rng=np.random.default_rng([0, 50_000, 17, 0])).pvalues[0]
     rest = fdr.simulate_bernoulli(99, 800, rng=np.random.default_rng([0, 50_000, 17, 1])).pvalues
     np.testing.assert_array_equal(fdr.page_stream("bernoulli", 1).pvalues, first)
     np.testing.assert_array_equal(fdr.page_stream("bernoulli", 7).pvalues, rest[5])
+    page = fdr.page_streams("bernoulli", 100)
+    np.testing.assert_array_equal(page.pvalues, np.vstack([first, rest]))
+    np.testing.assert_array_equal(fdr.page_streams("truncexp", 3, 50, theta=1.8).pvalues[2],
+                                  fdr.page_stream("truncexp", 3, 3, 50, theta=1.8).pvalues)
 
 
 def _svt_upload():

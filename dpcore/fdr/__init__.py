@@ -105,7 +105,7 @@ from dpcore.fdr.one_call import (  # noqa: F401
     alpha_investing, lord, paprika, run_all, run_method, saffron, Settings,
 )
 from dpcore.fdr.simulate import (  # noqa: F401
-    page_stream, simulate_bernoulli, simulate_truncexp, Streams, TRUNCEXP_MU0, TRUNCEXP_SIGMA0,
+    page_stream, page_streams, simulate_bernoulli, simulate_truncexp, Streams, TRUNCEXP_MU0, TRUNCEXP_SIGMA0,
 )
 from dpcore.fdr.evaluation import (  # noqa: F401
     COMPARED_SHIFTS, fdp_power, fdr_bound, Metrics, metrics, mfdr, shift_cost, summary_table,
