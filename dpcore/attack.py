@@ -103,9 +103,16 @@ def percent(p: float) -> str:
 def bound_sentence(epsilon: float, delta: float = 0.0) -> str:
     """The headline in words: the :func:`max_accuracy` bound at (ε, δ) against a coin flip and no privacy."""
     cost = f"ε = {epsilon:g}" + (f" and δ = {delta:g}" if delta else "")
-    return (f"At {cost} an attacker who knows everyone else guesses right at most "
-            f"{percent(float(max_accuracy(epsilon, delta)))} of the time, against 50 % by coin flip and 100 % "
-            f"without privacy.")
+    return (f"At {cost} an attacker who knows everyone else {allowed(float(max_accuracy(epsilon, delta)))}, "
+            "against 50 % by coin flip and 100 % without privacy.")
+
+
+def allowed(bound: float) -> str:
+    """The accuracy bound as a verb phrase: "guesses right at most 73 % of the time", or, when the bound no
+    longer limits anyone, "may guess right more than 99.9 % of the time (this ε barely limits them)"."""
+    if bound >= 0.999:
+        return f"may guess right {percent(bound)} of the time (this ε barely limits them)"
+    return f"guesses right at most {percent(bound)} of the time"
 
 
 # --------------------------------------------------------------------------
@@ -392,7 +399,7 @@ class AttackView:
         source = ("exactly" if self.exact is not None else
                   f"over {self.empirical.draws:,} seeded releases per data set")
         return (f"On this pair the best attacker ({self.test}) is right {percent(best)} of the time ({source}); "
-                f"(ε, δ)-DP allows at most {percent(self.bound)}.")
+                f"(ε, δ)-DP allows {'up to ' if self.bound >= 0.999 else 'at most '}{percent(self.bound)}.")
 
 
 def attack_view(source: NeighbourPair | AuditScenario, *, draws: int = 20_000, seed: int = 0,
