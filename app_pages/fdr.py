@@ -6,7 +6,6 @@ p-values are never cached, written or logged.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -33,21 +32,9 @@ SHIFTS = (0.5, 1.0, 1.5, 2.0, fdr.THEOREM_4_SHIFT, fdr.STREAM)
 # ---------------------------------------------------------------- cached work on public (simulated) inputs
 
 
-def _simulate(kind: str, R: int, T: int, pi1: float, n: int, theta: float, seed: int) -> fdr.Streams:
-    """R streams; the first (the page's "one stream") has its own generator, so it does not change with R."""
-    simulate = fdr.simulate_bernoulli if kind == "bernoulli" else fdr.simulate_truncexp
-    first, rest = (np.random.default_rng([seed, int(pi1 * 1e6), 17, part]) for part in (0, 1))
-    one = simulate(1, T, pi1=pi1, n=n, theta=theta, rng=first)
-    if R == 1:
-        return one
-    more = simulate(R - 1, T, pi1=pi1, n=n, theta=theta, rng=rest)
-    return dataclasses.replace(one, pvalues=np.concatenate([one.pvalues, more.pvalues]),
-                               truth=np.concatenate([one.truth, more.truth]))
-
-
 @ui.public_cache("fdr streams", max_entries=32)
 def sim_streams(kind: str, R: int, T: int, pi1: float, n: int, theta: float, seed: int) -> fdr.Streams:
-    return _simulate(kind, R, T, pi1, n, theta, seed)
+    return fdr.page_streams(kind, R, T, pi1=pi1, n=n, theta=theta, seed=seed)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -102,7 +89,7 @@ def _eps_sweep_and_figure(p, truth, settings: fdr.Settings, seed: int):
     return table, curves, _eps_sweep_figure(table, settings, p.shape[1])
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@ui.public_cache("fdr sweep figures", max_entries=16)  # shared, not unpickled on every rerun
 def sim_eps_sweep_figure(kind, R, T, pi1, n, theta, seed, settings: fdr.Settings):
     """The sweep over ε as a figure, built once per public configuration (not on every rerun)."""
     return _eps_sweep_figure(sim_eps_sweep(kind, R, T, pi1, n, theta, seed, settings)[0], settings, T)

@@ -61,7 +61,7 @@ def _bundled_sweep(name: str, horizon: float, grid_unit: str, compare: bool, est
     return _sweep(src, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set, aware)
 
 
-@st.cache_data(show_spinner=False, max_entries=128)
+@ui.public_cache("survival sweep figures", max_entries=128)  # shared, not unpickled on every rerun
 def _bundled_sweep_figure(name: str, horizon: float, grid_unit: str, compare: bool, estimator: str, draws: int,
                           seed: int, kind: str, event_type: int, risk_set: str, aware: bool):
     uc = _bundled_sweep(name, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set, aware)

@@ -26,13 +26,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_pages import EPSILON, FLAGS, ROOT, _serve  # noqa: E402
 
 PAGES = ["survival", "regression", "sparse", "fdr", "audit"]
-RUNNING = ("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-           " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')")
+#: true once the script is done: the app root's script state (a page whose first part is drawn may still be computing)
+SCRIPT_DONE = ("() => !['initial', 'running', 'rerunRequested'].includes(document.querySelector("
+           "'[data-testid=\"stApp\"]')?.getAttribute('data-test-script-state'))")
 
 
 async def _idle(page, timeout_ms: int) -> None:
     await page.wait_for_timeout(300)
-    await page.wait_for_function(RUNNING, timeout=timeout_ms, polling=250)
+    await page.wait_for_function(SCRIPT_DONE, timeout=timeout_ms, polling=250)
     await page.wait_for_timeout(300)
 
 

@@ -12,7 +12,8 @@ For every method page and the audit page:
 - **where the time goes**, per ε move (medians): *server* = key press → last websocket message of the rerun
   (script + serialisation + wire), *browser* = last message → idle (Plotly and React), *wire* = bytes received.
   And from an in-process run of the page (AppTest, the whole script): the script's time and, of it, the time
-  spent serialising figures (``plotly.io.to_json``).
+  spent serialising figures (``plotly.io.to_json``). And the browser's main thread during one more ε move
+  (Chrome's sampling profiler): CPU in Plotly, in the rest of the JavaScript, in native work (layout, paint and other non-JS work; the bare page shows its baseline), in GC.
 
 Targets (issue 14): median ≤ 2.5×, worst ≤ 4× on every method page and slider; audit ≤ 1.5×; first visit ≤ 3×.
 Results: bench/results/pages.{json,md}.
@@ -136,6 +137,35 @@ def _moves(page, label: str) -> dict:
             "wire_kB": round(med(wire) / 1000, 1) if wire else None}
 
 
+def _browser_cpu(page, label: str = "ε") -> dict:
+    """Where the browser's main thread spends one slider move (ms, Chrome's sampling profiler, idle excluded):
+    Plotly's chunk, the rest of the app's JavaScript (React, Streamlit), native work (style, layout, paint and other non-JS work,
+    reported by Chrome as "(program)") and garbage collection."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Profiler.enable")
+    cdp.send("Profiler.setSamplingInterval", {"interval": 500})
+    cdp.send("Profiler.start")
+    slider = _slider(page, label)
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    # wait inside the page (a timer, not the bench's polling through the DevTools protocol, which would count)
+    page.evaluate("""() => new Promise((done) => { const check = () =>
+      (performance.now() - window.__last > 1500 ? done() : setTimeout(check, 100)); check(); })""")
+    profile = cdp.send("Profiler.stop")["profile"]
+    cdp.detach()
+    frames = {n["id"]: n["callFrame"] for n in profile["nodes"]}
+    spent = {"plotly": 0.0, "other JS": 0.0, "native": 0.0, "GC": 0.0}
+    for node, micros in zip(profile["samples"], profile["timeDeltas"]):
+        frame = frames[node]
+        name = frame["functionName"]
+        if name == "(idle)":
+            continue
+        kind = ("plotly" if "Plotly" in frame["url"] else "GC" if name == "(garbage collector)"
+                else "native" if name == "(program)" or not frame["url"] else "other JS")
+        spent[kind] += micros / 1000.0
+    return {k: round(v) for k, v in spent.items()}
+
+
 def _open(browser, url: str):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.add_init_script(INIT)
@@ -208,15 +238,18 @@ def main(pages: list[str]) -> None:
             browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS)
             page = _open(browser, bare_url)
             results["bare page"]["sliders"] = {"ε": _moves(page, "ε")}
+            results["bare page"]["browser_cpu_ms"] = _browser_cpu(page)
             page.close()
             results["bare page"]["first_visit_s"] = _bare_first_visit(browser, bare_url)
             for name in pages:
                 page = _open(browser, f"{app_url}/{name}")
                 sliders = {"ε": _moves(page, "ε")}
+                cpu = _browser_cpu(page)
                 for label in SLIDERS[name]:
                     sliders[label] = _moves(page, label)
                 page.close()
-                results[name] = {"sliders": sliders, "first_visit_s": _first_visit(browser, app_url, name)}
+                results[name] = {"sliders": sliders, "first_visit_s": _first_visit(browser, app_url, name),
+                                 "browser_cpu_ms": cpu}
             browser.close()
     finally:
         for proc, _ in servers:
@@ -265,6 +298,12 @@ def _report(results: dict) -> None:
         sc = r.get("script", {})
         lines.append(f"| {name} | {r['first_visit_s']} | {r['first_visit_x']} | {sc.get('script_s', '')} | "
                      f"{sc.get('serialise_s', '')} | {sc.get('figures', '')} |")
+    lines += ["", "Browser main thread during one ε move (ms of CPU, Chrome's sampling profiler, idle excluded):", "",
+              "| page | Plotly | other JS (React, Streamlit) | native (layout, paint, other non-JS) | GC |", "| --- | --- | --- | --- | --- |"]
+    for name, r in results.items():
+        c = r.get("browser_cpu_ms", {})
+        lines.append(f"| {name} | {c.get('plotly', '')} | {c.get('other JS', '')} | {c.get('native', '')} | "
+                     f"{c.get('GC', '')} |")
     lines += ["", "*server*: key press → last websocket message of the rerun (script, serialisation, wire; on the "
               "method pages only the ε fragment reruns for ε); *browser*: last message → idle (React, Plotly); "
               "*wire*: bytes received per move. The in-process column runs the whole page script (AppTest), an upper "

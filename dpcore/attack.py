@@ -20,6 +20,12 @@ This module computes, for a neighbouring pair:
   (:func:`scenario_scores`; any :class:`dpcore.audit.AuditScenario`), with a
   simultaneous Clopper–Pearson band (:func:`empirical_roc`).
 
+Pairs built from a data set by replacing one record are here for survival and
+regression (:func:`survival_pair`, :func:`regression_pair`); PAPRIKA and KT with
+private support have no closed-form density, so theirs are audit scenarios
+(:func:`dpcore.fdr.data_scenario`, :func:`dpcore.sparse.data_scenario`) that
+:func:`attack_view` simulates.
+
 Everything here is a preview: seeded NumPy noise, never charged or exported.
 
 Why one file (just over 500 lines): the trade-off bound, the neighbouring pairs and their ROC are one
@@ -97,9 +103,16 @@ def percent(p: float) -> str:
 def bound_sentence(epsilon: float, delta: float = 0.0) -> str:
     """The headline in words: the :func:`max_accuracy` bound at (ε, δ) against a coin flip and no privacy."""
     cost = f"ε = {epsilon:g}" + (f" and δ = {delta:g}" if delta else "")
-    return (f"At {cost} an attacker who knows everyone else guesses right at most "
-            f"{percent(float(max_accuracy(epsilon, delta)))} of the time, against 50 % by coin flip and 100 % "
-            f"without privacy.")
+    return (f"At {cost} an attacker who knows everyone else {allowed(float(max_accuracy(epsilon, delta)))}, "
+            "against 50 % by coin flip and 100 % without privacy.")
+
+
+def allowed(bound: float) -> str:
+    """The accuracy bound as a verb phrase: "guesses right at most 73 % of the time", or, when the bound no
+    longer limits anyone, "may guess right more than 99.9 % of the time (this ε barely limits them)"."""
+    if bound >= 0.999:
+        return f"may guess right {percent(bound)} of the time (this ε barely limits them)"
+    return f"guesses right at most {percent(bound)} of the time"
 
 
 # --------------------------------------------------------------------------
@@ -386,7 +399,7 @@ class AttackView:
         source = ("exactly" if self.exact is not None else
                   f"over {self.empirical.draws:,} seeded releases per data set")
         return (f"On this pair the best attacker ({self.test}) is right {percent(best)} of the time ({source}); "
-                f"(ε, δ)-DP allows at most {percent(self.bound)}.")
+                f"(ε, δ)-DP allows {'up to ' if self.bound >= 0.999 else 'at most '}{percent(self.bound)}.")
 
 
 def attack_view(source: NeighbourPair | AuditScenario, *, draws: int = 20_000, seed: int = 0,

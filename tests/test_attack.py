@@ -65,6 +65,8 @@ def test_headline_in_words():
                                           "the time, against 50 % by coin flip and 100 % without privacy.")
     assert "δ = 1e-05" in attack.bound_sentence(2.0, 1e-5)
     assert attack.percent(0.9999) == "more than 99.9 %" and attack.percent(0.995) == "99.5 %"
+    assert attack.bound_sentence(10.0).startswith("At ε = 10 an attacker who knows everyone else may guess right "
+                                                  "more than 99.9 % of the time (this ε barely limits them)")
 
 
 # ---- exact ROCs ---------------------------------------------------------------------------------------------

@@ -121,3 +121,56 @@ def test_teaching_panel_on_every_method_page(app_server, chromium_page, streamli
     href = page.locator("a", has_text="See the attacker's view with this configuration").first.get_attribute("href")
     assert f"method={page_path.split('?')[0]}" in href
     _no_exception(page)
+
+
+def _attacker_view_drawn(page, eps: str = "1", bound: str = "73 %") -> None:
+    """The headline, the three paragraphs and the ROC figure of the attacker's view, without an exception."""
+    limited = bound != "more than 99.9 %"  # past 99.9 % the sentence says the bound no longer limits anyone
+    verb = f"guesses right at most {bound}" if limited else f"may guess right {bound}"
+    page.get_by_text(f"an attacker who knows everyone else {verb} of the time").first.wait_for()
+    page.get_by_text("Without privacy.").first.wait_for()
+    page.get_by_text(f"(ε, δ)-DP allows {'at most' if limited else 'up to'} {bound}").first.wait_for()
+    roc = page.locator(".js-plotly-plot", has_text="false-positive rate").first
+    roc.scroll_into_view_if_needed()
+    roc.wait_for()
+    assert f"allowed by (ε = {eps}" in roc.inner_text()
+    _no_exception(page)
+
+
+def _csv(rows: list[str]) -> dict:
+    return {"name": "data.csv", "mimeType": "text/csv", "buffer": ("\n".join(rows) + "\n").encode()}
+
+
+@pytest.mark.parametrize("method, bundled, upload, csv", [
+    ("fdr&atk_fc=1&atk_t=6", ["PAPRIKA as released: paper rule", "the exact binomial η = 0.3107"],
+     ("10", "atk_fsrc=upload&atk_move=toward", ["rests on that statement",
+                                                "A: the stream as it is (60 p-values, uploaded)",
+                                                "the discovery of hypothesis 1 flips"]),
+     ["p"] + [f"{0.007 + 0.0001 * i:.4f}" for i in range(60)]),
+    ("sparse", ["KT with private support as released",
+                "the non-private teacher (IGHT, as plain knowledge transfer uses) differs"],
+     ("1", "atk_ssrc=upload&atk_rec=2", ["A: the data set as it is (n = 80, d = 3"]),
+     ["y,g1,g2,g3"] + [f"{(i % 7) - 3},{(i % 5) / 4:.2f},{(i % 3) / 2:.2f},{(i % 11) / 10:.2f}" for i in range(80)]),
+])
+def test_pairs_from_bundled_data_and_an_upload(app_server, chromium_page, streamlit_idle, page_screenshot, method,
+                                               bundled, upload, csv):
+    """FDR and sparse: the view on the bundled data, then on an in-memory CSV (never a file on disk); at ε = 10 the
+    uploaded stream's attacker is visibly better than a coin flip."""
+    page = chromium_page
+    base = f"{app_server}/audit?method={method}&atk_pair=data&atk_R=5000"
+    name = method.split("&")[0]
+    page.goto(f"{base}&eps=1")
+    streamlit_idle(page)
+    for text in bundled:
+        page.get_by_text(text).first.wait_for()
+    _attacker_view_drawn(page)
+    page_screenshot(page, f"attack_{name}_bundled")
+    eps, params, texts = upload
+    page.goto(f"{base}&eps={eps}&{params}")
+    streamlit_idle(page)
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(_csv(csv))
+    streamlit_idle(page)
+    for text in texts:
+        page.get_by_text(text).first.wait_for()
+    _attacker_view_drawn(page, eps, "73 %" if eps == "1" else "more than 99.9 %")
+    page_screenshot(page, f"attack_{name}_upload")

@@ -58,3 +58,11 @@ def test_nbytes_counts_arrays_and_frames_once():
     a = np.zeros(1_000)
     assert cache.nbytes((a, a, {"a": a})) < 2 * a.nbytes
     assert cache.nbytes(pd.DataFrame({"x": np.zeros(1_000)})) >= 8_000
+
+
+def test_nbytes_counts_a_plotly_figure_by_its_content():
+    import plotly.graph_objects as go
+
+    small = go.Figure(go.Scatter(x=[0.0, 1.0], y=[0.0, 1.0]))
+    large = go.Figure(go.Scatter(x=np.arange(50_000.0), y=np.arange(50_000.0), text=[f"p{i}" for i in range(50_000)]))
+    assert cache.nbytes(large) > 400_000 > 20 * cache.nbytes(small)

@@ -10,7 +10,7 @@ Only public inputs (bundled data, synthetic data from a public seed) may be cach
 shared by every session of the server. Uploads are never passed to a cached function.
 
 Memory budget of the server (any sequence of links and controls, one visitor): the caches' byte budgets
-(:data:`BUDGETS`, 0.65 GB in all) + one page run's working memory at a page's largest settings (the Sparse
+(:data:`BUDGETS`, 0.66 GB in all) + one page run's working memory at a page's largest settings (the Sparse
 page's n·d cap of 20 million cells: about 0.5 GB) + per session at most one upload of at most 20 MB per
 page (:mod:`ui.data`) + the Python, NumPy and Streamlit baseline (about 0.2 GB): under 1.5 GB, checked by
 ``tests/test_memory_browser.py``.
@@ -26,6 +26,7 @@ from collections import OrderedDict
 
 import numpy as np
 import pandas as pd
+from plotly.basedatatypes import BaseFigure
 
 MB = 1024**2
 #: Byte budget of every cache (the memory test holds the sum under the server's limit).
@@ -35,6 +36,8 @@ BUDGETS = {
     "sparse previews": 100 * MB,
     "sparse sweeps": 20 * MB,
     "fdr streams": 60 * MB,
+    "survival sweep figures": 20 * MB,
+    "fdr sweep figures": 20 * MB,
 }
 
 
@@ -48,6 +51,8 @@ def nbytes(value, _seen: set | None = None) -> int:
         return value.nbytes
     if isinstance(value, (pd.DataFrame, pd.Series)):
         return int(np.sum(value.memory_usage(deep=True)))
+    if isinstance(value, BaseFigure):  # Plotly holds a figure as Python objects: a few times its JSON
+        return 3 * len(value.to_json())
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return sum(nbytes(getattr(value, f.name), seen) for f in dataclasses.fields(value))
     if isinstance(value, dict):

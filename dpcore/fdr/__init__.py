@@ -20,7 +20,8 @@ The files, in the order data flows (each imports only the ones above it):
 9. ``sweeps.py`` — privacy–utility curves over ε;
 10. ``bundle.py`` — :func:`release`: one OpenDP run as a ReleaseBundle (data only);
 11. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
-12. ``audit.py`` — audit scenarios (neighbouring pairs for the black-box audit);
+12. ``audit.py`` — audit scenarios (neighbouring pairs for the black-box audit, and pairs built from a stream
+    for the attacker's view: :func:`data_scenario`);
 13. ``reference.py`` — the per-stream Python loops the compiled core is tested against.
 
 This ``__init__`` is the public API (``from dpcore import fdr; fdr.release(...)``).
@@ -84,7 +85,7 @@ is released; the paper's √(ln n / n) is for previews.
 """
 
 from dpcore.fdr.sensitivity import (  # noqa: F401
-    binomial_sensitivity, eta_binomial_exact, eta_paper, EtaSource, GammaKind, METHODS, P_FLOOR, paper_sensitivity,
+    binomial_sensitivity, eta_binomial_exact, eta_normal_tail_exact, eta_paper, EtaSource, GammaKind, METHODS, P_FLOOR, paper_sensitivity,
     PRIVATE_METHODS, pvalues_from_frame, Rule, Sensitivity, stated_sensitivity, _binomial_tail_table,
 )
 from dpcore.fdr.calibration import (  # noqa: F401
@@ -104,7 +105,7 @@ from dpcore.fdr.one_call import (  # noqa: F401
     alpha_investing, lord, paprika, run_all, run_method, saffron, Settings,
 )
 from dpcore.fdr.simulate import (  # noqa: F401
-    simulate_bernoulli, simulate_truncexp, Streams, TRUNCEXP_MU0, TRUNCEXP_SIGMA0,
+    page_stream, page_streams, simulate_bernoulli, simulate_truncexp, Streams, TRUNCEXP_MU0, TRUNCEXP_SIGMA0,
 )
 from dpcore.fdr.evaluation import (  # noqa: F401
     COMPARED_SHIFTS, fdp_power, fdr_bound, Metrics, metrics, mfdr, shift_cost, summary_table,
@@ -117,5 +118,5 @@ from dpcore.fdr.bundle import (  # noqa: F401
 )
 from dpcore.fdr.audit import (  # noqa: F401
     AUDIT_ALPHA, AUDIT_DELTA, AUDIT_ETA, audit_scenarios, BOUNDARY_CUTOFF, BOUNDARY_K, boundary_pair,
-    candidacy_pair, svt_pair, _audit_sampler,
+    candidacy_pair, data_scenario, move_signs, MOVES, neighbour_stream, svt_pair, _audit_sampler,
 )

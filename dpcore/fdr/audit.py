@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Literal, Union
 
 import numpy as np
+from scipy import special
 
 from dpcore.audit import AuditScenario
-from dpcore.fdr.calibration import STREAM, THEOREM_4_SHIFT, Shift, gamma_sequence, paprika_shift
+from dpcore.fdr.calibration import STREAM, THEOREM_4_SHIFT, Shift, gamma_sequence, paprika_shift, shift_value
 from dpcore.fdr.paprika import run_paprika
+from dpcore.fdr.sensitivity import P_FLOOR, _binomial_tail_table, eta_binomial_exact, eta_normal_tail_exact
+from dpcore.fdr.simulate import TRUNCEXP_SIGMA0
 
 #: Public parameters of the audit streams (fdr.md's η, δ and α; one rejection allowed).
 AUDIT_ETA = math.sqrt(math.log(1000) / 1000)
@@ -28,17 +31,18 @@ def _paper_thresholds(T: int, *, alpha: float, lam: float, gamma: np.ndarray) ->
 
 
 def svt_pair(epsilon: float, *, m: int = 20, above: float = 2.0, below: float = 1.0, lam: float = 0.2,
-             eta: float = AUDIT_ETA, delta: float = AUDIT_DELTA, alpha: float = AUDIT_ALPHA):
+             eta: float = AUDIT_ETA, delta: float = AUDIT_DELTA, alpha: float = AUDIT_ALPHA, shift: Shift = 1.0):
     """Worst-case SparseVector neighbours for PAPRIKA with c = 1 (no candidacy flips).
 
     Stream A: hypotheses 1..m−1 sit ``above·u`` above the (shifted) threshold, hypothesis m sits
     ``below·u`` below it, with ``u = ηc/ε`` the noise unit. Stream B multiplies the first m−1
     p-values by e^{−η} and the last by e^{+η} (each p-value moves by the allowed factor, in the
     direction that makes "first and only rejection at m" least likely). All p-values stay far
-    below 2λ·e^{−η}, so candidacy is the same in A and B. Returns (p_A, p_B) of shape (m,).
+    below 2λ·e^{−η}, so candidacy is the same in A and B. ``shift``: the threshold shift the pair is built
+    for (the paper's s, or :data:`STREAM` as released). Returns (p_A, p_B) of shape (m,).
     """
     g = gamma_sequence("power", m, exponent=1.6)
-    shift_a = paprika_shift(epsilon, delta, eta, 1, m, 1.0)
+    shift_a = shift_value(epsilon, delta, eta, 1, m, shift)
     thr = _paper_thresholds(m, alpha=alpha, lam=lam, gamma=g) - shift_a
     u = eta / epsilon
     log_a = thr + above * u
@@ -87,14 +91,18 @@ def boundary_pair(k: int = 800, *, ai: bool = False, lam: float = 0.2, eta: floa
     return p_a, p_a * math.exp(eta)
 
 
+#: What a sampler reduces each run to: "last", "any", or a weight per hypothesis (rejections @ weights)
+Summary = Union[Literal["last", "any"], np.ndarray]
 #: Most p-values (runs × stream length) an audit sampler holds at once (the noise table is as large).
 _AUDIT_CHUNK = 8_000_000
 
 
-def _audit_sampler(pair, *, epsilon: float, shift: Shift, summary: Literal["last", "any"],
+def _audit_sampler(pair, *, epsilon: float, shift: Shift, summary: Summary,
                    bug: Literal["noise", "code", "calibration"], cutoff: int = 1, ai: bool = False,
-                   eta: float = AUDIT_ETA):
-    """Runs of PAPRIKA (AI) on one of the pair, reduced to 0/1: rejection of the last hypothesis or any.
+                   eta: float = AUDIT_ETA, alpha: float = AUDIT_ALPHA, delta: float = AUDIT_DELTA, lam: float = 0.2,
+                   floor: float = P_FLOOR):
+    """Runs of PAPRIKA (AI) on one of the pair, reduced to a number: rejection of the last hypothesis
+    (``"last"``), of any (``"any"``), or ``rejections @ summary`` for a weight vector (T,).
 
     Planted bugs: ``"noise"`` halves the noise scales, ``"code"`` uses the authors' code rule,
     ``"calibration"`` uses Theorem 4's per-hypothesis shift s = 4 instead of :func:`stream_shift`.
@@ -111,10 +119,13 @@ def _audit_sampler(pair, *, epsilon: float, shift: Shift, summary: Literal["last
         step = max(1, _AUDIT_CHUNK // T)
         for start in range(0, draws, step):
             p = np.ascontiguousarray(np.broadcast_to(p_a if which == "A" else p_b, (min(step, draws - start), T)))
-            res = run_paprika(p, alpha=AUDIT_ALPHA, epsilon=epsilon, delta=AUDIT_DELTA, eta=eta, cutoff=cutoff,
-                              lam=0.2, shift=used_shift, gamma="power", rule=rule, ai=ai, rng=rng,
-                              scale_factor=factor)
-            rej = res.rejections[:, -1] if summary == "last" else res.rejections.any(axis=1)
+            res = run_paprika(p, alpha=alpha, epsilon=epsilon, delta=delta, eta=eta, cutoff=cutoff,
+                              lam=lam, shift=used_shift, gamma="power", rule=rule, ai=ai, rng=rng,
+                              scale_factor=factor, floor=floor)
+            if isinstance(summary, str):
+                rej = res.rejections[:, -1] if summary == "last" else res.rejections.any(axis=1)
+            else:
+                rej = res.rejections @ summary
             out[start:start + rej.size] = rej
         return out
 
@@ -129,12 +140,14 @@ def _hypotheses(rejected: np.ndarray) -> str:
     return ("hypothesis " if where.size == 1 else "hypotheses ") + listed
 
 
-def noise_free_reveal(pair, *, epsilon: float, shift: Shift, cutoff: int, ai: bool = False) -> str:
+def noise_free_reveal(pair, *, epsilon: float, shift: Shift, cutoff: int, ai: bool = False, eta: float = AUDIT_ETA,
+                      alpha: float = AUDIT_ALPHA, delta: float = AUDIT_DELTA, lam: float = 0.2,
+                      floor: float = P_FLOOR) -> str:
     """The attack without privacy on a PAPRIKA pair, in words: the rule with its public threshold shift
     but no noise, run on A and on B, and the discovery that flips between them (if one does)."""
-    runs = [run_paprika(p[None], alpha=AUDIT_ALPHA, epsilon=epsilon, delta=AUDIT_DELTA, eta=AUDIT_ETA,
-                        cutoff=cutoff, lam=0.2, shift=shift, ai=ai, rng=np.random.default_rng(0),
-                        scale_factor=0.0).rejections[0] for p in pair]
+    runs = [run_paprika(p[None], alpha=alpha, epsilon=epsilon, delta=delta, eta=eta, cutoff=cutoff, lam=lam,
+                        shift=shift, ai=ai, rng=np.random.default_rng(0), scale_factor=0.0,
+                        floor=floor).rejections[0] for p in pair]
     seen = f"Without noise PAPRIKA rejects {_hypotheses(runs[0])} on A and {_hypotheses(runs[1])} on B"
     flips = np.flatnonzero(runs[0] != runs[1]) + 1
     if flips.size:
@@ -200,3 +213,106 @@ def audit_scenarios(epsilon: float) -> list:
             reveal=noise_free_reveal(boundary, epsilon=eps, shift=STREAM, cutoff=BOUNDARY_CUTOFF),
         ),
     ]
+
+
+# --------------------------------------------------------------------------
+# Neighbouring pairs built from a data set (the attacker's view)
+# --------------------------------------------------------------------------
+
+#: How one person's record moves the stream in B: every p-value toward discovery (smaller), every one away
+#: (larger), or the worst case for one hypothesis t (t toward discovery, every other away).
+MOVES = {"toward": "every p-value smaller (toward discovery)", "away": "every p-value larger (away from discovery)",
+         "worst": "hypothesis {t} smaller (toward discovery), every other larger"}
+#: Where the stream comes from: the Bernoulli simulator's exact binomial test, the truncated-exponential z-test,
+#: or p-values whose η the user states (an upload).
+Test = Literal["binomial", "ztest", "stated"]
+
+
+def move_signs(T: int, move: str, target: int = 0) -> np.ndarray:
+    """+1 where B's p-value is smaller than A's (toward discovery), −1 where larger, for a move of :data:`MOVES`."""
+    if move not in MOVES:
+        raise ValueError(f"move must be one of {tuple(MOVES)}")
+    signs = np.full(T, 1 if move == "toward" else -1, dtype=np.int64)
+    if move == "worst":
+        if not 0 <= target < T:
+            raise ValueError(f"hypothesis {target + 1} does not exist (the stream has {T})")
+        signs[target] = 1
+    return signs
+
+
+def neighbour_stream(p, signs, *, test: Test, n: int = 1000, eta: float | None = None) -> np.ndarray:
+    """B's p-values: one person's record replaced, moving hypothesis t toward discovery when ``signs[t] = +1``.
+
+    * ``"binomial"`` (exact tail ``P(Bin(n, ½) ≥ S)``): every count S moves by one (one person's response
+      flips), S recovered exactly from p through the tail table, clipped to 0..n;
+    * ``"ztest"`` (truncated-exponential test ``p = Φ(−Z)``, ``Z = (Σx − nμ0)/(√n σ0)``): Σx moves by one
+      (a record in [0, 1]), i.e. Z by ``1/(√n σ0)``;
+    * ``"stated"``: no raw data, the neighbour model itself: ``p·e^{−η·sign}`` (clipped to 1).
+    """
+    p = np.asarray(p, dtype=float)
+    signs = np.asarray(signs)
+    if test == "binomial":
+        tail = _binomial_tail_table(int(n))
+        sums = np.searchsorted(-tail, -p)  # the tail decreases strictly: p = tail[S] gives S exactly
+        if not np.array_equal(tail[np.minimum(sums, n)], p):
+            raise ValueError(f"these p-values are not exact binomial tails P(Bin({n}, ½) ≥ S)")
+        return tail[np.clip(sums + signs, 0, n)]
+    if test == "ztest":
+        z = -special.ndtri(p) + signs / (math.sqrt(n) * TRUNCEXP_SIGMA0)
+        return special.ndtr(-z)
+    if eta is None or not eta > 0:
+        raise ValueError("a stated neighbour model needs η > 0")
+    return np.minimum(p * np.exp(-eta * signs), 1.0)
+
+
+def data_scenario(p_a, epsilon: float, *, test: Test, move: str = "worst", target: int = 0, n: int = 1000,
+                  eta: float | None = None, floor: float = 1e-6, cutoff: int = 40, alpha: float = AUDIT_ALPHA,
+                  delta: float = AUDIT_DELTA, lam: float = 0.2, source: str = "", eta_basis: str | None = None,
+                  bug: Literal["noise", "calibration"] = "noise") -> AuditScenario:
+    """The attacker's pair built from one stream ``p_a``: B = :func:`neighbour_stream` for ``move``, seen through
+    PAPRIKA as released (paper rule, :data:`STREAM` shift, horizon = stream length, p-values floored at μ).
+
+    η is the release's: the exact binomial η above ``floor`` (``"binomial"``), the exact z-test η
+    (``"ztest"``, :func:`eta_normal_tail_exact`), or the user's (``"stated"``: the guarantee rests on it, or on
+    ``eta_basis`` when the caller derived η another way).
+    Summary: for ``"worst"`` the rejection of hypothesis ``target``; otherwise the signed count of rejections,
+    +1 for each hypothesis whose (floored) p-value is larger in B (A rejects it more often), −1 for each smaller.
+    """
+    p_a = np.asarray(p_a, dtype=float)
+    T = p_a.size
+    if test == "binomial":
+        eta = eta_binomial_exact(int(n), floor)
+        basis = f"the exact binomial η = {eta:.4g} (n = {n} records per test, p-values floored at μ = {floor:g})"
+        how = f"each hypothesis' count of successes moves by one (one person's response flips; n = {n})"
+    elif test == "ztest":
+        eta = eta_normal_tail_exact(1.0 / (math.sqrt(n) * TRUNCEXP_SIGMA0), floor)
+        basis = f"the exact z-test η = {eta:.4g} (n = {n}, p-values floored at μ = {floor:g})"
+        how = f"each hypothesis' Σx moves by one (one person's value in [0, 1] replaced; n = {n})"
+    else:
+        basis = eta_basis or (f"the η = {eta:.4g} you state: the guarantee for these p-values rests on that "
+                              "statement (dpcore did not derive or check it)")
+        how = f"every p-value multiplied by e^±η, η = {eta:.4g} (the neighbour model itself: no raw data)"
+    signs = move_signs(T, move, target)
+    p_b = neighbour_stream(p_a, signs, test=test, n=n, eta=eta)
+    pair = (p_a, p_b)
+    moved = np.sign(np.log(np.maximum(p_b, floor)) - np.log(np.maximum(p_a, floor)))
+    if move == "worst":
+        weights = np.zeros(T)
+        weights[target] = 1.0
+        summary = f"1 if hypothesis {target + 1} is rejected, else 0"
+    else:
+        weights = moved
+        summary = ("signed count of rejections: +1 for each hypothesis whose p-value is larger in B, −1 for each "
+                   "that is smaller")
+    settings = dict(eta=float(eta), alpha=alpha, delta=delta, lam=lam, floor=floor)
+    neighbours = (f"A: the stream as it is ({T:,} p-values{', ' + source if source else ''}); B: one person's "
+                  f"record replaced — {how}: {MOVES[move].format(t=target + 1)} ({int((moved != 0).sum()):,} "
+                  f"p-values move above the floor). PAPRIKA as released: paper rule, the shift proven for the "
+                  f"stream, c = {cutoff}, α = {alpha:g}, λ = {lam:g}, δ = {delta:g}, with {basis}.")
+    return AuditScenario(
+        method="PAPRIKA", name=f"stream replaced by one person ({move})", neighbours=neighbours, summary=summary,
+        claimed_epsilon=float(epsilon), delta=float(delta),
+        sampler=_audit_sampler(pair, epsilon=float(epsilon), shift=STREAM, summary=weights, bug=bug, cutoff=cutoff,
+                               **settings),
+        planted_bug_label="noise scales halved" if bug == "noise" else "Theorem 4's shift s = 4",
+        reveal=noise_free_reveal(pair, epsilon=float(epsilon), shift=STREAM, cutoff=cutoff, **settings))

@@ -23,7 +23,7 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special, stats
 
 from dpcore.validation import InputError, coded_column, distinct_columns, numeric_column
 
@@ -61,6 +61,18 @@ def eta_binomial_exact(n: int, floor: float) -> float:
     tail = _binomial_tail_table(int(n))
     logt = np.log(np.maximum(tail, floor))
     return float(np.max(np.abs(np.diff(logt))))
+
+
+def eta_normal_tail_exact(dz: float, floor: float) -> float:
+    """Exact multiplicative sensitivity of the z-test p-value ``p = Φ(−z)`` above ``floor`` when one record
+    moves z by at most ``dz``: ``ln Φ(Φ⁻¹(μ) + dz) − ln μ``.
+
+    Proof sketch: ``ln Φ`` is concave, so ``ln Φ(a + dz) − ln Φ(a)`` decreases in a; over the p-values
+    ``≥ μ`` it is largest where the smaller one is μ (``a = Φ⁻¹(μ)``), and below the floor both are
+    floored and the difference shrinks. (For the truncated-exponential test, ``dz = 1/(√n σ0)``: one
+    record in [0, 1] moves Σx by at most 1.)
+    """
+    return float(np.log(special.ndtr(special.ndtri(floor) + dz)) - math.log(floor))
 
 
 EtaSource = Literal["binomial", "stated", "paper"]

@@ -65,3 +65,33 @@ def simulate_truncexp(R: int, T: int = 800, *, pi1: float = 0.05, n: int = 1000,
     z = (sums - n * TRUNCEXP_MU0) / (math.sqrt(n) * TRUNCEXP_SIGMA0)
     p = special.ndtr(-z)
     return Streams(p, truth, eta_paper(n), f"truncated exponential, n = {n}, θ = {theta:g}, π1 = {pi1:g}")
+
+
+def _page_part(kind: str, part: int, count: int, T: int, pi1: float, n: int, theta: float, seed: int) -> Streams:
+    """``count`` streams from the FDR page's generator ``[seed, ⌊π1·10⁶⌋, 17, part]``."""
+    simulate = simulate_bernoulli if kind == "bernoulli" else simulate_truncexp
+    return simulate(count, T, pi1=pi1, n=n, theta=theta, rng=np.random.default_rng([seed, int(pi1 * 1e6), 17, part]))
+
+
+def page_streams(kind: str, runs: int, T: int = 800, *, pi1: float = 0.05, n: int = 1000, theta: float = 0.75,
+                 seed: int = 0) -> Streams:
+    """The FDR page's ``runs`` simulated streams from its public seed: run 1 from its own generator (so the page's
+    "one stream" does not change with the number of runs), runs 2..R together from a second one.
+    ``kind``: ``"bernoulli"`` or ``"truncexp"``."""
+    one = _page_part(kind, 0, 1, T, pi1, n, theta, seed)
+    if runs == 1:
+        return one
+    more = _page_part(kind, 1, runs - 1, T, pi1, n, theta, seed)
+    return Streams(np.concatenate([one.pvalues, more.pvalues]), np.concatenate([one.truth, more.truth]), one.eta,
+                   one.description)
+
+
+def page_stream(kind: str, run: int = 1, runs: int = 100, T: int = 800, *, pi1: float = 0.05, n: int = 1000,
+                theta: float = 0.75, seed: int = 0) -> Streams:
+    """Run ``run`` (1-based) of :func:`page_streams` (one stream: ``pvalues`` and ``truth`` of shape (T,)),
+    simulating only the generator it comes from."""
+    if not 1 <= run <= runs:
+        raise ValueError(f"run {run} does not exist (the page simulates {runs})")
+    streams = _page_part(kind, 0 if run == 1 else 1, 1 if run == 1 else runs - 1, T, pi1, n, theta, seed)
+    i = 0 if run == 1 else run - 2
+    return Streams(streams.pvalues[i], streams.truth[i], streams.eta, streams.description)

@@ -20,7 +20,8 @@ The files, in the order data flows (each imports only the ones above it):
 8. ``data.py`` — GDSC problems and uploaded CSVs;
 9. ``bundle.py`` — :func:`release_sparse`: one OpenDP release as a ReleaseBundle (data only);
 10. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
-11. ``audit.py`` — black-box audit scenarios, including the known support-flip violation.
+11. ``audit.py`` — black-box audit scenarios, including the known support-flip violation, and pairs built
+    from a data set for the attacker's view (:func:`data_scenario`).
 
 This ``__init__`` is the public API (``from dpcore import sparse; sparse.knowledge_transfer(...)``).
 
@@ -94,6 +95,7 @@ from dpcore.sparse.bundle import (  # noqa: F401
     release_sparse,
 )
 from dpcore.sparse.audit import (  # noqa: F401
-    AUDIT_DELTA, AUDIT_RAW_FACTOR, audit_scenarios, BUG_LABELS, gaussian_shift_epsilon, known_violation_scenarios,
+    AUDIT_DELTA, AUDIT_RAW_FACTOR, audit_scenarios, BUG_LABELS, data_scenario, gaussian_shift_epsilon,
+    known_violation_scenarios,
     _kt_audit_pair,
 )

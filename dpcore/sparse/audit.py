@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy import optimize
 
@@ -12,7 +14,7 @@ from dpcore.mechanisms import (
 )
 from dpcore.sparse.baseline_dp_ight import dp_ight_noise
 from dpcore.sparse.baseline_two_stage import block_votes, noisy_top_s
-from dpcore.sparse.params import SparseParams, prepare
+from dpcore.sparse.params import SparseParams, _params, prepare
 from dpcore.sparse.private_support import kt_ps_sensitivity
 from dpcore.sparse.solver import clip_responses
 from dpcore.sparse.transfer import fixed_support_teacher, kt_noise, synthetic_features, teacher_fit
@@ -167,6 +169,63 @@ def _dp_ight_scenario(epsilon: float, delta: float, bug: str = "clip") -> AuditS
         claimed_epsilon=float(epsilon), delta=float(delta), sampler=sampler, planted_bug_label=BUG_LABELS[bug])
 
 
+#: Most numbers (supports × rows × s) the exact KT-PS tables hold at once.
+_TABLE_CHUNK = 4_000_000
+
+
+@dataclass(frozen=True)
+class _KTPSExact:
+    """The noise-free pieces of KT with private support on one (clipped) data set, as the release computes them:
+    the block votes, the ridge λ, σ per unit of sensitivity, and — per candidate support — the convex teacher
+    and the σ of the Gaussian responses (:func:`dpcore.sparse.bundle.release_sparse`)."""
+
+    X: np.ndarray
+    y: np.ndarray
+    s: int
+    loss: str
+    p: SparseParams
+    votes: np.ndarray
+    k: int
+    vote_scale: float
+    lam: float
+    unit: float
+    X_syn: np.ndarray
+
+    @classmethod
+    def of(cls, X, y, *, s: int, loss: str, p: SparseParams, epsilon: float, delta: float,
+           select_share: float = 0.5) -> _KTPSExact:
+        X, y = prepare(X, y, loss, p)
+        n, d = X.shape
+        e1, e2 = epsilon * select_share, epsilon * (1.0 - select_share)
+        votes, k = block_votes(X, y, s, loss, p)
+        X_syn = synthetic_features(p.n_synthetic(n), d, p.K, p.synthetic_seed)
+        return cls(X, y, s, loss, p, votes, k, 2.0 * s / (k * e1), p.ridge(n, d, s, e2, delta, loss),
+                   analytic_gaussian_sigma(1.0, e2, delta), X_syn)
+
+    def teacher(self, supports: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For supports (U, s): the teacher's synthetic responses ``X̃_S θ̂_S`` (U, m), σ (U,) and θ̂_S (U, s),
+        in chunks of supports (at most :data:`_TABLE_CHUNK` numbers of data or synthetic features at once)."""
+        supports = np.asarray(supports, dtype=np.int64).reshape(len(supports), self.s)
+        n, m = self.X.shape[0], self.X_syn.shape[0]
+        step = max(1, _TABLE_CHUNK // (max(n, m) * self.s))
+        parts = []
+        for i in range(0, len(supports), step):
+            S = supports[i:i + step]
+            theta, opt_err = fixed_support_teacher(np.moveaxis(self.X[:, S], 0, -2), self.y, self.lam, self.loss,
+                                                   self.p)
+            Xs = np.moveaxis(self.X_syn[:, S], 0, -2).astype(float)  # (U, m, s)
+            op = np.linalg.norm(Xs, ord=2, axis=(-2, -1))
+            sens = kt_ps_sensitivity(n, self.s, self.p.gamma(self.loss), self.lam, opt_err, op)
+            parts.append((np.matmul(Xs, theta[..., None])[..., 0], self.unit * sens, theta))
+        return tuple(np.concatenate(x) for x in zip(*parts))
+
+    def supports(self, scale: float, rng: np.random.Generator, draws: int) -> np.ndarray:
+        """``draws`` noisy top-s supports (sorted rows) at vote-noise ``scale``, in chunks."""
+        step = max(1, _TABLE_CHUNK // self.votes.size)
+        return np.sort(np.concatenate([noisy_top_s(self.votes, np.array([scale]), self.s, rng,
+                                                   min(step, draws - i))[0] for i in range(0, draws, step)]), axis=1)
+
+
 def _kt_ps_flip_scenario(epsilon: float, delta: float) -> AuditScenario:
     """KT with private support on the support-flip pair that breaks plain KT.
 
@@ -179,30 +238,24 @@ def _kt_ps_flip_scenario(epsilon: float, delta: float) -> AuditScenario:
     # put the changed record first, inside the first vote block (records past k·⌊n/k⌋ cast no vote)
     order = np.r_[len(yA) - 1, np.arange(len(yA) - 1)]
     XA, yA, XB, yB = XA[order], yA[order], XB[order], yB[order]
-    p = SparseParams(K=p.K, r=p.r, B=p.B, lam=p.lam, m=p.m, T1=p.T1, synthetic_seed=p.synthetic_seed)
-    n, d = XA.shape
-    X_syn = synthetic_features(p.m, d, p.K, p.synthetic_seed).astype(float)
-    e1, e2 = epsilon / 2.0, epsilon / 2.0
-    unit = analytic_gaussian_sigma(1.0, e2, delta)
-    ops = np.linalg.norm(X_syn, axis=0)  # ‖X̃_S‖op for a single column
+    d = XA.shape[1]
     signs = np.zeros(d)
     signs[0], signs[1] = 1.0, -1.0
     tables = {}
     for which, (X, y) in {"A": (XA, yA), "B": (XB, yB)}.items():
-        Xc, yc = prepare(X, y, "linear", p)
-        votes, k = block_votes(Xc, yc, s, "linear", p)
-        Xs = np.moveaxis(Xc[:, np.arange(d)[:, None]], 0, -2)  # (d, n, 1): every singleton support
-        theta, opt_err = fixed_support_teacher(Xs, yc, p.lam, "linear", p)
-        sens = kt_ps_sensitivity(n, s, p.gamma("linear"), p.lam, opt_err, ops)
-        nonprivate = int(np.flatnonzero(teacher_fit(Xc, yc, sparsity=s, lam=p.lam, loss="linear", p=p))[0])
-        tables[which] = (votes, k, theta[:, 0] * ops, unit * sens, nonprivate)
+        ex = _KTPSExact.of(X, y, s=s, loss="linear", p=p, epsilon=epsilon, delta=delta)
+        centres, sigma, _ = ex.teacher(np.arange(d)[:, None])  # every singleton support
+        cols = ex.X_syn.T.astype(float)
+        proj = np.einsum("dm,dm->d", centres, cols) / np.linalg.norm(cols, axis=1)  # ⟨X̃_Sθ̂, X̃_S/‖X̃_S‖⟩
+        nonprivate = int(np.flatnonzero(teacher_fit(ex.X, ex.y, sparsity=s, lam=ex.lam, loss="linear", p=p))[0])
+        tables[which] = (ex, proj, sigma, nonprivate)
 
     def sampler(which, planted_bug, rng, draws):
-        votes, k, centre, sigma, nonprivate = tables[which]
+        ex, centre, sigma, nonprivate = tables[which]
         if planted_bug:
             S = np.full(draws, nonprivate)
         else:
-            S = noisy_top_s(votes, np.array([2.0 * s / (k * e1)]), s, rng, draws)[0, :, 0]
+            S = noisy_top_s(ex.votes, np.array([ex.vote_scale]), s, rng, draws)[0, :, 0]
         proj = centre[S] + sigma[S] * rng.standard_normal(draws)  # ⟨y^p, X̃_S/‖X̃_S‖⟩
         return signs[S] * proj
 
@@ -215,6 +268,128 @@ def _kt_ps_flip_scenario(epsilon: float, delta: float) -> AuditScenario:
                 "−1 (feature 2) / 0 (other)",
         claimed_epsilon=float(epsilon), delta=float(delta), sampler=sampler,
         planted_bug_label="support taken from the non-private IGHT teacher (as plain KT does)")
+
+
+#: Pilot releases per data set that estimate the support's likelihood ratio (an independent, fixed seed), and,
+#: for the logistic loss (an iterative teacher per support), the most supports on which the Gaussian part of
+#: the ratio is computed (the pilot's commonest); the linear loss computes it for every support drawn.
+PILOT_DRAWS = 4_000
+PILOT_SEED = 20_240_517
+MAX_SUPPORTS = 64
+
+
+def data_scenario(X, y, *, index: int, alt_y: float, alt_x=None, sparsity: int, epsilon: float, delta: float,
+                  loss: str = "linear", bug: str = "teacher", select_share: float = 0.5,
+                  feature_names=None, **params) -> AuditScenario:
+    """The attacker's pair built from a data set: A as it is, B with record ``index`` replaced by ``(alt_x, alt_y)``
+    (``alt_x=None``: the same features), seen through KT with private support as released
+    (:func:`dpcore.sparse.bundle.release_sparse`: votes, teacher, sensitivity and σ from :class:`_KTPSExact`).
+
+    The release is (support S, responses y^p ~ N(X̃_Sθ̂_S, σ_S² I)); the attacker's statistic is its log-likelihood
+    ratio ``ln P_A(S)/P_B(S) + ln N(y^p; μ_A)/N(y^p; μ_B)``: the support term estimated from
+    :data:`PILOT_DRAWS` independent pilot releases per data set (smoothed counts), the Gaussian term exact
+    given S — ``r(Z ± r/2)`` with ``r = ‖X̃_S(θ̂_A,S − θ̂_B,S)‖/σ_S`` (the projection on that direction) — for
+    every support drawn (linear loss) or the pilot's :data:`MAX_SUPPORTS` commonest (logistic; 0 for the others).
+    A fixed function of the release: its ROC is a valid attack, if not always the best. Planted bugs: ``"teacher"`` takes the support from the non-private IGHT
+    teacher (as plain KT does), ``"noise"`` halves both noise scales.
+    """
+    p = _params(**params)
+    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    n, d = X.shape
+    if not 0 <= index < n:
+        raise ValueError(f"record {index + 1} does not exist (the data set has {n})")
+    XB, yB = X.copy(), y.copy()
+    XB[index] = X[index] if alt_x is None else np.asarray(alt_x, dtype=float)
+    yB[index] = alt_y
+    s = int(sparsity)
+    exact = {w: _KTPSExact.of(Xw, yw, s=s, loss=loss, p=p, epsilon=epsilon, delta=delta, select_share=select_share)
+             for w, (Xw, yw) in {"A": (X, y), "B": (XB, yB)}.items()}
+    tables: dict = {}
+
+    names = list(feature_names) if feature_names is not None else [f"x{j + 1}" for j in range(d)]
+    teachers = {w: teacher_fit(exact[w].X, exact[w].y, sparsity=s, lam=0.0, loss=loss, p=p) for w in "AB"}
+
+    def scale(planted: bool) -> tuple[float, float]:
+        """(vote-noise scale, σ factor) of the mechanism, with or without the planted bug."""
+        factor = 0.5 if planted and bug == "noise" else 1.0
+        return exact["A"].vote_scale * factor, factor
+
+    def supports(which: str, planted: bool, rng: np.random.Generator, draws: int) -> np.ndarray:
+        if planted and bug == "teacher":  # the support of the non-private teacher, as plain KT takes it
+            return np.tile(np.sort(np.argsort(-np.abs(teachers[which]), kind="stable")[:s]), (draws, 1))
+        return exact[which].supports(scale(planted)[0], rng, draws)
+
+    shift: dict[bytes, float] = {}  # support → ‖X̃_S(θ̂_A,S − θ̂_B,S)‖/σ_S, computed once per support met
+
+    def gaussian(S: np.ndarray, allowed) -> np.ndarray:
+        """``‖X̃_S(θ̂_A,S − θ̂_B,S)‖/σ_S`` for each row of S (0 outside ``allowed`` when that is a set)."""
+        keys = [row.tobytes() for row in S]
+        new = {k: row for k, row in zip(keys, S) if k not in shift and (allowed is None or k in allowed)}
+        rows = np.array(list(new.values()), dtype=np.int64).reshape(len(new), s)
+        block = max(1, 2_000_000 // exact["A"].X_syn.shape[0])  # bounds the (supports × m) responses held
+        for i in range(0, len(rows), block):
+            mu_a, sigma, _ = exact["A"].teacher(rows[i:i + block])
+            shift.update(zip(list(new)[i:i + block],
+                             np.linalg.norm(mu_a - exact["B"].teacher(rows[i:i + block])[0], axis=1) / sigma))
+        return np.array([shift.get(k, 0.0) for k in keys])
+
+    def table(planted: bool):
+        """The support term's table from the pilot (and, for the logistic loss, the supports whose Gaussian term
+        is computed: the pilot's :data:`MAX_SUPPORTS` commonest; the linear loss computes it for every support)."""
+        if planted not in tables:
+            rng = np.random.default_rng(PILOT_SEED)
+            pilots = [supports(w, planted, rng, PILOT_DRAWS) for w in "AB"]
+            uniq, inv = np.unique(np.concatenate(pilots), axis=0, return_inverse=True)
+            inv = inv.ravel()
+            counts = [np.bincount(inv[i * PILOT_DRAWS:(i + 1) * PILOT_DRAWS], minlength=len(uniq)) for i in (0, 1)]
+            log_ratio = np.log((counts[0] + 0.5) / (counts[1] + 0.5))
+            top = np.argsort(-(counts[0] + counts[1]), kind="stable")[:MAX_SUPPORTS]
+            allowed = None if loss == "linear" else {uniq[i].tobytes() for i in top}
+            tables[planted] = ({row.tobytes(): i for i, row in enumerate(uniq)}, log_ratio, allowed)
+        return tables[planted]
+
+    def sampler(which, planted_bug, rng, draws):
+        keys, log_ratio, allowed = table(bool(planted_bug))
+        S = supports(which, bool(planted_bug), rng, draws)
+        idx = np.array([keys.get(row.tobytes(), -1) for row in S])
+        lr = np.where(idx >= 0, log_ratio[idx], 0.0)
+        r = gaussian(S, allowed) / scale(bool(planted_bug))[1]
+        return lr + r * (rng.standard_normal(draws) + (0.5 if which == "A" else -0.5) * r)
+
+    t_a, t_b = teachers["A"], teachers["B"]
+    diff = t_a - t_b
+    if not np.any(diff):
+        reveal = ("Without noise the non-private teacher (IGHT, as plain knowledge transfer uses) has the same "
+                  "coefficients on A and B: this replacement does not move it, so the attacker cannot tell them apart.")
+    else:
+        j = int(np.argmax(np.abs(diff)))
+        flips = [names[i] for i in np.flatnonzero((t_a != 0) != (t_b != 0))]
+        reveal = (f"Without noise the non-private teacher (IGHT, as plain knowledge transfer uses) differs between A "
+                  f"and B by ‖θ̂_A − θ̂_B‖ = {np.linalg.norm(diff):.3g}; the largest change is {names[j]} "
+                  f"({t_a[j]:.3g} on A, {t_b[j]:.3g} on B)"
+                  + (f", and {', '.join(flips[:3])}{' …' if len(flips) > 3 else ''} enter or leave the support"
+                     if flips else "")
+                  + ". The attacker fits the teacher on A and on B themselves and reads off which one was released — "
+                    "right 100 % of the time.")
+    fmt = lambda v: f"{float(v):.3g}"
+    alt_text = "the same features" if alt_x is None else "features " + (
+        "set to 0" if not np.any(alt_x) else "(" + ", ".join(fmt(v) for v in np.ravel(alt_x)[:5]) + ", …)")
+    ex = exact["A"]
+    neighbours = (f"A: the data set as it is (n = {n}, d = {d}; record {index + 1} has y = {fmt(y[index])}); B: "
+                  f"record {index + 1} with y = {fmt(alt_y)} and {alt_text}. KT with private support as released "
+                  f"({loss}): s = {s}, the support from noisy votes of k = {ex.k} blocks (ε·{select_share:g}), the "
+                  f"convex teacher on it (λ = {ex.lam:.3g}), Gaussian noise on m = {ex.X_syn.shape[0]} synthetic "
+                  f"responses (ε·{1 - select_share:g}, δ = {delta:g}); public K = {p.K:g}, r = {p.r:g}, "
+                  f"B = {p.radius():g}.")
+    return AuditScenario(
+        method="sparse", name=f"record {index + 1} replaced", neighbours=neighbours,
+        summary=(f"log-likelihood ratio of the release: the support's (from {PILOT_DRAWS:,} independent pilot releases "
+                 f"per data set) plus the Gaussian responses' given the support (the projection on "
+                 "X̃_S(θ̂_A,S − θ̂_B,S)" + (")" if loss == "linear" else f", for the {MAX_SUPPORTS} commonest supports)")),
+        claimed_epsilon=float(epsilon), delta=float(delta), sampler=sampler,
+        planted_bug_label=("support taken from the non-private IGHT teacher (as plain KT does)"
+                           if bug == "teacher" else "noise scales halved"),
+        reveal=reveal)
 
 
 def audit_scenarios(epsilon: float, delta: float = AUDIT_DELTA, bug: str = "clip") -> list[AuditScenario]:

@@ -1,0 +1,150 @@
+"""The attacker's view on pairs built from data for FDR (PAPRIKA) and sparse (KT with private support): the pairs are
+true neighbours, their Monte-Carlo ROC stays inside the (ε, δ)-DP region, and planted bugs leave it.
+
+False alarms: every region check uses a simultaneous Clopper–Pearson band at confidence 1 − 1e-5, so a correct
+mechanism is flagged with probability below 1e-5 < 1e-4 per check (union bound over all of the curve's points is
+inside :func:`dpcore.attack.empirical_roc`); the seeds are fixed, so each test is also deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import special
+
+from dpcore import attack, fdr
+from dpcore import sparse as sp
+
+STRICT = 1 - 1e-5
+
+
+def _roc(scenario, draws, *, seed, bug=False):
+    return attack.empirical_roc(*attack.scenario_scores(scenario, draws, seed=seed, planted_bug=bug),
+                                confidence=STRICT)
+
+
+# ---- FDR ------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("move", list(fdr.MOVES))
+def test_the_bundled_bernoulli_pair_replaces_one_record(move):
+    """Every count moves by exactly one (clipped at 0..n), so every floored p-value moves within e^{±η} for the exact
+    binomial η above the floor, and at least one moves by (nearly) all of it."""
+    n, floor = 1000, 1e-6
+    p_a = fdr.page_stream("bernoulli", 1, n=n).pvalues
+    signs = fdr.move_signs(p_a.size, move, target=3)
+    p_b = fdr.neighbour_stream(p_a, signs, test="binomial", n=n)
+    tail = fdr._binomial_tail_table(n)
+    s_a, s_b = (np.searchsorted(-tail, -p) for p in (p_a, p_b))
+    np.testing.assert_array_equal(tail[s_a], p_a)
+    assert np.all(np.abs(s_b - s_a) <= 1) and np.all((s_b - s_a == signs) | np.isin(s_a, (0, n)))
+    eta = fdr.eta_binomial_exact(n, floor)
+    moved = np.abs(np.log(np.maximum(p_b, floor)) - np.log(np.maximum(p_a, floor)))
+    assert moved.max() <= eta + 1e-12
+    sc = fdr.data_scenario(p_a, 1.0, test="binomial", move=move, target=3, n=n)
+    assert f"exact binomial η = {eta:.4g}" in sc.neighbours
+
+
+def test_the_truncexp_pair_moves_every_sum_by_one():
+    n = 1000
+    p_a = fdr.page_stream("truncexp", 1, n=n, theta=1.8).pvalues
+    p_b = fdr.neighbour_stream(p_a, fdr.move_signs(p_a.size, "away"), test="ztest", n=n)
+    sums = [-special.ndtri(p) * math.sqrt(n) * fdr.TRUNCEXP_SIGMA0 for p in (p_a, p_b)]  # Σx − nμ0
+    finite = (p_a > 1e-12) & (p_b < 1)  # far in the tails p rounds to 0 or 1 and Σx cannot be read back
+    assert finite.sum() > 700
+    np.testing.assert_allclose(sums[0][finite] - sums[1][finite], 1.0, rtol=1e-5)
+    floor = 1e-6
+    eta = fdr.eta_normal_tail_exact(1 / (math.sqrt(n) * fdr.TRUNCEXP_SIGMA0), floor)
+    assert np.abs(np.log(np.maximum(p_b, floor)) - np.log(np.maximum(p_a, floor))).max() <= eta + 1e-12
+
+
+def test_the_page_stream_is_the_fdr_pages_run():
+    """The attacker's view and the FDR page read the same streams (the page calls fdr.page_streams)."""
+    first = fdr.simulate_bernoulli(1, 800, rng=np.random.default_rng([0, 50_000, 17, 0])).pvalues[0]
+    rest = fdr.simulate_bernoulli(99, 800, rng=np.random.default_rng([0, 50_000, 17, 1])).pvalues
+    np.testing.assert_array_equal(fdr.page_stream("bernoulli", 1).pvalues, first)
+    np.testing.assert_array_equal(fdr.page_stream("bernoulli", 7).pvalues, rest[5])
+    page = fdr.page_streams("bernoulli", 100)
+    np.testing.assert_array_equal(page.pvalues, np.vstack([first, rest]))
+    np.testing.assert_array_equal(fdr.page_streams("truncexp", 3, 50, theta=1.8).pvalues[2],
+                                  fdr.page_stream("truncexp", 3, 3, 50, theta=1.8).pvalues)
+
+
+def _svt_upload():
+    """An uploaded stream one person can turn into the SparseVector worst case (c = 1, the shift as released): B makes
+    the last hypothesis more and the 19 others less rejectable — the registry's pair, built here from A alone."""
+    _, p = fdr.svt_pair(1.0, shift=fdr.STREAM)
+    return fdr.data_scenario(p, 1.0, test="stated", eta=fdr.AUDIT_ETA, move="worst", target=p.size - 1, cutoff=1,
+                             floor=fdr.P_FLOOR)
+
+
+def _boundary_upload():
+    """100 uploaded p-values just below 2λ; the person makes every one larger, so none is a candidate in B."""
+    p, _ = fdr.boundary_pair(100, cutoff=40)
+    return fdr.data_scenario(p, 1.0, test="stated", eta=fdr.AUDIT_ETA, move="away", cutoff=40, floor=fdr.P_FLOOR,
+                             bug="calibration")
+
+
+@pytest.mark.parametrize("build", [_svt_upload, _boundary_upload])
+def test_fdr_data_pairs_stay_inside_the_region_and_planted_bugs_leave_it(build):
+    scenario = build()
+    assert "the guarantee for these p-values rests on that statement" in scenario.neighbours
+    assert not _roc(scenario, 200_000, seed=11).outside_region(1.0, scenario.delta)
+    assert _roc(scenario, 200_000, seed=12, bug=True).outside_region(1.0, scenario.delta)
+
+
+def test_a_bundled_bernoulli_stream_stays_inside_the_region_where_paprika_rejects():
+    p = fdr.page_stream("bernoulli", 1).pvalues
+    scenario = fdr.data_scenario(p, 10.0, test="binomial", move="toward", cutoff=1)
+    assert "rejects hypothes" in scenario.reveal and "no hypothesis on A" not in scenario.reveal
+    assert not _roc(scenario, 50_000, seed=3).outside_region(10.0, scenario.delta)
+
+
+def test_the_fdr_view_says_which_discovery_flips_without_noise():
+    view = attack.attack_view(_svt_upload(), draws=2_000)
+    assert "the discovery of hypothesis 20 flips" in view.reveal
+    assert view.delta == fdr.AUDIT_DELTA and "1 if hypothesis 20 is rejected" in view.test
+
+
+# ---- sparse ---------------------------------------------------------------------------------------------------
+
+
+def _synthetic_pair(epsilon: float):
+    data = sp.make_synthetic(500, 50, 5, rng=np.random.default_rng(0))
+    return sp.data_scenario(data.X, data.y, index=0, alt_y=-5.0, sparsity=5, epsilon=epsilon, delta=1e-5, B=5.0)
+
+
+def _flip_pair():
+    """The support-flip data (two features each carried by 499 records): replacing the first record's feature 1 by
+    feature 2 tips the non-private teacher's support."""
+    (XA, yA), (XB, _), _, p = sp._kt_audit_pair("flip", "noise")
+    order = np.r_[len(yA) - 1, np.arange(len(yA) - 1)]
+    return sp.data_scenario(XA[order], yA[order], index=0, alt_y=float(yA[-1]), alt_x=XB[-1], sparsity=1,
+                            epsilon=1.0, delta=1e-2, K=p.K, r=p.r, B=p.B, lam=p.lam, m=p.m, T1=p.T1,
+                            synthetic_seed=p.synthetic_seed)
+
+
+@pytest.mark.parametrize("epsilon", [1.0, 5.0])
+def test_sparse_data_pair_stays_inside_the_region(epsilon):
+    scenario = _synthetic_pair(epsilon)
+    assert "record 1 with y = -5 and the same features" in scenario.neighbours
+    assert "the largest change is" in scenario.reveal
+    assert not _roc(scenario, 200_000, seed=5).outside_region(epsilon, scenario.delta)
+
+
+def test_sparse_support_taken_non_privately_leaves_the_region():
+    scenario = _flip_pair()
+    assert "x1, x2 enter or leave the support" in scenario.reveal
+    assert not _roc(scenario, 200_000, seed=7).outside_region(1.0, scenario.delta)
+    assert _roc(scenario, 200_000, seed=8, bug=True).outside_region(1.0, scenario.delta)
+
+
+def test_sparse_pair_with_features_zeroed_and_a_logistic_label_flip():
+    data = sp.make_synthetic(300, 20, 3, loss="logistic", rng=np.random.default_rng(1))
+    scenario = sp.data_scenario(data.X, data.y, index=4, alt_y=-data.y[4], alt_x=np.zeros(20), sparsity=3,
+                                epsilon=2.0, delta=1e-5, loss="logistic")
+    assert "features set to 0" in scenario.neighbours and "(logistic)" in scenario.neighbours
+    view = attack.attack_view(scenario, draws=5_000)
+    assert 0.5 <= float(view.empirical.accuracy) <= view.bound
