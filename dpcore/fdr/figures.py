@@ -7,12 +7,28 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from dpcore.fdr.core import StreamResult, log_pvalues
 from dpcore.fdr.sensitivity import METHODS
 from dpcore.fdr.sweeps import UtilityCurve
-from dpcore.figures import NONPRIVATE, PALETTE, PRIVATE, TRUTH, WARNING, base_layout, epsilon_axis, rgba
+from dpcore.figures import (
+    NONPRIVATE,
+    PALETTE,
+    PRIVATE,
+    TRUTH,
+    WARNING,
+    add_trace,
+    base_layout,
+    epsilon_axis,
+    hline,
+    new_spec,
+    on,
+    relayout,
+    rgba,
+    subplots,
+    to_figure,
+    vline,
+)
 
 METHOD_COLOURS = dict(zip(METHODS, ("#3b3b3b", "#8c6d31", "#7b5ea7", "#17becf", PRIVATE, "#e69500")))
 METHOD_DASH = {m: ("dot" if m not in ("PAPRIKA", "PAPRIKA AI") else "solid") for m in METHODS}
@@ -45,7 +61,7 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
     ymin = min(lows + [-12.0]) - 6.0
     shown = np.maximum(logp, ymin)
     clipped = logp < ymin
-    fig = go.Figure()
+    fig = new_spec()
     custom = np.stack([p, logp], axis=1)
     hover = "t = %{x}<br>p = %{customdata[0]:.3g}<br>log p = %{customdata[1]:.2f}<extra></extra>"
     if truth is None:
@@ -53,40 +69,44 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
     else:
         tr = np.asarray(truth, bool)
         groups = [("null hypotheses", ~tr, "#9e9e9e"), ("non-null hypotheses", tr, TRUTH)]
-    scatter = go.Scattergl if T > 5000 else go.Scatter
+    scatter = "scattergl" if T > 5000 else "scatter"
     for name, mask, colour in groups:
-        fig.add_trace(scatter(x=t[mask], y=shown[mask], mode="markers", name=name, customdata=custom[mask],
-                                 hovertemplate=hover,
-                                 marker=dict(size=5, color=rgba(colour, 0.55),
-                                             symbol=np.where(clipped[mask], "triangle-down", "circle"))))
-    fig.add_trace(go.Scatter(x=t, y=np.where(np.isfinite(thr), thr, np.nan), mode="lines",
-                             name="noisy threshold log α_t − A + Z_α", line=dict(color=PRIVATE, width=1.6, shape="hv")))
-    fig.add_trace(go.Scatter(x=t, y=np.where(np.isfinite(log_alpha), log_alpha, np.nan), mode="lines",
-                             name=f"{private.method.split(' (')[0]} level log α_t (no noise, no shift)",
-                             line=dict(color=PRIVATE, width=1, dash="dash", shape="hv")))
+        add_trace(fig, dict(type=scatter, x=t[mask], y=shown[mask], mode="markers", name=name, customdata=custom[mask],
+                            hovertemplate=hover, marker=dict(size=5, color=rgba(colour, 0.55),
+                                                             symbol=np.where(clipped[mask], "triangle-down", "circle"))))
+    add_trace(fig, dict(type="scatter", x=t, y=np.where(np.isfinite(thr), thr, np.nan), mode="lines",
+                        name="noisy threshold log α_t − A + Z_α", line=dict(color=PRIVATE, width=1.6, shape="hv")))
+    add_trace(fig, dict(type="scatter", x=t, y=np.where(np.isfinite(log_alpha), log_alpha, np.nan), mode="lines",
+                        name=f"{private.method.split(' (')[0]} level log α_t (no noise, no shift)",
+                        line=dict(color=PRIVATE, width=1, dash="dash", shape="hv")))
     if nonprivate is not None:
-        fig.add_trace(go.Scatter(x=t, y=np.where(np.isfinite(log_np), log_np, np.nan), mode="lines",
-                                 name=f"{nonprivate.method} log α_t (non-private)",
-                                 line=dict(color=NONPRIVATE, width=1, dash="dot", shape="hv")))
+        add_trace(fig, dict(type="scatter", x=t, y=np.where(np.isfinite(log_np), log_np, np.nan), mode="lines",
+                            name=f"{nonprivate.method} log α_t (non-private)",
+                            line=dict(color=NONPRIVATE, width=1, dash="dot", shape="hv")))
     rej = np.asarray(private.rejections, bool)
     if truth is None:
         marks = [("rejections", rej, WARNING, "diamond")]
     else:
         marks = [("true discoveries", rej & tr, TRUTH, "diamond"), ("false discoveries", rej & ~tr, WARNING, "x")]
     for name, mask, colour, symbol in marks:
-        fig.add_trace(go.Scatter(x=t[mask], y=shown[mask], mode="markers", name=f"{name} ({int(mask.sum())})",
-                                 customdata=custom[mask], hovertemplate=hover,
-                                 marker=dict(size=11, color=colour, symbol=symbol, line=dict(width=1, color="white"))))
+        add_trace(fig, dict(type="scatter", x=t[mask], y=shown[mask], mode="markers", name=f"{name} ({int(mask.sum())})",
+                            customdata=custom[mask], hovertemplate=hover,
+                            marker=dict(size=11, color=colour, symbol=symbol, line=dict(width=1, color="white"))))
     # the notes go into the axis title: inside the plot they covered discoveries
     notes = (["▼ = smaller p-values, drawn at the bottom edge"] if clipped.any() else []) + (
         [f"dashed line: cutoff c = {cutoff} reached, no more rejections"] if stop is not None else [])
     base_layout(fig, title=title, x_title=" · ".join(["hypothesis t (stream order)"] + notes),
                 y_title="natural log of the p-value", height=460)
-    fig.update_layout(hovermode="closest", legend=dict(font=dict(size=11)), margin=dict(t=90))
-    fig.update_yaxes(range=[ymin - 1, 0.5])
+    relayout(fig, hovermode="closest", legend=dict(font=dict(size=11)), margin=dict(t=90),
+             yaxis=dict(range=[ymin - 1, 0.5]))
     if stop is not None:
-        fig.add_vline(x=stop + 0.5, line=dict(color=WARNING, dash="dash", width=1))
-    return fig
+        vline(fig, stop + 0.5, dict(color=WARNING, dash="dash", width=1))
+    return to_figure(fig)
+
+
+def _error_bars(se: pd.Series) -> np.ndarray:
+    """±2 standard errors (a missing SE draws no bar)."""
+    return 2 * se.fillna(0).to_numpy()
 
 
 def sweep_figure(table: pd.DataFrame, *, x_title: str, alpha: float, bound: float | None = None,
@@ -95,8 +115,8 @@ def sweep_figure(table: pd.DataFrame, *, x_title: str, alpha: float, bound: floa
 
     ``bound`` draws PAPRIKA's guarantee ``α + δT`` next to the target ``α``.
     """
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("FDR (mean FDP over runs)", "power"),
-                        horizontal_spacing=0.1)
+    fig = new_spec()
+    panels = subplots(fig, ("FDR (mean FDP over runs)", "power"), spacing=0.1)
     if methods is None:  # the same legend order on every sweep: METHODS order, variants after their rule
         names = list(dict.fromkeys(table["method"]))
         methods = sorted(names, key=lambda n: (METHODS.index(n.split(" (")[0]) if n.split(" (")[0] in METHODS
@@ -107,64 +127,59 @@ def sweep_figure(table: pd.DataFrame, *, x_title: str, alpha: float, bound: floa
         code_rule = "code rule" in name  # the authors' variant: same colour as its rule, dashed, open squares
         dash = "dash" if code_rule else METHOD_DASH.get(name.split(" (")[0], "solid")
         marker = dict(symbol="square-open", size=8) if code_rule else dict(symbol="circle", size=6)
-        for col, metric in ((1, "FDR"), (2, "power")):
-            fig.add_trace(go.Scatter(x=sub["x"], y=sub[metric], mode="lines+markers", name=name, legendgroup=name,
-                                     showlegend=col == 1, line=dict(color=colour, dash=dash, width=2), marker=marker,
-                                     error_y=dict(type="data", array=2 * sub[f"{metric}_se"].fillna(0), width=3,
-                                                  thickness=1)),
-                          row=1, col=col)
-    label = dict(annotation_position="top right", annotation_bgcolor="rgba(255,255,255,0.8)", annotation_font_size=11)
-    fig.add_hline(y=alpha, line=dict(color=WARNING, dash="dash", width=1), row=1, col=1,
-                  annotation_text=f"target α = {alpha:g}", **label)
+        for axis, metric in zip(panels, ("FDR", "power")):
+            add_trace(fig, on(axis, dict(
+                type="scatter", x=sub["x"].to_numpy(), y=sub[metric].to_numpy(), mode="lines+markers", name=name,
+                legendgroup=name, showlegend=axis == "", line=dict(color=colour, dash=dash, width=2), marker=marker,
+                error_y=dict(type="data", array=_error_bars(sub[f"{metric}_se"]), width=3, thickness=1))))
+    label = dict(bgcolor="rgba(255,255,255,0.8)", font=dict(size=11))
+    hline(fig, alpha, dict(color=WARNING, dash="dash", width=1), text=f"target α = {alpha:g}", **label)
     if bound is not None:
-        fig.add_hline(y=bound, line=dict(color=WARNING, dash="dot", width=1), row=1, col=1,
-                      annotation_text=f"PAPRIKA bound α + δT = {bound:.3g}", **label)
+        hline(fig, bound, dict(color=WARNING, dash="dot", width=1), text=f"PAPRIKA bound α + δT = {bound:.3g}", **label)
     base_layout(fig, height=460)
-    fig.update_layout(hovermode="x unified", margin=dict(t=40, b=130),
-                      legend=dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0.0))
-    fig.update_xaxes(title_text=x_title)
-    fig.update_yaxes(rangemode="tozero")
-    fig.update_yaxes(range=[0, 1.05], row=1, col=2)
+    x_axis = dict(title=dict(text=x_title))
     if log_x:
         ticks = sorted(set(float(v) for v in table["x"]))
-        fig.update_xaxes(type="log", tickvals=ticks, ticktext=[f"{v:g}" for v in ticks])
+        x_axis.update(type="log", tickvals=ticks, ticktext=[f"{v:g}" for v in ticks])
+    relayout(fig, hovermode="x unified", margin=dict(t=40, b=130),
+             legend=dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0.0),
+             xaxis=x_axis, xaxis2=x_axis, yaxis=dict(rangemode="tozero"), yaxis2=dict(rangemode="tozero", range=[0, 1.05]))
     if mark is not None:
-        for col in (1, 2):
-            fig.add_vline(x=mark, line=dict(color=WARNING, dash="dash", width=1),
-                          row=1, col=col)
-    return fig
+        for axis in panels:
+            vline(fig, mark, dict(color=WARNING, dash="dash", width=1), axis=axis)
+    return to_figure(fig)
 
 
 def utility_figure(curves: Sequence[UtilityCurve], epsilon: float, *, alpha: float, bound: float) -> go.Figure:
     """Privacy–utility curve: mean FDR and power over runs against ε (bands = ±2 SE), chosen ε marked."""
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("FDR vs ε", "power vs ε"), horizontal_spacing=0.1)
+    fig = new_spec()
+    panels = subplots(fig, ("FDR vs ε", "power vs ε"), spacing=0.1)
     for curve in curves:
         colour = METHOD_COLOURS.get(curve.method, PRIVATE)
-        for col, values in ((1, curve.fdp), (2, curve.power)):
+        for axis, values in zip(panels, (curve.fdp, curve.power)):
             mean = np.nanmean(values, axis=1)
             se = np.nanstd(values, axis=1, ddof=1) / np.sqrt(np.sum(np.isfinite(values), axis=1).clip(1))
             x = curve.epsilons
-            fig.add_trace(go.Scatter(x=np.concatenate([x, x[::-1]]),
-                                     y=np.concatenate([mean + 2 * se, (mean - 2 * se)[::-1]]), fill="toself",
-                                     fillcolor=rgba(colour, 0.18), line=dict(width=0), hoverinfo="skip",
-                                     showlegend=False, legendgroup=curve.method), row=1, col=col)
-            fig.add_trace(go.Scatter(x=x, y=mean, mode="lines+markers", name=curve.method, legendgroup=curve.method,
-                                     showlegend=col == 1, line=dict(color=colour, width=2)), row=1, col=col)
-    fig.add_hline(y=alpha, line=dict(color=WARNING, dash="dash", width=1), row=1, col=1,
-                  annotation_text=f"α = {alpha:g}", annotation_position="top right")
-    fig.add_hline(y=bound, line=dict(color=WARNING, dash="dot", width=1), row=1, col=1,
-                  annotation_text=f"α + δT = {bound:.3g}", annotation_position="top right")
+            add_trace(fig, on(axis, dict(type="scatter", x=np.concatenate([x, x[::-1]]),
+                                         y=np.concatenate([mean + 2 * se, (mean - 2 * se)[::-1]]), fill="toself",
+                                         fillcolor=rgba(colour, 0.18), line=dict(width=0), hoverinfo="skip",
+                                         showlegend=False, legendgroup=curve.method)))
+            add_trace(fig, on(axis, dict(type="scatter", x=x, y=mean, mode="lines+markers", name=curve.method,
+                                         legendgroup=curve.method, showlegend=axis == "",
+                                         line=dict(color=colour, width=2))))
+    hline(fig, alpha, dict(color=WARNING, dash="dash", width=1), text=f"α = {alpha:g}")
+    hline(fig, bound, dict(color=WARNING, dash="dot", width=1), text=f"α + δT = {bound:.3g}")
     base_layout(fig, height=440)
-    fig.update_layout(hovermode="x unified", margin=dict(t=40, b=130),
-                      legend=dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0.0))
-    epsilon_axis(fig)
+    relayout(fig, hovermode="x unified", margin=dict(t=40, b=130),
+             legend=dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0.0))
     ticks = sorted(set(float(v) for c in curves for v in c.epsilons))
-    fig.update_xaxes(tickvals=ticks, ticktext=[f"{v:g}" for v in ticks])
-    fig.update_yaxes(rangemode="tozero")
-    fig.update_yaxes(range=[0, 1.05], row=1, col=2)
-    for col in (1, 2):
-        fig.add_vline(x=epsilon, line=dict(color=WARNING, dash="dash", width=1.5), row=1, col=col)
-    return fig
+    for axis in panels:
+        epsilon_axis(fig, axis=axis)
+        relayout(fig, **{f"xaxis{axis}": dict(tickvals=ticks, ticktext=[f"{v:g}" for v in ticks])})
+    relayout(fig, yaxis=dict(rangemode="tozero"), yaxis2=dict(rangemode="tozero", range=[0, 1.05]))
+    for axis in panels:
+        vline(fig, epsilon, dict(color=WARNING, dash="dash", width=1.5), axis=axis)
+    return to_figure(fig)
 
 
 def summary_figure(table: pd.DataFrame, *, alpha: float, bound: float) -> go.Figure:
@@ -173,21 +188,17 @@ def summary_figure(table: pd.DataFrame, *, alpha: float, bound: float) -> go.Fig
     Horizontal bars with the method names once on the left: six names under narrow vertical bars
     overlapped whatever their angle.
     """
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("FDR", "power"), horizontal_spacing=0.06, shared_yaxes=True)
+    fig = new_spec()
+    panels = subplots(fig, ("FDR", "power"), spacing=0.06, shared_y=True)
     colours = [METHOD_COLOURS.get(m.split(" (")[0], PRIVATE) for m in table["method"]]
-    for col, metric in ((1, "FDR"), (2, "power")):
-        fig.add_trace(go.Bar(y=table["method"], x=table[metric], orientation="h", marker_color=colours,
-                             showlegend=False, error_x=dict(type="data", array=2 * table[f"{metric}_se"].fillna(0))),
-                      row=1, col=col)
-    fig.add_vline(x=alpha, line=dict(color=WARNING, dash="dash", width=1), row=1, col=1,
-                  annotation_text=f"α = {alpha:g}", annotation_position="top right", annotation_font_size=10)
+    for axis, metric in zip(panels, ("FDR", "power")):
+        add_trace(fig, on(axis, dict(type="bar", y=table["method"].to_numpy(), x=table[metric].to_numpy(),
+                                     orientation="h", marker=dict(color=colours), showlegend=False,
+                                     error_x=dict(type="data", array=_error_bars(table[f"{metric}_se"])))))
+    vline(fig, alpha, dict(color=WARNING, dash="dash", width=1), text=f"α = {alpha:g}", font=dict(size=10))
     if bound < 1:
-        fig.add_vline(x=bound, line=dict(color=WARNING, dash="dot", width=1), row=1, col=1,
-                      annotation_text=f"α + δT = {bound:.3g}", annotation_position="top right",
-                      annotation_font_size=10)
+        vline(fig, bound, dict(color=WARNING, dash="dot", width=1), text=f"α + δT = {bound:.3g}", font=dict(size=10))
     base_layout(fig, height=330)
-    fig.update_yaxes(autorange="reversed", type="category")  # METHODS order from the top
-    fig.update_xaxes(range=[0, 1.05], row=1, col=2)
-    fig.update_xaxes(rangemode="tozero", row=1, col=1)
-    fig.update_layout(hovermode="closest", margin=dict(l=110))
-    return fig
+    methods_axis = dict(autorange="reversed", type="category")  # METHODS order from the top
+    return to_figure(relayout(fig, hovermode="closest", margin=dict(l=110), yaxis=methods_axis, yaxis2=methods_axis,
+                              xaxis=dict(rangemode="tozero"), xaxis2=dict(range=[0, 1.05])))

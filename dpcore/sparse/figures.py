@@ -18,14 +18,17 @@ from dpcore.figures import (  # noqa: F401  (coefficient_figure: the shared stem
     curve,
     epsilon_axis,
     mark_epsilon,
+    new_spec,
+    relayout,
     series_colour,
+    to_figure,
 )
 
 
 def utility_figure(curve_data, metric: str, *, labels: Mapping[str, str], epsilon: float | None = None,
                    y_title: str = "", title: str | None = None, log_y: bool = False) -> go.Figure:
     """Mean of ``metric`` over repeats vs ε with a 10–90 % band per method (``curve_data``: a UtilityCurve)."""
-    fig = go.Figure()
+    fig = new_spec()
     eps = curve_data.epsilons
     for i, method in enumerate(curve_data.methods):
         vals = np.asarray(curve_data.values[method][metric], dtype=float)
@@ -39,10 +42,10 @@ def utility_figure(curve_data, metric: str, *, labels: Mapping[str, str], epsilo
     base_layout(fig, title=title, y_title=y_title)
     epsilon_axis(fig)
     if log_y:
-        fig.update_yaxes(type="log")
+        relayout(fig, yaxis=dict(type="log"))
     if epsilon is not None:
         mark_epsilon(fig, epsilon)
-    return fig
+    return to_figure(fig)
 
 
 def _positive(v: np.ndarray) -> np.ndarray:
@@ -53,7 +56,7 @@ def _positive(v: np.ndarray) -> np.ndarray:
 def convergence_figure(paths: Mapping[str, np.ndarray]) -> go.Figure:
     """Optimisation error ``‖θ_t − θ_T‖2`` of the teacher and the student against t (log y: linear convergence is
     a straight line), plus the student's distance to the teacher (levels off at the privacy error)."""
-    fig = go.Figure()
+    fig = new_spec()
     curve(fig, np.arange(paths["teacher"].size), _positive(paths["teacher"]),
           name="teacher: ‖θ_t − θ_T‖", colour=NONPRIVATE)
     curve(fig, np.arange(paths["student"].size), _positive(paths["student"]),
@@ -61,5 +64,4 @@ def convergence_figure(paths: Mapping[str, np.ndarray]) -> go.Figure:
     curve(fig, np.arange(paths["student_to_teacher"].size), _positive(paths["student_to_teacher"]),
           name="student: ‖θ_t − teacher‖", colour=PALETTE[0], dash="dot")
     base_layout(fig, x_title="iteration t", y_title="distance (log scale)")
-    fig.update_yaxes(type="log", exponentformat="power")
-    return fig
+    return to_figure(relayout(fig, yaxis=dict(type="log", exponentformat="power")))

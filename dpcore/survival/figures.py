@@ -4,9 +4,26 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from dpcore.figures import NONPRIVATE, PALETTE, PRIVATE, WARNING, band, base_layout, curve, epsilon_axis, plot_text
+from dpcore.figures import (
+    NONPRIVATE,
+    PALETTE,
+    PRIVATE,
+    WARNING,
+    add_trace,
+    annotate,
+    band,
+    base_layout,
+    curve,
+    epsilon_axis,
+    new_spec,
+    on,
+    plot_text,
+    relayout,
+    subplots,
+    to_figure,
+    vline,
+)
 from dpcore.survival.estimators import CurveSet
 from dpcore.survival.grid import ESTIMATORS
 from dpcore.survival.monte_carlo import UtilityCurve
@@ -25,7 +42,7 @@ def headline_figure(private: CurveSet, exact: CurveSet | None, *, estimator: str
                     noise_band: tuple[np.ndarray, np.ndarray] | None = None, time_label: str = "time",
                     title: str | None = None) -> go.Figure:
     """Private vs non-private curve of one group with the Greenwood interval of each and the noise band."""
-    fig = go.Figure()
+    fig = new_spec()
     t = private.times
     if noise_band is not None:
         band(fig, t, noise_band[0][group], noise_band[1][group], name="private: noise-aware band",
@@ -33,41 +50,37 @@ def headline_figure(private: CurveSet, exact: CurveSet | None, *, estimator: str
     band(fig, t, private.ci_lower[group], private.ci_upper[group], name="private: Greenwood interval",
          colour=PRIVATE, alpha=0.25, step=True)
     if exact is not None:
-        fig.add_trace(go.Scatter(x=t, y=exact.ci_lower[group], mode="lines", name="non-private interval",
-                                 legendgroup="npci", line=dict(color=NONPRIVATE, width=1, dash="dot", shape="hv")))
-        fig.add_trace(go.Scatter(x=t, y=exact.ci_upper[group], mode="lines", name="non-private interval",
-                                 legendgroup="npci", showlegend=False,
-                                 line=dict(color=NONPRIVATE, width=1, dash="dot", shape="hv")))
+        for bound, shown in ((exact.ci_lower, True), (exact.ci_upper, False)):
+            curve(fig, t, bound[group], name="non-private interval", colour=NONPRIVATE, width=1, dash="dot", step=True,
+                  legendgroup="npci", showlegend=shown)
         curve(fig, t, exact.estimate[group], name="non-private", colour=NONPRIVATE, step=True)
     curve(fig, t, private.estimate[group], name="private (one preview draw)", colour=PRIVATE, step=True, width=2.5)
     base_layout(fig, x_title=time_label, y_title=Y_TITLES[estimator], height=460)
-    fig.update_yaxes(range=_y_range(estimator, private.ci_upper, exact.ci_upper if exact else None))
-    fig.update_layout(margin=dict(t=80))
+    relayout(fig, yaxis=dict(range=_y_range(estimator, private.ci_upper, exact.ci_upper if exact else None)),
+             margin=dict(t=80))
     if title:
-        fig.add_annotation(text=title, xref="paper", yref="paper", x=1, y=0.98, showarrow=False, xanchor="right",
-                           font=dict(size=12, color=NONPRIVATE), bgcolor="rgba(255,255,255,0.7)")
-    return fig
+        annotate(fig, text=title, xref="paper", yref="paper", x=1, y=0.98, showarrow=False, xanchor="right",
+                 font=dict(size=12, color=NONPRIVATE), bgcolor="rgba(255,255,255,0.7)")
+    return to_figure(fig)
 
 
 def draws_figure(times: np.ndarray, draws: np.ndarray, exact: np.ndarray, *, estimator: str = "km",
                  time_label: str = "time", n_shown: int = 30) -> go.Figure:
     """Band of R private curves (5–95 % and the mean) around the non-private curve, plus a few draws."""
-    fig = go.Figure()
+    fig = new_spec()
     lo, hi = np.nanquantile(draws, [0.05, 0.95], axis=0)
     m = min(n_shown, draws.shape[0])
     if m:
         # one trace, curves separated by gaps: far cheaper to build and render than m traces
         xs = np.concatenate([np.append(times, np.nan) for _ in range(m)])
         ys = np.concatenate([np.append(draws[i], np.nan) for i in range(m)])
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=PRIVATE, width=0.6, shape="hv"),
-                                 opacity=0.3, hoverinfo="skip", name=f"{m} single private draws",
-                                 connectgaps=False))
+        add_trace(fig, dict(type="scatter", x=xs, y=ys, mode="lines", line=dict(color=PRIVATE, width=0.6, shape="hv"),
+                            opacity=0.3, hoverinfo="skip", name=f"{m} single private draws", connectgaps=False))
     band(fig, times, lo, hi, name=f"private: 5–95 % of {draws.shape[0]} draws", colour=PRIVATE, alpha=0.22, step=True)
     curve(fig, times, draws.mean(axis=0), name="private: mean of draws", colour=PRIVATE, step=True, dash="dash")
     curve(fig, times, exact, name="non-private", colour=NONPRIVATE, step=True)
     base_layout(fig, x_title=time_label, y_title=Y_TITLES[estimator], height=400)
-    fig.update_yaxes(range=_y_range(estimator, hi, exact))
-    return fig
+    return to_figure(relayout(fig, yaxis=dict(range=_y_range(estimator, hi, exact))))
 
 
 UTILITY_PANELS = (
@@ -80,8 +93,9 @@ UTILITY_PANELS = (
 def utility_figure(uc: UtilityCurve, epsilon: float | None, *, time_unit: str = "time units") -> go.Figure:
     """Privacy–utility curves over ε (mean and 5–95 % band over draws), chosen ε marked (unless None)."""
     panels = [(n, l) for n, l in UTILITY_PANELS if getattr(uc, n) is not None]
-    fig = make_subplots(rows=1, cols=len(panels), subplot_titles=[l for _, l in panels], horizontal_spacing=0.09)
-    for c, (name, label) in enumerate(panels, start=1):
+    fig = new_spec()
+    axes = subplots(fig, [l for _, l in panels], spacing=0.09)
+    for axis, (name, label) in zip(axes, panels):
         v = uc.metric(name)
         if name == "logrank_agree":
             mean = v.mean(1)
@@ -90,33 +104,36 @@ def utility_figure(uc: UtilityCurve, epsilon: float | None, *, time_unit: str = 
         else:
             mean, (lo, hi) = np.nanmean(v, 1), np.nanquantile(v, [0.05, 0.95], axis=1)
         x = uc.epsilons
-        fig.add_trace(go.Scatter(x=x, y=hi, mode="lines", line=dict(width=0), showlegend=False, hoverinfo="skip"),
-                      row=1, col=c)
-        fig.add_trace(go.Scatter(x=x, y=lo, mode="lines", line=dict(width=0), fill="tonexty",
-                                 fillcolor="rgba(31,111,209,0.18)", showlegend=c == 1, name="5–95 % of draws"
-                                 if name != "logrank_agree" else "95 % CI", hoverinfo="skip"), row=1, col=c)
-        fig.add_trace(go.Scatter(x=x, y=mean, mode="lines+markers", line=dict(color=PRIVATE, width=2),
-                                 marker=dict(size=4), name="mean over draws", showlegend=c == 1), row=1, col=c)
+        first = axis == ""
+        add_trace(fig, on(axis, dict(type="scatter", x=x, y=hi, mode="lines", line=dict(width=0), showlegend=False,
+                                     hoverinfo="skip")))
+        add_trace(fig, on(axis, dict(type="scatter", x=x, y=lo, mode="lines", line=dict(width=0), fill="tonexty",
+                                     fillcolor="rgba(31,111,209,0.18)", showlegend=first,
+                                     name="5–95 % of draws" if name != "logrank_agree" else "95 % CI",
+                                     hoverinfo="skip")))
+        add_trace(fig, on(axis, dict(type="scatter", x=x, y=mean, mode="lines+markers", line=dict(color=PRIVATE, width=2),
+                                     marker=dict(size=4), name="mean over draws", showlegend=first)))
         if epsilon is not None:
-            fig.add_vline(x=epsilon, line=dict(color=WARNING, dash="dash", width=1.5), row=1, col=c)
-        epsilon_axis(fig, title="ε (log scale)", row=1, col=c)
+            vline(fig, epsilon, dict(color=WARNING, dash="dash", width=1.5), axis=axis)
+        epsilon_axis(fig, title="ε (log scale)", axis=axis)
     if uc.logrank_agree is not None:
-        fig.update_yaxes(range=[0, 1.05], row=1, col=len(panels))
-    fig.update_yaxes(title_text=f"error ({time_unit} × prob.)" if len(panels) > 1 else None, row=1, col=2)
+        relayout(fig, **{f"yaxis{axes[-1]}": dict(range=[0, 1.05])})
+    if len(panels) > 1:
+        relayout(fig, yaxis2=dict(title=dict(text=f"error ({time_unit} × prob.)")))
     base_layout(fig, height=400)
-    fig.update_xaxes(title_text="ε (log scale)")  # base_layout blanks the first axis title
-    fig.update_layout(hovermode="x", margin=dict(t=40, b=110),
-                      legend=dict(orientation="h", yanchor="top", y=-0.33, xanchor="left", x=0.0))
+    relayout(fig, xaxis=dict(title=dict(text="ε (log scale)")),  # base_layout blanks the first axis title
+             hovermode="x", margin=dict(t=40, b=110),
+             legend=dict(orientation="h", yanchor="top", y=-0.33, xanchor="left", x=0.0))
     if epsilon is not None:
-        fig.add_annotation(text=f"red dashed line: chosen ε = {epsilon:g}", xref="paper", yref="paper", x=1, y=-0.33,
-                           showarrow=False, font=dict(color=WARNING, size=12), xanchor="right", yanchor="top")
-    return fig
+        annotate(fig, text=f"red dashed line: chosen ε = {epsilon:g}", xref="paper", yref="paper", x=1, y=-0.33,
+                 showarrow=False, font=dict(color=WARNING, size=12), xanchor="right", yanchor="top")
+    return to_figure(fig)
 
 
 def groups_figure(private: CurveSet, exact: CurveSet, *, estimator: str = "km", time_label: str = "time",
                   p_private: float | None = None, p_exact: float | None = None) -> go.Figure:
     """Per-group curves, private (solid) and non-private (dotted), with both log-rank p-values in the title."""
-    fig = go.Figure()
+    fig = new_spec()
     for g, name in enumerate(private.groups):
         name = plot_text(name)  # a declared label can come from an upload
         colour = PALETTE[g % len(PALETTE)]
@@ -128,9 +145,9 @@ def groups_figure(private: CurveSet, exact: CurveSet, *, estimator: str = "km", 
     if p_private is not None and p_exact is not None:
         title = f"log-rank p: private {p_private:.3g} · non-private {p_exact:.3g}"
     base_layout(fig, title=title, x_title=time_label, y_title=Y_TITLES[estimator], height=420)
-    fig.update_layout(margin=dict(t=110), legend=dict(y=1.04))
-    fig.update_yaxes(range=_y_range(estimator, private.estimate, exact.estimate))
-    return fig
+    relayout(fig, margin=dict(t=110), legend=dict(y=1.04),
+             yaxis=dict(range=_y_range(estimator, private.estimate, exact.estimate)))
+    return to_figure(fig)
 
 
 __all__ = ["headline_figure", "draws_figure", "utility_figure", "groups_figure", "ESTIMATORS"]

@@ -1,0 +1,127 @@
+"""Representative, seeded inputs for every public figure builder (shared by the figure tests and benchmarks)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+
+from dpcore import figures as F
+from dpcore.fdr import figures as FF
+from dpcore.fdr.core import StreamResult
+from dpcore.fdr.sensitivity import METHODS as FDR_METHODS
+from dpcore.fdr.sweeps import UtilityCurve as FdrCurve
+from dpcore.regression import figures as RF
+from dpcore.regression.linalg import MODELS
+from dpcore.sparse import figures as SF
+from dpcore.survival import figures as VF
+from dpcore.survival.estimators import CurveSet
+from dpcore.survival.monte_carlo import UtilityCurve as SurvCurve
+
+
+def _curves(rng, groups=("arm <A>", "arm B"), k=60):
+    times = np.linspace(0, 24, k + 1)
+    est = np.clip(np.exp(-np.cumsum(rng.uniform(0, 0.05, (len(groups), k + 1)), axis=1)), 0, 1)
+    return CurveSet(times=times, estimate=est, variance=est * 0.01, ci_lower=np.clip(est - 0.08, 0, 1),
+                    ci_upper=np.clip(est + 0.08, 0, 1), groups=tuple(groups))
+
+
+def _surv_utility(rng, groups=True):
+    eps = np.array([0.1, 0.3, 1.0, 3.0, 10.0])
+    u = lambda: rng.gamma(2.0, 0.05, (eps.size, 40)) / eps[:, None] ** 0.5  # noqa: E731
+    return SurvCurve(epsilons=eps, sup_error=u(), integrated_error=u(), median_error=u(), coverage=u(),
+                     logrank_agree=(rng.random((eps.size, 40)) < 0.8).astype(float) if groups else None,
+                     p_value=None, exact_p_value=None, estimator="km")
+
+
+def _stream(rng, T=300):
+    p = np.where(rng.random(T) < 0.1, rng.random(T) ** 8, rng.random(T))
+    p[5] = 1e-30
+    truth = p < 0.01
+    rej = (p < 0.002) & (np.arange(T) < 250)
+    alpha = np.full(T, 0.05) * np.exp(-np.arange(T) / 200)
+    thr = np.log(alpha) - 3 + rng.normal(0, 0.5, T)
+    private = StreamResult("PAPRIKA (private)", rej, alpha, np.ones(T, bool), log_threshold=thr)
+    base = StreamResult("SAFFRON", p < 0.001, alpha * 1.5, np.ones(T, bool))
+    return private, p, truth, base
+
+
+def _fdr_table(rng, xs=(0.1, 0.5, 1.0, 2.0)):
+    rows = [dict(method=m, x=x, FDR=rng.uniform(0, 0.1), FDR_se=rng.uniform(0, 0.01), power=rng.uniform(0.2, 0.9),
+                 power_se=rng.uniform(0, 0.02)) for m in FDR_METHODS + ("PAPRIKA (authors' code rule)",) for x in xs]
+    return pd.DataFrame(rows)
+
+
+def cases():
+    """``{case name: zero-argument callable building the figure}`` on seeded inputs."""
+    rng = np.random.default_rng(14)
+    cs, cs_exact = _curves(rng), _curves(rng)
+    draws = np.clip(cs.estimate[0] + rng.normal(0, 0.05, (200, cs.times.size)), 0, 1)
+    eps = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
+    sizes = [50, 100, 200, 400]
+    rho_eps = rng.uniform(-0.1, 0.6, (len(MODELS), len(eps), 10))
+    rho_size = rng.uniform(-0.1, 0.6, (len(MODELS), len(sizes), 10))
+    private, p, truth, base = _stream(rng)
+    table = _fdr_table(rng)
+    summary = table[table["x"] == 1.0].drop(columns="x").reset_index(drop=True)
+    fcurve = FdrCurve(np.array([0.5, 1.0, 5.0]), rng.uniform(0, 0.1, (3, 20)), rng.uniform(0.3, 0.9, (3, 20)),
+                      np.ones((3, 20)), "PAPRIKA")
+    coefs = {"truth θ*": np.r_[1.0, 0, -2.0, 0.5, np.zeros(6)], "DP-IGHT": np.r_[0.8, 0.1, -1.5, 0, np.zeros(6)]}
+    sp_curve = SimpleNamespace(epsilons=np.array([0.5, 1.0, 2.0, 5.0]), methods=["nonprivate", "kt"],
+                               values={m: {"f1": rng.uniform(0, 1, (4, 8))} for m in ("nonprivate", "kt")})
+    choice = SimpleNamespace(grid=np.array([0.1, 0.3, 1.0, 3.0]), lower=np.array([0.1, 0.3, 0.6, 0.8]),
+                             upper=np.array([0.3, 0.5, 0.8, 0.95]), estimate=np.array([0.2, 0.4, 0.7, 0.9]),
+                             target=0.7, epsilon=1.0)
+    audit_res = SimpleNamespace(threshold=0.3)
+    a, b = rng.normal(0, 1, 500), rng.normal(0.3, 1, 500)
+    splits = rng.dirichlet([1, 1, 1], 12)
+    return {
+        "regression.rho_panels": lambda: RF.rho_panels(eps, rho_eps, sizes, rho_size, epsilon=1.0, n_private=200,
+                                                       equivalent=120.0),
+        "regression.rho_panels_plain": lambda: RF.rho_panels(eps, rho_eps, sizes, rho_size, epsilon=0.5, n_private=100,
+                                                             shown=MODELS[:2]),
+        "regression.rho_vs_epsilon": lambda: RF.rho_vs_epsilon(eps, rho_eps, chosen=2.0),
+        "regression.rho_vs_size": lambda: RF.rho_vs_size(sizes, rho_size, chosen_size=200, equivalent=150.0),
+        "regression.predicted_vs_observed": lambda: RF.predicted_vs_observed(
+            rng_fixed(1).normal(size=30), rng_fixed(2).normal(size=30), rng_fixed(3).normal(size=30),
+            rho_private=0.4, rho_nonprivate=0.6, y_label="AUC <x>"),
+        "regression.rho_draws_histogram": lambda: RF.rho_draws_histogram(rng_fixed(4).normal(0.4, 0.1, 200), 0.55),
+        "regression.tuning_heatmap": lambda: RF.tuning_heatmap([0.1, 1.0, 16.0], [0.5, 2.0], np.arange(6.0).reshape(3, 2),
+                                                               chosen=(1.0, 2.0), used=(0.1, 0.5)),
+        "regression.ternary_split": lambda: RF.ternary_split(splits, np.linspace(0, 1, 12), chosen=(0.3, 0.3, 0.4),
+                                                             best=(0.5, 0.2, 0.3)),
+        "regression.coefficient_bars": lambda: RF.coefficient_bars(["a<b>", "c"], [1.0, 2.0], np.array([1.1, 1.9]),
+                                                                   [0.9, 1.5], [1.3, 2.2], truth=[1.0, 2.0]),
+        "fdr.sweep_figure": lambda: FF.sweep_figure(table, x_title="π1", alpha=0.05, bound=0.125),
+        "fdr.sweep_figure_log": lambda: FF.sweep_figure(table, x_title="ε", alpha=0.05, log_x=True, mark=1.0,
+                                                        methods=["PAPRIKA", "SAFFRON"]),
+        "fdr.summary_figure": lambda: FF.summary_figure(summary, alpha=0.05, bound=0.125),
+        "fdr.summary_figure_nobound": lambda: FF.summary_figure(summary, alpha=0.05, bound=1.5),
+        "fdr.stream_figure": lambda: FF.stream_figure(private, p, truth=truth, nonprivate=base, cutoff=3, title="one"),
+        "fdr.stream_figure_plain": lambda: FF.stream_figure(private, p),
+        "fdr.utility_figure": lambda: FF.utility_figure([fcurve], 1.0, alpha=0.05, bound=0.125),
+        "survival.headline_figure": lambda: VF.headline_figure(cs, cs_exact, noise_band=(cs.ci_lower, cs.ci_upper),
+                                                               title="pooled"),
+        "survival.headline_figure_na": lambda: VF.headline_figure(cs, None, estimator="na", group=1),
+        "survival.draws_figure": lambda: VF.draws_figure(cs.times, draws, cs_exact.estimate[0]),
+        "survival.groups_figure": lambda: VF.groups_figure(cs, cs_exact, p_private=0.1, p_exact=0.05),
+        "survival.utility_figure": lambda: VF.utility_figure(_surv_utility(rng_fixed(5)), 1.0),
+        "survival.utility_figure_one": lambda: VF.utility_figure(_surv_utility(rng_fixed(6), groups=False), None),
+        "figures.coefficient_figure": lambda: F.coefficient_figure(coefs, feature_names=[f"g<{j}>" for j in range(10)],
+                                                                  title="stems"),
+        "sparse.convergence_figure": lambda: SF.convergence_figure(
+            {"teacher": np.r_[np.geomspace(1, 1e-6, 20), 0.0], "student": np.geomspace(1, 1e-3, 21),
+             "student_to_teacher": np.geomspace(1, 0.1, 21)}),
+        "sparse.utility_figure": lambda: SF.utility_figure(sp_curve, "f1", labels={"nonprivate": "teacher (non-private)",
+                                                                                  "kt": "knowledge transfer (student)"},
+                                                           epsilon=2.0, y_title="F1", title="t", log_y=True),
+        "figures.epsilon_choice_figure": lambda: F.epsilon_choice_figure(choice, metric_label="coverage"),
+        "figures.audit_figure": lambda: F.audit_figure(a, b, audit_res),
+        "figures.audit_figure_discrete": lambda: F.audit_figure(np.r_[np.zeros(90), np.ones(10)], np.zeros(100),
+                                                               audit_res),
+    }
+
+
+def rng_fixed(seed: int) -> np.random.Generator:
+    return np.random.default_rng(seed)

@@ -1,0 +1,383 @@
+"""The figure builders' contract (issue 14): specs built without Plotly's validation are valid and draw as before.
+
+Every public builder of ``dpcore.figures`` and ``dpcore.<method>.figures`` returns a ``go.Figure`` made by
+``dpcore.figures.to_figure`` from a plain spec, WITHOUT validation (it was a third to two thirds of each rerun).
+(a) Validating the figure again must change nothing: a misspelt property, a named colour scale plotly.py would
+expand or a value Plotly coerces fails here. (b) Facts of what each figure draws — traces, legend entries, axis
+types, marker lines, labels, hover settings — equal those recorded from the builders before the conversion.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from dpcore import figures
+from dpcore.fdr import figures as fdr_figures
+from dpcore.regression import figures as regression_figures
+from dpcore.sparse import figures as sparse_figures
+from dpcore.survival import figures as survival_figures
+from tests.figure_cases import cases
+
+MODULES = {"figures": figures, "regression": regression_figures, "fdr": fdr_figures, "survival": survival_figures,
+           "sparse": sparse_figures}
+CASES = cases()
+
+
+def plain(value):
+    """Arrays and tuples as lists, numpy scalars as Python numbers, NaN comparable."""
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [plain(v) for v in (value.tolist() if isinstance(value, np.ndarray) else value)]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else round(value, 12)
+    return value
+
+
+def runs(items) -> str:
+    """``["a", "a", "b"]`` as ``"a*2 b"``; an empty item as ``-``."""
+    out = []
+    for item in items:
+        item = item or "-"
+        if out and out[-1][0] == item:
+            out[-1][1] += 1
+        else:
+            out.append([item, 1])
+    return " ".join(f"{item}*{n}" if n > 1 else item for item, n in out)
+
+
+def facts(spec: dict) -> dict:
+    """What a figure (``to_dict()`` or its JSON) draws, in a few comparable facts."""
+    data, layout = spec["data"], spec["layout"]
+    shapes = layout.get("shapes", [])
+    return dict(
+        traces=runs(t.get("type", "scatter") for t in data),
+        legend=[t["name"] for t in data if t.get("showlegend", True) and t.get("name")],
+        subplots=sorted({(t.get("xaxis", "x"), t.get("yaxis", "y")) for t in data}),
+        axes={k: v["type"] for k, v in sorted(layout.items()) if k[1:5] == "axis" and "type" in v},
+        vlines=[(s["xref"], s["x0"]) for s in shapes if s.get("yref", "").endswith("domain")],
+        hlines=[(s["yref"], s["y0"]) for s in shapes if s.get("xref", "").endswith("domain")],
+        labels=[(a["text"], a.get("x"), a.get("xref")) for a in layout.get("annotations", [])],
+        hovermode=layout.get("hovermode"),
+        hover=runs("skip" if t.get("hoverinfo") == "skip" else "template" if t.get("hovertemplate") else ""
+                   for t in data),
+    )
+
+
+def test_every_public_builder_has_a_case():
+    builders = {f"{short}.{name}" for short, module in MODULES.items()
+                for name, fn in inspect.getmembers(module, inspect.isfunction)
+                if fn.__module__ == module.__name__ and not name.startswith("_") and fn is not figures.to_figure
+                and inspect.signature(fn).return_annotation in ("go.Figure", go.Figure)}
+    covered = {name for name in builders if any(case == name or case.startswith(name + "_") for case in CASES)}
+    assert builders and covered == builders
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_figure_is_valid_plotly(case):
+    fig = CASES[case]()
+    assert type(fig) is go.Figure
+    built = fig.to_dict()
+    assert plain(go.Figure(built).to_dict()) == plain(built)  # validation would change nothing
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_figure_draws_what_it_drew_before(case):
+    assert plain(facts(CASES[case]().to_dict())) == plain(BEFORE[case])
+
+
+def test_the_check_can_fail():
+    fig = figures.to_figure({"data": [{"type": "heatmap", "z": [[1]], "colorscale": "Blues"}], "layout": {}})
+    assert plain(go.Figure(fig.to_dict()).to_dict()) != plain(fig.to_dict())  # plotly.py expands named scales
+    with pytest.raises(ValueError):
+        go.Figure(figures.to_figure({"data": [{"type": "scatter", "colour": "red"}], "layout": {}}).to_dict())
+    moved = CASES["regression.rho_panels"]().to_dict()
+    moved["layout"]["shapes"][2]["x0"] = 2.0
+    assert facts(moved) != BEFORE["regression.rho_panels"]
+
+
+#: facts(...) of each case as drawn by the builders before they built specs (go.Figure with validation).
+BEFORE = {'fdr.stream_figure': {'traces': 'scatter*7',
+                       'legend': ['null hypotheses', 'non-null hypotheses', 'noisy threshold log α_t − A + Z_α',
+                                  'PAPRIKA level log α_t (no noise, no shift)', 'SAFFRON log α_t (non-private)',
+                                  'true discoveries (12)', 'false discoveries (0)'],
+                       'subplots': [('x', 'y')],
+                       'axes': {},
+                       'vlines': [('x', 7.5)],
+                       'hlines': [],
+                       'labels': [],
+                       'hovermode': 'closest',
+                       'hover': 'template*2 -*3 template*2'},
+ 'fdr.stream_figure_plain': {'traces': 'scatter*4',
+                             'legend': ['p-values', 'noisy threshold log α_t − A + Z_α',
+                                        'PAPRIKA level log α_t (no noise, no shift)', 'rejections (12)'],
+                             'subplots': [('x', 'y')],
+                             'axes': {},
+                             'vlines': [],
+                             'hlines': [],
+                             'labels': [],
+                             'hovermode': 'closest',
+                             'hover': 'template -*2 template'},
+ 'fdr.summary_figure': {'traces': 'bar*2',
+                        'legend': [],
+                        'subplots': [('x', 'y'), ('x2', 'y2')],
+                        'axes': {'yaxis': 'category', 'yaxis2': 'category'},
+                        'vlines': [('x', 0.05), ('x', 0.125)],
+                        'hlines': [],
+                        'labels': [('FDR', 0.235, 'paper'), ('power', 0.765, 'paper'), ('α = 0.05', 0.05, 'x'),
+                                   ('α + δT = 0.125', 0.125, 'x')],
+                        'hovermode': 'closest',
+                        'hover': '-*2'},
+ 'fdr.summary_figure_nobound': {'traces': 'bar*2',
+                                'legend': [],
+                                'subplots': [('x', 'y'), ('x2', 'y2')],
+                                'axes': {'yaxis': 'category', 'yaxis2': 'category'},
+                                'vlines': [('x', 0.05)],
+                                'hlines': [],
+                                'labels': [('FDR', 0.235, 'paper'), ('power', 0.765, 'paper'),
+                                           ('α = 0.05', 0.05, 'x')],
+                                'hovermode': 'closest',
+                                'hover': '-*2'},
+ 'fdr.sweep_figure': {'traces': 'scatter*14',
+                      'legend': ['SAFFRON', 'SAFFRON AI', 'LORD++', 'alpha-investing', 'PAPRIKA',
+                                 "PAPRIKA (authors' code rule)", 'PAPRIKA AI'],
+                      'subplots': [('x', 'y'), ('x2', 'y2')],
+                      'axes': {},
+                      'vlines': [],
+                      'hlines': [('y', 0.05), ('y', 0.125)],
+                      'labels': [('FDR (mean FDP over runs)', 0.225, 'paper'), ('power', 0.775, 'paper'),
+                                 ('target α = 0.05', 1, 'x domain'),
+                                 ('PAPRIKA bound α + δT = 0.125', 1, 'x domain')],
+                      'hovermode': 'x unified',
+                      'hover': '-*14'},
+ 'fdr.sweep_figure_log': {'traces': 'scatter*4',
+                          'legend': ['PAPRIKA', 'SAFFRON'],
+                          'subplots': [('x', 'y'), ('x2', 'y2')],
+                          'axes': {'xaxis': 'log', 'xaxis2': 'log'},
+                          'vlines': [('x', 1.0), ('x2', 1.0)],
+                          'hlines': [('y', 0.05)],
+                          'labels': [('FDR (mean FDP over runs)', 0.225, 'paper'), ('power', 0.775, 'paper'),
+                                     ('target α = 0.05', 1, 'x domain')],
+                          'hovermode': 'x unified',
+                          'hover': '-*4'},
+ 'fdr.utility_figure': {'traces': 'scatter*4',
+                        'legend': ['PAPRIKA'],
+                        'subplots': [('x', 'y'), ('x2', 'y2')],
+                        'axes': {'xaxis': 'log', 'xaxis2': 'log'},
+                        'vlines': [('x', 1.0), ('x2', 1.0)],
+                        'hlines': [('y', 0.05), ('y', 0.125)],
+                        'labels': [('FDR vs ε', 0.225, 'paper'), ('power vs ε', 0.775, 'paper'),
+                                   ('α = 0.05', 1, 'x domain'), ('α + δT = 0.125', 1, 'x domain')],
+                        'hovermode': 'x unified',
+                        'hover': 'skip - skip -'},
+ 'figures.audit_figure': {'traces': 'bar*2',
+                          'legend': ['neighbour A', 'neighbour B'],
+                          'subplots': [('x', 'y')],
+                          'axes': {},
+                          'vlines': [('x', 0.3)],
+                          'hlines': [],
+                          'labels': [('event threshold', 0.3, None)],
+                          'hovermode': 'closest',
+                          'hover': '-*2'},
+ 'figures.audit_figure_discrete': {'traces': 'bar*2',
+                                   'legend': ['neighbour A', 'neighbour B'],
+                                   'subplots': [('x', 'y')],
+                                   'axes': {'xaxis': 'category'},
+                                   'vlines': [],
+                                   'hlines': [],
+                                   'labels': [],
+                                   'hovermode': 'closest',
+                                   'hover': '-*2'},
+ 'figures.coefficient_figure': {'traces': 'scatter*4',
+                                'legend': ['truth θ*', 'DP-IGHT'],
+                                'subplots': [('x', 'y')],
+                                'axes': {},
+                                'vlines': [],
+                                'hlines': [('y', 0)],
+                                'labels': [],
+                                'hovermode': 'closest',
+                                'hover': 'skip template skip template'},
+ 'figures.epsilon_choice_figure': {'traces': 'scatter*3',
+                                   'legend': ['95% interval', 'estimate (Monte-Carlo)'],
+                                   'subplots': [('x', 'y')],
+                                   'axes': {'xaxis': 'log'},
+                                   'vlines': [('x', 1.0)],
+                                   'hlines': [('y', 0.7)],
+                                   'labels': [('target', 1, 'x domain'), ('smallest ε = 1', 0.0, 'x')],
+                                   'hovermode': 'x unified',
+                                   'hover': 'skip*2 -'},
+ 'regression.coefficient_bars': {'traces': 'bar*2 scatter',
+                                 'legend': ['non-private', 'private (mean over draws, 5–95%)', 'true β'],
+                                 'subplots': [('x', 'y')],
+                                 'axes': {},
+                                 'vlines': [],
+                                 'hlines': [],
+                                 'labels': [],
+                                 'hovermode': 'x unified',
+                                 'hover': '-*3'},
+ 'regression.predicted_vs_observed': {'traces': 'scatter*2',
+                                      'legend': ['non-private (ρ = 0.600)', 'private preview (ρ = 0.400)'],
+                                      'subplots': [('x', 'y')],
+                                      'axes': {},
+                                      'vlines': [],
+                                      'hlines': [],
+                                      'labels': [],
+                                      'hovermode': 'closest',
+                                      'hover': '-*2'},
+ 'regression.rho_draws_histogram': {'traces': 'histogram',
+                                    'legend': ['private, 200 noise draws'],
+                                    'subplots': [('x', 'y')],
+                                    'axes': {},
+                                    'vlines': [('x', 0.55), ('x', 0.23901517402936984)],
+                                    'hlines': [],
+                                    'labels': [('non-private 0.550', 0.55, 'x'),
+                                               ('90% of draws', 0.23901517402936984, 'x')],
+                                    'hovermode': 'closest',
+                                    'hover': '-'},
+ 'regression.rho_panels': {'traces': 'scatter*30',
+                           'legend': ['non-private LR', 'robust private LR', 'private LR (no projection)',
+                                      'output perturbation', 'functional mechanism'],
+                           'subplots': [('x', 'y'), ('x2', 'y2')],
+                           'axes': {'xaxis': 'log'},
+                           'vlines': [('x', 1.0), ('x2', 200), ('x2', 120.0)],
+                           'hlines': [('y', 0), ('y2', 0)],
+                           'labels': [('over ε (n = 200 private)', 0.225, 'paper'),
+                                      ('over private size (ε = 1)', 0.775, 'paper'),
+                                      ('non-private equivalent ≈ 120', 120.0, 'x2')],
+                           'hovermode': 'x',
+                           'hover': 'skip*2 - skip*2 - skip*2 - skip*2 - skip*2 - skip*2 - skip*2 - skip*2 - skip*2 '
+                                    '- skip*2 -'},
+ 'regression.rho_panels_plain': {'traces': 'scatter*12',
+                                 'legend': ['non-private LR', 'robust private LR'],
+                                 'subplots': [('x', 'y'), ('x2', 'y2')],
+                                 'axes': {'xaxis': 'log'},
+                                 'vlines': [('x', 0.5), ('x2', 100)],
+                                 'hlines': [('y', 0), ('y2', 0)],
+                                 'labels': [('over ε (n = 100 private)', 0.225, 'paper'),
+                                            ('over private size (ε = 0.5)', 0.775, 'paper')],
+                                 'hovermode': 'x',
+                                 'hover': 'skip*2 - skip*2 - skip*2 - skip*2 -'},
+ 'regression.rho_vs_epsilon': {'traces': 'scatter*15',
+                               'legend': ['non-private LR', 'robust private LR', 'private LR (no projection)',
+                                          'output perturbation', 'functional mechanism'],
+                               'subplots': [('x', 'y')],
+                               'axes': {'xaxis': 'log'},
+                               'vlines': [('x', 2.0)],
+                               'hlines': [('y', 0)],
+                               'labels': [('chosen ε = 2', 0.3010299956639812, 'x')],
+                               'hovermode': 'x unified',
+                               'hover': 'skip*2 - skip*2 - skip*2 - skip*2 - skip*2 -'},
+ 'regression.rho_vs_size': {'traces': 'scatter*15',
+                            'legend': ['non-private LR', 'robust private LR', 'private LR (no projection)',
+                                       'output perturbation', 'functional mechanism'],
+                            'subplots': [('x', 'y')],
+                            'axes': {},
+                            'vlines': [('x', 200), ('x', 150.0)],
+                            'hlines': [('y', 0)],
+                            'labels': [('chosen n = 200', 200, 'x'), ('non-private equivalent ≈ 150', 150.0, 'x')],
+                            'hovermode': 'x unified',
+                            'hover': 'skip*2 - skip*2 - skip*2 - skip*2 - skip*2 -'},
+ 'regression.ternary_split': {'traces': 'scatterternary*3',
+                              'legend': ['searched splits', 'best split', 'split in use'],
+                              'subplots': [('x', 'y')],
+                              'axes': {},
+                              'vlines': [],
+                              'hlines': [],
+                              'labels': [],
+                              'hovermode': None,
+                              'hover': 'template -*2'},
+ 'regression.tuning_heatmap': {'traces': 'heatmap scatter*2',
+                               'legend': ["search's choice", 'pair in use'],
+                               'subplots': [('x', 'y')],
+                               'axes': {'xaxis': 'category', 'yaxis': 'category'},
+                               'vlines': [],
+                               'hlines': [],
+                               'labels': [],
+                               'hovermode': 'closest',
+                               'hover': 'template -*2'},
+ 'sparse.convergence_figure': {'traces': 'scatter*3',
+                               'legend': ['teacher: ‖θ_t − θ_T‖', 'student: ‖θ_t − θ_T‖', 'student: ‖θ_t − teacher‖'],
+                               'subplots': [('x', 'y')],
+                               'axes': {'yaxis': 'log'},
+                               'vlines': [],
+                               'hlines': [],
+                               'labels': [],
+                               'hovermode': 'x unified',
+                               'hover': '-*3'},
+ 'sparse.utility_figure': {'traces': 'scatter*4',
+                           'legend': ['teacher (non-private)', 'knowledge transfer (student)'],
+                           'subplots': [('x', 'y')],
+                           'axes': {'xaxis': 'log', 'yaxis': 'log'},
+                           'vlines': [('x', 2.0)],
+                           'hlines': [],
+                           'labels': [('chosen ε = 2', 0.3010299956639812, 'x')],
+                           'hovermode': 'x unified',
+                           'hover': '- skip*2 -'},
+ 'survival.draws_figure': {'traces': 'scatter*5',
+                           'legend': ['30 single private draws', 'private: 5–95 % of 200 draws',
+                                      'private: mean of draws', 'non-private'],
+                           'subplots': [('x', 'y')],
+                           'axes': {},
+                           'vlines': [],
+                           'hlines': [],
+                           'labels': [],
+                           'hovermode': 'x unified',
+                           'hover': 'skip*3 -*2'},
+ 'survival.groups_figure': {'traces': 'scatter*4',
+                            'legend': ['arm &lt;A&gt; (non-private)', 'arm &lt;A&gt; (private)',
+                                       'arm B (non-private)', 'arm B (private)'],
+                            'subplots': [('x', 'y')],
+                            'axes': {},
+                            'vlines': [],
+                            'hlines': [],
+                            'labels': [],
+                            'hovermode': 'x unified',
+                            'hover': '-*4'},
+ 'survival.headline_figure': {'traces': 'scatter*8',
+                              'legend': ['private: noise-aware band', 'private: Greenwood interval',
+                                         'non-private interval', 'non-private', 'private (one preview draw)'],
+                              'subplots': [('x', 'y')],
+                              'axes': {},
+                              'vlines': [],
+                              'hlines': [],
+                              'labels': [('pooled', 1, 'paper')],
+                              'hovermode': 'x unified',
+                              'hover': 'skip*4 -*4'},
+ 'survival.headline_figure_na': {'traces': 'scatter*3',
+                                 'legend': ['private: Greenwood interval', 'private (one preview draw)'],
+                                 'subplots': [('x', 'y')],
+                                 'axes': {},
+                                 'vlines': [],
+                                 'hlines': [],
+                                 'labels': [],
+                                 'hovermode': 'x unified',
+                                 'hover': 'skip*2 -'},
+ 'survival.utility_figure': {'traces': 'scatter*9',
+                             'legend': ['5–95 % of draws', 'mean over draws'],
+                             'subplots': [('x', 'y'), ('x2', 'y2'), ('x3', 'y3')],
+                             'axes': {'xaxis': 'log', 'xaxis2': 'log', 'xaxis3': 'log'},
+                             'vlines': [('x', 1.0), ('x2', 1.0), ('x3', 1.0)],
+                             'hlines': [],
+                             'labels': [('sup-norm error', 0.1366666666666667, 'paper'),
+                                        ('integrated abs. error', 0.5, 'paper'),
+                                        ('log-rank decision agrees', 0.8633333333333335, 'paper'),
+                                        ('red dashed line: chosen ε = 1', 1, 'paper')],
+                             'hovermode': 'x',
+                             'hover': 'skip*2 - skip*2 - skip*2 -'},
+ 'survival.utility_figure_one': {'traces': 'scatter*6',
+                                 'legend': ['5–95 % of draws', 'mean over draws'],
+                                 'subplots': [('x', 'y'), ('x2', 'y2')],
+                                 'axes': {'xaxis': 'log', 'xaxis2': 'log'},
+                                 'vlines': [],
+                                 'hlines': [],
+                                 'labels': [('sup-norm error', 0.2275, 'paper'),
+                                            ('integrated abs. error', 0.7725, 'paper')],
+                                 'hovermode': 'x',
+                                 'hover': 'skip*2 - skip*2 -'}}
