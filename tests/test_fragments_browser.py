@@ -82,3 +82,39 @@ def test_moving_epsilon_leaves_the_figures_that_do_not_depend_on_it(name, app_se
     assert page.evaluate(CHECK) == [], "re-rendered although they do not depend on ε"
     assert page.evaluate(SPEC, moving) != before, f"{moving} should show the new ε"
     page_screenshot(page, f"fragment-{name}")
+
+
+#: keeps every websocket the page opens, so that the test can drop the connection like a network blip
+KEEP_SOCKETS = """(() => {
+  const Native = window.WebSocket;
+  window.__dpSockets = [];
+  window.WebSocket = function (...args) { const ws = new Native(...args); window.__dpSockets.push(ws); return ws; };
+  window.WebSocket.prototype = Native.prototype;
+  Object.assign(window.WebSocket, {CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3});
+})()"""
+
+
+def test_after_a_dropped_connection_moving_epsilon_still_works(app_server, chromium_page, streamlit_idle):
+    """A network blip: on disconnect the server empties the page's namespace (ui.live_fragment), the browser
+    reconnects, and moving ε afterwards redraws the page instead of failing on the released data."""
+    page = chromium_page
+    page.add_init_script(KEEP_SOCKETS)
+    page.goto(f"{app_server}/survival")
+    streamlit_idle(page)
+    page.locator(".st-key-sv_headline .js-plotly-plot").first.wait_for(timeout=120_000)
+    _wait_quiet(page)
+    before = page.evaluate(SPEC, "sv_headline")
+
+    page.evaluate("() => window.__dpSockets.at(-1).close()")
+    page.wait_for_function("() => window.__dpSockets.length >= 2 && window.__dpSockets.at(-1).readyState === 1",
+                           timeout=60_000)
+    streamlit_idle(page)
+    slider = page.locator('[data-testid="stSlider"]', has_text="Privacy budget ε").locator('input[type="range"]').first
+    slider.focus()
+    slider.press("ArrowRight")
+    page.wait_for_function("() => window.location.search.includes('eps=')")
+    streamlit_idle(page)
+    page.locator(".st-key-sv_headline .js-plotly-plot").first.wait_for(timeout=120_000)
+    _wait_quiet(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.evaluate(SPEC, "sv_headline") != before, "the headline should show the new ε"
