@@ -47,17 +47,26 @@ def test_the_bundled_bernoulli_pair_replaces_one_record(move):
     assert f"exact binomial η = {eta:.4g}" in sc.neighbours
 
 
-def test_the_truncexp_pair_moves_every_sum_by_one():
-    n = 1000
-    p_a = fdr.page_stream("truncexp", 1, n=n, theta=1.8).pvalues
-    p_b = fdr.neighbour_stream(p_a, fdr.move_signs(p_a.size, "away"), test="ztest", n=n)
+def test_the_truncexp_pair_moves_every_sum_by_the_record_range():
+    """One person replaced across the public range [0, θ] moves every hypothesis' Σx by θ (not 1: non-null
+    records reach θ), and every floored p-value by at most the exact z-test η for that range."""
+    n, theta = 1000, 1.8
+    p_a = fdr.page_stream("truncexp", 1, n=n, theta=theta).pvalues
+    p_b = fdr.neighbour_stream(p_a, fdr.move_signs(p_a.size, "away"), test="ztest", n=n, record_range=theta)
     sums = [-special.ndtri(p) * math.sqrt(n) * fdr.TRUNCEXP_SIGMA0 for p in (p_a, p_b)]  # Σx − nμ0
     finite = (p_a > 1e-12) & (p_b < 1)  # far in the tails p rounds to 0 or 1 and Σx cannot be read back
     assert finite.sum() > 700
-    np.testing.assert_allclose(sums[0][finite] - sums[1][finite], 1.0, rtol=1e-5)
+    np.testing.assert_allclose(sums[0][finite] - sums[1][finite], theta, rtol=1e-5)
     floor = 1e-6
-    eta = fdr.eta_normal_tail_exact(1 / (math.sqrt(n) * fdr.TRUNCEXP_SIGMA0), floor)
-    assert np.abs(np.log(np.maximum(p_b, floor)) - np.log(np.maximum(p_a, floor))).max() <= eta + 1e-12
+    eta = fdr.eta_normal_tail_exact(theta / (math.sqrt(n) * fdr.TRUNCEXP_SIGMA0), floor)
+    moved = np.abs(np.log(np.maximum(p_b, floor)) - np.log(np.maximum(p_a, floor)))
+    assert moved.max() <= eta + 1e-12
+    assert eta > fdr.eta_normal_tail_exact(1 / (math.sqrt(n) * fdr.TRUNCEXP_SIGMA0), floor)
+    # the bound is attained: a p-value at the floor moved toward 1 by the full range
+    at_floor = fdr.neighbour_stream(np.array([floor]), np.array([-1]), test="ztest", n=n, record_range=theta)
+    np.testing.assert_allclose(np.log(at_floor[0] / floor), eta, rtol=1e-9)
+    sc = fdr.data_scenario(p_a, 1.0, test="ztest", move="toward", n=n, record_range=theta)
+    assert f"exact z-test η = {eta:.4g}" in sc.neighbours and "[0, 1.8]" in sc.neighbours
 
 
 def test_the_page_stream_is_the_fdr_pages_run():

@@ -177,7 +177,10 @@ def _fdr_stream() -> tuple[np.ndarray, str, dict] | None:
                              help="The FDR page simulates 100 runs from the public seed; run 1 is its one-stream view."))
     stream = fdr.page_stream(kind, run, max(run, 100), T, pi1=pi1, n=n, theta=theta, seed=seed)
     where = f"{stream.description}, seed {seed}, run {run}"
-    return stream.pvalues, where, dict(test="binomial" if kind == "bernoulli" else "ztest", n=n, floor=1e-6)
+    if kind == "bernoulli":
+        return stream.pvalues, where, dict(test="binomial", n=n, floor=1e-6)
+    # a record is a null value in [0, 1] or a non-null θ·truncexpon in [0, θ]: the public range is [0, max(1, θ)]
+    return stream.pvalues, where, dict(test="ztest", n=n, floor=1e-6, record_range=max(1.0, theta))
 
 
 def fdr_pair(epsilon: float, draws: int) -> tuple[AuditScenario | None, int]:

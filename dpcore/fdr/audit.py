@@ -240,13 +240,15 @@ def move_signs(T: int, move: str, target: int = 0) -> np.ndarray:
     return signs
 
 
-def neighbour_stream(p, signs, *, test: Test, n: int = 1000, eta: float | None = None) -> np.ndarray:
+def neighbour_stream(p, signs, *, test: Test, n: int = 1000, eta: float | None = None,
+                     record_range: float = 1.0) -> np.ndarray:
     """B's p-values: one person's record replaced, moving hypothesis t toward discovery when ``signs[t] = +1``.
 
     * ``"binomial"`` (exact tail ``P(Bin(n, ½) ≥ S)``): every count S moves by one (one person's response
       flips), S recovered exactly from p through the tail table, clipped to 0..n;
-    * ``"ztest"`` (truncated-exponential test ``p = Φ(−Z)``, ``Z = (Σx − nμ0)/(√n σ0)``): Σx moves by one
-      (a record in [0, 1]), i.e. Z by ``1/(√n σ0)``;
+    * ``"ztest"`` (truncated-exponential test ``p = Φ(−Z)``, ``Z = (Σx − nμ0)/(√n σ0)``): Σx moves by the
+      public ``record_range`` (records in [0, record_range]: 1 under the null, θ for a non-null θ·truncexpon),
+      i.e. Z by ``record_range/(√n σ0)``;
     * ``"stated"``: no raw data, the neighbour model itself: ``p·e^{−η·sign}`` (clipped to 1).
     """
     p = np.asarray(p, dtype=float)
@@ -258,7 +260,7 @@ def neighbour_stream(p, signs, *, test: Test, n: int = 1000, eta: float | None =
             raise ValueError(f"these p-values are not exact binomial tails P(Bin({n}, ½) ≥ S)")
         return tail[np.clip(sums + signs, 0, n)]
     if test == "ztest":
-        z = -special.ndtri(p) + signs / (math.sqrt(n) * TRUNCEXP_SIGMA0)
+        z = -special.ndtri(p) + signs * record_range / (math.sqrt(n) * TRUNCEXP_SIGMA0)
         return special.ndtr(-z)
     if eta is None or not eta > 0:
         raise ValueError("a stated neighbour model needs η > 0")
@@ -267,6 +269,7 @@ def neighbour_stream(p, signs, *, test: Test, n: int = 1000, eta: float | None =
 
 def data_scenario(p_a, epsilon: float, *, test: Test, move: str = "worst", target: int = 0, n: int = 1000,
                   eta: float | None = None, floor: float = 1e-6, cutoff: int = 40, alpha: float = AUDIT_ALPHA,
+                  record_range: float = 1.0,
                   delta: float = AUDIT_DELTA, lam: float = 0.2, source: str = "", eta_basis: str | None = None,
                   bug: Literal["noise", "calibration"] = "noise") -> AuditScenario:
     """The attacker's pair built from one stream ``p_a``: B = :func:`neighbour_stream` for ``move``, seen through
@@ -285,15 +288,17 @@ def data_scenario(p_a, epsilon: float, *, test: Test, move: str = "worst", targe
         basis = f"the exact binomial η = {eta:.4g} (n = {n} records per test, p-values floored at μ = {floor:g})"
         how = f"each hypothesis' count of successes moves by one (one person's response flips; n = {n})"
     elif test == "ztest":
-        eta = eta_normal_tail_exact(1.0 / (math.sqrt(n) * TRUNCEXP_SIGMA0), floor)
-        basis = f"the exact z-test η = {eta:.4g} (n = {n}, p-values floored at μ = {floor:g})"
-        how = f"each hypothesis' Σx moves by one (one person's value in [0, 1] replaced; n = {n})"
+        eta = eta_normal_tail_exact(record_range / (math.sqrt(n) * TRUNCEXP_SIGMA0), floor)
+        basis = (f"the exact z-test η = {eta:.4g} (n = {n}, records in [0, {record_range:g}], p-values floored at "
+                 f"μ = {floor:g})")
+        how = (f"each hypothesis' Σx moves by {record_range:g} (one person's value replaced across the public range "
+               f"[0, {record_range:g}]; n = {n})")
     else:
         basis = eta_basis or (f"the η = {eta:.4g} you state: the guarantee for these p-values rests on that "
                               "statement (dpcore did not derive or check it)")
         how = f"every p-value multiplied by e^±η, η = {eta:.4g} (the neighbour model itself: no raw data)"
     signs = move_signs(T, move, target)
-    p_b = neighbour_stream(p_a, signs, test=test, n=n, eta=eta)
+    p_b = neighbour_stream(p_a, signs, test=test, n=n, eta=eta, record_range=record_range)
     pair = (p_a, p_b)
     moved = np.sign(np.log(np.maximum(p_b, floor)) - np.log(np.maximum(p_a, floor)))
     if move == "worst":
