@@ -9,8 +9,7 @@ method or by the report layer (the coefficient stem plot, the log-ε axis) live 
 Builders assemble a plain spec (:func:`new_spec`: ``{"data": [trace dicts], "layout": {...}}``) with the helpers
 below — :func:`vline`/:func:`hline` for ``add_vline``/``add_hline``, :func:`subplots` for ``make_subplots``, subplot
 axes by name (``xaxis2``, ``x2``, ``y2 domain``) — and return :func:`to_figure` of it: a ``go.Figure`` built without
-validation, 10–35× faster to build while a slider moves (issue 14). ``band``, ``curve``, ``base_layout``,
-``mark_epsilon``, ``epsilon_axis`` also still accept a ``go.Figure``.
+validation, 10–35× faster to build while a slider moves (issue 14).
 """
 
 from __future__ import annotations
@@ -53,7 +52,6 @@ def rgba(hex_colour: str, alpha: float) -> str:
 #: A figure under construction: ``{"data": [trace dicts], "layout": {...}}``, turned into a ``go.Figure`` once by
 #: :func:`to_figure`. Subplot axes go by name (``xaxis2``, trace ``xaxis="x2"``, shape ``yref="y2 domain"``).
 Spec = dict
-Target = "go.Figure | Spec"
 _TEMPLATE = LIGHT_TEMPLATE.to_plotly_json()
 
 
@@ -85,33 +83,24 @@ def _merge(dst: dict, src: Mapping) -> dict:
     return dst
 
 
-def add_trace(target, trace: dict):
-    """Append a trace dict (``type`` set) to a spec, or add it to a ``go.Figure``."""
-    if isinstance(target, go.Figure):
-        target.add_trace(trace)
-    else:
-        target["data"].append(trace)
-    return target
+def add_trace(spec: Spec, trace: dict) -> Spec:
+    """Append a trace dict (``type`` set) to a spec."""
+    spec["data"].append(trace)
+    return spec
 
 
-def relayout(target, **props):
-    """``update_layout(**props)`` on a spec or a ``go.Figure`` (no magic underscores: nest dicts)."""
-    if isinstance(target, go.Figure):
-        target.update_layout(props)
-    else:
-        _merge(target["layout"], props)
-    return target
+def relayout(spec: Spec, **props) -> Spec:
+    """``update_layout(**props)`` on a spec (no magic underscores: nest dicts)."""
+    _merge(spec["layout"], props)
+    return spec
 
 
-def _append(target, kind: str, item: dict):
-    if isinstance(target, go.Figure):
-        (target.add_shape if kind == "shapes" else target.add_annotation)(item)
-    else:
-        target["layout"].setdefault(kind, []).append(item)
+def _append(spec: Spec, kind: str, item: dict) -> None:
+    spec["layout"].setdefault(kind, []).append(item)
 
 
 def annotate(target, **annotation):
-    """Add an annotation (plain properties) to a spec or a ``go.Figure``."""
+    """Add an annotation (plain properties) to a spec."""
     _append(target, "annotations", annotation)
     return target
 
@@ -123,7 +112,7 @@ def _label(position: str) -> dict:
 
 
 def vline(target, x: float, line: dict, *, axis: str = "", text: str | None = None, position: str = "top right",
-          **label) -> Target:
+          **label) -> Spec:
     """``add_vline`` on subplot ``axis`` ("" or "2"): a line over the axis' height, optionally labelled."""
     _append(target, "shapes", dict(type="line", x0=x, x1=x, xref=f"x{axis}", y0=0, y1=1, yref=f"y{axis} domain",
                                    line=line))
@@ -135,7 +124,7 @@ def vline(target, x: float, line: dict, *, axis: str = "", text: str | None = No
 
 
 def hline(target, y: float, line: dict, *, axis: str = "", text: str | None = None, position: str = "top right",
-          **label) -> Target:
+          **label) -> Spec:
     """``add_hline`` on subplot ``axis`` ("" or "2"): a line over the axis' width, optionally labelled."""
     _append(target, "shapes", dict(type="line", x0=0, x1=1, xref=f"x{axis} domain", y0=y, y1=y, yref=f"y{axis}",
                                    line=line))
@@ -171,13 +160,11 @@ def on(axis: str, trace: dict) -> dict:
 
 
 def base_layout(fig, *, title: str | None = None, x_title: str = "", y_title: str = "", height: int = 420):
-    """Apply the common layout: white template, legend on top, readable margins (a spec or a ``go.Figure``).
+    """Apply the common layout: legend on top, readable margins (the template comes with :func:`new_spec`).
 
     A title sits at the very top of the figure with room below it for a
     legend of up to three rows, so the two never overlap.
     """
-    if isinstance(fig, go.Figure):  # a spec has the template from new_spec
-        fig.update_layout(template=LIGHT_TEMPLATE)
     return relayout(
         fig,
         title=dict(text=title, x=0.0, xanchor="left", y=0.99, yanchor="top", yref="container") if title else None,
@@ -320,19 +307,13 @@ EPSILON_TICKS = tuple(m * 10.0 ** k for k in range(-3, 4) for m in (1, 2, 5))
 EPSILON_TICK_TEXT = [f"{v:g}" for v in EPSILON_TICKS]
 
 
-def epsilon_axis(fig, *, title: str = "privacy budget ε (log scale; smaller = more private)", axis: str = "",
-                 **axis_selector):
-    """Log-scaled ε axis with plain 1-2-5 tick labels, as every privacy–utility curve uses.
-
-    On a spec ``axis`` ("", "2", …) picks one subplot's x axis; on a ``go.Figure`` ``axis_selector``
-    (e.g. ``row=1, col=2``) does.
-    """
+def epsilon_axis(fig: Spec, *, title: str = "privacy budget ε (log scale; smaller = more private)",
+                 axis: str = "") -> Spec:
+    """Log-scaled ε axis with plain 1-2-5 tick labels, as every privacy–utility curve uses (``axis``: "", "2", …
+    picks one subplot's x axis)."""
     props = dict(type="log", title=dict(text=title), tickvals=list(EPSILON_TICKS), ticktext=EPSILON_TICK_TEXT,
                  tickangle=0)
-    if isinstance(fig, go.Figure):
-        fig.update_xaxes(props, **axis_selector)
-    else:
-        _merge(fig["layout"].setdefault(f"xaxis{axis}", {}), props)
+    _merge(fig["layout"].setdefault(f"xaxis{axis}", {}), props)
     return fig
 
 

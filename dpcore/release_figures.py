@@ -19,14 +19,27 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpcore.figures import PALETTE, PRIVATE, TRUTH, band, base_layout, coefficient_figure, curve, plot_text
+from dpcore.figures import (
+    PALETTE,
+    PRIVATE,
+    TRUTH,
+    add_trace,
+    band,
+    base_layout,
+    coefficient_figure,
+    curve,
+    new_spec,
+    plot_text,
+    relayout,
+    to_figure,
+)
 
 KM_TITLE = "survival probability S(t)"
 
 
 def survival_release_figure(km_table: pd.DataFrame, grid_unit: str) -> go.Figure:
     """DP-only figure for a release bundle: released KM per group with interval and noise band."""
-    fig = go.Figure()
+    fig = new_spec()
     for g, (name, part) in enumerate(km_table.groupby("group", sort=False)):
         name = plot_text(name)  # a declared label can come from an upload
         colour = PALETTE[g % len(PALETTE)]
@@ -38,9 +51,8 @@ def survival_release_figure(km_table: pd.DataFrame, grid_unit: str) -> go.Figure
         curve(fig, part["time"], part["survival"], name=f"{name}: DP Kaplan–Meier", colour=colour, step=True)
     base_layout(fig, title="Differentially private Kaplan–Meier (released)", x_title=f"time ({grid_unit})",
                 y_title=KM_TITLE)
-    fig.update_yaxes(range=[-0.02, 1.02])
-    fig.update_layout(margin=dict(t=110), legend=dict(y=1.04))
-    return fig
+    relayout(fig, yaxis=dict(range=[-0.02, 1.02]), margin=dict(t=110), legend=dict(y=1.04))
+    return to_figure(fig)
 
 
 def fdr_release_figure(rejected: np.ndarray, alpha_t: np.ndarray, *, title: str = "Released discoveries") -> go.Figure:
@@ -51,13 +63,15 @@ def fdr_release_figure(rejected: np.ndarray, alpha_t: np.ndarray, *, title: str 
     rejected = np.asarray(rejected, dtype=bool)
     alpha_t = np.asarray(alpha_t, dtype=float)
     t = np.arange(1, alpha_t.size + 1)
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=t, y=alpha_t, mode="lines", name="test level α_t", line=dict(color=PRIVATE, width=2)))
-    fig.add_trace(go.Scatter(x=t[rejected], y=alpha_t[rejected], mode="markers", name=f"discoveries ({rejected.sum()})",
-                             marker=dict(size=9, color=TRUTH, symbol="diamond", line=dict(width=1, color="white"))))
+    fig = new_spec()
+    add_trace(fig, dict(type="scatter", x=t, y=alpha_t, mode="lines", name="test level α_t",
+                        line=dict(color=PRIVATE, width=2)))
+    add_trace(fig, dict(type="scatter", x=t[rejected], y=alpha_t[rejected], mode="markers",
+                        name=f"discoveries ({rejected.sum()})",
+                        marker=dict(size=9, color=TRUTH, symbol="diamond", line=dict(width=1, color="white"))))
     base_layout(fig, title=title, x_title="hypothesis t (stream order)", y_title="α_t (log scale)", height=360)
-    fig.update_yaxes(type="log", dtick=1, exponentformat="power")  # 10⁻⁴, not "100μ" and stray minor digits
-    return fig
+    relayout(fig, yaxis=dict(type="log", dtick=1, exponentformat="power"))  # 10⁻⁴, not "100μ" and stray digits
+    return to_figure(fig)
 
 
 def _survival(bundle) -> dict[str, go.Figure]:

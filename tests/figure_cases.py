@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 
+from dpcore import attack
+from dpcore import attack_figures as AF
 from dpcore import figures as F
+from dpcore import release_figures as LF
+from dpcore import survival as sv
 from dpcore.fdr import figures as FF
 from dpcore.fdr.core import StreamResult
 from dpcore.fdr.sensitivity import METHODS as FDR_METHODS
@@ -120,6 +125,36 @@ def cases():
         "figures.audit_figure": lambda: F.audit_figure(a, b, audit_res),
         "figures.audit_figure_discrete": lambda: F.audit_figure(np.r_[np.zeros(90), np.ones(10)], np.zeros(100),
                                                                audit_res),
+    } | attack_and_release_cases()
+
+
+def _attack_views():
+    """An exact (survival counts) and a Monte-Carlo-only attacker's view, and the pair's non-private curves."""
+    rng = np.random.default_rng(3)
+    time, event = rng.uniform(0, 24, 80), (rng.random(80) < 0.7).astype(int)
+    pair = attack.survival_pair(time, event, sv.make_grid(24.0, data_unit="months", grid_unit="months"),
+                                epsilon=1.0, index=0, alt_time=20.0, alt_event=0)
+    exact = attack.attack_view(pair, draws=2_000)
+    return exact, dataclasses.replace(exact, exact=None, delta=1e-5), pair.curves
+
+
+def attack_and_release_cases() -> dict:
+    """The attacker's-view figures and the release report's figures."""
+    exact, monte_carlo, curves = _attack_views()
+    km = pd.DataFrame({"group": ["a"] * 5 + ["<b>"] * 5, "time": list(range(5)) * 2, "survival": np.linspace(1, .5, 10),
+                       "ci_lower": np.linspace(.9, .4, 10), "ci_upper": np.linspace(1, .6, 10),
+                       "band_lower": np.linspace(.85, .35, 10), "band_upper": np.linspace(1, .65, 10)})
+    return {
+        "attack.roc_figure": lambda: AF.roc_figure(exact),
+        "attack.roc_figure_monte_carlo": lambda: AF.roc_figure(monte_carlo),
+        "attack.bound_figure": lambda: AF.bound_figure(1.0),
+        "attack.bound_figure_delta": lambda: AF.bound_figure(2.5, 1e-5),
+        "attack.nonprivate_figure": lambda: AF.nonprivate_figure(curves),
+        "release.survival_release_figure": lambda: LF.survival_release_figure(km, "months"),
+        "release.survival_release_figure_noband": lambda: LF.survival_release_figure(
+            km.drop(columns=["band_lower", "band_upper"]), "days"),
+        "release.fdr_release_figure": lambda: LF.fdr_release_figure(np.array([0, 1, 0, 1, 0], bool),
+                                                                    np.array([1e-3, 2e-3, 1e-4, 5e-4, 1e-2])),
     }
 
 
