@@ -39,7 +39,8 @@ ROOT = Path(__file__).resolve().parent.parent
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
          "--disable-sync", "--disable-quic", "--no-first-run"]
 PAGES = ["survival", "regression", "sparse", "fdr", "audit"]
-#: the sliders timed on each page besides ε (their label's start); ε is always timed
+#: the sliders timed on each page besides ε (their label's start, or (tab, label) for a slider on a view tab that
+#: is opened first); ε is always timed
 SLIDERS = {
     "survival": ["Noise draws for the utility panel"],
     "regression": ["CV repeats / noise draws", "p1 → nxx"],
@@ -112,6 +113,11 @@ def _slider(page, label: str):
     if label == "ε":
         return main.locator(EPSILON).first
     return main.locator(f'input[type="range"][aria-label^="{label}"]').first
+
+
+def _open_tab(page, tab: str) -> None:
+    page.locator('[data-testid="stMain"]').get_by_role("tab", name=tab).first.click()
+    _settle(page)
 
 
 def _moves(page, label: str) -> dict:
@@ -245,8 +251,11 @@ def main(pages: list[str]) -> None:
                 page = _open(browser, f"{app_url}/{name}")
                 sliders = {"ε": _moves(page, "ε")}
                 cpu = _browser_cpu(page)
-                for label in SLIDERS[name]:
-                    sliders[label] = _moves(page, label)
+                for entry in SLIDERS[name]:
+                    tab, label = entry if isinstance(entry, tuple) else (None, entry)
+                    if tab:
+                        _open_tab(page, tab)
+                    sliders[f"{label} (tab “{tab}”)" if tab else label] = _moves(page, label)
                 page.close()
                 results[name] = {"sliders": sliders, "first_visit_s": _first_visit(browser, app_url, name),
                                  "browser_cpu_ms": cpu}

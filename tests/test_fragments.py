@@ -18,3 +18,32 @@ def test_release_empties_every_tracked_page_namespace_and_forgets_them():
     assert survival == {} and sparse_new == {}
     assert sparse_old["data"].size == 10**6  # a page's older run was replaced by its newer one, not kept
     held.release()  # nothing left to release
+
+
+def test_view_tabs_compute_only_the_open_tab():
+    from streamlit.testing.v1 import AppTest
+
+    def page():
+        import streamlit as st
+
+        import ui
+
+        st.session_state.setdefault("computed", [])
+        first, second = ui.view_tabs(["First", "Second"], key="view")
+        with first:
+            if first.open:
+                st.session_state["computed"].append("first")
+                st.markdown("first view")
+        with second:
+            if second.open:
+                st.session_state["computed"].append("second")
+                st.markdown("second view")
+
+    at = AppTest.from_function(page)
+    at.run()
+    assert at.session_state["computed"] == ["first"]
+    assert [m.value for m in at.markdown] == ["first view"]
+    at.session_state["view"] = "Second"
+    at.run()
+    assert at.session_state["computed"] == ["first", "second"]
+    assert [m.value for m in at.markdown] == ["second view"]

@@ -60,3 +60,15 @@ def live_fragment(page_function):
         return page_function(*args, **kwargs)
 
     return run
+
+
+def view_tabs(labels: list[str], *, key: str) -> list:
+    """Tabs of which only the open one is computed and drawn (``st.tabs(on_change="rerun")``).
+
+    Inside a :func:`live_fragment`, a slider move then redraws one chart instead of every view of the page: the
+    browser rebuilds each changed Plotly chart from scratch (a new spec is a new element), so each chart drawn
+    costs about as much as the whole bare page (``bench/bench_pages.py``). Open a tab with ``if tab.open:``
+    inside ``with tab:``. Switching tabs reruns only the enclosing fragment. Labels are rendered as Markdown:
+    pass fixed text, never a value read from data, a file name or a URL.
+    """
+    return st.tabs(labels, key=key, on_change="rerun")
