@@ -5,7 +5,9 @@ import streamlit as st
 from dpcore import distributed, registry
 from dpcore.audit import max_detectable_epsilon
 from dpcore.figures import audit_figure
-from ui import audits, epsilon_slider, get_ledger, explain, page_header, show_errors, teaching, url_select_slider, url_selectbox, url_toggle
+from ui import audits, epsilon_slider, explain, get_ledger, live_fragment, page_header, show_errors, teaching, \
+    url_select_slider, url_selectbox, url_toggle, view_tabs
+from ui.attacker import attacker_section
 
 page_header(
     "Privacy audit",
@@ -35,62 +37,76 @@ the cluster's workers run in parallel, with the same result as in this process f
 
 RUNS = [10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000]
 CLUSTER_RUNS = [2_000_000, 5_000_000, 10_000_000, 20_000_000, 50_000_000, 100_000_000]
+AUDIT_TAB, ATTACKER_TAB = "Audit", "Attacker's view"
 scheduler = distributed.configured_scheduler()
-if st.session_state.get("audit_cancel"):
-    st.info("The audit was cancelled; the last completed result (if any) is shown below.", icon=":material/cancel:")
 
 keys = list(registry.METHODS)
 method = url_selectbox("Method", key="method", options=keys, format_func=registry.method_title)
-epsilon = epsilon_slider("Claimed ε of the release", key="eps", default=1.0, min_value=0.1, max_value=10.0)
+if "audit_view" not in st.session_state and any(k.startswith("atk_") or k == "adelta" for k in st.query_params):
+    st.session_state["audit_view"] = ATTACKER_TAB  # a link that configures the attacker's view opens it
 
-with show_errors("Could not build the audit"):
-    scenarios = registry.audit_scenarios(method, epsilon)
-    violations = registry.known_violations(method, epsilon)
-    scenarios += violations
-    scenario_names = [s.name if s not in violations else f"Known violation — {s.name}" for s in scenarios]
-    name = url_selectbox("Worst-case neighbours", key="scenario", options=scenario_names)
-    scenario = scenarios[scenario_names.index(name)]
-    st.markdown(f"**Neighbours.** {scenario.neighbours}  \n**Summary thresholded.** {scenario.summary}")
-    if scenario in violations:
-        st.warning("This pair breaks the method *as published*: expect the audit to refute the claim even without a "
-                   "planted bug. The method's page does not release this variant.", icon=":material/warning:")
-    runs = url_select_slider(
-        "Runs per data set", key="runs", options=RUNS + (CLUSTER_RUNS if scheduler else []),
-        value=100_000, format_func=lambda n: f"{n:,}",
-        help="Runs of 2·10⁶ and more are offered when a Dask cluster is configured (DPCORE_DASK_SCHEDULER).",
-    )
-    planted = url_toggle(f"Plant a bug: {scenario.planted_bug_label}", key="bug")
-    st.caption(f"Resolution: with {runs:,} runs per data set this audit can show at most ε ≈ "
-               f"{max_detectable_epsilon(runs, delta=scenario.delta):.1f} — a larger violation shows as that value. "
-               + (f"Runs on the Dask cluster at {scheduler}." if scheduler else "Runs in this server process."))
-    teaching(
-        "1. The same release is computed many times on neighbour A and on neighbour B, with fresh noise each time. "
-        "2. Each output becomes one number (the summary above). 3. For many thresholds we compare how often each "
-        "side lands above or below. 4. The best-separating event, with confidence bounds, gives ε_lower."
-    )
-    if st.button("Run audit", type="primary"):
-        running = st.empty()
-        # pressing Cancel reruns the page, which stops this run at its next progress update (the chunks still
-        # queued on a cluster are cancelled on the way out)
-        running.button("Cancel audit", key="audit_cancel", icon=":material/cancel:")
-        bar = st.progress(0.0, text="Running the release on both neighbours…")
-        with distributed.executor(scheduler=scheduler) as ex:
-            where = ex.where
-            result, a, b = scenario.run(
-                runs, planted_bug=planted, seed=0, executor=ex,
-                progress=lambda f: bar.progress(f, text=f"{f:.0%} of {runs:,} runs per data set, {where}"),
-            )
-        bar.empty()
-        running.empty()
-        st.session_state["_audit_last"] = (method, scenario.name, planted, result, a, b)
-        audits().append(result)
-        # kept in the ledger's database beside the releases, so a reviewer can cite it later (synthetic pairs only)
-        get_ledger().record_audit(f"{registry.method_title(method)}: {scenario.name}",
-                                  {**result.as_dict(), "method": method, "scenario": scenario.name,
-                                   "planted_bug": planted})
 
-last = st.session_state.get("_audit_last")
-if last is not None:
+def _audit(epsilon: float) -> None:
+    """The audit of ``method`` at the claimed ``epsilon``: controls, the run, the last result."""
+    if st.session_state.get("audit_cancel"):
+        st.info("The audit was cancelled; the last completed result (if any) is shown below.",
+                icon=":material/cancel:")
+    with show_errors("Could not build the audit"):
+        scenarios = registry.audit_scenarios(method, epsilon)
+        violations = registry.known_violations(method, epsilon)
+        scenarios += violations
+        scenario_names = [s.name if s not in violations else f"Known violation — {s.name}" for s in scenarios]
+        name = url_selectbox("Worst-case neighbours", key="scenario", options=scenario_names)
+        scenario = scenarios[scenario_names.index(name)]
+        st.markdown(f"**Neighbours.** {scenario.neighbours}  \n**Summary thresholded.** {scenario.summary}")
+        if scenario in violations:
+            st.warning("This pair breaks the method *as published*: expect the audit to refute the claim even without "
+                       "a planted bug. The method's page does not release this variant.", icon=":material/warning:")
+        runs = url_select_slider(
+            "Runs per data set", key="runs", options=RUNS + (CLUSTER_RUNS if scheduler else []),
+            value=100_000, format_func=lambda n: f"{n:,}",
+            help="Runs of 2·10⁶ and more are offered when a Dask cluster is configured (DPCORE_DASK_SCHEDULER).",
+        )
+        planted = url_toggle(f"Plant a bug: {scenario.planted_bug_label}", key="bug")
+        st.caption(f"Resolution: with {runs:,} runs per data set this audit can show at most ε ≈ "
+                   f"{max_detectable_epsilon(runs, delta=scenario.delta):.1f} — a larger violation shows as that value. "
+                   + (f"Runs on the Dask cluster at {scheduler}." if scheduler else "Runs in this server process."))
+        teaching(
+            "1. The same release is computed many times on neighbour A and on neighbour B, with fresh noise each time. "
+            "2. Each output becomes one number (the summary above). 3. For many thresholds we compare how often each "
+            "side lands above or below. 4. The best-separating event, with confidence bounds, gives ε_lower."
+        )
+        if st.button("Run audit", type="primary"):
+            _run(scenario, runs, planted)
+    _last_result()
+
+
+def _run(scenario, runs: int, planted: bool) -> None:
+    running = st.empty()
+    # pressing Cancel reruns the page, which stops this run at its next progress update (the chunks still
+    # queued on a cluster are cancelled on the way out)
+    running.button("Cancel audit", key="audit_cancel", icon=":material/cancel:")
+    bar = st.progress(0.0, text="Running the release on both neighbours…")
+    with distributed.executor(scheduler=scheduler) as ex:
+        where = ex.where
+        result, a, b = scenario.run(
+            runs, planted_bug=planted, seed=0, executor=ex,
+            progress=lambda f: bar.progress(f, text=f"{f:.0%} of {runs:,} runs per data set, {where}"),
+        )
+    bar.empty()
+    running.empty()
+    st.session_state["_audit_last"] = (method, scenario.name, planted, result, a, b)
+    audits().append(result)
+    # kept in the ledger's database beside the releases, so a reviewer can cite it later (synthetic pairs only)
+    get_ledger().record_audit(f"{registry.method_title(method)}: {scenario.name}",
+                              {**result.as_dict(), "method": method, "scenario": scenario.name,
+                               "planted_bug": planted})
+
+
+def _last_result() -> None:
+    last = st.session_state.get("_audit_last")
+    if last is None:
+        return
     last_method, last_name, last_planted, result, a, b = last
     st.subheader(f"Result — {registry.method_title(last_method)}: {last_name}" + (" (planted bug)" if last_planted else ""))
     cols = st.columns(4)
@@ -116,6 +132,19 @@ if last is not None:
                   + (" (the dashed line)." if figure.layout.shapes else ".") if result.epsilon_lower > 0 else
                   "No event separated them (ε lower bound 0)."))
 
-from ui.attacker import attacker_section  # the attacker's view closes the page
 
-attacker_section(method, epsilon)
+@live_fragment
+def _at_epsilon() -> None:
+    """Everything that depends on the claimed ε: moving it reruns only this, and only the open tab."""
+    epsilon = epsilon_slider("Claimed ε of the release", key="eps", default=1.0, min_value=0.1, max_value=10.0)
+    st.caption("Only the open tab is computed; moving ε redraws it.")
+    audit_tab, attacker_tab = view_tabs([AUDIT_TAB, ATTACKER_TAB], key="audit_view")
+    with audit_tab:
+        if audit_tab.open:
+            _audit(epsilon)
+    with attacker_tab:
+        if attacker_tab.open:
+            attacker_section(method, epsilon)
+
+
+_at_epsilon()
