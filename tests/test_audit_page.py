@@ -60,3 +60,24 @@ def test_audits_are_kept_in_the_ledger_database_and_listed_on_the_ledger_page():
     row = kept.value.iloc[0]
     assert row["planted bug"] and row["refuted"] and row["runs"] == 200_000
     assert "Survival" in row["audit"]
+
+
+def _subheaders(at: AppTest) -> list[str]:
+    return [s.value for s in at.subheader]
+
+
+def test_only_the_open_tab_is_computed_and_a_link_to_the_attackers_view_opens_it():
+    attacker = "What ε means for one patient: the attacker's view"
+    plain = AppTest.from_file(PAGE, default_timeout=120)
+    plain.query_params.update({"method": "survival", "eps": "1.0"})
+    plain.run()
+    assert not plain.exception
+    assert plain.select_slider(key="runs") is not None and attacker not in _subheaders(plain)
+    plain.session_state["audit_view"] = "Attacker's view"  # the user opens the other tab
+    plain.run()
+    assert attacker in _subheaders(plain)
+    assert all(s.key != "runs" for s in plain.select_slider)  # the audit's controls are not drawn meanwhile
+    linked = AppTest.from_file(PAGE, default_timeout=120)
+    linked.query_params.update({"method": "survival", "eps": "1.0", "adelta": "1e-05"})
+    linked.run()
+    assert not linked.exception and attacker in _subheaders(linked)
