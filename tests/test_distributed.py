@@ -167,8 +167,30 @@ def test_accuracy_first_refines_with_more_draws_in_process(monkeypatch):
     monkeypatch.setenv(distributed.SCHEDULER_ENV, "tcp://127.0.0.1:1")  # private data: never sent there
     at = AppTest.from_function(page, default_timeout=60)
     at.run()
+    assert not at.get("plotly_chart") and not at.caption  # closed: nothing computed or drawn
+    at.session_state["t_open"] = True  # the user opens the expander
+    at.run()
+    assert len(at.get("plotly_chart")) == 1
     assert at.select_slider(key="t_refine_n").options == ["1,000", "5,000"]
     assert any("from 50 simulated releases" in c.value for c in at.caption)
     at.button(key="t_refine").click().run()
     assert not at.exception
     assert any("from 1000 simulated releases" in c.value for c in at.caption)
+
+
+def test_a_link_that_sets_an_accuracy_target_opens_accuracy_first():
+    from streamlit.testing.v1 import AppTest
+
+    def page():
+        import numpy as np
+
+        from ui.accuracy import accuracy_first
+
+        grid = np.array([0.5, 1.0, 2.0, 4.0])
+        draws = np.abs(np.random.default_rng(0).laplace(0.0, 1.0 / grid[:, None], (grid.size, 50)))
+        accuracy_first(key="t", grid=grid, draws=draws, metric_label="error", default_threshold=0.5)
+
+    at = AppTest.from_function(page, default_timeout=60)
+    at.query_params["t_thr"] = "0.3"
+    at.run()
+    assert not at.exception and at.number_input(key="t_thr").value == 0.3 and len(at.get("plotly_chart")) == 1

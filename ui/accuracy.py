@@ -41,37 +41,51 @@ def accuracy_first(
     they run on the configured Dask cluster only when ``public_data`` (a
     bundled data set): uploaded data never leaves this server process.
     """
-    with st.expander("Accuracy first — find the smallest ε that meets a target", expanded=False):
-        kinds = ["probability", "mean"] if allow_probability else ["mean"]
-        kind = url_radio(
-            "Target type", key=f"{key}_kind", options=kinds, horizontal=True,
-            format_func=lambda k: {"probability": "a draw meets the bound with probability …",
-                                   "mean": "the average meets the bound"}[k],
-        )
-        relation = "at least" if larger_is_better else "at most"
-        threshold = url_number(f"{metric_label}: {relation}", key=f"{key}_thr", value=float(default_threshold),
-                               format="%.4g")
-        probability = 0.9
-        if kind == "probability":
-            probability = url_slider("with probability at least", key=f"{key}_prob", min_value=0.5,
-                                     max_value=0.99, value=0.9, step=0.01)
-        if simulate is not None:
-            draws = _refined(key, simulate, grid, draws, public_data)
-        choice = smallest_epsilon(grid, np.asarray(draws), threshold=threshold, kind=kind, probability=probability,
-                                  larger_is_better=larger_is_better)
-        (st.success if choice.met else st.warning)(choice.summary())
-        st.caption(
-            f"Estimated from {np.asarray(draws).shape[1]} simulated releases per ε on {basis}. This estimate is "
-            "for planning only: it used the data without noise, is not differentially private, and is not part of "
-            "any release. The range reflects Monte-Carlo uncertainty (95% intervals at each ε)."
-        )
-        y_title = "P(target met)" if kind == "probability" else metric_label
-        values = np.ascontiguousarray(draws, dtype=float)
-        identity = (tuple(np.asarray(grid, dtype=float)), hashlib.sha256(values.tobytes()).hexdigest(), values.shape,
-                    kind, threshold, probability, larger_is_better, y_title)
-        figure = session_memo(f"accuracy_first_{key}", identity,  # rebuilt only when its inputs change
-                              lambda: epsilon_choice_figure(choice, metric_label=y_title))
-        st.plotly_chart(figure, key=f"{key}_fig")
+    opened = f"{key}_open"
+    if opened not in st.session_state and any(k.startswith(f"{key}_") for k in st.query_params):
+        st.session_state[opened] = True  # a link that configures it opens it
+    # computed and drawn only while open: its figure is not redrawn on every move of the page's other sliders
+    box = st.expander("Accuracy first — find the smallest ε that meets a target", key=opened, on_change="rerun")
+    with box:
+        if box.open:
+            _target(key=key, grid=grid, draws=draws, metric_label=metric_label, default_threshold=default_threshold,
+                    larger_is_better=larger_is_better, basis=basis, allow_probability=allow_probability,
+                    simulate=simulate, public_data=public_data)
+
+
+def _target(*, key, grid, draws, metric_label, default_threshold, larger_is_better, basis, allow_probability,
+            simulate, public_data) -> None:
+    """The expander's content: the target's controls, the smallest ε meeting it, and its figure."""
+    kinds = ["probability", "mean"] if allow_probability else ["mean"]
+    kind = url_radio(
+        "Target type", key=f"{key}_kind", options=kinds, horizontal=True,
+        format_func=lambda k: {"probability": "a draw meets the bound with probability …",
+                               "mean": "the average meets the bound"}[k],
+    )
+    relation = "at least" if larger_is_better else "at most"
+    threshold = url_number(f"{metric_label}: {relation}", key=f"{key}_thr", value=float(default_threshold),
+                           format="%.4g")
+    probability = 0.9
+    if kind == "probability":
+        probability = url_slider("with probability at least", key=f"{key}_prob", min_value=0.5,
+                                 max_value=0.99, value=0.9, step=0.01)
+    if simulate is not None:
+        draws = _refined(key, simulate, grid, draws, public_data)
+    choice = smallest_epsilon(grid, np.asarray(draws), threshold=threshold, kind=kind, probability=probability,
+                              larger_is_better=larger_is_better)
+    (st.success if choice.met else st.warning)(choice.summary())
+    st.caption(
+        f"Estimated from {np.asarray(draws).shape[1]} simulated releases per ε on {basis}. This estimate is "
+        "for planning only: it used the data without noise, is not differentially private, and is not part of "
+        "any release. The range reflects Monte-Carlo uncertainty (95% intervals at each ε)."
+    )
+    y_title = "P(target met)" if kind == "probability" else metric_label
+    values = np.ascontiguousarray(draws, dtype=float)
+    identity = (tuple(np.asarray(grid, dtype=float)), hashlib.sha256(values.tobytes()).hexdigest(), values.shape,
+                kind, threshold, probability, larger_is_better, y_title)
+    figure = session_memo(f"accuracy_first_{key}", identity,  # rebuilt only when its inputs change
+                          lambda: epsilon_choice_figure(choice, metric_label=y_title))
+    st.plotly_chart(figure, key=f"{key}_fig")
 
 
 def _refined(key: str, simulate: Simulator, grid, draws, public_data: bool):
