@@ -27,6 +27,11 @@ UNITS = list(UNIT_DAYS)
 #: grid has more than one bin). A public choice; the Horizon control changes it.
 UPLOAD_HORIZON = {"days": 365.0, "weeks": 52.0, "months": 12.0, "years": 5.0}
 SWEEP = np.array(EPSILON_STEPS)
+#: Noise draws offered for the utility view at ε (``?sv_R=``) and per ε of the trade-off curve (``?sv_Rc=``).
+DRAW_OPTIONS = [50, 100, 200, 500]
+SWEEP_DRAWS = 200
+#: The ε section's views (tab labels are Markdown: fixed text only, never a name read from data).
+VIEWS = ["Private vs non-private", "Over R noise draws", "Groups and log-rank"]
 
 
 @dataclass(frozen=True)
@@ -185,8 +190,6 @@ with c2:
                                    "test treats noisy counts as real people and rejects far too often at small ε; "
                                    "the noise-aware one keeps false positives near 5 % but has less power.")
 with c3:
-    draws = int(ui.url_select_slider("Noise draws for the utility panel", key="sv_R", options=[50, 100, 200, 500],
-                                     value=200))
     seed = int(ui.url_number("Preview seed", key="sv_seed", min_value=0, max_value=10_000, value=0, step=1,
                              help="Seeds the preview only; a release is seeded by the operating system."))
     kind = ui.url_radio("Preview noise", key="sv_noise", options=["discrete_laplace", "laplace"], horizontal=True,
@@ -219,19 +222,40 @@ def _curves(c: sv.Counts) -> sv.CurveSet:
 exact_pooled = _curves(counts.pooled())
 
 
+def _sweep_at(sweep_draws: int) -> tuple[sv.UtilityCurve, object]:
+    """The privacy–utility sweep over ε and its figure, for this configuration and ``sweep_draws`` draws per ε.
+
+    Cached for bundled data; for an upload memoised in the session (never in a cache shared by sessions).
+    """
+    args = (horizon, grid_unit, compare, estimator, sweep_draws, seed, kind, event_type, risk_set, aware)
+    if src.bundled:
+        return _bundled_sweep(name, *args), _bundled_sweep_figure(name, *args)
+    return ui.session_memo("sv_sweep", (src.fp, *args), lambda: _sweep_and_figure(src, *args))
+
+
+def _utility_note(epsilon: float) -> str:
+    """The release's custodian note: the sweep's row at ``epsilon`` (no simulation of its own on an ε move)."""
+    uc = _sweep_at(int(st.session_state.get("sv_Rc", SWEEP_DRAWS)))[0]
+    i = int(np.argmin(np.abs(np.log(uc.epsilons) - np.log(epsilon))))  # the slider's options are the sweep's ε
+    return (f"Over {uc.sup_error.shape[1]} simulated releases at ε = {uc.epsilons[i]:g} (the privacy–utility "
+            f"curve's draws at this ε): sup-norm error {describe_draws(uc.sup_error[i])}, integrated absolute error "
+            f"{describe_draws(uc.integrated_error[i])} ({grid.grid_unit})"
+            + (f"; the log-rank decision at α = 0.05 agrees with the non-private test in "
+               f"{np.mean(uc.logrank_agree[i]):.0%} of releases" if uc.logrank_agree is not None else "") + ".")
+
+
 @ui.live_fragment
 def _at_epsilon() -> None:
-    """Everything that depends on ε: moving the ε slider reruns only this (the sweep over ε below stays)."""
+    """Everything that depends on ε: moving the ε slider reruns only this (the sweep over ε below stays).
+
+    Its views are tabs of which only the open one is computed and drawn: a move redraws one chart.
+    """
     e1, _ = st.columns([1.3, 2])
     with e1:
         epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=1.0)
     noise = sv.survival_noise(epsilon, G, kind=kind)
     rng = np.random.default_rng(seed)
-    noisy = sv.noisy_counts(counts, noise, rng=rng)
-    private_pooled = _curves(noisy.pooled())
-    band_lo, band_hi = sv.noise_band(noisy.collapse_types() if collapse else noisy, noise, draws=200, rng=rng,
-                                     estimator=estimator, event_type=event_type, pool_groups=True,
-                                     risk_set=risk_set)
+    noisy = sv.noisy_counts(counts, noise, rng=rng)  # the preview release every view shows
 
     ui.preview_notice()
     st.markdown(
@@ -240,84 +264,105 @@ def _at_epsilon() -> None:
         f"Each count gets independent {noise.describe()} — that is **each count ± {noise.std:.2g} people** "
         f"(standard deviation). Everything else is computed from those noisy counts."
     )
+    labels = VIEWS if G > 1 else VIEWS[:2]
+    if st.session_state.get("sv_view") not in (None, *labels):  # e.g. the groups view of a data set without groups
+        st.session_state["sv_view"] = labels[0]
+    st.caption(f"{'Three' if G > 1 else 'Two'} views of the same preview release: only the open view is computed "
+               "and drawn, so moving ε redraws just that one.")
+    tabs = ui.view_tabs(labels, key="sv_view")
 
     # ---- headline ----------------------------------------------------------------
-    st.subheader(f"{sv.ESTIMATORS[estimator]}: private vs non-private")
-    st.plotly_chart(sf.headline_figure(private_pooled, exact_pooled, estimator=estimator,
-                                       noise_band=(band_lo, band_hi), time_label=time_label,
-                                       title="all groups pooled" if G > 1 else None), key="sv_headline")
-    ui.teaching(
-        "1. People are put in public time bins. 2. The counts per bin get noise. 3. Negative counts are set to 0, the "
-        "number at risk is rebuilt bin by bin (start minus everyone who had an event or was censored earlier), and a "
-        "bin cannot have more events than people at risk. 4. The usual formulas run on these counts. The dark curve "
-        "uses the same formulas on the true counts — this is what lifelines would give on the binned data."
-    )
-    ui.explain(
-        "**Why the grid must be public.** The set of distinct event times is itself private: adding one person can "
-        "add a time point. So the bins come from a unit and a horizon chosen without looking at the data.\n\n"
-        "**What the intervals cover.** The blue shaded Greenwood interval treats the noisy counts as if they were real "
-        "people; it covers sampling error only. The lighter *noise-aware band* is recomputed from the released counts "
-        "alone (redrawing the known noise and re-running the post-processing, a parametric bootstrap) and covers both "
-        "sources; it costs no extra privacy. Neither covers bias from the grid itself (coarse bins).\n\n"
-        "**Sensitivity.** Replacing one person moves them from one cell to another: 2 counts change by 1"
-        + (" per group; with groups released together a person can also switch group, so 4 counts change" if G > 1
-           else "") + f". The noise scale is sensitivity / ε = {noise.scale:g}.",
-        title="What was noised, and what the intervals mean",
-    )
+    with tabs[0]:
+        if tabs[0].open:
+            private_pooled = _curves(noisy.pooled())
+            band_lo, band_hi = sv.noise_band(noisy.collapse_types() if collapse else noisy, noise, draws=200, rng=rng,
+                                             estimator=estimator, event_type=event_type, pool_groups=True,
+                                             risk_set=risk_set)
+            st.subheader(f"{sv.ESTIMATORS[estimator]}: private vs non-private")
+            st.plotly_chart(sf.headline_figure(private_pooled, exact_pooled, estimator=estimator,
+                                               noise_band=(band_lo, band_hi), time_label=time_label,
+                                               title="all groups pooled" if G > 1 else None, legend=False),
+                            key="sv_headline")
+            st.caption("Thick blue line: the private curve (one preview draw); darker blue shading: its Greenwood "
+                       "interval; lighter blue shading: the noise-aware band. Dark grey line: the non-private curve; "
+                       "dotted grey lines: its Greenwood interval. Hover over the chart for the values.")
+            ui.teaching(
+                "1. People are put in public time bins. 2. The counts per bin get noise. 3. Negative counts are set to "
+                "0, the number at risk is rebuilt bin by bin (start minus everyone who had an event or was censored "
+                "earlier), and a bin cannot have more events than people at risk. 4. The usual formulas run on these "
+                "counts. The dark curve uses the same formulas on the true counts — this is what lifelines would give "
+                "on the binned data."
+            )
+            ui.explain(
+                "**Why the grid must be public.** The set of distinct event times is itself private: adding one person "
+                "can add a time point. So the bins come from a unit and a horizon chosen without looking at the data."
+                "\n\n**What the intervals cover.** The blue shaded Greenwood interval treats the noisy counts as if "
+                "they were real people; it covers sampling error only. The lighter *noise-aware band* is recomputed "
+                "from the released counts alone (redrawing the known noise and re-running the post-processing, a "
+                "parametric bootstrap) and covers both sources; it costs no extra privacy. Neither covers bias from "
+                "the grid itself (coarse bins).\n\n"
+                "**Sensitivity.** Replacing one person moves them from one cell to another: 2 counts change by 1"
+                + (" per group; with groups released together a person can also switch group, so 4 counts change"
+                   if G > 1 else "") + f". The noise scale is sensitivity / ε = {noise.scale:g}.",
+                title="What was noised, and what the intervals mean",
+            )
 
     # ---- utility over draws -------------------------------------------------------
-    st.subheader(f"Utility over {draws} noise draws")
-    many = sv.noisy_counts(counts, noise, rng=np.random.default_rng(seed + 7), draws=draws)
-    draw_curves = _curves(many.pooled()).estimate[:, 0]
-    left, right = st.container(), st.container()
-    with left:
-        st.plotly_chart(sf.draws_figure(exact_pooled.times, draw_curves, exact_pooled.estimate[0], estimator=estimator,
-                                        time_label=time_label), key="sv_draws")
-    with right:
-        util = sv.utility(counts, epsilon, draws=draws, rng=np.random.default_rng(seed + 11), estimator=estimator,
-                          kind=kind, event_type=event_type, risk_set=risk_set, noise_aware_logrank=aware)
-        summary = util.summary()
-        summary["mean [5 %, 95 %]"] = [f"{m:.3g} [{lo:.2g}, {hi:.2g}]"
-                                       for m, lo, hi in zip(summary["mean"], summary["q05"], summary["q95"])]
-        st.dataframe(summary[["measure", "mean [5 %, 95 %]"]], hide_index=True, width="stretch")
-        st.caption(f"Errors in {grid.grid_unit} (integrated) or probability (sup). Mean and 5–95 % of {draws} preview "
-                   "releases; log-rank decision at α = 0.05" + (f"; non-private p = {util.exact_p_value:.3g}."
-                                                                if util.exact_p_value is not None else "."))
-    ui.teaching("Each thin line is one possible release. One lucky draw can look perfect; the band shows what to expect.")
+    with tabs[1]:
+        if tabs[1].open:
+            d1, _ = st.columns([1.3, 2])
+            with d1:
+                draws = int(ui.url_select_slider(
+                    "Noise draws for the utility panel", key="sv_R", options=DRAW_OPTIONS, value=200,
+                    help="How many simulated releases at this ε the chart and the table below summarise."))
+            st.subheader(f"Utility over {draws} noise draws")
+            many = sv.noisy_counts(counts, noise, rng=np.random.default_rng(seed + 7), draws=draws)
+            draw_curves = _curves(many.pooled()).estimate[:, 0]
+            st.plotly_chart(sf.draws_figure(exact_pooled.times, draw_curves, exact_pooled.estimate[0],
+                                            estimator=estimator, time_label=time_label), key="sv_draws")
+            util = sv.utility(counts, epsilon, draws=draws, rng=np.random.default_rng(seed + 11), estimator=estimator,
+                              kind=kind, event_type=event_type, risk_set=risk_set, noise_aware_logrank=aware)
+            summary = util.summary()
+            summary["mean [5 %, 95 %]"] = [f"{m:.3g} [{lo:.2g}, {hi:.2g}]"
+                                           for m, lo, hi in zip(summary["mean"], summary["q05"], summary["q95"])]
+            st.table(summary[["measure", "mean [5 %, 95 %]"]].set_index("measure"))
+            st.caption(f"Errors in {grid.grid_unit} (integrated) or probability (sup). Mean and 5–95 % of {draws} "
+                       "preview releases; log-rank decision at α = 0.05"
+                       + (f"; non-private p = {util.exact_p_value:.3g}." if util.exact_p_value is not None else "."))
+            ui.teaching("Each thin line is one possible release. One lucky draw can look perfect; the band shows what "
+                        "to expect.")
 
     # ---- groups ----------------------------------------------------------------------
     if G > 1:
-        st.subheader(f"Groups: {ui.literal(src.group_label or 'group')}")
-        lr_exact = sv.logrank_test(sv.postprocess(counts.collapse_types()))
-        noisy_table = sv.postprocess(noisy.collapse_types(), risk_set=risk_set)
-        lr_plain = sv.logrank_test(noisy_table)
-        lr_aware = sv.logrank_test(noisy_table, noise_var=noise.std**2)
-        lr_priv = lr_aware if aware else lr_plain
-        st.plotly_chart(sf.groups_figure(_curves(noisy), _curves(counts), estimator=estimator, time_label=time_label,
-                                         p_private=float(lr_priv.p_value), p_exact=float(lr_exact.p_value)),
-                        key="sv_groups")
-        agree = (lr_priv.p_value < 0.05) == (lr_exact.p_value < 0.05)
-        st.markdown(f"Log-rank χ² = {float(lr_priv.statistic):.2f} (private{', noise-aware' if aware else ''}) vs "
-                    f"{float(lr_exact.statistic):.2f} (non-private), {lr_exact.dof} df. Decision at α = 0.05 "
-                    + ("**agrees**." if agree else "**differs** in this draw.")
-                    + f" Private p-values: plain {float(lr_plain.p_value):.3g}, noise-aware {float(lr_aware.p_value):.3g}.")
-        ui.teaching("The log-rank test compares observed and expected events per group in every bin; here it runs on "
-                    "the noisy per-group counts, so its p-value is private too. The plain version forgets that the "
-                    "counts carry noise, so at small ε it often 'finds' differences that are only noise; the "
-                    "noise-aware version adds the noise's variance and is more cautious.")
+        with tabs[2]:
+            if tabs[2].open:
+                st.subheader(f"Groups: {ui.literal(src.group_label or 'group')}")
+                lr_exact = sv.logrank_test(sv.postprocess(counts.collapse_types()))
+                noisy_table = sv.postprocess(noisy.collapse_types(), risk_set=risk_set)
+                lr_plain = sv.logrank_test(noisy_table)
+                lr_aware = sv.logrank_test(noisy_table, noise_var=noise.std**2)
+                lr_priv = lr_aware if aware else lr_plain
+                st.plotly_chart(sf.groups_figure(_curves(noisy), _curves(counts), estimator=estimator,
+                                                 time_label=time_label, p_private=float(lr_priv.p_value),
+                                                 p_exact=float(lr_exact.p_value)), key="sv_groups")
+                agree = (lr_priv.p_value < 0.05) == (lr_exact.p_value < 0.05)
+                st.markdown(f"Log-rank χ² = {float(lr_priv.statistic):.2f} (private{', noise-aware' if aware else ''}) "
+                            f"vs {float(lr_exact.statistic):.2f} (non-private), {lr_exact.dof} df. Decision at "
+                            "α = 0.05 " + ("**agrees**." if agree else "**differs** in this draw.")
+                            + f" Private p-values: plain {float(lr_plain.p_value):.3g}, noise-aware "
+                              f"{float(lr_aware.p_value):.3g}.")
+                ui.teaching("The log-rank test compares observed and expected events per group in every bin; here it "
+                            "runs on the noisy per-group counts, so its p-value is private too. The plain version "
+                            "forgets that the counts carry noise, so at small ε it often 'finds' differences that are "
+                            "only noise; the noise-aware version adds the noise's variance and is more cautious.")
 
     # ---- release ---------------------------------------------------------------------
     params = {"grid": grid.describe(), "groups": list(counts.groups), "estimators": "KM, NA, CIF, log-rank",
               "risk_set": risk_set,
               "sensitivity_l1": sv.sensitivity(G)}
-    utility_note = (f"Over {draws} simulated releases at ε = {epsilon:g}: sup-norm error "
-                    f"{describe_draws(util.sup_error)}, integrated absolute error {describe_draws(util.integrated_error)} "
-                    f"({grid.grid_unit})"
-                    + (f"; the log-rank decision at α = 0.05 agrees with the non-private test in "
-                       f"{np.mean(util.logrank_agree):.0%} of releases" if util.logrank_agree is not None else "") + ".")
     ui.release_panel(
         key="survival", dataset_label=src.label, fingerprint=src.fp, method="DP survival analysis", epsilon=epsilon,
-        params=params, utility_note=utility_note,
+        params=params, utility_note=_utility_note(epsilon),
         make_bundle=lambda: sv.release(src.time, src.event, grid=grid, epsilon=epsilon,
                                        group=src.group if compare else None, groups=src.groups if compare else None,
                                        n_types=len(src.event_labels), event_labels=src.event_labels,
@@ -327,21 +372,31 @@ def _at_epsilon() -> None:
     attacker_panel("survival", epsilon)
 
 
-_at_epsilon()
+@ui.live_fragment
+def _trade_off() -> None:
+    """The privacy–utility curve over ε (independent of the chosen ε: not redrawn when ε moves); its own control
+    of the draws per ε reruns only this."""
+    st.subheader("Privacy–utility trade-off over ε")
+    t1, _ = st.columns([1.3, 2])
+    with t1:
+        sweep_draws = int(ui.url_select_slider(
+            "Noise draws per ε for the trade-off curve", key="sv_Rc", options=DRAW_OPTIONS, value=SWEEP_DRAWS,
+            help="Simulated releases at each ε of the curve below. The release's internal note quotes the curve at "
+                 "the chosen ε."))
+    uc, utility_fig = _sweep_at(sweep_draws)
+    st.plotly_chart(utility_fig, key="sv_curve")
+    ui.teaching("Each point repeats the whole release many times at one ε and measures how far the private curve "
+                "lands from the non-private one (left: the largest gap; middle: the gap summed over time). Moving "
+                "right (larger ε) means less noise and weaker privacy. Read the ε chosen above off the horizontal "
+                "axis.")
+    accuracy_first(key="sv_acc", grid=uc.epsilons, draws=uc.sup_error, metric_label="sup-norm error",
+                   default_threshold=0.1, basis=src.label, public_data=src.bundled,  # only bundled data may go to Dask
+                   simulate=partial(sv.metric_draws, counts, "sup_error", estimator=estimator, kind=kind,
+                                    event_type=event_type, risk_set=risk_set))
 
-# ---- privacy–utility curve (independent of the chosen ε: not redrawn when ε moves) ----------------------
-st.subheader("Privacy–utility trade-off over ε")
-sweep_args = (horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set, aware)
-if src.bundled:
-    uc = _bundled_sweep(name, *sweep_args)
-    utility_fig = _bundled_sweep_figure(name, *sweep_args)
-else:  # per-session memo: computed once per upload and configuration, never in a cache shared by sessions
-    uc, utility_fig = ui.session_memo("sv_sweep", (src.fp, *sweep_args), lambda: _sweep_and_figure(src, *sweep_args))
-st.plotly_chart(utility_fig, key="sv_curve")
-ui.teaching("Each point repeats the whole release many times at one ε and measures how far the private curve lands "
-            "from the non-private one (left: the largest gap; middle: the gap summed over time). Moving right (larger "
-            "ε) means less noise and weaker privacy. Read the ε chosen above off the horizontal axis.")
-accuracy_first(key="sv_acc", grid=uc.epsilons, draws=uc.sup_error, metric_label="sup-norm error",
-               default_threshold=0.1, basis=src.label, public_data=src.bundled,  # only bundled data may go to Dask
-               simulate=partial(sv.metric_draws, counts, "sup_error", estimator=estimator, kind=kind,
-                                event_type=event_type, risk_set=risk_set))
+
+# The ε section is drawn above the trade-off curve but runs after it: its release note reads the curve's draws.
+at_epsilon = st.container()
+_trade_off()
+with at_epsilon:
+    _at_epsilon()

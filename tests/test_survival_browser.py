@@ -1,4 +1,5 @@
-"""End to end in Chromium: the survival page renders, the ε slider moves by keyboard, no exception."""
+"""End to end in Chromium: the survival page renders, the ε slider moves by keyboard, the view tabs and the
+draws slider in one of them, no exception."""
 
 from __future__ import annotations
 
@@ -26,7 +27,10 @@ def test_survival_page_epsilon_slider(app_server, chromium_page, streamlit_idle,
     assert before != after and "ε = 3" in after, after  # 1 → 1.5 → 2 → 3
     assert "eps=3" in page.url
     assert page.locator('[data-testid="stException"]').count() == 0
-    assert page.locator(".js-plotly-plot").count() >= 4
+    # the open view's chart and the trade-off curve (and accuracy-first's); the other views are not drawn
+    assert page.locator(".js-plotly-plot").count() == 3
+    assert page.locator(".st-key-sv_headline .js-plotly-plot").count() == 1
+    assert page.locator(".st-key-sv_draws, .st-key-sv_groups").count() == 0
     # one real (OpenDP) release from the page: charged, downloadable, no exception
     page.get_by_role("button", name="Release with ε = 3").click()
     page.get_by_role("button", name="Release and charge ε = 3").click()  # the confirmation dialog
@@ -55,4 +59,32 @@ def test_epsilon_survives_waiting_for_an_upload(app_server, chromium_page, strea
     assert thumb.locator('[data-testid="stSliderThumbValue"]').first.inner_text() == "2"
     noised = page.locator('[data-testid="stMarkdownContainer"]', has_text="What is noised").first.inner_text()
     assert "ε = 2" in noised, noised
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_draws_slider_in_its_view_redraws_that_view_only(app_server, chromium_page, streamlit_idle):
+    """The draws slider sits in the "Over R noise draws" view: moving it redraws that view's chart and leaves
+    the trade-off curve below (its own fragment) untouched; the value goes to the link."""
+    from tests.test_fragments_browser import CHECK, SPEC, TAG, _wait_quiet
+
+    page = chromium_page
+    page.goto(f"{app_server}/survival")
+    streamlit_idle(page)
+    page.locator(".st-key-sv_curve .js-plotly-plot").first.wait_for(timeout=120_000)
+    page.locator('[data-testid="stMain"]').get_by_role("tab", name="Over R noise draws").click()
+    streamlit_idle(page)
+    page.locator(".st-key-sv_draws .js-plotly-plot").first.wait_for(timeout=120_000)
+    _wait_quiet(page)
+    assert page.locator(".st-key-sv_headline").count() == 0
+    assert page.evaluate(TAG, ["sv_curve", "sv_Rc"]) is None
+    before = page.evaluate(SPEC, "sv_draws")
+    slider = page.locator('[data-testid="stMain"] input[type="range"][aria-label^="Noise draws for the utility panel"]')
+    slider.focus()
+    slider.press("ArrowRight")
+    page.get_by_text("Utility over 500 noise draws").first.wait_for()
+    streamlit_idle(page)
+    _wait_quiet(page)
+    assert "sv_R=500" in page.url
+    assert page.evaluate(CHECK) == [], "the trade-off curve does not depend on the utility view's draws"
+    assert page.evaluate(SPEC, "sv_draws") != before
     assert page.locator('[data-testid="stException"]').count() == 0

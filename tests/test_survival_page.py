@@ -1,4 +1,4 @@
-"""AppTest for the survival page: ε change, data set switch, estimators, upload errors, release."""
+"""AppTest for the survival page: ε change, data set switch, estimators, upload errors, release, view tabs."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from dpcore import survival as sv
 from dpcore.validation import InputError, read_csv
 
 PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "survival.py")
+HEADLINE, DRAWS, GROUPS = "Private vs non-private", "Over R noise draws", "Groups and log-rank"
 
 
 def _ok(at: AppTest) -> None:
@@ -28,10 +29,24 @@ def _app() -> AppTest:
     return at
 
 
+def _view(at: AppTest, label: str) -> AppTest:
+    """Open one of the ε section's view tabs (a tab switch reruns the ε fragment)."""
+    at.session_state["sv_view"] = label
+    at.run()
+    _ok(at)
+    return at
+
+
+def _charts(at: AppTest) -> list[str]:
+    """Keys of the page's Plotly charts."""
+    return [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")]
+
+
 def test_page_renders_and_reacts_to_epsilon_and_dataset():
     at = _app()
-    text = " ".join(m.value for m in at.markdown)
-    assert "each count ±" in text and "Log-rank" in text
+    assert any("each count ±" in m.value for m in at.markdown)
+    _view(at, GROUPS)
+    assert any(m.value.startswith("Log-rank χ²") for m in at.markdown)
     before = next(m.value for m in at.markdown if m.value.startswith("**What is noised"))
     at.select_slider(key="eps").set_value(5.0).run()
     _ok(at)
@@ -52,6 +67,7 @@ def test_page_renders_and_reacts_to_epsilon_and_dataset():
     _ok(at)
     at.toggle(key="sv_cmp").set_value(True).run()
     at.toggle(key="sv_aware").set_value(True).run()
+    _view(at, GROUPS)  # without groups the groups view was gone: the page fell back to the first view
     assert any("noise-aware" in m.value for m in at.markdown if m.value.startswith("Log-rank"))
     _ok(at)
     at.selectbox(key="sv_unit").set_value("days").run()
@@ -77,10 +93,13 @@ class _FakeUpload:
         return self._data
 
 
-def _with_upload(data: bytes, name: str = "mine.csv", group_labels: str | None = None, **params) -> AppTest:
+def _with_upload(data: bytes, name: str = "mine.csv", group_labels: str | None = None, view: str | None = None,
+                 **params) -> AppTest:
     """Run the page in upload mode with ``st.file_uploader`` returning ``data`` (AppTest cannot upload)."""
     at = AppTest.from_file(PAGE, default_timeout=90)
     at.run()
+    if view:
+        at.session_state["sv_view"] = view
     at.radio(key="sv_src").set_value("upload")
     with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(data, name)):
         at.run()
@@ -117,7 +136,7 @@ def test_upload_good_csv_runs_with_groups_and_competing_codes():
     n = 120
     rows = ["days,status,arm"] + [f"{rng.exponential(200):.1f},{rng.integers(0, 3)},{'AB'[i % 2]}" for i in range(n)]
     at = _with_upload("\n".join(rows).encode(), group_labels="A, B", sv_tcol="days", sv_ecol="status",
-                      sv_gcol="arm", sv_k=2)
+                      sv_gcol="arm", sv_k=2, view=GROUPS)
     _ok(at)
     assert any(m.value.startswith("Log-rank χ²") for m in at.markdown)
     assert "cumulative incidence (competing risks)" in at.radio(key="sv_est").options
@@ -176,3 +195,78 @@ def test_accuracy_first_refines_the_survival_estimate_with_more_draws():
     at.button(key="sv_acc_refine").click().run()
     _ok(at)
     assert any("from 1000 simulated releases per ε" in c.value for c in at.caption), [c.value for c in at.caption]
+
+
+def test_only_the_open_view_is_computed_and_drawn():
+    """The ε section's views are tabs: only the open one is computed and drawn, so a slider move redraws one
+    chart (issue 14). The trade-off curve over ε below is independent of the views."""
+    with mock.patch.object(sv, "utility", wraps=sv.utility) as utility, \
+            mock.patch.object(sv, "noise_band", wraps=sv.noise_band) as band:
+        at = _app()
+        assert [t.label for t in at.tabs] == [HEADLINE, DRAWS, GROUPS]
+        assert _charts(at) == ["sv_headline", "sv_curve", "sv_acc_fig"]
+        at.select_slider(key="eps").set_value(2.0).run()
+        _ok(at)
+        assert utility.call_count == 0 and band.call_count == 2  # the headline's noise band, nothing of the draws
+        _view(at, DRAWS)
+        assert _charts(at) == ["sv_draws", "sv_curve", "sv_acc_fig"] and band.call_count == 2
+        assert utility.call_count == 1 and utility.call_args.kwargs["draws"] == 200
+        assert any("Mean and 5–95 % of 200 preview releases" in c.value for c in at.caption)
+        at.select_slider(key="sv_R").set_value(50).run()
+        _ok(at)
+        assert utility.call_args.kwargs["draws"] == 50 and at.query_params["sv_R"] == "50"
+        assert any(s.value == "Utility over 50 noise draws" for s in at.subheader)
+        _view(at, GROUPS)
+        assert _charts(at) == ["sv_groups", "sv_curve", "sv_acc_fig"]
+        assert "sv_R" not in at.session_state  # not drawn in this view …
+        _view(at, DRAWS)
+        assert at.select_slider(key="sv_R").value == 50  # … but it keeps its value
+        assert at.query_params["sv_R"] == "50"
+
+
+def test_headline_has_no_legend_and_a_caption_names_its_lines():
+    import json
+
+    at = _app()
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert spec["layout"]["showlegend"] is False
+    captions = " ".join(c.value for c in at.caption)
+    assert "Thick blue line: the private curve" in captions and "Dark grey line: the non-private curve" in captions
+    assert "only the open view is computed" in captions
+
+
+def test_release_note_reads_the_trade_off_curve_at_epsilon():
+    """The custodian's note quotes the utility at the chosen ε from the trade-off curve's draws (no simulation of
+    its own per ε move), with the number of draws it rests on."""
+    at = AppTest.from_file(PAGE, default_timeout=90)
+    at.query_params["eps"] = "2"
+    at.query_params["sv_Rc"] = "50"
+    at.run()
+    _ok(at)
+    assert at.select_slider(key="sv_Rc").value == 50
+    with mock.patch.object(sv, "utility", side_effect=AssertionError("no per-move simulation for the note")):
+        at.button(key="release_button_survival").click().run()
+        at.button(key="release_confirm_survival").click().run()
+    _ok(at)
+    note = at.session_state["_release_last_survival_note"]
+    assert note.text.startswith("Over 50 simulated releases at ε = 2 (the privacy–utility curve's draws at this ε)")
+    assert "sup-norm error" in note.text and "integrated absolute error" in note.text and "log-rank" in note.text
+    assert at.session_state["_release_last_survival"].epsilon == 2.0
+
+
+def test_links_reproduce_the_views_controls():
+    """``?sv_R=`` (draws of the utility view, drawn only in its tab) and ``?sv_Rc=`` (draws per ε of the curve)."""
+    at = AppTest.from_file(PAGE, default_timeout=90)
+    at.query_params.update({"sv_R": "500", "sv_Rc": "100", "eps": "0.5", "sv_data": "gehan"})
+    at.run()
+    _ok(at)
+    assert at.select_slider(key="sv_Rc").value == 100 and at.select_slider(key="eps").value == 0.5
+    assert any("from 100 simulated releases per ε" in c.value for c in at.caption)
+    assert at.query_params["sv_R"] == "500"  # kept while its view is closed
+    _view(at, DRAWS)
+    assert at.select_slider(key="sv_R").value == 500
+    assert any(s.value == "Utility over 500 noise draws" for s in at.subheader)
+    assert "ε = 0.5" in next(m.value for m in at.markdown if m.value.startswith("**What is noised"))
+    at.select_slider(key="sv_Rc").set_value(200).run()  # back to the default: leaves the link
+    _ok(at)
+    assert "sv_Rc" not in at.query_params and at.query_params["sv_R"] == "500"
