@@ -43,7 +43,7 @@ PAGES = ["survival", "regression", "sparse", "fdr", "audit"]
 #: the sliders timed on each page besides ε (their label's start, or (tab, label) for a slider on a view tab that
 #: is opened first); ε is always timed
 SLIDERS = {
-    "survival": ["Noise draws for the utility panel"],
+    "survival": ["Noise draws per ε for the trade-off curve", ("Over R noise draws", "Noise draws for the utility panel")],
     "regression": ["CV repeats / noise draws", "p1 → nxx"],
     "sparse": ["δ", "Repeats (noise draws)"],
     "fdr": ["Target FDR α", "Cutoff c"],

@@ -192,6 +192,8 @@ def test_too_fine_grids_get_one_consistent_limit(horizon):
 def test_accuracy_first_refines_the_survival_estimate_with_more_draws():
     """The page hands accuracy-first its simulator (bundled data: public, may run on a cluster)."""
     at = _app()
+    at.session_state["sv_acc_open"] = True  # the user opens the expander (computed only while open)
+    at.run()
     at.button(key="sv_acc_refine").click().run()
     _ok(at)
     assert any("from 1000 simulated releases per ε" in c.value for c in at.caption), [c.value for c in at.caption]
@@ -204,12 +206,12 @@ def test_only_the_open_view_is_computed_and_drawn():
             mock.patch.object(sv, "noise_band", wraps=sv.noise_band) as band:
         at = _app()
         assert [t.label for t in at.tabs] == [HEADLINE, DRAWS, GROUPS]
-        assert _charts(at) == ["sv_headline", "sv_curve", "sv_acc_fig"]
+        assert _charts(at) == ["sv_headline", "sv_curve"]  # accuracy first: closed
         at.select_slider(key="eps").set_value(2.0).run()
         _ok(at)
         assert utility.call_count == 0 and band.call_count == 2  # the headline's noise band, nothing of the draws
         _view(at, DRAWS)
-        assert _charts(at) == ["sv_draws", "sv_curve", "sv_acc_fig"] and band.call_count == 2
+        assert _charts(at) == ["sv_draws", "sv_curve"] and band.call_count == 2  # accuracy first: closed
         assert utility.call_count == 1 and utility.call_args.kwargs["draws"] == 200
         assert any("Mean and 5–95 % of 200 preview releases" in c.value for c in at.caption)
         at.select_slider(key="sv_R").set_value(50).run()
@@ -217,7 +219,7 @@ def test_only_the_open_view_is_computed_and_drawn():
         assert utility.call_args.kwargs["draws"] == 50 and at.query_params["sv_R"] == "50"
         assert any(s.value == "Utility over 50 noise draws" for s in at.subheader)
         _view(at, GROUPS)
-        assert _charts(at) == ["sv_groups", "sv_curve", "sv_acc_fig"]
+        assert _charts(at) == ["sv_groups", "sv_curve"]  # accuracy first: closed
         assert "sv_R" not in at.session_state  # not drawn in this view …
         _view(at, DRAWS)
         assert at.select_slider(key="sv_R").value == 50  # … but it keeps its value
@@ -258,6 +260,7 @@ def test_links_reproduce_the_views_controls():
     """``?sv_R=`` (draws of the utility view, drawn only in its tab) and ``?sv_Rc=`` (draws per ε of the curve)."""
     at = AppTest.from_file(PAGE, default_timeout=90)
     at.query_params.update({"sv_R": "500", "sv_Rc": "100", "eps": "0.5", "sv_data": "gehan"})
+    at.session_state["sv_acc_open"] = True  # accuracy first, computed only while open, reads the curve's draws
     at.run()
     _ok(at)
     assert at.select_slider(key="sv_Rc").value == 100 and at.select_slider(key="eps").value == 0.5
