@@ -237,6 +237,13 @@ def _clamp(key: str, lo: int, hi: int) -> None:
             st.session_state[key] = clamped
 
 
+def _follow_default(key: str, default) -> None:
+    """``ui.follow_default`` only when the default moved: rewriting an unchanged value through the state before
+    its widget made Streamlit log a warning (the widget also gets a default) on every full rerun."""
+    if st.session_state.get(f"_url_default_{key}") != default:
+        ui.follow_default(key, default)
+
+
 n_rest = rest.size
 if n_rest < MIN_RECORDS:
     st.error(f"The data have {n_rest} private records; this page needs at least {MIN_RECORDS} (20 held out for "
@@ -248,7 +255,7 @@ ui.reset_when_changed("_rg_last_source", (src.fp, src.label, n_rest),  # sizes d
                       dict(rg_ntest=test_default, rg_npriv=int(min(800, n_rest - test_default))))
 s1, s3 = st.columns(2)
 _clamp("rg_ntest", 20, max_test)
-ui.follow_default("rg_ntest", test_default)
+_follow_default("rg_ntest", test_default)
 with s1:
     n_test = int(ui.url_slider("Test set size", key="rg_ntest", min_value=20, max_value=max_test,
                                value=test_default, step=10))
@@ -257,141 +264,42 @@ if avail <= 20:
     st.error(f"Only {avail} records are left for private training (more than 20 are needed); reduce the test set.")
     st.stop()
 _clamp("rg_npriv", 20, int(avail))
-ui.follow_default("rg_npriv", int(min(800, avail)))
+_follow_default("rg_npriv", int(min(800, avail)))
 with s3:
     n_priv = int(ui.url_slider("Private training records", key="rg_npriv", min_value=20, max_value=int(avail),
                                value=int(min(800, avail)), step=10))
 
-c1, c2, c3 = st.columns([1.2, 1, 1])
+c1, c3 = st.columns([1, 2])
 with c1:
     priors = ui.url_toggle("Gamma priors (VB)", key="rg_priors", value=True,
                            help="On: λ ~ Γ(2, 2), λ0 ~ Γ(2, 2) fitted by closed-form mean-field VB. Off: fixed λ = λ0 = 1 (the closed form).")
-    repeats = int(ui.url_select_slider("CV repeats / noise draws", key="rg_R", options=[5, 10, 20, 50], value=10))
-with c2:
-    st.markdown("**Budget split** (nxx : nxy : nyy)")
-    p1 = float(ui.url_slider("p1 → nxx", key="rg_p1", min_value=0.05, max_value=0.90, value=0.35, step=0.05))
-    p2 = float(ui.url_slider("p2 → nxy", key="rg_p2", min_value=0.05, max_value=0.90, value=0.60, step=0.05))
-    p3 = round(1.0 - p1 - p2, 10)
-    if p3 < 0.05 - 1e-9:
-        st.error(f"p1 + p2 = {p1 + p2:.2f} leaves p3 = {p3:.2f} for nyy; it needs at least 0.05.")
-        st.stop()
-    st.caption(f"p3 → nyy = {p3:.2f}")
-    split = (p1, p2, p3)
-with c3:
-    st.markdown("**Centring and scale**")
-    y_centre = ui.url_radio("Response centre", key="rg_yc", options=["dp", "public"], horizontal=True,
-                            format_func=lambda v: {"dp": "DP mean (charged)", "public": "public midpoint"}[v])
-    sigma_y = ui.url_radio("Response scale σy", key="rg_sy", options=["dp", "public"], horizontal=True,
-                           format_func=lambda v: {"dp": "DP estimate (charged)", "public": "range / 6"}[v])
-    uses_dp = "dp" in (y_centre, sigma_y)
-    prep_share = float(ui.url_slider("Share of ε for the DP centre/scale", key="rg_pshare", min_value=0.02,
-                                     max_value=0.3, value=0.05, step=0.01, disabled=not uses_dp)) if uses_dp else 0.0
     seed = int(ui.url_number("Preview seed", key="rg_seed", min_value=0, max_value=10_000, value=0, step=1,
                              help="Seeds the preview only; a release is seeded by the operating system."))
+with c3:
+    st.markdown("**Centring and scale**")
+    c31, c32 = st.columns(2)
+    with c31:
+        y_centre = ui.url_radio("Response centre", key="rg_yc", options=["dp", "public"], horizontal=True,
+                                format_func=lambda v: {"dp": "DP mean (charged)", "public": "public midpoint"}[v])
+        sigma_y = ui.url_radio("Response scale σy", key="rg_sy", options=["dp", "public"], horizontal=True,
+                               format_func=lambda v: {"dp": "DP estimate (charged)", "public": "range / 6"}[v])
+    uses_dp = "dp" in (y_centre, sigma_y)
+    with c32:
+        prep_share = float(ui.url_slider("Share of ε for the DP centre/scale", key="rg_pshare", min_value=0.02,
+                                         max_value=0.3, value=0.05, step=0.01)) if uses_dp else 0.0
+
+#: noise draws of the preview (its histogram and the release's utility note)
+PREVIEW_DRAWS = 200
+#: the views of the ε fragment; only the open one is computed and drawn (fixed labels: rendered as Markdown)
+VIEWS = ["Preview fit", "Noise draws", "Coefficients", "ρ over ε and size (CV)", "Clipping thresholds",
+         "Budget split"]
 
 
-
-@ui.live_fragment
-def _at_epsilon() -> None:
-    """Everything that depends on ε (the tuned thresholds, the preview, the curves at ε, the release): moving the
-    ε slider reruns only this."""
-    e0, _ = st.columns([1.2, 2])
-    with e0:
-        epsilon = ui.epsilon_slider("Privacy budget ε (total)", key="eps", default=1.0)
-    eps_prep = prep_share * epsilon if uses_dp else 0.0
-    eps_stat = epsilon - eps_prep
-
-    # ---- thresholds --------------------------------------------------------------------------------------
-    st.subheader("Clipping thresholds")
-    t1, t2 = st.columns([1, 1.3])
-    with t1:
-        mode = ui.url_radio("Thresholds (ωx, ωy)", key="rg_tmode", options=["tuned", "manual"], horizontal=True,
-                            format_func=lambda m: {"tuned": "tuned on synthetic data (free)", "manual": "manual"}[m])
-        n_fit = n_priv + n_pub
-        quick = _quick_search(n_fit, d, float(eps_stat), split)
-        full_key = ("rg_full_search", n_fit, d, float(eps_stat), split)
-        if st.button("Run the full search (20 data sets × 20 draws)", key="rg_full_btn"):
-            bar = st.progress(0.0, text=f"Searching {R.OMEGA_GRID.size ** 2} (ωx, ωy) pairs on synthetic data…")
-            st.session_state[full_key] = threshold_search(n_fit, d, epsilon=eps_stat, split=split,
-                                                          progress=lambda f: bar.progress(f))
-            bar.empty()
-        search = st.session_state.get(full_key, quick)
-        if mode == "manual":
-            wx = float(ui.url_select_slider("ωx (Bx = ωx σx)", key="rg_wx", options=OMEGAS, value=0.1))
-            wy = float(ui.url_select_slider("ωy (By = ωy σy)", key="rg_wy", options=OMEGAS, value=0.5))
-        else:
-            wx, wy = search.omega_x, search.omega_y
-        st.caption(f"Search: {search.n_sets} synthetic data sets × {search.n_draws} noise draws per pair at n = {n_fit}, "
-                   f"d = {d}, ε = {eps_stat:.3g} (the statistics' share), split {split}. It uses only these public numbers, "
-                   "so it costs nothing. It takes the least clipping among the pairs within 0.002 (or two standard errors) "
-                   "of the best mean ρ, so that at large ε it stops clipping. In use: " + f"ωx = {wx:g}, ωy = {wy:g}.")
-    with t2:
-        st.plotly_chart(rf.tuning_heatmap(search.grid_x, search.grid_y, search.scores,
-                                          chosen=(search.omega_x, search.omega_y), used=(wx, wy)), key="rg_heat")
-    ui.teaching("Each cell is one pair of clipping thresholds. For each pair we clip synthetic data of the same size, "
-                "add the same noise, fit, and score how well the fit ranks the synthetic responses. Darker = better. "
-                "Small ωx (hard clipping of x) almost always wins: it cuts the noise on nxx and nxy far more than the "
-                "signal it removes.")
-
-    # ---- preview fit on one split -------------------------------------------------------------------------
-    rng = np.random.default_rng(seed)
-    perm = rest[rng.permutation(n_rest)]
-    test, priv, pub = perm[:n_test], perm[n_test:n_test + n_priv], np.flatnonzero(src.public)
-    with ui.show_errors("Preview failed"):
-        pv = preview_fit(src.X, src.y, private=priv, public=pub, test=test, x_bounds=src.x_bounds, y_bounds=src.y_bounds,
-                         x_centre=src.x_centre, y_centre=y_centre, sigma_y=sigma_y, eps_prep=eps_prep, eps_stat=eps_stat,
-                         omegas=(wx, wy), split=split, priors=priors, rng=rng, draws=max(repeats, 200))
-    prep, bx, by, noise, yt = pv.prep, pv.bx, pv.by, pv.noise, src.y[test]
-    pred_draws, rho_draws, pred_np, rho_np = pv.pred, pv.rho, pv.pred_nonprivate, pv.rho_nonprivate
-
-    ui.preview_notice()
-    st.markdown(
-        f"**What is noised:** after centring ({'; '.join(prep.describe())}), scaling each record to length 1 and "
-        f"clipping features at ±Bx = {bx:.3g} and responses at ±By = {by:.3g}: the {d * (d + 1) // 2} distinct entries "
-        f"of nxx = Σxxᵀ, the {d} entries of nxy = Σxy and nyy = Σy². Noise: {'; '.join(noise.describe())}. "
-        + (f"The DP centre/scale took ε = {eps_prep:.3g}. " if uses_dp else "")
-        + (f"{n_pub} public records are added without noise and are not protected." if n_pub else "")
-    )
-
-    st.subheader("Predicted vs observed on held-out records")
-    h1, h2 = st.columns([1.3, 1])
-    with h1:
-        st.plotly_chart(rf.predicted_vs_observed(yt, pred_draws[0], pred_np, rho_private=float(rho_draws[0]),
-                                                 rho_nonprivate=rho_np, y_label=src.y_label), key="rg_headline")
-    with h2:
-        st.plotly_chart(rf.rho_draws_histogram(rho_draws, rho_np), key="rg_draws")
-        st.caption(f"Utility over {rho_draws.size} preview noise draws on this split: mean ρ = {rho_draws.mean():.3f} "
-                   f"(5–95%: {np.quantile(rho_draws, 0.05):.3f} to {np.quantile(rho_draws, 0.95):.3f}); "
-                   f"non-private ρ = {rho_np:.3f}.")
-    ui.teaching("1. Centre and scale each record (free, or a small charged DP mean). 2. Clip. 3. Add Laplace noise to the "
-                "three sums. 4. Repair the noisy nxx to be positive semi-definite and compute the Bayesian posterior "
-                "mean — all post-processing. The left plot is one preview draw; the histogram shows how much a single "
-                "release can vary.")
-    if src.beta is not None:
-        lo, hi = np.quantile(pv.coef, [0.05, 0.95], axis=0)
-        st.plotly_chart(rf.coefficient_bars(src.names, pv.coef_nonprivate, pv.coef.mean(0), lo, hi, truth=src.beta),
-                        key="rg_coef")
-        st.caption("Synthetic data: the true β is known. Private coefficients shrink towards 0 — clipping and the prior "
-                   "trade bias for much less noise; ranking quality (ρ) is what the method optimises.")
-
-    ui.explain(
-        "**What is clipped and why projection wins.** Noise is scaled to the worst case a single record can cause, "
-        "which grows with the bounds (Bx² for nxx, Bx·By for nxy). After row scaling, a feature can be as large as 1; "
-        f"clipping at Bx = ωx/√d = {bx:.3g} cuts the nxx noise by a factor ~{(1 / bx) ** 2:.0f} while most records "
-        "are barely changed. The no-projection baseline uses the public worst-case bounds instead and drowns in noise.\n\n"
-        f"**What each budget share buys.** nxx gets {p1:.0%} (its {d * (d + 1) // 2} entries share that budget), nxy "
-        f"{p2:.0%} (it carries the drug-response signal), nyy {p3:.0%} (used only to learn the noise precision when "
-        "priors are on).\n\n"
-        "**What is public and what was charged.** Public: n, d, the feature and response ranges, the feature centre "
-        "(midpoint of the feature range), σx = 1/√d, the thresholds (tuned on synthetic data), the split. "
-        + ("Charged: " + ", ".join(f"{k} (ε = {v:.3g})" for k, v in prep.parts.items()) + ", and the three statistics."
-           if prep.parts else "Charged: the three statistics only (the response centre and scale are public).")
-        + "\n\n**Sensitivities (replace one record).** nxx: d(d+1)·Bx², nxy: 2d·Bx·By, nyy: By².",
-        title="What was noised, what is public, and why clipping helps",
-    )
-
-    # ---- curves ------------------------------------------------------------------------------------------------------
-    st.subheader("Privacy–utility: five models over ε and private sample size")
+def _cv_view(*, epsilon: float, split: tuple, n_test: int) -> None:
+    """ρ of the five models over the ε sweep and over private sizes (Monte-Carlo CV): its own tab, computed only
+    when open (a new ε needs a CV over sizes; the repeats are set here)."""
+    repeats = int(ui.url_select_slider("CV repeats (random splits)", key="rg_R", options=[5, 10, 20, 50], value=10,
+                                       help="Random splits of the private records per point of the curves."))
     sizes = sorted({int(v) for v in (np.linspace(min(50, n_priv), n_priv, 6) // 10 * 10) if 20 <= v <= n_priv}
                    | {n_priv})
     kw = dict(epsilon=epsilon, n_priv=n_priv, n_test=n_test, repeats=repeats, split=split, priors=priors,
@@ -409,49 +317,181 @@ def _at_epsilon() -> None:
                 st.session_state[ckey] = _curves(src, progress=lambda f: bar.progress(f), **kw)
             bar.empty()
         curves = st.session_state.get(ckey)
-    if curves is not None:
-        by_eps, by_size = curves
-        shown = ui.url_multiselect("Models shown", key="rg_models", options=list(R.MODELS), default=list(R.MODELS))
-        rho_np_size = by_size.rho[0, :, 0].mean(-1)
-        rho_rp = float(by_size.rho[1, -1, 0].mean())
-        equiv = equivalent_sample_size(by_size.sizes, rho_np_size, rho_rp)
-        st.plotly_chart(rf.rho_panels(by_eps.epsilons, by_eps.rho[:, 0], by_size.sizes, by_size.rho[:, :, 0],
-                                      epsilon=epsilon, n_private=n_priv, equivalent=equiv, shown=shown), key="rg_curves")
-        eq_text = (f"robust private LR with {n_priv} private records reaches the mean ρ of non-private LR with about "
-                   f"**{equiv:.0f}** records" if np.isfinite(equiv) else
-                   "the private mean ρ is below the non-private curve's smallest size (or above its largest), so no "
-                   "equivalent size can be read off in this range")
-        st.caption(f"Monte-Carlo CV: {repeats} random splits of the private records (test {n_test}; the {n_pub} public "
-                   f"records in every training set); bands 10–90% over "
-                   f"repeats; thresholds re-tuned for every size and ε (5 × 5 synthetic search). At ε = {epsilon:g}, "
-                   f"{eq_text}.")
-        ui.teaching("Each repeat re-splits the data, runs the whole private pipeline (including the charged centring) and "
-                    "scores Spearman's ρ on held-out records. Output perturbation and the functional mechanism add noise "
-                    "calibrated to much larger worst cases, so their ρ stays near 0 at realistic ε.")
-        accuracy_first(key="rg_acc", grid=by_eps.epsilons, draws=by_eps.rho[1, 0], metric_label="Spearman ρ",
-                       default_threshold=round(max(0.5 * float(by_eps.rho[0, 0].mean()), 0.01), 3),
-                       larger_is_better=True, basis=src.label)
-    else:
+    if curves is None:
         st.info("Press the button to run the cross-validation on your upload (kept in this session only).")
+        return
+    by_eps, by_size = curves
+    shown = ui.url_multiselect("Models shown", key="rg_models", options=list(R.MODELS), default=list(R.MODELS))
+    rho_np_size = by_size.rho[0, :, 0].mean(-1)
+    rho_rp = float(by_size.rho[1, -1, 0].mean())
+    equiv = equivalent_sample_size(by_size.sizes, rho_np_size, rho_rp)
+    st.plotly_chart(rf.rho_panels(by_eps.epsilons, by_eps.rho[:, 0], by_size.sizes, by_size.rho[:, :, 0],
+                                  epsilon=epsilon, n_private=n_priv, equivalent=equiv, shown=shown), key="rg_curves")
+    eq_text = (f"robust private LR with {n_priv} private records reaches the mean ρ of non-private LR with about "
+               f"**{equiv:.0f}** records" if np.isfinite(equiv) else
+               "the private mean ρ is below the non-private curve's smallest size (or above its largest), so no "
+               "equivalent size can be read off in this range")
+    st.caption(f"Monte-Carlo CV: {repeats} random splits of the private records (test {n_test}; the {n_pub} public "
+               f"records in every training set); bands 10–90% over "
+               f"repeats; thresholds re-tuned for every size and ε (5 × 5 synthetic search). At ε = {epsilon:g}, "
+               f"{eq_text}.")
+    ui.teaching("Each repeat re-splits the data, runs the whole private pipeline (including the charged centring) and "
+                "scores Spearman's ρ on held-out records. Output perturbation and the functional mechanism add noise "
+                "calibrated to much larger worst cases, so their ρ stays near 0 at realistic ε.")
+    accuracy_first(key="rg_acc", grid=by_eps.epsilons, draws=by_eps.rho[1, 0], metric_label="Spearman ρ",
+                   default_threshold=round(max(0.5 * float(by_eps.rho[0, 0].mean()), 0.01), 3),
+                   larger_is_better=True, basis=src.label)
 
-    # ---- budget split ---------------------------------------------------------------------------------------------
-    st.subheader("Budget split")
-    b1, b2 = st.columns([1.2, 1])
-    split_key = ("rg_split", n_fit, d, float(eps_stat))
-    with b2:
-        st.markdown("Search the split on synthetic data (free): every split gets its own (ωx, ωy) search; 4 data sets × "
-                    "4 draws on a 10 × 10 ω grid, 36 splits in steps of 0.1.")
-        if st.button("Search the budget split", key="rg_split_btn"):
-            with st.spinner("Searching 36 splits…"):
-                st.session_state[split_key] = _split_search(n_fit, d, float(eps_stat))
-        sres = st.session_state.get(split_key)
-        if sres is not None:
-            st.caption(f"Best split (nxx, nxy, nyy) = {tuple(round(v, 2) for v in sres.best)} with mean ρ "
-                       f"{sres.scores.max():.3f}; the split in use scores as the × marks. With fixed precisions nyy "
-                       "never enters the fit, so the search gives it the minimum.")
-    with b1:
-        st.plotly_chart(rf.ternary_split(None if sres is None else sres.splits, None if sres is None else sres.scores,
-                                         chosen=split, best=None if sres is None else sres.best), key="rg_ternary")
+
+def _request_full_search() -> None:
+    st.session_state["_rg_full_requested"] = True
+
+
+@ui.live_fragment
+def _at_epsilon() -> None:
+    """Everything that depends on ε (the budget split, the tuned thresholds, the preview, the views at ε, the
+    release): moving the ε slider, the split or the thresholds reruns only this, and redraws the open view."""
+    e0, e1, e2 = st.columns([1.2, 1, 1])
+    with e0:
+        epsilon = ui.epsilon_slider("Privacy budget ε (total)", key="eps", default=1.0)
+        mode = ui.url_radio("Thresholds (ωx, ωy)", key="rg_tmode", options=["tuned", "manual"], horizontal=True,
+                            format_func=lambda m: {"tuned": "tuned on synthetic data (free)", "manual": "manual"}[m])
+    with e1:
+        st.markdown("**Budget split** (nxx : nxy : nyy)")
+        p1 = float(ui.url_slider("p1 → nxx", key="rg_p1", min_value=0.05, max_value=0.90, value=0.35, step=0.05))
+        p2 = float(ui.url_slider("p2 → nxy", key="rg_p2", min_value=0.05, max_value=0.90, value=0.60, step=0.05))
+        p3 = round(1.0 - p1 - p2, 10)
+        if p3 < 0.05 - 1e-9:
+            st.error(f"p1 + p2 = {p1 + p2:.2f} leaves p3 = {p3:.2f} for nyy; it needs at least 0.05.")
+            return
+        st.caption(f"p3 → nyy = {p3:.2f}")
+    split = (p1, p2, p3)
+    eps_prep = prep_share * epsilon if uses_dp else 0.0
+    eps_stat = epsilon - eps_prep
+
+    # ---- thresholds --------------------------------------------------------------------------------------
+    n_fit = n_priv + n_pub
+    quick = _quick_search(n_fit, d, float(eps_stat), split)
+    full_key = ("rg_full_search", n_fit, d, float(eps_stat), split)
+    with e2:
+        if st.session_state.pop("_rg_full_requested", False) and full_key not in st.session_state:
+            bar = st.progress(0.0, text=f"Searching {R.OMEGA_GRID.size ** 2} (ωx, ωy) pairs on synthetic data…")
+            st.session_state[full_key] = threshold_search(n_fit, d, epsilon=eps_stat, split=split,
+                                                          progress=lambda f: bar.progress(f))
+            bar.empty()
+    search = st.session_state.get(full_key, quick)
+    with e2:
+        if mode == "manual":
+            wx = float(ui.url_select_slider("ωx (Bx = ωx σx)", key="rg_wx", options=OMEGAS, value=0.1))
+            wy = float(ui.url_select_slider("ωy (By = ωy σy)", key="rg_wy", options=OMEGAS, value=0.5))
+        else:
+            wx, wy = search.omega_x, search.omega_y
+            st.caption(f"Thresholds in use: ωx = {wx:g}, ωy = {wy:g}, tuned for free on synthetic data of the same "
+                       "size (see the “Clipping thresholds” view).")
+
+    # ---- preview fit on one split (the views, the release's utility note) -------------------------------------
+    rng = np.random.default_rng(seed)
+    perm = rest[rng.permutation(n_rest)]
+    test, priv, pub = perm[:n_test], perm[n_test:n_test + n_priv], np.flatnonzero(src.public)
+    with ui.show_errors("Preview failed"):
+        pv = preview_fit(src.X, src.y, private=priv, public=pub, test=test, x_bounds=src.x_bounds, y_bounds=src.y_bounds,
+                         x_centre=src.x_centre, y_centre=y_centre, sigma_y=sigma_y, eps_prep=eps_prep, eps_stat=eps_stat,
+                         omegas=(wx, wy), split=split, priors=priors, rng=rng, draws=PREVIEW_DRAWS)
+    prep, bx, by, noise, yt = pv.prep, pv.bx, pv.by, pv.noise, src.y[test]
+    pred_draws, rho_draws, pred_np, rho_np = pv.pred, pv.rho, pv.pred_nonprivate, pv.rho_nonprivate
+
+    st.subheader("Preview at this ε")
+    ui.preview_notice()
+    st.markdown(
+        f"**What is noised:** after centring ({'; '.join(prep.describe())}), scaling each record to length 1 and "
+        f"clipping features at ±Bx = {bx:.3g} and responses at ±By = {by:.3g}: the {d * (d + 1) // 2} distinct entries "
+        f"of nxx = Σxxᵀ, the {d} entries of nxy = Σxy and nyy = Σy². Noise: {'; '.join(noise.describe())}. "
+        + (f"The DP centre/scale took ε = {eps_prep:.3g}. " if uses_dp else "")
+        + (f"{n_pub} public records are added without noise and are not protected." if n_pub else "")
+    )
+
+    st.caption("Views: only the open one is computed, and moving ε (or a control above) redraws just that one. The "
+               "cross-validation runs only while its view is open.")
+    v_fit, v_draws, v_coef, v_cv, v_heat, v_split = ui.view_tabs(VIEWS, key="rg_view")
+    with v_fit:
+        if v_fit.open:
+            st.plotly_chart(rf.predicted_vs_observed(yt, pred_draws[0], pred_np, rho_private=float(rho_draws[0]),
+                                                     rho_nonprivate=rho_np, y_label=src.y_label), key="rg_headline")
+            st.caption(f"Predicted against observed on {yt.size} held-out records: one preview draw of the private fit "
+                       "and the non-private fit on the same split.")
+            ui.teaching("1. Centre and scale each record (free, or a small charged DP mean). 2. Clip. 3. Add Laplace "
+                        "noise to the three sums. 4. Repair the noisy nxx to be positive semi-definite and compute the "
+                        "Bayesian posterior mean — all post-processing. This plot is one preview draw; the “Noise "
+                        "draws” view shows how much a single release can vary.")
+    with v_draws:
+        if v_draws.open:
+            st.plotly_chart(rf.rho_draws_histogram(rho_draws, rho_np), key="rg_draws")
+            st.caption(f"Utility over {rho_draws.size} preview noise draws on this split: mean ρ = {rho_draws.mean():.3f} "
+                       f"(5–95%: {np.quantile(rho_draws, 0.05):.3f} to {np.quantile(rho_draws, 0.95):.3f}); "
+                       f"non-private ρ = {rho_np:.3f}.")
+    with v_coef:
+        if v_coef.open:
+            lo, hi = np.quantile(pv.coef, [0.05, 0.95], axis=0)
+            st.plotly_chart(rf.coefficient_bars(src.names, pv.coef_nonprivate, pv.coef.mean(0), lo, hi, truth=src.beta),
+                            key="rg_coef")
+            st.caption(("Synthetic data: the true β is known. " if src.beta is not None else "")
+                       + f"Private coefficients (mean and 5–95% over {pv.coef.shape[0]} preview draws) shrink towards "
+                       "0 — clipping and the prior trade bias for much less noise; ranking quality (ρ) is what the "
+                       "method optimises.")
+    with v_cv:
+        if v_cv.open:
+            _cv_view(epsilon=epsilon, split=split, n_test=n_test)
+    with v_heat:
+        if v_heat.open:
+            # runs at the top of the next run of this fragment, so that the preview above uses its thresholds
+            st.button("Run the full search (20 data sets × 20 draws)", key="rg_full_btn",
+                      disabled=full_key in st.session_state, on_click=_request_full_search)
+            st.caption(f"Search: {search.n_sets} synthetic data sets × {search.n_draws} noise draws per pair at n = "
+                       f"{n_fit}, d = {d}, ε = {eps_stat:.3g} (the statistics' share), split {split}. It uses only these "
+                       "public numbers, so it costs nothing. It takes the least clipping among the pairs within 0.002 "
+                       "(or two standard errors) of the best mean ρ, so that at large ε it stops clipping. In use: "
+                       + f"ωx = {wx:g}, ωy = {wy:g}" + (" (manual)." if mode == "manual" else "."))
+            st.plotly_chart(rf.tuning_heatmap(search.grid_x, search.grid_y, search.scores,
+                                              chosen=(search.omega_x, search.omega_y), used=(wx, wy)), key="rg_heat")
+            ui.teaching("Each cell is one pair of clipping thresholds. For each pair we clip synthetic data of the same "
+                        "size, add the same noise, fit, and score how well the fit ranks the synthetic responses. "
+                        "Darker = better. Small ωx (hard clipping of x) almost always wins: it cuts the noise on nxx "
+                        "and nxy far more than the signal it removes.")
+    with v_split:
+        if v_split.open:
+            split_key = ("rg_split", n_fit, d, float(eps_stat))
+            b1, b2 = st.columns([1.2, 1])
+            with b2:
+                st.markdown("Search the split on synthetic data (free): every split gets its own (ωx, ωy) search; 4 data "
+                            "sets × 4 draws on a 10 × 10 ω grid, 36 splits in steps of 0.1.")
+                if st.button("Search the budget split", key="rg_split_btn"):
+                    with st.spinner("Searching 36 splits…"):
+                        st.session_state[split_key] = _split_search(n_fit, d, float(eps_stat))
+                sres = st.session_state.get(split_key)
+                if sres is not None:
+                    st.caption(f"Best split (nxx, nxy, nyy) = {tuple(round(v, 2) for v in sres.best)} with mean ρ "
+                               f"{sres.scores.max():.3f}; the split in use scores as the × marks. With fixed precisions "
+                               "nyy never enters the fit, so the search gives it the minimum.")
+            with b1:
+                st.plotly_chart(rf.ternary_split(None if sres is None else sres.splits,
+                                                 None if sres is None else sres.scores, chosen=split,
+                                                 best=None if sres is None else sres.best), key="rg_ternary")
+
+    ui.explain(
+        "**What is clipped and why projection wins.** Noise is scaled to the worst case a single record can cause, "
+        "which grows with the bounds (Bx² for nxx, Bx·By for nxy). After row scaling, a feature can be as large as 1; "
+        f"clipping at Bx = ωx/√d = {bx:.3g} cuts the nxx noise by a factor ~{(1 / bx) ** 2:.0f} while most records "
+        "are barely changed. The no-projection baseline uses the public worst-case bounds instead and drowns in noise.\n\n"
+        f"**What each budget share buys.** nxx gets {p1:.0%} (its {d * (d + 1) // 2} entries share that budget), nxy "
+        f"{p2:.0%} (it carries the drug-response signal), nyy {p3:.0%} (used only to learn the noise precision when "
+        "priors are on).\n\n"
+        "**What is public and what was charged.** Public: n, d, the feature and response ranges, the feature centre "
+        "(midpoint of the feature range), σx = 1/√d, the thresholds (tuned on synthetic data), the split. "
+        + ("Charged: " + ", ".join(f"{k} (ε = {v:.3g})" for k, v in prep.parts.items()) + ", and the three statistics."
+           if prep.parts else "Charged: the three statistics only (the response centre and scale are public).")
+        + "\n\n**Sensitivities (replace one record).** nxx: d(d+1)·Bx², nxy: 2d·Bx·By, nyy: By².",
+        title="What was noised, what is public, and why clipping helps",
+    )
 
     # ---- release ----------------------------------------------------------------------------------------------------
     parts = {"nxx": p1 * eps_stat, "nxy": p2 * eps_stat, "nyy": p3 * eps_stat}
@@ -462,14 +502,12 @@ def _at_epsilon() -> None:
               "priors": priors}
     tuning = search.describe() if mode == "tuned" else {"source": "manual ω (public)"}
 
-
     def _bundle():
         prep_rel = R.prepare(src.X[priv], src.y[priv], x_bounds=src.x_bounds, y_bounds=src.y_bounds,
                              x_centre=src.x_centre, y_centre=y_centre, sigma_y=sigma_y, epsilon=eps_prep, release=True)
         return R.release(src.X[priv], src.y[priv], prep=prep_rel, epsilon=eps_stat, omega_x=wx, omega_y=wy, split=split,
                          priors=priors, public=src.public_rows(), dataset=src.label,
                          fingerprint=src.fp, feature_names=src.names, tuning=tuning)
-
 
     st.caption("The release uses the private training records of the current split"
                + (f" and the {n_pub} public records (listed in its notes; not protected)" if n_pub else "")
