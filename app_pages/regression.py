@@ -8,6 +8,7 @@ this session's state only).
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +22,7 @@ from dpcore.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, load_gdsc
 from dpcore.regression.evaluation import equivalent_sample_size, monte_carlo_cv, preview_fit, tuned_omegas
 from dpcore.regression.tuning import ThresholdSearch, split_grid, split_search, threshold_search
 from ui.accuracy import accuracy_first
+from ui.widgets import epsilon_options
 from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
 from dpcore.utility import describe_draws
 
@@ -138,6 +140,21 @@ def _omegas(n, d, e, sp):
     return tuned_omegas(int(n), int(d), float(e), tuple(sp), 5, 5)
 
 
+@st.cache_resource(show_spinner=False)
+def _warmer() -> ThreadPoolExecutor:
+    """One background worker per server process: it tunes the thresholds of the ε steps next to the chosen one."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="rg-warm")
+
+
+def _warm_neighbours(n: int, d: int, epsilon: float, split: tuple, share: float) -> None:
+    """Tune (ωx, ωy) for the ε steps either side of ``epsilon`` in the background (public inputs only; the same
+    process-wide cache as :func:`_omegas`), so that moving the ε slider one step does not wait for the search."""
+    steps = epsilon_options()
+    i = min(range(len(steps)), key=lambda j: abs(steps[j] - epsilon))
+    for e in steps[max(i - 1, 0):i + 2]:
+        _warmer().submit(_omegas, n, d, float(e - share * e), split)
+
+
 def _cv(src: Source, *, epsilons, sizes, n_test, repeats, split, priors, prep, seed):
     rest, pub = ~src.public, src.public
     return monte_carlo_cv(src.X[rest], src.y[rest], epsilons=epsilons, sizes=sizes, rng=seed, repeats=repeats,
@@ -153,12 +170,13 @@ def _public_cv(key: tuple, **kw):
     return _cv(_rebuild(key), **kw)
 
 
-def _curves(src: Source, *, epsilon, n_priv, sizes, progress, **kw):
-    """ρ over the ε sweep at the chosen size (independent of the chosen ε) and over sizes at the chosen ε."""
+def _curves(src: Source, *, epsilon, n_priv, sizes, progress, over_sizes=True, **kw):
+    """ρ over the ε sweep at the chosen size (independent of the chosen ε) and, with ``over_sizes``, over sizes at
+    the chosen ε (else None)."""
     run = (lambda **a: _public_cv(src.key, **a)) if src.kind != "upload" else (lambda **a: _cv(src, **a))
     by_eps = run(epsilons=EPS_SWEEP, sizes=(n_priv,), **kw)
     progress(0.5)
-    by_size = run(epsilons=(epsilon,), sizes=sizes, **{**kw, "seed": kw["seed"] + 1})
+    by_size = run(epsilons=(epsilon,), sizes=sizes, **{**kw, "seed": kw["seed"] + 1}) if over_sizes else None
     progress(1.0)
     return by_eps, by_size
 
@@ -291,36 +309,51 @@ with c3:
 #: noise draws of the preview (its histogram and the release's utility note)
 PREVIEW_DRAWS = 200
 #: the views of the ε fragment; only the open one is computed and drawn (fixed labels: rendered as Markdown)
-VIEWS = ["Preview fit", "Noise draws", "Coefficients", "ρ over ε and size (CV)", "Clipping thresholds",
-         "Budget split"]
+VIEWS = ["Predicted vs observed", "Noise draws", "Coefficients", "ρ over ε and size (CV)", "Smallest ε for a target",
+         "Clipping thresholds", "Budget split"]
+CV_VIEW, TARGET_VIEW = VIEWS[3], VIEWS[4]
 
 
-def _cv_view(*, epsilon: float, split: tuple, n_test: int) -> None:
-    """ρ of the five models over the ε sweep and over private sizes (Monte-Carlo CV): its own tab, computed only
-    when open (a new ε needs a CV over sizes; the repeats are set here)."""
-    repeats = int(ui.url_select_slider("CV repeats (random splits)", key="rg_R", options=[5, 10, 20, 50], value=10,
-                                       help="Random splits of the private records per point of the curves."))
+def _repeats() -> int:
+    """The CV repeats, drawn in whichever of the two views that use the CV is open (one per run)."""
+    return int(ui.url_select_slider("CV repeats (random splits)", key="rg_R", options=[5, 10, 20, 50], value=10,
+                                    help="Random splits of the private records per point of the curves."))
+
+
+def _cv_curves(*, epsilon: float, split: tuple, n_test: int, over_sizes: bool):
+    """``(by_eps, by_size, repeats)`` of the Monte-Carlo CV (``by_size`` None unless ``over_sizes``), or None while
+    an upload's curves have not been computed (its button is in the CV view)."""
+    repeats = _repeats()
     sizes = sorted({int(v) for v in (np.linspace(min(50, n_priv), n_priv, 6) // 10 * 10) if 20 <= v <= n_priv}
                    | {n_priv})
     kw = dict(epsilon=epsilon, n_priv=n_priv, n_test=n_test, repeats=repeats, split=split, priors=priors,
               prep=(y_centre, sigma_y, prep_share), seed=seed, sizes=tuple(sizes))
-    curves = None
     if src.kind != "upload":
-        with st.spinner("Cross-validating five models over ε and sample size (cached after the first run)…"), \
-                ui.show_errors("Cross-validation failed"):
-            curves = _curves(src, progress=lambda f: None, **kw)
-    else:
-        ckey = ("rg_curves", src.fp, src.public_basis, n_pub, tuple(sorted(kw.items())))
-        if st.button("Compute the curves on the uploaded data", key="rg_curves_btn"):
-            bar = st.progress(0.0, text="Cross-validating…")
-            with ui.show_errors("Cross-validation failed"):
-                st.session_state[ckey] = _curves(src, progress=lambda f: bar.progress(f), **kw)
-            bar.empty()
-        curves = st.session_state.get(ckey)
+        with st.spinner("Cross-validating five models over ε" + (" and sample size" if over_sizes else "")
+                        + " (cached after the first run)…"), ui.show_errors("Cross-validation failed"):
+            return (*_curves(src, progress=lambda f: None, over_sizes=over_sizes, **kw), repeats)
+        return None
+    ckey = ("rg_curves", src.fp, src.public_basis, n_pub, tuple(sorted(kw.items())))
+    if over_sizes and st.button("Compute the curves on the uploaded data", key="rg_curves_btn"):
+        bar = st.progress(0.0, text="Cross-validating…")
+        with ui.show_errors("Cross-validation failed"):
+            st.session_state[ckey] = _curves(src, progress=lambda f: bar.progress(f), **kw)
+        bar.empty()
+    curves = st.session_state.get(ckey)
     if curves is None:
-        st.info("Press the button to run the cross-validation on your upload (kept in this session only).")
+        st.info("Press the button to run the cross-validation on your upload (kept in this session only)."
+                if over_sizes else "Compute the curves on your upload in the “ρ over ε and size (CV)” view first.")
+        return None
+    return (*curves, repeats)
+
+
+def _cv_view(*, epsilon: float, split: tuple, n_test: int) -> None:
+    """ρ of the five models over the ε sweep and over private sizes (Monte-Carlo CV): computed only while this
+    view is open (a new ε needs a CV over sizes)."""
+    curves = _cv_curves(epsilon=epsilon, split=split, n_test=n_test, over_sizes=True)
+    if curves is None:
         return
-    by_eps, by_size = curves
+    by_eps, by_size, repeats = curves
     shown = ui.url_multiselect("Models shown", key="rg_models", options=list(R.MODELS), default=list(R.MODELS))
     rho_np_size = by_size.rho[0, :, 0].mean(-1)
     rho_rp = float(by_size.rho[1, -1, 0].mean())
@@ -338,6 +371,16 @@ def _cv_view(*, epsilon: float, split: tuple, n_test: int) -> None:
     ui.teaching("Each repeat re-splits the data, runs the whole private pipeline (including the charged centring) and "
                 "scores Spearman's ρ on held-out records. Output perturbation and the functional mechanism add noise "
                 "calibrated to much larger worst cases, so their ρ stays near 0 at realistic ε.")
+
+
+def _target_view(*, epsilon: float, split: tuple, n_test: int) -> None:
+    """Accuracy first on the CV's ε sweep (which does not depend on the chosen ε)."""
+    curves = _cv_curves(epsilon=epsilon, split=split, n_test=n_test, over_sizes=False)
+    if curves is None:
+        return
+    by_eps = curves[0]
+    st.caption(f"From the Monte-Carlo CV over ε at {n_priv} private records ({curves[2]} random splits): the robust "
+               "private fit's ρ on held-out records.")
     accuracy_first(key="rg_acc", grid=by_eps.epsilons, draws=by_eps.rho[1, 0], metric_label="Spearman ρ",
                    default_threshold=round(max(0.5 * float(by_eps.rho[0, 0].mean()), 0.01), 3),
                    larger_is_better=True, basis=src.label)
@@ -357,21 +400,19 @@ def _at_epsilon() -> None:
         mode = ui.url_radio("Thresholds (ωx, ωy)", key="rg_tmode", options=["tuned", "manual"], horizontal=True,
                             format_func=lambda m: {"tuned": "tuned on synthetic data (free)", "manual": "manual"}[m])
     with e1:
-        st.markdown("**Budget split** (nxx : nxy : nyy)")
         p1 = float(ui.url_slider("p1 → nxx", key="rg_p1", min_value=0.05, max_value=0.90, value=0.35, step=0.05))
         p2 = float(ui.url_slider("p2 → nxy", key="rg_p2", min_value=0.05, max_value=0.90, value=0.60, step=0.05))
         p3 = round(1.0 - p1 - p2, 10)
         if p3 < 0.05 - 1e-9:
             st.error(f"p1 + p2 = {p1 + p2:.2f} leaves p3 = {p3:.2f} for nyy; it needs at least 0.05.")
             return
-        st.caption(f"p3 → nyy = {p3:.2f}")
+        st.caption(f"p3 → nyy = {p3:.2f} (budget split nxx : nxy : nyy)")
     split = (p1, p2, p3)
     eps_prep = prep_share * epsilon if uses_dp else 0.0
     eps_stat = epsilon - eps_prep
 
     # ---- thresholds --------------------------------------------------------------------------------------
     n_fit = n_priv + n_pub
-    quick = _quick_search(n_fit, d, float(eps_stat), split)
     full_key = ("rg_full_search", n_fit, d, float(eps_stat), split)
     with e2:
         if st.session_state.pop("_rg_full_requested", False) and full_key not in st.session_state:
@@ -379,13 +420,19 @@ def _at_epsilon() -> None:
             st.session_state[full_key] = threshold_search(n_fit, d, epsilon=eps_stat, split=split,
                                                           progress=lambda f: bar.progress(f))
             bar.empty()
-    search = st.session_state.get(full_key, quick)
+    full = st.session_state.get(full_key)
+
+    def search() -> ThresholdSearch:  # the (ωx, ωy) search in use, for the views and the release that show it
+        return full if full is not None else _quick_search(n_fit, d, float(eps_stat), split)
+
     with e2:
         if mode == "manual":
             wx = float(ui.url_select_slider("ωx (Bx = ωx σx)", key="rg_wx", options=OMEGAS, value=0.1))
             wy = float(ui.url_select_slider("ωy (By = ωy σy)", key="rg_wy", options=OMEGAS, value=0.5))
         else:
-            wx, wy = search.omega_x, search.omega_y
+            # the quick search's choice (the same search, cached process-wide), or the full search's
+            wx, wy = (full.omega_x, full.omega_y) if full is not None else _omegas(n_fit, d, eps_stat, split)
+            _warm_neighbours(n_fit, d, epsilon, split, prep_share if uses_dp else 0.0)
             st.caption(f"Thresholds in use: ωx = {wx:g}, ωy = {wy:g}, tuned for free on synthetic data of the same "
                        "size (see the “Clipping thresholds” view).")
 
@@ -412,13 +459,11 @@ def _at_epsilon() -> None:
 
     st.caption("Views: only the open one is computed, and moving ε (or a control above) redraws just that one. The "
                "cross-validation runs only while its view is open.")
-    v_fit, v_draws, v_coef, v_cv, v_heat, v_split = ui.view_tabs(VIEWS, key="rg_view")
+    v_fit, v_draws, v_coef, v_cv, v_target, v_heat, v_split = ui.view_tabs(VIEWS, key="rg_view")
     with v_fit:
         if v_fit.open:
             st.plotly_chart(rf.predicted_vs_observed(yt, pred_draws[0], pred_np, rho_private=float(rho_draws[0]),
                                                      rho_nonprivate=rho_np, y_label=src.y_label), key="rg_headline")
-            st.caption(f"Predicted against observed on {yt.size} held-out records: one preview draw of the private fit "
-                       "and the non-private fit on the same split.")
             ui.teaching("1. Centre and scale each record (free, or a small charged DP mean). 2. Clip. 3. Add Laplace "
                         "noise to the three sums. 4. Repair the noisy nxx to be positive semi-definite and compute the "
                         "Bayesian posterior mean — all post-processing. This plot is one preview draw; the “Noise "
@@ -441,18 +486,22 @@ def _at_epsilon() -> None:
     with v_cv:
         if v_cv.open:
             _cv_view(epsilon=epsilon, split=split, n_test=n_test)
+    with v_target:
+        if v_target.open:
+            _target_view(epsilon=epsilon, split=split, n_test=n_test)
     with v_heat:
         if v_heat.open:
+            search_ = search()
             # runs at the top of the next run of this fragment, so that the preview above uses its thresholds
             st.button("Run the full search (20 data sets × 20 draws)", key="rg_full_btn",
                       disabled=full_key in st.session_state, on_click=_request_full_search)
-            st.caption(f"Search: {search.n_sets} synthetic data sets × {search.n_draws} noise draws per pair at n = "
+            st.caption(f"Search: {search_.n_sets} synthetic data sets × {search_.n_draws} noise draws per pair at n = "
                        f"{n_fit}, d = {d}, ε = {eps_stat:.3g} (the statistics' share), split {split}. It uses only these "
                        "public numbers, so it costs nothing. It takes the least clipping among the pairs within 0.002 "
                        "(or two standard errors) of the best mean ρ, so that at large ε it stops clipping. In use: "
                        + f"ωx = {wx:g}, ωy = {wy:g}" + (" (manual)." if mode == "manual" else "."))
-            st.plotly_chart(rf.tuning_heatmap(search.grid_x, search.grid_y, search.scores,
-                                              chosen=(search.omega_x, search.omega_y), used=(wx, wy)), key="rg_heat")
+            st.plotly_chart(rf.tuning_heatmap(search_.grid_x, search_.grid_y, search_.scores,
+                                              chosen=(search_.omega_x, search_.omega_y), used=(wx, wy)), key="rg_heat")
             ui.teaching("Each cell is one pair of clipping thresholds. For each pair we clip synthetic data of the same "
                         "size, add the same noise, fit, and score how well the fit ranks the synthetic responses. "
                         "Darker = better. Small ωx (hard clipping of x) almost always wins: it cuts the noise on nxx "
@@ -500,9 +549,8 @@ def _at_epsilon() -> None:
                       for k, on in (("response centre", y_centre == "dp"), ("response scale", sigma_y == "dp")) if on})
     params = {"n_private": n_priv, "n_public_not_protected": n_pub, "d": d, "omega": (wx, wy), "split": split,
               "priors": priors}
-    tuning = search.describe() if mode == "tuned" else {"source": "manual ω (public)"}
-
     def _bundle():
+        tuning = search().describe() if mode == "tuned" else {"source": "manual ω (public)"}
         prep_rel = R.prepare(src.X[priv], src.y[priv], x_bounds=src.x_bounds, y_bounds=src.y_bounds,
                              x_centre=src.x_centre, y_centre=y_centre, sigma_y=sigma_y, epsilon=eps_prep, release=True)
         return R.release(src.X[priv], src.y[priv], prep=prep_rel, epsilon=eps_stat, omega_x=wx, omega_y=wy, split=split,
