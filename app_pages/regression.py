@@ -347,9 +347,11 @@ def _cv_curves(*, epsilon: float, split: tuple, n_test: int, over_sizes: bool):
     return (*curves, repeats)
 
 
+@ui.live_fragment
 def _cv_view(*, epsilon: float, split: tuple, n_test: int) -> None:
     """ρ of the five models over the ε sweep and over private sizes (Monte-Carlo CV): computed only while this
-    view is open (a new ε needs a CV over sizes)."""
+    view is open (a new ε needs a CV over sizes). A fragment of its own inside the ε fragment: its controls (the
+    repeats, the models shown) rerun only this view."""
     curves = _cv_curves(epsilon=epsilon, split=split, n_test=n_test, over_sizes=True)
     if curves is None:
         return
@@ -373,8 +375,9 @@ def _cv_view(*, epsilon: float, split: tuple, n_test: int) -> None:
                 "calibrated to much larger worst cases, so their ρ stays near 0 at realistic ε.")
 
 
+@ui.live_fragment
 def _target_view(*, epsilon: float, split: tuple, n_test: int) -> None:
-    """Accuracy first on the CV's ε sweep (which does not depend on the chosen ε)."""
+    """Accuracy first on the CV's ε sweep (which does not depend on the chosen ε); its controls rerun only this."""
     curves = _cv_curves(epsilon=epsilon, split=split, n_test=n_test, over_sizes=False)
     if curves is None:
         return
