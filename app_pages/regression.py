@@ -7,7 +7,10 @@ this session's state only).
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import threading
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -28,6 +31,7 @@ from dpcore.utility import describe_draws
 
 EPS_SWEEP = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 OMEGAS = [float(v) for v in R.OMEGA_GRID]
+REPEATS = [5, 10, 20, 50]  # CV repeats offered
 MIN_RECORDS = 60  # 20 held out for testing, > 20 for private training (a slider), room for both to move
 
 
@@ -142,7 +146,8 @@ def _omegas(n, d, e, sp):
 
 @st.cache_resource(show_spinner=False)
 def _warmer() -> ThreadPoolExecutor:
-    """One background worker per server process: it tunes the thresholds of the ε steps next to the chosen one."""
+    """One background worker per server process: it computes, for public inputs only, what one step of a slider
+    would need next (the thresholds of the neighbouring ε steps, the CV at the neighbouring repeats)."""
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="rg-warm")
 
 
@@ -164,20 +169,65 @@ def _cv(src: Source, *, epsilons, sizes, n_test, repeats, split, priors, prep, s
                           omegas=_omegas)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+class _CVStore:
+    """CV results on public data (bundled / synthetic), process-wide, least recently used out (they are small:
+    a few arrays of models × sizes × ε × repeats); read-only, as every session shares them."""
+
+    def __init__(self, max_entries: int = 64) -> None:
+        self.lock, self.entries, self.max_entries = threading.Lock(), OrderedDict(), max_entries
+
+    def get(self, key):
+        with self.lock:
+            if key in self.entries:
+                self.entries.move_to_end(key)
+            return self.entries.get(key)
+
+    def put(self, key, value) -> None:
+        for f in dataclasses.fields(value):
+            if isinstance(getattr(value, f.name), np.ndarray):
+                getattr(value, f.name).flags.writeable = False
+        with self.lock:
+            self.entries[key] = value
+            while len(self.entries) > self.max_entries:
+                self.entries.popitem(last=False)
+
+
+@st.cache_resource(show_spinner=False)
+def _cv_store() -> _CVStore:
+    return _CVStore()
+
+
 def _public_cv(key: tuple, **kw):
     """CV on bundled / synthetic (public) data, cached by its public description and the settings."""
-    return _cv(_rebuild(key), **kw)
+    store, entry = _cv_store(), (key, tuple(sorted(kw.items())))
+    value = store.get(entry)
+    if value is None:
+        value = _cv(_rebuild(key), **kw)
+        store.put(entry, value)
+    return value
+
+
+def _warm_repeats(key: tuple, repeats: int, **kw) -> None:
+    """Run the same CV for the neighbouring repeats options in the background (public data only)."""
+    i = REPEATS.index(repeats)
+    for r in REPEATS[max(i - 1, 0):i + 2]:
+        if r != repeats:
+            _warmer().submit(_public_cv, key, **{**kw, "repeats": r})
 
 
 def _curves(src: Source, *, epsilon, n_priv, sizes, progress, over_sizes=True, **kw):
     """ρ over the ε sweep at the chosen size (independent of the chosen ε) and, with ``over_sizes``, over sizes at
     the chosen ε (else None)."""
-    run = (lambda **a: _public_cv(src.key, **a)) if src.kind != "upload" else (lambda **a: _cv(src, **a))
+    public = src.kind != "upload"
+    run = (lambda **a: _public_cv(src.key, **a)) if public else (lambda **a: _cv(src, **a))
     by_eps = run(epsilons=EPS_SWEEP, sizes=(n_priv,), **kw)
     progress(0.5)
     by_size = run(epsilons=(epsilon,), sizes=sizes, **{**kw, "seed": kw["seed"] + 1}) if over_sizes else None
     progress(1.0)
+    if public:  # so that moving the repeats slider one step does not wait for the CV
+        _warm_repeats(src.key, epsilons=EPS_SWEEP, sizes=(n_priv,), **kw)
+        if over_sizes:
+            _warm_repeats(src.key, epsilons=(epsilon,), sizes=sizes, **{**kw, "seed": kw["seed"] + 1})
     return by_eps, by_size
 
 
@@ -316,7 +366,7 @@ CV_VIEW, TARGET_VIEW = VIEWS[3], VIEWS[4]
 
 def _repeats() -> int:
     """The CV repeats, drawn in whichever of the two views that use the CV is open (one per run)."""
-    return int(ui.url_select_slider("CV repeats (random splits)", key="rg_R", options=[5, 10, 20, 50], value=10,
+    return int(ui.url_select_slider("CV repeats (random splits)", key="rg_R", options=REPEATS, value=10,
                                     help="Random splits of the private records per point of the curves."))
 
 

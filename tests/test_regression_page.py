@@ -76,14 +76,18 @@ def test_gdsc_page_renders_reacts_to_epsilon_and_releases():
 
 
 def test_only_the_open_view_is_computed_and_drawn():
-    """Each view draws its own charts and no other; the CV runs only while its view is open."""
+    """Each view draws its own charts and no other; the CV runs only while a view that shows it is open (and then,
+    in the background, for the neighbouring repeats)."""
+    import threading
+
     from dpcore.regression import evaluation
 
-    calls = []
+    calls, background = [], []
     native = evaluation.monte_carlo_cv
 
     def counted(*args, **kwargs):
-        calls.append(kwargs["repeats"])
+        warm = threading.current_thread().name.startswith("rg-warm")
+        (background if warm else calls).append(kwargs["repeats"])
         return native(*args, **kwargs)
 
     with mock.patch.object(evaluation, "monte_carlo_cv", counted):
@@ -99,16 +103,18 @@ def test_only_the_open_view_is_computed_and_drawn():
             _ok(at)
             assert _charts(at) == keys, label
         assert calls == [10, 10]  # the CV view: over ε and over sizes (the target view reuses the first)
+        assert set(background) <= {5, 20}  # the neighbouring repeats, warmed
         _view(at, CV)
         at.select_slider(key="rg_R").set_value(20).run()
         _ok(at)
-        assert calls[2:] == [20, 20] and _charts(at) == VIEWS[CV]
+        assert set(calls[2:]) <= {20} and _charts(at) == VIEWS[CV]
         assert any(c.value.startswith("Monte-Carlo CV: 20 random splits") for c in at.caption)
+        done = len(calls)
         _view(at, "Predicted vs observed")
         at.select_slider(key="eps").set_value(1.5).run()  # moving ε with another view open: no CV
         at.slider(key="rg_p1").set_value(0.3).run()  # nor the budget split
         _ok(at)
-        assert len(calls) == 4 and _charts(at) == {"rg_headline"}
+        assert len(calls) == done and _charts(at) == {"rg_headline"}
 
 
 def test_links_reproduce_the_configuration_whatever_view_is_open():
