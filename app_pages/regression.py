@@ -512,7 +512,10 @@ def _at_epsilon() -> None:
 
     st.caption("Views: only the open one is computed, and moving ε (or a control above) redraws just that one. The "
                "cross-validation runs only while its view is open.")
+    if "rg_view" not in st.session_state and st.session_state.get("_rg_view_last") in VIEWS:
+        st.session_state["rg_view"] = st.session_state["_rg_view_last"]  # back after a run without the views
     v_fit, v_draws, v_coef, v_cv, v_target, v_heat, v_split = ui.view_tabs(VIEWS, key="rg_view")
+    st.session_state["_rg_view_last"] = st.session_state.get("rg_view")
     with v_fit:
         if v_fit.open:
             st.plotly_chart(rf.predicted_vs_observed(yt, pred_draws[0], pred_np, rho_private=float(rho_draws[0]),

@@ -337,3 +337,16 @@ def test_upload_rows_marked_public_are_listed_in_the_release():
     assert bundle.notes[1] == "Public cell lines (not protected): " + ", ".join(f"row {i}" for i in range(2, 9)) + "."
     assert "marked 1 in column 'open' by the user" in bundle.notes[0]
     assert bundle.public_params["n_private"] + 7 + at.slider(key="rg_ntest").value <= n
+
+
+def test_the_open_view_stays_open_after_a_run_without_the_views():
+    """A budget split leaving nyy too little stops the fragment before the views; putting it right brings back the
+    view that was open, not the first one."""
+    at = AppTest.from_file(PAGE, default_timeout=180)
+    at.run()
+    _view(at, "Budget split")
+    at.slider(key="rg_p1").set_value(0.4).run()
+    assert any("p3" in e.value for e in at.error) and not _charts(at)
+    at.slider(key="rg_p1").set_value(0.3).run()
+    _ok(at)
+    assert at.session_state["rg_view"] == "Budget split" and _charts(at) == {"rg_ternary"}
