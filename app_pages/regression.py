@@ -7,7 +7,11 @@ this session's state only).
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import threading
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,11 +25,13 @@ from dpcore.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, load_gdsc
 from dpcore.regression.evaluation import equivalent_sample_size, monte_carlo_cv, preview_fit, tuned_omegas
 from dpcore.regression.tuning import ThresholdSearch, split_grid, split_search, threshold_search
 from ui.accuracy import accuracy_first
+from ui.widgets import epsilon_options
 from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
 from dpcore.utility import describe_draws
 
 EPS_SWEEP = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 OMEGAS = [float(v) for v in R.OMEGA_GRID]
+REPEATS = [5, 10, 20, 50]  # CV repeats offered
 MIN_RECORDS = 60  # 20 held out for testing, > 20 for private training (a slider), room for both to move
 
 
@@ -138,6 +144,22 @@ def _omegas(n, d, e, sp):
     return tuned_omegas(int(n), int(d), float(e), tuple(sp), 5, 5)
 
 
+@st.cache_resource(show_spinner=False)
+def _warmer() -> ThreadPoolExecutor:
+    """One background worker per server process: it computes, for public inputs only, what one step of a slider
+    would need next (the thresholds of the neighbouring ε steps, the CV at the neighbouring repeats)."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="rg-warm")
+
+
+def _warm_neighbours(n: int, d: int, epsilon: float, split: tuple, share: float) -> None:
+    """Tune (ωx, ωy) for the ε steps either side of ``epsilon`` in the background (public inputs only; the same
+    process-wide cache as :func:`_omegas`), so that moving the ε slider one step does not wait for the search."""
+    steps = epsilon_options()
+    i = min(range(len(steps)), key=lambda j: abs(steps[j] - epsilon))
+    for e in steps[max(i - 1, 0):i + 2]:
+        _warmer().submit(_omegas, n, d, float(e - share * e), split)
+
+
 def _cv(src: Source, *, epsilons, sizes, n_test, repeats, split, priors, prep, seed):
     rest, pub = ~src.public, src.public
     return monte_carlo_cv(src.X[rest], src.y[rest], epsilons=epsilons, sizes=sizes, rng=seed, repeats=repeats,
@@ -147,19 +169,65 @@ def _cv(src: Source, *, epsilons, sizes, n_test, repeats, split, priors, prep, s
                           omegas=_omegas)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+class _CVStore:
+    """CV results on public data (bundled / synthetic), process-wide, least recently used out (they are small:
+    a few arrays of models × sizes × ε × repeats); read-only, as every session shares them."""
+
+    def __init__(self, max_entries: int = 64) -> None:
+        self.lock, self.entries, self.max_entries = threading.Lock(), OrderedDict(), max_entries
+
+    def get(self, key):
+        with self.lock:
+            if key in self.entries:
+                self.entries.move_to_end(key)
+            return self.entries.get(key)
+
+    def put(self, key, value) -> None:
+        for f in dataclasses.fields(value):
+            if isinstance(getattr(value, f.name), np.ndarray):
+                getattr(value, f.name).flags.writeable = False
+        with self.lock:
+            self.entries[key] = value
+            while len(self.entries) > self.max_entries:
+                self.entries.popitem(last=False)
+
+
+@st.cache_resource(show_spinner=False)
+def _cv_store() -> _CVStore:
+    return _CVStore()
+
+
 def _public_cv(key: tuple, **kw):
     """CV on bundled / synthetic (public) data, cached by its public description and the settings."""
-    return _cv(_rebuild(key), **kw)
+    store, entry = _cv_store(), (key, tuple(sorted(kw.items())))
+    value = store.get(entry)
+    if value is None:
+        value = _cv(_rebuild(key), **kw)
+        store.put(entry, value)
+    return value
 
 
-def _curves(src: Source, *, epsilon, n_priv, sizes, progress, **kw):
-    """ρ over the ε sweep at the chosen size (independent of the chosen ε) and over sizes at the chosen ε."""
-    run = (lambda **a: _public_cv(src.key, **a)) if src.kind != "upload" else (lambda **a: _cv(src, **a))
+def _warm_repeats(key: tuple, repeats: int, **kw) -> None:
+    """Run the same CV for the neighbouring repeats options in the background (public data only)."""
+    i = REPEATS.index(repeats)
+    for r in REPEATS[max(i - 1, 0):i + 2]:
+        if r != repeats:
+            _warmer().submit(_public_cv, key, **{**kw, "repeats": r})
+
+
+def _curves(src: Source, *, epsilon, n_priv, sizes, progress, over_sizes=True, **kw):
+    """ρ over the ε sweep at the chosen size (independent of the chosen ε) and, with ``over_sizes``, over sizes at
+    the chosen ε (else None)."""
+    public = src.kind != "upload"
+    run = (lambda **a: _public_cv(src.key, **a)) if public else (lambda **a: _cv(src, **a))
     by_eps = run(epsilons=EPS_SWEEP, sizes=(n_priv,), **kw)
     progress(0.5)
-    by_size = run(epsilons=(epsilon,), sizes=sizes, **{**kw, "seed": kw["seed"] + 1})
+    by_size = run(epsilons=(epsilon,), sizes=sizes, **{**kw, "seed": kw["seed"] + 1}) if over_sizes else None
     progress(1.0)
+    if public:  # so that moving the repeats slider one step does not wait for the CV
+        _warm_repeats(src.key, epsilons=EPS_SWEEP, sizes=(n_priv,), **kw)
+        if over_sizes:
+            _warm_repeats(src.key, epsilons=(epsilon,), sizes=sizes, **{**kw, "seed": kw["seed"] + 1})
     return by_eps, by_size
 
 
@@ -237,6 +305,13 @@ def _clamp(key: str, lo: int, hi: int) -> None:
             st.session_state[key] = clamped
 
 
+def _follow_default(key: str, default) -> None:
+    """``ui.follow_default`` only when the default moved: rewriting an unchanged value through the state before
+    its widget made Streamlit log a warning (the widget also gets a default) on every full rerun."""
+    if st.session_state.get(f"_url_default_{key}") != default:
+        ui.follow_default(key, default)
+
+
 n_rest = rest.size
 if n_rest < MIN_RECORDS:
     st.error(f"The data have {n_rest} private records; this page needs at least {MIN_RECORDS} (20 held out for "
@@ -248,7 +323,7 @@ ui.reset_when_changed("_rg_last_source", (src.fp, src.label, n_rest),  # sizes d
                       dict(rg_ntest=test_default, rg_npriv=int(min(800, n_rest - test_default))))
 s1, s3 = st.columns(2)
 _clamp("rg_ntest", 20, max_test)
-ui.follow_default("rg_ntest", test_default)
+_follow_default("rg_ntest", test_default)
 with s1:
     n_test = int(ui.url_slider("Test set size", key="rg_ntest", min_value=20, max_value=max_test,
                                value=test_default, step=10))
@@ -257,93 +332,175 @@ if avail <= 20:
     st.error(f"Only {avail} records are left for private training (more than 20 are needed); reduce the test set.")
     st.stop()
 _clamp("rg_npriv", 20, int(avail))
-ui.follow_default("rg_npriv", int(min(800, avail)))
+_follow_default("rg_npriv", int(min(800, avail)))
 with s3:
     n_priv = int(ui.url_slider("Private training records", key="rg_npriv", min_value=20, max_value=int(avail),
                                value=int(min(800, avail)), step=10))
 
-c1, c2, c3 = st.columns([1.2, 1, 1])
+c1, c3 = st.columns([1, 2])
 with c1:
     priors = ui.url_toggle("Gamma priors (VB)", key="rg_priors", value=True,
                            help="On: λ ~ Γ(2, 2), λ0 ~ Γ(2, 2) fitted by closed-form mean-field VB. Off: fixed λ = λ0 = 1 (the closed form).")
-    repeats = int(ui.url_select_slider("CV repeats / noise draws", key="rg_R", options=[5, 10, 20, 50], value=10))
-with c2:
-    st.markdown("**Budget split** (nxx : nxy : nyy)")
-    p1 = float(ui.url_slider("p1 → nxx", key="rg_p1", min_value=0.05, max_value=0.90, value=0.35, step=0.05))
-    p2 = float(ui.url_slider("p2 → nxy", key="rg_p2", min_value=0.05, max_value=0.90, value=0.60, step=0.05))
-    p3 = round(1.0 - p1 - p2, 10)
-    if p3 < 0.05 - 1e-9:
-        st.error(f"p1 + p2 = {p1 + p2:.2f} leaves p3 = {p3:.2f} for nyy; it needs at least 0.05.")
-        st.stop()
-    st.caption(f"p3 → nyy = {p3:.2f}")
-    split = (p1, p2, p3)
-with c3:
-    st.markdown("**Centring and scale**")
-    y_centre = ui.url_radio("Response centre", key="rg_yc", options=["dp", "public"], horizontal=True,
-                            format_func=lambda v: {"dp": "DP mean (charged)", "public": "public midpoint"}[v])
-    sigma_y = ui.url_radio("Response scale σy", key="rg_sy", options=["dp", "public"], horizontal=True,
-                           format_func=lambda v: {"dp": "DP estimate (charged)", "public": "range / 6"}[v])
-    uses_dp = "dp" in (y_centre, sigma_y)
-    prep_share = float(ui.url_slider("Share of ε for the DP centre/scale", key="rg_pshare", min_value=0.02,
-                                     max_value=0.3, value=0.05, step=0.01, disabled=not uses_dp)) if uses_dp else 0.0
     seed = int(ui.url_number("Preview seed", key="rg_seed", min_value=0, max_value=10_000, value=0, step=1,
                              help="Seeds the preview only; a release is seeded by the operating system."))
+with c3:
+    st.markdown("**Centring and scale**")
+    c31, c32 = st.columns(2)
+    with c31:
+        y_centre = ui.url_radio("Response centre", key="rg_yc", options=["dp", "public"], horizontal=True,
+                                format_func=lambda v: {"dp": "DP mean (charged)", "public": "public midpoint"}[v])
+        sigma_y = ui.url_radio("Response scale σy", key="rg_sy", options=["dp", "public"], horizontal=True,
+                               format_func=lambda v: {"dp": "DP estimate (charged)", "public": "range / 6"}[v])
+    uses_dp = "dp" in (y_centre, sigma_y)
+    with c32:
+        prep_share = float(ui.url_slider("Share of ε for the DP centre/scale", key="rg_pshare", min_value=0.02,
+                                         max_value=0.3, value=0.05, step=0.01)) if uses_dp else 0.0
 
+#: noise draws of the preview (its histogram and the release's utility note)
+PREVIEW_DRAWS = 200
+#: the views of the ε fragment; only the open one is computed and drawn (fixed labels: rendered as Markdown)
+VIEWS = ["Predicted vs observed", "Noise draws", "Coefficients", "ρ over ε and size (CV)", "Smallest ε for a target",
+         "Clipping thresholds", "Budget split"]
+CV_VIEW, TARGET_VIEW = VIEWS[3], VIEWS[4]
+
+
+def _repeats() -> int:
+    """The CV repeats, drawn in whichever of the two views that use the CV is open (one per run)."""
+    return int(ui.url_select_slider("CV repeats (random splits)", key="rg_R", options=REPEATS, value=10,
+                                    help="Random splits of the private records per point of the curves."))
+
+
+def _cv_curves(*, epsilon: float, split: tuple, n_test: int, over_sizes: bool):
+    """``(by_eps, by_size, repeats)`` of the Monte-Carlo CV (``by_size`` None unless ``over_sizes``), or None while
+    an upload's curves have not been computed (its button is in the CV view)."""
+    repeats = _repeats()
+    sizes = sorted({int(v) for v in (np.linspace(min(50, n_priv), n_priv, 6) // 10 * 10) if 20 <= v <= n_priv}
+                   | {n_priv})
+    kw = dict(epsilon=epsilon, n_priv=n_priv, n_test=n_test, repeats=repeats, split=split, priors=priors,
+              prep=(y_centre, sigma_y, prep_share), seed=seed, sizes=tuple(sizes))
+    if src.kind != "upload":
+        with st.spinner("Cross-validating five models over ε" + (" and sample size" if over_sizes else "")
+                        + " (cached after the first run)…"), ui.show_errors("Cross-validation failed"):
+            return (*_curves(src, progress=lambda f: None, over_sizes=over_sizes, **kw), repeats)
+        return None
+    ckey = ("rg_curves", src.fp, src.public_basis, n_pub, tuple(sorted(kw.items())))
+    if over_sizes and st.button("Compute the curves on the uploaded data", key="rg_curves_btn"):
+        bar = st.progress(0.0, text="Cross-validating…")
+        with ui.show_errors("Cross-validation failed"):
+            st.session_state[ckey] = _curves(src, progress=lambda f: bar.progress(f), **kw)
+        bar.empty()
+    curves = st.session_state.get(ckey)
+    if curves is None:
+        st.info("Press the button to run the cross-validation on your upload (kept in this session only)."
+                if over_sizes else "Compute the curves on your upload in the “ρ over ε and size (CV)” view first.")
+        return None
+    return (*curves, repeats)
+
+
+@ui.live_fragment
+def _cv_view(*, epsilon: float, split: tuple, n_test: int) -> None:
+    """ρ of the five models over the ε sweep and over private sizes (Monte-Carlo CV): computed only while this
+    view is open (a new ε needs a CV over sizes). A fragment of its own inside the ε fragment: its controls (the
+    repeats, the models shown) rerun only this view."""
+    curves = _cv_curves(epsilon=epsilon, split=split, n_test=n_test, over_sizes=True)
+    if curves is None:
+        return
+    by_eps, by_size, repeats = curves
+    shown = ui.url_multiselect("Models shown", key="rg_models", options=list(R.MODELS), default=list(R.MODELS))
+    rho_np_size = by_size.rho[0, :, 0].mean(-1)
+    rho_rp = float(by_size.rho[1, -1, 0].mean())
+    equiv = equivalent_sample_size(by_size.sizes, rho_np_size, rho_rp)
+    st.plotly_chart(rf.rho_panels(by_eps.epsilons, by_eps.rho[:, 0], by_size.sizes, by_size.rho[:, :, 0],
+                                  epsilon=epsilon, n_private=n_priv, equivalent=equiv, shown=shown), key="rg_curves")
+    eq_text = (f"robust private LR with {n_priv} private records reaches the mean ρ of non-private LR with about "
+               f"**{equiv:.0f}** records" if np.isfinite(equiv) else
+               "the private mean ρ is below the non-private curve's smallest size (or above its largest), so no "
+               "equivalent size can be read off in this range")
+    st.caption(f"Monte-Carlo CV: {repeats} random splits of the private records (test {n_test}; the {n_pub} public "
+               f"records in every training set); bands 10–90% over "
+               f"repeats; thresholds re-tuned for every size and ε (5 × 5 synthetic search). At ε = {epsilon:g}, "
+               f"{eq_text}.")
+    ui.teaching("Each repeat re-splits the data, runs the whole private pipeline (including the charged centring) and "
+                "scores Spearman's ρ on held-out records. Output perturbation and the functional mechanism add noise "
+                "calibrated to much larger worst cases, so their ρ stays near 0 at realistic ε.")
+
+
+@ui.live_fragment
+def _target_view(*, epsilon: float, split: tuple, n_test: int) -> None:
+    """Accuracy first on the CV's ε sweep (which does not depend on the chosen ε); its controls rerun only this."""
+    curves = _cv_curves(epsilon=epsilon, split=split, n_test=n_test, over_sizes=False)
+    if curves is None:
+        return
+    by_eps = curves[0]
+    st.caption(f"From the Monte-Carlo CV over ε at {n_priv} private records ({curves[2]} random splits): the robust "
+               "private fit's ρ on held-out records.")
+    accuracy_first(key="rg_acc", grid=by_eps.epsilons, draws=by_eps.rho[1, 0], metric_label="Spearman ρ",
+                   default_threshold=round(max(0.5 * float(by_eps.rho[0, 0].mean()), 0.01), 3),
+                   larger_is_better=True, basis=src.label)
+
+
+def _request_full_search() -> None:
+    st.session_state["_rg_full_requested"] = True
 
 
 @ui.live_fragment
 def _at_epsilon() -> None:
-    """Everything that depends on ε (the tuned thresholds, the preview, the curves at ε, the release): moving the
-    ε slider reruns only this."""
-    e0, _ = st.columns([1.2, 2])
+    """Everything that depends on ε (the budget split, the tuned thresholds, the preview, the views at ε, the
+    release): moving the ε slider, the split or the thresholds reruns only this, and redraws the open view."""
+    e0, e1, e2 = st.columns([1.2, 1, 1])
     with e0:
         epsilon = ui.epsilon_slider("Privacy budget ε (total)", key="eps", default=1.0)
+        mode = ui.url_radio("Thresholds (ωx, ωy)", key="rg_tmode", options=["tuned", "manual"], horizontal=True,
+                            format_func=lambda m: {"tuned": "tuned on synthetic data (free)", "manual": "manual"}[m])
+    with e1:
+        p1 = float(ui.url_slider("p1 → nxx", key="rg_p1", min_value=0.05, max_value=0.90, value=0.35, step=0.05))
+        p2 = float(ui.url_slider("p2 → nxy", key="rg_p2", min_value=0.05, max_value=0.90, value=0.60, step=0.05))
+        p3 = round(1.0 - p1 - p2, 10)
+        if p3 < 0.05 - 1e-9:
+            st.error(f"p1 + p2 = {p1 + p2:.2f} leaves p3 = {p3:.2f} for nyy; it needs at least 0.05.")
+            return
+        st.caption(f"p3 → nyy = {p3:.2f} (budget split nxx : nxy : nyy)")
+    split = (p1, p2, p3)
     eps_prep = prep_share * epsilon if uses_dp else 0.0
     eps_stat = epsilon - eps_prep
 
     # ---- thresholds --------------------------------------------------------------------------------------
-    st.subheader("Clipping thresholds")
-    t1, t2 = st.columns([1, 1.3])
-    with t1:
-        mode = ui.url_radio("Thresholds (ωx, ωy)", key="rg_tmode", options=["tuned", "manual"], horizontal=True,
-                            format_func=lambda m: {"tuned": "tuned on synthetic data (free)", "manual": "manual"}[m])
-        n_fit = n_priv + n_pub
-        quick = _quick_search(n_fit, d, float(eps_stat), split)
-        full_key = ("rg_full_search", n_fit, d, float(eps_stat), split)
-        if st.button("Run the full search (20 data sets × 20 draws)", key="rg_full_btn"):
+    n_fit = n_priv + n_pub
+    full_key = ("rg_full_search", n_fit, d, float(eps_stat), split)
+    with e2:
+        if st.session_state.pop("_rg_full_requested", False) and full_key not in st.session_state:
             bar = st.progress(0.0, text=f"Searching {R.OMEGA_GRID.size ** 2} (ωx, ωy) pairs on synthetic data…")
             st.session_state[full_key] = threshold_search(n_fit, d, epsilon=eps_stat, split=split,
                                                           progress=lambda f: bar.progress(f))
             bar.empty()
-        search = st.session_state.get(full_key, quick)
+    full = st.session_state.get(full_key)
+
+    def search() -> ThresholdSearch:  # the (ωx, ωy) search in use, for the views and the release that show it
+        return full if full is not None else _quick_search(n_fit, d, float(eps_stat), split)
+
+    with e2:
         if mode == "manual":
             wx = float(ui.url_select_slider("ωx (Bx = ωx σx)", key="rg_wx", options=OMEGAS, value=0.1))
             wy = float(ui.url_select_slider("ωy (By = ωy σy)", key="rg_wy", options=OMEGAS, value=0.5))
         else:
-            wx, wy = search.omega_x, search.omega_y
-        st.caption(f"Search: {search.n_sets} synthetic data sets × {search.n_draws} noise draws per pair at n = {n_fit}, "
-                   f"d = {d}, ε = {eps_stat:.3g} (the statistics' share), split {split}. It uses only these public numbers, "
-                   "so it costs nothing. It takes the least clipping among the pairs within 0.002 (or two standard errors) "
-                   "of the best mean ρ, so that at large ε it stops clipping. In use: " + f"ωx = {wx:g}, ωy = {wy:g}.")
-    with t2:
-        st.plotly_chart(rf.tuning_heatmap(search.grid_x, search.grid_y, search.scores,
-                                          chosen=(search.omega_x, search.omega_y), used=(wx, wy)), key="rg_heat")
-    ui.teaching("Each cell is one pair of clipping thresholds. For each pair we clip synthetic data of the same size, "
-                "add the same noise, fit, and score how well the fit ranks the synthetic responses. Darker = better. "
-                "Small ωx (hard clipping of x) almost always wins: it cuts the noise on nxx and nxy far more than the "
-                "signal it removes.")
+            # the quick search's choice (the same search, cached process-wide), or the full search's
+            wx, wy = (full.omega_x, full.omega_y) if full is not None else _omegas(n_fit, d, eps_stat, split)
+            _warm_neighbours(n_fit, d, epsilon, split, prep_share if uses_dp else 0.0)
+            st.caption(f"Thresholds in use: ωx = {wx:g}, ωy = {wy:g}, tuned for free on synthetic data of the same "
+                       "size (see the “Clipping thresholds” view).")
 
-    # ---- preview fit on one split -------------------------------------------------------------------------
+    # ---- preview fit on one split (the views, the release's utility note) -------------------------------------
     rng = np.random.default_rng(seed)
     perm = rest[rng.permutation(n_rest)]
     test, priv, pub = perm[:n_test], perm[n_test:n_test + n_priv], np.flatnonzero(src.public)
     with ui.show_errors("Preview failed"):
         pv = preview_fit(src.X, src.y, private=priv, public=pub, test=test, x_bounds=src.x_bounds, y_bounds=src.y_bounds,
                          x_centre=src.x_centre, y_centre=y_centre, sigma_y=sigma_y, eps_prep=eps_prep, eps_stat=eps_stat,
-                         omegas=(wx, wy), split=split, priors=priors, rng=rng, draws=max(repeats, 200))
+                         omegas=(wx, wy), split=split, priors=priors, rng=rng, draws=PREVIEW_DRAWS)
     prep, bx, by, noise, yt = pv.prep, pv.bx, pv.by, pv.noise, src.y[test]
     pred_draws, rho_draws, pred_np, rho_np = pv.pred, pv.rho, pv.pred_nonprivate, pv.rho_nonprivate
 
+    st.subheader("Preview at this ε")
     ui.preview_notice()
     st.markdown(
         f"**What is noised:** after centring ({'; '.join(prep.describe())}), scaling each record to length 1 and "
@@ -353,26 +510,77 @@ def _at_epsilon() -> None:
         + (f"{n_pub} public records are added without noise and are not protected." if n_pub else "")
     )
 
-    st.subheader("Predicted vs observed on held-out records")
-    h1, h2 = st.columns([1.3, 1])
-    with h1:
-        st.plotly_chart(rf.predicted_vs_observed(yt, pred_draws[0], pred_np, rho_private=float(rho_draws[0]),
-                                                 rho_nonprivate=rho_np, y_label=src.y_label), key="rg_headline")
-    with h2:
-        st.plotly_chart(rf.rho_draws_histogram(rho_draws, rho_np), key="rg_draws")
-        st.caption(f"Utility over {rho_draws.size} preview noise draws on this split: mean ρ = {rho_draws.mean():.3f} "
-                   f"(5–95%: {np.quantile(rho_draws, 0.05):.3f} to {np.quantile(rho_draws, 0.95):.3f}); "
-                   f"non-private ρ = {rho_np:.3f}.")
-    ui.teaching("1. Centre and scale each record (free, or a small charged DP mean). 2. Clip. 3. Add Laplace noise to the "
-                "three sums. 4. Repair the noisy nxx to be positive semi-definite and compute the Bayesian posterior "
-                "mean — all post-processing. The left plot is one preview draw; the histogram shows how much a single "
-                "release can vary.")
-    if src.beta is not None:
-        lo, hi = np.quantile(pv.coef, [0.05, 0.95], axis=0)
-        st.plotly_chart(rf.coefficient_bars(src.names, pv.coef_nonprivate, pv.coef.mean(0), lo, hi, truth=src.beta),
-                        key="rg_coef")
-        st.caption("Synthetic data: the true β is known. Private coefficients shrink towards 0 — clipping and the prior "
-                   "trade bias for much less noise; ranking quality (ρ) is what the method optimises.")
+    st.caption("Views: only the open one is computed, and moving ε (or a control above) redraws just that one. The "
+               "cross-validation runs only while its view is open.")
+    if "rg_view" not in st.session_state and st.session_state.get("_rg_view_last") in VIEWS:
+        st.session_state["rg_view"] = st.session_state["_rg_view_last"]  # back after a run without the views
+    v_fit, v_draws, v_coef, v_cv, v_target, v_heat, v_split = ui.view_tabs(VIEWS, key="rg_view")
+    st.session_state["_rg_view_last"] = st.session_state.get("rg_view")
+    with v_fit:
+        if v_fit.open:
+            st.plotly_chart(rf.predicted_vs_observed(yt, pred_draws[0], pred_np, rho_private=float(rho_draws[0]),
+                                                     rho_nonprivate=rho_np, y_label=src.y_label), key="rg_headline")
+            ui.teaching("1. Centre and scale each record (free, or a small charged DP mean). 2. Clip. 3. Add Laplace "
+                        "noise to the three sums. 4. Repair the noisy nxx to be positive semi-definite and compute the "
+                        "Bayesian posterior mean — all post-processing. This plot is one preview draw; the “Noise "
+                        "draws” view shows how much a single release can vary.")
+    with v_draws:
+        if v_draws.open:
+            st.plotly_chart(rf.rho_draws_histogram(rho_draws, rho_np), key="rg_draws")
+            st.caption(f"Utility over {rho_draws.size} preview noise draws on this split: mean ρ = {rho_draws.mean():.3f} "
+                       f"(5–95%: {np.quantile(rho_draws, 0.05):.3f} to {np.quantile(rho_draws, 0.95):.3f}); "
+                       f"non-private ρ = {rho_np:.3f}.")
+    with v_coef:
+        if v_coef.open:
+            lo, hi = np.quantile(pv.coef, [0.05, 0.95], axis=0)
+            st.plotly_chart(rf.coefficient_bars(src.names, pv.coef_nonprivate, pv.coef.mean(0), lo, hi, truth=src.beta),
+                            key="rg_coef")
+            st.caption(("Synthetic data: the true β is known. " if src.beta is not None else "")
+                       + f"Private coefficients (mean and 5–95% over {pv.coef.shape[0]} preview draws) shrink towards "
+                       "0 — clipping and the prior trade bias for much less noise; ranking quality (ρ) is what the "
+                       "method optimises.")
+    with v_cv:
+        if v_cv.open:
+            _cv_view(epsilon=epsilon, split=split, n_test=n_test)
+    with v_target:
+        if v_target.open:
+            _target_view(epsilon=epsilon, split=split, n_test=n_test)
+    with v_heat:
+        if v_heat.open:
+            search_ = search()
+            # runs at the top of the next run of this fragment, so that the preview above uses its thresholds
+            st.button("Run the full search (20 data sets × 20 draws)", key="rg_full_btn",
+                      disabled=full_key in st.session_state, on_click=_request_full_search)
+            st.caption(f"Search: {search_.n_sets} synthetic data sets × {search_.n_draws} noise draws per pair at n = "
+                       f"{n_fit}, d = {d}, ε = {eps_stat:.3g} (the statistics' share), split {split}. It uses only these "
+                       "public numbers, so it costs nothing. It takes the least clipping among the pairs within 0.002 "
+                       "(or two standard errors) of the best mean ρ, so that at large ε it stops clipping. In use: "
+                       + f"ωx = {wx:g}, ωy = {wy:g}" + (" (manual)." if mode == "manual" else "."))
+            st.plotly_chart(rf.tuning_heatmap(search_.grid_x, search_.grid_y, search_.scores,
+                                              chosen=(search_.omega_x, search_.omega_y), used=(wx, wy)), key="rg_heat")
+            ui.teaching("Each cell is one pair of clipping thresholds. For each pair we clip synthetic data of the same "
+                        "size, add the same noise, fit, and score how well the fit ranks the synthetic responses. "
+                        "Darker = better. Small ωx (hard clipping of x) almost always wins: it cuts the noise on nxx "
+                        "and nxy far more than the signal it removes.")
+    with v_split:
+        if v_split.open:
+            split_key = ("rg_split", n_fit, d, float(eps_stat))
+            b1, b2 = st.columns([1.2, 1])
+            with b2:
+                st.markdown("Search the split on synthetic data (free): every split gets its own (ωx, ωy) search; 4 data "
+                            "sets × 4 draws on a 10 × 10 ω grid, 36 splits in steps of 0.1.")
+                if st.button("Search the budget split", key="rg_split_btn"):
+                    with st.spinner("Searching 36 splits…"):
+                        st.session_state[split_key] = _split_search(n_fit, d, float(eps_stat))
+                sres = st.session_state.get(split_key)
+                if sres is not None:
+                    st.caption(f"Best split (nxx, nxy, nyy) = {tuple(round(v, 2) for v in sres.best)} with mean ρ "
+                               f"{sres.scores.max():.3f}; the split in use scores as the × marks. With fixed precisions "
+                               "nyy never enters the fit, so the search gives it the minimum.")
+            with b1:
+                st.plotly_chart(rf.ternary_split(None if sres is None else sres.splits,
+                                                 None if sres is None else sres.scores, chosen=split,
+                                                 best=None if sres is None else sres.best), key="rg_ternary")
 
     ui.explain(
         "**What is clipped and why projection wins.** Noise is scaled to the worst case a single record can cause, "
@@ -390,69 +598,6 @@ def _at_epsilon() -> None:
         title="What was noised, what is public, and why clipping helps",
     )
 
-    # ---- curves ------------------------------------------------------------------------------------------------------
-    st.subheader("Privacy–utility: five models over ε and private sample size")
-    sizes = sorted({int(v) for v in (np.linspace(min(50, n_priv), n_priv, 6) // 10 * 10) if 20 <= v <= n_priv}
-                   | {n_priv})
-    kw = dict(epsilon=epsilon, n_priv=n_priv, n_test=n_test, repeats=repeats, split=split, priors=priors,
-              prep=(y_centre, sigma_y, prep_share), seed=seed, sizes=tuple(sizes))
-    curves = None
-    if src.kind != "upload":
-        with st.spinner("Cross-validating five models over ε and sample size (cached after the first run)…"), \
-                ui.show_errors("Cross-validation failed"):
-            curves = _curves(src, progress=lambda f: None, **kw)
-    else:
-        ckey = ("rg_curves", src.fp, src.public_basis, n_pub, tuple(sorted(kw.items())))
-        if st.button("Compute the curves on the uploaded data", key="rg_curves_btn"):
-            bar = st.progress(0.0, text="Cross-validating…")
-            with ui.show_errors("Cross-validation failed"):
-                st.session_state[ckey] = _curves(src, progress=lambda f: bar.progress(f), **kw)
-            bar.empty()
-        curves = st.session_state.get(ckey)
-    if curves is not None:
-        by_eps, by_size = curves
-        shown = ui.url_multiselect("Models shown", key="rg_models", options=list(R.MODELS), default=list(R.MODELS))
-        rho_np_size = by_size.rho[0, :, 0].mean(-1)
-        rho_rp = float(by_size.rho[1, -1, 0].mean())
-        equiv = equivalent_sample_size(by_size.sizes, rho_np_size, rho_rp)
-        st.plotly_chart(rf.rho_panels(by_eps.epsilons, by_eps.rho[:, 0], by_size.sizes, by_size.rho[:, :, 0],
-                                      epsilon=epsilon, n_private=n_priv, equivalent=equiv, shown=shown), key="rg_curves")
-        eq_text = (f"robust private LR with {n_priv} private records reaches the mean ρ of non-private LR with about "
-                   f"**{equiv:.0f}** records" if np.isfinite(equiv) else
-                   "the private mean ρ is below the non-private curve's smallest size (or above its largest), so no "
-                   "equivalent size can be read off in this range")
-        st.caption(f"Monte-Carlo CV: {repeats} random splits of the private records (test {n_test}; the {n_pub} public "
-                   f"records in every training set); bands 10–90% over "
-                   f"repeats; thresholds re-tuned for every size and ε (5 × 5 synthetic search). At ε = {epsilon:g}, "
-                   f"{eq_text}.")
-        ui.teaching("Each repeat re-splits the data, runs the whole private pipeline (including the charged centring) and "
-                    "scores Spearman's ρ on held-out records. Output perturbation and the functional mechanism add noise "
-                    "calibrated to much larger worst cases, so their ρ stays near 0 at realistic ε.")
-        accuracy_first(key="rg_acc", grid=by_eps.epsilons, draws=by_eps.rho[1, 0], metric_label="Spearman ρ",
-                       default_threshold=round(max(0.5 * float(by_eps.rho[0, 0].mean()), 0.01), 3),
-                       larger_is_better=True, basis=src.label)
-    else:
-        st.info("Press the button to run the cross-validation on your upload (kept in this session only).")
-
-    # ---- budget split ---------------------------------------------------------------------------------------------
-    st.subheader("Budget split")
-    b1, b2 = st.columns([1.2, 1])
-    split_key = ("rg_split", n_fit, d, float(eps_stat))
-    with b2:
-        st.markdown("Search the split on synthetic data (free): every split gets its own (ωx, ωy) search; 4 data sets × "
-                    "4 draws on a 10 × 10 ω grid, 36 splits in steps of 0.1.")
-        if st.button("Search the budget split", key="rg_split_btn"):
-            with st.spinner("Searching 36 splits…"):
-                st.session_state[split_key] = _split_search(n_fit, d, float(eps_stat))
-        sres = st.session_state.get(split_key)
-        if sres is not None:
-            st.caption(f"Best split (nxx, nxy, nyy) = {tuple(round(v, 2) for v in sres.best)} with mean ρ "
-                       f"{sres.scores.max():.3f}; the split in use scores as the × marks. With fixed precisions nyy "
-                       "never enters the fit, so the search gives it the minimum.")
-    with b1:
-        st.plotly_chart(rf.ternary_split(None if sres is None else sres.splits, None if sres is None else sres.scores,
-                                         chosen=split, best=None if sres is None else sres.best), key="rg_ternary")
-
     # ---- release ----------------------------------------------------------------------------------------------------
     parts = {"nxx": p1 * eps_stat, "nxy": p2 * eps_stat, "nyy": p3 * eps_stat}
     if uses_dp:
@@ -460,16 +605,13 @@ def _at_epsilon() -> None:
                       for k, on in (("response centre", y_centre == "dp"), ("response scale", sigma_y == "dp")) if on})
     params = {"n_private": n_priv, "n_public_not_protected": n_pub, "d": d, "omega": (wx, wy), "split": split,
               "priors": priors}
-    tuning = search.describe() if mode == "tuned" else {"source": "manual ω (public)"}
-
-
     def _bundle():
+        tuning = search().describe() if mode == "tuned" else {"source": "manual ω (public)"}
         prep_rel = R.prepare(src.X[priv], src.y[priv], x_bounds=src.x_bounds, y_bounds=src.y_bounds,
                              x_centre=src.x_centre, y_centre=y_centre, sigma_y=sigma_y, epsilon=eps_prep, release=True)
         return R.release(src.X[priv], src.y[priv], prep=prep_rel, epsilon=eps_stat, omega_x=wx, omega_y=wy, split=split,
                          priors=priors, public=src.public_rows(), dataset=src.label,
                          fingerprint=src.fp, feature_names=src.names, tuning=tuning)
-
 
     st.caption("The release uses the private training records of the current split"
                + (f" and the {n_pub} public records (listed in its notes; not protected)" if n_pub else "")

@@ -15,7 +15,8 @@ pytestmark = pytest.mark.browser
 #: page → (keys of the figures that do not depend on ε, a control outside the ε fragment, a figure that does)
 PAGES = {
     "survival": (["sv_curve"], "sv_Rc", "sv_headline"),  # the curve and its draws slider: their own fragment
-    "regression": ([], "rg_npriv", "rg_headline"),  # every figure of this page is computed at ε (tuning, preview)
+    # every view of this page is computed at ε and only the open one is drawn (the first: the preview's fit)
+    "regression": ([], "rg_npriv", "rg_headline"),
     "sparse": (["sp_err", "sp_f1"], "sp_R", "sp_stem"),
     "fdr": (["fdr_fig_eps"], "fdr_alpha", "fdr_fig_stream"),
 }

@@ -1,4 +1,5 @@
-"""End to end in Chromium: the drug-sensitivity page renders, ε moves by keyboard, no exception."""
+"""End to end in Chromium: the drug-sensitivity page renders one view at a time, ε moves by keyboard, the view
+tabs switch, the CV repeats and the budget split move inside the ε fragment and land in the link; no exception."""
 
 from __future__ import annotations
 
@@ -8,27 +9,58 @@ from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
+NOISED = '[data-testid="stMarkdownContainer"]'
 
-def test_regression_page_epsilon_slider(app_server, chromium_page, streamlit_idle, page_screenshot):
+
+def _move(page, label: str, key: str, times: int = 1) -> None:
+    slider = page.locator(f'[data-testid="stMain"] [data-testid="stSlider"] input[aria-label^="{label}"]').first
+    slider.focus()
+    for _ in range(times):
+        slider.press(key)
+
+
+def _tab(page, name: str) -> None:
+    page.locator('[data-testid="stMain"]').get_by_role("tab", name=name).first.click()
+
+
+def test_regression_page_epsilon_slider_and_views(app_server, chromium_page, streamlit_idle, page_screenshot):
     page = chromium_page
     page.goto(f"{app_server}/regression")
     streamlit_idle(page)
     page.get_by_text("Drug sensitivity: robust private linear regression").first.wait_for()
     assert page.locator('[data-testid="stException"]').count() == 0
-    noised = page.locator('[data-testid="stMarkdownContainer"]', has_text="What is noised").first
+    page.locator(".st-key-rg_headline .js-plotly-plot").first.wait_for(timeout=120_000)
+    assert page.locator(".js-plotly-plot").count() == 1  # only the open view is drawn
+    noised = page.locator(NOISED, has_text="What is noised").first
     before = noised.inner_text()
     assert "centre/scale took ε = 0.05" in before  # 5% of ε = 1
-    slider = page.locator('[data-testid="stSlider"] input[aria-label="Privacy budget ε (total)"]').first
-    slider.focus()
-    for _ in range(2):
-        slider.press("ArrowRight")  # 1 → 1.5 → 2
-    expect(page.locator('[data-testid="stMarkdownContainer"]', has_text="What is noised").first).to_contain_text(
+    _move(page, "Privacy budget ε (total)", "ArrowRight", times=2)  # 1 → 1.5 → 2
+    expect(page.locator(NOISED, has_text="What is noised").first).to_contain_text(
         "centre/scale took ε = 0.1", timeout=180_000)
-    expect(page.get_by_text("Monte-Carlo CV:").first).to_be_visible(timeout=180_000)
     streamlit_idle(page, timeout_ms=180_000)
-    after = page.locator('[data-testid="stMarkdownContainer"]', has_text="What is noised").first.inner_text()
+    after = page.locator(NOISED, has_text="What is noised").first.inner_text()
     assert before != after and "centre/scale took ε = 0.1" in after, after
     assert "eps=2" in page.url
+    assert page.locator(".js-plotly-plot").count() == 1
+
+    _tab(page, "ρ over ε and size (CV)")  # the CV runs when its view opens
+    expect(page.get_by_text("Monte-Carlo CV: 10 random splits").first).to_be_visible(timeout=180_000)
+    streamlit_idle(page, timeout_ms=180_000)
+    assert page.locator(".st-key-rg_headline").count() == 0 and page.locator(".js-plotly-plot").count() == 1
+    _move(page, "CV repeats", "ArrowRight")  # 10 → 20, inside the CV view
+    expect(page.get_by_text("Monte-Carlo CV: 20 random splits").first).to_be_visible(timeout=180_000)
+    page.wait_for_function("() => window.location.search.includes('rg_R=20')", timeout=60_000)
+
+    _tab(page, "Budget split")
+    page.locator(".st-key-rg_ternary .js-plotly-plot").first.wait_for(timeout=120_000)
+    _move(page, "p1 → nxx", "ArrowLeft")  # 0.35 → 0.30, above the views
+    expect(page.get_by_text("p3 → nyy = 0.10").first).to_be_visible(timeout=60_000)
+    page.wait_for_function("() => window.location.search.includes('rg_p1=0.3')", timeout=60_000)
+    assert "rg_R=20" in page.url  # kept while its view is closed
+
+    _tab(page, "Predicted vs observed")
+    page.locator(".st-key-rg_headline .js-plotly-plot").first.wait_for(timeout=120_000)
+    streamlit_idle(page, timeout_ms=180_000)
     assert page.locator('[data-testid="stException"]').count() == 0
-    assert page.locator(".js-plotly-plot").count() >= 6
+    assert page.locator(".js-plotly-plot").count() == 1
     page_screenshot(page, "regression")

@@ -1,4 +1,5 @@
-"""AppTest for the drug-sensitivity page: GDSC, ε change, synthetic, manual ω, bad split, uploads, release."""
+"""AppTest for the drug-sensitivity page: GDSC, ε change, views (only the open one computed), links, synthetic,
+manual ω, bad split, uploads, release."""
 
 from __future__ import annotations
 
@@ -21,11 +22,33 @@ def _noised(at: AppTest) -> str:
     return next(m.value for m in at.markdown if m.value.startswith("**What is noised"))
 
 
+#: the ε fragment's views (``ui.view_tabs``, key ``rg_view``) and the charts each one draws
+VIEWS = {
+    "Predicted vs observed": {"rg_headline"},
+    "Noise draws": {"rg_draws"},
+    "Coefficients": {"rg_coef"},
+    "ρ over ε and size (CV)": {"rg_curves"},
+    "Smallest ε for a target": {"rg_acc_fig"},  # accuracy first, on the CV's ε sweep
+    "Clipping thresholds": {"rg_heat"},
+    "Budget split": {"rg_ternary"},
+}
+CV = "ρ over ε and size (CV)"
+
+
+def _charts(at: AppTest) -> set[str]:
+    return {c.key for c in at.get("plotly_chart")}
+
+
+def _view(at: AppTest, label: str) -> AppTest:
+    at.session_state["rg_view"] = label
+    return at.run()
+
+
 def test_gdsc_page_renders_reacts_to_epsilon_and_releases():
     at = AppTest.from_file(PAGE, default_timeout=180)
     at.run()
     _ok(at)
-    assert len(at.get("plotly_chart")) >= 6
+    assert _charts(at) == {"rg_headline"}  # the first view only
     before = _noised(at)
     assert "DP mean (charged)" in before and "centre/scale took ε = 0.05" in before
     at.select_slider(key="eps").set_value(2.0).run()
@@ -41,10 +64,114 @@ def test_gdsc_page_renders_reacts_to_epsilon_and_releases():
     bundle = at.session_state["_release_last_regression"]
     assert bundle.epsilon == 2.0 and "coefficients" in bundle.tables
     assert len(bundle.tables["coefficients"]) == 10
+    assert (bundle.public_params["omega_x"], bundle.public_params["omega_y"]) == (0.5, 0.5)  # chosen above the views
+    assert bundle.public_params["threshold tuning"] == {"source": "manual ω (public)"}
+    # the utility note (internal) is the preview's, whichever view is open
+    note = at.session_state["_release_last_regression_note"]
+    assert "over 200 simulated releases" in note.text and "Spearman ρ" in note.text
     # the fixed public rule's cell lines are named in the notes as not protected
     k = bundle.public_params["n_public_added_without_noise"]
     assert 0 < k <= 10 and "NOT protected" in bundle.notes[0] and "fixed public rule" in bundle.notes[0]
     assert bundle.notes[1].count("COSMIC ") == k and "one private cell line" in bundle.statement
+
+
+def test_only_the_open_view_is_computed_and_drawn():
+    """Each view draws its own charts and no other; the CV runs only while a view that shows it is open (and then,
+    in the background, for the neighbouring repeats)."""
+    import threading
+
+    from dpcore.regression import evaluation
+
+    calls, background = [], []
+    native = evaluation.monte_carlo_cv
+
+    def counted(*args, **kwargs):
+        warm = threading.current_thread().name.startswith("rg-warm")
+        (background if warm else calls).append(kwargs["repeats"])
+        return native(*args, **kwargs)
+
+    with mock.patch.object(evaluation, "monte_carlo_cv", counted):
+        at = AppTest.from_file(PAGE, default_timeout=300)
+        at.query_params["rg_seed"] = "4321"  # settings no other test caches
+        at.run()
+        at.select_slider(key="eps").set_value(0.7).run()  # a new ε on the first view: no CV
+        _ok(at)
+        assert _charts(at) == {"rg_headline"} and calls == []
+        assert not any(c.value.startswith("Monte-Carlo CV") for c in at.caption)
+        for label, keys in VIEWS.items():
+            _view(at, label)
+            _ok(at)
+            assert _charts(at) == keys, label
+        assert calls == [10, 10]  # the CV view: over ε and over sizes (the target view reuses the first)
+        assert set(background) <= {5, 20}  # the neighbouring repeats, warmed
+        _view(at, CV)
+        at.select_slider(key="rg_R").set_value(20).run()
+        _ok(at)
+        assert set(calls[2:]) <= {20} and _charts(at) == VIEWS[CV]
+        assert any(c.value.startswith("Monte-Carlo CV: 20 random splits") for c in at.caption)
+        done = len(calls)
+        _view(at, "Predicted vs observed")
+        at.select_slider(key="eps").set_value(1.5).run()  # moving ε with another view open: no CV
+        at.slider(key="rg_p1").set_value(0.3).run()  # nor the budget split
+        _ok(at)
+        assert len(calls) == done and _charts(at) == {"rg_headline"}
+
+
+def test_links_reproduce_the_configuration_whatever_view_is_open():
+    """A link's values hold for controls drawn in a view that is not open yet, survive switching views, and stay
+    in the URL while their view is closed."""
+    at = AppTest.from_file(PAGE, default_timeout=300)
+    for key, value in {"eps": "2", "rg_p1": "0.3", "rg_p2": "0.6", "rg_R": "20", "rg_tmode": "manual",
+                       "rg_wx": "0.5", "rg_models": ["non-private LR", "robust private LR"]}.items():
+        at.query_params[key] = value
+    at.run()
+    _ok(at)
+    assert at.select_slider(key="eps").value == 2.0 and at.slider(key="rg_p1").value == 0.3
+    assert at.select_slider(key="rg_wx").value == 0.5 and "±Bx = 0.158" in _noised(at)
+    assert at.query_params["rg_R"] in ("20", ["20"])  # not drawn (its view is closed), still in the link
+    _view(at, CV)
+    _ok(at)
+    assert at.select_slider(key="rg_R").value == 20
+    assert at.multiselect(key="rg_models").value == ["non-private LR", "robust private LR"]
+    assert any(c.value.startswith("Monte-Carlo CV: 20 random splits") for c in at.caption)
+    at.select_slider(key="rg_R").set_value(5).run()
+    _view(at, "Budget split")
+    at.slider(key="rg_p1").set_value(0.25).run()
+    _ok(at)
+    assert at.query_params["rg_R"] in ("5", ["5"]) and at.query_params["rg_p1"] in ("0.25", ["0.25"])
+    _view(at, CV)
+    _ok(at)
+    assert at.select_slider(key="rg_R").value == 5 and at.slider(key="rg_p1").value == 0.25
+    assert any(c.value.startswith("Monte-Carlo CV: 5 random splits") for c in at.caption)
+
+
+def test_cv_view_controls_survive_hostile_links():
+    """The CV view's URL-bound controls, which the hostile-link test of the whole app does not reach (closed
+    view), take any text a link can carry."""
+    for value in ("", "inf", "1e999", "-1", "[x](https://evil.example)", "9" * 10_000):
+        at = AppTest.from_file(PAGE, default_timeout=300)
+        for key in ("rg_R", "rg_models", "rg_acc_kind", "rg_acc_thr", "rg_acc_prob", "rg_view"):
+            at.query_params[key] = value
+        at.run()
+        _view(at, CV)
+        assert not at.exception, (value, at.exception)
+        assert at.select_slider(key="rg_R").value in (5, 10, 20, 50)
+        assert all("evil.example" not in c.value for c in at.caption)
+
+
+def test_full_reruns_do_not_rewrite_size_sliders_through_the_state(caplog):
+    """Streamlit warns when a widget with a default also had its value set through the state in the same run
+    (logged once per process); following an unchanged default used to do that on every full rerun."""
+    from streamlit.elements.lib import policies
+
+    at = AppTest.from_file(PAGE, default_timeout=180)
+    at.run()
+    with mock.patch.object(policies, "_shown_default_value_warning", False), \
+            mock.patch.object(policies.runtime, "exists", lambda: True), caplog.at_level("WARNING"):
+        at.toggle(key="rg_priors").set_value(False).run()
+        at.toggle(key="rg_priors").set_value(True).run()
+    _ok(at)
+    assert not [r for r in caplog.records if "set via the Session State API" in r.getMessage()]
 
 
 def test_synthetic_public_centring_and_bad_split():
@@ -58,13 +185,18 @@ def test_synthetic_public_centring_and_bad_split():
     _ok(at)
     text = _noised(at)
     assert "public midpoint" in text and "took ε" not in text
-    assert len(at.get("plotly_chart")) >= 7  # coefficient chart with the true β
+    _view(at, "Coefficients")
+    _ok(at)
+    assert _charts(at) == {"rg_coef"} and any(c.value.startswith("Synthetic data: the true β") for c in at.caption)
+    _view(at, "Budget split")
     at.button(key="rg_split_btn").click().run()
     _ok(at)
     assert any("Best split" in c.value for c in at.caption)
+    _view(at, "Clipping thresholds")
     at.button(key="rg_full_btn").click().run()
     _ok(at)
     assert any("20 synthetic data sets × 20 noise draws" in c.value for c in at.caption)
+    assert at.button(key="rg_full_btn").disabled  # done for these settings
     at.slider(key="rg_p1").set_value(0.6).run()
     at.slider(key="rg_p2").set_value(0.6).run()
     assert not at.exception
@@ -108,8 +240,10 @@ def test_upload_errors_are_named_and_good_upload_runs():
     at = _with_upload("\n".join(rows).encode(), rg_ycol="resp", rg_xcols=["g1", "g2", "g3", "g4"])
     _ok(at)
     assert "4 entries of nxy" in _noised(at)
-    assert any(b.label.startswith("Compute the curves") for b in at.button)
+    assert not any(b.label.startswith("Compute the curves") for b in at.button)  # its view is closed
     with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload("\n".join(rows).encode(), "mine.csv")):
+        _view(at, CV)
+        assert any(b.label.startswith("Compute the curves") for b in at.button)
         at.button(key="rg_curves_btn").click().run()
     _ok(at)
     assert any(c.value.startswith("Monte-Carlo CV") for c in at.caption)
@@ -203,3 +337,16 @@ def test_upload_rows_marked_public_are_listed_in_the_release():
     assert bundle.notes[1] == "Public cell lines (not protected): " + ", ".join(f"row {i}" for i in range(2, 9)) + "."
     assert "marked 1 in column 'open' by the user" in bundle.notes[0]
     assert bundle.public_params["n_private"] + 7 + at.slider(key="rg_ntest").value <= n
+
+
+def test_the_open_view_stays_open_after_a_run_without_the_views():
+    """A budget split leaving nyy too little stops the fragment before the views; putting it right brings back the
+    view that was open, not the first one."""
+    at = AppTest.from_file(PAGE, default_timeout=180)
+    at.run()
+    _view(at, "Budget split")
+    at.slider(key="rg_p1").set_value(0.4).run()
+    assert any("p3" in e.value for e in at.error) and not _charts(at)
+    at.slider(key="rg_p1").set_value(0.3).run()
+    _ok(at)
+    assert at.session_state["rg_view"] == "Budget split" and _charts(at) == {"rg_ternary"}
