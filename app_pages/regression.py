@@ -7,11 +7,7 @@ this session's state only).
 
 from __future__ import annotations
 
-import dataclasses
 import math
-import threading
-from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -144,20 +140,13 @@ def _omegas(n, d, e, sp):
     return tuned_omegas(int(n), int(d), float(e), tuple(sp), 5, 5)
 
 
-@st.cache_resource(show_spinner=False)
-def _warmer() -> ThreadPoolExecutor:
-    """One background worker per server process: it computes, for public inputs only, what one step of a slider
-    would need next (the thresholds of the neighbouring ε steps, the CV at the neighbouring repeats)."""
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="rg-warm")
-
-
 def _warm_neighbours(n: int, d: int, epsilon: float, split: tuple, share: float) -> None:
-    """Tune (ωx, ωy) for the ε steps either side of ``epsilon`` in the background (public inputs only; the same
-    process-wide cache as :func:`_omegas`), so that moving the ε slider one step does not wait for the search."""
+    """Tune (ωx, ωy) for the ε steps either side of ``epsilon`` ahead of time (public inputs only: n, d, ε, the
+    split; the same process-wide cache as :func:`_omegas`), so that moving ε one step does not wait for the search."""
     steps = epsilon_options()
-    i = min(range(len(steps)), key=lambda j: abs(steps[j] - epsilon))
-    for e in steps[max(i - 1, 0):i + 2]:
-        _warmer().submit(_omegas, n, d, float(e - share * e), split)
+    here = min(steps, key=lambda e: abs(e - epsilon))
+    ui.head_start("rg_eps", [(0.3, lambda e=e: _omegas(n, d, float(e - share * e), split))
+                             for e in ui.steps_around(steps, here)])
 
 
 def _cv(src: Source, *, epsilons, sizes, n_test, repeats, split, priors, prep, seed):
@@ -169,50 +158,16 @@ def _cv(src: Source, *, epsilons, sizes, n_test, repeats, split, priors, prep, s
                           omegas=_omegas)
 
 
-class _CVStore:
-    """CV results on public data (bundled / synthetic), process-wide, least recently used out (they are small:
-    a few arrays of models × sizes × ε × repeats); read-only, as every session shares them."""
-
-    def __init__(self, max_entries: int = 64) -> None:
-        self.lock, self.entries, self.max_entries = threading.Lock(), OrderedDict(), max_entries
-
-    def get(self, key):
-        with self.lock:
-            if key in self.entries:
-                self.entries.move_to_end(key)
-            return self.entries.get(key)
-
-    def put(self, key, value) -> None:
-        for f in dataclasses.fields(value):
-            if isinstance(getattr(value, f.name), np.ndarray):
-                getattr(value, f.name).flags.writeable = False
-        with self.lock:
-            self.entries[key] = value
-            while len(self.entries) > self.max_entries:
-                self.entries.popitem(last=False)
-
-
-@st.cache_resource(show_spinner=False)
-def _cv_store() -> _CVStore:
-    return _CVStore()
-
-
+@ui.public_cache("regression cv", max_entries=64)
 def _public_cv(key: tuple, **kw):
-    """CV on bundled / synthetic (public) data, cached by its public description and the settings."""
-    store, entry = _cv_store(), (key, tuple(sorted(kw.items())))
-    value = store.get(entry)
-    if value is None:
-        value = _cv(_rebuild(key), **kw)
-        store.put(entry, value)
-    return value
+    """CV on bundled / synthetic (public) data, shared by every session: its inputs are public."""
+    return _cv(_rebuild(key), **kw)
 
 
-def _warm_repeats(key: tuple, repeats: int, **kw) -> None:
-    """Run the same CV for the neighbouring repeats options in the background (public data only)."""
-    i = REPEATS.index(repeats)
-    for r in REPEATS[max(i - 1, 0):i + 2]:
-        if r != repeats:
-            _warmer().submit(_public_cv, key, **{**kw, "repeats": r})
+def _warm_repeats(key: tuple, *runs: dict) -> None:
+    """Run the same CVs for the neighbouring repeats options ahead of time (public data only)."""
+    ui.head_start("rg_cv", [(0.3, lambda r=r, kw=kw: _public_cv(key, **{**kw, "repeats": r}))
+                            for kw in runs for r in ui.steps_around(REPEATS, kw["repeats"])])
 
 
 def _curves(src: Source, *, epsilon, n_priv, sizes, progress, over_sizes=True, **kw):
@@ -225,9 +180,8 @@ def _curves(src: Source, *, epsilon, n_priv, sizes, progress, over_sizes=True, *
     by_size = run(epsilons=(epsilon,), sizes=sizes, **{**kw, "seed": kw["seed"] + 1}) if over_sizes else None
     progress(1.0)
     if public:  # so that moving the repeats slider one step does not wait for the CV
-        _warm_repeats(src.key, epsilons=EPS_SWEEP, sizes=(n_priv,), **kw)
-        if over_sizes:
-            _warm_repeats(src.key, epsilons=(epsilon,), sizes=sizes, **{**kw, "seed": kw["seed"] + 1})
+        _warm_repeats(src.key, dict(epsilons=EPS_SWEEP, sizes=(n_priv,), **kw),
+                      *([dict(epsilons=(epsilon,), sizes=sizes, **{**kw, "seed": kw["seed"] + 1})] if over_sizes else []))
     return by_eps, by_size
 
 
@@ -436,7 +390,7 @@ def _target_view(*, epsilon: float, split: tuple, n_test: int) -> None:
                "private fit's ρ on held-out records.")
     accuracy_first(key="rg_acc", grid=by_eps.epsilons, draws=by_eps.rho[1, 0], metric_label="Spearman ρ",
                    default_threshold=round(max(0.5 * float(by_eps.rho[0, 0].mean()), 0.01), 3),
-                   larger_is_better=True, basis=src.label)
+                   larger_is_better=True, basis=src.label, expanded=True)  # its own view: open
 
 
 def _request_full_search() -> None:

@@ -30,8 +30,9 @@ def accuracy_first(
     allow_probability: bool = True,
     simulate: Simulator | None = None,
     public_data: bool = False,
+    expanded: bool = False,
 ) -> None:
-    """Expander where a user states a target on ``metric_label`` and reads off the smallest ε.
+    """Expander (open at first with ``expanded``) where a user states a target on ``metric_label`` and reads off the smallest ε.
 
     ``draws`` has shape ``(len(grid), R)`` (one metric value per ε and noise
     draw). The result is labelled as an estimate on ``basis``: computing it
@@ -45,7 +46,8 @@ def accuracy_first(
     if opened not in st.session_state and any(k.startswith(f"{key}_") for k in st.query_params):
         st.session_state[opened] = True  # a link that configures it opens it
     # computed and drawn only while open: its figure is not redrawn on every move of the page's other sliders
-    box = st.expander("Accuracy first — find the smallest ε that meets a target", key=opened, on_change="rerun")
+    box = st.expander("Accuracy first — find the smallest ε that meets a target", key=opened, on_change="rerun",
+                      expanded=expanded)
     with box:
         if box.open:
             _target(key=key, grid=grid, draws=draws, metric_label=metric_label, default_threshold=default_threshold,

@@ -10,7 +10,7 @@ Only public inputs (bundled data, synthetic data from a public seed) may be cach
 shared by every session of the server. Uploads are never passed to a cached function.
 
 Memory budget of the server (any sequence of links and controls, one visitor): the caches' byte budgets
-(:data:`BUDGETS`, 0.66 GB in all) + one page run's working memory at a page's largest settings (the Sparse
+(:data:`BUDGETS`, 0.68 GB in all) + one page run's working memory at a page's largest settings (the Sparse
 page's n·d cap of 20 million cells: about 0.5 GB) + per session at most one upload of at most 20 MB per
 page (:mod:`ui.data`) + the Python, NumPy and Streamlit baseline (about 0.2 GB): under 1.5 GB, checked by
 ``tests/test_memory_browser.py``.
@@ -35,6 +35,7 @@ BUDGETS = {
     "sparse GDSC": 40 * MB,
     "sparse previews": 100 * MB,
     "sparse sweeps": 20 * MB,
+    "regression cv": 20 * MB,
     "fdr streams": 60 * MB,
     "survival sweep figures": 20 * MB,
     "fdr sweep figures": 20 * MB,
