@@ -17,7 +17,9 @@ PAGES = {
     "survival": (["sv_curve"], "sv_R", "sv_headline"),
     "regression": ([], "rg_npriv", "rg_headline"),  # every figure of this page is computed at ε (tuning, preview)
     "sparse": (["sp_err", "sp_f1"], "sp_R", "sp_stem"),
-    "fdr": (["fdr_fig_eps"], "fdr_alpha", "fdr_fig_stream"),
+    # the sweep over ε is a view tab of the fragment (not drawn with the stream open; tests/test_fdr_browser.py checks
+    # that ε leaves it alone); PAPRIKA's settings are in the fragment too, the data's controls are not
+    "fdr": ([], "fdr_R", "fdr_fig_stream"),
 }
 
 TAG = """(keys) => {
