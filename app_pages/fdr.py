@@ -244,8 +244,8 @@ if p_runs is None:
 
 
 def _controls() -> tuple[fdr.Settings, str]:
-    """PAPRIKA's settings and ε (drawn in the fragment: moving one reruns only the fragment), and the private
-    method shown and released."""
+    """PAPRIKA's settings (ε left at its default: the inner fragment sets it), and the private method shown and
+    released."""
     k1, k2, k3 = st.columns([1.3, 1, 1])
     with k1:
         alpha = float(ui.url_select_slider("Target FDR α", key="fdr_alpha", options=[0.01, 0.02, 0.05, 0.1, 0.2],
@@ -273,11 +273,8 @@ def _controls() -> tuple[fdr.Settings, str]:
                                  "figures only; releases always use the paper rule.")
         method = ui.url_radio("Private method (one stream and release)", key="fdr_method", options=PRIVATE_METHODS,
                               horizontal=True)
-    k0, _ = st.columns([1.3, 2])
-    with k0:
-        epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=5.0, min_value=0.3, max_value=20.0)
-    settings = fdr.Settings(alpha=alpha, epsilon=epsilon, delta=delta, eta=sens.eta, cutoff=cutoff, lam_paprika=lam,
-                            shift=shift, gamma=gamma, rule=rule, floor=sens.floor)
+    settings = fdr.Settings(alpha=alpha, delta=delta, eta=sens.eta, cutoff=cutoff, lam_paprika=lam, shift=shift,
+                            gamma=gamma, rule=rule, floor=sens.floor)
     return settings, method
 
 
@@ -487,9 +484,20 @@ def _release(s: fdr.Settings, method: str, summary: pd.DataFrame | None) -> None
 
 @ui.live_fragment
 def _at_settings() -> None:
-    """Everything that depends on PAPRIKA's settings or ε: moving one of their sliders reruns only this, and the
-    views are tabs of which only the open one is computed and drawn (one chart redrawn per move)."""
+    """Everything that depends on PAPRIKA's settings: moving one of their sliders reruns only this."""
     settings, method = _controls()
+    _at_epsilon(settings, method)
+
+
+@ui.live_fragment
+def _at_epsilon(settings: fdr.Settings, method: str) -> None:
+    """Everything that depends on ε (nested in the settings' fragment: moving ε reruns only this, with the settings
+    of the last run of the outer one). The views are tabs of which only the open one is computed and drawn, so a
+    move redraws one chart."""
+    k0, _ = st.columns([1.3, 2])
+    with k0:
+        epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=5.0, min_value=0.3, max_value=20.0)
+    settings = dataclasses.replace(settings, epsilon=epsilon)
     _noise_summary(settings)
     st.caption("The views below are tabs: only the open one is computed, and moving ε or a setting above redraws "
                "only it.")

@@ -23,7 +23,7 @@ def _charts(page) -> list[str]:
       return box ? [...box.classList].find(c => c.startsWith('st-key-')).slice(7) : '?'; })""")
 
 
-def _press(page, label: str, key: str, arrow: str = "ArrowRight") -> None:
+def _press(page, label: str, key: str, arrow: str = "ArrowRight", in_url: bool = True) -> None:
     """Move the slider ``label`` one step and wait until the fragment's rerun is drawn."""
     slider = page.locator('[data-testid="stSlider"]', has_text=label).locator('input[type="range"]').first
     value = slider.get_attribute("aria-valuetext")
@@ -31,7 +31,8 @@ def _press(page, label: str, key: str, arrow: str = "ArrowRight") -> None:
     slider.press(arrow)
     page.wait_for_function("([k, v]) => document.querySelector(`.st-key-${k} input[type=range]`)"
                            ".getAttribute('aria-valuetext') !== v", arg=[key, value])
-    page.wait_for_function("(k) => window.location.search.includes(k + '=')", arg=key)
+    if in_url:  # (a default value is dropped from the URL)
+        page.wait_for_function("(k) => window.location.search.includes(k + '=')", arg=key)
 
 
 def test_fdr_page_epsilon_slider(app_server, chromium_page, streamlit_idle, page_screenshot):
@@ -90,6 +91,13 @@ def test_each_slider_move_redraws_only_the_open_view(app_server, chromium_page, 
     assert page.evaluate(SPEC, "fdr_fig_eps") != before, "the sweep over ε should show the new α"
     assert "fdr_alpha=0.1" in page.url and "eps=7" in page.url
     page_screenshot(page, "fdr-eps-view")
+
+    # ε's fragment is nested in the settings' one: after α moved, an ε move alone must use the new α
+    _press(page, "Privacy budget ε", "eps", "ArrowLeft", in_url=False)
+    streamlit_idle(page)
+    page.wait_for_function("() => !window.location.search.includes('eps=')")  # back at the default 5
+    noise = page.locator('[data-testid="stMarkdownContainer"]', has_text="Noise at these settings").first
+    assert "FDR ≤ α + δT = 0.3." in noise.inner_text() and "(5, 0.00025)-DP" in noise.inner_text()
 
     page.locator('[data-testid="stMain"]').get_by_role("tab", name="One stream").click()
     page.locator(".st-key-fdr_fig_stream .js-plotly-plot").first.wait_for(timeout=120_000)
