@@ -41,7 +41,7 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
 
     ``private`` and ``nonprivate`` are single-stream results (``.squeeze()``); the noisy threshold
     ``log α_t − A + Z_α`` comes from a preview run with ``keep_threshold=True``. Very small p-values
-    are drawn at the bottom edge (▼; hover shows t and log p, the axis' quantity).
+    are drawn at the bottom edge as ▼ (hover shows t and the log p drawn).
 
     Redrawn from scratch on every slider move of the page, so kept light: all hypotheses are one marker trace
     coloured by truth (the non-null colour has a legend entry of its own, an empty trace), one trace per other
