@@ -6,6 +6,7 @@ p-values are never cached, written or logged.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -18,6 +19,7 @@ from dpcore.fdr import figures as ff
 from dpcore.accounting import fingerprint
 from ui.accuracy import accuracy_first
 from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
+from ui.release import _PENDING as RELEASE_PENDING_PREFIX
 
 EPS_GRID = (0.5, 1.0, 2.0, 3.0, 5.0, 7.0, 10.0, 20.0)
 PI1_GRID = (0.01, 0.02, 0.03, 0.04, 0.05)
@@ -27,6 +29,11 @@ ETA_SOURCES = {"bernoulli": ["paper", "binomial"], "truncexp": ["paper"], "uploa
 ETA_LABELS = {"stated": "a value I state", "paper": "sample size (paper: √(ln n / n), preview only)",
               "binomial": "exact one-sided binomial test"}
 SHIFTS = (0.5, 1.0, 1.5, 2.0, fdr.THEOREM_4_SHIFT, fdr.STREAM)
+PRIVATE_METHODS = ["PAPRIKA", "PAPRIKA AI"]
+#: the views of the settings and ε (tabs: only the open one is computed and drawn); fixed text, shown as Markdown
+VIEWS = ["One stream", "All methods over runs", "FDR and power vs π1", "FDR and power vs ε"]
+#: session-state flag of the release's open confirmation (ui.release_panel)
+RELEASE_PENDING = RELEASE_PENDING_PREFIX + "fdr"
 
 
 # ---------------------------------------------------------------- cached work on public (simulated) inputs
@@ -118,6 +125,12 @@ ui.explain(
     "rejecting.",
     title="What this page shows", expanded=False,
 )
+
+# Links from before the view tabs carried the private method as ?fdr_view=…; that key now names the open view.
+if st.query_params.get("fdr_view") in PRIVATE_METHODS:
+    if "fdr_method" not in st.query_params:
+        st.query_params["fdr_method"] = st.query_params["fdr_view"]
+    del st.query_params["fdr_view"]
 
 # ---- data source ---------------------------------------------------------------
 src = ui.url_radio("Data source", key="fdr_src", options=["bernoulli", "truncexp", "upload"], horizontal=True,
@@ -217,34 +230,7 @@ ui.set_current_dataset(label, data_fp)
 st.caption("Unit of privacy: one person in the data behind the p-values. Replace-one neighbours move every p-value "
            "by at most a factor e^η.")
 
-# ---- controls ------------------------------------------------------------------
-k1, k2, k3 = st.columns([1.3, 1, 1])
-with k1:
-    alpha = float(ui.url_select_slider("Target FDR α", key="fdr_alpha", options=[0.01, 0.02, 0.05, 0.1, 0.2],
-                                       value=0.05))
-    delta_exp = float(ui.url_select_slider("δ", key="fdr_delta", options=[1e-6, 1e-5, 1e-4, 2.5e-4, 1e-3],
-                                           value=2.5e-4, format_func=lambda d: f"{d:g}"))
-with k2:
-    cutoff = int(ui.url_select_slider("Cutoff c (max discoveries)", key="fdr_c", options=[5, 10, 20, 40, 80, 160],
-                                      value=40))
-    shift = ui.url_select_slider("Shift of the threshold", key="fdr_s", options=SHIFTS, value=1.0,
-                                 format_func=fdr.shift_label,
-                                 help="The paper's A = s·ηc·ln(2/(3δ'))/ε (its experiments use s = 1, Theorem 4 "
-                                      "s = 4), or the shift proven for the whole stream, A = 4ηc/ε·ln(2k/(3δ)) + η − "
-                                      "ln 2, which covers all k hypotheses at once. Releases use the proven one.")
-    lam = float(ui.url_select_slider("PAPRIKA λ (candidates: p < 2λ)", key="fdr_lam",
-                                     options=[0.05, 0.1, 0.2, 0.3, 0.4], value=0.2))
-with k3:
-    gamma = ui.url_radio("γ sequence", key="fdr_gamma", options=["power", "constant"], horizontal=True,
-                         format_func=lambda g: {"power": "γ_j ∝ j^−1.6 (code)", "constant": "1/k (paper)"}[g])
-    rule = ui.url_radio("PAPRIKA threshold rule", key="fdr_rule", options=["paper", "code"], horizontal=True,
-                        format_func=lambda r: {"paper": "paper (private)", "code": "authors' code (leaks)"}[r],
-                        help="The authors' code indexes γ by candidate counts, so the threshold depends on "
-                             "unreleased data: not private (see the audit page). Offered to reproduce their "
-                             "figures only; releases always use the paper rule.")
-    show_ai = ui.url_radio("One-stream view", key="fdr_view", options=["PAPRIKA", "PAPRIKA AI"], horizontal=True)
-
-# ---- the streams (independent of ε) ----------------------------------------------
+# ---- the streams (independent of PAPRIKA's settings and of ε) ------------------------------
 p_runs = truth_runs = None
 with ui.show_errors("Cannot simulate the streams"):
     if upload_p is None:
@@ -257,41 +243,70 @@ if p_runs is None:
     st.stop()
 
 
-@ui.live_fragment
-def _at_epsilon() -> None:
-    """Everything that depends on ε: moving the ε slider reruns only this (the sweep over ε below stays)."""
-    k0, _ = st.columns([1.3, 2])
-    with k0:
-        epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=5.0, min_value=0.3, max_value=20.0)
-    eta = sens.eta
-    settings = fdr.Settings(alpha=alpha, epsilon=epsilon, delta=delta_exp, eta=eta, cutoff=cutoff, lam_paprika=lam,
-                            shift=shift, gamma=gamma, rule=rule, floor=sens.floor)
-    bound = alpha + delta_exp * T
-    z_a, z_t = fdr.paprika_noise_scales(epsilon, eta, cutoff)
-    A = fdr.shift_value(epsilon, delta_exp, eta, cutoff, T, shift)
+def _controls() -> tuple[fdr.Settings, str]:
+    """PAPRIKA's settings (ε left at its default: the inner fragment sets it), and the private method shown and
+    released."""
+    k1, k2, k3 = st.columns([1.3, 1, 1])
+    with k1:
+        alpha = float(ui.url_select_slider("Target FDR α", key="fdr_alpha", options=[0.01, 0.02, 0.05, 0.1, 0.2],
+                                           value=0.05))
+        delta = float(ui.url_select_slider("δ", key="fdr_delta", options=[1e-6, 1e-5, 1e-4, 2.5e-4, 1e-3],
+                                           value=2.5e-4, format_func=lambda d: f"{d:g}"))
+    with k2:
+        cutoff = int(ui.url_select_slider("Cutoff c (max discoveries)", key="fdr_c",
+                                          options=[5, 10, 20, 40, 80, 160], value=40))
+        shift = ui.url_select_slider("Shift of the threshold", key="fdr_s", options=SHIFTS, value=1.0,
+                                     format_func=fdr.shift_label,
+                                     help="The paper's A = s·ηc·ln(2/(3δ'))/ε (its experiments use s = 1, Theorem "
+                                          "4 s = 4), or the shift proven for the whole stream, A = 4ηc/ε·ln(2k/(3δ)) "
+                                          "+ η − ln 2, which covers all k hypotheses at once. Releases use the proven "
+                                          "one.")
+        lam = float(ui.url_select_slider("PAPRIKA λ (candidates: p < 2λ)", key="fdr_lam",
+                                         options=[0.05, 0.1, 0.2, 0.3, 0.4], value=0.2))
+    with k3:
+        gamma = ui.url_radio("γ sequence", key="fdr_gamma", options=["power", "constant"], horizontal=True,
+                             format_func=lambda g: {"power": "γ_j ∝ j^−1.6 (code)", "constant": "1/k (paper)"}[g])
+        rule = ui.url_radio("PAPRIKA threshold rule", key="fdr_rule", options=["paper", "code"], horizontal=True,
+                            format_func=lambda r: {"paper": "paper (private)", "code": "authors' code (leaks)"}[r],
+                            help="The authors' code indexes γ by candidate counts, so the threshold depends on "
+                                 "unreleased data: not private (see the audit page). Offered to reproduce their "
+                                 "figures only; releases always use the paper rule.")
+        method = ui.url_radio("Private method (one stream and release)", key="fdr_method", options=PRIVATE_METHODS,
+                              horizontal=True)
+    settings = fdr.Settings(alpha=alpha, delta=delta, eta=sens.eta, cutoff=cutoff, lam_paprika=lam, shift=shift,
+                            gamma=gamma, rule=rule, floor=sens.floor)
+    return settings, method
+
+
+def _noise_summary(s: fdr.Settings) -> None:
+    bound = s.alpha + s.delta * T
+    z_a, z_t = fdr.paprika_noise_scales(s.epsilon, s.eta, s.cutoff)
+    A = fdr.shift_value(s.epsilon, s.delta, s.eta, s.cutoff, T, s.shift)
     ui.preview_notice()
     st.markdown(f"**Noise at these settings:** threshold noise Z_α ~ Laplace({z_a:.3g}) (redrawn after every discovery), "
                 f"per-test noise Z_t ~ Laplace({z_t:.3g}) on log p, threshold lowered by A = {A:.3g} (in log p units: "
                 f"a p-value must be about e^{A:.3g} ≈ {math.exp(min(A, 700)):.3g} times smaller than α_t to be "
                 f"rejected on average, give or take the per-test noise of scale {z_t:.3g} in log p, so null p-values "
-                f"near α_t still get through by chance). Claimed: ({epsilon:g}, {delta_exp:g})-DP for the discovery list and "
-                + (f"FDR ≤ α + δT = {bound:.3g}." if bound < 1 else
-                   f"an FDR bound α + δT = {bound:.3g}, which is above 1 and so says nothing (lower δ or T)."))
-    if shift != fdr.STREAM:
-        st.warning(f"Shift {fdr.shift_label(shift)}: the δ part of the guarantee does not hold. Theorem 4's s = 4 keeps "
-                   "one p-value near the candidacy boundary 2λ from being rejected by noise except with probability δ, "
-                   "but one person moves every p-value of the stream, so up to T such events each get δ (measured: "
-                   "P = 0.07 = 280δ with 800 boundary p-values at ε = 1); with s < 4 even one gets more. The shift proven "
-                   "for the stream covers them all (see the table of what it costs below).", icon=":material/warning:")
+                f"near α_t still get through by chance). Claimed: ({s.epsilon:g}, {s.delta:g})-DP for the discovery list "
+                "and " + (f"FDR ≤ α + δT = {bound:.3g}." if bound < 1 else
+                          f"an FDR bound α + δT = {bound:.3g}, which is above 1 and so says nothing (lower δ or T)."))
+    if s.shift != fdr.STREAM:
+        st.warning(f"Shift {fdr.shift_label(s.shift)}: the δ part of the guarantee does not hold. Theorem 4's s = 4 "
+                   "keeps one p-value near the candidacy boundary 2λ from being rejected by noise except with "
+                   "probability δ, but one person moves every p-value of the stream, so up to T such events each get δ "
+                   "(measured: P = 0.07 = 280δ with 800 boundary p-values at ε = 1); with s < 4 even one gets more. "
+                   "The shift proven for the stream covers them all (see what it costs in the view 'All methods over "
+                   "runs').", icon=":material/warning:")
 
-    # ---- one stream ----------------------------------------------------------------
+
+def _one_stream_view(s: fdr.Settings, method: str) -> None:
     with ui.show_errors("Cannot run the procedures"):
         p1 = p_runs[:1]
-        one = fdr.run_method(show_ai, p1, settings, rng=np.random.default_rng(seed + 5), keep_threshold=True).squeeze()
-        base_one = fdr.run_method("SAFFRON AI" if show_ai == "PAPRIKA AI" else "SAFFRON", p1, settings).squeeze()
+        one = fdr.run_method(method, p1, s, rng=np.random.default_rng(seed + 5), keep_threshold=True).squeeze()
+        base_one = fdr.run_method("SAFFRON AI" if method == "PAPRIKA AI" else "SAFFRON", p1, s).squeeze()
         st.subheader(f"One stream: {one.method} vs {base_one.method}")
         st.plotly_chart(ff.stream_figure(one, p1[0], truth=None if truth_runs is None else truth_runs[0],
-                                         nonprivate=base_one, cutoff=cutoff), key="fdr_fig_stream")
+                                         nonprivate=base_one, cutoff=s.cutoff), key="fdr_fig_stream")
         cols = st.columns(4)
         cols[0].metric(f"{one.method} discoveries", int(one.rejections.sum()))
         cols[1].metric(f"{base_one.method} discoveries", int(base_one.rejections.sum()))
@@ -313,7 +328,7 @@ def _at_epsilon() -> None:
             "**SparseVector.** Checking 800 p-values against a threshold and revealing every yes/no answer would cost "
             "privacy 800 times. SparseVector adds noise to the threshold once and to each test, and can then reveal all "
             "the 'no' answers for free: only each 'yes' (discovery) uses up budget. That is why PAPRIKA needs a cutoff "
-            f"c = {cutoff}: after c discoveries it must stop, and each noise scale grows with c.\n\n"
+            f"c = {s.cutoff}: after c discoveries it must stop, and each noise scale grows with c.\n\n"
             "**Why log p.** One person changes a p-value by a *factor* (at most e^η), not by an amount — small p-values "
             "move little in absolute terms. On the log scale that factor is a shift of at most η, which Laplace noise "
             "of scale ∝ η/ε hides.\n\n"
@@ -326,14 +341,25 @@ def _at_epsilon() -> None:
             "all k together stay within δ (Theorem 4's s = 4 makes each one a δ event, k of them up to kδ). The "
             "paper's threshold rule also lets wealth decay at every step (like LORD), so the thresholds depend only "
             "on the released discoveries.\n\n"
-            f"**What η means here.** η = {eta:.4g}: replacing one person's record can multiply every p-value by at "
-            f"most e^η = {math.exp(eta):.4f}. The paper takes η = √(ln n / n) ≈ 0.083 at n = 1000, but for the "
+            f"**What η means here.** η = {s.eta:.4g}: replacing one person's record can multiply every p-value by at "
+            f"most e^η = {math.exp(s.eta):.4f}. The paper takes η = √(ln n / n) ≈ 0.083 at n = 1000, but for the "
             "binomial test one record moves a small p-value by much more; the exact η is a proof only above a floor "
             "μ, so the guarantee is 'for p-values above μ' and smaller ones are raised to μ.",
             title="SparseVector, candidacy, δ and η in plain words",
         )
 
-    # ---- utility over runs ---------------------------------------------------------
+
+def _summary(s: fdr.Settings) -> pd.DataFrame | None:
+    """FDR and power of the six methods over the runs (None without truth labels)."""
+    if truth_runs is None:
+        return None
+    if upload_p is None:
+        return sim_summary(src, R, T, pi1, n_obs, theta, seed, s)
+    rng = np.random.default_rng(seed + 1)
+    return fdr.summary_table([fdr.run_method(m, p_runs, s, rng=rng) for m in fdr.METHODS], truth_runs)
+
+
+def _runs_view(s: fdr.Settings) -> pd.DataFrame | None:
     st.subheader(f"All six methods over {R} {'runs' if upload_p is None else 'noise draws'}")
     summary = None
     if truth_runs is None:
@@ -341,96 +367,65 @@ def _at_epsilon() -> None:
                 "discoveries instead.")
         with ui.show_errors():
             rng = np.random.default_rng(seed + 1)
-            counts = {m: fdr.run_method(m, p_runs, settings, rng=rng).rejections.sum(axis=1) for m in fdr.METHODS}
+            counts = {m: fdr.run_method(m, p_runs, s, rng=rng).rejections.sum(axis=1) for m in fdr.METHODS}
             st.dataframe(pd.DataFrame({m: [v.mean(), np.quantile(v, 0.05), np.quantile(v, 0.95)]
                                        for m, v in counts.items()}, index=["mean", "5 %", "95 %"]).round(2))
-    else:
-        with ui.show_errors():
-            if upload_p is None:
-                summary = sim_summary(src, R, T, pi1, n_obs, theta, seed, settings)
-            else:
-                rng = np.random.default_rng(seed + 1)
-                summary = fdr.summary_table([fdr.run_method(m, p_runs, settings, rng=rng) for m in fdr.METHODS],
-                                            truth_runs)
-            left, right = st.columns([1.3, 1.2])
-            with left:
-                st.plotly_chart(ff.summary_figure(summary, alpha=alpha, bound=bound), key="fdr_fig_summary")
-            with right:
-                shown = pd.DataFrame({
-                    "method": summary["method"],
-                    "FDR ± SE": _mean_se(summary["FDR"], summary["FDR_se"]),
-                    "power ± SE": _mean_se(summary["power"], summary["power_se"]),
-                    "mFDR": summary["mFDR"].round(3),
-                    "discoveries": summary["rejections"].round(1),
-                })
-                st.dataframe(shown, hide_index=True, width="stretch")
-                st.caption("Error bars: ±2 standard errors over runs. mFDR = total false / total discoveries.")
-            cost = (sim_shift_cost(src, R, T, pi1, n_obs, theta, seed, settings) if upload_p is None else
-                    fdr.shift_cost(p_runs, truth_runs, settings, rng=np.random.default_rng(seed + 4)))
-            st.markdown(f"**What the proven shift costs** at ε = {epsilon:g}, η = {eta:.4g} (same streams and noise "
-                        "model; only the shift changes; releases use the first rows):")
-            st.dataframe(pd.DataFrame({
-                "shift": cost["shift"], "A (log p)": cost["A"].round(2), "method": cost["method"],
-                "power ± SE": _mean_se(cost["power"], cost["power_se"]), "FDR ± SE": _mean_se(cost["FDR"], cost["FDR_se"]),
-            }), hide_index=True, width="stretch")
-            if sens.source == "binomial":
-                st.caption(f"With the exact η, p-values below μ = {sens.floor:g} count as μ, so even the strongest effect "
-                           f"has log p = {math.log(sens.floor):.1f}; it is rejected only when that plus noise falls below "
-                           "log α_t − A (α_t ≤ λ). A lower μ allows stronger evidence but raises η and so A.")
-        ui.teaching("A single stream can be lucky or unlucky; the bars average the false discovery proportion "
-                    "(FDR) and the share of real effects found (power) over many streams.")
-
-    # ---- π1 sweep (depends on ε) ---
-    if truth_runs is not None and upload_p is None:  # streams are cached per π1; a setting change reruns only the rules (≈ 0.1 s)
-        st.subheader("FDR and power vs the share of non-nulls π1")
-        with ui.show_errors("Sweep failed"):
-            with st.spinner("Simulating five values of π1…"):
-                pi_table = sim_pi1_sweep(src, R, T, n_obs, theta, seed, settings)
-            st.plotly_chart(ff.sweep_figure(pi_table, x_title="share of non-null hypotheses π1", alpha=alpha,
-                                            bound=bound), key="fdr_fig_pi1")
-            st.caption(f"ε = {epsilon:g} for PAPRIKA and PAPRIKA AI; fresh data per run and per π1.")
-        ui.teaching("Reference (authors' code rule, ε = 5, s = 1): SAFFRON power 1.0 with FDR ≤ 0.05, PAPRIKA AI "
-                    "power 0.78–1.0 with FDR ≤ 0.025, PAPRIKA power 0.73–1.0 with FDR up to ≈ 0.11 at π1 = 0.05.")
-
-    # ---- release ---------------------------------------------------------------------
-    release_method = show_ai
-    utility_note = ""
-    if summary is not None and release_method in set(summary["method"]):
-        row = summary.set_index("method").loc[release_method]
-        utility_note = (f"{release_method} at ε = {epsilon:g} over {R} {'simulated streams' if upload_p is None else 'noise draws'}"
-                        f": FDR {row['FDR']:.3f} ± {row['FDR_se']:.3f}, power {row['power']:.3f} ± {row['power_se']:.3f} "
-                        f"(mean ± SE; the preview's threshold rule and shift, see the page).")
-    if math.isfinite(epsilon):
-        params = dict(alpha=alpha, eta=eta, eta_source=sens.source, cutoff=cutoff, lam=lam, shift=fdr.STREAM,
-                      gamma=gamma, rule="paper", T=T, floor=sens.floor)
-        blockers = [reason for reason, applies in (
-            (f"Set the shift to '{fdr.shift_label(fdr.STREAM)}' to release: with {fdr.shift_label(shift)} the δ part of "
-             "the guarantee does not hold (see the warning above).", shift != fdr.STREAM),
-            ("No η is proven for the truncated-exponential z-test here, so this simulation can be previewed but not "
-             "released." if src == "truncexp" else sens.refusal, sens.refusal is not None),
-            ("Tick the box under the stated η to release: the guarantee rests on your statement.", not eta_confirmed),
-        ) if applies]
-        if rule == "code":
-            st.caption("Releases always use the paper's threshold rule (the authors' code rule is not private).")
-        ui.release_panel(
-            key="fdr", dataset_label=label, fingerprint=data_fp, method=f"{release_method} discovery list",
-            epsilon=epsilon, delta=delta_exp, params=params, utility_note=utility_note,
-            blocked=" ".join(blockers) or None,
-            make_bundle=lambda: fdr.release(p1[0] if upload_p is None else upload_p, alpha=alpha, epsilon=epsilon,
-                                            delta=delta_exp, sensitivity=sens, cutoff=cutoff, lam=lam, gamma=gamma,
-                                            ai=release_method == "PAPRIKA AI", dataset=label, fingerprint=data_fp),
-        )
-
-    attacker_panel("fdr", epsilon, delta_exp)
+        return None
+    with ui.show_errors():
+        summary = _summary(s)
+        left, right = st.columns([1.3, 1.2])
+        with left:
+            st.plotly_chart(ff.summary_figure(summary, alpha=s.alpha, bound=s.alpha + s.delta * T),
+                            key="fdr_fig_summary")
+        with right:
+            shown = pd.DataFrame({
+                "method": summary["method"],
+                "FDR ± SE": _mean_se(summary["FDR"], summary["FDR_se"]),
+                "power ± SE": _mean_se(summary["power"], summary["power_se"]),
+                "mFDR": summary["mFDR"].round(3),
+                "discoveries": summary["rejections"].round(1),
+            })
+            st.dataframe(shown, hide_index=True, width="stretch")
+            st.caption("Error bars: ±2 standard errors over runs. mFDR = total false / total discoveries.")
+        cost = (sim_shift_cost(src, R, T, pi1, n_obs, theta, seed, s) if upload_p is None else
+                fdr.shift_cost(p_runs, truth_runs, s, rng=np.random.default_rng(seed + 4)))
+        st.markdown(f"**What the proven shift costs** at ε = {s.epsilon:g}, η = {s.eta:.4g} (same streams and noise "
+                    "model; only the shift changes; releases use the first rows):")
+        st.dataframe(pd.DataFrame({
+            "shift": cost["shift"], "A (log p)": cost["A"].round(2), "method": cost["method"],
+            "power ± SE": _mean_se(cost["power"], cost["power_se"]), "FDR ± SE": _mean_se(cost["FDR"], cost["FDR_se"]),
+        }), hide_index=True, width="stretch")
+        if sens.source == "binomial":
+            st.caption(f"With the exact η, p-values below μ = {sens.floor:g} count as μ, so even the strongest effect "
+                       f"has log p = {math.log(sens.floor):.1f}; it is rejected only when that plus noise falls below "
+                       "log α_t − A (α_t ≤ λ). A lower μ allows stronger evidence but raises η and so A.")
+    ui.teaching("A single stream can be lucky or unlucky; the bars average the false discovery proportion "
+                "(FDR) and the share of real effects found (power) over many streams.")
+    return summary
 
 
-_at_epsilon()
+def _pi1_view(s: fdr.Settings) -> None:
+    st.subheader("FDR and power vs the share of non-nulls π1")
+    if truth_runs is None or upload_p is not None:
+        st.info("The sweep over π1 simulates fresh streams: choose one of the simulations as the data source.")
+        return
+    with ui.show_errors("Sweep failed"):  # streams are cached per π1; a setting change reruns only the rules
+        with st.spinner("Simulating five values of π1…"):
+            pi_table = sim_pi1_sweep(src, R, T, n_obs, theta, seed, s)
+        st.plotly_chart(ff.sweep_figure(pi_table, x_title="share of non-null hypotheses π1", alpha=s.alpha,
+                                        bound=s.alpha + s.delta * T), key="fdr_fig_pi1")
+        st.caption(f"ε = {s.epsilon:g} for PAPRIKA and PAPRIKA AI; fresh data per run and per π1.")
+    ui.teaching("Reference (authors' code rule, ε = 5, s = 1): SAFFRON power 1.0 with FDR ≤ 0.05, PAPRIKA AI "
+                "power 0.78–1.0 with FDR ≤ 0.025, PAPRIKA power 0.73–1.0 with FDR up to ≈ 0.11 at π1 = 0.05.")
 
-# ---- sweep over ε (independent of the chosen ε: not redrawn when ε moves) ------------------------------
-if truth_runs is not None:
+
+def _eps_view(s: fdr.Settings) -> None:
+    """The sweep over ε: independent of the chosen ε (its figure is not redrawn when ε moves)."""
     st.subheader("Privacy–utility: FDR and power vs ε")
-    sweep_settings = fdr.Settings(alpha=alpha, epsilon=1.0, delta=delta_exp, eta=sens.eta, cutoff=cutoff,
-                                  lam_paprika=lam, shift=shift, gamma=gamma, rule=rule, floor=sens.floor)
+    if truth_runs is None:
+        st.info("Without known truth labels FDR and power cannot be computed.")
+        return
+    sweep_settings = dataclasses.replace(s, epsilon=1.0)  # the sweep sets ε itself
     with ui.show_errors("Sweep failed"):
         if upload_p is None:
             eps_table, curves = sim_eps_sweep(src, R, T, pi1, n_obs, theta, seed, sweep_settings)
@@ -446,3 +441,82 @@ if truth_runs is not None:
             accuracy_first(key="fdr_acc", grid=curves[1].epsilons, draws=np.nan_to_num(curves[1].power),
                            metric_label="PAPRIKA AI power", default_threshold=0.8, larger_is_better=True,
                            basis=label)
+
+
+def _release_requested() -> bool:
+    """The Release button was clicked or its confirmation is open: only then is the custodian's utility note used."""
+    return bool(st.session_state.get("release_button_fdr") or st.session_state.get(RELEASE_PENDING))
+
+
+def _release(s: fdr.Settings, method: str, summary: pd.DataFrame | None) -> None:
+    if not math.isfinite(s.epsilon):
+        return
+    if summary is None and _release_requested():
+        with ui.show_errors():
+            summary = _summary(s)
+    utility_note = ""
+    if summary is not None and method in set(summary["method"]):
+        row = summary.set_index("method").loc[method]
+        utility_note = (f"{method} at ε = {s.epsilon:g} over {R} {'simulated streams' if upload_p is None else 'noise draws'}"
+                        f": FDR {row['FDR']:.3f} ± {row['FDR_se']:.3f}, power {row['power']:.3f} ± {row['power_se']:.3f} "
+                        f"(mean ± SE; the preview's threshold rule and shift, see the page).")
+    params = dict(alpha=s.alpha, eta=s.eta, eta_source=sens.source, cutoff=s.cutoff, lam=s.lam_paprika,
+                  shift=fdr.STREAM, gamma=s.gamma, rule="paper", T=T, floor=sens.floor)
+    blockers = [reason for reason, applies in (
+        (f"Set the shift to '{fdr.shift_label(fdr.STREAM)}' to release: with {fdr.shift_label(s.shift)} the δ part of "
+         "the guarantee does not hold (see the warning above).", s.shift != fdr.STREAM),
+        ("No η is proven for the truncated-exponential z-test here, so this simulation can be previewed but not "
+         "released." if src == "truncexp" else sens.refusal, sens.refusal is not None),
+        ("Tick the box under the stated η to release: the guarantee rests on your statement.", not eta_confirmed),
+    ) if applies]
+    if s.rule == "code":
+        st.caption("Releases always use the paper's threshold rule (the authors' code rule is not private).")
+    stream = p_runs[0] if upload_p is None else upload_p
+    ui.release_panel(
+        key="fdr", dataset_label=label, fingerprint=data_fp, method=f"{method} discovery list",
+        epsilon=s.epsilon, delta=s.delta, params=params, utility_note=utility_note,
+        blocked=" ".join(blockers) or None,
+        make_bundle=lambda: fdr.release(stream, alpha=s.alpha, epsilon=s.epsilon, delta=s.delta, sensitivity=sens,
+                                        cutoff=s.cutoff, lam=s.lam_paprika, gamma=s.gamma,
+                                        ai=method == "PAPRIKA AI", dataset=label, fingerprint=data_fp),
+    )
+
+
+@ui.live_fragment
+def _at_settings() -> None:
+    """Everything that depends on PAPRIKA's settings: moving one of their sliders reruns only this."""
+    settings, method = _controls()
+    _at_epsilon(settings, method)
+
+
+@ui.live_fragment
+def _at_epsilon(settings: fdr.Settings, method: str) -> None:
+    """Everything that depends on ε (nested in the settings' fragment: moving ε reruns only this, with the settings
+    of the last run of the outer one). The views are tabs of which only the open one is computed and drawn, so a
+    move redraws one chart."""
+    k0, _ = st.columns([1.3, 2])
+    with k0:
+        epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=5.0, min_value=0.3, max_value=20.0)
+    settings = dataclasses.replace(settings, epsilon=epsilon)
+    _noise_summary(settings)
+    st.caption("The views below are tabs: only the open one is computed, and moving ε or a setting above redraws "
+               "only it.")
+    stream_tab, runs_tab, pi1_tab, eps_tab = ui.view_tabs(VIEWS, key="fdr_view")
+    summary = None
+    with stream_tab:
+        if stream_tab.open:
+            _one_stream_view(settings, method)
+    with runs_tab:
+        if runs_tab.open:
+            summary = _runs_view(settings)
+    with pi1_tab:
+        if pi1_tab.open:
+            _pi1_view(settings)
+    with eps_tab:
+        if eps_tab.open:
+            _eps_view(settings)
+    _release(settings, method, summary)
+    attacker_panel("fdr", settings.epsilon, settings.delta)
+
+
+_at_settings()

@@ -1,11 +1,38 @@
-"""End to end in Chromium: the online-FDR page renders, the ε slider moves by keyboard, no exception."""
+"""End to end in Chromium: the online-FDR page renders, the ε slider moves by keyboard, no exception; its views are
+tabs, only the open one is drawn, and a slider move redraws only the open view's chart (issue 14)."""
 
 from __future__ import annotations
 
 
 import pytest
 
+from tests.test_fragments_browser import CHECK, SPEC, TAG, _wait_quiet
+
+#: TAG for an element INSIDE the fragment: a fragment rerun marks every element's container stale and back (its
+#: class and data-stale attributes), so watch the figure or slider node itself: a remount replaces it, a redraw in
+#: place (Plotly.react) changes something inside it
+TAG_INSIDE = TAG.replace(".observe(box,", ".observe(node,")
+
 pytestmark = pytest.mark.browser
+
+
+def _charts(page) -> list[str]:
+    """Keys of the Plotly charts on the page."""
+    return page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')].map(n => {
+      const box = n.closest('[class*="st-key-"]');
+      return box ? [...box.classList].find(c => c.startsWith('st-key-')).slice(7) : '?'; })""")
+
+
+def _press(page, label: str, key: str, arrow: str = "ArrowRight", in_url: bool = True) -> None:
+    """Move the slider ``label`` one step and wait until the fragment's rerun is drawn."""
+    slider = page.locator('[data-testid="stSlider"]', has_text=label).locator('input[type="range"]').first
+    value = slider.get_attribute("aria-valuetext")
+    slider.focus()
+    slider.press(arrow)
+    page.wait_for_function("([k, v]) => document.querySelector(`.st-key-${k} input[type=range]`)"
+                           ".getAttribute('aria-valuetext') !== v", arg=[key, value])
+    if in_url:  # (a default value is dropped from the URL)
+        page.wait_for_function("(k) => window.location.search.includes(k + '=')", arg=key)
 
 
 def test_fdr_page_epsilon_slider(app_server, chromium_page, streamlit_idle, page_screenshot):
@@ -27,8 +54,56 @@ def test_fdr_page_epsilon_slider(app_server, chromium_page, streamlit_idle, page
     assert "Laplace(0.665)" in after, after
     assert "eps=10" in page.url
     assert page.locator('[data-testid="stException"]').count() == 0
-    assert page.locator(".js-plotly-plot").count() >= 3
+    page.locator(".st-key-fdr_fig_stream .js-plotly-plot").first.wait_for()
+    assert _charts(page) == ["fdr_fig_stream"]  # the other views are tabs, drawn only when opened
     page_screenshot(page, "fdr")
+
+
+def test_each_slider_move_redraws_only_the_open_view(app_server, chromium_page, streamlit_idle, page_screenshot):
+    """On the view over ε: moving ε leaves its figure alone (it does not depend on ε), moving α redraws it; neither
+    touches the data's controls outside the fragment; views open and keep the settings."""
+    page = chromium_page
+    page.goto(f"{app_server}/fdr?fdr_R=20")
+    streamlit_idle(page)
+    page.locator(".st-key-fdr_fig_stream .js-plotly-plot").first.wait_for(timeout=120_000)
+    page.locator('[data-testid="stMain"]').get_by_role("tab", name="FDR and power vs ε").click()
+    page.locator(".st-key-fdr_fig_eps .js-plotly-plot").first.wait_for(timeout=120_000)
+    streamlit_idle(page)
+    _wait_quiet(page)
+    assert "fdr_fig_stream" not in _charts(page) and "fdr_fig_eps" in _charts(page)
+    assert TAG_INSIDE != TAG
+    assert page.evaluate(TAG_INSIDE, ["fdr_fig_eps", "fdr_R"]) is None
+    before = page.evaluate(SPEC, "fdr_fig_eps")
+
+    _press(page, "Privacy budget ε", "eps")
+    streamlit_idle(page)
+    _wait_quiet(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.evaluate(CHECK) == [], "re-rendered although they do not depend on ε"
+
+    assert page.evaluate(TAG, ["fdr_R"]) is None
+    _press(page, "Target FDR α", "fdr_alpha")
+    streamlit_idle(page)
+    _wait_quiet(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    # (the observer on the sweep's figure from the ε move still reports: it was redrawn, as checked below)
+    assert [c for c in page.evaluate(CHECK) if "fdr_fig_eps" not in c] == [], "the data's controls are outside"
+    assert page.evaluate(SPEC, "fdr_fig_eps") != before, "the sweep over ε should show the new α"
+    assert "fdr_alpha=0.1" in page.url and "eps=7" in page.url
+    page_screenshot(page, "fdr-eps-view")
+
+    # ε's fragment is nested in the settings' one: after α moved, an ε move alone must use the new α
+    _press(page, "Privacy budget ε", "eps", "ArrowLeft", in_url=False)
+    streamlit_idle(page)
+    page.wait_for_function("() => !window.location.search.includes('eps=')")  # back at the default 5
+    noise = page.locator('[data-testid="stMarkdownContainer"]', has_text="Noise at these settings").first
+    assert "FDR ≤ α + δT = 0.3." in noise.inner_text() and "(5, 0.00025)-DP" in noise.inner_text()
+
+    page.locator('[data-testid="stMain"]').get_by_role("tab", name="One stream").click()
+    page.locator(".st-key-fdr_fig_stream .js-plotly-plot").first.wait_for(timeout=120_000)
+    streamlit_idle(page)
+    assert _charts(page) == ["fdr_fig_stream"]
+    assert page.locator(".st-key-fdr_alpha").get_by_text("0.1").count() >= 1
 
 
 def test_fdr_page_upload_with_truth_and_a_bad_file(app_server, chromium_page, streamlit_idle, tmp_path):
@@ -46,11 +121,14 @@ def test_fdr_page_upload_with_truth_and_a_bad_file(app_server, chromium_page, st
     streamlit_idle(page)
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(good))
     streamlit_idle(page)
+    page.locator(".st-key-fdr_fig_stream .js-plotly-plot").first.wait_for()
+    page.locator('[data-testid="stMain"]').get_by_role("tab", name="All methods over runs").click()
     page.get_by_text("All six methods over 20 noise draws").wait_for()
+    page.locator(".st-key-fdr_fig_summary .js-plotly-plot").first.wait_for()
+    streamlit_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator('[data-testid="stAlert"]', has_text="went wrong").count() == 0
-    page.locator(".js-plotly-plot").first.wait_for()
-    assert page.locator(".js-plotly-plot").count() >= 3
+    assert _charts(page) == ["fdr_fig_summary"]
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(bad))
     streamlit_idle(page)
     page.get_by_text("row 3").first.wait_for()  # 'p', row 3: the p-value 1.7 is above 1

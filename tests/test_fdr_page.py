@@ -1,4 +1,5 @@
-"""AppTest of the online-FDR page: renders, reacts to ε in the URL, releases and charges the ledger."""
+"""AppTest of the online-FDR page: renders, reacts to ε in the URL, releases and charges the ledger; its views are
+tabs of which only the open one is computed and drawn (issue 14)."""
 
 from __future__ import annotations
 
@@ -11,31 +12,110 @@ from streamlit.testing.v1 import AppTest
 PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "fdr.py")
 
 
-def _page(**query):
+def _page(view=None, **query):
     at = AppTest.from_file(PAGE, default_timeout=180)
     for k, v in query.items():
         at.query_params[k] = v
+    if view is not None:
+        at.session_state["fdr_view"] = view
     return at.run()
+
+
+def _open(at, view):
+    at.session_state["fdr_view"] = view
+    return at.run()
+
+
+def _charts(at) -> list[str]:
+    """Keys of the Plotly charts drawn (the element id ends with the key)."""
+    return [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")]
 
 
 def _noise_text(at) -> str:
     return next(m.value for m in at.markdown if "Noise at these settings" in m.value)
 
 
-def test_default_page_renders_all_figures_and_six_methods():
+def test_default_page_draws_only_the_open_view_and_each_view_its_own_chart():
     at = _page()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    assert len(at.get("plotly_chart")) >= 4
-    assert any("share of non-nulls" in s.value for s in at.subheader)  # both sweeps, no toggle
-    summary = at.dataframe[0].value
-    assert list(summary["method"]) == ["SAFFRON", "SAFFRON AI", "LORD++", "alpha-investing", "PAPRIKA", "PAPRIKA AI"]
-    assert all(float(v.split(" ± ")[0]) > 0.5 for v in summary["power ± SE"])
-    assert all(float(v.split(" ± ")[0]) <= 0.25 for v in summary["FDR ± SE"])
+    assert [t.label for t in at.tabs] == ["One stream", "All methods over runs", "FDR and power vs π1",
+                                          "FDR and power vs ε"]
+    assert _charts(at) == ["fdr_fig_stream"]  # the other views are not computed
+    assert not at.dataframe
     labels = [m.label for m in at.metric]
     assert "PAPRIKA discoveries" in labels and "SAFFRON discoveries" in labels
     text = _noise_text(at)
     assert "Laplace(1.33)" in text and "Laplace(2.66)" in text  # fdr.md's table at ε = 5, c = 40
+    assert any("only the open one is computed" in c.value for c in at.caption)
+
+    _open(at, "All methods over runs")
+    assert not at.exception, at.exception
+    assert _charts(at) == ["fdr_fig_summary"] and not any("discoveries" in m.label for m in at.metric)
+    summary = at.dataframe[0].value
+    assert list(summary["method"]) == ["SAFFRON", "SAFFRON AI", "LORD++", "alpha-investing", "PAPRIKA", "PAPRIKA AI"]
+    assert all(float(v.split(" ± ")[0]) > 0.5 for v in summary["power ± SE"])
+    assert all(float(v.split(" ± ")[0]) <= 0.25 for v in summary["FDR ± SE"])
+    _open(at, "FDR and power vs π1")
+    assert _charts(at) == ["fdr_fig_pi1"] and any("share of non-nulls" in s.value for s in at.subheader)
+    _open(at, "FDR and power vs ε")
+    assert _charts(at) == ["fdr_fig_eps", "fdr_acc_fig"]  # the sweep over ε, and accuracy-first's curve
+    assert not at.exception, at.exception
+    assert "Laplace(1.33)" in _noise_text(at)  # the settings and ε stay above every view
+
+
+def test_only_the_open_view_is_computed(monkeypatch):
+    """Moving ε with the stream open must not run the six methods over all runs, the π1 sweep or the ε sweep."""
+    at = _page(fdr_seed="4321")  # a configuration no other test caches
+    calls = []
+    from dpcore import fdr
+
+    for name in ("summary_table", "sweep", "utility_curve", "shift_cost"):
+        original = getattr(fdr, name)
+        monkeypatch.setattr(fdr, name, lambda *a, _o=original, _n=name, **k: (calls.append(_n), _o(*a, **k))[1])
+    at.select_slider(key="eps").set_value(7.0).run()
+    assert not at.exception, at.exception
+    assert "Laplace(0.95)" in _noise_text(at)
+    assert calls == []
+    _open(at, "All methods over runs")
+    assert {"summary_table", "shift_cost"} <= set(calls) and "sweep" not in calls and "utility_curve" not in calls
+
+
+def test_a_link_reproduces_the_settings_and_moving_them_updates_it():
+    at = _page(eps="1", fdr_alpha="0.1", fdr_c="20", fdr_method="PAPRIKA AI", fdr_s="stream")
+    assert not at.exception, at.exception
+    assert at.select_slider(key="fdr_alpha").value == 0.1 and at.select_slider(key="fdr_c").value == 20
+    assert at.radio(key="fdr_method").value == "PAPRIKA AI" and at.select_slider(key="eps").value == 1.0
+    assert any("One stream: PAPRIKA AI vs SAFFRON AI" in s.value for s in at.subheader)
+    text = _noise_text(at)
+    assert "(1, 0.00025)-DP" in text and "FDR ≤ α + δT = 0.3" in text
+    at.select_slider(key="fdr_c").set_value(80).run()
+    at.select_slider(key="fdr_alpha").set_value(0.02).run()
+    _open(at, "FDR and power vs ε")  # switching views keeps every value, and the link
+    assert not at.exception, at.exception
+    assert at.select_slider(key="fdr_c").value == 80 and at.select_slider(key="eps").value == 1.0
+    assert dict(at.query_params) == {"eps": "1.0", "fdr_alpha": "0.02", "fdr_c": "80", "fdr_method": "PAPRIKA AI",
+                                     "fdr_s": "stream"}
+    again = _page(**dict(at.query_params))
+    assert _noise_text(again) == _noise_text(at)
+
+
+def test_an_old_link_with_the_private_method_in_fdr_view_still_opens_it():
+    """Before the view tabs, ?fdr_view= chose PAPRIKA or PAPRIKA AI; that key now names the open tab."""
+    at = _page(fdr_view="PAPRIKA AI")
+    assert not at.exception, at.exception
+    assert at.radio(key="fdr_method").value == "PAPRIKA AI"
+    assert at.query_params["fdr_method"] == "PAPRIKA AI" and "fdr_view" not in at.query_params
+    assert _charts(at) == ["fdr_fig_stream"]
+
+
+def test_hostile_links_on_the_epsilon_view():
+    """The accuracy-first controls are drawn on the ε view only (tests/test_hostile_links.py opens the default view)."""
+    at = _page("FDR and power vs ε", fdr_acc_thr="1e309", fdr_acc_kind="[x](https://evil.example)",
+               fdr_acc_prob="-inf")
+    assert not at.exception, at.exception
+    notes = [c.value for c in at.caption if c.value.startswith("Link:")]
+    assert len(notes) == 3 and all("evil.example" not in n for n in notes), notes
 
 
 def test_epsilon_from_the_url_changes_the_noise():
@@ -46,7 +126,7 @@ def test_epsilon_from_the_url_changes_the_noise():
 
 
 def test_truncated_exponential_and_code_rule_render():
-    at = _page(fdr_src="truncexp", fdr_rule="code", fdr_view="PAPRIKA AI", fdr_R="20")
+    at = _page(fdr_src="truncexp", fdr_rule="code", fdr_method="PAPRIKA AI", fdr_R="20")
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     assert any("Releases always use the paper" in c.value for c in at.caption)
@@ -86,10 +166,26 @@ def test_release_charges_the_ledger_and_exports_only_the_rejection_set():
     assert list(bundle.tables["rejections"].columns) == ["hypothesis", "rejected", "alpha_t"]
     notes = " ".join(bundle.notes)
     assert "Every test in the stream runs on the same records" in notes and "exact sensitivity" in notes
+    # the custodian's utility note is computed for the release although the view over runs was never opened
+    note = at.session_state["_release_last_fdr_note"]
+    assert note is not None and "PAPRIKA at ε = 5 over 20 simulated streams: FDR" in note.text
+
+
+def test_the_release_uses_the_settings_and_epsilon_of_the_fragment():
+    at = _page(fdr_R="20", fdr_s="stream", fdr_etahow="binomial", eps="2", fdr_delta="1e-05", fdr_c="10",
+               fdr_method="PAPRIKA AI")
+    at.select_slider(key="eps").set_value(3.0).run()
+    at.button(key="release_button_fdr").click().run()
+    at.button(key="release_confirm_fdr").click().run()
+    assert not at.exception, at.exception
+    row = at.session_state["_dp_ledger"].summary()[0]
+    assert row["ε spent"] == 3.0 and row["δ spent"] == 1e-05
+    bundle = at.session_state["_release_last_fdr"]
+    assert bundle.method.startswith("PAPRIKA AI") and bundle.epsilon == 3.0 and bundle.delta == 1e-05
 
 
 def test_the_power_cost_of_the_proven_shift_is_shown():
-    at = _page(fdr_R="20")
+    at = _page("All methods over runs", fdr_R="20")
     assert not at.exception, at.exception
     cost = next(d.value for d in at.dataframe if "A (log p)" in d.value.columns)
     assert list(cost["shift"].unique()) == ["proven for the stream (δ/k)", "s = 4 (Theorem 4)", "s = 1 (paper's experiments)"]
@@ -152,8 +248,10 @@ def test_upload_whose_truth_has_no_true_effect_shows_no_nan():
     with mock.patch.object(st, "file_uploader", lambda *a, **k: _Upload()):
         at.run()
         at.selectbox(key="fdr_tcol").set_value("truth").run()
+        texts = [m.value for m in at.metric]  # the one-stream view
+        _open(at, "All methods over runs")
     assert not at.exception, at.exception
-    texts = [m.value for m in at.metric] + [str(v) for v in at.dataframe[0].value["power ± SE"]]
+    texts += [str(v) for v in at.dataframe[0].value["power ± SE"]]
     assert any("no true effects" in t for t in texts) and not any("nan" in t for t in texts)
 
 

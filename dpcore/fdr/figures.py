@@ -41,7 +41,11 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
 
     ``private`` and ``nonprivate`` are single-stream results (``.squeeze()``); the noisy threshold
     ``log α_t − A + Z_α`` comes from a preview run with ``keep_threshold=True``. Very small p-values
-    are drawn at the bottom edge (hover shows the true value).
+    are drawn at the bottom edge as ▼ (hover shows t and the log p drawn).
+
+    Redrawn from scratch on every slider move of the page, so kept light: all hypotheses are one marker trace
+    coloured by truth (the non-null colour has a legend entry of its own, an empty trace), one trace per other
+    marker kind, no per-point hover payload, and a per-point symbol array only when some p-values are clipped.
     """
     p = np.asarray(pvalues, dtype=float)
     T = p.size
@@ -62,18 +66,20 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
     shown = np.maximum(logp, ymin)
     clipped = logp < ymin
     fig = new_spec()
-    custom = np.stack([p, logp], axis=1)
-    hover = "t = %{x}<br>p = %{customdata[0]:.3g}<br>log p = %{customdata[1]:.2f}<extra></extra>"
-    if truth is None:
-        groups = [("p-values", np.ones(T, bool), "#9e9e9e")]
-    else:
-        tr = np.asarray(truth, bool)
-        groups = [("null hypotheses", ~tr, "#9e9e9e"), ("non-null hypotheses", tr, TRUTH)]
-    scatter = "scattergl" if T > 5000 else "scatter"
-    for name, mask, colour in groups:
-        add_trace(fig, dict(type=scatter, x=t[mask], y=shown[mask], mode="markers", name=name, customdata=custom[mask],
-                            hovertemplate=hover, marker=dict(size=5, color=rgba(colour, 0.55),
-                                                             symbol=np.where(clipped[mask], "triangle-down", "circle"))))
+    hover = "t = %{x}<br>log p = %{y:.2f}<extra></extra>"
+    null_colour, effect_colour = rgba("#9e9e9e", 0.55), rgba(TRUTH, 0.55)
+    tr = np.zeros(T, bool) if truth is None else np.asarray(truth, bool)
+    order = np.r_[np.flatnonzero(~tr), np.flatnonzero(tr)]  # the legend shows the first point's colour
+    both = truth is not None and tr.any() and not tr.all()
+    name = "p-values" if truth is None else "null hypotheses" if not tr.all() else "non-null hypotheses"
+    marker = dict(size=5, color=np.where(tr[order], effect_colour, null_colour) if both else
+                  effect_colour if tr.all() else null_colour,
+                  symbol=np.where(clipped[order], "triangle-down", "circle") if clipped.any() else "circle")
+    add_trace(fig, dict(type="scattergl" if T > 5000 else "scatter", x=t[order], y=shown[order], mode="markers",
+                        name=name, hovertemplate=hover, marker=marker))
+    if both:  # the legend entry of the non-null colour (no points of its own: see above)
+        add_trace(fig, dict(type="scatter", x=[None], y=[None], mode="markers", name="non-null hypotheses",
+                            hoverinfo="skip", marker=dict(size=5, color=effect_colour)))
     add_trace(fig, dict(type="scatter", x=t, y=np.where(np.isfinite(thr), thr, np.nan), mode="lines",
                         name="noisy threshold log α_t − A + Z_α", line=dict(color=PRIVATE, width=1.6, shape="hv")))
     add_trace(fig, dict(type="scatter", x=t, y=np.where(np.isfinite(log_alpha), log_alpha, np.nan), mode="lines",
@@ -90,8 +96,7 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
         marks = [("true discoveries", rej & tr, TRUTH, "diamond"), ("false discoveries", rej & ~tr, WARNING, "x")]
     for name, mask, colour, symbol in marks:
         add_trace(fig, dict(type="scatter", x=t[mask], y=shown[mask], mode="markers", name=f"{name} ({int(mask.sum())})",
-                            customdata=custom[mask], hovertemplate=hover,
-                            marker=dict(size=11, color=colour, symbol=symbol, line=dict(width=1, color="white"))))
+                            hovertemplate=hover, marker=dict(size=11, color=colour, symbol=symbol, line=dict(width=1, color="white"))))
     # the notes go into the axis title: inside the plot they covered discoveries
     notes = (["▼ = smaller p-values, drawn at the bottom edge"] if clipped.any() else []) + (
         [f"dashed line: cutoff c = {cutoff} reached, no more rejections"] if stop is not None else [])
