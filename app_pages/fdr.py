@@ -19,7 +19,6 @@ from dpcore.fdr import figures as ff
 from dpcore.accounting import fingerprint
 from ui.accuracy import accuracy_first
 from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
-from ui.release import _PENDING as RELEASE_PENDING_PREFIX
 
 EPS_GRID = (0.5, 1.0, 2.0, 3.0, 5.0, 7.0, 10.0, 20.0)
 PI1_GRID = (0.01, 0.02, 0.03, 0.04, 0.05)
@@ -33,7 +32,6 @@ PRIVATE_METHODS = ["PAPRIKA", "PAPRIKA AI"]
 #: the views of the settings and ε (tabs: only the open one is computed and drawn); fixed text, shown as Markdown
 VIEWS = ["One stream", "All methods over runs", "FDR and power vs π1", "FDR and power vs ε"]
 #: session-state flag of the release's open confirmation (ui.release_panel)
-RELEASE_PENDING = RELEASE_PENDING_PREFIX + "fdr"
 
 
 # ---------------------------------------------------------------- cached work on public (simulated) inputs
@@ -443,23 +441,19 @@ def _eps_view(s: fdr.Settings) -> None:
                            basis=label)
 
 
-def _release_requested() -> bool:
-    """The Release button was clicked or its confirmation is open: only then is the custodian's utility note used."""
-    return bool(st.session_state.get("release_button_fdr") or st.session_state.get(RELEASE_PENDING))
-
-
 def _release(s: fdr.Settings, method: str, summary: pd.DataFrame | None) -> None:
     if not math.isfinite(s.epsilon):
         return
-    if summary is None and _release_requested():
-        with ui.show_errors():
-            summary = _summary(s)
-    utility_note = ""
-    if summary is not None and method in set(summary["method"]):
-        row = summary.set_index("method").loc[method]
-        utility_note = (f"{method} at ε = {s.epsilon:g} over {R} {'simulated streams' if upload_p is None else 'noise draws'}"
-                        f": FDR {row['FDR']:.3f} ± {row['FDR_se']:.3f}, power {row['power']:.3f} ± {row['power_se']:.3f} "
-                        f"(mean ± SE; the preview's threshold rule and shift, see the page).")
+    def utility_note() -> str:
+        """The custodian's note, from the over-runs summary (simulated now if its view was not open)."""
+        table = summary if summary is not None else _summary(s)
+        if table is None or method not in set(table["method"]):
+            return ""
+        row = table.set_index("method").loc[method]
+        return (f"{method} at ε = {s.epsilon:g} over {R} {'simulated streams' if upload_p is None else 'noise draws'}"
+                f": FDR {row['FDR']:.3f} ± {row['FDR_se']:.3f}, power {row['power']:.3f} ± {row['power_se']:.3f} "
+                f"(mean ± SE; the preview's threshold rule and shift, see the page).")
+
     params = dict(alpha=s.alpha, eta=s.eta, eta_source=sens.source, cutoff=s.cutoff, lam=s.lam_paprika,
                   shift=fdr.STREAM, gamma=s.gamma, rule="paper", T=T, floor=sens.floor)
     blockers = [reason for reason, applies in (

@@ -59,7 +59,7 @@ def test_default_page_draws_only_the_open_view_and_each_view_its_own_chart():
     _open(at, "FDR and power vs π1")
     assert _charts(at) == ["fdr_fig_pi1"] and any("share of non-nulls" in s.value for s in at.subheader)
     _open(at, "FDR and power vs ε")
-    assert _charts(at) == ["fdr_fig_eps", "fdr_acc_fig"]  # the sweep over ε, and accuracy-first's curve
+    assert _charts(at) == ["fdr_fig_eps"]  # the sweep over ε (accuracy first: closed until opened)
     assert not at.exception, at.exception
     assert "Laplace(1.33)" in _noise_text(at)  # the settings and ε stay above every view
 

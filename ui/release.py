@@ -31,7 +31,7 @@ def release_panel(
     params: Mapping[str, Any] | None = None,
     make_bundle: Callable[[], Any],
     relation: str = "replace-one",
-    utility_note: str = "",
+    utility_note: str | Callable[[], str] = "",
     blocked: str | None = None,
     ledger_label: str | None = None,
 ) -> None:
@@ -49,7 +49,8 @@ def release_panel(
     ``utility_note`` (the preview's error at this ε, estimated on the
     custodian's data without noise) is kept as a custodian note: offered only
     on request, as a separate file labelled internal and not private; never
-    in the report, ZIP or JSON that may leave the organisation.
+    in the report, ZIP or JSON that may leave the organisation. It may be a
+    function, called only when a release is made.
 
     ``blocked`` (a reason) disables the button and says what to change, for
     settings whose guarantee does not hold; ``make_bundle`` refuses them too.
@@ -148,13 +149,15 @@ def _confirm(key: str, cost: str, release: Callable[[], str], *, ledger: Ledger,
 
 def _release(*, key: str, ledger: Ledger, dataset: str, ledger_label: str, cost: str, method: str, epsilon: float,
              delta: float, parts: Mapping[str, float] | None, params: Mapping[str, Any] | None, relation: str,
-             make_bundle: Callable[[], Any], utility_note: str, state_key: str) -> str:
+             make_bundle: Callable[[], Any], utility_note: str | Callable[[], str], state_key: str) -> str:
     """Use up the confirmation, charge, draw, store what was released; "" when done, else what went wrong.
 
     Nothing here draws a Streamlit element: a click arriving meanwhile cannot interrupt the run between the
     charge and the stored release (Streamlit stops a run at its next element).
     """
     del st.session_state[_PENDING + key]
+    if callable(utility_note):  # only for a release (it may cost a simulation the page did not show); before the
+        utility_note = utility_note()  # charge, so that nothing after it can fail on its account
     try:
         record = ledger.charge(dataset, method, epsilon, delta, params=params, parts=parts, relation=relation,
                                label=ledger_label, page=key, session=session_id())
