@@ -7,6 +7,9 @@ subset) are cached; uploads are never cached, written or logged.
 
 from __future__ import annotations
 
+import time
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -26,6 +29,11 @@ LABELS = {"kt": "knowledge transfer (student)", "nonprivate": "teacher (non-priv
 SWEEP = np.array([e for e in epsilon_options(0.1, 20.0) if e in (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)])
 MAX_CELLS = 20_000_000  # n·d cap: the data and the synthetic features must fit comfortably in memory
 DEFAULT_DRUG = "Drug_1047_IC50"  # Nutlin-3a (MDM2 inhibitor): TP53 status is the known biomarker
+EPSILONS = epsilon_options(0.1, 20.0)
+DELTAS = ["1/n²", "1e-5", "1e-6", "1e-8"]
+REPEATS = [5, 10, 20, 50]
+#: previews up to this n·d·R (about a second) are computed ahead for the next step of each slider
+PREFETCH_CELLS = 10_000_000
 
 
 
@@ -99,6 +107,61 @@ def _sweep_public(key: tuple, s, delta, methods, R, seed, params_items):
 
 def _public_data(key: tuple) -> sp.SparseData:
     return _synthetic(*key[1:]) if key[0] == "synthetic" else _gdsc(*key[1:])
+
+
+def _delta(choice: str, n: int) -> float:
+    return 1.0 / n**2 if choice == "1/n²" else float(choice)
+
+
+@st.cache_resource(show_spinner=False)
+def _prefetcher() -> ThreadPoolExecutor:
+    """One background thread for the whole server: previews computed ahead never take more than one core."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="sparse-prefetch")
+
+
+def _prefetch(public_key: tuple, s: int, epsilon: float, delta_choice: str, methods: tuple, R: int, seed: int,
+              params_items: tuple, n: int, d: int) -> None:
+    """Compute ahead, in the background, the previews one step away on the ε, δ and repeats sliders (public data
+    only; the slider moved last first), so that the first move of a slider finds its preview in the cache.
+
+    Seeded like any preview (the same function and arguments), so a preview computed ahead is the one a link
+    shows. A later run of the session abandons what this one has not started yet.
+    """
+    current = (epsilon, delta_choice, R)
+    last = st.session_state.get("_sp_prefetch_last", current)
+    st.session_state["_sp_prefetch_last"] = current
+    if (stale := st.session_state.get("_sp_prefetch_token")) is not None:
+        stale[0] = False
+    token = st.session_state["_sp_prefetch_token"] = [True]
+    steps = []
+    for axis, options in enumerate((EPSILONS, DELTAS, REPEATS)):
+        if current[axis] in options:
+            i = options.index(current[axis])
+            around = [options[j] for j in (i + 1, i - 1) if 0 <= j < len(options)]
+            moved = current[axis] != last[axis]
+            for value in around:
+                step = list(current)
+                step[axis] = value
+                if n * d * step[2] > PREFETCH_CELLS:
+                    continue
+                if moved:
+                    steps.insert(0, step)
+                else:
+                    steps.append(step)
+    preview = _preview_public
+
+    def run() -> None:
+        time.sleep(0.3)  # after the browser has drawn this run
+        for eps, choice, draws in steps:
+            if not token[0]:
+                return
+            try:
+                preview("fits", public_key, s, eps, _delta(choice, n), methods, draws, seed, params_items)
+            except Exception:  # noqa: BLE001 - only a head start: the run that needs it computes it again
+                return
+
+    if steps:
+        _prefetcher().submit(run)
 
 
 # --------------------------------------------------------------------------
@@ -382,11 +445,10 @@ def _live() -> None:
     with e0:
         epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=2.0, min_value=0.1, max_value=20.0)
     with e1:
-        delta_choice = ui.url_select_slider("δ", key="sp_delta", options=["1/n²", "1e-5", "1e-6", "1e-8"],
-                                            value="1/n²")
-        delta = 1.0 / n**2 if delta_choice == "1/n²" else float(delta_choice)
+        delta_choice = ui.url_select_slider("δ", key="sp_delta", options=DELTAS, value="1/n²")
+        delta = _delta(delta_choice, n)
     with e2:
-        R = int(ui.url_select_slider("Repeats (noise draws)", key="sp_R", options=[5, 10, 20, 50], value=10))
+        R = int(ui.url_select_slider("Repeats (noise draws)", key="sp_R", options=REPEATS, value=10))
     with e3:
         seed = int(ui.url_number("Preview seed", key="sp_seed", min_value=0, max_value=10_000, value=0, step=1,
                                  help="Seeds the preview only; a release is seeded by the operating system."))
@@ -422,46 +484,8 @@ def _live() -> None:
     with sweep_tab:
         if sweep_tab.open:
             _sweep_view(delta, R, seed)
+    attacker_panel("sparse", epsilon, delta)
 
-    ui.explain(
-        "**Why a teacher and a student?** DP-IGHT and Frank–Wolfe add noise at every one of their T training steps, "
-        "and the budget is shared among the steps. Here the private data are touched once, by the teacher, and "
-        "the privacy cost is paid once, on the teacher's answers to m public questions.\n\n"
-        "**What the synthetic features are.** x̃_i are drawn uniformly from [−K, K]^d with a public seed, without "
-        "looking at the data; anyone can regenerate them. Only the noisy responses ⟨θ̂, x̃_i⟩ + ξ_i depend on the "
-        "private data.\n\n"
-        "**How much noise.** σ² = 8·m·β·s·γ²·log(2.5/δ)/(n²ε²λ²) with β = K²/3 and γ = K(KB + r) (linear) or K "
-        "(logistic). λ is the teacher's ridge: a larger λ makes the teacher more stable (less noise) but more "
-        "shrunk towards 0 (more bias). The paper sets λ ∝ 1/(nε), which makes σ the same at every ε: more budget "
-        "never brings the student closer to the teacher. The default balances the two, λ ∝ √(u(ε, δ)/n) with "
-        "u(ε, δ) the noise per unit of sensitivity, so both the shrinkage and the noise vanish as ε grows.\n\n"
-        "**Which assumptions the privacy proof makes.** (1) The teacher moves by at most 2√s·γ/(nλ) when one record "
-        "changes — true for the minimiser of a λ-strongly convex problem on a fixed support; (2) the public synthetic "
-        "features do not stretch that change by more than √(mβ) (an event of probability ≥ 1 − δ/2, hence half of δ); "
-        "(3) the textbook Gaussian σ, which we replace by the exact (analytic) σ whenever that is larger (ε > 1).",
-        title="How knowledge transfer works, and what its guarantee assumes",
-    )
-    st.warning(
-        "**Caveat found by our audit.** Assumption (1) fails for the hard-thresholded teacher: when one record tips "
-        "which features the teacher keeps, the teacher jumps by O(1), not O(1/n). On such a neighbouring pair the "
-        "audit (Privacy audit page; `dpcore.sparse.known_violation_scenarios`) shows ε ≥ 9 for a claimed ε = 1 — "
-        "all that 10⁵ runs can show; the true privacy loss on that pair is ε ≈ 690. "
-        "The knowledge-transfer guarantee therefore holds only when the teacher's support is stable under any "
-        "one-record change, which no public check here can certify. DP-IGHT, Frank–Wolfe, two-stage and "
-        "**KT with private support** (our remedy, below) do not rely on that assumption.",
-        icon=":material/warning:",
-    )
-
-    # ---- release ---------------------------------------------------------------------------
-    ui.explain(
-        "**KT with private support** spends half of ε choosing the s features by noisy block votes (as two-stage "
-        "does), then fits the teacher as a ridge regression on that now-public support — a λ-strongly convex problem, "
-        "so the paper's sensitivity argument holds — and computes the sensitivity of X̃_Sθ̂ exactly with the largest "
-        "singular value of X̃_S (no probabilistic event). The other half of ε (and δ) pays for the Gaussian noise on "
-        "the synthetic responses. The audit page's 'support flip' pair, which breaks the paper's version, passes.",
-        title="How the private-support variant fixes the caveat",
-    )
-    st.caption("Only KT with private support can be released: the paper's variant fails the audit (caveat above).")
     lam_release = sp.SparseParams(**params).ridge(n, d, s, epsilon / 2, delta, loss)
     parts = {"support selection (Laplace)": epsilon / 2, "synthetic responses (Gaussian)": epsilon / 2}
     released = metrics.get("kt_ps", {})
@@ -481,11 +505,52 @@ def _live() -> None:
                                               dataset=label, fingerprint=fp,
                                               feature_names=data.feature_names or None, **params),
     )
-    st.caption(f"The release exports the student's coefficients and the m = {m_syn} noisy synthetic responses "
-               "(OpenDP Gaussian; with a private support also the noisy votes), with the public recipe of the synthetic "
-               "features; never the teacher or the data.")
+    if public_key is not None:
+        _prefetch(public_key, s, epsilon, delta_choice, methods, R, seed, params_items, n, d)
 
-    attacker_panel("sparse", epsilon, delta)
 
+# ---- how it works and its caveat (static: outside the live part, which a move of ε reruns) ----------------
+ui.explain(
+    "**Why a teacher and a student?** DP-IGHT and Frank–Wolfe add noise at every one of their T training steps, "
+    "and the budget is shared among the steps. Here the private data are touched once, by the teacher, and "
+    "the privacy cost is paid once, on the teacher's answers to m public questions.\n\n"
+    "**What the synthetic features are.** x̃_i are drawn uniformly from [−K, K]^d with a public seed, without "
+    "looking at the data; anyone can regenerate them. Only the noisy responses ⟨θ̂, x̃_i⟩ + ξ_i depend on the "
+    "private data.\n\n"
+    "**How much noise.** σ² = 8·m·β·s·γ²·log(2.5/δ)/(n²ε²λ²) with β = K²/3 and γ = K(KB + r) (linear) or K "
+    "(logistic). λ is the teacher's ridge: a larger λ makes the teacher more stable (less noise) but more "
+    "shrunk towards 0 (more bias). The paper sets λ ∝ 1/(nε), which makes σ the same at every ε: more budget "
+    "never brings the student closer to the teacher. The default balances the two, λ ∝ √(u(ε, δ)/n) with "
+    "u(ε, δ) the noise per unit of sensitivity, so both the shrinkage and the noise vanish as ε grows.\n\n"
+    "**Which assumptions the privacy proof makes.** (1) The teacher moves by at most 2√s·γ/(nλ) when one record "
+    "changes — true for the minimiser of a λ-strongly convex problem on a fixed support; (2) the public synthetic "
+    "features do not stretch that change by more than √(mβ) (an event of probability ≥ 1 − δ/2, hence half of δ); "
+    "(3) the textbook Gaussian σ, which we replace by the exact (analytic) σ whenever that is larger (ε > 1).",
+    title="How knowledge transfer works, and what its guarantee assumes",
+)
+st.warning(
+    "**Caveat found by our audit.** Assumption (1) fails for the hard-thresholded teacher: when one record tips "
+    "which features the teacher keeps, the teacher jumps by O(1), not O(1/n). On such a neighbouring pair the "
+    "audit (Privacy audit page; `dpcore.sparse.known_violation_scenarios`) shows ε ≥ 9 for a claimed ε = 1 — "
+    "all that 10⁵ runs can show; the true privacy loss on that pair is ε ≈ 690. "
+    "The knowledge-transfer guarantee therefore holds only when the teacher's support is stable under any "
+    "one-record change, which no public check here can certify. DP-IGHT, Frank–Wolfe, two-stage and "
+    "**KT with private support** (our remedy, below) do not rely on that assumption.",
+    icon=":material/warning:",
+)
 
 _live()
+
+# ---- what a release exports (static) ---------------------------------------------------------------------
+st.caption("Only KT with private support can be released: the paper's variant fails the audit (caveat above).")
+st.caption(f"The release exports the student's coefficients and the m = {m_syn} noisy synthetic responses "
+           "(OpenDP Gaussian; with a private support also the noisy votes), with the public recipe of the synthetic "
+           "features; never the teacher or the data.")
+ui.explain(
+    "**KT with private support** spends half of ε choosing the s features by noisy block votes (as two-stage "
+    "does), then fits the teacher as a ridge regression on that now-public support — a λ-strongly convex problem, "
+    "so the paper's sensitivity argument holds — and computes the sensitivity of X̃_Sθ̂ exactly with the largest "
+    "singular value of X̃_S (no probabilistic event). The other half of ε (and δ) pays for the Gaussian noise on "
+    "the synthetic responses. The audit page's 'support flip' pair, which breaks the paper's version, passes.",
+    title="How the private-support variant fixes the caveat",
+)
