@@ -122,7 +122,8 @@ def _prefetcher() -> ThreadPoolExecutor:
 def _prefetch(public_key: tuple, s: int, epsilon: float, delta_choice: str, methods: tuple, R: int, seed: int,
               params_items: tuple, n: int, d: int) -> None:
     """Compute ahead, in the background, the previews one step away on the ε, δ and repeats sliders (public data
-    only; the slider moved last first), so that the first move of a slider finds its preview in the cache.
+    only), so that the first move of a slider finds its preview in the cache: the slider moved last first (from
+    0.3 s after this run, when the browser has drawn it), the others from 1 s on.
 
     Seeded like any preview (the same function and arguments), so a preview computed ahead is the one a link
     shows. A later run of the session abandons what this one has not started yet.
@@ -133,34 +134,32 @@ def _prefetch(public_key: tuple, s: int, epsilon: float, delta_choice: str, meth
     if (stale := st.session_state.get("_sp_prefetch_token")) is not None:
         stale[0] = False
     token = st.session_state["_sp_prefetch_token"] = [True]
-    steps = []
+    first, later = [], []
     for axis, options in enumerate((EPSILONS, DELTAS, REPEATS)):
-        if current[axis] in options:
-            i = options.index(current[axis])
-            around = [options[j] for j in (i + 1, i - 1) if 0 <= j < len(options)]
-            moved = current[axis] != last[axis]
-            for value in around:
-                step = list(current)
-                step[axis] = value
-                if n * d * step[2] > PREFETCH_CELLS:
-                    continue
-                if moved:
-                    steps.insert(0, step)
-                else:
-                    steps.append(step)
-    preview = _preview_public
+        if current[axis] not in options:
+            continue
+        i = options.index(current[axis])
+        for j in (i + 1, i - 1):
+            step = list(current)
+            if 0 <= j < len(options):
+                step[axis] = options[j]
+                if n * d * step[2] <= PREFETCH_CELLS:
+                    (first if current[axis] != last[axis] or current == last else later).append(step)
+    preview, start = _preview_public, time.monotonic()
 
     def run() -> None:
-        time.sleep(0.3)  # after the browser has drawn this run
-        for eps, choice, draws in steps:
-            if not token[0]:
-                return
-            try:
-                preview("fits", public_key, s, eps, _delta(choice, n), methods, draws, seed, params_items)
-            except Exception:  # noqa: BLE001 - only a head start: the run that needs it computes it again
-                return
+        for delay, steps in ((0.3, first), (1.0, later)):
+            for eps, choice, draws in steps:
+                if token[0]:
+                    time.sleep(max(0.0, start + delay - time.monotonic()))
+                if not token[0]:
+                    return
+                try:
+                    preview("fits", public_key, s, eps, _delta(choice, n), methods, draws, seed, params_items)
+                except Exception:  # noqa: BLE001 - only a head start: the run that needs it computes it again
+                    return
 
-    if steps:
+    if first or later:
         _prefetcher().submit(run)
 
 
@@ -470,7 +469,7 @@ def _live() -> None:
                     f"synthetic points x̃_i ~ Uniform[−K, K]^d get {kt_noise}; the teacher's ridge "
                     f"λ = {noises['kt_lambda']:.3g}. The student only ever sees those noisy answers.")
 
-    st.caption("One view at a time: only the open tab is computed, and moving ε, δ or the repeats redraws just it.")
+    st.caption("One view at a time: only the open tab is computed, and moving ε, δ or the repeats redraws just that view.")
     coef_tab, draws_tab, conv_tab, sweep_tab = ui.view_tabs(VIEWS, key="sp_view")
     with coef_tab:
         if coef_tab.open:

@@ -290,3 +290,35 @@ def test_links_reproduce_the_live_controls_in_every_view_and_the_release_charges
     at.select_slider(key="sp_delta").set_value("1/n²").run()  # the default δ = 1/n² leaves the link
     _ok(at)
     assert "sp_delta" not in at.query_params and "δ = 2.5e-05" in _noised(at)
+
+
+def test_the_next_step_of_each_slider_is_computed_ahead():
+    """After a run on public data, the previews one step away on ε, δ and the repeats are computed in a background
+    thread: the first move of each slider then fits nothing (the same cached, seeded preview a link would show)."""
+    import threading
+    import time
+    from unittest import mock
+
+    from dpcore import sparse as sp
+
+    at = _app(sp_n="200", sp_d="50", sp_R="5", sp_seed="23")  # a seed no other test caches
+    fits = []
+
+    def counted(fit):
+        def run(*args, **kwargs):
+            if not threading.current_thread().name.startswith("sparse-prefetch"):
+                fits.append(fit.__name__)
+            return fit(*args, **kwargs)
+        return run
+
+    time.sleep(4)  # ε 1.5 and 3, δ 1e-5, repeats 10 (5 is the first option)
+    with mock.patch.dict(sp.BATCH, {m: counted(f) for m, f in sp.BATCH.items()}):
+        for key, step, back in (("eps", 3.0, 2.0), ("sp_delta", "1e-5", "1/n²"), ("sp_R", 10, 5)):
+            at.select_slider(key=key).set_value(step).run()
+            _ok(at)
+            assert fits == [], key
+            at.select_slider(key=key).set_value(back).run()
+        fresh = _app(sp_n="200", sp_d="50", sp_R="5", sp_seed="23", eps="3")
+    assert fits == []
+    at.select_slider(key="eps").set_value(3.0).run()
+    assert at.get("plotly_chart")[0].proto.spec == fresh.get("plotly_chart")[0].proto.spec
