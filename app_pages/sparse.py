@@ -7,6 +7,8 @@ subset) are cached; uploads are never cached, written or logged.
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -115,8 +117,16 @@ def _delta(choice: str, n: int) -> float:
 
 @st.cache_resource(show_spinner=False)
 def _prefetcher() -> ThreadPoolExecutor:
-    """One background thread for the whole server: previews computed ahead never take more than one core."""
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="sparse-prefetch")
+    """One background thread for the whole server, at the lowest scheduling priority (Linux: a thread's own nice
+    value): previews computed ahead take at most one core, and only what the page's runs and the browser leave."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="sparse-prefetch", initializer=_low_priority)
+
+
+def _low_priority() -> None:
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+    except (AttributeError, OSError):  # not Linux, or not allowed: a head start at normal priority
+        pass
 
 
 def _prefetch(public_key: tuple, s: int, epsilon: float, delta_choice: str, methods: tuple, R: int, seed: int,
