@@ -311,7 +311,18 @@ def test_the_next_step_of_each_slider_is_computed_ahead():
             return fit(*args, **kwargs)
         return run
 
-    time.sleep(4)  # ε 1.5 and 3, δ 1e-5, repeats 10 (5 is the first option)
+    from ui import cache
+
+    def ahead() -> set:
+        with cache._LOCK:
+            keys = [args for args, _ in cache._CACHES["sparse previews"][1]]
+        return {(a[3], a[4], a[6]) for a in keys if a[0] == "fits" and a[7] == 23}
+
+    wanted = {(3.0, 1 / 200**2, 5), (2.0, 1e-5, 5), (2.0, 1 / 200**2, 10)}  # ε, δ and the repeats one step on
+    deadline = time.monotonic() + 120  # a thread at the lowest priority: slow on a busy machine
+    while not wanted <= ahead() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert wanted <= ahead()
     with mock.patch.dict(sp.BATCH, {m: counted(f) for m, f in sp.BATCH.items()}):
         for key, step, back in (("eps", 3.0, 2.0), ("sp_delta", "1e-5", "1/n²"), ("sp_R", 10, 5)):
             at.select_slider(key=key).set_value(step).run()
