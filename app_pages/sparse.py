@@ -7,6 +7,11 @@ subset) are cached; uploads are never cached, written or logged.
 
 from __future__ import annotations
 
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -26,6 +31,11 @@ LABELS = {"kt": "knowledge transfer (student)", "nonprivate": "teacher (non-priv
 SWEEP = np.array([e for e in epsilon_options(0.1, 20.0) if e in (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)])
 MAX_CELLS = 20_000_000  # n·d cap: the data and the synthetic features must fit comfortably in memory
 DEFAULT_DRUG = "Drug_1047_IC50"  # Nutlin-3a (MDM2 inhibitor): TP53 status is the known biomarker
+EPSILONS = epsilon_options(0.1, 20.0)
+DELTAS = ["1/n²", "1e-5", "1e-6", "1e-8"]
+REPEATS = [5, 10, 20, 50]
+#: previews up to this n·d·R (about a second) are computed ahead for the next step of each slider
+PREFETCH_CELLS = 10_000_000
 
 
 
@@ -71,9 +81,12 @@ def _run_preview(data: sp.SparseData, s: int, eps: float, delta: float, methods:
     for m, c in coefs.items():
         metrics[m] = sp.metrics(c, theta=data.theta, X_test=data.X_test, y_test=data.y_test, loss=data.loss,
                                 teacher=teacher)
-    paths = sp.convergence(data, sparsity=s, epsilon=eps, delta=delta, rng=np.random.default_rng(seed + 1),
-                           **params)
-    return coefs, metrics, noises, paths
+    return coefs, metrics, noises
+
+
+def _run_paths(data: sp.SparseData, s: int, eps: float, delta: float, seed: int, params: dict) -> dict:
+    """The teacher's and one student's optimisation paths at ε (computed only while their view is open)."""
+    return sp.convergence(data, sparsity=s, epsilon=eps, delta=delta, rng=np.random.default_rng(seed + 1), **params)
 
 
 def _run_sweep(data, s, delta, methods, R, seed, params, progress=None):
@@ -82,7 +95,10 @@ def _run_sweep(data, s, delta, methods, R, seed, params, progress=None):
 
 
 @ui.public_cache("sparse previews", max_entries=32)
-def _preview_public(key: tuple, s, eps, delta, methods, R, seed, params_items):
+def _preview_public(part: str, key: tuple, s, eps, delta, methods, R, seed, params_items):
+    """At one ε on public data: the preview's fits (``part`` "fits") or the convergence paths ("paths")."""
+    if part == "paths":
+        return _run_paths(_public_data(key), s, eps, delta, seed, dict(params_items))
     return _run_preview(_public_data(key), s, eps, delta, methods, R, seed, dict(params_items))
 
 
@@ -93,6 +109,68 @@ def _sweep_public(key: tuple, s, delta, methods, R, seed, params_items):
 
 def _public_data(key: tuple) -> sp.SparseData:
     return _synthetic(*key[1:]) if key[0] == "synthetic" else _gdsc(*key[1:])
+
+
+def _delta(choice: str, n: int) -> float:
+    return 1.0 / n**2 if choice == "1/n²" else float(choice)
+
+
+@st.cache_resource(show_spinner=False)
+def _prefetcher() -> ThreadPoolExecutor:
+    """One background thread for the whole server, at the lowest scheduling priority (Linux: a thread's own nice
+    value): previews computed ahead take at most one core, and only what the page's runs and the browser leave."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="sparse-prefetch", initializer=_low_priority)
+
+
+def _low_priority() -> None:
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+    except (AttributeError, OSError):  # not Linux, or not allowed: a head start at normal priority
+        pass
+
+
+def _prefetch(public_key: tuple, s: int, epsilon: float, delta_choice: str, methods: tuple, R: int, seed: int,
+              params_items: tuple, n: int, d: int) -> None:
+    """Compute ahead, in the background, the previews one step away on the ε, δ and repeats sliders (public data
+    only), so that the first move of a slider finds its preview in the cache: the slider moved last first (from
+    0.3 s after this run, when the browser has drawn it), the others from 1 s on.
+
+    Seeded like any preview (the same function and arguments), so a preview computed ahead is the one a link
+    shows. A later run of the session abandons what this one has not started yet.
+    """
+    current = (epsilon, delta_choice, R)
+    last = st.session_state.get("_sp_prefetch_last", current)
+    st.session_state["_sp_prefetch_last"] = current
+    if (stale := st.session_state.get("_sp_prefetch_token")) is not None:
+        stale[0] = False
+    token = st.session_state["_sp_prefetch_token"] = [True]
+    first, later = [], []
+    for axis, options in enumerate((EPSILONS, DELTAS, REPEATS)):
+        if current[axis] not in options:
+            continue
+        i = options.index(current[axis])
+        for j in (i + 1, i - 1):
+            step = list(current)
+            if 0 <= j < len(options):
+                step[axis] = options[j]
+                if n * d * step[2] <= PREFETCH_CELLS:
+                    (first if current[axis] != last[axis] or current == last else later).append(step)
+    preview, start = _preview_public, time.monotonic()
+
+    def run() -> None:
+        for delay, steps in ((0.3, first), (1.0, later)):
+            for eps, choice, draws in steps:
+                if token[0]:
+                    time.sleep(max(0.0, start + delay - time.monotonic()))
+                if not token[0]:
+                    return
+                try:
+                    preview("fits", public_key, s, eps, _delta(choice, n), methods, draws, seed, params_items)
+                except Exception:  # noqa: BLE001 - only a head start: the run that needs it computes it again
+                    return
+
+    if first or later:
+        _prefetcher().submit(run)
 
 
 # --------------------------------------------------------------------------
@@ -204,29 +282,26 @@ ui.set_current_dataset(label, fp)
 n, d = data.X.shape
 st.caption(f"Unit of privacy: one person / cell line (replace-one neighbours; n = {n} is public).")
 
-# ---- controls ------------------------------------------------------------------
-c1, c2, c3 = st.columns([1.3, 1, 1])
+
+# ---- controls (δ, the repeats and the preview seed sit with ε in the live part below) -------------------------
+c1, c2, c3, c4 = st.columns(4)
 with c1:
-    delta_choice = ui.url_select_slider("δ", key="sp_delta", options=["1/n²", "1e-5", "1e-6", "1e-8"], value="1/n²")
-    delta = 1.0 / n**2 if delta_choice == "1/n²" else float(delta_choice)
     s_default = min(int(public_key[3]) if source == "synthetic" else 5, d)
     ui.follow_default("sp_s", s_default)
     s = int(ui.url_number("Sparsity s (coefficients kept)", key="sp_s", min_value=1, max_value=min(100, d),
                           value=s_default))
 with c2:
     K = float(ui.url_number("Feature bound K (|x| ≤ K)", key="sp_K", min_value=0.1, max_value=100.0, value=1.0))
+with c3:
     r = float(ui.url_number("Response bound r (|y| ≤ r)", key="sp_r", min_value=0.1, max_value=100.0, value=5.0,
                             disabled=loss == "logistic"))
+with c4:
     B_default = float(public_key[3]) if source == "synthetic" else 10.0
     ui.follow_default("sp_B", B_default)
     B = float(ui.url_number("ℓ1 radius B of the coefficients", key="sp_B", min_value=0.1, max_value=1000.0,
                             value=B_default,
                             help="Public bound ‖θ‖1 ≤ B; every iterate is rescaled into this ball. It sets the "
                                  "gradient bound γ = K(KB + r) that all methods' noise grows with."))
-with c3:
-    R = int(ui.url_select_slider("Repeats (noise draws)", key="sp_R", options=[5, 10, 20, 50], value=10))
-    seed = int(ui.url_number("Preview seed", key="sp_seed", min_value=0, max_value=10_000, value=0, step=1,
-                             help="Seeds the preview only; a release is seeded by the operating system."))
 # full width: six method names do not fit as chips in a third of the page
 methods = tuple(ui.url_multiselect("Methods", key="sp_methods", options=list(sp.METHODS),
                                    default=list(sp.METHODS), format_func=lambda m: LABELS[m]))
@@ -259,32 +334,11 @@ if m_syn * d > MAX_CELLS:
 params = dict(K=K, r=r, B=B, lam_rule=lam_rule, c_lam=c_lam, c1=c1_const, T2=T2, dp_T=dp_T, m=m_syn)
 params_items = tuple(sorted(params.items()))
 
+#: the views of the live part; only the open one is computed and drawn (fixed labels: they render as Markdown)
+VIEWS = ["Coefficients", "Utility over the draws", "Convergence", "Privacy–utility over ε"]
 
-@ui.live_fragment
-def _at_epsilon() -> None:
-    """Everything that depends on ε: moving the ε slider reruns only this (the sweep over ε below stays)."""
-    e0, _ = st.columns([1.3, 2])
-    with e0:
-        epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=2.0, min_value=0.1, max_value=20.0)
-    result = None
-    with ui.show_errors("Could not fit"):
-        with st.spinner("Fitting…"):
-            if public_key is not None:
-                result = _preview_public(public_key, s, epsilon, delta, methods, R, seed, params_items)
-            else:
-                result = _run_preview(data, s, epsilon, delta, methods, R, seed, params)
-    if result is None:
-        return
-    coefs, metrics, noises, paths = result
 
-    ui.preview_notice()
-    if "kt" in noises:
-        kt_noise = noises["kt"][0]
-        st.markdown(f"**What is noised (knowledge transfer):** the teacher's answers ⟨θ̂, x̃_i⟩ on m = {m_syn} public "
-                    f"synthetic points x̃_i ~ Uniform[−K, K]^d get {kt_noise}; the teacher's ridge "
-                    f"λ = {noises['kt_lambda']:.3g}. The student only ever sees those noisy answers.")
-
-    # ---- headline: stem plot -----------------------------------------------------------
+def _coefficients_view(coefs: dict) -> None:
     st.subheader("Coefficients: truth, teacher, student and baselines (one preview draw)")
     stems = {}
     if data.theta is not None:
@@ -292,7 +346,7 @@ def _at_epsilon() -> None:
     for m in ("nonprivate",) + tuple(x for x in sp.METHODS if x != "nonprivate"):
         if m in coefs and (m in methods or m == "nonprivate"):
             stems[LABELS[m]] = coefs[m][0]
-    st.plotly_chart(sf.coefficient_figure(stems, feature_names=data.feature_names or None), key="sp_stem")
+    st.plotly_chart(sf.stem_figure(stems, feature_names=data.feature_names or None), key="sp_stem")
     ui.teaching(
         "Each stem is one coefficient; only features that some method selected are shown. Filled dots are in a "
         "method's support (its s kept coefficients). 1. The teacher (dark grey) is ordinary sparse regression on the private "
@@ -300,7 +354,8 @@ def _at_epsilon() -> None:
         "regression to those noisy predictions. The baselines add noise inside their own training loops instead."
     )
 
-    # ---- utility over draws at the chosen ε -------------------------------------------
+
+def _draws_view(metrics: dict, epsilon: float, R: int) -> None:
     st.subheader(f"Utility over {R} noise draws at ε = {epsilon:g}")
     rows = []
     for m in ("nonprivate",) + tuple(x for x in sp.METHODS if x != "nonprivate"):
@@ -319,7 +374,16 @@ def _at_epsilon() -> None:
                + ("θ* is known for synthetic data." if data.theta is not None else
                   "No true θ* for real data: compare the test error and the overlap of each support with the teacher's."))
 
-    # ---- convergence --------------------------------------------------------------------
+
+def _convergence_view(epsilon: float, delta: float, seed: int) -> None:
+    paths = None
+    with ui.show_errors("Could not fit"):
+        if public_key is not None:
+            paths = _preview_public("paths", public_key, s, epsilon, delta, methods, 0, seed, params_items)
+        else:
+            paths = _run_paths(data, s, epsilon, delta, seed, params)
+    if paths is None:
+        return
     left, right = st.columns([1.2, 1])
     with left:
         st.plotly_chart(sf.convergence_figure(paths), key="sp_conv")
@@ -330,45 +394,107 @@ def _at_epsilon() -> None:
         ui.teaching("The teacher runs on the private data (no noise). The student runs on public synthetic features "
                     "and the noisy teacher answers; everything it does is post-processing and costs no extra privacy.")
 
-    ui.explain(
-        "**Why a teacher and a student?** DP-IGHT and Frank–Wolfe add noise at every one of their T training steps, "
-        "and the budget is shared among the steps. Here the private data are touched once, by the teacher, and "
-        "the privacy cost is paid once, on the teacher's answers to m public questions.\n\n"
-        "**What the synthetic features are.** x̃_i are drawn uniformly from [−K, K]^d with a public seed, without "
-        "looking at the data; anyone can regenerate them. Only the noisy responses ⟨θ̂, x̃_i⟩ + ξ_i depend on the "
-        "private data.\n\n"
-        "**How much noise.** σ² = 8·m·β·s·γ²·log(2.5/δ)/(n²ε²λ²) with β = K²/3 and γ = K(KB + r) (linear) or K "
-        "(logistic). λ is the teacher's ridge: a larger λ makes the teacher more stable (less noise) but more "
-        "shrunk towards 0 (more bias). The paper sets λ ∝ 1/(nε), which makes σ the same at every ε: more budget "
-        "never brings the student closer to the teacher. The default balances the two, λ ∝ √(u(ε, δ)/n) with "
-        "u(ε, δ) the noise per unit of sensitivity, so both the shrinkage and the noise vanish as ε grows.\n\n"
-        "**Which assumptions the privacy proof makes.** (1) The teacher moves by at most 2√s·γ/(nλ) when one record "
-        "changes — true for the minimiser of a λ-strongly convex problem on a fixed support; (2) the public synthetic "
-        "features do not stretch that change by more than √(mβ) (an event of probability ≥ 1 − δ/2, hence half of δ); "
-        "(3) the textbook Gaussian σ, which we replace by the exact (analytic) σ whenever that is larger (ε > 1).",
-        title="How knowledge transfer works, and what its guarantee assumes",
-    )
-    st.warning(
-        "**Caveat found by our audit.** Assumption (1) fails for the hard-thresholded teacher: when one record tips "
-        "which features the teacher keeps, the teacher jumps by O(1), not O(1/n). On such a neighbouring pair the "
-        "audit (Privacy audit page; `dpcore.sparse.known_violation_scenarios`) shows ε ≥ 9 for a claimed ε = 1 — "
-        "all that 10⁵ runs can show; the true privacy loss on that pair is ε ≈ 690. "
-        "The knowledge-transfer guarantee therefore holds only when the teacher's support is stable under any "
-        "one-record change, which no public check here can certify. DP-IGHT, Frank–Wolfe, two-stage and "
-        "**KT with private support** (our remedy, below) do not rely on that assumption.",
-        icon=":material/warning:",
-    )
 
-    # ---- release ---------------------------------------------------------------------------
-    ui.explain(
-        "**KT with private support** spends half of ε choosing the s features by noisy block votes (as two-stage "
-        "does), then fits the teacher as a ridge regression on that now-public support — a λ-strongly convex problem, "
-        "so the paper's sensitivity argument holds — and computes the sensitivity of X̃_Sθ̂ exactly with the largest "
-        "singular value of X̃_S (no probabilistic event). The other half of ε (and δ) pays for the Gaussian noise on "
-        "the synthetic responses. The audit page's 'support flip' pair, which breaks the paper's version, passes.",
-        title="How the private-support variant fixes the caveat",
-    )
-    st.caption("Only KT with private support can be released: the paper's variant fails the audit (caveat above).")
+def _sweep_view(delta: float, R: int, seed: int) -> None:
+    """The privacy–utility curves over the ε grid: independent of the chosen ε (a move of ε leaves them as drawn)."""
+    sweep_key = ("sweep", public_key, s, delta, methods, R, seed, params_items)
+    curve = None
+    # automatic only while it takes about a second (cost grows with n·d·R, and with s² for the two-stage fits);
+    # larger sweeps wait for the button so that moving a control never blocks for long
+    if public_key is not None and n * d * R <= 5_000_000 and s <= 20:
+        with st.spinner("Sweeping ε for every method…"):
+            curve = _sweep_public(public_key, s, delta, methods, R, seed, params_items)
+    elif st.session_state.get("_sp_sweep_key") == (sweep_key if public_key is not None else (fp, sweep_key)):
+        curve = st.session_state["_sp_sweep"]
+    else:
+        st.caption(f"{len(SWEEP)} values of ε × {R} draws × {len(methods)} methods on n·d = {n * d:,}: press to run.")
+        if st.button("Compute the curves", key="sp_sweep_btn"):
+            bar = st.progress(0.0, text="Running every method over the ε grid…")
+            with ui.show_errors("Sweep failed"):
+                if public_key is not None:
+                    curve = _sweep_public(public_key, s, delta, methods, R, seed, params_items)
+                else:
+                    curve = _run_sweep(data, s, delta, methods, R, seed, params,
+                                       progress=lambda f: bar.progress(f, text=f"{f:.0%} of the methods done"))
+                st.session_state["_sp_sweep_key"] = sweep_key if public_key is not None else (fp, sweep_key)
+                st.session_state["_sp_sweep"] = curve
+            bar.empty()
+    if curve is None:
+        return
+    err_metric = "l2_error" if data.theta is not None else "test_error"
+    err_title = {"l2_error": "estimation error ‖θ − θ*‖₂",
+                 "test_error": "test MSE" if loss == "linear" else "misclassification rate"}[err_metric]
+    sup_metric = "f1" if data.theta is not None else "teacher_overlap"
+    sup_title = "support F1 vs θ*" if data.theta is not None else "support overlap with the teacher (F1)"
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(sf.utility_figure(curve, err_metric, labels=LABELS, y_title=err_title), key="sp_err")
+    with right:
+        st.plotly_chart(sf.utility_figure(curve, sup_metric, labels=LABELS, y_title=sup_title), key="sp_f1")
+    st.caption(f"Lines: mean over {R} draws; bands: 10–90 %. The dotted line is the non-private teacher (no ε). "
+               "These curves do not depend on the chosen ε: moving ε leaves them as they are.")
+    st.info("As ε grows, every method approaches its own noise-free version, not necessarily the teacher. "
+            "Frank–Wolfe takes T = max(s, 10) steps and can add only one coordinate per step, so even without noise "
+            "it finds only part of the support. Two-stage and KT with private support choose the support by "
+            "votes of LASSO fits on blocks of about √n records; even without noise those votes can miss true "
+            "features (logistic loss especially). Those curves flatten below the teacher's.",
+            icon=":material/info:")
+    if "kt" in curve.methods:
+        accuracy_first(key="sp_acc", grid=curve.epsilons, draws=curve.values["kt"][err_metric],
+                       metric_label=f"{err_title} of the KT student",
+                       default_threshold=float(np.round(np.median(curve.values["kt"][err_metric]), 2)),
+                       basis=label)
+
+
+@ui.live_fragment
+def _live() -> None:
+    """Everything that depends on ε, δ, the repeats or the preview seed: moving one of them reruns only this, and
+    of its views only the open one is computed and drawn."""
+    e0, e1, e2, e3 = st.columns([1.6, 1, 1, 0.8])
+    with e0:
+        epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=2.0, min_value=0.1, max_value=20.0)
+    with e1:
+        delta_choice = ui.url_select_slider("δ", key="sp_delta", options=DELTAS, value="1/n²")
+        delta = _delta(delta_choice, n)
+    with e2:
+        R = int(ui.url_select_slider("Repeats (noise draws)", key="sp_R", options=REPEATS, value=10))
+    with e3:
+        seed = int(ui.url_number("Preview seed", key="sp_seed", min_value=0, max_value=10_000, value=0, step=1,
+                                 help="Seeds the preview only; a release is seeded by the operating system."))
+    result = None
+    with ui.show_errors("Could not fit"):
+        with st.spinner("Fitting…"):
+            if public_key is not None:
+                result = _preview_public("fits", public_key, s, epsilon, delta, methods, R, seed, params_items)
+            else:
+                result = _run_preview(data, s, epsilon, delta, methods, R, seed, params)
+    if result is None:
+        return
+    coefs, metrics, noises = result
+
+    ui.preview_notice()
+    if "kt" in noises:
+        kt_noise = noises["kt"][0]
+        st.markdown(f"**What is noised (knowledge transfer):** the teacher's answers ⟨θ̂, x̃_i⟩ on m = {m_syn} public "
+                    f"synthetic points x̃_i ~ Uniform[−K, K]^d get {kt_noise}; the teacher's ridge "
+                    f"λ = {noises['kt_lambda']:.3g}. The student only ever sees those noisy answers.")
+
+    st.caption("One view at a time: only the open tab is computed, and moving ε, δ or the repeats redraws just that view.")
+    coef_tab, draws_tab, conv_tab, sweep_tab = ui.view_tabs(VIEWS, key="sp_view")
+    with coef_tab:
+        if coef_tab.open:
+            _coefficients_view(coefs)
+    with draws_tab:
+        if draws_tab.open:
+            _draws_view(metrics, epsilon, R)
+    with conv_tab:
+        if conv_tab.open:
+            _convergence_view(epsilon, delta, seed)
+    with sweep_tab:
+        if sweep_tab.open:
+            _sweep_view(delta, R, seed)
+    attacker_panel("sparse", epsilon, delta)
+
     lam_release = sp.SparseParams(**params).ridge(n, d, s, epsilon / 2, delta, loss)
     parts = {"support selection (Laplace)": epsilon / 2, "synthetic responses (Gaussian)": epsilon / 2}
     released = metrics.get("kt_ps", {})
@@ -388,61 +514,52 @@ def _at_epsilon() -> None:
                                               dataset=label, fingerprint=fp,
                                               feature_names=data.feature_names or None, **params),
     )
-    st.caption(f"The release exports the student's coefficients and the m = {m_syn} noisy synthetic responses "
-               "(OpenDP Gaussian; with a private support also the noisy votes), with the public recipe of the synthetic "
-               "features; never the teacher or the data.")
-
-    attacker_panel("sparse", epsilon, delta)
+    if public_key is not None:
+        _prefetch(public_key, s, epsilon, delta_choice, methods, R, seed, params_items, n, d)
 
 
-_at_epsilon()
+# ---- how it works and its caveat (static: outside the live part, which a move of ε reruns) ----------------
+ui.explain(
+    "**Why a teacher and a student?** DP-IGHT and Frank–Wolfe add noise at every one of their T training steps, "
+    "and the budget is shared among the steps. Here the private data are touched once, by the teacher, and "
+    "the privacy cost is paid once, on the teacher's answers to m public questions.\n\n"
+    "**What the synthetic features are.** x̃_i are drawn uniformly from [−K, K]^d with a public seed, without "
+    "looking at the data; anyone can regenerate them. Only the noisy responses ⟨θ̂, x̃_i⟩ + ξ_i depend on the "
+    "private data.\n\n"
+    "**How much noise.** σ² = 8·m·β·s·γ²·log(2.5/δ)/(n²ε²λ²) with β = K²/3 and γ = K(KB + r) (linear) or K "
+    "(logistic). λ is the teacher's ridge: a larger λ makes the teacher more stable (less noise) but more "
+    "shrunk towards 0 (more bias). The paper sets λ ∝ 1/(nε), which makes σ the same at every ε: more budget "
+    "never brings the student closer to the teacher. The default balances the two, λ ∝ √(u(ε, δ)/n) with "
+    "u(ε, δ) the noise per unit of sensitivity, so both the shrinkage and the noise vanish as ε grows.\n\n"
+    "**Which assumptions the privacy proof makes.** (1) The teacher moves by at most 2√s·γ/(nλ) when one record "
+    "changes — true for the minimiser of a λ-strongly convex problem on a fixed support; (2) the public synthetic "
+    "features do not stretch that change by more than √(mβ) (an event of probability ≥ 1 − δ/2, hence half of δ); "
+    "(3) the textbook Gaussian σ, which we replace by the exact (analytic) σ whenever that is larger (ε > 1).",
+    title="How knowledge transfer works, and what its guarantee assumes",
+)
+st.warning(
+    "**Caveat found by our audit.** Assumption (1) fails for the hard-thresholded teacher: when one record tips "
+    "which features the teacher keeps, the teacher jumps by O(1), not O(1/n). On such a neighbouring pair the "
+    "audit (Privacy audit page; `dpcore.sparse.known_violation_scenarios`) shows ε ≥ 9 for a claimed ε = 1 — "
+    "all that 10⁵ runs can show; the true privacy loss on that pair is ε ≈ 690. "
+    "The knowledge-transfer guarantee therefore holds only when the teacher's support is stable under any "
+    "one-record change, which no public check here can certify. DP-IGHT, Frank–Wolfe, two-stage and "
+    "**KT with private support** (our remedy, below) do not rely on that assumption.",
+    icon=":material/warning:",
+)
 
-# ---- privacy–utility curves (independent of the chosen ε: not redrawn when ε moves) ---------------------
-st.subheader("Privacy–utility trade-off over ε")
-sweep_key = ("sweep", public_key, s, delta, methods, R, seed, params_items)
-curve = None
-# automatic only while it takes about a second (cost grows with n·d·R, and with s² for the two-stage fits);
-# larger sweeps wait for the button so that moving a control never blocks for long
-if public_key is not None and n * d * R <= 5_000_000 and s <= 20:
-    with st.spinner("Sweeping ε for every method…"):
-        curve = _sweep_public(public_key, s, delta, methods, R, seed, params_items)
-elif st.session_state.get("_sp_sweep_key") == (sweep_key if public_key is not None else (fp, sweep_key)):
-    curve = st.session_state["_sp_sweep"]
-else:
-    st.caption(f"{len(SWEEP)} values of ε × {R} draws × {len(methods)} methods on n·d = {n * d:,}: press to run.")
-    if st.button("Compute the curves", key="sp_sweep_btn"):
-        bar = st.progress(0.0, text="Running every method over the ε grid…")
-        with ui.show_errors("Sweep failed"):
-            if public_key is not None:
-                curve = _sweep_public(public_key, s, delta, methods, R, seed, params_items)
-            else:
-                curve = _run_sweep(data, s, delta, methods, R, seed, params,
-                                   progress=lambda f: bar.progress(f, text=f"{f:.0%} of the methods done"))
-            st.session_state["_sp_sweep_key"] = sweep_key if public_key is not None else (fp, sweep_key)
-            st.session_state["_sp_sweep"] = curve
-        bar.empty()
-if curve is not None:
-    err_metric = "l2_error" if data.theta is not None else "test_error"
-    err_title = {"l2_error": "estimation error ‖θ − θ*‖₂",
-                 "test_error": "test MSE" if loss == "linear" else "misclassification rate"}[err_metric]
-    sup_metric = "f1" if data.theta is not None else "teacher_overlap"
-    sup_title = "support F1 vs θ*" if data.theta is not None else "support overlap with the teacher (F1)"
-    l, rr = st.columns(2)
-    with l:
-        st.plotly_chart(sf.utility_figure(curve, err_metric, labels=LABELS, y_title=err_title),
-                        key="sp_err")
-    with rr:
-        st.plotly_chart(sf.utility_figure(curve, sup_metric, labels=LABELS, y_title=sup_title),
-                        key="sp_f1")
-    st.caption(f"Lines: mean over {R} draws; bands: 10–90 %. The dotted line is the non-private teacher (no ε).")
-    st.info("As ε grows, every method approaches its own noise-free version, not necessarily the teacher. "
-            "Frank–Wolfe takes T = max(s, 10) steps and can add only one coordinate per step, so even without noise "
-            "it finds only part of the support. Two-stage and KT with private support choose the support by "
-            "votes of LASSO fits on blocks of about √n records; even without noise those votes can miss true "
-            "features (logistic loss especially). Those curves flatten below the teacher's.",
-            icon=":material/info:")
-    if "kt" in curve.methods:
-        accuracy_first(key="sp_acc", grid=curve.epsilons, draws=curve.values["kt"][err_metric],
-                       metric_label=f"{err_title} of the KT student",
-                       default_threshold=float(np.round(np.median(curve.values["kt"][err_metric]), 2)),
-                       basis=label)
+_live()
+
+# ---- what a release exports (static) ---------------------------------------------------------------------
+st.caption("Only KT with private support can be released: the paper's variant fails the audit (caveat above).")
+st.caption(f"The release exports the student's coefficients and the m = {m_syn} noisy synthetic responses "
+           "(OpenDP Gaussian; with a private support also the noisy votes), with the public recipe of the synthetic "
+           "features; never the teacher or the data.")
+ui.explain(
+    "**KT with private support** spends half of ε choosing the s features by noisy block votes (as two-stage "
+    "does), then fits the teacher as a ridge regression on that now-public support — a λ-strongly convex problem, "
+    "so the paper's sensitivity argument holds — and computes the sensitivity of X̃_Sθ̂ exactly with the largest "
+    "singular value of X̃_S (no probabilistic event). The other half of ε (and δ) pays for the Gaussian noise on "
+    "the synthetic responses. The audit page's 'support flip' pair, which breaks the paper's version, passes.",
+    title="How the private-support variant fixes the caveat",
+)

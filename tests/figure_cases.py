@@ -117,6 +117,10 @@ def cases():
         "survival.utility_figure_one": lambda: VF.utility_figure(_surv_utility(rng_fixed(6), groups=False), None),
         "figures.coefficient_figure": lambda: F.coefficient_figure(coefs, feature_names=[f"g<{j}>" for j in range(10)],
                                                                   title="stems"),
+        "sparse.stem_figure": lambda: SF.stem_figure(coefs, feature_names=[f"g<{j}>" for j in range(10)]),
+        "sparse.stem_figure_many": lambda: SF.stem_figure(
+            {f"a longer method name {i}": rng_fixed(7).normal(size=60) * (rng_fixed(i).random(60) < 0.5) for i in range(7)},
+            max_features=30),
         "sparse.convergence_figure": lambda: SF.convergence_figure(
             {"teacher": np.r_[np.geomspace(1, 1e-6, 20), 0.0], "student": np.geomspace(1, 1e-3, 21),
              "student_to_teacher": np.geomspace(1, 0.1, 21)}),

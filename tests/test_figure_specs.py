@@ -313,6 +313,35 @@ BEFORE = {'fdr.stream_figure': {'traces': 'scatter*7',
                                'labels': [],
                                'hovermode': 'x unified',
                                'hover': '-*3'},
+ 'sparse.stem_figure': {'traces': 'scatter*3',
+                        'legend': [],
+                        'subplots': [('x', 'y')],
+                        'axes': {},
+                        'vlines': [],
+                        'hlines': [],
+                        'labels': [("<span style='color:#2e7d32'>━━</span> truth θ*   <span "
+                                    "style='color:#e69500'>━━</span> DP-IGHT",
+                                    0,
+                                    'paper')],
+                        'hovermode': 'closest',
+                        'hover': 'skip*2 template'},
+ 'sparse.stem_figure_many': {'traces': 'scatter*8',
+                             'legend': [],
+                             'subplots': [('x', 'y')],
+                             'axes': {},
+                             'vlines': [],
+                             'hlines': [],
+                             'labels': [("<span style='color:#1f6fd1'>━━</span> a longer method name 0   <span "
+                                         "style='color:#e69500'>━━</span> a longer method name 1   <span "
+                                         "style='color:#2e9e6a'>━━</span> a longer method name 2<br><span "
+                                         "style='color:#d1495b'>━━</span> a longer method name 3   <span "
+                                         "style='color:#7b5ea7'>━━</span> a longer method name 4   <span "
+                                         "style='color:#8c6d31'>━━</span> a longer method name 5<br><span "
+                                         "style='color:#17becf'>━━</span> a longer method name 6",
+                                         0,
+                                         'paper')],
+                             'hovermode': 'closest',
+                             'hover': 'skip*7 template'},
  'sparse.utility_figure': {'traces': 'scatter*4',
                            'legend': ['teacher (non-private)', 'knowledge transfer (student)'],
                            'subplots': [('x', 'y')],

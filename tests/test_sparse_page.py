@@ -1,4 +1,4 @@
-"""AppTest for the sparse-learning page: ε change, data sources, logistic, upload errors, release."""
+"""AppTest for the sparse-learning page: ε change, data sources, logistic, upload errors, release, view tabs."""
 
 from __future__ import annotations
 
@@ -31,16 +31,28 @@ def _noised(at: AppTest) -> str:
     return next(m.value for m in at.markdown if m.value.startswith("**What is noised"))
 
 
+def _view(at: AppTest, label: str) -> AppTest:
+    """Open one of the page's view tabs (only the open one is computed and drawn)."""
+    at.session_state["sp_view"] = label
+    at.run()
+    _ok(at)
+    return at
+
+
+def _charts(at: AppTest) -> list[str]:
+    return [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")]
+
+
 def test_page_renders_and_reacts_to_epsilon():
     at = _app(sp_n="500", sp_d="200", sp_R="5")
-    assert len(at.get("plotly_chart")) >= 4  # stem, convergence, error vs ε, F1 vs ε
+    assert _charts(at) == ["sp_stem"]  # the first view only
     assert any("Caveat found by our audit" in w.value for w in at.warning)
     before = _noised(at)
     at.select_slider(key="eps").set_value(5.0).run()
     _ok(at)
     after = _noised(at)
     assert before != after and "ε = 5" in after
-    table = at.dataframe[0].value
+    table = _view(at, "Utility over the draws").dataframe[0].value
     assert {"method", "‖θ − θ*‖₂", "support F1"} <= set(table.columns)
     assert len(table) == 6
 
@@ -54,7 +66,7 @@ def test_gdsc_linear_and_logistic():
     at.radio(key="sp_loss").set_value("logistic").run()
     _ok(at)
     assert any("sensitive (+1)" in c.value for c in at.caption)
-    cols = set(at.dataframe[0].value.columns)
+    cols = set(_view(at, "Utility over the draws").dataframe[0].value.columns)
     assert "misclassification" in cols and "overlap with teacher (F1)" in cols
 
 
@@ -62,7 +74,7 @@ def test_methods_can_be_deselected():
     at = _app(sp_n="200", sp_d="50", sp_R="5")
     at.multiselect(key="sp_methods").set_value(["kt", "dp_ight"]).run()
     _ok(at)
-    assert set(at.dataframe[0].value.method) == {"teacher (non-private)", "knowledge transfer (student)", "DP-IGHT"}
+    assert set(_view(at, "Utility over the draws").dataframe[0].value.method) == {"teacher (non-private)", "knowledge transfer (student)", "DP-IGHT"}
 
 
 def test_release_charges_and_exports():
@@ -106,7 +118,14 @@ def test_upload_runs_and_bad_upload_is_named():
     frame.insert(0, "y", X[:, 0] - X[:, 3])
     at = _with_upload(frame.to_csv(index=False).encode())
     _ok(at)
-    assert len(at.get("plotly_chart")) >= 2
+    assert _charts(at) == ["sp_stem"]
+    import streamlit as st
+    from unittest import mock
+
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(frame.to_csv(index=False).encode(),
+                                                                            "mine.csv")):
+        assert _charts(_view(at, "Convergence")) == ["sp_conv"]
+        _view(at, "Privacy–utility over ε")
     assert any("press to run" in c.value for c in at.caption)  # uploads: the ε sweep waits for a button
     bad = frame.astype(object)
     bad.loc[5, "g2"] = "n/a"
@@ -174,7 +193,9 @@ def test_large_settings_put_the_sweep_behind_a_button():
     at.query_params["sp_R"] = "50"
     at.run()
     _ok(at)
+    _view(at, "Privacy–utility over ε")
     assert any("press to run" in c.value for c in at.caption)
+    assert not at.get("plotly_chart")
 
 
 def test_controls_with_derived_defaults_follow_them_so_links_reproduce_the_page():
@@ -200,7 +221,115 @@ def test_lambda_rule_is_a_labelled_option_bound_to_the_link():
     """The balanced λ rule is the default; the paper's rule opens from a link (issue 11, item 6)."""
     at = _app(sp_n="500", sp_d="200", sp_R="5")
     assert at.radio(key="sp_lamrule").value == "balanced"
-    assert any("noise-free version" in i.value for i in at.info)  # methods whose limit is not the teacher
+    assert any("noise-free version" in i.value for i in _view(at, "Privacy–utility over ε").info)  # methods whose limit is not the teacher
     paper = _app(sp_n="500", sp_d="200", sp_R="5", sp_lamrule="paper")
     assert paper.radio(key="sp_lamrule").value == "paper"
     assert _noised(paper) != _noised(at)
+
+
+def test_only_the_open_view_is_computed_and_drawn():
+    """The live part's views are tabs: a move of ε computes and draws the open one only (convergence paths and the
+    sweep over ε wait for their tab); each tab draws its own charts and nothing else's."""
+    from unittest import mock
+
+    from dpcore import sparse as sp
+
+    calls = []
+    paths, sweep = sp.convergence, sp.utility_curve
+    with mock.patch.object(sp, "convergence", lambda *a, **k: calls.append("paths") or paths(*a, **k)), \
+            mock.patch.object(sp, "utility_curve", lambda *a, **k: calls.append("sweep") or sweep(*a, **k)):
+        at = _app(sp_n="200", sp_d="50", sp_R="5", sp_seed="11")  # a seed no other test caches
+        assert _charts(at) == ["sp_stem"] and not at.dataframe
+        at.select_slider(key="eps").set_value(5.0).run()
+        at.select_slider(key="sp_delta").set_value("1e-8").run()
+        _ok(at)
+        assert _charts(at) == ["sp_stem"] and calls == []
+        assert not any("Lines: mean over" in c.value for c in at.caption)
+        for view, charts, computed in [("Utility over the draws", [], []),
+                                       ("Convergence", ["sp_conv"], ["paths"]),
+                                       ("Privacy–utility over ε", ["sp_err", "sp_f1", "sp_acc_fig"], ["paths", "sweep"])]:
+            _view(at, view)
+            assert _charts(at) == charts, view
+            assert len(at.dataframe) == (view == "Utility over the draws"), view
+            assert calls == computed, view
+        at.select_slider(key="eps").set_value(7.0).run()  # the sweep does not depend on ε: not computed again
+        _ok(at)
+        assert calls == ["paths", "sweep"] and _charts(at) == ["sp_err", "sp_f1", "sp_acc_fig"]
+        assert any("do not depend on the chosen ε" in c.value for c in at.caption)
+        _view(at, "Coefficients")
+        assert _charts(at) == ["sp_stem"] and "ε = 7" in _noised(at)
+
+
+LIVE_LINK = dict(sp_n="200", sp_d="50", sp_R="20", sp_delta="1e-8", sp_seed="3", eps="5")
+
+
+def test_links_reproduce_the_live_controls_in_every_view_and_the_release_charges_their_epsilon_and_delta():
+    """ε, δ, the repeats and the seed sit in the live part: a link still sets them, they keep their values and the
+    link while views are switched, the same link gives the same (seeded) preview, and Release charges (ε, δ)."""
+    at = _app(**LIVE_LINK)
+    assert at.select_slider(key="eps").value == 5.0 and at.select_slider(key="sp_delta").value == "1e-8"
+    assert at.select_slider(key="sp_R").value == 20 and at.number_input(key="sp_seed").value == 3
+    assert "ε = 5, δ = 1e-08" in _noised(at)
+    stem = at.get("plotly_chart")[0].proto.spec
+    for view in ("Utility over the draws", "Convergence", "Privacy–utility over ε", "Coefficients"):
+        _view(at, view)
+        assert {k: float(at.query_params[k]) for k in LIVE_LINK} == {k: float(v) for k, v in LIVE_LINK.items()}, view
+        assert at.select_slider(key="sp_delta").value == "1e-8" and at.select_slider(key="sp_R").value == 20
+    assert at.get("plotly_chart")[0].proto.spec == stem
+    table = _view(at, "Utility over the draws").dataframe[0].value
+    assert any(s.value.startswith("Utility over 20 noise draws at ε = 5") for s in at.subheader)
+    again = _view(_app(**LIVE_LINK), "Utility over the draws")
+    pd.testing.assert_frame_equal(again.dataframe[0].value, table)  # seeded: the link shows the same preview
+    at.button(key="release_button_sparse").click().run()
+    at.button(key="release_confirm_sparse").click().run()
+    _ok(at)
+    bundle = at.session_state["_release_last_sparse"]
+    assert (bundle.epsilon, bundle.delta) == (5.0, 1e-8)
+    ledger = at.session_state["_dp_ledger"]
+    assert ledger.spent(ledger.dataset_key(bundle.fingerprint)) == (5.0, 1e-8)
+    at.select_slider(key="sp_delta").set_value("1/n²").run()  # the default δ = 1/n² leaves the link
+    _ok(at)
+    assert "sp_delta" not in at.query_params and "δ = 2.5e-05" in _noised(at)
+
+
+def test_the_next_step_of_each_slider_is_computed_ahead():
+    """After a run on public data, the previews one step away on ε, δ and the repeats are computed in a background
+    thread: the first move of each slider then fits nothing (the same cached, seeded preview a link would show)."""
+    import threading
+    import time
+    from unittest import mock
+
+    from dpcore import sparse as sp
+
+    at = _app(sp_n="200", sp_d="50", sp_R="5", sp_seed="23")  # a seed no other test caches
+    fits = []
+
+    def counted(fit):
+        def run(*args, **kwargs):
+            if not threading.current_thread().name.startswith("sparse-prefetch"):
+                fits.append(fit.__name__)
+            return fit(*args, **kwargs)
+        return run
+
+    from ui import cache
+
+    def ahead() -> set:
+        with cache._LOCK:
+            keys = [args for args, _ in cache._CACHES["sparse previews"][1]]
+        return {(a[3], a[4], a[6]) for a in keys if a[0] == "fits" and a[7] == 23}
+
+    wanted = {(3.0, 1 / 200**2, 5), (2.0, 1e-5, 5), (2.0, 1 / 200**2, 10)}  # ε, δ and the repeats one step on
+    deadline = time.monotonic() + 120  # a thread at the lowest priority: slow on a busy machine
+    while not wanted <= ahead() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert wanted <= ahead()
+    with mock.patch.dict(sp.BATCH, {m: counted(f) for m, f in sp.BATCH.items()}):
+        for key, step, back in (("eps", 3.0, 2.0), ("sp_delta", "1e-5", "1/n²"), ("sp_R", 10, 5)):
+            fits.clear()  # a step back may miss: the cache keeps the last 32 previews, other tests' included
+            at.select_slider(key=key).set_value(step).run()
+            _ok(at)
+            assert fits == [], key
+            at.select_slider(key=key).set_value(back).run()
+    fresh = _app(sp_n="200", sp_d="50", sp_R="5", sp_seed="23", eps="3")
+    at.select_slider(key="eps").set_value(3.0).run()
+    assert at.get("plotly_chart")[0].proto.spec == fresh.get("plotly_chart")[0].proto.spec
