@@ -7,10 +7,6 @@ subset) are cached; uploads are never cached, written or logged.
 
 from __future__ import annotations
 
-import os
-import threading
-import time
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -115,62 +111,26 @@ def _delta(choice: str, n: int) -> float:
     return 1.0 / n**2 if choice == "1/n²" else float(choice)
 
 
-@st.cache_resource(show_spinner=False)
-def _prefetcher() -> ThreadPoolExecutor:
-    """One background thread for the whole server, at the lowest scheduling priority (Linux: a thread's own nice
-    value): previews computed ahead take at most one core, and only what the page's runs and the browser leave."""
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="sparse-prefetch", initializer=_low_priority)
-
-
-def _low_priority() -> None:
-    try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
-    except (AttributeError, OSError):  # not Linux, or not allowed: a head start at normal priority
-        pass
-
-
 def _prefetch(public_key: tuple, s: int, epsilon: float, delta_choice: str, methods: tuple, R: int, seed: int,
               params_items: tuple, n: int, d: int) -> None:
-    """Compute ahead, in the background, the previews one step away on the ε, δ and repeats sliders (public data
-    only), so that the first move of a slider finds its preview in the cache: the slider moved last first (from
-    0.3 s after this run, when the browser has drawn it), the others from 1 s on.
+    """Compute ahead the previews one step away on the ε, δ and repeats sliders (public data only,
+    :mod:`ui.prefetch`), so that a slider's first move finds its preview cached: the slider moved last first
+    (0.3 s after this run, once the browser has drawn it), the others from 1 s on.
 
-    Seeded like any preview (the same function and arguments), so a preview computed ahead is the one a link
-    shows. A later run of the session abandons what this one has not started yet.
+    Seeded like any preview (the same function and arguments), so a preview computed ahead is the one a link shows.
     """
     current = (epsilon, delta_choice, R)
     last = st.session_state.get("_sp_prefetch_last", current)
     st.session_state["_sp_prefetch_last"] = current
-    if (stale := st.session_state.get("_sp_prefetch_token")) is not None:
-        stale[0] = False
-    token = st.session_state["_sp_prefetch_token"] = [True]
-    first, later = [], []
+    calls = []
     for axis, options in enumerate((EPSILONS, DELTAS, REPEATS)):
-        if current[axis] not in options:
-            continue
-        i = options.index(current[axis])
-        for j in (i + 1, i - 1):
-            step = list(current)
-            if 0 <= j < len(options):
-                step[axis] = options[j]
-                if n * d * step[2] <= PREFETCH_CELLS:
-                    (first if current[axis] != last[axis] or current == last else later).append(step)
-    preview, start = _preview_public, time.monotonic()
-
-    def run() -> None:
-        for delay, steps in ((0.3, first), (1.0, later)):
-            for eps, choice, draws in steps:
-                if token[0]:
-                    time.sleep(max(0.0, start + delay - time.monotonic()))
-                if not token[0]:
-                    return
-                try:
-                    preview("fits", public_key, s, eps, _delta(choice, n), methods, draws, seed, params_items)
-                except Exception:  # noqa: BLE001 - only a head start: the run that needs it computes it again
-                    return
-
-    if first or later:
-        _prefetcher().submit(run)
+        moved = current[axis] != last[axis] or current == last
+        for value in ui.steps_around(options, current[axis]):
+            eps, choice, draws = (*current[:axis], value, *current[axis + 1:])
+            if n * d * draws <= PREFETCH_CELLS:
+                calls.append((0.3 if moved else 1.0, lambda e=eps, c=choice, r=draws: _preview_public(
+                    "fits", public_key, s, e, _delta(c, n), methods, r, seed, params_items)))
+    ui.head_start("sparse previews", sorted(calls, key=lambda call: call[0]))
 
 
 # --------------------------------------------------------------------------

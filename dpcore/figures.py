@@ -260,6 +260,20 @@ def series_colour(name: str, i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
+def shown_features(coefs: Mapping[str, np.ndarray], feature_names: Sequence[str] | None,
+                   max_features: int) -> tuple[dict[str, np.ndarray], list[str], np.ndarray]:
+    """The vectors as float arrays, every feature's label (as plot text) and the indices a stem plot shows: the
+    features non-zero in some vector, at most ``max_features`` (largest magnitudes first), in index order."""
+    vectors = {k: np.asarray(v, dtype=float) for k, v in coefs.items()}
+    d = next(iter(vectors.values())).size
+    names = [plot_text(n) for n in feature_names] if feature_names is not None else [f"x{j + 1}" for j in range(d)]
+    stacked = np.vstack(list(vectors.values()))
+    used = np.flatnonzero(np.any(stacked != 0, axis=0))
+    if used.size > max_features:
+        used = used[np.argsort(-np.abs(stacked[:, used]).max(axis=0))[:max_features]]
+    return vectors, names, np.sort(used)
+
+
 def coefficient_figure(coefs: Mapping[str, np.ndarray], *, feature_names: Sequence[str] | None = None,
                        title: str | None = None, max_features: int = 40) -> go.Figure:
     """Lollipop (stem) plot of several coefficient vectors on the union of their supports.
@@ -269,14 +283,7 @@ def coefficient_figure(coefs: Mapping[str, np.ndarray], *, feature_names: Sequen
     axis would be unreadable. Each series is offset sideways so stems do not
     hide each other; a dot marks a coefficient in that method's support.
     """
-    vectors = {k: np.asarray(v, dtype=float) for k, v in coefs.items()}
-    d = next(iter(vectors.values())).size
-    names = [plot_text(n) for n in feature_names] if feature_names is not None else [f"x{j + 1}" for j in range(d)]
-    stacked = np.vstack(list(vectors.values()))
-    used = np.flatnonzero(np.any(stacked != 0, axis=0))
-    if used.size > max_features:
-        used = used[np.argsort(-np.abs(stacked[:, used]).max(axis=0))[:max_features]]
-    used = np.sort(used)
+    vectors, names, used = shown_features(coefs, feature_names, max_features)
     fig = new_spec()
     k = len(vectors)
     width = 0.8

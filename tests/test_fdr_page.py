@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.page_views import chart_keys as _charts
+
 PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "fdr.py")
 
 
@@ -24,11 +26,6 @@ def _page(view=None, **query):
 def _open(at, view):
     at.session_state["fdr_view"] = view
     return at.run()
-
-
-def _charts(at) -> list[str]:
-    """Keys of the Plotly charts drawn (the element id ends with the key)."""
-    return [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")]
 
 
 def _noise_text(at) -> str:

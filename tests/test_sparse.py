@@ -330,7 +330,7 @@ def test_paper_variant_cannot_be_released(easy):
 
 
 def test_figures_build(easy):
-    fig = sf.coefficient_figure({"truth θ*": easy.theta, "DP-IGHT": np.zeros_like(easy.theta)})
+    fig = sf.stem_figure({"truth θ*": easy.theta, "DP-IGHT": np.zeros_like(easy.theta)})
     assert len(fig.layout.xaxis.ticktext) == 5
     curve = sp.utility_curve(easy, sparsity=5, epsilons=[1.0, 4.0], delta=1e-6, repeats=3, methods=("kt", "nonprivate"),
                              rng=np.random.default_rng(0))

@@ -10,6 +10,8 @@ import pytest
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
+from tests.page_views import chart_keys as _charts, open_view
+
 PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "sparse.py")
 
 
@@ -32,15 +34,8 @@ def _noised(at: AppTest) -> str:
 
 
 def _view(at: AppTest, label: str) -> AppTest:
-    """Open one of the page's view tabs (only the open one is computed and drawn)."""
-    at.session_state["sp_view"] = label
-    at.run()
-    _ok(at)
+    _ok(open_view(at, "sp_view", label))
     return at
-
-
-def _charts(at: AppTest) -> list[str]:
-    return [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")]
 
 
 def test_page_renders_and_reacts_to_epsilon():
@@ -247,14 +242,14 @@ def test_only_the_open_view_is_computed_and_drawn():
         assert not any("Lines: mean over" in c.value for c in at.caption)
         for view, charts, computed in [("Utility over the draws", [], []),
                                        ("Convergence", ["sp_conv"], ["paths"]),
-                                       ("Privacy–utility over ε", ["sp_err", "sp_f1", "sp_acc_fig"], ["paths", "sweep"])]:
+                                       ("Privacy–utility over ε", ["sp_err", "sp_f1"], ["paths", "sweep"])]:
             _view(at, view)
             assert _charts(at) == charts, view
             assert len(at.dataframe) == (view == "Utility over the draws"), view
             assert calls == computed, view
         at.select_slider(key="eps").set_value(7.0).run()  # the sweep does not depend on ε: not computed again
         _ok(at)
-        assert calls == ["paths", "sweep"] and _charts(at) == ["sp_err", "sp_f1", "sp_acc_fig"]
+        assert calls == ["paths", "sweep"] and _charts(at) == ["sp_err", "sp_f1"]  # accuracy first: closed
         assert any("do not depend on the chosen ε" in c.value for c in at.caption)
         _view(at, "Coefficients")
         assert _charts(at) == ["sp_stem"] and "ε = 7" in _noised(at)
@@ -306,7 +301,7 @@ def test_the_next_step_of_each_slider_is_computed_ahead():
 
     def counted(fit):
         def run(*args, **kwargs):
-            if not threading.current_thread().name.startswith("sparse-prefetch"):
+            if not threading.current_thread().name.startswith("head-start"):
                 fits.append(fit.__name__)
             return fit(*args, **kwargs)
         return run

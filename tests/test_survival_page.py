@@ -10,6 +10,8 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from tests.page_views import chart_keys as _charts, open_view
+
 from dpcore import survival as sv
 from dpcore.validation import InputError, read_csv
 
@@ -30,16 +32,8 @@ def _app() -> AppTest:
 
 
 def _view(at: AppTest, label: str) -> AppTest:
-    """Open one of the ε section's view tabs (a tab switch reruns the ε fragment)."""
-    at.session_state["sv_view"] = label
-    at.run()
-    _ok(at)
+    _ok(open_view(at, "sv_view", label))
     return at
-
-
-def _charts(at: AppTest) -> list[str]:
-    """Keys of the page's Plotly charts."""
-    return [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")]
 
 
 def test_page_renders_and_reacts_to_epsilon_and_dataset():

@@ -20,6 +20,7 @@ from dpcore.figures import (  # noqa: F401  (COLOURS, TRUTH: re-exported for the
     mark_epsilon,
     new_spec,
     plot_text,
+    shown_features,
     relayout,
     series_colour,
     to_figure,
@@ -82,14 +83,7 @@ def stem_figure(coefs: Mapping[str, np.ndarray], *, feature_names: Sequence[str]
     first); each vector is offset sideways so stems do not hide each other; a dot marks a coefficient in that
     vector's support, and hovering it names the feature and the vector.
     """
-    vectors = {k: np.asarray(v, dtype=float) for k, v in coefs.items()}
-    d = next(iter(vectors.values())).size
-    names = [plot_text(n) for n in feature_names] if feature_names is not None else [f"x{j + 1}" for j in range(d)]
-    stacked = np.vstack(list(vectors.values()))
-    used = np.flatnonzero(np.any(stacked != 0, axis=0))
-    if used.size > max_features:
-        used = used[np.argsort(-np.abs(stacked[:, used]).max(axis=0))[:max_features]]
-    used = np.sort(used)
+    vectors, names, used = shown_features(coefs, feature_names, max_features)
     fig = new_spec()
     k = len(vectors)
     tips_x, tips_y, tips_colour, tips_text, legend = [], [], [], [], []
