@@ -86,7 +86,7 @@ def test_only_the_open_view_is_computed_and_drawn():
     native = evaluation.monte_carlo_cv
 
     def counted(*args, **kwargs):
-        warm = threading.current_thread().name.startswith("rg-warm")
+        warm = threading.current_thread().name.startswith("head-start")
         (background if warm else calls).append(kwargs["repeats"])
         return native(*args, **kwargs)
 
