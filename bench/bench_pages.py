@@ -44,7 +44,7 @@ PAGES = ["survival", "regression", "sparse", "fdr", "audit"]
 #: is opened first); ε is always timed
 SLIDERS = {
     "survival": ["Noise draws per ε for the trade-off curve", ("Over R noise draws", "Noise draws for the utility panel")],
-    "regression": ["CV repeats / noise draws", "p1 → nxx"],
+    "regression": [("ρ over ε and size (CV)", "CV repeats"), ("Predicted vs observed", "p1 → nxx")],
     "sparse": ["δ", "Repeats (noise draws)"],
     "fdr": ["Target FDR α", "Cutoff c"],
     "audit": ["Runs per data set"],
