@@ -47,3 +47,16 @@ def test_view_tabs_compute_only_the_open_tab():
     at.run()
     assert at.session_state["computed"] == ["first", "second"]
     assert [m.value for m in at.markdown] == ["second view"]
+
+
+def test_a_page_file_imported_outside_a_session_does_not_fail():
+    """A process spawned by a test's Dask cluster re-imports the main module, which an AppTest may have left
+    pointing at a page file: a live fragment outside any session must not touch the session-scoped cache."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    code = f"import runpy, sys; sys.path.insert(0, {str(root)!r}); runpy.run_path({str(root / 'app_pages' / 'audit.py')!r})"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -27,8 +27,8 @@ def test_survival_page_epsilon_slider(app_server, chromium_page, streamlit_idle,
     assert before != after and "ε = 3" in after, after  # 1 → 1.5 → 2 → 3
     assert "eps=3" in page.url
     assert page.locator('[data-testid="stException"]').count() == 0
-    # the open view's chart and the trade-off curve (and accuracy-first's); the other views are not drawn
-    assert page.locator(".js-plotly-plot").count() == 3
+    # the open view's chart and the trade-off curve (accuracy first is closed); the other views are not drawn
+    assert page.locator(".js-plotly-plot").count() == 2
     assert page.locator(".st-key-sv_headline .js-plotly-plot").count() == 1
     assert page.locator(".st-key-sv_draws, .st-key-sv_groups").count() == 0
     # one real (OpenDP) release from the page: charged, downloadable, no exception

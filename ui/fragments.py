@@ -17,6 +17,7 @@ import threading
 from functools import wraps
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 
 class PageNamespaces:
@@ -50,7 +51,8 @@ def live_fragment(page_function):
     is later resumed and the fragment reruns on its own, it reruns the whole page instead.
     """
     namespace = page_function.__globals__
-    _session_namespaces().track(namespace)
+    if get_script_run_ctx() is not None:  # not when the page file is merely imported (e.g. by a spawned process)
+        _session_namespaces().track(namespace)
 
     @st.fragment
     @wraps(page_function)
