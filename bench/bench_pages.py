@@ -354,7 +354,9 @@ def _report(runs: list[dict]) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("pages", nargs="*", choices=PAGES, help="default: every page")
+    parser.add_argument("pages", nargs="*", help=f"any of {', '.join(PAGES)} (default: every page)")
     parser.add_argument("--repeat", type=int, default=1, help="consecutive runs (the issue's 'done' needs three)")
     args = parser.parse_args()
+    if unknown := set(args.pages) - set(PAGES):
+        parser.error(f"unknown page(s): {', '.join(sorted(unknown))}")
     main(args.pages or PAGES, args.repeat)
