@@ -31,8 +31,6 @@ SHIFTS = (0.5, 1.0, 1.5, 2.0, fdr.THEOREM_4_SHIFT, fdr.STREAM)
 PRIVATE_METHODS = ["PAPRIKA", "PAPRIKA AI"]
 #: the views of the settings and ε (tabs: only the open one is computed and drawn); fixed text, shown as Markdown
 VIEWS = ["One stream", "All methods over runs", "FDR and power vs π1", "FDR and power vs ε"]
-#: session-state flag of the release's open confirmation (ui.release_panel)
-
 
 # ---------------------------------------------------------------- cached work on public (simulated) inputs
 

@@ -259,13 +259,6 @@ def _clamp(key: str, lo: int, hi: int) -> None:
             st.session_state[key] = clamped
 
 
-def _follow_default(key: str, default) -> None:
-    """``ui.follow_default`` only when the default moved: rewriting an unchanged value through the state before
-    its widget made Streamlit log a warning (the widget also gets a default) on every full rerun."""
-    if st.session_state.get(f"_url_default_{key}") != default:
-        ui.follow_default(key, default)
-
-
 n_rest = rest.size
 if n_rest < MIN_RECORDS:
     st.error(f"The data have {n_rest} private records; this page needs at least {MIN_RECORDS} (20 held out for "
@@ -277,7 +270,7 @@ ui.reset_when_changed("_rg_last_source", (src.fp, src.label, n_rest),  # sizes d
                       dict(rg_ntest=test_default, rg_npriv=int(min(800, n_rest - test_default))))
 s1, s3 = st.columns(2)
 _clamp("rg_ntest", 20, max_test)
-_follow_default("rg_ntest", test_default)
+ui.follow_default("rg_ntest", test_default)
 with s1:
     n_test = int(ui.url_slider("Test set size", key="rg_ntest", min_value=20, max_value=max_test,
                                value=test_default, step=10))
@@ -286,7 +279,7 @@ if avail <= 20:
     st.error(f"Only {avail} records are left for private training (more than 20 are needed); reduce the test set.")
     st.stop()
 _clamp("rg_npriv", 20, int(avail))
-_follow_default("rg_npriv", int(min(800, avail)))
+ui.follow_default("rg_npriv", int(min(800, avail)))
 with s3:
     n_priv = int(ui.url_slider("Private training records", key="rg_npriv", min_value=20, max_value=int(avail),
                                value=int(min(800, avail)), step=10))
@@ -466,10 +459,7 @@ def _at_epsilon() -> None:
 
     st.caption("Views: only the open one is computed, and moving ε (or a control above) redraws just that one. The "
                "cross-validation runs only while its view is open.")
-    if "rg_view" not in st.session_state and st.session_state.get("_rg_view_last") in VIEWS:
-        st.session_state["rg_view"] = st.session_state["_rg_view_last"]  # back after a run without the views
     v_fit, v_draws, v_coef, v_cv, v_target, v_heat, v_split = ui.view_tabs(VIEWS, key="rg_view")
-    st.session_state["_rg_view_last"] = st.session_state.get("rg_view")
     with v_fit:
         if v_fit.open:
             st.plotly_chart(rf.predicted_vs_observed(yt, pred_draws[0], pred_np, rho_private=float(rho_draws[0]),

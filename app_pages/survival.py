@@ -265,8 +265,6 @@ def _at_epsilon() -> None:
         f"(standard deviation). Everything else is computed from those noisy counts."
     )
     labels = VIEWS if G > 1 else VIEWS[:2]
-    if st.session_state.get("sv_view") not in (None, *labels):  # e.g. the groups view of a data set without groups
-        st.session_state["sv_view"] = labels[0]
     st.caption(f"{'Three' if G > 1 else 'Two'} views of the same preview release: only the open view is computed "
                "and drawn, so moving ε redraws just that one.")
     tabs = ui.view_tabs(labels, key="sv_view")

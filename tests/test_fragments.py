@@ -60,3 +60,32 @@ def test_a_page_file_imported_outside_a_session_does_not_fail():
     code = f"import runpy, sys; sys.path.insert(0, {str(root)!r}); runpy.run_path({str(root / 'app_pages' / 'audit.py')!r})"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_view_tabs_keep_the_open_view_across_a_run_without_them_and_drop_a_view_that_is_gone():
+    from streamlit.testing.v1 import AppTest
+
+    def page():
+        import streamlit as st
+
+        import ui
+
+        if not st.session_state.get("stop_early"):
+            labels = ["First", "Second"] + (["Third"] if st.session_state.get("third", True) else [])
+            tabs = ui.view_tabs(labels, key="view")
+            st.markdown(f"open: {[label for label, tab in zip(labels, tabs) if tab.open]}")
+
+    at = AppTest.from_function(page)
+    at.run()
+    at.session_state["view"] = "Second"
+    at.run()
+    at.session_state["stop_early"] = True  # a run that does not draw the tabs: Streamlit forgets their state
+    at.run()
+    at.session_state["stop_early"] = False
+    at.run()
+    assert at.markdown[-1].value == "open: ['Second']"
+    at.session_state["view"] = "Third"
+    at.run()
+    at.session_state["third"] = False  # the open view no longer exists
+    at.run()
+    assert at.markdown[-1].value == "open: ['First']"

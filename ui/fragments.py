@@ -72,5 +72,14 @@ def view_tabs(labels: list[str], *, key: str) -> list:
     costs about as much as the whole bare page (``bench/bench_pages.py``). Open a tab with ``if tab.open:``
     inside ``with tab:``. Switching tabs reruns only the enclosing fragment. Labels are rendered as Markdown:
     pass fixed text, never a value read from data, a file name or a URL.
+
+    The open view survives a run that did not draw the tabs (Streamlit then forgets a widget's state, e.g. after
+    a setting that stops the page early). A remembered view this configuration does not have opens the first
+    (Streamlit's own fallback; tests/test_fragments.py checks it).
     """
-    return st.tabs(labels, key=key, on_change="rerun")
+    remembered = f"_{key}_last_open"
+    if key not in st.session_state and st.session_state.get(remembered) in labels:
+        st.session_state[key] = st.session_state[remembered]
+    tabs = st.tabs(labels, key=key, on_change="rerun")
+    st.session_state[remembered] = st.session_state.get(key)
+    return tabs

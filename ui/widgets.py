@@ -232,6 +232,8 @@ def follow_default(key: str, default) -> None:
     default), it follows the new default instead; a value the user chose stays.
     """
     marker = f"_url_default_{key}"
+    if st.session_state.get(marker) == default:  # unchanged: rewriting the control's state would make Streamlit
+        return  # warn on every run (a value set through the state for a widget that also has a default)
     if marker in st.session_state and key in st.session_state and st.session_state[key] == st.session_state[marker]:
         set_control(key, default)
     st.session_state[marker] = default
