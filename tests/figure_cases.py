@@ -47,7 +47,7 @@ def _stream(rng, T=300):
     rej = (p < 0.002) & (np.arange(T) < 250)
     alpha = np.full(T, 0.05) * np.exp(-np.arange(T) / 200)
     thr = np.log(alpha) - 3 + rng.normal(0, 0.5, T)
-    private = StreamResult("PAPRIKA (private)", rej, alpha, np.ones(T, bool), log_threshold=thr)
+    private = StreamResult("PAPRIKA (private)", rej, alpha, p < 0.4, log_threshold=thr, params=dict(lam=0.2, ai=False))
     base = StreamResult("SAFFRON", p < 0.001, alpha * 1.5, np.ones(T, bool))
     return private, p, truth, base
 

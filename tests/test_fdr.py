@@ -673,13 +673,25 @@ def test_figure_builders():
     one = fdr.run_method("PAPRIKA", s.pvalues[:1], st_, rng=rng, keep_threshold=True).squeeze()
     base = fdr.run_method("SAFFRON", s.pvalues[:1], st_).squeeze()
     fig = ff.stream_figure(one, s.pvalues[0], truth=s.truth[0], nonprivate=base, cutoff=10)
-    names = [t.name for t in fig.data]
+    names = [t.name or "" for t in fig.data]
+    # only the hypotheses PAPRIKA tested are points (p < 2λ); the rest are a shaded region and a count
+    tested = next(t for t in fig.data if (t.name or "").endswith("tested"))
+    assert len(tested.x) == one.candidates.sum() < s.pvalues.shape[1]
+    assert (np.exp(np.asarray(tested.y)) < 2 * st_.lam_paprika + 1e-12).all()
+    legend = fig.layout.annotations[0].text
+    assert f"{(~one.candidates).sum()} not candidates" in legend and "true discoveries" in legend
+    assert not fig.layout.showlegend and fig.layout.margin.autoexpand is False
+    shade = next(t for t in fig.data if (t.name or "") == "not candidates")
+    assert np.allclose(shade.y, np.log(2 * st_.lam_paprika))
+    ai = fdr.run_method("PAPRIKA AI", s.pvalues[:1], st_, rng=rng, keep_threshold=True).squeeze()
+    shade_ai = next(t for t in ff.stream_figure(ai, s.pvalues[0]).data if (t.name or "") == "not candidates")
+    assert np.allclose(np.exp(shade_ai.y), np.maximum(2 * ai.alpha, np.exp(shade_ai.y.min())))  # p < 2α_t
     assert any(n.startswith("true discoveries") for n in names) and any(n.startswith("false discoveries") for n in names)
     assert one.rejections.sum() == 10  # cutoff reached: the threshold is blanked afterwards
-    thr = next(t for t in fig.data if t.name.startswith("noisy threshold")).y
+    thr = next(t for t in fig.data if (t.name or "").startswith("noisy threshold")).y
     assert np.isnan(thr[-1]) and np.isfinite(thr[0])
     fig2 = ff.stream_figure(one, s.pvalues[0], truth=None, nonprivate=None)
-    assert any(t.name.startswith("rejections") for t in fig2.data)
+    assert any((t.name or "").startswith("rejections") for t in fig2.data)
     table = fdr.sweep({0.1: s}, fdr.METHODS, st_, rng=rng)
     assert len(ff.sweep_figure(table, x_title="π1", alpha=0.05, bound=0.125).data) == 12
     shuffled = pd.concat([table[table["method"].str.startswith("PAPRIKA")], table[~table["method"].str.startswith("PAPRIKA")]])

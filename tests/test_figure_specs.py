@@ -105,28 +105,40 @@ def test_the_check_can_fail():
 
 
 #: facts(...) of each case as drawn by the builders before they built specs (go.Figure with validation).
-BEFORE = {'fdr.stream_figure': {'traces': 'scatter*7',
-                       'legend': ['null hypotheses', 'non-null hypotheses', 'noisy threshold log α_t − A + Z_α',
-                                  'PAPRIKA level log α_t (no noise, no shift)', 'SAFFRON log α_t (non-private)',
-                                  'true discoveries (12)', 'false discoveries (0)'],
-                       'subplots': [('x', 'y')],
-                       'axes': {},
-                       'vlines': [('x', 7.5)],
+BEFORE = {  # the stream figure since issue 14: points only for the tested hypotheses, the legend as text
+    'fdr.stream_figure': {'axes': {},
                        'hlines': [],
-                       'labels': [],
+                       'hover': 'skip*2 template -*3 template*2',
                        'hovermode': 'closest',
-                       # one trace of all p-values (coloured by truth) + the legend entry of the non-null colour
-                       'hover': 'template skip -*3 template*2'},
- 'fdr.stream_figure_plain': {'traces': 'scatter*4',
-                             'legend': ['p-values', 'noisy threshold log α_t − A + Z_α',
-                                        'PAPRIKA level log α_t (no noise, no shift)', 'rejections (12)'],
-                             'subplots': [('x', 'y')],
-                             'axes': {},
-                             'vlines': [],
+                       'labels': [("<span style='color:rgba(158,158,158,0.55)'>●</span> null   <span "
+                                   "style='color:rgba(46,125,50,0.55)'>●</span> non-null: the hypotheses tested "
+                                   "(candidates)<br><span style='color:rgba(158,158,158,0.6)'>▒▒</span> 166 not candidates (0 "
+                                   "non-null): never tested, so not drawn   <span style='color:#1f6fd1'>━━</span> noisy threshold "
+                                   "log α_t − A + Z_α<br><span style='color:#1f6fd1'>╍╍</span> PAPRIKA level log α_t (no noise, no "
+                                   "shift)   <span style='color:#3b3b3b'>┈┈</span> SAFFRON log α_t (non-private)   <span "
+                                   "style='color:#2e7d32'>◆</span> true discoveries (12)<br><span style='color:#d1495b'>✕</span> "
+                                   'false discoveries (0)',
+                                   0,
+                                   'paper')],
+                       'legend': [],
+                       'subplots': [('x', 'y')],
+                       'traces': 'scatter*8',
+                       'vlines': [('x', 7.5)]},
+ 'fdr.stream_figure_plain': {'axes': {},
                              'hlines': [],
-                             'labels': [],
+                             'hover': 'skip*2 template -*2 template',
                              'hovermode': 'closest',
-                             'hover': 'template -*2 template'},
+                             'labels': [("<span style='color:rgba(158,158,158,0.55)'>●</span> p-values tested (candidates)   <span "
+                                         "style='color:rgba(158,158,158,0.6)'>▒▒</span> 166 not candidates: never tested, so not "
+                                         "drawn<br><span style='color:#1f6fd1'>━━</span> noisy threshold log α_t − A + Z_α   <span "
+                                         "style='color:#1f6fd1'>╍╍</span> PAPRIKA level log α_t (no noise, no shift)   <span "
+                                         "style='color:#d1495b'>◆</span> rejections (12)",
+                                         0,
+                                         'paper')],
+                             'legend': [],
+                             'subplots': [('x', 'y')],
+                             'traces': 'scatter*6',
+                             'vlines': []},
  'fdr.summary_figure': {'traces': 'bar*2',
                         'legend': [],
                         'subplots': [('x', 'y'), ('x2', 'y2')],

@@ -18,14 +18,17 @@ from dpcore.figures import (
     TRUTH,
     WARNING,
     add_trace,
+    band,
     base_layout,
     epsilon_axis,
+    fixed_margins,
     hline,
     new_spec,
     on,
     relayout,
     rgba,
     subplots,
+    text_legend,
     to_figure,
     vline,
 )
@@ -43,9 +46,12 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
     ``log α_t − A + Z_α`` comes from a preview run with ``keep_threshold=True``. Very small p-values
     are drawn at the bottom edge as ▼ (hover shows t and the log p drawn).
 
-    Redrawn from scratch on every slider move of the page, so kept light: all hypotheses are one marker trace
-    coloured by truth (the non-null colour has a legend entry of its own, an empty trace), one trace per other
-    marker kind, no per-point hover payload, and a per-point symbol array only when some p-values are clipped.
+    Only the hypotheses the private rule tested (its candidates, p < 2λ, or p < 2α_t for PAPRIKA AI) are drawn as
+    points: the others can never be rejected, so they are a shaded region above the candidacy boundary and a count.
+    The page redraws this figure from scratch on every slider move and Plotly's time grows with the points drawn
+    (bench_pages: 800 → 320 points took a fifth off a move), so it is also kept light otherwise: the tested
+    hypotheses are one marker trace coloured by truth, no per-point hover payload, a per-point symbol array only
+    when some p-values are clipped, the legend as text (:func:`dpcore.figures.text_legend`) and fixed margins.
     """
     p = np.asarray(pvalues, dtype=float)
     T = p.size
@@ -66,47 +72,74 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
     shown = np.maximum(logp, ymin)
     clipped = logp < ymin
     fig = new_spec()
+    legend = []
     hover = "t = %{x}<br>log p = %{y:.2f}<extra></extra>"
     null_colour, effect_colour = rgba("#9e9e9e", 0.55), rgba(TRUTH, 0.55)
     tr = np.zeros(T, bool) if truth is None else np.asarray(truth, bool)
-    order = np.r_[np.flatnonzero(~tr), np.flatnonzero(tr)]  # the legend shows the first point's colour
-    both = truth is not None and tr.any() and not tr.all()
-    name = "p-values" if truth is None else "null hypotheses" if not tr.all() else "non-null hypotheses"
+    tested = np.asarray(private.candidates, bool)
+    boundary = _candidacy_boundary(private, T)
+    if boundary is not None and (~tested).any():
+        band(fig, t, np.maximum(boundary, ymin), np.full(T, 0.5), name="not candidates", colour="#9e9e9e", alpha=0.15,
+             step=True, showlegend=False)
+    order = np.r_[np.flatnonzero(tested & ~tr), np.flatnonzero(tested & tr)]
+    both = truth is not None and tr[tested].any() and not tr[tested].all()
+    name = "p-values" if truth is None else "null hypotheses" if not tr[tested].all() else "non-null hypotheses"
     marker = dict(size=5, color=np.where(tr[order], effect_colour, null_colour) if both else
-                  effect_colour if tr.all() else null_colour,
-                  symbol=np.where(clipped[order], "triangle-down", "circle") if clipped.any() else "circle")
+                  effect_colour if truth is not None and tr[tested].all() and tested.any() else null_colour,
+                  symbol=np.where(clipped[order], "triangle-down", "circle") if clipped[order].any() else "circle")
     add_trace(fig, dict(type="scattergl" if T > 5000 else "scatter", x=t[order], y=shown[order], mode="markers",
-                        name=name, hovertemplate=hover, marker=marker))
-    if both:  # the legend entry of the non-null colour (no points of its own: see above)
-        add_trace(fig, dict(type="scatter", x=[None], y=[None], mode="markers", name="non-null hypotheses",
-                            hoverinfo="skip", marker=dict(size=5, color=effect_colour)))
-    add_trace(fig, dict(type="scatter", x=t, y=np.where(np.isfinite(thr), thr, np.nan), mode="lines",
-                        name="noisy threshold log α_t − A + Z_α", line=dict(color=PRIVATE, width=1.6, shape="hv")))
-    add_trace(fig, dict(type="scatter", x=t, y=np.where(np.isfinite(log_alpha), log_alpha, np.nan), mode="lines",
-                        name=f"{private.method.split(' (')[0]} level log α_t (no noise, no shift)",
-                        line=dict(color=PRIVATE, width=1, dash="dash", shape="hv")))
+                        name=f"{name} tested", hovertemplate=hover, marker=marker, showlegend=False))
+    if truth is None:
+        legend.append(("●", null_colour, "p-values tested (candidates)"))
+    else:
+        legend += [("●", null_colour, "null"), ("●", effect_colour, "non-null: the hypotheses tested (candidates)")]
+    untested = int((~tested).sum())
+    if untested:
+        what = f"{untested} not candidates" + (f" ({int(tr[~tested].sum())} non-null)" if truth is not None else "")
+        legend.append(("▒▒" if boundary is not None else "", rgba("#9e9e9e", 0.6),
+                       f"{what}: never tested, so not drawn"))
+    lines = [("━━", PRIVATE, thr, dict(color=PRIVATE, width=1.6, shape="hv"), "noisy threshold log α_t − A + Z_α"),
+             ("╍╍", PRIVATE, log_alpha, dict(color=PRIVATE, width=1, dash="dash", shape="hv"),
+              f"{private.method.split(' (')[0]} level log α_t (no noise, no shift)")]
     if nonprivate is not None:
-        add_trace(fig, dict(type="scatter", x=t, y=np.where(np.isfinite(log_np), log_np, np.nan), mode="lines",
-                            name=f"{nonprivate.method} log α_t (non-private)",
-                            line=dict(color=NONPRIVATE, width=1, dash="dot", shape="hv")))
+        lines.append(("┈┈", NONPRIVATE, log_np, dict(color=NONPRIVATE, width=1, dash="dot", shape="hv"),
+                      f"{nonprivate.method} log α_t (non-private)"))
+    for symbol, colour, y, line, label in lines:
+        add_trace(fig, dict(type="scatter", x=t, y=np.where(np.isfinite(y), y, np.nan), mode="lines", name=label,
+                            line=line, showlegend=False))
+        legend.append((symbol, colour, label))
     rej = np.asarray(private.rejections, bool)
     if truth is None:
-        marks = [("rejections", rej, WARNING, "diamond")]
+        marks = [("rejections", rej, WARNING, "diamond", "◆")]
     else:
-        marks = [("true discoveries", rej & tr, TRUTH, "diamond"), ("false discoveries", rej & ~tr, WARNING, "x")]
-    for name, mask, colour, symbol in marks:
-        add_trace(fig, dict(type="scatter", x=t[mask], y=shown[mask], mode="markers", name=f"{name} ({int(mask.sum())})",
-                            hovertemplate=hover, marker=dict(size=11, color=colour, symbol=symbol, line=dict(width=1, color="white"))))
+        marks = [("true discoveries", rej & tr, TRUTH, "diamond", "◆"),
+                 ("false discoveries", rej & ~tr, WARNING, "x", "✕")]
+    for label, mask, colour, symbol, glyph in marks:
+        label = f"{label} ({int(mask.sum())})"
+        add_trace(fig, dict(type="scatter", x=t[mask], y=shown[mask], mode="markers", name=label, showlegend=False,
+                            hovertemplate=hover,
+                            marker=dict(size=11, color=colour, symbol=symbol, line=dict(width=1, color="white"))))
+        legend.append((glyph, colour, label))
     # the notes go into the axis title: inside the plot they covered discoveries
-    notes = (["▼ = smaller p-values, drawn at the bottom edge"] if clipped.any() else []) + (
+    notes = (["▼ = smaller p-values, drawn at the bottom edge"] if clipped[tested].any() else []) + (
         [f"dashed line: cutoff c = {cutoff} reached, no more rejections"] if stop is not None else [])
     base_layout(fig, title=title, x_title=" · ".join(["hypothesis t (stream order)"] + notes),
                 y_title="natural log of the p-value", height=460)
-    relayout(fig, hovermode="closest", legend=dict(font=dict(size=11)), margin=dict(t=90),
-             yaxis=dict(range=[ymin - 1, 0.5]))
+    top = text_legend(fig, legend) + (40 if title else 0)
+    fixed_margins(fig, t=top, b=60)
+    relayout(fig, hovermode="closest", yaxis=dict(range=[ymin - 1, 0.5]))
     if stop is not None:
         vline(fig, stop + 0.5, dict(color=WARNING, dash="dash", width=1))
     return to_figure(fig)
+
+
+def _candidacy_boundary(private: StreamResult, T: int) -> np.ndarray | None:
+    """``log`` of the candidacy bound of a PAPRIKA run per step (2λ, or 2α_t for PAPRIKA AI); None for other rules."""
+    params = private.params
+    if "lam" not in params or "ai" not in params:
+        return None
+    with np.errstate(divide="ignore"):
+        return np.log(2 * np.asarray(private.alpha, float)) if params["ai"] else np.full(T, np.log(2 * params["lam"]))
 
 
 def _error_bars(se: pd.Series) -> np.ndarray:

@@ -106,5 +106,5 @@ def run_paprika(
     )
     name = ("PAPRIKA AI" if ai else "PAPRIKA") + (" (authors' code rule)" if rule == "code" else "")
     params = dict(alpha=alpha, epsilon=epsilon, delta=delta, eta=eta, cutoff=cutoff, lam=lam, shift=shift,
-                  rule=rule, horizon=k, shift_A=shift_a)
+                  rule=rule, horizon=k, shift_A=shift_a, ai=ai)
     return StreamResult(name, rej, a, cand, thr, noisy, params)

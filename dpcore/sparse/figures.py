@@ -17,12 +17,14 @@ from dpcore.figures import (  # noqa: F401  (COLOURS, TRUTH: re-exported for the
     base_layout,
     curve,
     epsilon_axis,
+    fixed_margins,
     mark_epsilon,
     new_spec,
     plot_text,
     shown_features,
     relayout,
     series_colour,
+    text_legend,
     to_figure,
 )
 
@@ -100,32 +102,17 @@ def stem_figure(coefs: Mapping[str, np.ndarray], *, feature_names: Sequence[str]
         tips_y.append(vals[kept])
         tips_colour += [colour] * int(kept.sum())
         tips_text += [[names[j], plot_text(name)] for j in used[kept]]
-        legend.append(f"<span style='color:{colour}'>━━</span> {plot_text(name)}")
+        legend.append(("━━", colour, plot_text(name)))
     add_trace(fig, dict(type="scatter", x=np.concatenate(tips_x), y=np.concatenate(tips_y), mode="markers",
                         marker=dict(color=tips_colour, size=8), customdata=tips_text, showlegend=False,
                         name="in the support", hovertemplate="%{customdata[0]}: %{y:.3g}<extra>%{customdata[1]}</extra>"))
-    rows = _rows(legend, [len(n) + 4 for n in vectors], width=110)
     short = [names[j] if len(names[j]) <= 18 else names[j][:17] + "…" for j in used]  # full name on hover
     angled = used.size > 8
     longest = max((len(t) for t in short), default=1)
     base_layout(fig, x_title="feature (union of the recovered supports)", y_title="coefficient", height=460)
-    relayout(fig, showlegend=False, hovermode="closest",
-             margin=dict(t=14 + 20 * len(rows), b=(48 + int(5.2 * longest)) if angled else 60, l=60, r=20),
-             annotations=[dict(text="<br>".join(rows), x=0, y=1, xref="paper", yref="paper", xanchor="left",
-                               yanchor="bottom", align="left", showarrow=False, yshift=6)],
+    fixed_margins(fig, t=text_legend(fig, legend), b=(48 + int(5.2 * longest)) if angled else 60)
+    relayout(fig, hovermode="closest",
              xaxis=dict(tickmode="array", tickvals=np.arange(used.size), ticktext=short, tickangle=-45 if angled else 0,
-                        automargin=False, zeroline=False),
-             yaxis=dict(automargin=False, zeroline=True, zerolinecolor="#999", zerolinewidth=1))
+                        zeroline=False),
+             yaxis=dict(zeroline=True, zerolinecolor="#999", zerolinewidth=1))
     return to_figure(fig)
-
-
-def _rows(items: list[str], lengths: list[int], *, width: int) -> list[str]:
-    """``items`` joined into lines of at most about ``width`` visible characters (``lengths``: each item's)."""
-    rows, row, used = [], [], 0
-    for item, n in zip(items, lengths):
-        if row and used + n > width:
-            rows.append("   ".join(row))
-            row, used = [], 0
-        row.append(item)
-        used += n + 3
-    return rows + ["   ".join(row)] if row else rows
