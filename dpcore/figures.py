@@ -105,13 +105,14 @@ def annotate(target, **annotation):
     return target
 
 
-def text_legend(spec: Spec, entries: Sequence[tuple[str, str, str]], *, width: int = 110) -> int:
+def text_legend(spec: Spec, entries: Sequence[tuple[str, str, str]], *, width: int = 110, above: int = 0) -> int:
     """Plotly's legend replaced by lines of coloured text above the plot; returns the top margin it needs.
 
     For figures redrawn on every slider move: the browser builds a changed chart from scratch, and Plotly's legend
     measures and places each entry and then, with automatic margins, lays the whole plot out again (bench_pages:
     the sparse stem plot's Plotly time fell to a third, the FDR stream's move by a fifth). ``entries``: (symbol,
-    colour, name) with ``name`` already literal (:func:`plot_text`); lines wrap at about ``width`` characters.
+    colour, name) with ``name`` already literal (:func:`plot_text`); lines wrap at about ``width`` characters;
+    ``above``: pixels left free between the plot and the legend (for subplot titles).
     """
     rows, row, used = [], [], 0
     for symbol, colour, name in entries:
@@ -124,8 +125,8 @@ def text_legend(spec: Spec, entries: Sequence[tuple[str, str, str]], *, width: i
     rows += ["   ".join(row)] if row else []
     relayout(spec, showlegend=False)
     annotate(spec, text="<br>".join(rows), x=0, y=1, xref="paper", yref="paper", xanchor="left", yanchor="bottom",
-             align="left", showarrow=False, yshift=6)
-    return 14 + 20 * len(rows)
+             align="left", showarrow=False, yshift=6 + above)
+    return 14 + above + 20 * len(rows)
 
 
 def fixed_margins(spec: Spec, *, t: int, b: int = 50, l: int = 60, r: int = 20) -> Spec:

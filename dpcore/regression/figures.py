@@ -18,6 +18,7 @@ from dpcore.figures import (
     base_layout,
     curve,
     epsilon_axis,
+    fixed_margins,
     hline,
     mark_epsilon,
     new_spec,
@@ -26,6 +27,7 @@ from dpcore.figures import (
     relayout,
     rgba,
     subplots,
+    text_legend,
     to_figure,
     vline,
 )
@@ -38,14 +40,20 @@ BLUES = [list(stop) for stop in go.Heatmap(colorscale="Blues").colorscale]
 
 def predicted_vs_observed(y_obs, pred_private, pred_nonprivate, *, rho_private: float, rho_nonprivate: float,
                           y_label: str = "observed response") -> go.Figure:
-    """Test-set scatter of predictions against observations, private and non-private, with Spearman ρ."""
+    """Test-set scatter of predictions against observations, private and non-private, with Spearman ρ.
+
+    The page's headline, redrawn from scratch on every move of ε or the budget split: the legend is text and the
+    margins fixed (:func:`dpcore.figures.text_legend`), which spares Plotly a second layout pass.
+    """
     fig = new_spec()
-    add_trace(fig, dict(type="scatter", x=y_obs, y=pred_nonprivate, mode="markers",
-                        name=f"non-private (ρ = {rho_nonprivate:.3f})",
+    nonprivate = f"non-private (ρ = {rho_nonprivate:.3f})"
+    private = f"private preview (ρ = {rho_private:.3f})"
+    add_trace(fig, dict(type="scatter", x=y_obs, y=pred_nonprivate, mode="markers", name=nonprivate,
                         marker=dict(color=NONPRIVATE, size=6, opacity=0.55, symbol="circle-open")))
-    add_trace(fig, dict(type="scatter", x=y_obs, y=pred_private, mode="markers",
-                        name=f"private preview (ρ = {rho_private:.3f})", marker=dict(color=PRIVATE, size=6, opacity=0.7)))
+    add_trace(fig, dict(type="scatter", x=y_obs, y=pred_private, mode="markers", name=private,
+                        marker=dict(color=PRIVATE, size=6, opacity=0.7)))
     base_layout(fig, x_title=plot_text(y_label), y_title="prediction", height=420)
+    fixed_margins(fig, t=text_legend(fig, [("○", NONPRIVATE, nonprivate), ("●", PRIVATE, private)]), b=55, l=70)
     return to_figure(relayout(fig, hovermode="closest"))
 
 
@@ -77,12 +85,16 @@ def _model_bands(fig, x, values: np.ndarray, models: Sequence[str], shown: Seque
         if name not in shown:
             continue
         mean, lo, hi = quantile_band(values[m], 0.1, 0.9, axis=-1)
-        colour = MODEL_COLOURS.get(name, PALETTE[m % len(PALETTE)])
+        colour = _model_colour(m, name)
         band(fig, x, lo, hi, name=f"{name} 10–90%", colour=colour, alpha=0.12, showlegend=False, legendgroup=name,
              axis=axis)
         curve(fig, x, mean, name=name, colour=colour, legendgroup=name, dash="dot" if m == 0 else None,
               showlegend=showlegend, **({} if axis is None else dict(xaxis=f"x{axis}", yaxis=f"y{axis}")),
               **(dict(mode="lines+markers", marker=dict(size=5)) if markers else {}))
+
+
+def _model_colour(m: int, name: str) -> str:
+    return MODEL_COLOURS.get(name, PALETTE[m % len(PALETTE)])
 
 
 def _compact_legend(fig) -> None:
@@ -193,20 +205,24 @@ def rho_panels(epsilons, rho_eps: np.ndarray, sizes, rho_size: np.ndarray, *, ep
     """Side by side, one shared legend: ρ vs ε (at the chosen size) and ρ vs private size (at the chosen ε).
 
     ``rho_eps`` (models, n_eps, repeats), ``rho_size`` (models, n_sizes, repeats); bands are 10–90 %
-    over CV repeats.
+    over CV repeats. Redrawn whenever ε or the CV repeats move: the legend is text and the margins fixed
+    (:func:`dpcore.figures.text_legend`).
     """
     fig = new_spec()
     left, right = subplots(fig, (f"over ε (n = {n_private} private)", f"over private size (ε = {epsilon:g})"),
                            spacing=0.1)
     for axis, x, values in ((left, list(epsilons), rho_eps), (right, list(sizes), rho_size)):
-        _model_bands(fig, x, values, models, shown, axis=axis, showlegend=axis == left, markers=True)
+        _model_bands(fig, x, values, models, shown, axis=axis, showlegend=False, markers=True)
     base_layout(fig, height=480)
     eps = np.asarray(epsilons, dtype=float)
     epsilon_axis(fig, title="ε (log scale; smaller = more private)", axis=left)
     relayout(fig, xaxis=dict(range=[np.log10(eps.min()) - 0.05, np.log10(eps.max()) + 0.05]),
              xaxis2=dict(title=dict(text="private training records")),
              yaxis=dict(title=dict(text="Spearman ρ (held-out)")),
-             margin=dict(t=130), hovermode="x", legend=dict(y=1.13))
+             hovermode="x")
+    legend = [("┈┈" if m == 0 else "━━", _model_colour(m, name), plot_text(name)) for m, name in enumerate(models)
+              if name in shown]
+    fixed_margins(fig, t=text_legend(fig, legend, above=26), b=55)
     for axis in (left, right):
         hline(fig, 0, dict(color="#999", width=1), axis=axis)
     vline(fig, epsilon, dict(color=WARNING, dash="dash", width=1.5), axis=left)
