@@ -383,6 +383,11 @@ def _trade_off() -> None:
                  "the chosen ε."))
     uc, utility_fig = _sweep_at(sweep_draws)
     st.plotly_chart(utility_fig, key="sv_curve")
+    if src.bundled:  # a head start for the draws one step either side (public data only: a shared cache)
+        args = (horizon, grid_unit, compare, estimator)
+        rest = (seed, kind, event_type, risk_set, aware)
+        ui.head_start("sv_Rc", [(0.3, lambda r=r: _bundled_sweep_figure(name, *args, r, *rest))
+                                for r in ui.steps_around(DRAW_OPTIONS, sweep_draws)])
     ui.teaching("Each point repeats the whole release many times at one ε and measures how far the private curve "
                 "lands from the non-private one (left: the largest gap; middle: the gap summed over time). Moving "
                 "right (larger ε) means less noise and weaker privacy. Read the ε chosen above off the horizontal "

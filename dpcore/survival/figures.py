@@ -16,11 +16,13 @@ from dpcore.figures import (
     base_layout,
     curve,
     epsilon_axis,
+    fixed_margins,
     new_spec,
     on,
     plot_text,
     relayout,
     subplots,
+    text_legend,
     to_figure,
     vline,
 )
@@ -28,6 +30,7 @@ from dpcore.survival.estimators import CurveSet
 from dpcore.survival.grid import ESTIMATORS
 from dpcore.survival.monte_carlo import UtilityCurve
 
+BAND = "rgba(31,111,209,0.18)"  # the private colour, translucent: Monte-Carlo bands
 Y_TITLES = {"km": "survival probability S(t)", "na": "cumulative hazard H(t)", "cif": "cumulative incidence F(t)"}
 
 
@@ -97,7 +100,11 @@ UTILITY_PANELS = (
 
 
 def utility_figure(uc: UtilityCurve, epsilon: float | None, *, time_unit: str = "time units") -> go.Figure:
-    """Privacy–utility curves over ε (mean and 5–95 % band over draws), chosen ε marked (unless None)."""
+    """Privacy–utility curves over ε (mean and 5–95 % band over draws), chosen ε marked (unless None).
+
+    Redrawn whenever the draws per ε change: the legend is text above the panels and the margins are fixed
+    (:func:`dpcore.figures.text_legend`).
+    """
     panels = [(n, l) for n, l in UTILITY_PANELS if getattr(uc, n) is not None]
     fig = new_spec()
     axes = subplots(fig, [l for _, l in panels], spacing=0.09)
@@ -114,11 +121,11 @@ def utility_figure(uc: UtilityCurve, epsilon: float | None, *, time_unit: str = 
         add_trace(fig, on(axis, dict(type="scatter", x=x, y=hi, mode="lines", line=dict(width=0), showlegend=False,
                                      hoverinfo="skip")))
         add_trace(fig, on(axis, dict(type="scatter", x=x, y=lo, mode="lines", line=dict(width=0), fill="tonexty",
-                                     fillcolor="rgba(31,111,209,0.18)", showlegend=first,
+                                     fillcolor=BAND, showlegend=False,
                                      name="5–95 % of draws" if name != "logrank_agree" else "95 % CI",
                                      hoverinfo="skip")))
         add_trace(fig, on(axis, dict(type="scatter", x=x, y=mean, mode="lines+markers", line=dict(color=PRIVATE, width=2),
-                                     marker=dict(size=4), name="mean over draws", showlegend=first)))
+                                     marker=dict(size=4), name="mean over draws", showlegend=False)))
         if epsilon is not None:
             vline(fig, epsilon, dict(color=WARNING, dash="dash", width=1.5), axis=axis)
         epsilon_axis(fig, title="ε (log scale)", axis=axis)
@@ -128,11 +135,12 @@ def utility_figure(uc: UtilityCurve, epsilon: float | None, *, time_unit: str = 
         relayout(fig, yaxis2=dict(title=dict(text=f"error ({time_unit} × prob.)")))
     base_layout(fig, height=400)
     relayout(fig, xaxis=dict(title=dict(text="ε (log scale)")),  # base_layout blanks the first axis title
-             hovermode="x", margin=dict(t=40, b=110),
-             legend=dict(orientation="h", yanchor="top", y=-0.33, xanchor="left", x=0.0))
+             hovermode="x")
+    legend = [("■", BAND, "5–95 % of draws" + (" (log-rank agreement: its 95 % CI)" if uc.logrank_agree is not None
+                                               else "")), ("━●━", PRIVATE, "mean over draws")]
     if epsilon is not None:
-        annotate(fig, text=f"red dashed line: chosen ε = {epsilon:g}", xref="paper", yref="paper", x=1, y=-0.33,
-                 showarrow=False, font=dict(color=WARNING, size=12), xanchor="right", yanchor="top")
+        legend.append(("╍╍", WARNING, f"chosen ε = {epsilon:g}"))
+    fixed_margins(fig, t=text_legend(fig, legend, above=26), b=60)
     return to_figure(fig)
 
 
