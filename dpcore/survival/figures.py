@@ -21,6 +21,7 @@ from dpcore.figures import (
     on,
     plot_text,
     relayout,
+    rgba,
     subplots,
     text_legend,
     to_figure,
@@ -65,8 +66,9 @@ def headline_figure(private: CurveSet, exact: CurveSet | None, *, estimator: str
     base_layout(fig, x_title=time_label, y_title=Y_TITLES[estimator], height=460)
     relayout(fig, yaxis=dict(range=_y_range(estimator, private.ci_upper, exact.ci_upper if exact else None)),
              margin=dict(t=80) if legend else dict(t=30))
-    if not legend:
+    if not legend:  # nor a second layout pass for margins
         relayout(fig, showlegend=False)
+        fixed_margins(fig, t=30, b=55)
     if title:
         annotate(fig, text=title, xref="paper", yref="paper", x=1, y=0.98, showarrow=False, xanchor="right",
                  font=dict(size=12, color=NONPRIVATE), bgcolor="rgba(255,255,255,0.7)")
@@ -75,7 +77,11 @@ def headline_figure(private: CurveSet, exact: CurveSet | None, *, estimator: str
 
 def draws_figure(times: np.ndarray, draws: np.ndarray, exact: np.ndarray, *, estimator: str = "km",
                  time_label: str = "time", n_shown: int = 30) -> go.Figure:
-    """Band of R private curves (5–95 % and the mean) around the non-private curve, plus a few draws."""
+    """Band of R private curves (5–95 % and the mean) around the non-private curve, plus a few draws.
+
+    Redrawn on every move of ε or of the draws: the legend is text and the margins are fixed
+    (:func:`dpcore.figures.text_legend`).
+    """
     fig = new_spec()
     lo, hi = np.nanquantile(draws, [0.05, 0.95], axis=0)
     m = min(n_shown, draws.shape[0])
@@ -89,6 +95,10 @@ def draws_figure(times: np.ndarray, draws: np.ndarray, exact: np.ndarray, *, est
     curve(fig, times, draws.mean(axis=0), name="private: mean of draws", colour=PRIVATE, step=True, dash="dash")
     curve(fig, times, exact, name="non-private", colour=NONPRIVATE, step=True)
     base_layout(fig, x_title=time_label, y_title=Y_TITLES[estimator], height=400)
+    legend = ([("━━", rgba(PRIVATE, 0.45), f"{m} single private draws")] if m else []) + [
+        ("■", rgba(PRIVATE, 0.22), f"private: 5–95 % of {draws.shape[0]} draws"),
+        ("╍╍", PRIVATE, "private: mean of draws"), ("━━", NONPRIVATE, "non-private")]
+    fixed_margins(fig, t=text_legend(fig, legend), b=55)
     return to_figure(relayout(fig, yaxis=dict(range=_y_range(estimator, hi, exact))))
 
 
