@@ -79,8 +79,10 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
     tested = np.asarray(private.candidates, bool)
     boundary = _candidacy_boundary(private, T)
     if boundary is not None and (~tested).any():
-        band(fig, t, np.maximum(boundary, ymin), np.full(T, 0.5), name="not candidates", colour="#9e9e9e", alpha=0.15,
-             step=True, showlegend=False)
+        flat = np.all(boundary == boundary[0])  # PAPRIKA's 2λ: two points, not T
+        bx, by = (t[[0, -1]], boundary[[0, -1]]) if flat else (t, boundary)
+        band(fig, bx, np.maximum(by, ymin), np.full(bx.size, 0.5), name="not candidates", colour="#9e9e9e",
+             alpha=0.15, step=True, showlegend=False)
     order = np.r_[np.flatnonzero(tested & ~tr), np.flatnonzero(tested & tr)]
     both = truth is not None and tr[tested].any() and not tr[tested].all()
     name = "p-values" if truth is None else "null hypotheses" if not tr[tested].all() else "non-null hypotheses"
