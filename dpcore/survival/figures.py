@@ -127,7 +127,6 @@ def utility_figure(uc: UtilityCurve, epsilon: float | None, *, time_unit: str = 
         else:
             mean, (lo, hi) = np.nanmean(v, 1), np.nanquantile(v, [0.05, 0.95], axis=1)
         x = uc.epsilons
-        first = axis == ""
         add_trace(fig, on(axis, dict(type="scatter", x=x, y=hi, mode="lines", line=dict(width=0), showlegend=False,
                                      hoverinfo="skip")))
         add_trace(fig, on(axis, dict(type="scatter", x=x, y=lo, mode="lines", line=dict(width=0), fill="tonexty",
