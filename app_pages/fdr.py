@@ -313,8 +313,9 @@ def _one_stream_view(s: fdr.Settings, method: str) -> None:
             cols[3].metric("power (private / non-private)", f"{float(pow_p):.2f} / {float(pow_s):.2f}"
                            if np.isfinite(pow_p) else "— (no true effects)")
         ui.teaching(
-            "1. Each dot is the log p-value of a hypothesis the private rule tested (a candidate), in arrival order; the "
-            "others can never be rejected and are only counted (the shaded region above the candidacy boundary). 2. The solid blue step line is the noisy "
+            "1. Each dot is the log p-value of a hypothesis the private rule tested (a candidate), in arrival order; "
+            "the others can never be rejected and are only counted (the shaded region above the candidacy boundary). "
+            "2. The solid blue step line is the noisy "
             "threshold log α_t − A + Z_α: the test level α_t of the rule, lowered by the shift A, plus threshold noise "
             "that is redrawn after every discovery (that is why it jumps at each diamond). 3. A hypothesis is rejected "
             "when it is a candidate (p < 2λ) and log p + Z_t falls below the line — Z_t is fresh noise for every test, "

@@ -111,7 +111,7 @@ def text_legend(spec: Spec, entries: Sequence[tuple[str, str, str]], *, width: i
     For figures redrawn on every slider move: the browser builds a changed chart from scratch, and Plotly's legend
     measures and places each entry and then, with automatic margins, lays the whole plot out again (bench_pages:
     the sparse stem plot's Plotly time fell to a third, the FDR stream's move by a fifth). ``entries``: (symbol,
-    colour, name) with ``name`` already literal (:func:`plot_text`); lines wrap at about ``width`` characters;
+    colour, name) with ``name`` already literal (:func:`plot_text`), no symbol for an empty one; lines wrap at about ``width`` characters;
     ``above``: pixels left free between the plot and the legend (for subplot titles).
     """
     rows, row, used = [], [], 0
@@ -120,7 +120,7 @@ def text_legend(spec: Spec, entries: Sequence[tuple[str, str, str]], *, width: i
         if row and used + n > width:
             rows.append("   ".join(row))
             row, used = [], 0
-        row.append(f"<span style='color:{colour}'>{symbol}</span> {name}")
+        row.append(f"<span style='color:{colour}'>{symbol}</span> {name}" if symbol else name)
         used += n + 3
     rows += ["   ".join(row)] if row else []
     relayout(spec, showlegend=False)

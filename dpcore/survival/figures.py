@@ -31,7 +31,6 @@ from dpcore.survival.estimators import CurveSet
 from dpcore.survival.grid import ESTIMATORS
 from dpcore.survival.monte_carlo import UtilityCurve
 
-BAND = "rgba(31,111,209,0.18)"  # the private colour, translucent: Monte-Carlo bands
 Y_TITLES = {"km": "survival probability S(t)", "na": "cumulative hazard H(t)", "cif": "cumulative incidence F(t)"}
 
 
@@ -64,11 +63,11 @@ def headline_figure(private: CurveSet, exact: CurveSet | None, *, estimator: str
         curve(fig, t, exact.estimate[group], name="non-private", colour=NONPRIVATE, step=True)
     curve(fig, t, private.estimate[group], name="private (one preview draw)", colour=PRIVATE, step=True, width=2.5)
     base_layout(fig, x_title=time_label, y_title=Y_TITLES[estimator], height=460)
-    relayout(fig, yaxis=dict(range=_y_range(estimator, private.ci_upper, exact.ci_upper if exact else None)),
-             margin=dict(t=80) if legend else dict(t=30))
-    if not legend:  # nor a second layout pass for margins
-        relayout(fig, showlegend=False)
-        fixed_margins(fig, t=30, b=55)
+    relayout(fig, yaxis=dict(range=_y_range(estimator, private.ci_upper, exact.ci_upper if exact else None)))
+    if legend:
+        relayout(fig, margin=dict(t=80))
+    else:  # nor a second layout pass for margins
+        fixed_margins(relayout(fig, showlegend=False), t=30, b=55)
     if title:
         annotate(fig, text=title, xref="paper", yref="paper", x=1, y=0.98, showarrow=False, xanchor="right",
                  font=dict(size=12, color=NONPRIVATE), bgcolor="rgba(255,255,255,0.7)")
@@ -91,12 +90,14 @@ def draws_figure(times: np.ndarray, draws: np.ndarray, exact: np.ndarray, *, est
         ys = np.concatenate([np.append(draws[i], np.nan) for i in range(m)])
         add_trace(fig, dict(type="scatter", x=xs, y=ys, mode="lines", line=dict(color=PRIVATE, width=0.6, shape="hv"),
                             opacity=0.3, hoverinfo="skip", name=f"{m} single private draws", connectgaps=False))
-    band(fig, times, lo, hi, name=f"private: 5–95 % of {draws.shape[0]} draws", colour=PRIVATE, alpha=0.22, step=True)
+    band_alpha = 0.22
+    band(fig, times, lo, hi, name=f"private: 5–95 % of {draws.shape[0]} draws", colour=PRIVATE, alpha=band_alpha,
+         step=True)
     curve(fig, times, draws.mean(axis=0), name="private: mean of draws", colour=PRIVATE, step=True, dash="dash")
     curve(fig, times, exact, name="non-private", colour=NONPRIVATE, step=True)
     base_layout(fig, x_title=time_label, y_title=Y_TITLES[estimator], height=400)
     legend = ([("━━", rgba(PRIVATE, 0.45), f"{m} single private draws")] if m else []) + [
-        ("■", rgba(PRIVATE, 0.22), f"private: 5–95 % of {draws.shape[0]} draws"),
+        ("■", rgba(PRIVATE, band_alpha), f"private: 5–95 % of {draws.shape[0]} draws"),
         ("╍╍", PRIVATE, "private: mean of draws"), ("━━", NONPRIVATE, "non-private")]
     fixed_margins(fig, t=text_legend(fig, legend), b=55)
     return to_figure(relayout(fig, yaxis=dict(range=_y_range(estimator, hi, exact))))
@@ -116,6 +117,7 @@ def utility_figure(uc: UtilityCurve, epsilon: float | None, *, time_unit: str = 
     (:func:`dpcore.figures.text_legend`).
     """
     panels = [(n, l) for n, l in UTILITY_PANELS if getattr(uc, n) is not None]
+    band_colour = rgba(PRIVATE, 0.18)
     fig = new_spec()
     axes = subplots(fig, [l for _, l in panels], spacing=0.09)
     for axis, (name, label) in zip(axes, panels):
@@ -130,7 +132,7 @@ def utility_figure(uc: UtilityCurve, epsilon: float | None, *, time_unit: str = 
         add_trace(fig, on(axis, dict(type="scatter", x=x, y=hi, mode="lines", line=dict(width=0), showlegend=False,
                                      hoverinfo="skip")))
         add_trace(fig, on(axis, dict(type="scatter", x=x, y=lo, mode="lines", line=dict(width=0), fill="tonexty",
-                                     fillcolor=BAND, showlegend=False,
+                                     fillcolor=band_colour, showlegend=False,
                                      name="5–95 % of draws" if name != "logrank_agree" else "95 % CI",
                                      hoverinfo="skip")))
         add_trace(fig, on(axis, dict(type="scatter", x=x, y=mean, mode="lines+markers", line=dict(color=PRIVATE, width=2),
@@ -145,7 +147,7 @@ def utility_figure(uc: UtilityCurve, epsilon: float | None, *, time_unit: str = 
     base_layout(fig, height=400)
     relayout(fig, xaxis=dict(title=dict(text="ε (log scale)")),  # base_layout blanks the first axis title
              hovermode="x")
-    legend = [("■", BAND, "5–95 % of draws" + (" (log-rank agreement: its 95 % CI)" if uc.logrank_agree is not None
+    legend = [("■", band_colour, "5–95 % of draws" + (" (log-rank agreement: its 95 % CI)" if uc.logrank_agree is not None
                                                else "")), ("━●━", PRIVATE, "mean over draws")]
     if epsilon is not None:
         legend.append(("╍╍", WARNING, f"chosen ε = {epsilon:g}"))
