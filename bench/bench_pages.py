@@ -10,7 +10,9 @@ For every method page and the audit page:
   (the server's caches are warm: the slider phase visited the page before). The bare page's first visit is a
   reload of it (it has no navigation).
 - **where the time goes**, per ε move (medians): *server* = key press → last websocket message of the rerun
-  (script + serialisation + wire), *browser* = last message → idle (Plotly and React), *wire* = bytes received.
+  (script + serialisation + wire), *browser* = last message → idle (Plotly and React), *wire* = bytes received,
+  *Plotly passes* = full draws of a chart (Streamlit mounts a changed chart anew and draws it twice: once before
+  its container's width is known, hidden, and again with it), *markers* = point markers drawn over those passes.
   And from an in-process run of the page (AppTest, the whole script): the script's time and, of it, the time
   spent serialising figures (``plotly.io.to_json``). And the browser's main thread during one more ε move
   (Chrome's sampling profiler): CPU in Plotly, in the rest of the JavaScript, in native work (layout, paint and other non-JS work; the bare page shows its baseline), in GC.
@@ -54,8 +56,10 @@ NAV_TITLES = {"survival": "Survival curves", "regression": "Drug sensitivity", "
 TARGETS = {"median": 2.5, "worst": 4.0, "audit": 1.5, "first_visit": 3.0}
 MOVES = 6
 
-#: records the last DOM change, and every websocket message (time, bytes) the page receives
+#: records the last DOM change, every websocket message (time, bytes) the page receives, and every Plotly draw
+#: (``plotly_afterplot`` of each chart Streamlit mounts: one per pass over a chart, with the markers it drew)
 INIT = """(() => {
+  window.__passes = [];
   window.__msgs = [];
   const Native = window.WebSocket;
   window.WebSocket = function (...args) {
@@ -70,8 +74,16 @@ INIT = """(() => {
   Object.assign(window.WebSocket, {CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3});
   const start = () => {
     window.__last = performance.now();
-    new MutationObserver(() => { window.__last = performance.now(); })
-      .observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
+    new MutationObserver((records) => {
+      window.__last = performance.now();
+      for (const r of records) for (const n of r.addedNodes) {
+        const gd = n.classList && n.classList.contains('plot-container') ? n.parentElement : null;
+        if (gd && gd.on && !gd.__counted) {
+          gd.__counted = true;
+          gd.on('plotly_afterplot', () => window.__passes.push(gd.querySelectorAll('path.point').length));
+        }
+      }
+    }).observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
   };
   if (document.body) start(); else document.addEventListener('DOMContentLoaded', start);
 })()"""
@@ -122,17 +134,20 @@ def _open_tab(page, tab: str) -> None:
 
 
 def _moves(page, label: str) -> dict:
-    """Six moves of one slider: seconds to idle, and the per-move breakdown (server, browser, bytes)."""
+    """Six moves of one slider: seconds to idle, and the per-move breakdown (server, browser, bytes, Plotly passes
+    and the markers they drew)."""
     slider = _slider(page, label)
     slider.wait_for(timeout=60_000)
-    times, server, browser, wire = [], [], [], []
+    times, server, browser, wire, passes, points = [], [], [], [], [], []
     for i in range(MOVES):
         slider.focus()
-        start = page.evaluate("() => { window.__msgs.length = 0; return performance.now(); }")
+        start = page.evaluate("() => { window.__msgs.length = 0; window.__passes.length = 0; return performance.now(); }")
         page.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
         _settle(page)
-        last, msgs = page.evaluate("() => [window.__last, window.__msgs]")
+        last, msgs, drawn = page.evaluate("() => [window.__last, window.__msgs, window.__passes]")
         times.append((last - start) / 1000.0)
+        passes.append(len(drawn))
+        points.append(sum(drawn))
         if msgs:
             server.append((msgs[-1][0] - start) / 1000.0)
             browser.append(max(last - msgs[-1][0], 0.0) / 1000.0)
@@ -141,7 +156,8 @@ def _moves(page, label: str) -> dict:
     return {"times": [round(t, 3) for t in times], "median_s": round(med(times), 3), "max_s": round(max(times), 3),
             "server_s": round(med(server), 3) if server else None,
             "browser_s": round(med(browser), 3) if browser else None,
-            "wire_kB": round(med(wire) / 1000, 1) if wire else None}
+            "wire_kB": round(med(wire) / 1000, 1) if wire else None,
+            "plotly_passes": med(passes), "markers_drawn": med(points)}
 
 
 def _browser_cpu(page, label: str = "ε") -> dict:
@@ -316,11 +332,12 @@ def _report(runs: list[dict]) -> None:
              f"{'yes' if met else 'no'} in this run (the tables below); in {sum(met_runs)} of {len(met_runs)} consecutive "
              "runs (each with fresh servers and browser).", "",
              "| page | slider | median (s) | worst (s) | median × bare | worst × bare | server (s) | browser (s) | "
-             "wire (kB) |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "wire (kB) | Plotly passes | markers drawn |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name, r in results.items():
         for label, s in r["sliders"].items():
             lines.append(f"| {name} | {label} | {s['median_s']} | {s['max_s']} | {s['median_x']} | {s['worst_x']} | "
-                         f"{s['server_s']} | {s['browser_s']} | {s['wire_kB']} |")
+                         f"{s['server_s']} | {s['browser_s']} | {s['wire_kB']} | {s['plotly_passes']} | "
+                         f"{s['markers_drawn']} |")
     lines += ["", "| page | first visit (s) | × bare | whole script in-process, ε step (s) | of it figure "
               "serialisation (s) | figures |", "| --- | --- | --- | --- | --- | --- |"]
     for name, r in results.items():
@@ -335,7 +352,9 @@ def _report(runs: list[dict]) -> None:
                      f"{c.get('GC', '')} |")
     lines += ["", "*server*: key press → last websocket message of the rerun (script, serialisation, wire; on the "
               "method pages only the ε fragment reruns for ε); *browser*: last message → idle (React, Plotly); "
-              "*wire*: bytes received per move. The in-process column runs the whole page script (AppTest), an upper "
+              "*wire*: bytes received per move; *Plotly passes*: full draws of a chart per move (Streamlit mounts a "
+              "changed chart anew and draws it twice: hidden before its container's width is known, then with it); "
+              "*markers drawn*: point markers over those passes (Plotly's time grows with them). The in-process column runs the whole page script (AppTest), an upper "
               "bound for a fragment rerun."]
     if len(runs) > 1:
         lines += ["", "Every run, each ratio against that run's bare page (median × bare / worst × bare; first visit × bare):",
