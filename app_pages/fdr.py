@@ -301,8 +301,8 @@ def _one_stream_view(s: fdr.Settings, method: str) -> None:
         one = fdr.run_method(method, p1, s, rng=np.random.default_rng(seed + 5), keep_threshold=True).squeeze()
         base_one = fdr.run_method("SAFFRON AI" if method == "PAPRIKA AI" else "SAFFRON", p1, s).squeeze()
         st.subheader(f"One stream: {one.method} vs {base_one.method}")
-        st.plotly_chart(ff.stream_figure(one, p1[0], truth=None if truth_runs is None else truth_runs[0],
-                                         nonprivate=base_one, cutoff=s.cutoff), key="fdr_fig_stream")
+        ui.live_chart(ff.stream_figure(one, p1[0], truth=None if truth_runs is None else truth_runs[0],
+                                       nonprivate=base_one, cutoff=s.cutoff), key="fdr_fig_stream")
         cols = st.columns(4)
         cols[0].metric(f"{one.method} discoveries", int(one.rejections.sum()))
         cols[1].metric(f"{base_one.method} discoveries", int(base_one.rejections.sum()))

@@ -357,8 +357,8 @@ def _cv_view(*, epsilon: float, split: tuple, n_test: int) -> None:
     rho_np_size = by_size.rho[0, :, 0].mean(-1)
     rho_rp = float(by_size.rho[1, -1, 0].mean())
     equiv = equivalent_sample_size(by_size.sizes, rho_np_size, rho_rp)
-    st.plotly_chart(rf.rho_panels(by_eps.epsilons, by_eps.rho[:, 0], by_size.sizes, by_size.rho[:, :, 0],
-                                  epsilon=epsilon, n_private=n_priv, equivalent=equiv, shown=shown), key="rg_curves")
+    ui.live_chart(rf.rho_panels(by_eps.epsilons, by_eps.rho[:, 0], by_size.sizes, by_size.rho[:, :, 0],
+                                epsilon=epsilon, n_private=n_priv, equivalent=equiv, shown=shown), key="rg_curves")
     eq_text = (f"robust private LR with {n_priv} private records reaches the mean ρ of non-private LR with about "
                f"**{equiv:.0f}** records" if np.isfinite(equiv) else
                "the private mean ρ is below the non-private curve's smallest size (or above its largest), so no "
@@ -462,8 +462,8 @@ def _at_epsilon() -> None:
     v_fit, v_draws, v_coef, v_cv, v_target, v_heat, v_split = ui.view_tabs(VIEWS, key="rg_view")
     with v_fit:
         if v_fit.open:
-            st.plotly_chart(rf.predicted_vs_observed(yt, pred_draws[0], pred_np, rho_private=float(rho_draws[0]),
-                                                     rho_nonprivate=rho_np, y_label=src.y_label), key="rg_headline")
+            ui.live_chart(rf.predicted_vs_observed(yt, pred_draws[0], pred_np, rho_private=float(rho_draws[0]),
+                                                   rho_nonprivate=rho_np, y_label=src.y_label), key="rg_headline")
             ui.teaching("1. Centre and scale each record (free, or a small charged DP mean). 2. Clip. 3. Add Laplace "
                         "noise to the three sums. 4. Repair the noisy nxx to be positive semi-definite and compute the "
                         "Bayesian posterior mean — all post-processing. This plot is one preview draw; the “Noise "

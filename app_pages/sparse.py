@@ -306,7 +306,7 @@ def _coefficients_view(coefs: dict) -> None:
     for m in ("nonprivate",) + tuple(x for x in sp.METHODS if x != "nonprivate"):
         if m in coefs and (m in methods or m == "nonprivate"):
             stems[LABELS[m]] = coefs[m][0]
-    st.plotly_chart(sf.stem_figure(stems, feature_names=data.feature_names or None), key="sp_stem")
+    ui.live_chart(sf.stem_figure(stems, feature_names=data.feature_names or None), key="sp_stem")
     ui.teaching(
         "Each stem is one coefficient; only features that some method selected are shown. Filled dots are in a "
         "method's support (its s kept coefficients). 1. The teacher (dark grey) is ordinary sparse regression on the private "

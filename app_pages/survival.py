@@ -277,10 +277,10 @@ def _at_epsilon() -> None:
                                              estimator=estimator, event_type=event_type, pool_groups=True,
                                              risk_set=risk_set)
             st.subheader(f"{sv.ESTIMATORS[estimator]}: private vs non-private")
-            st.plotly_chart(sf.headline_figure(private_pooled, exact_pooled, estimator=estimator,
-                                               noise_band=(band_lo, band_hi), time_label=time_label,
-                                               title="all groups pooled" if G > 1 else None, legend=False),
-                            key="sv_headline")
+            ui.live_chart(sf.headline_figure(private_pooled, exact_pooled, estimator=estimator,
+                                             noise_band=(band_lo, band_hi), time_label=time_label,
+                                             title="all groups pooled" if G > 1 else None, legend=False),
+                          key="sv_headline")
             st.caption("Thick blue line: the private curve (one preview draw); darker blue shading: its Greenwood "
                        "interval; lighter blue shading: the noise-aware band. Dark grey line: the non-private curve; "
                        "dotted grey lines: its Greenwood interval. Hover over the chart for the values.")
@@ -316,8 +316,8 @@ def _at_epsilon() -> None:
             st.subheader(f"Utility over {draws} noise draws")
             many = sv.noisy_counts(counts, noise, rng=np.random.default_rng(seed + 7), draws=draws)
             draw_curves = _curves(many.pooled()).estimate[:, 0]
-            st.plotly_chart(sf.draws_figure(exact_pooled.times, draw_curves, exact_pooled.estimate[0],
-                                            estimator=estimator, time_label=time_label), key="sv_draws")
+            ui.live_chart(sf.draws_figure(exact_pooled.times, draw_curves, exact_pooled.estimate[0],
+                                          estimator=estimator, time_label=time_label), key="sv_draws")
             util = sv.utility(counts, epsilon, draws=draws, rng=np.random.default_rng(seed + 11), estimator=estimator,
                               kind=kind, event_type=event_type, risk_set=risk_set, noise_aware_logrank=aware)
             summary = util.summary()
@@ -382,7 +382,7 @@ def _trade_off() -> None:
             help="Simulated releases at each ε of the curve below. The release's internal note quotes the curve at "
                  "the chosen ε."))
     uc, utility_fig = _sweep_at(sweep_draws)
-    st.plotly_chart(utility_fig, key="sv_curve")
+    ui.live_chart(utility_fig, key="sv_curve")
     if src.bundled:  # a head start for the draws one step either side (public data only: a shared cache)
         args = (horizon, grid_unit, compare, estimator)
         rest = (seed, kind, event_type, risk_set, aware)

@@ -1,0 +1,88 @@
+"""Charts a slider redraws: one Plotly div that stays on the page and is updated in place.
+
+``st.plotly_chart`` keys its element by a hash of the figure, so a figure that changed is a new element: the
+browser mounts it, draws it once hidden (before its container's width is known) and again with that width, two
+full Plotly passes per move (``bench/bench_pages.py`` counts them). ``live_chart`` mounts a small component
+(``st.components.v2``, no iframe) under a fixed key instead; its element survives the move and the new figure
+reaches the same div through ``Plotly.react``, which draws once and only what changed.
+
+Plotly.js comes from the installed ``plotly`` package (the same version that wrote the figure), served by
+Streamlit's static file serving (``.streamlit/config.toml``) from ``static/`` next to ``app.py``. The look is
+Streamlit's own theme for Plotly charts, as the browser applies it to ``st.plotly_chart`` (``plotly_theme.json``,
+read from Streamlit 1.67 in Chromium), so a live chart looks like the charts beside it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import plotly
+import plotly.graph_objects as go
+import plotly.io
+import streamlit as st
+
+APP_STATIC = Path(__file__).resolve().parent.parent / "static"
+PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
+THEME = json.loads((Path(__file__).with_name("plotly_theme.json")).read_text())
+DEFAULT_HEIGHT = 450  # Plotly's own default, used when a figure sets none
+
+_JS = """
+function loadPlotly() {
+  if (window.Plotly) return Promise.resolve(window.Plotly);
+  if (!window.__dpcorePlotly) {
+    window.__dpcorePlotly = new Promise((resolve, reject) => {
+      const script = document.createElement('script');
+      script.src = new URL('app/static/plotly.min.js', document.baseURI).href;
+      script.onload = () => resolve(window.Plotly);
+      script.onerror = () => { window.__dpcorePlotly = undefined; reject(new Error('plotly.min.js')); };
+      document.head.appendChild(script);
+    });
+  }
+  return window.__dpcorePlotly;
+}
+
+const CONFIG = {displaylogo: false, responsive: true, modeBarButtonsToRemove: ['lasso2d', 'select2d']};
+
+export default function (component) {
+  const { data, parentElement } = component;
+  let div = parentElement.querySelector('div.dpcore-live-chart');
+  if (!div) {
+    div = document.createElement('div');
+    div.className = 'dpcore-live-chart';
+    parentElement.appendChild(div);
+  }
+  const figure = JSON.parse(data);
+  loadPlotly().then(
+    (Plotly) => Plotly.react(div, figure.data, figure.layout, CONFIG),
+    () => { div.textContent = 'The chart library could not be loaded: reload the page.'; });
+  return () => { if (window.Plotly) window.Plotly.purge(div); };
+}
+"""
+
+_component = st.components.v2.component("dpcore_live_chart", js=_JS, isolate_styles=False)
+
+
+def publish_plotly_js(static_dir: Path = APP_STATIC) -> Path:
+    """Put the installed Plotly.js where Streamlit serves static files (once per install; atomic, so server
+    processes starting together never serve half a file)."""
+    target = static_dir / PLOTLY_JS.name
+    if not target.exists() or target.stat().st_size != PLOTLY_JS.stat().st_size:
+        static_dir.mkdir(exist_ok=True)
+        fd, partial = tempfile.mkstemp(dir=static_dir, suffix=".partial")
+        os.close(fd)
+        shutil.copyfile(PLOTLY_JS, partial)
+        os.chmod(partial, 0o644)
+        os.replace(partial, target)
+    return target
+
+
+def live_chart(figure: go.Figure, *, key: str) -> None:
+    """Draw ``figure`` in the live chart ``key`` (a fixed key per chart: the element is kept across reruns)."""
+    spec = figure.to_plotly_json()
+    layout = dict(spec.get("layout", {}), template=THEME)
+    text = plotly.io.to_json(dict(data=spec.get("data", []), layout=layout), validate=False)
+    _component(data=text, key=key, height=int(figure.layout.height or DEFAULT_HEIGHT))
