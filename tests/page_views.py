@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 from streamlit.testing.v1 import AppTest
+
+from ui.live_chart import COMPONENT as LIVE_CHART
 
 
 def open_view(at: AppTest, key: str, label: str) -> AppTest:
@@ -11,6 +15,23 @@ def open_view(at: AppTest, key: str, label: str) -> AppTest:
     return at.run()
 
 
+def live_charts(at: AppTest) -> list:
+    """The live charts drawn (``ui.live_chart``: a component element carrying the figure as JSON)."""
+    return [c for c in at.get("bidi_component") if c.proto.component_name == LIVE_CHART]
+
+
 def chart_keys(at: AppTest) -> list[str]:
-    """Keys of the Plotly charts drawn (a chart's element id ends with its key)."""
-    return [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")]
+    """Keys of the charts drawn: ``st.plotly_chart``'s first, then the live charts (an element id ends with its
+    key)."""
+    return [c.proto.id.rsplit("-", 1)[-1] for c in [*at.get("plotly_chart"), *live_charts(at)]]
+
+
+def chart_spec(at: AppTest, key: str) -> dict:
+    """The figure (Plotly JSON) of the chart ``key``, live or not."""
+    for chart in at.get("plotly_chart"):
+        if chart.proto.id.endswith(f"-{key}"):
+            return json.loads(chart.proto.spec)
+    for chart in live_charts(at):
+        if chart.proto.id.endswith(f"-{key}"):
+            return json.loads(json.loads(chart.proto.json))
+    raise KeyError(key)

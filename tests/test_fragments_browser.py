@@ -3,7 +3,8 @@
 Before the move, every figure that does not depend on the chosen ε (the sweeps over ε), and another of the page's
 controls, is tagged through JavaScript and watched by a MutationObserver; after the move the very same DOM
 nodes must still be attached and nothing inside them changed (not re-rendered, not even redrawn in place by
-Plotly.react), while a figure that does depend on ε did change.
+Plotly.react), while a figure that does depend on ε did change. That figure is a live chart (``ui.live_chart``):
+it must change in place, in the same Plotly div, with one Plotly pass.
 """
 
 from __future__ import annotations
@@ -41,6 +42,14 @@ TAG = """(keys) => {
   return null;
 }"""
 
+#: tags the ε-dependent chart's Plotly div and counts its passes (``plotly_afterplot``)
+WATCH_LIVE = """(key) => {
+  const node = document.querySelector(`.st-key-${key} .js-plotly-plot`);
+  window.__dpLive = node;
+  window.__dpPasses = 0;
+  node.on('plotly_afterplot', () => { window.__dpPasses += 1; });
+}"""
+
 CHECK = """() => window.__dpTagged.filter(n => !(n.isConnected && n.__dpTag)).map(n => n.__dpTag || '?')
   .concat([...new Set(window.__dpMutations)].map(k => `${k} changed`))"""
 
@@ -71,6 +80,7 @@ def test_moving_epsilon_leaves_the_figures_that_do_not_depend_on_it(name, app_se
     _wait_quiet(page)
     assert page.evaluate(TAG, fixed + [control]) is None
     before = page.evaluate(SPEC, moving)
+    page.evaluate(WATCH_LIVE, moving)
 
     slider = page.locator('[data-testid="stSlider"]', has_text="Privacy budget ε").locator('input[type="range"]').first
     value = slider.get_attribute("aria-valuetext")
@@ -85,6 +95,8 @@ def test_moving_epsilon_leaves_the_figures_that_do_not_depend_on_it(name, app_se
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.evaluate(CHECK) == [], "re-rendered although they do not depend on ε"
     assert page.evaluate(SPEC, moving) != before, f"{moving} should show the new ε"
+    in_place = page.evaluate(f"() => window.__dpLive === document.querySelector('.st-key-{moving} .js-plotly-plot')")
+    assert in_place and page.evaluate("() => window.__dpPasses") == 1, "the live chart should be updated in place, once"
     page_screenshot(page, f"fragment-{name}")
 
 

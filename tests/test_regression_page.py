@@ -10,6 +10,8 @@ import numpy as np
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from tests.page_views import chart_keys
+
 PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "regression.py")
 
 
@@ -36,7 +38,7 @@ CV = "ρ over ε and size (CV)"
 
 
 def _charts(at: AppTest) -> set[str]:
-    return {c.key for c in at.get("plotly_chart")}
+    return set(chart_keys(at))
 
 
 def _view(at: AppTest, label: str) -> AppTest:

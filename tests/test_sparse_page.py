@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +9,7 @@ import pytest
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-from tests.page_views import chart_keys as _charts, open_view
+from tests.page_views import chart_keys as _charts, chart_spec, open_view
 
 PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "sparse.py")
 
@@ -54,7 +53,7 @@ def test_page_renders_and_reacts_to_epsilon():
 
 def test_gdsc_linear_and_logistic():
     at = _app(sp_src="gdsc", sp_gd="100", sp_R="5")
-    stem = json.loads(at.get("plotly_chart")[0].proto.spec)
+    stem = chart_spec(at, "sp_stem")
     assert any(str(t).startswith(("(intercept)", "TP53", "loss_", "gain_")) or "_mut" in str(t)
                for t in stem["layout"]["xaxis"]["ticktext"])  # real feature names on the axis
     assert any("sensitive" in c.value or "public centre" in c.value for c in at.caption)
@@ -190,7 +189,7 @@ def test_large_settings_put_the_sweep_behind_a_button():
     _ok(at)
     _view(at, "Privacy–utility over ε")
     assert any("press to run" in c.value for c in at.caption)
-    assert not at.get("plotly_chart")
+    assert not _charts(at)
 
 
 def test_controls_with_derived_defaults_follow_them_so_links_reproduce_the_page():
@@ -265,12 +264,12 @@ def test_links_reproduce_the_live_controls_in_every_view_and_the_release_charges
     assert at.select_slider(key="eps").value == 5.0 and at.select_slider(key="sp_delta").value == "1e-8"
     assert at.select_slider(key="sp_R").value == 20 and at.number_input(key="sp_seed").value == 3
     assert "ε = 5, δ = 1e-08" in _noised(at)
-    stem = at.get("plotly_chart")[0].proto.spec
+    stem = chart_spec(at, "sp_stem")
     for view in ("Utility over the draws", "Convergence", "Privacy–utility over ε", "Coefficients"):
         _view(at, view)
         assert {k: float(at.query_params[k]) for k in LIVE_LINK} == {k: float(v) for k, v in LIVE_LINK.items()}, view
         assert at.select_slider(key="sp_delta").value == "1e-8" and at.select_slider(key="sp_R").value == 20
-    assert at.get("plotly_chart")[0].proto.spec == stem
+    assert chart_spec(at, "sp_stem") == stem
     table = _view(at, "Utility over the draws").dataframe[0].value
     assert any(s.value.startswith("Utility over 20 noise draws at ε = 5") for s in at.subheader)
     again = _view(_app(**LIVE_LINK), "Utility over the draws")
@@ -327,4 +326,4 @@ def test_the_next_step_of_each_slider_is_computed_ahead():
             at.select_slider(key=key).set_value(back).run()
     fresh = _app(sp_n="200", sp_d="50", sp_R="5", sp_seed="23", eps="3")
     at.select_slider(key="eps").set_value(3.0).run()
-    assert at.get("plotly_chart")[0].proto.spec == fresh.get("plotly_chart")[0].proto.spec
+    assert chart_spec(at, "sp_stem") == chart_spec(fresh, "sp_stem")

@@ -10,7 +10,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from tests.page_views import chart_keys as _charts, open_view
+from tests.page_views import chart_keys as _charts, chart_spec, open_view
 
 from dpcore import survival as sv
 from dpcore.validation import InputError, read_csv
@@ -221,10 +221,8 @@ def test_only_the_open_view_is_computed_and_drawn():
 
 
 def test_headline_has_no_legend_and_a_caption_names_its_lines():
-    import json
-
     at = _app()
-    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    spec = chart_spec(at, "sv_headline")
     assert spec["layout"]["showlegend"] is False
     captions = " ".join(c.value for c in at.caption)
     assert "Thick blue line: the private curve" in captions and "Dark grey line: the non-private curve" in captions

@@ -63,7 +63,8 @@ export default function (component) {
 }
 """
 
-_component = st.components.v2.component("dpcore_live_chart", js=_JS, isolate_styles=False)
+COMPONENT = "dpcore_live_chart"
+_component = st.components.v2.component(COMPONENT, js=_JS, isolate_styles=False)
 
 
 def publish_plotly_js(static_dir: Path = APP_STATIC) -> Path:

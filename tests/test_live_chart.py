@@ -1,0 +1,57 @@
+"""ui.live_chart: the figure reaches the component as Plotly JSON in Streamlit's look, under its fixed key, and the
+installed Plotly.js is published for static serving (tests/test_fragments_browser.py checks the in-place update)."""
+
+from __future__ import annotations
+
+import os
+
+from streamlit.testing.v1 import AppTest
+
+from tests.page_views import chart_keys, chart_spec, live_charts
+from ui.live_chart import COMPONENT, PLOTLY_JS, THEME, publish_plotly_js
+
+SCRIPT = """
+import plotly.graph_objects as go
+import streamlit as st
+import ui
+
+eps = st.select_slider("Privacy budget ε", options=[1.0, 2.0], value=1.0, key="eps")
+figure = go.Figure(go.Scatter(x=[0, 1, 2], y=[0, eps, 2 * eps], name="private"))
+figure.update_layout(height=321)
+ui.live_chart(figure, key="demo")
+"""
+
+
+def test_the_figure_reaches_the_component_under_its_key_in_streamlits_look():
+    at = AppTest.from_string(SCRIPT).run()
+    assert not at.exception
+    assert chart_keys(at) == ["demo"]
+    spec = chart_spec(at, "demo")
+    assert spec["data"][0]["y"] == [0, 1.0, 2.0] and spec["data"][0]["name"] == "private"
+    assert spec["layout"]["template"] == THEME and spec["layout"]["height"] == 321
+    element = live_charts(at)[0].proto
+    assert element.component_name == COMPONENT and "Plotly.react" in element.js_content
+
+    first_id = element.id
+    at.select_slider(key="eps").set_value(2.0).run()
+    assert chart_spec(at, "demo")["data"][0]["y"] == [0, 2.0, 4.0]
+    assert live_charts(at)[0].proto.id == first_id  # the same element: the browser keeps its Plotly div
+
+
+def test_the_theme_is_streamlits_plotly_look():
+    layout = THEME["layout"]
+    assert "Source Sans" in layout["font"]["family"] and layout["paper_bgcolor"] == "#FFFFFF"
+
+
+def test_plotly_js_is_published_once_and_repaired_when_damaged(tmp_path):
+    target = publish_plotly_js(tmp_path)
+    assert target.read_bytes() == PLOTLY_JS.read_bytes()
+    assert oct(target.stat().st_mode & 0o777) == "0o644"
+    os.utime(target, (1, 1))
+    publish_plotly_js(tmp_path)
+    assert target.stat().st_mtime == 1  # already there: not copied again
+
+    target.write_bytes(b"damaged")
+    publish_plotly_js(tmp_path)
+    assert target.read_bytes() == PLOTLY_JS.read_bytes()
+    assert [p.name for p in tmp_path.iterdir()] == [target.name]  # no partial file left behind
