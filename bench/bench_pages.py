@@ -243,7 +243,7 @@ nxt = options[min(options.index(str(eps.value)) + 1, len(options) - 1)] if str(e
 spent[0] = 0.0
 t = time.perf_counter(); eps.set_value(float(nxt)); at.run(); total = time.perf_counter() - t
 print(json.dumps({{"script_s": round(total, 3), "serialise_s": round(spent[0], 3),
-                   "figures": len(at.get("plotly_chart")), "exceptions": len(at.exception)}}))
+                   "figures": len(at.get("plotly_chart")) + len(at.get("bidi_component")), "exceptions": len(at.exception)}}))
 """
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=900)
     try:
