@@ -14,15 +14,12 @@ from ui import current_dataset, get_ledger, session_id, url_toggle
 from ui.state import forget_current_dataset
 from ui.widgets import LINKED, forget_control
 from ui.layout import TEACHING_KEY, literal
-from ui.live_chart import publish_plotly_js
 
 ROOT = Path(__file__).resolve().parent
 
 # Many sessions share this process and the linear algebra is small: one BLAS thread per call is much faster
 # than several threads competing for two cores.
 threadpool_limits(limits=1, user_api="blas")
-
-publish_plotly_js()  # the live charts' Plotly.js, served from static/ (ui/live_chart.py)
 
 st.set_page_config(page_title="DP trade-offs for clinical data", page_icon=":material/lock:", layout="wide")
 

@@ -3,6 +3,7 @@ installed Plotly.js is published for static serving (tests/test_fragments_browse
 
 from __future__ import annotations
 
+import importlib
 import os
 
 from streamlit.testing.v1 import AppTest
@@ -41,6 +42,22 @@ def test_the_figure_reaches_the_component_under_its_key_in_streamlits_look():
 def test_the_theme_is_streamlits_plotly_look():
     layout = THEME["layout"]
     assert "Source Sans" in layout["font"]["family"] and layout["paper_bgcolor"] == "#FFFFFF"
+
+
+def test_without_a_place_for_plotly_js_the_chart_is_drawn_by_streamlit(monkeypatch):
+    module = importlib.import_module("ui.live_chart")  # the module (the attribute ``ui.live_chart`` is the function)
+
+    def read_only(static_dir=None):
+        raise PermissionError("read-only file system")
+
+    monkeypatch.setattr(module, "publish_plotly_js", read_only)
+    module._plotly_js_served.cache_clear()
+    try:
+        at = AppTest.from_string(SCRIPT).run()
+        assert not at.exception and not live_charts(at) and chart_keys(at) == ["demo"]
+        assert chart_spec(at, "demo")["data"][0]["y"] == [0, 1.0, 2.0]
+    finally:
+        module._plotly_js_served.cache_clear()
 
 
 def test_plotly_js_is_published_once_and_repaired_when_damaged(tmp_path):

@@ -7,13 +7,15 @@ full Plotly passes per move (``bench/bench_pages.py`` counts them). ``live_chart
 reaches the same div through ``Plotly.react``, which draws once and only what changed.
 
 Plotly.js comes from the installed ``plotly`` package (the same version that wrote the figure), served by
-Streamlit's static file serving (``.streamlit/config.toml``) from ``static/`` next to ``app.py``. The look is
+Streamlit's static file serving (``.streamlit/config.toml``) from ``static/`` next to ``app.py``, where the first
+live chart of a server process puts it. The look is
 Streamlit's own theme for Plotly charts, as the browser applies it to ``st.plotly_chart`` (``plotly_theme.json``,
 read from Streamlit 1.67 in Chromium), so a live chart looks like the charts beside it.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -69,7 +71,7 @@ _component = st.components.v2.component(COMPONENT, js=_JS, isolate_styles=False)
 
 def publish_plotly_js(static_dir: Path = APP_STATIC) -> Path:
     """Put the installed Plotly.js where Streamlit serves static files (once per install; atomic, so server
-    processes starting together never serve half a file)."""
+    processes starting together never serve half a file). Raises OSError where the app's folder is read-only."""
     target = static_dir / PLOTLY_JS.name
     if not target.exists() or target.stat().st_size != PLOTLY_JS.stat().st_size:
         static_dir.mkdir(exist_ok=True)
@@ -81,8 +83,22 @@ def publish_plotly_js(static_dir: Path = APP_STATIC) -> Path:
     return target
 
 
+@functools.cache
+def _plotly_js_served() -> bool:
+    """Whether this server can serve Plotly.js to the live charts (checked once per process)."""
+    try:
+        publish_plotly_js()
+    except OSError:
+        return False
+    return True
+
+
 def live_chart(figure: go.Figure, *, key: str) -> None:
-    """Draw ``figure`` in the live chart ``key`` (a fixed key per chart: the element is kept across reruns)."""
+    """Draw ``figure`` in the live chart ``key`` (a fixed key per chart: the element is kept across reruns), or
+    with ``st.plotly_chart`` where Plotly.js cannot be published (a read-only install)."""
+    if not _plotly_js_served():
+        st.plotly_chart(figure, key=key)
+        return
     spec = figure.to_plotly_json()
     layout = dict(spec.get("layout", {}), template=THEME)
     text = plotly.io.to_json(dict(data=spec.get("data", []), layout=layout), validate=False)
