@@ -230,6 +230,7 @@ sys.path.insert(0, {str(ROOT)!r})
 import plotly.io
 import streamlit.elements.plotly_chart as pc
 from streamlit.testing.v1 import AppTest
+from tests.page_views import chart_keys  # Plotly charts and live charts alike
 spent = [0.0]
 native = plotly.io.to_json
 def timed(*a, **k):
@@ -243,7 +244,7 @@ nxt = options[min(options.index(str(eps.value)) + 1, len(options) - 1)] if str(e
 spent[0] = 0.0
 t = time.perf_counter(); eps.set_value(float(nxt)); at.run(); total = time.perf_counter() - t
 print(json.dumps({{"script_s": round(total, 3), "serialise_s": round(spent[0], 3),
-                   "figures": len(at.get("plotly_chart")) + len(at.get("bidi_component")), "exceptions": len(at.exception)}}))
+                   "figures": len(chart_keys(at)), "exceptions": len(at.exception)}}))
 """
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=900)
     try:
