@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -30,12 +29,21 @@ import streamlit as st
 
 APP_STATIC = Path(__file__).resolve().parent.parent / "static"
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
-THEME = json.loads((Path(__file__).with_name("plotly_theme.json")).read_text())
 DEFAULT_HEIGHT = 450  # Plotly's own default, used when a figure sets none
-#: layout keys of axes. Their tick labels may overflow the plot area: Plotly's default for linear axes hides
-#: labels past the chart's edge, measuring every label (a forced layout each) on every draw, about 10 ms a move;
-#: the fixed margins of the charts a slider redraws keep their labels inside anyway.
-AXIS = re.compile(r"[xy]axis\d*")
+
+
+def _theme() -> dict:
+    """Streamlit's Plotly look, and tick labels that may overflow the plot area on every axis that does not say
+    otherwise (a template default). Plotly's default for linear axes hides labels past the chart's edge by
+    measuring every label (a forced layout each) on every draw, about 10 ms of a move; the fixed margins of the
+    charts a slider redraws keep their labels inside anyway."""
+    theme = json.loads(Path(__file__).with_name("plotly_theme.json").read_text())
+    for axis in ("xaxis", "yaxis"):
+        theme["layout"].setdefault(axis, {})["ticklabeloverflow"] = "allow"
+    return theme
+
+
+THEME = _theme()
 
 _JS = """
 function loadPlotly() {
@@ -106,7 +114,5 @@ def live_chart(figure: go.Figure, *, key: str) -> None:
         return
     spec = figure.to_plotly_json()
     layout = dict(spec.get("layout", {}), template=THEME)
-    for name in {"xaxis", "yaxis"} | {k for k in layout if AXIS.fullmatch(k)}:
-        layout[name] = {"ticklabeloverflow": "allow", **layout.get(name, {})}
     text = plotly.io.to_json(dict(data=spec.get("data", []), layout=layout), validate=False)
     _component(data=text, key=key, height=int(figure.layout.height or DEFAULT_HEIGHT))
