@@ -278,7 +278,6 @@ def _noise_summary(s: fdr.Settings) -> None:
     bound = s.alpha + s.delta * T
     z_a, z_t = fdr.paprika_noise_scales(s.epsilon, s.eta, s.cutoff)
     A = fdr.shift_value(s.epsilon, s.delta, s.eta, s.cutoff, T, s.shift)
-    ui.preview_notice()
     st.markdown(f"**Noise at these settings:** threshold noise Z_α ~ Laplace({z_a:.3g}) (redrawn after every discovery), "
                 f"per-test noise Z_t ~ Laplace({z_t:.3g}) on log p, threshold lowered by A = {A:.3g} (in log p units: "
                 f"a p-value must be about e^{A:.3g} ≈ {math.exp(min(A, 700)):.3g} times smaller than α_t to be "
@@ -303,15 +302,15 @@ def _one_stream_view(s: fdr.Settings, method: str) -> None:
         st.subheader(f"One stream: {one.method} vs {base_one.method}")
         ui.live_chart(ff.stream_figure(one, p1[0], truth=None if truth_runs is None else truth_runs[0],
                                        nonprivate=base_one, cutoff=s.cutoff), key="fdr_fig_stream")
-        cols = st.columns(4)
-        cols[0].metric(f"{one.method} discoveries", int(one.rejections.sum()))
-        cols[1].metric(f"{base_one.method} discoveries", int(base_one.rejections.sum()))
+        row = st.container(horizontal=True)  # one block, not four columns: resent on every ε move
+        row.metric(f"{one.method} discoveries", int(one.rejections.sum()))
+        row.metric(f"{base_one.method} discoveries", int(base_one.rejections.sum()))
         if truth_runs is not None:
             fdp_p, pow_p = fdr.fdp_power(one.rejections, truth_runs[0])
             fdp_s, pow_s = fdr.fdp_power(base_one.rejections, truth_runs[0])
-            cols[2].metric("FDP (private / non-private)", f"{float(fdp_p):.2f} / {float(fdp_s):.2f}")
-            cols[3].metric("power (private / non-private)", f"{float(pow_p):.2f} / {float(pow_s):.2f}"
-                           if np.isfinite(pow_p) else "— (no true effects)")
+            row.metric("FDP (private / non-private)", f"{float(fdp_p):.2f} / {float(fdp_s):.2f}")
+            row.metric("power (private / non-private)", f"{float(pow_p):.2f} / {float(pow_s):.2f}"
+                       if np.isfinite(pow_p) else "— (no true effects)")
         ui.teaching(
             "1. Each dot is the log p-value of a hypothesis the private rule tested (a candidate), in arrival order; "
             "the others can never be rejected and are only counted (the shaded region above the candidacy boundary). "
@@ -488,13 +487,10 @@ def _at_epsilon(settings: fdr.Settings, method: str) -> None:
     """Everything that depends on ε (nested in the settings' fragment: moving ε reruns only this, with the settings
     of the last run of the outer one). The views are tabs of which only the open one is computed and drawn, so a
     move redraws one chart."""
-    k0, _ = st.columns([1.3, 2])
-    with k0:
-        epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=5.0, min_value=0.3, max_value=20.0)
+    epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=5.0, min_value=0.3, max_value=20.0,
+                                width=ui.CONTROL_WIDTH)
     settings = dataclasses.replace(settings, epsilon=epsilon)
     _noise_summary(settings)
-    st.caption("The views below are tabs: only the open one is computed, and moving ε or a setting above redraws "
-               "only it.")
     stream_tab, runs_tab, pi1_tab, eps_tab = ui.view_tabs(VIEWS, key="fdr_view")
     summary = None
     with stream_tab:
@@ -513,4 +509,6 @@ def _at_epsilon(settings: fdr.Settings, method: str) -> None:
     attacker_panel("fdr", settings.epsilon, settings.delta)
 
 
+ui.preview_notice("The views further down are tabs: only the open one is computed, and moving ε or a setting "
+                  "redraws only it.")
 _at_settings()

@@ -447,8 +447,6 @@ def _at_epsilon() -> None:
     prep, bx, by, noise, yt = pv.prep, pv.bx, pv.by, pv.noise, src.y[test]
     pred_draws, rho_draws, pred_np, rho_np = pv.pred, pv.rho, pv.pred_nonprivate, pv.rho_nonprivate
 
-    st.subheader("Preview at this ε")
-    ui.preview_notice()
     st.markdown(
         f"**What is noised:** after centring ({'; '.join(prep.describe())}), scaling each record to length 1 and "
         f"clipping features at ±Bx = {bx:.3g} and responses at ±By = {by:.3g}: the {d * (d + 1) // 2} distinct entries "
@@ -457,8 +455,6 @@ def _at_epsilon() -> None:
         + (f"{n_pub} public records are added without noise and are not protected." if n_pub else "")
     )
 
-    st.caption("Views: only the open one is computed, and moving ε (or a control above) redraws just that one. The "
-               "cross-validation runs only while its view is open.")
     v_fit, v_draws, v_coef, v_cv, v_target, v_heat, v_split = ui.view_tabs(VIEWS, key="rg_view")
     with v_fit:
         if v_fit.open:
@@ -571,4 +567,7 @@ def _at_epsilon() -> None:
     attacker_panel("regression", epsilon)
 
 
+st.subheader("Preview at this ε")
+ui.preview_notice("Views: only the open one is computed, and moving ε (or a control below) redraws just that one. The "
+                  "cross-validation runs only while its view is open.")
 _at_epsilon()

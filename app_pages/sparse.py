@@ -410,17 +410,14 @@ def _sweep_view(delta: float, R: int, seed: int) -> None:
 def _live() -> None:
     """Everything that depends on ε, δ, the repeats or the preview seed: moving one of them reruns only this, and
     of its views only the open one is computed and drawn."""
-    e0, e1, e2, e3 = st.columns([1.6, 1, 1, 0.8])
-    with e0:
+    with st.container(horizontal=True, gap="medium"):  # one block, not four columns: resent on every move
         epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=2.0, min_value=0.1, max_value=20.0)
-    with e1:
-        delta_choice = ui.url_select_slider("δ", key="sp_delta", options=DELTAS, value="1/n²")
+        delta_choice = ui.url_select_slider("δ", key="sp_delta", options=DELTAS, value="1/n²", width=240)
         delta = _delta(delta_choice, n)
-    with e2:
-        R = int(ui.url_select_slider("Repeats (noise draws)", key="sp_R", options=REPEATS, value=10))
-    with e3:
+        R = int(ui.url_select_slider("Repeats (noise draws)", key="sp_R", options=REPEATS, value=10, width=240))
         seed = int(ui.url_number("Preview seed", key="sp_seed", min_value=0, max_value=10_000, value=0, step=1,
-                                 help="Seeds the preview only; a release is seeded by the operating system."))
+                                 help="Seeds the preview only; a release is seeded by the operating system.",
+                                 width=150))
     result = None
     with ui.show_errors("Could not fit"):
         with st.spinner("Fitting…"):
@@ -432,14 +429,12 @@ def _live() -> None:
         return
     coefs, metrics, noises = result
 
-    ui.preview_notice()
     if "kt" in noises:
         kt_noise = noises["kt"][0]
         st.markdown(f"**What is noised (knowledge transfer):** the teacher's answers ⟨θ̂, x̃_i⟩ on m = {m_syn} public "
                     f"synthetic points x̃_i ~ Uniform[−K, K]^d get {kt_noise}; the teacher's ridge "
                     f"λ = {noises['kt_lambda']:.3g}. The student only ever sees those noisy answers.")
 
-    st.caption("One view at a time: only the open tab is computed, and moving ε, δ or the repeats redraws just that view.")
     coef_tab, draws_tab, conv_tab, sweep_tab = ui.view_tabs(VIEWS, key="sp_view")
     with coef_tab:
         if coef_tab.open:
@@ -508,6 +503,8 @@ st.warning(
     icon=":material/warning:",
 )
 
+ui.preview_notice("One view at a time: only the open tab below is computed, and moving ε, δ or the repeats redraws "
+                  "just that view.")
 _live()
 
 # ---- what a release exports (static) ---------------------------------------------------------------------

@@ -250,14 +250,11 @@ def _at_epsilon() -> None:
 
     Its views are tabs of which only the open one is computed and drawn: a move redraws one chart.
     """
-    e1, _ = st.columns([1.3, 2])
-    with e1:
-        epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=1.0)
+    epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=1.0, width=ui.CONTROL_WIDTH)
     noise = sv.survival_noise(epsilon, G, kind=kind)
     rng = np.random.default_rng(seed)
     noisy = sv.noisy_counts(counts, noise, rng=rng)  # the preview release every view shows
 
-    ui.preview_notice()
     st.markdown(
         f"**What is noised:** per {'group' if G > 1 else 'data set'}, the number of people at time 0 and, in each of the "
         f"{grid.k} bins, the number of events{' of each type' if len(src.event_labels) > 1 else ''} and of censorings. "
@@ -265,8 +262,6 @@ def _at_epsilon() -> None:
         f"(standard deviation). Everything else is computed from those noisy counts."
     )
     labels = VIEWS if G > 1 else VIEWS[:2]
-    st.caption(f"{'Three' if G > 1 else 'Two'} views of the same preview release: only the open view is computed "
-               "and drawn, so moving ε redraws just that one.")
     tabs = ui.view_tabs(labels, key="sv_view")
 
     # ---- headline ----------------------------------------------------------------
@@ -308,11 +303,10 @@ def _at_epsilon() -> None:
     # ---- utility over draws -------------------------------------------------------
     with tabs[1]:
         if tabs[1].open:
-            d1, _ = st.columns([1.3, 2])
-            with d1:
-                draws = int(ui.url_select_slider(
-                    "Noise draws for the utility panel", key="sv_R", options=DRAW_OPTIONS, value=200,
-                    help="How many simulated releases at this ε the chart and the table below summarise."))
+            draws = int(ui.url_select_slider(
+                "Noise draws for the utility panel", key="sv_R", options=DRAW_OPTIONS, value=200,
+                help="How many simulated releases at this ε the chart and the table below summarise.",
+                width=ui.CONTROL_WIDTH))
             st.subheader(f"Utility over {draws} noise draws")
             many = sv.noisy_counts(counts, noise, rng=np.random.default_rng(seed + 7), draws=draws)
             draw_curves = _curves(many.pooled()).estimate[:, 0]
@@ -375,12 +369,10 @@ def _trade_off() -> None:
     """The privacy–utility curve over ε (independent of the chosen ε: not redrawn when ε moves); its own control
     of the draws per ε reruns only this."""
     st.subheader("Privacy–utility trade-off over ε")
-    t1, _ = st.columns([1.3, 2])
-    with t1:
-        sweep_draws = int(ui.url_select_slider(
-            "Noise draws per ε for the trade-off curve", key="sv_Rc", options=DRAW_OPTIONS, value=SWEEP_DRAWS,
-            help="Simulated releases at each ε of the curve below. The release's internal note quotes the curve at "
-                 "the chosen ε."))
+    sweep_draws = int(ui.url_select_slider(
+        "Noise draws per ε for the trade-off curve", key="sv_Rc", options=DRAW_OPTIONS, value=SWEEP_DRAWS,
+        help="Simulated releases at each ε of the curve below. The release's internal note quotes the curve at "
+             "the chosen ε.", width=ui.CONTROL_WIDTH))
     uc, utility_fig = _sweep_at(sweep_draws)
     ui.live_chart(utility_fig, key="sv_curve")
     if src.bundled:  # a head start for the draws one step either side (public data only: a shared cache)
@@ -402,4 +394,6 @@ def _trade_off() -> None:
 at_epsilon = st.container()
 _trade_off()
 with at_epsilon:
+    ui.preview_notice(f"{'Three' if G > 1 else 'Two'} views of the same preview release below: only the open view is "
+                      "computed and drawn, so moving ε redraws just that one.")
     _at_epsilon()

@@ -11,6 +11,7 @@ from ui.release import release_panel
 from ui.state import audits, current_dataset, get_ledger, release_notes, releases, session_id, session_memo, \
     set_current_dataset
 from ui.widgets import (
+    CONTROL_WIDTH,
     epsilon_slider,
     follow_default,
     reset_when_changed,
@@ -27,5 +28,5 @@ __all__ = [
     "public_cache", "UploadedTable", "upload_csv", "show_errors", "live_fragment", "view_tabs", "live_chart", "head_start", "steps_around", "explain", "literal", "page_header", "preview_notice", "teaching",
     "teaching_mode", "release_panel", "audits", "current_dataset", "get_ledger", "release_notes", "releases",
     "session_id", "session_memo", "set_current_dataset",
-    "epsilon_slider", "follow_default", "reset_when_changed", "url_multiselect", "url_number", "url_radio", "url_select_slider", "url_selectbox", "url_slider", "url_toggle",
+    "CONTROL_WIDTH", "epsilon_slider", "follow_default", "reset_when_changed", "url_multiselect", "url_number", "url_radio", "url_select_slider", "url_selectbox", "url_slider", "url_toggle",
 ]

@@ -30,9 +30,15 @@ def page_header(title: str, subtitle: str = "") -> None:
 
 
 def explain(markdown: str, *, title: str = "How this works", expanded: bool = False) -> None:
-    """Plain-language explanation in a collapsible box."""
-    with st.expander(title, expanded=expanded):
-        st.markdown(markdown)
+    """Plain-language explanation in a collapsible box whose text is sent only while it is open.
+
+    Every element of a fragment is resent and redrawn on each slider move (``bench/bench_pages.py``), so a
+    collapsed box sends its title alone; opening it reruns the enclosing fragment (or page) to fill it. The
+    title is the box's identity: unique on its page.
+    """
+    with st.expander(title, expanded=expanded, key=f"explain {title}", on_change="rerun") as box:
+        if box.open:
+            st.markdown(markdown)
 
 
 def teaching_mode() -> bool:
@@ -54,9 +60,14 @@ def teaching(markdown: str) -> None:
         st.info(markdown, icon=":material/school:")
 
 
-def preview_notice() -> None:
+def preview_notice(views: str = "") -> None:
+    """What a preview is, and ``views`` (how the page's view tabs are drawn), as one caption.
+
+    Drawn once above a page's ε fragment, not in it: fixed text inside a fragment is resent and redrawn on
+    every move of its sliders.
+    """
     st.caption(
         "Preview: the noisy results on this page are simulated in your browser session with a seeded generator to "
         "show what a release *would* look like. Nothing here leaves the session or is charged; only the Release "
-        "button makes a real, charged release."
+        "button makes a real, charged release." + (f" {views}" if views else "")
     )

@@ -60,11 +60,11 @@ def release_panel(
     ledger = get_ledger()
     ledger_label = ledger_label or dataset_label
     dataset = ledger.dataset_key(fingerprint)
-    st.subheader("Release")
     cost = f"ε = {epsilon:g}" + (f", δ = {delta:g}" if delta else "")
     if parts:
         cost += " (" + ", ".join(f"{k}: {v:.4g}" for k, v in parts.items()) + ")"
-    st.markdown(
+    st.markdown(  # the heading and its text in one element: the panel is redrawn on every ε move
+        "### Release\n\n"
         f"A release draws fresh noise from OpenDP's vetted samplers (seeded by the operating system), costs **{cost}**"
         f" on *{literal(ledger_label)}* and is recorded in the deployment's privacy ledger (every session's releases "
         f"count). {_standing(ledger, dataset)}"

@@ -21,6 +21,9 @@ from ui.layout import literal
 
 #: ε values offered on every page: roughly log-spaced, readable numbers.
 EPSILON_STEPS = (0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0)
+#: The width (px) of a slider alone on its row. A fixed width, not a pair of columns, which a fragment would
+#: resend as three more elements on every move of its sliders.
+CONTROL_WIDTH = 430
 #: The largest whole number a browser holds exactly (Streamlit refuses larger integer widget values).
 _JS_MAX_INT = 2**53 - 1
 #: Characters of a link's value quoted in a note (a link can carry thousands).
@@ -291,6 +294,7 @@ def epsilon_slider(
     min_value: float = 0.05,
     max_value: float = 20.0,
     help: str | None = None,
+    width: int | str = "stretch",
 ) -> float:
     """ε on a log-spaced slider (equal steps multiply ε), bound to the URL as ``?eps=…``."""
     options = epsilon_options(min_value, max_value)
@@ -305,5 +309,6 @@ def epsilon_slider(
             help=help
             or "Smaller ε = stronger privacy and more noise. The slider steps are roughly logarithmic: each step "
             "multiplies ε by about 1.5.",
+            width=width,
         )
     )
