@@ -89,3 +89,23 @@ def test_view_tabs_keep_the_open_view_across_a_run_without_them_and_drop_a_view_
     at.session_state["third"] = False  # the open view no longer exists
     at.run()
     assert at.markdown[-1].value == "open: ['First']"
+
+
+def test_an_explanation_sends_its_text_only_while_open():
+    """``ui.explain`` inside a fragment: collapsed, only its title is sent on each rerun; opened (by the reader, or
+    ``expanded=True``), its text is there."""
+    from streamlit.testing.v1 import AppTest
+
+    def page():
+        import ui
+
+        ui.explain("**Why.** Because.", title="Why this works")
+        ui.explain("Open from the start.", title="Already open", expanded=True)
+
+    at = AppTest.from_function(page)
+    at.run()
+    assert [e.label for e in at.expander] == ["Why this works", "Already open"]
+    assert [m.value for m in at.markdown] == ["Open from the start."]
+    at.session_state["explain Why this works"] = True  # what opening the box in the browser sets
+    at.run()
+    assert [m.value for m in at.markdown] == ["**Why.** Because.", "Open from the start."]
