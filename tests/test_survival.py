@@ -460,7 +460,8 @@ def test_figures_build_with_expected_traces():
     fig = sf.headline_figure(pr, ex, noise_band=band, title="pooled")
     names = {t.name for t in fig.data}
     assert {"non-private", "private (one preview draw)", "private: noise-aware band"} <= names
-    assert all(t.line.shape == "hv" for t in fig.data if t.mode == "lines")
+    assert all(t.line.shape == "hv" for t in fig.data if t.mode == "lines" and t.fill != "toself")
+    assert sum(t.fill == "toself" for t in fig.data) == 2  # each band one step-shaped outline
     uc = sv.utility_curve(counts, [0.5, 1, 2], draws=20, rng=np.random.default_rng(2))
     ufig = sf.utility_figure(uc, 1.0)
     assert ufig.layout.xaxis.title.text == "ε (log scale)" and ufig.layout.xaxis3.type == "log"
@@ -469,4 +470,4 @@ def test_figures_build_with_expected_traces():
     assert len(gfig.data) == 4
     many = sv.noisy_counts(counts.pooled(), sv.survival_noise(1.0), rng=np.random.default_rng(3), draws=40)
     dfig = sf.draws_figure(ex.times, sv.km(sv.postprocess(many)).estimate[:, 0], ex.estimate[0])
-    assert len(dfig.data) == 5 and np.isnan(dfig.data[0].y).sum() == 30
+    assert len(dfig.data) == 4 and np.isnan(dfig.data[0].y).sum() == 30

@@ -129,12 +129,8 @@ def utility_figure(uc: UtilityCurve, epsilon: float | None, *, time_unit: str = 
         else:
             mean, (lo, hi) = np.nanmean(v, 1), np.nanquantile(v, [0.05, 0.95], axis=1)
         x = uc.epsilons
-        add_trace(fig, on(axis, dict(type="scatter", x=x, y=hi, mode="lines", line=dict(width=0), showlegend=False,
-                                     hoverinfo="skip")))
-        add_trace(fig, on(axis, dict(type="scatter", x=x, y=lo, mode="lines", line=dict(width=0), fill="tonexty",
-                                     fillcolor=band_colour, showlegend=False,
-                                     name="5–95 % of draws" if name != "logrank_agree" else "95 % CI",
-                                     hoverinfo="skip")))
+        band(fig, x, lo, hi, name="5–95 % of draws" if name != "logrank_agree" else "95 % CI", colour=PRIVATE,
+             showlegend=False, axis=axis)
         add_trace(fig, on(axis, dict(type="scatter", x=x, y=mean, mode="lines+markers", line=dict(color=PRIVATE, width=2),
                                      marker=dict(size=4), name="mean over draws", showlegend=False)))
         if epsilon is not None:
