@@ -109,12 +109,12 @@ def _last_result() -> None:
         return
     last_method, last_name, last_planted, result, a, b = last
     st.subheader(f"Result — {registry.method_title(last_method)}: {last_name}" + (" (planted bug)" if last_planted else ""))
-    cols = st.columns(4)
-    cols[0].metric("Claimed ε", f"{result.claimed_epsilon:g}")
-    cols[1].metric("Claimed δ", f"{result.delta:g}", help="Subtracted from the event probability under A "
-                   "(the δ of the worst-case scenario, the method's release δ or larger).")
-    cols[2].metric("Empirical ε lower bound", f"{result.epsilon_lower:.3f}")
-    cols[3].metric("Runs per data set", f"{result.n_runs:,}")
+    row = st.container(horizontal=True)  # one block, not four columns: resent on every ε move
+    row.metric("Claimed ε", f"{result.claimed_epsilon:g}")
+    row.metric("Claimed δ", f"{result.delta:g}", help="Subtracted from the event probability under A "
+               "(the δ of the worst-case scenario, the method's release δ or larger).")
+    row.metric("Empirical ε lower bound", f"{result.epsilon_lower:.3f}")
+    row.metric("Runs per data set", f"{result.n_runs:,}")
     if result.violation:
         st.error(f"**The data refute ε = {result.claimed_epsilon:g}** at {result.confidence:.0%} confidence. "
                  f"{result.describe()}", icon=":material/report:")
