@@ -44,8 +44,10 @@ def privacy_statement(method: str, epsilon: float, delta: float, relation: str, 
     )
     text += f", except with probability at most δ = {delta:g}." if delta > 0 else "."
     text += (
-        " The noise came from OpenDP's vetted samplers seeded by the operating system; every parameter listed as "
-        "public was fixed without looking at the data. Figures and numbers derived from this release are also "
+        " The noise came from OpenDP's vetted samplers seeded by the operating system; every parameter listed as a "
+        "public input was fixed without looking at the data, and every value listed as derived from DP outputs was "
+        "computed from this release's own noisy values (post-processing, paid for in the cost above). Figures and "
+        "numbers derived from this release are also "
         "private (post-processing); anything else computed from the same data must be charged separately."
     )
     return text
@@ -82,6 +84,10 @@ class ReleaseBundle:
     mechanisms: tuple[str, ...]
     public_params: Mapping[str, Any]
     tables: Mapping[str, pd.DataFrame]
+    #: values the release used or reports that were computed from its own DP outputs (a DP centre, a noise scale
+    #: that follows a privately selected support, a count of rejections): not public inputs, and never listed as
+    #: such — a reviewer must see which parameters were fixed before looking at the data and which were not
+    derived_params: Mapping[str, Any] = field(default_factory=dict)
     unit: str = "person"
     relation: str = "replace-one"
     parts: Mapping[str, float] = field(default_factory=dict)
@@ -104,6 +110,7 @@ class ReleaseBundle:
             "unit_of_privacy": self.unit,
             "mechanisms": list(self.mechanisms),
             "public_parameters": _jsonable(dict(self.public_params)),
+            "derived_from_dp_outputs": _jsonable(dict(self.derived_params)),
             "notes": list(self.notes),
             "privacy_statement": self.statement,
             "noise_source": "OpenDP (opendp.prelude), seeded by the operating system",
@@ -118,6 +125,7 @@ class ReleaseBundle:
         return cls(
             method=data["method"], dataset=data["dataset"], fingerprint="", epsilon=data["epsilon"],
             delta=data["delta"], mechanisms=tuple(data["mechanisms"]), public_params=data["public_parameters"],
+            derived_params=data.get("derived_from_dp_outputs", {}),
             tables={name: pd.DataFrame(rows) for name, rows in data["tables"].items()},
             unit=data["unit_of_privacy"], relation=data["neighbouring_relation"], parts=data["budget_parts"],
             notes=tuple(data["notes"]), created=data["created"],

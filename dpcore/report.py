@@ -111,7 +111,11 @@ def html_report(bundles: Sequence, *, title: str | None = None, audits: Iterable
         parts.append(f"<div class='statement'>{_esc(bundle.statement)}</div>")
         parts.append("<h3>Mechanisms and sensitivities</h3><ul>")
         parts.extend(f"<li>{_esc(m)}</li>" for m in bundle.mechanisms)
-        parts.append("</ul><h3>Public parameters</h3>" + _params_html(bundle.public_params))
+        parts.append("</ul><h3>Public inputs (fixed without looking at the data)</h3>"
+                     + _params_html(bundle.public_params))
+        if bundle.derived_params:
+            parts.append("<h3>Derived from this release's DP outputs (post-processing)</h3>"
+                         + _params_html(bundle.derived_params))
         if bundle.notes:
             parts.append("<ul>" + "".join(f"<li>{_esc(n)}</li>" for n in bundle.notes) + "</ul>")
         for name, fig in (figures_for(bundle) if release_figures else bundle.figures).items():
