@@ -156,13 +156,17 @@ def test_binning_rules():
 def test_postprocess_risk_set_uses_censorings_and_clips():
     grid = sv.Grid(np.arange(5.0))
     noisy = sv.Counts(np.array([10]), np.array([[[3], [-2], [20], [1]]]), np.array([[2, 1, 0, -1]]), grid)
-    table = sv.postprocess(noisy)
+    table = sv.postprocess(noisy, risk_set="spec")
     # r1 = 10; r2 = 10-3-2 = 5; r3 = 5-0-1 = 4; r4 = max(0, 4-20-0) = 0
     assert table.at_risk[0].tolist() == [10, 5, 4, 0]
     # events clipped at 0 and at the risk set
     assert table.deaths[0].tolist() == [3, 0, 4, 0]
     S = sv.km(table).estimate[0]
     np.testing.assert_allclose(S, [1, 0.7, 0.7, 0.0, 0.0])
+    # the default running sum subtracts the unclipped counts: r3 = 5-(-2)-1 = 6, kept at 5 (non-increasing)
+    running = sv.postprocess(noisy)
+    assert running.at_risk[0].tolist() == [10, 5, 5, 0]
+    assert running.deaths[0].tolist() == [3, 0, 5, 0]
 
 
 def test_postprocess_proportional_type_clipping():
@@ -416,9 +420,9 @@ def test_running_risk_set_equals_spec_on_exact_counts_and_reduces_bias_on_fine_g
     noisy = sv.noisy_counts(counts, sv.survival_noise(1.0), rng=np.random.default_rng(0), draws=50)
     run = sv.postprocess(noisy, risk_set="running").at_risk
     assert np.all(np.diff(run, axis=-1) <= 0) and np.all(run >= 0)
-    u_spec = sv.utility(counts, 1.0, rng=np.random.default_rng(1), draws=100, kind="discrete_laplace")
-    u_run = sv.utility(counts, 1.0, rng=np.random.default_rng(1), draws=100, kind="discrete_laplace",
-                       risk_set="running")
+    u_spec = sv.utility(counts, 1.0, rng=np.random.default_rng(1), draws=100, kind="discrete_laplace",
+                        risk_set="spec")
+    u_run = sv.utility(counts, 1.0, rng=np.random.default_rng(1), draws=100, kind="discrete_laplace")  # default
     assert u_run.sup_error.mean() < 0.7 * u_spec.sup_error.mean()
     with pytest.raises(ValueError):
         sv.postprocess(counts, risk_set="other")

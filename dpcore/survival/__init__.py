@@ -37,8 +37,9 @@ from dpcore.survival.mechanism import (  # noqa: F401
     noisy_counts, release_counts, survival_noise,
 )
 from dpcore.survival.estimators import (  # noqa: F401
-    curve_for, CurveSet, incidence_curve, km, loglog_interval, logrank_test, LogrankArrays, median_survival,
-    nelson_aalen_curve, noise_band, postprocess, RiskTable,
+    curve_for, CurveSet, DEFAULT_RISK_SET, describe_median, incidence_curve, km, loglog_interval, logrank_test,
+    LogrankArrays, median_interval, median_survival, nelson_aalen_curve, noise_band, postprocess, RISK_SETS,
+    RiskTable,
 )
 from dpcore.survival.one_call import (  # noqa: F401
     cumulative_incidence, kaplan_meier, logrank, LogrankResult, nelson_aalen, SurvivalResult,

@@ -14,11 +14,15 @@ import pandas as pd
 from dpcore.mechanisms import Noise
 from dpcore.release import ReleaseBundle
 from dpcore.survival.estimators import (
+    DEFAULT_RISK_SET,
+    RISK_SETS,
     CurveSet,
+    RiskTable,
+    describe_median,
     incidence_curve,
     km,
     logrank_test,
-    median_survival,
+    median_interval,
     nelson_aalen_curve,
     noise_band,
     postprocess,
@@ -43,27 +47,63 @@ def _curve_frame(cs: CurveSet, name: str, band: tuple[np.ndarray, np.ndarray] | 
     return pd.concat(frames, ignore_index=True)
 
 
+def _whole(x) -> np.ndarray:
+    """Whole, non-negative people (post-processing of noisy counts)."""
+    return np.maximum(np.rint(np.asarray(x, dtype=float)), 0).astype(np.int64)
+
+
+#: Why the ``counts`` table holds no negative numbers (in the release's notes and on the page).
+COUNTS_NOTE = ("The 'counts' table shows whole, non-negative numbers: the noise can push a count of people below 0, "
+               "which is no count at all, so each is rounded and clipped at 0 (free post-processing). The mechanism's "
+               "raw output, negative values included, is 'counts_unclipped': it is unbiased, and the default "
+               "(running-sum) risk set is computed from it.")
+#: Which of the two log-rank p-values to report, and why (in the release's table, notes and on the page).
+LOGRANK_ADVICE = ("Report the noise-aware p-value. The plain test treats the noisy counts as real people: its "
+                  "variance misses the added noise, so at small ε it finds differences that are only noise (far "
+                  "more than 5 % false positives). The noise-aware test adds the known noise variance and keeps "
+                  "false positives near 5 %, at the price of power.")
+
+
+def numbers_at_risk_frame(table: RiskTable) -> pd.DataFrame:
+    """Numbers at risk (whole, ≥ 0) at the start of every bin, per group, from a post-processed noisy table."""
+    grid = table.grid
+    return pd.concat([pd.DataFrame({"group": label, "time": grid.display[:-1], "at_risk": _whole(table.at_risk[g])})
+                      for g, label in enumerate(table.groups)], ignore_index=True)
+
+
 def released_tables(rel: Counts, noise: Noise, *, alpha: float = 0.05, band_draws: int = 200,
-                    rng: np.random.Generator | None = None, risk_set: str = "spec") -> dict[str, pd.DataFrame]:
+                    rng: np.random.Generator | None = None, risk_set: str = DEFAULT_RISK_SET) -> dict[str, pd.DataFrame]:
     """Every table of a release, computed from the released (noisy) counts only."""
     rng = rng if rng is not None else np.random.default_rng()
     grid, K = rel.grid, rel.n_types
     tables: dict[str, pd.DataFrame] = {}
-    rows = []
-    for g, label in enumerate(rel.groups):
-        row = {"group": label, "bin": np.arange(1, grid.k + 1), "t_start": grid.display[:-1], "t_end": grid.display[1:]}
-        for i, ev in enumerate(rel.event_labels):
-            row["events" if K == 1 else f"events_{ev}"] = rel.events[g, :, i]
-        row["censored"] = rel.censored[g]
-        rows.append(pd.DataFrame(row))
-    tables["counts"] = pd.concat(rows, ignore_index=True)
-    tables["at_start"] = pd.DataFrame({"group": rel.groups, "noisy_n": rel.at_start})
     all_cause = rel.collapse_types()
     table = postprocess(all_cause, risk_set=risk_set)
+    shown, raw = [], []
+    for g, label in enumerate(rel.groups):
+        bins = {"group": label, "bin": np.arange(1, grid.k + 1), "t_start": grid.display[:-1],
+                "t_end": grid.display[1:]}
+        row, unclipped = dict(bins, at_risk=_whole(table.at_risk[g])), dict(bins)
+        for i, ev in enumerate(rel.event_labels):
+            name = "events" if K == 1 else f"events_{ev}"
+            row[name], unclipped[name] = _whole(rel.events[g, :, i]), rel.events[g, :, i]
+        row["censored"], unclipped["censored"] = _whole(rel.censored[g]), rel.censored[g]
+        shown.append(pd.DataFrame(row))
+        raw.append(pd.DataFrame(unclipped))
+    tables["counts"] = pd.concat(shown, ignore_index=True)
+    tables["counts_unclipped"] = pd.concat(raw, ignore_index=True)
+    tables["at_start"] = pd.DataFrame({"group": rel.groups, "noisy_n": _whole(rel.at_start),
+                                       "noisy_n_unclipped": rel.at_start})
+    tables["numbers_at_risk"] = numbers_at_risk_frame(table)
     cs = km(table, alpha=alpha)
     band = noise_band(all_cause, noise, draws=band_draws, rng=rng, alpha=alpha, risk_set=risk_set)
     tables["kaplan_meier"] = _curve_frame(cs, "survival", band, table.at_risk)
-    tables["median"] = pd.DataFrame({"group": rel.groups, "median_survival": median_survival(cs.estimate, cs.times)})
+    median, low, high = median_interval(cs.estimate, band[0], band[1], cs.times)
+    tables["median"] = pd.DataFrame({
+        "group": rel.groups, "median_survival": np.where(np.isfinite(median), median, np.nan),
+        "ci_lower": np.where(np.isfinite(low), low, np.nan), "ci_upper": np.where(np.isfinite(high), high, np.nan),
+        "reported": [describe_median(m, lo, hi, grid.grid_unit, 1 - alpha) for m, lo, hi in zip(median, low, high)],
+        "interval": "the noise-aware band inverted at 0.5 (covers the DP noise and sampling); empty = not reached"})
     tables["nelson_aalen"] = _curve_frame(nelson_aalen_curve(table, alpha=alpha), "cumulative_hazard")
     if rel.n_groups >= 2:
         pooled = postprocess(all_cause.pooled(), risk_set=risk_set)
@@ -71,9 +111,10 @@ def released_tables(rel: Counts, noise: Noise, *, alpha: float = 0.05, band_draw
         lr = logrank_test(table)
         lr_na = logrank_test(table, noise_var=noise.std**2)
         tables["logrank"] = pd.DataFrame({
-            "variance": ["hypergeometric (spec)", "hypergeometric + DP noise (noise-aware)"],
-            "statistic": [float(lr.statistic), float(lr_na.statistic)], "degrees_of_freedom": [lr.dof, lr.dof],
-            "p_value": [float(lr.p_value), float(lr_na.p_value)]})
+            "variance": ["hypergeometric + DP noise (noise-aware)", "hypergeometric (spec)"],
+            "recommended": [True, False],
+            "statistic": [float(lr_na.statistic), float(lr.statistic)], "degrees_of_freedom": [lr.dof, lr.dof],
+            "p_value": [float(lr_na.p_value), float(lr.p_value)]})
     if K > 1:
         full = postprocess(rel.pooled(), risk_set=risk_set)
         frames = []
@@ -85,10 +126,20 @@ def released_tables(rel: Counts, noise: Noise, *, alpha: float = 0.05, band_draw
     return tables
 
 
+def derived_from_tables(tables: dict[str, pd.DataFrame]) -> dict:
+    """The headline values a release reports, read off its own DP tables (median survival, the log-rank p to use)."""
+    derived = {"median_survival": dict(zip(tables["median"]["group"], tables["median"]["reported"]))}
+    if "logrank" in tables:
+        best = tables["logrank"][tables["logrank"]["recommended"]].iloc[0]
+        derived.update(logrank_recommended=best["variance"], logrank_p_value=float(best["p_value"]),
+                       logrank_advice=LOGRANK_ADVICE)
+    return derived
+
+
 def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequence[str] | None = None,
             n_types: int = 1, event_labels: Sequence[str] | None = None, dataset: str = "uploaded data",
             fingerprint: str = "", alpha: float = 0.05, band_draws: int = 200,
-            risk_set: str = "spec"):
+            risk_set: str = DEFAULT_RISK_SET):
     """One OpenDP release of the count matrices and everything derived from them, as a ReleaseBundle.
 
     Only the discrete-Laplace-noised counts and their post-processing are
@@ -104,16 +155,20 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
               "time_above_horizon": "censored at the horizon", "sensitivity_l1": sensitivity(counts.n_groups),
               "noise": noise.describe(), "noise_std_per_count": noise.std, "alpha": alpha,
               "noise_band": f"parametric bootstrap, {band_draws} redraws (post-processing)",
-              "post_processing": ("clip at 0; r_j = max(0, r_{j-1} - events - censored); events clipped to r_j"
-                                  if risk_set == "spec" else "risk set from the running sum of unclipped noisy "
-                                  "counts, clipped at 0 and non-increasing; events clipped at 0 and to r_j")}
+              "risk_set": risk_set,
+              "post_processing": f"risk set: {RISK_SETS[risk_set]}; counts rounded and clipped at 0; events "
+                                 "clipped to the number at risk"}
     notes = (
         f"Released: per group, the number at risk at time 0 and, per bin, the events of each type and the "
         f"censorings, each with discrete Laplace noise (scale {noise.scale:g}, ± {noise.std:.3g} people).",
         "Curves, intervals, medians and the log-rank test are post-processing of those counts.",
         "The Greenwood interval covers sampling error only; the noise band also covers the added noise.",
-    )
+        COUNTS_NOTE,
+        "Median survival: the first grid time where the released curve reaches 0.5 ('not reached' if it never "
+        "does); its interval inverts the noise-aware band, so it covers the DP noise as well as sampling error.",
+    ) + ((LOGRANK_ADVICE,) if counts.n_groups >= 2 else ())
     return ReleaseBundle(method="DP survival analysis", dataset=dataset, fingerprint=fingerprint,
                          epsilon=float(epsilon), delta=0.0,
                          mechanisms=(f"discrete Laplace (OpenDP), Δ1 = {sensitivity(counts.n_groups)}",),
-                         public_params=params, tables=tables, relation=RELATION, notes=notes)
+                         public_params=params, tables=tables, derived_params=derived_from_tables(tables),
+                         relation=RELATION, notes=notes)

@@ -39,20 +39,31 @@ class RiskTable:
                          self.censored.sum(-2, keepdims=True), self.grid, ("all",), self.event_labels)
 
 
-def postprocess(counts: Counts, *, risk_set: str = "spec") -> RiskTable:
-    """Spec post-processing (free): clip at 0; ``r_j = max(0, r_{j−1} − Σ_k d_{j−1} − c_{j−1})``;
-    clip the events of a bin to the number at risk (types scaled proportionally).
+#: The two ways of rebuilding the risk set from noisy counts (both free post-processing), default first.
+RISK_SETS: dict[str, str] = {
+    "running": "running sum of the unclipped noisy counts, clipped at 0 and non-increasing",
+    "spec": "clip every count at 0, then subtract (the paper's rule)",
+}
+DEFAULT_RISK_SET = "running"
 
-    Because the subtracted counts are ≥ 0 after clipping, the clipped
-    recursion equals ``max(0, r_1 − cumsum(removed))``, which vectorises.
-    On exact counts this is the ordinary risk-set table.
 
-    ``risk_set="running"`` is an optional alternative (not in the spec, also
-    free post-processing): the risk set subtracts the *unclipped* noisy
-    counts (zero-mean noise, so no drift from clipping many empty cells),
-    then is clipped at 0 and made non-increasing by a running minimum.
-    Clipping first adds about +b/2 people per empty cell, which empties the
-    risk set early on fine grids; see ``docs/survival.md``.
+def postprocess(counts: Counts, *, risk_set: str = DEFAULT_RISK_SET) -> RiskTable:
+    """Post-processing (free): whole, non-negative counts, a risk set, events clipped to the risk set.
+
+    ``risk_set="running"`` (default, not in the spec): the risk set subtracts
+    the *unclipped* noisy counts (zero-mean noise, so no drift from clipping
+    many empty cells), then is clipped at 0 and made non-increasing by a
+    running minimum. It is closer to the exact curve on the bundled sets
+    (``docs/survival.md``, "Which risk set").
+
+    ``risk_set="spec"`` (the paper's rule): clip at 0;
+    ``r_j = max(0, r_{j−1} − Σ_k d_{j−1} − c_{j−1})``. Because the subtracted
+    counts are ≥ 0 after clipping, the clipped recursion equals
+    ``max(0, r_1 − cumsum(removed))``, which vectorises. Clipping first adds
+    about +b/2 people per empty cell, which empties the risk set early.
+
+    Either way the events of a bin are clipped to the number at risk (types
+    scaled proportionally). On exact counts both give the ordinary table.
 
     Counts of people are whole numbers, so real-valued (Laplace) noisy counts
     are first rounded to the nearest integer (free). Without it the table never
@@ -72,7 +83,7 @@ def postprocess(counts: Counts, *, risk_set: str = "spec") -> RiskTable:
         before = np.cumsum(removed, axis=-1) - removed
         at_risk = np.minimum.accumulate(np.maximum(r1[..., None] - before, 0.0), axis=-1)
     else:
-        raise ValueError(f"risk_set must be 'spec' or 'running', not {risk_set!r}")
+        raise ValueError(f"risk_set must be one of {list(RISK_SETS)}, not {risk_set!r}")
     total = d.sum(-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         factor = np.where(total > at_risk, at_risk / np.where(total > 0, total, 1.0), 1.0)
@@ -185,6 +196,26 @@ def median_survival(S: np.ndarray, times: np.ndarray) -> np.ndarray:
     return np.where(below.any(axis=-1), np.asarray(times)[idx], np.inf)
 
 
+def median_interval(estimate: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+                    times: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Median survival and its interval by inverting a pointwise band (Brookmeyer–Crowley): ``(median, low, high)``.
+
+    ``low`` is the first time the band's lower edge reaches 0.5, ``high`` the first time its upper edge does;
+    ``inf`` means "not reached". With the noise-aware band (:func:`noise_band`, which redraws the known DP noise
+    and each redraw's sampling error) the interval covers both; with the Greenwood interval, sampling only.
+    Post-processing of the curve and band, so free.
+    """
+    return median_survival(estimate, times), median_survival(lower, times), median_survival(upper, times)
+
+
+def describe_median(median: float, low: float, high: float, unit: str, level: float = 0.95) -> str:
+    """``"9 months (95 % CI 7 to 11)"``; "not reached" where the curve (or a band edge) never falls to 0.5."""
+    def text(t):
+        return "not reached" if not np.isfinite(t) else f"{t:.3g}"
+    head = "not reached" if not np.isfinite(median) else f"{median:.3g} {unit}"
+    return f"{head} ({level:.0%} CI {text(low)} to {text(high)})".replace("%", " %")
+
+
 @dataclass(frozen=True)
 class LogrankArrays:
     statistic: np.ndarray
@@ -245,7 +276,7 @@ def logrank_test(table: RiskTable, *, noise_var=0.0) -> LogrankArrays:
 def noise_band(released: Counts, noise: Noise, *, draws: int = 200, rng: np.random.Generator,
                estimator: str = "km", alpha: float = 0.05, include_sampling: bool = True,
                event_type: int = 1, method: str = "union", pool_groups: bool = False,
-               risk_set: str = "spec") -> tuple[np.ndarray, np.ndarray]:
+               risk_set: str = DEFAULT_RISK_SET) -> tuple[np.ndarray, np.ndarray]:
     """Noise-aware band from the released counts alone (parametric bootstrap, free post-processing).
 
     Redraw the known noise around the released matrix ``M'`` (``M* = M' + Z*``),

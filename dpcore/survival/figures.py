@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from typing import Sequence
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -32,6 +35,42 @@ from dpcore.survival.grid import ESTIMATORS
 from dpcore.survival.monte_carlo import UtilityCurve
 
 Y_TITLES = {"km": "survival probability S(t)", "na": "cumulative hazard H(t)", "cif": "cumulative incidence F(t)"}
+#: Height in pixels of one row of the numbers-at-risk table under a plot, and the gap above its heading.
+RISK_ROW, RISK_TOP = 17, 50
+#: At most this many columns (time points) in the numbers-at-risk table.
+RISK_COLUMNS = 8
+
+
+def risk_columns(k: int, max_columns: int = RISK_COLUMNS) -> np.ndarray:
+    """Bins whose start times head the numbers-at-risk columns: every m-th bin from time 0, at most ``max_columns``."""
+    return np.arange(0, k, max(1, math.ceil(k / max_columns)))
+
+
+def add_numbers_at_risk(fig, times: np.ndarray, rows: Sequence[tuple[str, np.ndarray, str]], *,
+                        heading: str) -> tuple[int, int]:
+    """A numbers-at-risk table under the x axis, as clinical papers print it under a Kaplan–Meier plot.
+
+    ``times`` are the grid edges (k + 1) in display units; each row is ``(label, at_risk per bin (k,), colour)``,
+    shown as whole numbers at the start of every column's bin. The x axis ticks move to the same times so columns
+    line up with them. Returns the bottom and left margins (pixels) the table needs.
+    """
+    k = len(times) - 1
+    cols = risk_columns(k)
+    at = np.asarray(times, dtype=float)[cols]
+    relayout(fig, xaxis={"tickmode": "array", "tickvals": at.tolist(), "ticktext": [f"{t:g}" for t in at]})
+    small = {"size": 11}
+    annotate(fig, text=plot_text(heading), xref="paper", yref="paper", x=0, y=0, xanchor="left", yanchor="top",
+             yshift=-RISK_TOP, showarrow=False, font={"size": 11, "color": NONPRIVATE})
+    for i, (label, values, colour) in enumerate(rows):
+        shift = -RISK_TOP - RISK_ROW * (i + 1)
+        annotate(fig, text=plot_text(label), xref="paper", yref="paper", x=0, y=0, xanchor="right", yanchor="top",
+                 xshift=-8, yshift=shift, showarrow=False, font={**small, "color": colour})
+        whole = np.maximum(np.rint(np.asarray(values, dtype=float)[cols]), 0).astype(int)
+        for t, n in zip(at, whole):
+            annotate(fig, text=str(n), xref="x", yref="paper", x=float(t), y=0, yanchor="top", yshift=shift,
+                     showarrow=False, font={**small, "color": colour})
+    longest = max((len(plot_text(label)) for label, _, _ in rows), default=0)
+    return RISK_TOP + RISK_ROW * (len(rows) + 1) + 8, max(60, 16 + 7 * longest)
 
 
 def _y_range(estimator: str, *arrays) -> list[float] | None:
@@ -43,11 +82,13 @@ def _y_range(estimator: str, *arrays) -> list[float] | None:
 
 def headline_figure(private: CurveSet, exact: CurveSet | None, *, estimator: str = "km", group: int = 0,
                     noise_band: tuple[np.ndarray, np.ndarray] | None = None, time_label: str = "time",
-                    title: str | None = None, legend: bool = True) -> go.Figure:
+                    title: str | None = None, legend: bool = True,
+                    at_risk: Sequence[tuple[str, np.ndarray, str]] = ()) -> go.Figure:
     """Private vs non-private curve of one group with the Greenwood interval of each and the noise band.
 
     ``legend=False`` draws no legend (the browser draws a chart without one noticeably faster while a slider
     moves): the caller then names the lines in text; the traces keep their names for the hover.
+    ``at_risk`` rows (label, number at risk per bin, colour) go in a numbers-at-risk table under the plot.
     """
     fig = new_spec()
     t = private.times
@@ -62,12 +103,13 @@ def headline_figure(private: CurveSet, exact: CurveSet | None, *, estimator: str
                   legendgroup="npci", showlegend=shown)
         curve(fig, t, exact.estimate[group], name="non-private", colour=NONPRIVATE, step=True)
     curve(fig, t, private.estimate[group], name="private (one preview draw)", colour=PRIVATE, step=True, width=2.5)
-    base_layout(fig, x_title=time_label, y_title=Y_TITLES[estimator], height=460)
+    bottom, left = add_numbers_at_risk(fig, t, at_risk, heading="Number at risk") if at_risk else (55, 60)
+    base_layout(fig, x_title=time_label, y_title=Y_TITLES[estimator], height=460 + bottom - 55)
     relayout(fig, yaxis=dict(range=_y_range(estimator, private.ci_upper, exact.ci_upper if exact else None)))
     if legend:
-        relayout(fig, margin=dict(t=80))
+        relayout(fig, margin=dict(t=80, b=bottom, l=left))
     else:  # nor a second layout pass for margins
-        fixed_margins(relayout(fig, showlegend=False), t=30, b=55)
+        fixed_margins(relayout(fig, showlegend=False), t=30, b=bottom, l=left)
     if title:
         annotate(fig, text=title, xref="paper", yref="paper", x=1, y=0.98, showarrow=False, xanchor="right",
                  font=dict(size=12, color=NONPRIVATE), bgcolor="rgba(255,255,255,0.7)")
@@ -152,8 +194,12 @@ def utility_figure(uc: UtilityCurve, epsilon: float | None, *, time_unit: str = 
 
 
 def groups_figure(private: CurveSet, exact: CurveSet, *, estimator: str = "km", time_label: str = "time",
-                  p_private: float | None = None, p_exact: float | None = None) -> go.Figure:
-    """Per-group curves, private (solid) and non-private (dotted), with both log-rank p-values in the title."""
+                  p_private: float | None = None, p_exact: float | None = None,
+                  at_risk: np.ndarray | None = None) -> go.Figure:
+    """Per-group curves, private (solid) and non-private (dotted), with both log-rank p-values in the title.
+
+    ``at_risk`` (G, k): each group's noisy number at risk per bin, printed under the plot in the group's colour.
+    """
     fig = new_spec()
     for g, name in enumerate(private.groups):
         name = plot_text(name)  # a declared label can come from an upload
@@ -165,10 +211,14 @@ def groups_figure(private: CurveSet, exact: CurveSet, *, estimator: str = "km", 
     title = None
     if p_private is not None and p_exact is not None:
         title = f"log-rank p: private {p_private:.3g} · non-private {p_exact:.3g}"
-    base_layout(fig, title=title, x_title=time_label, y_title=Y_TITLES[estimator], height=420)
-    relayout(fig, margin=dict(t=110), legend=dict(y=1.04),
+    bottom, left = 55, 60
+    if at_risk is not None:
+        rows = [(name, at_risk[g], PALETTE[g % len(PALETTE)]) for g, name in enumerate(private.groups)]
+        bottom, left = add_numbers_at_risk(fig, private.times, rows, heading="Number at risk (noisy, from the DP counts)")
+    base_layout(fig, title=title, x_title=time_label, y_title=Y_TITLES[estimator], height=420 + bottom - 55)
+    relayout(fig, margin=dict(t=110, b=bottom, l=left), legend=dict(y=1.04),
              yaxis=dict(range=_y_range(estimator, private.estimate, exact.estimate)))
     return to_figure(fig)
 
 
-__all__ = ["headline_figure", "draws_figure", "utility_figure", "groups_figure", "ESTIMATORS"]
+__all__ = ["headline_figure", "draws_figure", "utility_figure", "groups_figure", "add_numbers_at_risk", "ESTIMATORS"]

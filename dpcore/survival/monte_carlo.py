@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore.mechanisms import sample_sweep
-from dpcore.survival.estimators import curve_for, logrank_test, median_survival, postprocess
+from dpcore.survival.estimators import DEFAULT_RISK_SET, curve_for, logrank_test, median_survival, postprocess
 from dpcore.survival.mechanism import noisy_counts, survival_noise
 from dpcore.survival.statistic import Counts
 
@@ -57,7 +57,7 @@ class Utility:
 
 
 def _utility_from(exact: Counts, noisy: Counts, estimator: str, alpha: float, level: float, event_type: int,
-                  risk_set: str = "spec", lr_noise_var=0.0) -> Utility:
+                  risk_set: str = DEFAULT_RISK_SET, lr_noise_var=0.0) -> Utility:
     if estimator != "cif":
         exact, noisy = exact.collapse_types(), noisy.collapse_types()
     ex_table, nz_table = postprocess(exact), postprocess(noisy, risk_set=risk_set)
@@ -92,7 +92,7 @@ def _utility_from(exact: Counts, noisy: Counts, estimator: str, alpha: float, le
 
 def utility(counts: Counts, epsilon: float, *, draws: int = 200, rng: np.random.Generator, estimator: str = "km",
             kind: str = "laplace", alpha: float = 0.05, level: float = 0.05, event_type: int = 1,
-            risk_set: str = "spec", noise_aware_logrank: bool = False) -> Utility:
+            risk_set: str = DEFAULT_RISK_SET, noise_aware_logrank: bool = False) -> Utility:
     """Utility measures of ``survival.md`` over ``draws`` preview releases, one vectorised pass.
 
     ``noise_aware_logrank`` adds the noise variance to the log-rank test
@@ -131,7 +131,7 @@ SWEEP_CELLS = 4_000_000
 
 def utility_curve(counts: Counts, epsilons, *, draws: int = 200, rng: np.random.Generator, estimator: str = "km",
                   kind: str = "laplace", alpha: float = 0.05, level: float = 0.05, event_type: int = 1,
-                  risk_set: str = "spec", noise_aware_logrank: bool = False) -> UtilityCurve:
+                  risk_set: str = DEFAULT_RISK_SET, noise_aware_logrank: bool = False) -> UtilityCurve:
     """Per-draw utility measures over an ε grid (``(n_eps, R)`` arrays), vectorised over draws and ε.
 
     The ε grid is taken in steps of at most :data:`SWEEP_CELLS` noisy counts (one step when it fits, which

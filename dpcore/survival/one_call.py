@@ -11,7 +11,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from dpcore.survival.estimators import curve_for, logrank_test, median_survival, postprocess
+from dpcore.survival.estimators import DEFAULT_RISK_SET, curve_for, logrank_test, median_survival, postprocess
 from dpcore.survival.grid import Grid
 from dpcore.survival.mechanism import noisy_counts, release_counts, survival_noise
 from dpcore.survival.statistic import Counts, count_matrix
@@ -113,7 +113,7 @@ def _declared_groups(group, groups, epsilon, rng):
 
 
 def _one_call(estimator: str, time, event, group, groups, grid, epsilon, rng, alpha, n_types, event_type=1,
-              risk_set="spec"):
+              risk_set=DEFAULT_RISK_SET):
     groups = _declared_groups(group, groups, epsilon, rng)
     grid = _as_grid(grid, time)
     counts = count_matrix(time, event, grid, group=group, groups=groups, n_types=n_types)
@@ -128,7 +128,7 @@ def _one_call(estimator: str, time, event, group, groups, grid, epsilon, rng, al
 
 def kaplan_meier(time, event, *, grid, epsilon: float | None = None, rng: np.random.Generator | None = None,
                  group=None, groups: Sequence[str] | None = None, alpha: float = 0.05,
-                 risk_set: str = "spec") -> SurvivalResult:
+                 risk_set: str = DEFAULT_RISK_SET) -> SurvivalResult:
     """Kaplan–Meier curve with log(−log) Greenwood interval on a public ``grid``.
 
     ``grid``: a :class:`Grid` (see :func:`make_grid`) or public edges.
@@ -144,7 +144,7 @@ def kaplan_meier(time, event, *, grid, epsilon: float | None = None, rng: np.ran
 
 def nelson_aalen(time, event, *, grid, epsilon: float | None = None, rng: np.random.Generator | None = None,
                  group=None, groups: Sequence[str] | None = None, alpha: float = 0.05,
-                 risk_set: str = "spec") -> SurvivalResult:
+                 risk_set: str = DEFAULT_RISK_SET) -> SurvivalResult:
     """Nelson–Aalen cumulative hazard (as lifelines with ``nelson_aalen_smoothing=False``); see :func:`kaplan_meier`."""
     ev = (np.asarray(event) != 0).astype(np.int64)
     return _one_call("na", time, ev, group, groups, grid, epsilon, rng, alpha, 1, risk_set=risk_set)
@@ -153,7 +153,7 @@ def nelson_aalen(time, event, *, grid, epsilon: float | None = None, rng: np.ran
 def cumulative_incidence(time, event, *, grid, event_type: int = 1, n_types: int | None = None,
                          epsilon: float | None = None, rng: np.random.Generator | None = None, group=None,
                          groups: Sequence[str] | None = None, alpha: float = 0.05,
-                         risk_set: str = "spec") -> SurvivalResult:
+                         risk_set: str = DEFAULT_RISK_SET) -> SurvivalResult:
     """Aalen–Johansen cumulative incidence of ``event_type`` (codes 0 censored, 1..n_types).
 
     ``n_types`` is the public number of event types (default: ``max(2, event_type)``).
@@ -163,7 +163,7 @@ def cumulative_incidence(time, event, *, grid, event_type: int = 1, n_types: int
 
 
 def logrank(time, event, group, *, grid, epsilon: float | None = None, rng: np.random.Generator | None = None,
-            groups: Sequence[str] | None = None, risk_set: str = "spec",
+            groups: Sequence[str] | None = None, risk_set: str = DEFAULT_RISK_SET,
             noise_aware: bool = False) -> LogrankResult:
     """Log-rank test (G ≥ 2 groups) from the groups' count matrices, released together (Δ1 = 4).
 
