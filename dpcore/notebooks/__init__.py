@@ -1,0 +1,51 @@
+"""A method page's configuration as a notebook (``.ipynb``) or a script (``.py``) a person could have written.
+
+Each method has a configuration dataclass holding the page's public settings (a bundled data set's name, or how
+the columns of the user's CSV map to the method's roles; ε, the seed and the method's controls) and the cells
+that rebuild the page's preview from it with dpcore's public API: the same calls and seeds as the page, so the
+numbers are the page's (``tests/test_notebooks.py`` runs every page's notebook in a fresh kernel and compares).
+A release at the end runs only when its switch is set, after charging a ledger.
+
+How a value gets into the code: :mod:`dpcore.notebooks.code` (``repr()`` of validated literals; the Markdown
+is fixed text). The user's CSV is read from a path they fill in: no upload, no file name is ever embedded.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Union
+
+from dpcore.notebooks import render
+from dpcore.notebooks.code import Cell, code, literal  # noqa: F401
+from dpcore.notebooks.common import CSV_PLACEHOLDER  # noqa: F401
+from dpcore.notebooks.survival import SurvivalConfig
+from dpcore.notebooks import survival as _survival
+
+Config = Union[SurvivalConfig]
+
+#: configuration type → (title, the cells of its notebook)
+_METHODS: dict[type, tuple[str, Callable]] = {
+    SurvivalConfig: (_survival.TITLE, _survival.cells),
+}
+
+
+def _parts(config: Config):
+    try:
+        title, cells = _METHODS[type(config)]
+    except KeyError:
+        raise TypeError(f"no notebook for {type(config).__name__}") from None
+    return title, cells(config)
+
+
+def notebook(config: Config) -> str:
+    """The page's configuration as a Jupyter notebook (JSON text, not executed)."""
+    return render.notebook(*_parts(config))
+
+
+def script(config: Config) -> str:
+    """The page's configuration as a Python script (the notebook's cells; figures written to HTML files)."""
+    return render.script(*_parts(config))
+
+
+def file_stem(config: Config) -> str:
+    """A file name for the downloads: the method only (never a data set's or a file's name)."""
+    return {SurvivalConfig: "survival"}[type(config)] + "-preview"

@@ -1,0 +1,108 @@
+"""The survival page's configuration as a notebook: data, grid, one seeded preview, figures, a guarded release."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dpcore.notebooks.code import Cell, code
+from dpcore.notebooks.common import READ_CSV, release_cell
+
+TITLE = "Differentially private survival curves"
+METHOD = "DP survival analysis"
+
+
+@dataclass(frozen=True)
+class SurvivalConfig:
+    """What the survival page shows, in public settings only (``dataset=None``: the user's CSV, columns below)."""
+
+    dataset: str | None
+    horizon: float
+    grid_unit: str
+    epsilon: float
+    seed: int
+    estimator: str = "km"
+    event_type: int = 1
+    compare: bool = False
+    noise_aware: bool = False
+    kind: str = "discrete_laplace"
+    risk_set: str = "spec"
+    sweep: tuple[float, ...] = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
+    sweep_draws: int = 200
+    band_draws: int = 200
+    # the user's CSV: how its columns map to the roles (names as chosen on the page)
+    time_col: str = ""
+    event_col: str = ""
+    group_col: str | None = None
+    group_labels: tuple[str, ...] | None = None
+    n_types: int = 1
+    time_unit: str = "days"
+
+
+def _data(c: SurvivalConfig) -> list[Cell]:
+    if c.dataset is not None:
+        return [Cell("Load the bundled data set: its time unit, horizon, group labels and event coding are public "
+                     "metadata.",
+                     code("data = datasets.load_survival({name})\n"
+                          "time, event, group = data.time, data.event, data.group\n"
+                          "groups = data.groups or None  # the declared group labels\n"
+                          "event_labels = tuple(data.event_labels[k] for k in sorted(data.event_labels))\n"
+                          "time_unit = data.time_unit", name=c.dataset))]
+    return [READ_CSV, Cell(
+        "Map the columns to time, event and group. The group labels are declared, never read off the file.",
+        code("mapped = sv.survival_from_frame(frame, time_col={t}, event_col={e}, group_col={g},\n"
+             "                                group_labels={labels}, n_types={k})\n"
+             "time, event, group, groups = mapped.time, mapped.event, mapped.group, mapped.groups\n"
+             "event_labels = mapped.event_labels\n"
+             "time_unit = {unit}", t=c.time_col, e=c.event_col, g=c.group_col,
+             labels=None if c.group_labels is None else list(c.group_labels), k=c.n_types, unit=c.time_unit))]
+
+
+def _curves_code(c: SurvivalConfig) -> str:
+    collapse = ".collapse_types()" if c.estimator != "cif" else ""
+    return (f"def curves(c):\n"
+            f"    return sv.curve_for(sv.postprocess(c{collapse}, risk_set=RISK_SET), ESTIMATOR, "
+            f"event_type=EVENT_TYPE)\n\n\n"
+            f"private, exact = curves(noisy.pooled()), curves(counts.pooled())\n"
+            + code(f"band = sv.noise_band(noisy{collapse}, noise, draws={{draws}}, rng=rng, estimator=ESTIMATOR,\n"
+                   "                     event_type=EVENT_TYPE, pool_groups=True, risk_set=RISK_SET)\n",
+                   draws=c.band_draws)
+            + "print('private:', private.estimate[0].round(3))\nprint('non-private:', exact.estimate[0].round(3))")
+
+
+def cells(c: SurvivalConfig) -> list[Cell]:
+    """The notebook's steps, in the page's order and with its seeds (so the numbers are the page's)."""
+    grouped = "group=group, groups=groups" if c.compare else "group=None, groups=None"
+    return [
+        Cell("Imports: dpcore's survival package and its figures.",
+             "import numpy as np\n\nfrom dpcore import datasets\nfrom dpcore import survival as sv\n"
+             "from dpcore.survival import figures as sf"),
+        *_data(c),
+        Cell("The page's settings. The grid (unit and horizon) is public: chosen without looking at the data.",
+             code("EPSILON = {eps}\nSEED = {seed}  # the preview's seed; a release is seeded by the operating system\n"
+                  "ESTIMATOR, EVENT_TYPE, RISK_SET, NOISE = {est}, {etype}, {rs}, {kind}\n\n"
+                  "grid = sv.make_grid({h}, data_unit=time_unit, grid_unit={unit}, max_bins=2000)\n"
+                  f"counts = sv.count_matrix(time, event, grid, {grouped}, n_types=len(event_labels),\n"
+                  "                         event_labels=event_labels)",
+                  eps=c.epsilon, seed=c.seed, est=c.estimator, etype=c.event_type, rs=c.risk_set, kind=c.kind,
+                  h=c.horizon, unit=c.grid_unit)),
+        Cell("One preview release: noise on every count of the count matrix, drawn with the page's seed.",
+             "noise = sv.survival_noise(EPSILON, counts.n_groups, kind=NOISE)\n"
+             "rng = np.random.default_rng(SEED)\n"
+             "noisy = sv.noisy_counts(counts, noise, rng=rng)\n"
+             "print(noise.describe())"),
+        Cell("Post-processing (free): the same estimator on the noisy and on the exact counts, all groups pooled, "
+             "and the noise-aware band redrawn from the noisy counts alone.", _curves_code(c)),
+        Cell("Private versus non-private curve.",
+             "headline = sf.headline_figure(private, exact, estimator=ESTIMATOR, noise_band=band,\n"
+             "                              time_label=f'time ({grid.grid_unit})')", figure="headline"),
+        Cell("The privacy–utility trade-off: many simulated releases at each ε of a grid, with the page's seed.",
+             code("trade_off = sv.utility_curve(counts, {sweep}, draws={draws}, rng=np.random.default_rng(SEED + 1),\n"
+                  "                             estimator=ESTIMATOR, kind=NOISE, event_type=EVENT_TYPE,\n"
+                  "                             risk_set=RISK_SET, noise_aware_logrank={aware})\n"
+                  "utility = sf.utility_figure(trade_off, EPSILON, time_unit=grid.grid_unit)",
+                  sweep=list(c.sweep), draws=c.sweep_draws, aware=c.noise_aware), figure="utility"),
+        release_cell(METHOD, "EPSILON", "0.0", (
+            f"bundle = sv.release(time, event, grid=grid, epsilon=EPSILON, {grouped},\n"
+            "                    n_types=len(event_labels), event_labels=event_labels, risk_set=RISK_SET)"),
+            "survival"),
+    ]
