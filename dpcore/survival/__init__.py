@@ -27,8 +27,8 @@ This ``__init__`` is the public API (``from dpcore import survival as sv; sv.cou
 """
 
 from dpcore.survival.grid import (  # noqa: F401
-    bin_index, binned_for_lifelines, Estimator, ESTIMATORS, Grid, GroupLabelsFromDataWarning, make_grid,
-    points_grid, RELATION,
+    bin_index, bin_width_text, binned_for_lifelines, default_bin_width, Estimator, ESTIMATORS, Grid, GRID_RULE,
+    GroupLabelsFromDataWarning, make_grid, points_grid, RELATION,
 )
 from dpcore.survival.statistic import (  # noqa: F401
     count_matrix, Counts, MappedData, sensitivity, survival_from_frame,

@@ -46,6 +46,7 @@ class Grid:
     data_unit: str = "days"
     grid_unit: str = "days"
     step: float = 1.0
+    width: float = 1.0
 
     def __post_init__(self):
         edges = np.asarray(self.edges, dtype=float)
@@ -70,12 +71,17 @@ class Grid:
         return self.edges / self.step
 
     def describe(self) -> str:
-        return (f"{self.k} bins of one {self.grid_unit.rstrip('s')} up to the horizon "
+        return (f"{self.k} bins of {bin_width_text(self.width, self.grid_unit)} up to the horizon "
                 f"H = {self.horizon:g} {self.data_unit} ({self.display[-1]:.4g} {self.grid_unit})")
 
     def public_params(self) -> dict:
         return {"grid_edges": self.edges.tolist(), "data_unit": self.data_unit, "grid_unit": self.grid_unit,
-                "grid_step_in_data_units": self.step, "horizon": self.horizon}
+                "grid_step_in_data_units": self.step, "bin_width_in_grid_units": self.width, "horizon": self.horizon}
+
+
+def bin_width_text(width: float, unit: str) -> str:
+    """``"one month"``, ``"2 weeks"``."""
+    return f"one {unit.rstrip('s')}" if width == 1 else f"{width:g} {unit}"
 
 
 def make_grid(horizon: float, *, data_unit: str = "days", grid_unit: str | None = None, width: float = 1.0,
@@ -100,7 +106,34 @@ def make_grid(horizon: float, *, data_unit: str = "days", grid_unit: str | None 
                          f"(at most {max_bins:,} bins)")
     edges = dt * np.arange(n_bins + 1, dtype=float)
     edges[-1] = float(horizon)
-    return Grid(edges, data_unit, grid_unit, step)
+    return Grid(edges, data_unit, grid_unit, step, float(width))
+
+
+#: Bin widths a default grid is chosen from, finest first: (width, unit). Neighbours differ by at most a factor 2
+#: (up to a year), so the finest width with at most :data:`MAX_DEFAULT_BINS` bins gives more than half that many.
+GRID_LADDER: tuple[tuple[int, str], ...] = (
+    (1, "days"), (2, "days"), (3, "days"), (4, "days"), (1, "weeks"), (2, "weeks"), (3, "weeks"), (1, "months"),
+    (2, "months"), (3, "months"), (6, "months"), (1, "years"), (2, "years"), (5, "years"))
+MAX_DEFAULT_BINS = 40
+#: The rule, in words, for the page and the docs.
+GRID_RULE = (f"the finest of 1, 2, 3 or 4 days, 1, 2 or 3 weeks, 1, 2, 3 or 6 months, 1, 2 or 5 years that gives at "
+             f"most {MAX_DEFAULT_BINS} bins over the horizon (so about 20–{MAX_DEFAULT_BINS})")
+
+
+def default_bin_width(horizon: float, data_unit: str = "days") -> tuple[int, str]:
+    """The default ``(width, grid_unit)`` for a public ``horizon`` (in ``data_unit``): :data:`GRID_RULE`.
+
+    A function of the horizon and the unit only (both public), never of the data: the same grid for every
+    data set with that horizon. Too few bins for too many people is coarse; too many empty bins is noise
+    (each carries its own noisy counts, and one-day bins over a year made the private curve fall far too early).
+    """
+    if data_unit not in UNIT_DAYS or not (np.isfinite(horizon) and horizon > 0):
+        raise InputError(f"need a positive horizon and a unit among {list(UNIT_DAYS)}")
+    days = horizon * UNIT_DAYS[data_unit]
+    for width, unit in GRID_LADDER:
+        if days / (width * UNIT_DAYS[unit]) <= MAX_DEFAULT_BINS + 1e-9:
+            return width, unit
+    return GRID_LADDER[-1]
 
 
 def points_grid(horizon: float, n_points: int, *, data_unit: str = "days") -> Grid:
