@@ -345,7 +345,7 @@ def test_audit_scenarios_are_registered():
     from dpcore import registry
 
     names = [s.name for s in registry.audit_scenarios("sparse", 1.0)]
-    assert len(names) == 3 and all(isinstance(n, str) for n in names)
+    assert len(names) == 5 and all(isinstance(n, str) for n in names)
 
 
 # --------------------------------------------------------------------------
@@ -421,7 +421,8 @@ def test_released_noise_scale_does_not_depend_on_the_data():
     X2, y2 = X.copy(), y.copy()
     X2[0], y2[0] = [1.0, 1.0], 5.0  # D': one record replaced within |x| ≤ K = 1, |y| ≤ r = 5
     assert ridge_l1(X2, y2) > B  # ... and its ridge solution is outside
-    exported = [sp.release_sparse(Xd, yd, sparsity=d, epsilon=2.0, delta=1e-5, loss="linear", B=B, lam=lam)
+    exported = [sp.release_sparse(Xd, yd, sparsity=d, epsilon=2.0, delta=1e-5, loss="linear", B=B, lam=lam,
+                                  variant="private_support")
                 .metadata()["public_parameters"] for Xd, yd in ((X, y), (X2, y2))]
     assert exported[0]["sigma"] == exported[1]["sigma"]
     assert exported[0]["l2_sensitivity"] == exported[1]["l2_sensitivity"]

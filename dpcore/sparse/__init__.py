@@ -1,11 +1,13 @@
 # ruff: noqa: I001  (imports in data-flow order, not alphabetical)
-"""DP sparse linear / logistic regression by knowledge transfer (Wang & Gu, AAAI 2020).
+"""DP sparse linear / logistic regression: peeling + private fit (the default release), knowledge transfer
+(Wang & Gu, AAAI 2020) and the baselines.
 
-Specification: ``shared/docs/sparse.md``.
+Specification: ``shared/docs/sparse.md``; issue 26 for the default release.
 
-**Sensitivity proof:** the released variant (KT with a private support): :mod:`dpcore.sparse.private_support`
-(module docstring and :func:`kt_ps_sensitivity`); the paper's variant (previews only):
-:mod:`dpcore.sparse.transfer` (:func:`kt_sensitivity`, under :data:`KT_ASSUMPTIONS`); the
+**Sensitivity proof:** the default release (peeling over full-data scores, then a private fit on the peeled
+support): :mod:`dpcore.sparse.peeling` (:func:`screening_sensitivity`, :func:`fit_sensitivities`); KT with a
+private support: :mod:`dpcore.sparse.private_support` (:func:`kt_ps_sensitivity`); the paper's variant
+(previews only): :mod:`dpcore.sparse.transfer` (:func:`kt_sensitivity`, under :data:`KT_ASSUMPTIONS`); the
 baselines' calibrations in their own files.
 
 The files, in the order data flows (each imports only the ones above it):
@@ -14,13 +16,14 @@ The files, in the order data flows (each imports only the ones above it):
 2. ``params.py`` — public parameters, input set-up, the result type :class:`SparseFit`;
 3. ``transfer.py`` — teacher → **statistic** ``X̃θ̂`` + sensitivity → **mechanism** → student;
 4. ``baseline_dp_ight.py``, ``baseline_frank_wolfe.py``, ``baseline_two_stage.py`` — **baselines**;
-5. ``private_support.py`` — the released variant: private support, its sensitivity (proof), Gaussian;
-6. ``simulate.py`` — **simulator** with a known θ*, metrics (post-processing);
-7. ``curves.py`` — privacy–utility curves over ε and R draws for every method;
-8. ``data.py`` — GDSC problems and uploaded CSVs;
-9. ``bundle.py`` — :func:`release_sparse`: one OpenDP release as a ReleaseBundle (data only);
-10. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
-11. ``audit.py`` — black-box audit scenarios, including the known support-flip violation, and pairs built
+5. ``private_support.py`` — KT with a private support: its sensitivity (proof), Gaussian;
+6. ``peeling.py`` — the default release: peeling over full-data scores, then a private fit (proofs);
+7. ``simulate.py`` — **simulator** with a known θ*, metrics (post-processing);
+8. ``curves.py`` — privacy–utility curves over ε and R draws for every method;
+9. ``data.py`` — GDSC problems and uploaded CSVs;
+10. ``bundle.py`` — :func:`release_sparse`: one OpenDP release as a ReleaseBundle (data only);
+11. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
+12. ``audit.py`` — black-box audit scenarios, including the known support-flip violation, and pairs built
     from a data set for the attacker's view (:func:`data_scenario`).
 
 This ``__init__`` is the public API (``from dpcore import sparse; sparse.knowledge_transfer(...)``).
@@ -82,6 +85,10 @@ from dpcore.sparse.baseline_two_stage import (  # noqa: F401
 from dpcore.sparse.private_support import (  # noqa: F401
     knowledge_transfer_private_support, kt_private_support_batch, kt_ps_sensitivity,
 )
+from dpcore.sparse.peeling import (  # noqa: F401
+    design, fit_sensitivities, gram_matrix, gram_vector, noisy_gradient_descent, peel_fit, peel_fit_batch, peel_plan,
+    PeelPlan, screening_scores, screening_sensitivity, solve_noisy_statistics,
+)
 from dpcore.sparse.simulate import (  # noqa: F401
     make_synthetic, metrics, SparseData, support_scores, test_error,
 )
@@ -92,7 +99,7 @@ from dpcore.sparse.data import (  # noqa: F401
     gdsc_problem, sparse_from_frame,
 )
 from dpcore.sparse.bundle import (  # noqa: F401
-    release_sparse,
+    peel_parts, release_sparse,
 )
 from dpcore.sparse.audit import (  # noqa: F401
     AUDIT_DELTA, AUDIT_RAW_FACTOR, audit_scenarios, BUG_LABELS, data_scenario, gaussian_shift_epsilon,

@@ -1,4 +1,5 @@
-"""The release: KT with a private support, OpenDP noise only, as a ReleaseBundle (data only).
+"""The release, OpenDP noise only, as a ReleaseBundle (data only): peeling + private fit (default) or KT with a
+private support.
 
 The paper's variant is refused. The figure its report shows is chosen by the report layer
 (:mod:`dpcore.release_figures`).
@@ -18,18 +19,20 @@ from dpcore.mechanisms import (
 from dpcore.release import ReleaseBundle
 from dpcore.sparse.baseline_two_stage import block_votes
 from dpcore.sparse.params import _setup
+from dpcore.sparse.peeling import peel_plan, release_fit, release_support, screening_scores
 from dpcore.sparse.private_support import kt_ps_sensitivity
 from dpcore.sparse.transfer import fixed_support_teacher, synthetic_features
 
 
 def release_sparse(X, y, *, sparsity: int, epsilon: float, delta: float, loss: str = "linear", dataset: str = "data",
                    fingerprint: str = "", feature_names: Sequence[str] | None = None,
-                   variant: str = "private_support", **params):
-    """The exported knowledge-transfer release: KT with private support (OpenDP noise only).
+                   variant: str = "peeling", **params):
+    """The exported sparse release (OpenDP noise only).
 
-    Only ``variant="private_support"`` (:func:`kt_private_support_batch`:
-    OpenDP Laplace on the support votes, OpenDP Gaussian on the synthetic
-    responses) can be released. The paper's variant is refused: its
+    ``variant="peeling"`` (default, :mod:`dpcore.sparse.peeling`): the s features peeled from full-data scores
+    (OpenDP Gumbel top-s), then the fit on them (OpenDP Gaussian). ``variant="private_support"``
+    (:func:`kt_private_support_batch`: OpenDP Laplace on the support votes, OpenDP Gaussian on the synthetic
+    responses) is the knowledge-transfer comparison. The paper's variant is refused: its
     sensitivity bound assumes a teacher support that no single record can
     change, and on the pair of :func:`known_violation_scenarios`, where one
     record tips that support, the true privacy loss for a claimed ε = 1 is
@@ -42,8 +45,11 @@ def release_sparse(X, y, *, sparsity: int, epsilon: float, delta: float, loss: s
             "change the teacher's support; on a pair where one record does, a claimed ε = 1 is in truth ε ≈ 690 "
             "(an audit with 10⁵ runs shows ε ≥ 9). Release 'KT with private support' instead (variant='private_support')."
         )
+    if variant == "peeling":
+        return _release_peeling(X, y, sparsity=sparsity, epsilon=epsilon, delta=delta, loss=loss, dataset=dataset,
+                                fingerprint=fingerprint, feature_names=feature_names, **params)
     if variant != "private_support":
-        raise ValueError("variant must be 'private_support' (the paper's variant cannot be released)")
+        raise ValueError("variant must be 'peeling' or 'private_support' (the paper's variant cannot be released)")
     return _release_private_support(X, y, sparsity=sparsity, epsilon=epsilon, delta=delta, loss=loss,
                                     dataset=dataset, fingerprint=fingerprint, feature_names=feature_names, **params)
 
@@ -91,3 +97,53 @@ def _release_private_support(X, y, *, sparsity, epsilon, delta, loss, dataset, f
         public_params=public, tables=tables,
         parts={"support selection (Laplace)": float(e1), "synthetic responses (Gaussian)": float(e2)},
         notes=notes)
+
+
+def _release_peeling(X, y, *, sparsity, epsilon, delta, loss, dataset, fingerprint, feature_names,
+                     select_share: float = 0.5, **params):
+    """OpenDP release of peeling + private fit (proofs in :mod:`dpcore.sparse.peeling`)."""
+    p, _, X, y, s, _ = _setup(X, y, sparsity, [epsilon], delta, loss, None, params)
+    n, d = X.shape
+    plan = peel_plan(n, s, float(epsilon), float(delta), loss, p, select_share)
+    support = release_support(screening_scores(X, y), s, plan)
+    theta, stats = release_fit(X, y, support, loss, plan, p)
+    names = list(feature_names) if feature_names is not None else [f"x{j + 1}" for j in range(d)]
+    rows = ([("(intercept)", -1, float(theta[0]), 0)] if p.intercept else []) + [
+        (names[j], int(j), float(c), rank + 1) for rank, (j, c) in enumerate(zip(support, theta[-s:]))]
+    coefficients = pd.DataFrame(rows, columns=["feature", "index", "coefficient", "peeled"])
+    tables = {"coefficients": coefficients}
+    labels = (["(intercept)"] if p.intercept else []) + [names[j] for j in support]
+    if loss == "linear":
+        tables["noisy_gram"] = pd.concat([pd.DataFrame({"feature": labels}),
+                                          pd.DataFrame(stats["gram"], columns=labels)], axis=1)
+        tables["noisy_moment"] = pd.DataFrame({"feature": labels, "noisy_Zty": stats["moment"]})
+    else:
+        tables["noisy_gradients"] = pd.DataFrame(stats["gradients"], columns=labels).rename_axis("step").reset_index()
+    public = {"variant": "peeling + private fit", "loss": loss, "sparsity": s, "n": n, "d": d, "K": p.K,
+              "r": p.r if loss == "linear" else None, "intercept": p.intercept, "select_share": select_share,
+              "rho_total": plan.rho, "rho_selection": plan.rho_select, "rho_fit": plan.rho_fit,
+              "score_sensitivity_linf": plan.score_sensitivity, "gumbel_scale": plan.gumbel_scale,
+              **{f"sigma_{name}": nz.scale for name, nz in plan.noises.items()},
+              **{f"l2_sensitivity_{name}": nz.sensitivity for name, nz in plan.noises.items()},
+              **({"gradient_steps": p.fit_T, "step_size": float(p.fit_step or 2.0 / p.K**2)} if loss == "logistic"
+                 else {})}
+    derived = {"support (in the order peeled)": [names[j] for j in support]}
+    fit_text = ("noisy sufficient statistics ZᵀZ and Zᵀy (Gaussian, half of the fit's ρ each), then least squares "
+                "with the ridge AdaSSP reads off the noisy matrix" if loss == "linear" else
+                f"{p.fit_T} noisy gradient steps of the logistic loss (Gaussian on each mean gradient)")
+    notes = (f"Support: the s = {s} largest of the scores |Σ x_ij·y_i|/n after Gumbel noise (OpenDP make_noisy_top_k, "
+             "the law of s exponential mechanisms in a row), every record counting in every score. Fit on that "
+             f"support with{'' if p.intercept else 'out'} an intercept: {fit_text}. All parts are composed in zCDP "
+             f"(ρ = {plan.rho:.4g}) and converted to (ε, δ) by ε = ρ + 2√(ρ ln(1/δ)); the budget parts below are "
+             "the ρ shares of ε. Every noise scale depends only on n, s, K, r, ε and δ.",)
+    mechanisms = tuple(plan.describe())
+    return ReleaseBundle(
+        method="Sparse regression: peeling + private fit", dataset=dataset, fingerprint=fingerprint,
+        epsilon=float(epsilon), delta=float(delta), mechanisms=mechanisms, public_params=public, tables=tables,
+        derived_params=derived, parts=peel_parts(epsilon, select_share), notes=notes)
+
+
+def peel_parts(epsilon: float, select_share: float = 0.5) -> dict[str, float]:
+    """The budget parts a peeling release is charged under (the zCDP shares of ε; they sum to ε)."""
+    return {"support selection (Gumbel top-s)": float(epsilon) * select_share,
+            "fit on the support (Gaussian)": float(epsilon) * (1.0 - select_share)}

@@ -11,6 +11,7 @@ from dpcore.sparse.baseline_dp_ight import dp_ight, dp_ight_batch
 from dpcore.sparse.baseline_frank_wolfe import dp_frank_wolfe, frank_wolfe_batch
 from dpcore.sparse.baseline_two_stage import two_stage, two_stage_batch
 from dpcore.sparse.params import METHODS, _check_budget, _params, prepare
+from dpcore.sparse.peeling import peel_fit, peel_fit_batch
 from dpcore.sparse.private_support import knowledge_transfer_private_support, kt_private_support_batch
 from dpcore.sparse.simulate import SparseData, metrics
 from dpcore.sparse.transfer import (
@@ -22,9 +23,9 @@ from dpcore.sparse.transfer import (
     teacher_fit,
 )
 
-BATCH = {"kt": knowledge_transfer_batch, "kt_ps": kt_private_support_batch, "dp_ight": dp_ight_batch, "frank_wolfe": frank_wolfe_batch,
+BATCH = {"peel": peel_fit_batch, "kt": knowledge_transfer_batch, "kt_ps": kt_private_support_batch, "dp_ight": dp_ight_batch, "frank_wolfe": frank_wolfe_batch,
          "two_stage": two_stage_batch}
-ONE_CALL = {"kt": knowledge_transfer, "kt_ps": knowledge_transfer_private_support, "nonprivate": nonprivate_ight, "dp_ight": dp_ight,
+ONE_CALL = {"peel": peel_fit, "kt": knowledge_transfer, "kt_ps": knowledge_transfer_private_support, "nonprivate": nonprivate_ight, "dp_ight": dp_ight,
             "frank_wolfe": dp_frank_wolfe, "two_stage": two_stage}
 
 
@@ -63,13 +64,15 @@ def utility_curve(data: SparseData, *, sparsity: int, epsilons: Sequence[float],
     Xc, yc = prepare(data.X, data.y, data.loss, p)
     teacher = teacher_fit(Xc, yc, sparsity=sparsity, lam=0.0, loss=data.loss, p=p)
     for i, method in enumerate(methods):
+        intercept = None
         if method == "nonprivate":
             coef = np.broadcast_to(teacher, (eps.size, R, teacher.size))
         else:
-            coef = BATCH[method](data.X, data.y, sparsity=sparsity, epsilons=eps, delta=delta, loss=data.loss,
-                                 rng=rng, draws=R, **params).coef
+            fit = BATCH[method](data.X, data.y, sparsity=sparsity, epsilons=eps, delta=delta, loss=data.loss,
+                                rng=rng, draws=R, **params)
+            coef, intercept = fit.coef, fit.details.get("intercept")
         values[method] = metrics(coef, theta=data.theta, X_test=data.X_test, y_test=data.y_test, loss=data.loss,
-                                 teacher=teacher)
+                                 teacher=teacher, intercept=intercept)
         if progress is not None:
             progress((i + 1) / len(methods))
     return UtilityCurve(eps, float(delta), tuple(methods), values, data.loss)

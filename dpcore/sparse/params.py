@@ -19,8 +19,9 @@ from dpcore.mechanisms import (
 from dpcore.sparse.solver import _sigmoid, clip_features, clip_responses
 
 LOSSES = ("linear", "logistic")
-METHODS = ("kt", "nonprivate", "dp_ight", "frank_wolfe", "two_stage", "kt_ps")
+METHODS = ("peel", "kt", "nonprivate", "dp_ight", "frank_wolfe", "two_stage", "kt_ps")
 METHOD_LABELS = {
+    "peel": "peeling + private fit",
     "kt": "knowledge transfer (student)",
     "nonprivate": "non-private IGHT (teacher)",
     "dp_ight": "DP-IGHT",
@@ -28,7 +29,7 @@ METHOD_LABELS = {
     "two_stage": "two-stage",
     "kt_ps": "KT with private support",
 }
-PRIVATE_METHODS = ("kt", "dp_ight", "frank_wolfe", "two_stage", "kt_ps")
+PRIVATE_METHODS = ("peel", "kt", "dp_ight", "frank_wolfe", "two_stage", "kt_ps")
 
 #: The teacher's ridge rules (:meth:`SparseParams.ridge`), with the labels the page shows.
 LAMBDA_RULES = {
@@ -68,7 +69,9 @@ class SparseParams:
     ``m`` synthetic points (default ``n``), ``T1/T2`` teacher/student steps,
     ``dp_T`` and ``dp_step`` for DP-IGHT, ``fw_T`` Frank–Wolfe steps (default
     ``s``-proportional as in the paper), ``lasso_alpha`` the two-stage
-    per-block LASSO penalty.
+    per-block LASSO penalty; for peeling + private fit, ``intercept`` (an unpenalised intercept in the fit,
+    never competing for the s slots), ``fit_T`` noisy gradient steps (logistic) and ``fit_step`` their step
+    (default ``2/K²``).
     """
 
     K: float = 1.0
@@ -86,6 +89,9 @@ class SparseParams:
     fw_T: int | None = None
     lasso_alpha: float = 0.1
     calibration: str = "max"
+    intercept: bool = True
+    fit_T: int = 30
+    fit_step: float | None = None
     synthetic_seed: int = DEFAULT_SYNTHETIC_SEED
 
     def radius(self) -> float:
@@ -205,5 +211,5 @@ class SparseFit:
         return np.flatnonzero(self.coef) if self.coef.ndim == 1 else self.coef != 0
 
     def predict(self, X) -> np.ndarray:
-        z = np.asarray(X, dtype=float) @ self.coef
+        z = np.asarray(X, dtype=float) @ self.coef + self.details.get("intercept", 0.0)
         return z if self.loss == "linear" else _sigmoid(z)

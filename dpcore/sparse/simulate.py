@@ -56,22 +56,26 @@ def support_scores(coef, truth_support) -> dict[str, np.ndarray]:
     return {"precision": precision, "recall": recall, "f1": f1}
 
 
-def test_error(coef, X_test, y_test, loss: str) -> np.ndarray:
-    """Test MSE (linear) or misclassification rate (logistic), batched over leading axes of ``coef``."""
+def test_error(coef, X_test, y_test, loss: str, intercept=None) -> np.ndarray:
+    """Test MSE (linear) or misclassification rate (logistic), batched over leading axes of ``coef``
+    (``intercept``: one per fit, same leading axes, or None)."""
     z = np.asarray(coef) @ np.asarray(X_test, dtype=float).T
+    if intercept is not None:
+        z = z + np.asarray(intercept, dtype=float)[..., None]
     if loss == "linear":
         return np.mean((z - y_test) ** 2, axis=-1)
     return np.mean(np.where(z >= 0, 1.0, -1.0) != y_test, axis=-1)
 
 
-def metrics(coef, *, theta=None, X_test=None, y_test=None, loss="linear", teacher=None) -> dict[str, np.ndarray]:
+def metrics(coef, *, theta=None, X_test=None, y_test=None, loss="linear", teacher=None,
+            intercept=None) -> dict[str, np.ndarray]:
     """ℓ2 error to θ* and support P/R/F1 (when θ* known), test error, support overlap (F1) with the teacher."""
     out: dict[str, np.ndarray] = {}
     if theta is not None:
         out["l2_error"] = np.linalg.norm(np.asarray(coef) - theta, axis=-1)
         out.update(support_scores(coef, np.flatnonzero(theta)))
     if X_test is not None:
-        out["test_error"] = test_error(coef, X_test, y_test, loss)
+        out["test_error"] = test_error(coef, X_test, y_test, loss, intercept)
     if teacher is not None:
         out["teacher_overlap"] = support_scores(coef, np.flatnonzero(teacher))["f1"]
     return out
