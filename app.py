@@ -11,6 +11,7 @@ import streamlit as st
 from threadpoolctl import threadpool_limits
 
 from ui import current_dataset, get_ledger, session_id, url_toggle
+from ui.identity import account_panel
 from ui.state import forget_current_dataset
 from ui.widgets import LINKED, forget_control
 from ui.layout import TEACHING_KEY, literal
@@ -46,6 +47,8 @@ navigation = st.navigation(
         "Review": _pages(REVIEW_PAGES),
     }
 )
+
+account_panel()  # who is signed in (shared deployments); stops here for anyone not admitted
 
 with st.sidebar:
     url_toggle("Teaching mode", key=TEACHING_KEY, help="Show step-by-step explanations beside each figure.")
