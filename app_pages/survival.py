@@ -18,6 +18,8 @@ from dpcore.survival import figures as sf
 from dpcore.accounting import fingerprint
 from dpcore.datasets import UNIT_DAYS, load_survival, manifest, survival_names, survival_title
 from ui.accuracy import accuracy_first
+from ui.exports import code_downloads, release_with_script  # notebook, script
+from dpcore.notebooks import SurvivalConfig
 from dpcore.utility import describe_draws
 from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
 from ui.widgets import EPSILON_STEPS
@@ -132,6 +134,15 @@ def _upload() -> Source | None:
         return Source(f"{name} (uploaded)", fp, m.time, m.event, m.group, m.groups,
                       None if gcol == none else gcol, m.event_labels, unit, UPLOAD_HORIZON[unit], unit, False)
     return None
+
+
+def _upload_columns() -> dict:
+    """How the upload's columns map to the roles, for the notebook (it reads the user's CSV from a path)."""
+    get, gcol = st.session_state.get, st.session_state.get("sv_gcol", "(none)")
+    grouped = gcol != "(none)"
+    return dict(time_col=get("sv_tcol"), event_col=get("sv_ecol"), group_col=gcol if grouped else None,
+                group_labels=tuple(g for g in get("sv_glabels", "").split(",") if g.strip()) if grouped else None,
+                n_types=int(get("sv_k", 1)), time_unit=get("sv_tunit", UNITS[0]))
 
 
 # --------------------------------------------------------------------------
@@ -352,13 +363,18 @@ def _at_epsilon() -> None:
     params = {"grid": grid.describe(), "groups": list(counts.groups), "estimators": "KM, NA, CIF, log-rank",
               "risk_set": risk_set,
               "sensitivity_l1": sv.sensitivity(G)}
+    config = SurvivalConfig(
+        dataset=name, horizon=horizon, grid_unit=grid_unit, epsilon=epsilon, seed=seed, estimator=estimator,
+        event_type=event_type, compare=compare, noise_aware=aware, kind=kind, risk_set=risk_set, sweep=tuple(SWEEP),
+        sweep_draws=int(st.session_state.get("sv_Rc", SWEEP_DRAWS)), **({} if src.bundled else _upload_columns()))
+    code_downloads(config)
     ui.release_panel(
         key="survival", dataset_label=src.label, fingerprint=src.fp, method="DP survival analysis", epsilon=epsilon,
         params=params, utility_note=_utility_note(epsilon),
-        make_bundle=lambda: sv.release(src.time, src.event, grid=grid, epsilon=epsilon,
-                                       group=src.group if compare else None, groups=src.groups if compare else None,
-                                       n_types=len(src.event_labels), event_labels=src.event_labels,
-                                       dataset=src.label, fingerprint=src.fp, risk_set=risk_set),
+        make_bundle=lambda: release_with_script(sv.release(
+            src.time, src.event, grid=grid, epsilon=epsilon, group=src.group if compare else None,
+            groups=src.groups if compare else None, n_types=len(src.event_labels), event_labels=src.event_labels,
+            dataset=src.label, fingerprint=src.fp, risk_set=risk_set), config),
     )
 
     attacker_panel("survival", epsilon)

@@ -100,6 +100,8 @@ def export(figures: Mapping[str, go.Figure], formats: Sequence[str] = tuple(FORM
     unknown = set(formats) - set(FORMATS)
     if unknown:
         raise ValueError(f"unknown figure formats {sorted(unknown)}; offered: {list(FORMATS)}")
+    if not figures:
+        return {}
     path = chromium_path()
     if not Path(path).is_file():
         raise ExportUnavailable(f"Figure files need the Chromium browser at {path} (Debian: apt-get install "

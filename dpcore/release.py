@@ -6,8 +6,9 @@ data or non-private estimates (privacy.md, "What a release exports"). It
 serialises to JSON, to a ZIP (JSON + one CSV per table + the HTML report)
 and feeds :mod:`dpcore.report`. A release function fills it with data only; the report layer
 (:mod:`dpcore.release_figures`) decides which figures its report and ZIP show. This is the export
-face of a release, so it imports :mod:`dpcore.report` (for the ZIP's ``report.html``); the report
-never imports this module back.
+face of a release, so it imports :mod:`dpcore.report` (for the ZIP's ``report.html``, and
+``figures_for``, the report layer's choice of figures, which the ZIP also holds as PNG, SVG and PDF files);
+the report never imports this module back.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ import numpy as np
 import pandas as pd
 
 from dpcore import __version__
-from dpcore.report import html_report
+from dpcore.figure_export import ExportUnavailable, export
+from dpcore.report import figures_for, html_report
 
 RELATIONS = {
     "replace-one": "two data sets are neighbours when one record (one {unit}) is replaced by another "
@@ -93,6 +95,9 @@ class ReleaseBundle:
     parts: Mapping[str, float] = field(default_factory=dict)
     figures: Mapping[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    #: a script that makes this release again (its public parameters, the data read from a path the reader fills
+    #: in; :mod:`dpcore.notebooks`); "" when the caller made none. In the ZIP, never in the JSON or the ledger
+    script: str = ""
     created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
 
     @property
@@ -137,13 +142,23 @@ class ReleaseBundle:
         return json.dumps(payload, indent=2, ensure_ascii=False)
 
     def to_zip(self) -> bytes:
-        """ZIP with ``release.json``, one CSV per DP table and a self-contained ``report.html``."""
+        """ZIP with ``release.json``, one CSV per DP table, a self-contained ``report.html``, the script that
+        makes the release (``reproduce.py``, when there is one) and every report figure as PNG (300 dpi), SVG
+        and PDF under ``figures/`` (or, where no browser can draw them, ``figures/README.txt`` saying why)."""
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
             archive.writestr("release.json", self.to_json())
             for name, table in self.tables.items():
                 archive.writestr(f"{name}.csv", table.to_csv(index=False))
             archive.writestr("report.html", html_report([self]))
+            if self.script:
+                archive.writestr("reproduce.py", self.script)
+            try:
+                files = export(figures_for(self))
+            except ExportUnavailable as err:
+                files = {"README.txt": f"The figures are in report.html only: {err}\n".encode()}
+            for name, data in files.items():
+                archive.writestr(f"figures/{name}", data)
         return buffer.getvalue()
 
     def file_stem(self) -> str:

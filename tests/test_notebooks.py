@@ -1,0 +1,129 @@
+"""Generated notebooks and scripts: they run in a fresh kernel, print the page's own numbers, and no name escapes.
+
+The page tests run a method page in AppTest, take the notebook its download button would hand out (the deferred
+callable Streamlit registers for the button), execute it top to bottom with nbclient in a fresh kernel on the
+bundled data, and compare its preview with the figure the page drew for the same configuration and seed.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import json
+import subprocess
+import sys
+from pathlib import Path
+from unittest import mock
+
+import nbformat
+import numpy as np
+import pytest
+from nbclient import NotebookClient
+from streamlit.runtime.media_file_manager import MediaFileManager
+from streamlit.testing.v1 import AppTest
+
+from dpcore import notebooks
+from tests.page_views import chart_spec
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = ROOT / "app_pages"
+#: names an upload could carry: quotes, newlines, a docstring's end, Markdown and HTML
+HOSTILE = ['x"); import os; os.system("echo pwned"); ("', "a'b\nc = 1", 'end"""; raise SystemExit', ":red[x]",
+           "<script>alert(1)</script>", "tab\there\\", "${{ }} {0} %s", "\r\n# %%\nimport os"]
+
+
+def run_notebook(text: str, probe: str) -> dict:
+    """Execute the notebook in a fresh kernel from the project folder, then ``probe`` (code printing JSON)."""
+    nb = nbformat.reads(text, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(probe))
+    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
+    out = nb.cells[-1].outputs
+    return json.loads("".join(o.get("text", "") for o in out if o.get("name") == "stdout"))
+
+
+def page_downloads(page: str, query: dict | None = None) -> tuple[AppTest, dict[str, str]]:
+    """Run ``page``; return it and the text of every deferred download it offers, by file name."""
+    files: dict[str, object] = {}
+    original = MediaFileManager.add_deferred
+
+    def capture(self, data_callable, mimetype, coordinates, file_name=None, **kw):
+        files[file_name] = data_callable
+        return original(self, data_callable, mimetype, coordinates, file_name, **kw)
+
+    at = AppTest.from_file(str(PAGES / page), default_timeout=180)
+    at.query_params.update(query or {})
+    with mock.patch.object(MediaFileManager, "add_deferred", capture):
+        at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at, {name: make() for name, make in files.items() if name and name.endswith((".ipynb", ".py"))}
+
+
+def trace(spec: dict, name: str, axis: str = "y") -> np.ndarray:
+    """The values of trace ``name`` (Plotly JSON writes arrays as base64 ``{"dtype", "bdata"}``)."""
+    values = next(t for t in spec["data"] if t.get("name") == name)[axis]
+    if isinstance(values, dict):
+        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"]).astype(float)
+    return np.asarray(values, dtype=float)
+
+
+# ---- every page's notebook reproduces its preview --------------------------------------------------------------
+
+
+def test_survival_notebook_prints_the_pages_preview():
+    at, files = page_downloads("survival.py", {"sv_data": "veteran", "eps": "2.0", "sv_seed": "3"})
+    assert set(files) == {"survival-preview.ipynb", "survival-preview.py"}
+    shown = trace(chart_spec(at, "sv_headline"), "private (one preview draw)")
+    got = run_notebook(files["survival-preview.ipynb"],
+                       "import json; print(json.dumps({'private': private.estimate[0].tolist(), "
+                       "'eps': EPSILON, 'seed': SEED, 'release': MAKE_RELEASE}))")
+    assert (got["eps"], got["seed"], got["release"]) == (2.0, 3, False)
+    np.testing.assert_allclose(got["private"], shown, rtol=0, atol=1e-12)
+
+
+# ---- nothing from a name gets out of its string ---------------------------------------------------------------
+
+
+def _strings(tree: ast.AST) -> list[str]:
+    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+
+
+def hostile_configs(name: str) -> list:
+    return [notebooks.SurvivalConfig(dataset=None, horizon=12.0, grid_unit="months", epsilon=1.0, seed=0,
+                                     compare=True, time_col=name, event_col=name + "e", group_col=name + "g",
+                                     group_labels=(name, "b"))]
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_a_hostile_column_name_stays_a_string_literal(name):
+    for config in hostile_configs(name):
+        nb = nbformat.reads(notebooks.notebook(config), as_version=4)
+        code = [c.source for c in nb.cells if c.cell_type == "code"]
+        for source in [*code, notebooks.script(config)]:
+            tree = ast.parse(source)  # the code still parses, whatever the name
+            names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+            assert not names & {"os", "pwned", "alert"}
+        assert name in _strings(ast.parse("\n".join(code)))  # the name arrives intact, as one string
+        assert name in _strings(ast.parse(notebooks.script(config)))
+        markdown = "".join(c.source for c in nb.cells if c.cell_type == "markdown")
+        assert name.strip() not in markdown and "your_data.csv" not in markdown
+
+
+def test_literal_refuses_what_is_not_a_plain_value():
+    for bad in (float("nan"), float("inf"), object(), {"a": 1}, b"bytes"):
+        with pytest.raises((TypeError, ValueError)):
+            notebooks.literal(bad)
+    assert notebooks.literal(np.float64(0.5)) == "0.5" and notebooks.literal((1, "a")) == "(1, 'a')"
+
+
+def test_the_script_runs_and_its_release_is_off_until_switched_on(tmp_path):
+    """The .py form runs as a program: figures to HTML, no release; switched on, it charges and saves one."""
+    config = notebooks.SurvivalConfig(dataset="gehan", horizon=35.0, grid_unit="weeks", epsilon=1.0, seed=0,
+                                      sweep=(1.0, 10.0), sweep_draws=20)
+    script = tmp_path / "survival.py"
+    script.write_text(notebooks.script(config))
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, check=True, capture_output=True)
+    assert {p.name for p in tmp_path.iterdir()} == {"survival.py", "headline.html", "utility.html"}
+    script.write_text(notebooks.script(config).replace("MAKE_RELEASE = False", "MAKE_RELEASE = True"))
+    subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, check=True, capture_output=True)
+    assert (tmp_path / "survival-release.zip").read_bytes()[:2] == b"PK"
