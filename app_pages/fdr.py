@@ -16,7 +16,7 @@ import streamlit as st
 import ui
 from dpcore import fdr
 from dpcore.fdr import figures as ff
-from dpcore.accounting import fingerprint
+from dpcore.ledger import fingerprint
 from ui.accuracy import accuracy_first
 from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
 

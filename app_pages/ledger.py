@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from dpcore.history import history_report
+from dpcore.ledger import history_report
 from dpcore.report import html_report, internal_notes_html
 from ui import (
     audits,

@@ -16,7 +16,7 @@ import streamlit as st
 import ui
 from dpcore import regression as R
 from dpcore.regression import figures as rf
-from dpcore.accounting import fingerprint
+from dpcore.ledger import fingerprint
 from dpcore.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, load_gdsc
 from dpcore.regression.evaluation import equivalent_sample_size, monte_carlo_cv, preview_fit, tuned_omegas
 from dpcore.regression.tuning import ThresholdSearch, split_grid, split_search, threshold_search

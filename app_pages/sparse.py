@@ -15,7 +15,7 @@ import streamlit as st
 import ui
 from dpcore import sparse as sp
 from dpcore.sparse import figures as sf
-from dpcore.accounting import fingerprint
+from dpcore.ledger import fingerprint
 from dpcore.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, load_gdsc
 from ui.accuracy import accuracy_first
 from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient

@@ -15,7 +15,7 @@ import streamlit as st
 import ui
 from dpcore import survival as sv
 from dpcore.survival import figures as sf
-from dpcore.accounting import fingerprint
+from dpcore.ledger import fingerprint
 from dpcore.datasets import UNIT_DAYS, load_survival, manifest, survival_names, survival_title
 from ui.accuracy import accuracy_first
 from ui.exports import code_downloads, release_with_script  # notebook, script

@@ -2,8 +2,8 @@
 
 Every computation of the dashboard lives here, importable without Streamlit:
 ``mechanisms`` (calibrated noise, preview and OpenDP release paths),
-``accounting`` (the privacy ledger), ``ledger_store`` (its durable SQLite / PostgreSQL store and the
-server configuration), ``audit`` (black-box ε lower bounds),
+``ledger`` (the privacy ledger: its key rule, caps, durable SQLite / PostgreSQL stores and history reports;
+its ``__init__`` names the file that states the key rule), ``audit`` (black-box ε lower bounds),
 ``validation`` (uploaded CSV → arrays or a clear error), ``datasets``
 (bundled data and public metadata), ``release`` (export bundles), ``report`` and
 ``release_figures`` (reports and the figures that go with a release), and one package per method

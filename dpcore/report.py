@@ -12,7 +12,7 @@ Print → PDF gives the paper copy).
 Which figures a release's report shows is decided here (:func:`dpcore.release_figures.figures_for`),
 not by the release: releases return data. This module reads bundles by their attributes and does not
 import :mod:`dpcore.release` (which imports it, for the ZIP); the ledger's history report, which
-rebuilds bundles from stored JSON, is in :mod:`dpcore.history`.
+rebuilds bundles from stored JSON, is in :mod:`dpcore.ledger.history`.
 """
 
 from __future__ import annotations

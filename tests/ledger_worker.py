@@ -9,8 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from dpcore.accounting import BudgetExceeded
-from dpcore.ledger_store import LedgerConfig, open_ledger
+from dpcore.ledger import BudgetExceeded
+from dpcore.ledger.stores import LedgerConfig, open_ledger
 
 
 def main(mode: str, key: str, *args: str) -> None:

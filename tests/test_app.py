@@ -4,7 +4,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from dpcore.accounting import Ledger
+from dpcore.ledger import Ledger
 
 
 def _app():

@@ -32,7 +32,7 @@ METHODS = ("survival", "regression", "sparse", "fdr")
 FIGURE_MODULES = {"dpcore.figures", "dpcore.attack_figures", "dpcore.release_figures",
                   *(f"dpcore.{m}.figures" for m in METHODS)}
 #: the report layer: renders bundles and decides which figures go with them
-REPORT_MODULES = {"dpcore.report", "dpcore.history"}
+REPORT_MODULES = {"dpcore.report", "dpcore.ledger.history"}
 MAX_LINES = 500
 
 

@@ -4,7 +4,7 @@ PostgreSQL ledger and its cap."""
 import pytest
 from conftest import start_app, stop_app, wait_for_idle
 
-from dpcore.ledger_store import LedgerConfig, open_ledger
+from dpcore.ledger.stores import LedgerConfig, open_ledger
 
 pytestmark = pytest.mark.browser
 

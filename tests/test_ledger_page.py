@@ -5,7 +5,7 @@ from pathlib import Path
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-from dpcore.accounting import Ledger
+from dpcore.ledger import Ledger
 from dpcore.release import ReleaseBundle
 from dpcore.report import html_report
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpcore.accounting import BudgetExceeded, Ledger, fingerprint, table_fingerprint
+from dpcore.ledger import BudgetExceeded, Ledger, fingerprint, table_fingerprint
 from dpcore.validation import read_csv
 
 

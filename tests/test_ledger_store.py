@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpcore.accounting import CHARGED, FAILED, RELEASED, Budget, BudgetExceeded, Ledger, MemoryStore
-from dpcore.ledger_store import (
+from dpcore.ledger import CHARGED, FAILED, RELEASED, Budget, BudgetExceeded, Ledger, MemoryStore
+from dpcore.ledger.stores import (
     SCHEMA_VERSION,
     SECRET_FILE,
     SQLITE_FILE,
@@ -258,7 +258,7 @@ def test_a_data_sets_history_report_lists_every_charge_and_the_values_that_left(
     import pandas as pd
 
     from dpcore.release import ReleaseBundle
-    from dpcore.history import history_report
+    from dpcore.ledger import history_report
 
     bundle = ReleaseBundle(method="DP counts", dataset="Gehan (bundled)", fingerprint="fp", epsilon=0.5, delta=0.0,
                            mechanisms=("discrete Laplace, b = 4",), public_params={"grid": "weeks"},

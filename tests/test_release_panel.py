@@ -5,8 +5,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from dpcore.accounting import CHARGED, FAILED, RELEASED
-from dpcore.ledger_store import LedgerConfig, open_ledger
+from dpcore.ledger import CHARGED, FAILED, RELEASED
+from dpcore.ledger.stores import LedgerConfig, open_ledger
 from ui.state import DEFAULT_DATA_DIR
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -17,7 +17,7 @@ def _panel(mode: str = "ok"):
     import pandas as pd
     import streamlit as st
 
-    from dpcore.accounting import CHARGED
+    from dpcore.ledger import CHARGED
     from dpcore.release import ReleaseBundle
     from ui import get_ledger, release_panel
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from dpcore.accounting import table_fingerprint
+from dpcore.ledger import table_fingerprint
 from dpcore.validation import InputError, read_csv
 from ui.layout import literal
 

@@ -7,7 +7,7 @@ import logging
 
 import streamlit as st
 
-from dpcore.accounting import BudgetExceeded
+from dpcore.ledger import BudgetExceeded
 from dpcore.validation import InputError
 from ui.layout import literal
 

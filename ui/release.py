@@ -8,7 +8,7 @@ from typing import Any, Callable, Mapping
 import pandas as pd
 import streamlit as st
 
-from dpcore.accounting import BudgetExceeded, Ledger
+from dpcore.ledger import BudgetExceeded, Ledger
 from dpcore.report import CustodianNote, html_report, internal_notes_html
 from dpcore.validation import InputError
 from ui.layout import literal

@@ -2,7 +2,7 @@
 
 Session things live in ``st.session_state`` — never in module globals, which a
 Streamlit server shares between every visitor. The ledger is the deployment's
-durable one (SQLite or PostgreSQL, :mod:`dpcore.ledger_store`), shared by every
+durable one (SQLite or PostgreSQL, :mod:`dpcore.ledger.stores`), shared by every
 session and server process; each session holds a handle to it.
 """
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from dpcore.accounting import Ledger
-from dpcore.ledger_store import LedgerConfig, open_ledger
+from dpcore.ledger import Ledger
+from dpcore.ledger.stores import LedgerConfig, open_ledger
 
 #: where ``make run`` keeps the ledger when DPCORE_DATA_DIR is not set (git-ignored)
 DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent / ".dpcore-data"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from dpcore.accounting import ReleaseRecord
+from dpcore.ledger.rules import ReleaseRecord
 from dpcore.release import ReleaseBundle
 from dpcore.report import _esc, html_report
 

@@ -1,69 +1,25 @@
-"""Privacy ledger: every release, per data set, under basic composition, with caps that refuse.
+"""The ledger's rules: every release per data set under basic composition, caps that refuse, overlaps charged.
 
-:class:`Ledger` holds the rules (validation, caps, composition, messages); a
-*store* holds the records. ``Ledger()`` keeps them in memory (notebooks,
-tests); ``dpcore.ledger_store.open_ledger`` gives the durable ledger a deployment uses, in
-SQLite or PostgreSQL (:func:`dpcore.ledger_store.open_ledger`), shared by every session
-and server process. No module-level ledger exists: one shared by default, as
-diffprivlib's accountant, would mix unrelated deployments.
+:class:`Ledger` holds the rules (validation, caps, composition, which data sets a release touches, messages); a
+*store* holds the records: :class:`MemoryStore` here (notebooks, tests), SQLite or PostgreSQL in
+:mod:`dpcore.ledger.stores`. Which budget a release is charged to is :mod:`dpcore.ledger.keys`' rule. No
+module-level ledger exists: one shared by default, as diffprivlib's accountant, would mix unrelated deployments.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import math
 import threading
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
-import numpy as np
-import pandas as pd
+from dpcore.ledger.keys import LOCAL_SCOPE, RecordsRead, dataset_key, record_digests
 
 
 class BudgetExceeded(RuntimeError):
     """A release would take a data set's total (ε, δ) past its cap."""
-
-
-def fingerprint(*parts: Any) -> str:
-    """Short SHA-256 fingerprint of a data set (bytes, arrays, frames or strings).
-
-    The ledger is keyed by content, not by file name, so the same data
-    uploaded twice (or under another name) shares one budget.
-    """
-    digest = hashlib.sha256()
-    for part in parts:
-        if isinstance(part, (bytes, bytearray, memoryview)):
-            digest.update(bytes(part))
-        elif isinstance(part, np.ndarray):
-            digest.update(str(part.dtype).encode() + str(part.shape).encode())
-            digest.update(np.ascontiguousarray(part).tobytes())
-        elif hasattr(part, "to_csv"):
-            digest.update(part.to_csv(index=False).encode())
-        else:
-            digest.update(repr(part).encode())
-        digest.update(b"\x00")
-    return digest.hexdigest()[:16]
-
-
-def table_fingerprint(frame: pd.DataFrame) -> str:
-    """Fingerprint of an uploaded table's *content*: the same for any column order, row order, number
-    format (``1`` = ``1.0``), line endings, byte-order mark or file name.
-
-    Hashing the file's bytes would give the same data re-saved by a spreadsheet a fresh budget (and no
-    cap). Cells that parse as numbers are compared as numbers, others as stripped text.
-    """
-    columns = sorted(frame.columns)
-    canonical = pd.DataFrame({c: _canonical_cells(frame[c]) for c in columns})
-    rows = np.sort(pd.util.hash_pandas_object(canonical, index=False).to_numpy())
-    return fingerprint("table", tuple(columns), rows)
-
-
-def _canonical_cells(column: pd.Series) -> pd.Series:
-    number = pd.to_numeric(column, errors="coerce").astype(object)
-    return number.where(number.notna(), column.astype(str).str.strip())
 
 
 #: ``ReleaseRecord.status``: charged, values not (yet) recorded — a release interrupted after its charge keeps it
@@ -92,6 +48,10 @@ class ReleaseRecord:
     #: the released DP values as exported (``ReleaseBundle.to_json()``); empty unless ``status == RELEASED``
     values: str = ""
     id: int = 0
+    #: who made it (a signed-in person's id; "local" in the embedded default)
+    actor: str = ""
+    #: 0 for a release on this data set; else the id of the release on another data set sharing records with it
+    via: int = 0
 
 
 @dataclass(frozen=True)
@@ -101,23 +61,51 @@ class Budget:
 
 
 Costs = Sequence[tuple[float, float]]
+#: per data set a release touches: what is already charged to it and the cap stored for it
+Standing = Mapping[str, tuple[Costs, "Budget | None"]]
+
+
+@dataclass(frozen=True)
+class Holding:
+    """A data set as one custodian holds it: its key, the scope that owns it, its records' keyed digests, and the
+    keys earlier versions gave the same data (still valid: charged alongside)."""
+
+    key: str
+    scope: str = LOCAL_SCOPE
+    digests: tuple[str, ...] = ()
+    legacy: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DatasetRow:
+    key: str
+    label: str
+    cap: "Budget | None"
+    owner: str = LOCAL_SCOPE
 
 
 class Store(Protocol):
-    """Where a :class:`Ledger` keeps data sets, releases and audits (memory, SQLite, PostgreSQL).
+    """Where a :class:`Ledger` keeps data sets, releases, caps, grants and audits (memory, SQLite, PostgreSQL).
 
-    ``charge`` and ``set_cap`` are atomic: ``check`` sees every cost already charged to the data set (and its
-    stored cap) with no other charge or cap change in between, and raises to refuse.
+    ``charge`` and ``set_cap`` are atomic: ``check`` sees every cost already charged to each data set involved
+    (and its stored cap) with no other charge or cap change in between, and raises to refuse. ``charge`` records
+    the holding (owner, digests) and involves every data set of the same owner it shares a digest or legacy key
+    with; ``scopes=None`` reads every owner (the server's own use), a tuple reads those owners only.
     """
 
-    def charge(self, record: ReleaseRecord, label: str,
-               check: Callable[[Costs, Budget | None], None]) -> ReleaseRecord: ...
-    def set_cap(self, dataset: str, label: str, cap: Budget, check: Callable[[Costs], None]) -> None: ...
+    def charge(self, holding: Holding, label: str, record: ReleaseRecord,
+               check: Callable[[Standing], None]) -> ReleaseRecord: ...
+    def overlaps(self, holding: Holding) -> list[str]: ...
+    def set_cap(self, dataset: str, scope: str, label: str, cap: Budget, actor: str,
+                check: Callable[[Costs], None]) -> None: ...
     def finish(self, record_id: int, status: str, values: str) -> None: ...
-    def label(self, dataset: str, name: str) -> None: ...
-    def datasets(self) -> list[tuple[str, str, Budget | None]]: ...
+    def label(self, dataset: str, scope: str, name: str) -> None: ...
+    def datasets(self, scopes: Sequence[str] | None) -> list[DatasetRow]: ...
     def costs(self, dataset: str) -> list[tuple[float, float]]: ...
-    def records(self, dataset: str | None, with_values: bool) -> list[ReleaseRecord]: ...
+    def records(self, dataset: str | None, scopes: Sequence[str] | None, with_values: bool) -> list[ReleaseRecord]: ...
+    def cap_changes(self, dataset: str) -> list[dict[str, Any]]: ...
+    def grant(self, owner: str, reviewer: str, actor: str, time: str) -> None: ...
+    def grants(self) -> list[tuple[str, str]]: ...
     def add_audit(self, subject: str, summary: str, time: str) -> None: ...
     def audits(self) -> list[dict[str, Any]]: ...
 
@@ -127,42 +115,78 @@ class MemoryStore:
 
     def __init__(self) -> None:
         self._records: list[ReleaseRecord] = []
-        self._labels: dict[str, str] = {}
-        self._caps: dict[str, Budget] = {}
+        self._datasets: dict[str, DatasetRow] = {}
+        self._digests: dict[str, set[str]] = {}
+        self._cap_changes: list[dict[str, Any]] = []
+        self._grants: list[tuple[str, str]] = []
         self._audits: list[dict[str, Any]] = []
-        self._lock = threading.Lock()  # one ledger object, many threads (a notebook's, a test's): still atomic
+        self._lock = threading.RLock()  # one ledger object, many threads (a notebook's, a test's): still atomic
 
-    def charge(self, record, label, check):
-        with self._lock:
-            check(self.costs(record.dataset), self._caps.get(record.dataset))
-            self._labels.setdefault(record.dataset, label or record.dataset)
-            stored = replace(record, id=len(self._records) + 1)
-            self._records.append(stored)
-            return stored
+    def _ensure(self, key: str, scope: str, label: str) -> DatasetRow:
+        row = self._datasets.setdefault(key, DatasetRow(key, label or key, None, scope))
+        if row.owner != scope:
+            raise PermissionError("no data set of yours has this key")
+        return row
 
-    def set_cap(self, dataset, label, cap, check):
+    def charge(self, holding, label, record, check):
         with self._lock:
+            self._ensure(holding.key, holding.scope, label)
+            involved = [holding.key] + self.overlaps(holding)
+            self._digests.setdefault(holding.key, set()).update(holding.digests)
+            check({ds: (self.costs(ds), self._datasets[ds].cap) for ds in involved})
+            main = replace(record, dataset=holding.key, id=len(self._records) + 1)
+            self._records.append(main)
+            for ds in involved[1:]:
+                self._records.append(replace(record, dataset=ds, via=main.id, id=len(self._records) + 1))
+            return main
+
+    def overlaps(self, holding):
+        with self._lock:
+            wanted = set(holding.digests)
+            mine = [ds for ds, row in self._datasets.items() if row.owner == holding.scope and ds != holding.key]
+            return [ds for ds in mine if ds in holding.legacy or wanted & self._digests.get(ds, set())]
+
+    def set_cap(self, dataset, scope, label, cap, actor, check):
+        with self._lock:
+            row = self._ensure(dataset, scope, label)
             check(self.costs(dataset))
-            self._labels.setdefault(dataset, label or dataset)
-            self._caps[dataset] = cap
+            self._datasets[dataset] = replace(row, cap=cap)
+            self._cap_changes.append({"dataset": dataset, "actor": actor, "epsilon": cap.epsilon,
+                                      "delta": cap.delta, "time": utc_now()})
 
     def finish(self, record_id, status, values):
         with self._lock:
-            self._records[record_id - 1] = replace(self._records[record_id - 1], status=status, values=values)
+            for i, r in enumerate(self._records):
+                if r.id == record_id or r.via == record_id:
+                    self._records[i] = replace(r, status=status, values=values)
 
-    def label(self, dataset, name):
-        self._labels.setdefault(dataset, name)
+    def label(self, dataset, scope, name):
+        with self._lock:
+            self._datasets.setdefault(dataset, DatasetRow(dataset, name, None, scope))
 
-    def datasets(self):
-        used = dict.fromkeys([r.dataset for r in self._records] + list(self._caps))
-        return [(ds, self._labels.get(ds, ds), self._caps.get(ds)) for ds in used]
+    def datasets(self, scopes):
+        used = {r.dataset for r in self._records}
+        return [row for row in self._datasets.values()
+                if (row.cap is not None or row.key in used) and (scopes is None or row.owner in scopes)]
 
     def costs(self, dataset):
         return [(r.epsilon, r.delta) for r in self._records if r.dataset == dataset]
 
-    def records(self, dataset, with_values):
-        chosen = [r for r in self._records if dataset is None or r.dataset == dataset]
+    def records(self, dataset, scopes, with_values):
+        chosen = [r for r in self._records if (dataset is None or r.dataset == dataset)
+                  and (scopes is None or self._datasets[r.dataset].owner in scopes)]
         return chosen if with_values else [replace(r, values="") for r in chosen]
+
+    def cap_changes(self, dataset):
+        return [dict(c) for c in self._cap_changes if c["dataset"] == dataset]
+
+    def grant(self, owner, reviewer, actor, time):
+        with self._lock:
+            if (owner, reviewer) not in self._grants:
+                self._grants.append((owner, reviewer))
+
+    def grants(self):
+        return list(self._grants)
 
     def add_audit(self, subject, summary, time):
         with self._lock:
@@ -188,12 +212,16 @@ def _total(costs: Costs) -> tuple[float, float]:
 
 
 class Ledger:
-    """Per-data-set releases with totals (basic composition) and caps that refuse.
+    """Per-data-set releases with totals (basic composition), caps that refuse, and overlapping data sets charged.
 
-    ``Ledger()`` keeps everything in memory. A deployment's ledger (``dpcore.ledger_store.open_ledger``) has a durable
-    ``store``, a ``secret`` that keys data sets by HMAC (:meth:`dataset_key`), and configured caps: a
-    ``default_cap`` for every data set and per-data-set ``caps``; these are ceilings — :meth:`set_budget`
-    may lower a data set's cap, never raise it above them.
+    ``Ledger()`` keeps everything in memory. A deployment's ledger (:func:`dpcore.ledger.open_ledger`) has a durable
+    ``store``, a ``secret`` that keys data sets and record digests by HMAC (:mod:`dpcore.ledger.keys`), and
+    configured caps: a ``default_cap`` for every data set and per-data-set ``caps``; these are ceilings —
+    :meth:`set_budget` may lower a data set's cap, never raise it above them.
+
+    A data set is named either by its key (a string: the local scope, no digests) or by a :class:`Holding`
+    (:meth:`holding`), which also says who owns it and which records it holds. Reading methods take ``scopes``: the
+    owners whose data sets a caller may see (``None``: all, for the server's own use and notebooks).
     """
 
     def __init__(self, store: Store | None = None, *, secret: bytes | None = None,
@@ -206,23 +234,36 @@ class Ledger:
         #: which back end keeps the records, for people (no path, host or password: the Ledger page shows it)
         self.location = location
 
-    def dataset_key(self, fingerprint: str) -> str:
-        """The key a data set's fingerprint is recorded under: HMAC-SHA256 with the ledger's secret.
+    # -- keys --------------------------------------------------------------
+    def dataset_key(self, fingerprint: str, scope: str = LOCAL_SCOPE) -> str:
+        """The key a data set's fingerprint is recorded under in ``scope`` (:func:`dpcore.ledger.keys.dataset_key`)."""
+        return dataset_key(self._secret, fingerprint, scope)
 
-        Whoever reads the database without the secret cannot confirm a guess about the data by hashing
-        candidate tables. The in-memory ledger (no secret, nothing stored) uses the fingerprint itself.
-        """
-        if self._secret is None:
-            return fingerprint
-        return hmac.new(self._secret, fingerprint.encode(), hashlib.sha256).hexdigest()[:32]
+    def holding(self, data: RecordsRead | str, scope: str = LOCAL_SCOPE, *,
+                legacy_fingerprints: Iterable[str] = ()) -> Holding:
+        """The data set ``scope`` holds: keyed by the records read (or a fingerprint), with its keyed digests and
+        the keys earlier versions gave the same data (``legacy_fingerprints``, e.g. a whole-table fingerprint)."""
+        if isinstance(data, RecordsRead):
+            key = self.dataset_key(data.fingerprint, scope)
+            digests = record_digests(self._secret, data.records, scope)
+        else:
+            key, digests = self.dataset_key(data, scope), ()
+        legacy = tuple(k for k in dict.fromkeys(self.dataset_key(f, scope) for f in legacy_fingerprints) if k != key)
+        return Holding(key, scope, digests, legacy)
+
+    @staticmethod
+    def _as_holding(dataset: str | Holding) -> Holding:
+        return dataset if isinstance(dataset, Holding) else Holding(dataset)
 
     # -- budgets -----------------------------------------------------------
     def ceiling(self, dataset: str) -> Budget | None:
         """The configured cap of ``dataset`` (its own, else the deployment's default); ``None`` if none."""
         return self._caps.get(dataset, self._default_cap)
 
-    def set_budget(self, dataset: str, epsilon: float, delta: float = 0.0, *, label: str = "") -> None:
-        """Cap the total (ε, δ) of ``dataset``; a cap below what is spent, or above the ceiling, is refused."""
+    def set_budget(self, dataset: str, epsilon: float, delta: float = 0.0, *, label: str = "",
+                   scope: str = LOCAL_SCOPE, actor: str = "") -> None:
+        """Cap the total (ε, δ) of ``dataset``; refused below what is spent, above the ceiling, or outside ``scope``
+        (only a data set's own custodian changes its cap; the change is recorded with ``actor``)."""
         _valid_cost(epsilon, delta, "a budget")
         ceiling = self.ceiling(dataset)
         if ceiling is not None and (epsilon > ceiling.epsilon + 1e-12 or delta > ceiling.delta + 1e-15):
@@ -239,12 +280,15 @@ class Ledger:
                     f"a cap of ε = {epsilon:g}, δ = {delta:g} would already be exceeded"
                 )
 
-        self._store.set_cap(dataset, label, Budget(float(epsilon), float(delta)), check)
+        self._store.set_cap(dataset, scope, label, Budget(float(epsilon), float(delta)), actor, check)
+
+    def _row(self, dataset: str) -> DatasetRow | None:
+        return next((row for row in self._store.datasets(None) if row.key == dataset), None)
 
     def budget(self, dataset: str) -> Budget | None:
         """The cap in force: the lower of the one set here and the configured ceiling (``None``: no cap)."""
-        stored = next((cap for ds, _, cap in self._store.datasets() if ds == dataset), None)
-        return self._effective(dataset, stored)
+        row = self._row(dataset)
+        return self._effective(dataset, row.cap if row else None)
 
     def _effective(self, dataset: str, stored: Budget | None) -> Budget | None:
         ceiling = self.ceiling(dataset)
@@ -252,47 +296,64 @@ class Ledger:
             return stored or ceiling
         return Budget(min(stored.epsilon, ceiling.epsilon), min(stored.delta, ceiling.delta))
 
-    def label(self, dataset: str, name: str) -> None:
+    def label(self, dataset: str | Holding, name: str) -> None:
         """Attach a human-readable name (e.g. "Veteran (bundled)") to a key; the first name given is kept."""
-        self._store.label(dataset, name)
+        holding = self._as_holding(dataset)
+        self._store.label(holding.key, holding.scope, name)
 
     def name_of(self, dataset: str) -> str:
-        return next((name for ds, name, _ in self._store.datasets() if ds == dataset), dataset)
+        row = self._row(dataset)
+        return row.label if row else dataset
 
     # -- spending ----------------------------------------------------------
-    def spent(self, dataset: str) -> tuple[float, float]:
-        """Total (ε, δ) spent on ``dataset`` by basic sequential composition."""
-        return _total(self._store.costs(dataset))
+    def overlapping(self, dataset: str | Holding) -> list[str]:
+        """The other data sets of the same owner this one shares records (or an earlier key) with."""
+        holding = self._as_holding(dataset)
+        return self._store.overlaps(holding) if holding.digests or holding.legacy else []
 
-    def remaining(self, dataset: str) -> tuple[float, float] | None:
-        cap = self.budget(dataset)
-        if cap is None:
-            return None
-        eps, delta = self.spent(dataset)
-        return (max(cap.epsilon - eps, 0.0), max(cap.delta - delta, 0.0))
+    def spent(self, dataset: str | Holding) -> tuple[float, float]:
+        """Total (ε, δ) charged to this data set (its own releases and those on data sets sharing its records)."""
+        return _total(self._store.costs(self._as_holding(dataset).key))
 
-    def _refuse_past_cap(self, dataset: str, label: str, epsilon: float, delta: float,
-                         costs: Costs, stored: Budget | None) -> None:
-        cap = self._effective(dataset, stored)
-        if cap is None:
-            return
-        eps, dl = _total(costs)
-        if eps + epsilon > cap.epsilon + 1e-12 or dl + delta > cap.delta + 1e-15:
-            raise BudgetExceeded(
-                f"This release costs ε = {epsilon:g}, δ = {delta:g}, but "
-                f"{label or self.name_of(dataset)} has ε = {max(cap.epsilon - eps, 0):g}, "
-                f"δ = {max(cap.delta - dl, 0):g} left of its cap (ε = {cap.epsilon:g}, δ = {cap.delta:g})."
-            )
+    def remaining(self, dataset: str | Holding) -> tuple[float, float] | None:
+        """What a release may still cost here: the least left under the cap of this data set and of every data set
+        of the same owner it shares records with (``None``: no cap anywhere)."""
+        holding = self._as_holding(dataset)
+        left = []
+        for ds in [holding.key] + self.overlapping(holding):
+            cap = self.budget(ds)
+            if cap is not None:
+                eps, delta = self.spent(ds)
+                left.append((max(cap.epsilon - eps, 0.0), max(cap.delta - delta, 0.0)))
+        return (min(e for e, _ in left), min(d for _, d in left)) if left else None
 
-    def check(self, dataset: str, epsilon: float, delta: float = 0.0) -> None:
-        """Raise :class:`BudgetExceeded` if charging (ε, δ) now would pass the cap (advice: :meth:`charge` decides)."""
+    def _refuse_past_caps(self, holding: Holding, label: str, epsilon: float, delta: float,
+                          standing: Standing) -> None:
+        for ds, (costs, stored) in standing.items():
+            cap = self._effective(ds, stored)
+            if cap is None:
+                continue
+            eps, dl = _total(costs)
+            if eps + epsilon > cap.epsilon + 1e-12 or dl + delta > cap.delta + 1e-15:
+                name = label if ds == holding.key and label else self.name_of(ds)
+                shared = "" if ds == holding.key else " (it shares records with this data set)"
+                raise BudgetExceeded(
+                    f"This release costs ε = {epsilon:g}, δ = {delta:g}, but {name}{shared} has "
+                    f"ε = {max(cap.epsilon - eps, 0):g}, δ = {max(cap.delta - dl, 0):g} left of its cap "
+                    f"(ε = {cap.epsilon:g}, δ = {cap.delta:g})."
+                )
+
+    def check(self, dataset: str | Holding, epsilon: float, delta: float = 0.0) -> None:
+        """Raise :class:`BudgetExceeded` if charging (ε, δ) now would pass a cap (advice: :meth:`charge` decides)."""
         _valid_cost(epsilon, delta, "a release")
-        stored = next((cap for ds, _, cap in self._store.datasets() if ds == dataset), None)
-        self._refuse_past_cap(dataset, "", epsilon, delta, self._store.costs(dataset), stored)
+        holding = self._as_holding(dataset)
+        standing = {ds: (self._store.costs(ds), row.cap if (row := self._row(ds)) else None)
+                    for ds in [holding.key] + self.overlapping(holding)}
+        self._refuse_past_caps(holding, "", epsilon, delta, standing)
 
     def charge(
         self,
-        dataset: str,
+        dataset: str | Holding,
         method: str,
         epsilon: float,
         delta: float = 0.0,
@@ -303,25 +364,29 @@ class Ledger:
         label: str = "",
         page: str = "",
         session: str = "",
+        actor: str = "",
     ) -> ReleaseRecord:
-        """Check the cap and record the release in one atomic step; returns the stored record.
+        """Check every cap involved and record the release in one atomic step; returns the stored record.
 
-        Charge *before* drawing: the record says ``charged`` until :meth:`record_values` (or
-        :meth:`record_failure`) completes it, and the charge stays whatever happens after it.
+        The release is recorded on the data set and, with the same cost, on every data set of the same owner that
+        shares records with it (their caps must hold too). Charge *before* drawing: the record says ``charged``
+        until :meth:`record_values` (or :meth:`record_failure`) completes it, and the charge stays whatever happens.
         """
         _valid_cost(epsilon, delta, "a release")
         if parts:
             total = math.fsum(parts.values())
             if abs(total - epsilon) > 1e-9 * max(1.0, epsilon):
                 raise ValueError(f"budget parts sum to {total:g}, not to ε = {epsilon:g}")
+        holding = self._as_holding(dataset)
         record = ReleaseRecord(
-            dataset=dataset, method=method, epsilon=float(epsilon), delta=float(delta),
+            dataset=holding.key, method=method, epsilon=float(epsilon), delta=float(delta),
             params={str(k): v for k, v in (params or {}).items()},
             parts={str(k): float(v) for k, v in (parts or {}).items()},
-            relation=relation, time=utc_now(), page=page, session=session,
+            relation=relation, time=utc_now(), page=page, session=session, actor=actor,
         )
         return self._store.charge(
-            record, label, lambda costs, stored: self._refuse_past_cap(dataset, label, epsilon, delta, costs, stored)
+            holding, label, record,
+            lambda standing: self._refuse_past_caps(holding, label, epsilon, delta, standing),
         )
 
     def record_values(self, record: ReleaseRecord, values: str) -> None:
@@ -331,6 +396,19 @@ class Ledger:
     def record_failure(self, record: ReleaseRecord) -> None:
         """Mark a charged release whose drawing failed; its charge stays."""
         self._store.finish(record.id, FAILED, "")
+
+    # -- reviewers ---------------------------------------------------------
+    def grant_review(self, owner: str, reviewer: str, *, actor: str = "") -> None:
+        """Let ``reviewer`` read the ledger and reports of ``owner``'s data sets (recorded with who granted it)."""
+        self._store.grant(owner, reviewer, actor, utc_now())
+
+    def reviewed_scopes(self, reviewer: str) -> tuple[str, ...]:
+        """The owners whose data sets ``reviewer`` was granted in the database."""
+        return tuple(owner for owner, who in self._store.grants() if who == reviewer)
+
+    def cap_changes(self, dataset: str) -> list[dict[str, Any]]:
+        """Every cap set on ``dataset``: who, what, when."""
+        return self._store.cap_changes(dataset)
 
     # -- audits ------------------------------------------------------------
     def record_audit(self, subject: str, summary: Mapping[str, Any]) -> None:
@@ -343,25 +421,27 @@ class Ledger:
         return self._store.audits()
 
     # -- reading -----------------------------------------------------------
-    def records(self, dataset: str | None = None, *, with_values: bool = False) -> list[ReleaseRecord]:
-        """Releases, oldest first (all data sets when ``dataset`` is None); ``with_values`` loads the exports."""
-        return self._store.records(dataset, with_values)
+    def records(self, dataset: str | None = None, *, scopes: Sequence[str] | None = None,
+                with_values: bool = False) -> list[ReleaseRecord]:
+        """Releases, oldest first (all data sets of ``scopes`` when ``dataset`` is None); ``with_values`` loads the
+        exports. A charge reaching a data set through shared records has ``via`` set."""
+        return self._store.records(dataset, None if scopes is None else tuple(scopes), with_values)
 
-    def datasets(self) -> list[str]:
-        return [ds for ds, _, _ in self._store.datasets()]
+    def datasets(self, scopes: Sequence[str] | None = None) -> list[str]:
+        return [row.key for row in self._store.datasets(None if scopes is None else tuple(scopes))]
 
-    def summary(self, session: str = "") -> list[dict[str, Any]]:
-        """One row per data set: name, key, releases (and how many from ``session``), ε and δ spent, cap."""
-        records = self.records()
+    def summary(self, session: str = "", *, scopes: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """One row per data set of ``scopes``: name, key, releases (and how many from ``session``), ε and δ spent, cap."""
+        chosen = None if scopes is None else tuple(scopes)
+        records = self.records(scopes=chosen)
         rows = []
-        for ds, name, stored in self._store.datasets():
-            mine = [r for r in records if r.dataset == ds]
+        for row in self._store.datasets(chosen):
+            mine = [r for r in records if r.dataset == row.key]
             eps, delta = _total([(r.epsilon, r.delta) for r in mine])
-            cap = self._effective(ds, stored)
-            row = {"data set": name, "key": ds, "releases": len(mine), "ε spent": eps, "δ spent": delta,
-                   "ε cap": cap.epsilon if cap else None, "δ cap": cap.delta if cap else None}
+            cap = self._effective(row.key, row.cap)
+            entry = {"data set": row.label, "key": row.key, "releases": len(mine), "ε spent": eps, "δ spent": delta,
+                     "ε cap": cap.epsilon if cap else None, "δ cap": cap.delta if cap else None}
             if session:
-                row["this session"] = sum(r.session == session for r in mine)
-            rows.append(row)
+                entry["this session"] = sum(r.session == session for r in mine)
+            rows.append(entry)
         return rows
-

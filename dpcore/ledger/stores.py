@@ -1,4 +1,4 @@
-"""The durable privacy ledger: SQLite (embedded default) or PostgreSQL, one versioned schema, server config.
+"""The durable privacy ledger's stores: SQLite (embedded default) or PostgreSQL, one versioned schema; server config.
 
 Configuration (environment variables win over the TOML file; see the README, "The privacy ledger"):
 
@@ -41,7 +41,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from dpcore.accounting import CHARGED, Budget, Ledger, ReleaseRecord, utc_now
+from dpcore.ledger.rules import CHARGED, Budget, DatasetRow, Ledger, ReleaseRecord, utc_now
 
 SQLITE_FILE = "ledger.sqlite3"
 SECRET_FILE = "ledger.secret"
@@ -61,10 +61,25 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX releases_by_dataset ON releases (dataset)",
         "CREATE TABLE audits (id {id}, subject TEXT NOT NULL, summary TEXT NOT NULL, time TEXT NOT NULL)",
     ),
+    (  # 2: owners (custodian scopes), keyed record digests, who acted, charges through shared records, grants
+        "ALTER TABLE datasets ADD COLUMN owner TEXT NOT NULL DEFAULT 'local'",
+        "ALTER TABLE releases ADD COLUMN actor TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE releases ADD COLUMN via BIGINT NOT NULL DEFAULT 0",
+        "CREATE TABLE record_digests (dataset TEXT NOT NULL REFERENCES datasets (key) ON DELETE CASCADE,"
+        " digest TEXT NOT NULL, PRIMARY KEY (dataset, digest))",
+        "CREATE INDEX record_digests_by_digest ON record_digests (digest)",
+        "CREATE TABLE cap_changes (id {id}, dataset TEXT NOT NULL REFERENCES datasets (key) ON DELETE CASCADE,"
+        " actor TEXT NOT NULL, epsilon {real} NOT NULL, delta {real} NOT NULL, time TEXT NOT NULL)",
+        "CREATE TABLE review_grants (owner TEXT NOT NULL, reviewer TEXT NOT NULL, actor TEXT NOT NULL,"
+        " time TEXT NOT NULL, PRIMARY KEY (owner, reviewer))",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
-_RECORD_COLUMNS = "id, dataset, method, epsilon, delta, parts, params, relation, time, page, session, status"
+_RECORD_COLUMNS = ("id, dataset, method, epsilon, delta, parts, params, relation, time, page, session, status, actor,"
+                   " via")
+#: digests looked up per statement (SQLite allows 32766 parameters, PostgreSQL 65535)
+_DIGEST_BATCH = 2000
 
 
 @dataclass(frozen=True)
@@ -108,7 +123,7 @@ def open_ledger(config: LedgerConfig) -> Ledger:
         location = f"SQLite, {SQLITE_FILE} in the server's data directory"
     store.migrate()
     secret_path = config.data_dir / SECRET_FILE
-    if not secret_path.exists() and store.datasets():  # a new secret would give every data set a fresh budget
+    if not secret_path.exists() and store.datasets(None):  # a new secret would give every data set a fresh budget
         raise RuntimeError(f"the ledger has data sets but {secret_path} is missing: restore it from the backup "
                            "(or copy it from another server of this deployment)")
     secret = load_secret(secret_path)
@@ -149,6 +164,10 @@ class SQLStore(abc.ABC):
 
     def _lock(self, conn, dataset: str) -> None:
         """Hold the data set's row until commit (SQLite's BEGIN IMMEDIATE already holds the database)."""
+
+    def _lock_scope(self, conn, scope: str) -> None:
+        """Serialise one owner's charges and cap changes: a charge may involve several of its data sets, and two
+        charges locking them in different orders must not deadlock (SQLite: BEGIN IMMEDIATE did)."""
 
     def _sql(self, statement: str) -> str:
         return statement
@@ -203,10 +222,14 @@ class SQLStore(abc.ABC):
     def schema_version(self) -> int:
         return self._read("SELECT version FROM schema_version")[0][0]
 
-    def _ensure(self, conn, dataset: str, label: str, time: str) -> None:
-        self._run(conn, "INSERT INTO datasets (key, label, created) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING",
-                  (dataset, label or dataset, time))
+    def _ensure(self, conn, dataset: str, scope: str, label: str, time: str) -> None:
+        """The data set's row (created for ``scope``), locked until commit; refused if another owner holds the key."""
+        self._run(conn, "INSERT INTO datasets (key, label, created, owner) VALUES (?, ?, ?, ?) "
+                  "ON CONFLICT (key) DO NOTHING", (dataset, label or dataset, time, scope))
         self._lock(conn, dataset)
+        ((owner,),) = self._run(conn, "SELECT owner FROM datasets WHERE key = ?", (dataset,))
+        if owner != scope:
+            raise PermissionError("no data set of yours has this key")
 
     def _costs(self, conn, dataset: str) -> list[tuple[float, float]]:
         return [(e, d) for e, d in self._run(conn, "SELECT epsilon, delta FROM releases WHERE dataset = ?", (dataset,))]
@@ -215,42 +238,98 @@ class SQLStore(abc.ABC):
     def _cap(row: tuple) -> Budget | None:
         return None if row[0] is None else Budget(row[0], row[1])
 
-    # -- the Store protocol --------------------------------------------------
-    def charge(self, record, label, check):
-        with self._transaction() as conn:
-            self._ensure(conn, record.dataset, label, record.time)
-            (cap_row,) = self._run(conn, "SELECT epsilon_cap, delta_cap FROM datasets WHERE key = ?", (record.dataset,))
-            check(self._costs(conn, record.dataset), self._cap(cap_row))
-            ((record_id,),) = self._run(
+    def _overlaps(self, conn, holding) -> list[str]:
+        found: dict[str, None] = {}
+        digests = list(holding.digests)
+        for start in range(0, len(digests), _DIGEST_BATCH):
+            batch = digests[start:start + _DIGEST_BATCH]
+            rows = self._run(
                 conn,
-                f"INSERT INTO releases ({_RECORD_COLUMNS.removeprefix('id, ')}, release_json) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '') RETURNING id",
-                (record.dataset, record.method, record.epsilon, record.delta, json.dumps(record.parts),
-                 json.dumps(record.params, default=str), record.relation, record.time, record.page, record.session,
-                 CHARGED),
+                "SELECT DISTINCT r.dataset FROM record_digests r JOIN datasets d ON d.key = r.dataset "
+                f"WHERE d.owner = ? AND r.dataset <> ? AND r.digest IN ({', '.join('?' * len(batch))})",
+                (holding.scope, holding.key, *batch),
             )
-        return replace(record, id=record_id)
+            found.update(dict.fromkeys(sorted(r[0] for r in rows)))
+        for key in holding.legacy:
+            if self._run(conn, "SELECT key FROM datasets WHERE key = ? AND owner = ?", (key, holding.scope)):
+                found[key] = None
+        return list(found)
 
-    def set_cap(self, dataset, label, cap, check):
+    # -- the Store protocol --------------------------------------------------
+    def charge(self, holding, label, record, check):
         with self._transaction() as conn:
-            self._ensure(conn, dataset, label, utc_now())
+            self._lock_scope(conn, holding.scope)
+            self._ensure(conn, holding.key, holding.scope, label, record.time)
+            if holding.digests:
+                self._executemany(conn, "INSERT INTO record_digests (dataset, digest) VALUES (?, ?) "
+                                  "ON CONFLICT DO NOTHING", [(holding.key, d) for d in holding.digests])
+            involved = [holding.key] + sorted(self._overlaps(conn, holding))
+            standing = {}
+            for ds in involved:
+                self._lock(conn, ds)
+                (cap_row,) = self._run(conn, "SELECT epsilon_cap, delta_cap FROM datasets WHERE key = ?", (ds,))
+                standing[ds] = (self._costs(conn, ds), self._cap(cap_row))
+            check(standing)
+            main = self._insert(conn, replace(record, dataset=holding.key))
+            for ds in involved[1:]:
+                self._insert(conn, replace(record, dataset=ds, via=main))
+        return replace(record, dataset=holding.key, id=main)
+
+    def _insert(self, conn, record) -> int:
+        ((record_id,),) = self._run(
+            conn,
+            f"INSERT INTO releases ({_RECORD_COLUMNS.removeprefix('id, ')}, release_json) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '') RETURNING id",
+            (record.dataset, record.method, record.epsilon, record.delta, json.dumps(record.parts),
+             json.dumps(record.params, default=str), record.relation, record.time, record.page, record.session,
+             CHARGED, record.actor, record.via),
+        )
+        return record_id
+
+    def _executemany(self, conn, statement: str, rows: list[tuple]) -> None:
+        conn.cursor().executemany(self._sql(statement), rows)
+
+    def overlaps(self, holding):
+        conn = self._connect(write=False)
+        try:
+            return self._overlaps(conn, holding)
+        finally:
+            conn.close()
+
+    def set_cap(self, dataset, scope, label, cap, actor, check):
+        with self._transaction() as conn:
+            time = utc_now()
+            self._lock_scope(conn, scope)
+            self._ensure(conn, dataset, scope, label, time)
             check(self._costs(conn, dataset))
             self._run(conn, "UPDATE datasets SET epsilon_cap = ?, delta_cap = ? WHERE key = ?",
                       (cap.epsilon, cap.delta, dataset))
+            self._run(conn, "INSERT INTO cap_changes (dataset, actor, epsilon, delta, time) VALUES (?, ?, ?, ?, ?)",
+                      (dataset, actor, cap.epsilon, cap.delta, time))
 
     def finish(self, record_id, status, values):
         with self._transaction() as conn:
-            self._run(conn, "UPDATE releases SET status = ?, release_json = ? WHERE id = ?", (status, values, record_id))
+            self._run(conn, "UPDATE releases SET status = ?, release_json = ? WHERE id = ? OR via = ?",
+                      (status, values, record_id, record_id))
 
-    def label(self, dataset, name):
+    def label(self, dataset, scope, name):
         with self._transaction() as conn:
-            self._run(conn, "INSERT INTO datasets (key, label, created) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING",
-                      (dataset, name, utc_now()))
+            self._run(conn, "INSERT INTO datasets (key, label, created, owner) VALUES (?, ?, ?, ?) "
+                      "ON CONFLICT (key) DO NOTHING", (dataset, name, utc_now(), scope))
 
-    def datasets(self):
-        rows = self._read("SELECT key, label, epsilon_cap, delta_cap FROM datasets WHERE epsilon_cap IS NOT NULL "
-                          "OR key IN (SELECT dataset FROM releases) ORDER BY created, key")
-        return [(key, label, self._cap((eps, delta))) for key, label, eps, delta in rows]
+    @staticmethod
+    def _owned(scopes, column: str) -> tuple[str, tuple]:
+        if scopes is None:
+            return "", ()
+        if not scopes:
+            return " AND 1 = 0", ()
+        return f" AND {column} IN ({', '.join('?' * len(scopes))})", tuple(scopes)
+
+    def datasets(self, scopes):
+        owned, params = self._owned(scopes, "owner")
+        rows = self._read("SELECT key, label, epsilon_cap, delta_cap, owner FROM datasets WHERE (epsilon_cap IS NOT "
+                          f"NULL OR key IN (SELECT dataset FROM releases)){owned} ORDER BY created, key", params)
+        return [DatasetRow(key, label, self._cap((eps, delta)), owner) for key, label, eps, delta, owner in rows]
 
     def costs(self, dataset):
         conn = self._connect(write=False)
@@ -259,16 +338,33 @@ class SQLStore(abc.ABC):
         finally:
             conn.close()
 
-    def records(self, dataset, with_values):
-        columns = _RECORD_COLUMNS + (", release_json" if with_values else "")
-        where, params = ("WHERE dataset = ? ", (dataset,)) if dataset is not None else ("", ())
-        rows = self._read(f"SELECT {columns} FROM releases {where}ORDER BY id", params)
+    def records(self, dataset, scopes, with_values):
+        columns = ", ".join(f"r.{c.strip()}" for c in _RECORD_COLUMNS.split(",")) + (
+            ", r.release_json" if with_values else "")
+        owned, params = self._owned(scopes, "d.owner")
+        where, chosen = (" AND r.dataset = ?", (dataset,)) if dataset is not None else ("", ())
+        rows = self._read(f"SELECT {columns} FROM releases r JOIN datasets d ON d.key = r.dataset "
+                          f"WHERE 1 = 1{where}{owned} ORDER BY r.id", chosen + params)
         return [
             ReleaseRecord(id=row[0], dataset=row[1], method=row[2], epsilon=row[3], delta=row[4],
                           parts=json.loads(row[5]), params=json.loads(row[6]), relation=row[7], time=row[8],
-                          page=row[9], session=row[10], status=row[11], values=row[12] if with_values else "")
+                          page=row[9], session=row[10], status=row[11], actor=row[12], via=row[13],
+                          values=row[14] if with_values else "")
             for row in rows
         ]
+
+    def cap_changes(self, dataset):
+        rows = self._read("SELECT actor, epsilon, delta, time FROM cap_changes WHERE dataset = ? ORDER BY id",
+                          (dataset,))
+        return [{"dataset": dataset, "actor": a, "epsilon": e, "delta": d, "time": t} for a, e, d, t in rows]
+
+    def grant(self, owner, reviewer, actor, time):
+        with self._transaction() as conn:
+            self._run(conn, "INSERT INTO review_grants (owner, reviewer, actor, time) VALUES (?, ?, ?, ?) "
+                      "ON CONFLICT DO NOTHING", (owner, reviewer, actor, time))
+
+    def grants(self):
+        return [(o, r) for o, r in self._read("SELECT owner, reviewer FROM review_grants ORDER BY owner, reviewer")]
 
     def add_audit(self, subject, summary, time):
         with self._transaction() as conn:
@@ -329,6 +425,9 @@ class PostgresStore(SQLStore):
 
     def _lock_schema(self, conn) -> None:
         self._run(conn, "SELECT pg_advisory_xact_lock(?)", (self._SCHEMA_LOCK,))
+
+    def _lock_scope(self, conn, scope: str) -> None:
+        self._run(conn, "SELECT pg_advisory_xact_lock(?::int, hashtext(?))", (self._SCHEMA_LOCK & 0x7FFFFFFF, scope))
 
     def _sql(self, statement: str) -> str:
         return statement.replace("?", "%s")
