@@ -37,13 +37,14 @@ evaluation and tuning helpers are imported from their modules
 """
 
 from dpcore.regression.linalg import (  # noqa: F401
-    DEFAULT_SPLIT, METHOD, MODELS, OMEGA_GRID, psd_repair, spearman, triu_pack, triu_unpack,
+    DEFAULT_PREP_SHARE, DEFAULT_SPLIT, METHOD, MODELS, OMEGA_GRID, psd_repair, r2_rmse, spearman, triu_pack,
+    triu_unpack,
 )
 from dpcore.regression.preparation import (  # noqa: F401
-    dp_column_mean, dp_mean, dp_sigma, normalise_rows, Preparation, prepare,
+    dp_column_mean, dp_mean, dp_sigma, feature_bounds, normalise_rows, Preparation, prepare,
 )
 from dpcore.regression.statistic import (  # noqa: F401
-    clip, sensitivities, Stats, sufficient_stats,
+    clip, clip_features, sensitivities, Stats, sufficient_stats,
 )
 from dpcore.regression.mechanism import (  # noqa: F401
     stat_noise, StatNoise,

@@ -11,7 +11,7 @@ import numpy as np
 from dpcore.regression.linalg import DEFAULT_SPLIT, _split
 from dpcore.regression.mechanism import StatNoise, stat_noise
 from dpcore.regression.posterior import fit_stats
-from dpcore.regression.statistic import Stats, sufficient_stats
+from dpcore.regression.statistic import Stats, clip_features, sufficient_stats
 
 
 @dataclass(frozen=True)
@@ -27,9 +27,11 @@ class RobustPrivateLR:
     noisy_stats: Stats | None
     priors: bool
     released: bool = False
+    sd: np.ndarray | None = None  # posterior standard deviations (given the noisy statistics)
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        return np.asarray(X, dtype=float) @ self.coef
+        """Predictions for prepared records, their features clipped at ±Bx as in the fit (:func:`clip_features`)."""
+        return clip_features(X, self.bx) @ self.coef
 
 
 def robust_private_lr(
@@ -67,5 +69,7 @@ def robust_private_lr(
         if public is not None:
             noisy = noisy + sufficient_stats(*public, bx, by)
     post = fit_stats(noisy, priors=priors)
+    if math.isinf(epsilon):
+        bx = by = math.inf  # nothing was clipped, so nothing is clipped when predicting either
     return RobustPrivateLR(post.coef, float(epsilon), p, float(bx), float(by), noise, noisy, priors,
-                           released=rng is None and not math.isinf(epsilon))
+                           released=rng is None and not math.isinf(epsilon), sd=post.sd)

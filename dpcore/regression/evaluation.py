@@ -25,11 +25,11 @@ import numpy as np
 import pandas as pd
 
 from dpcore.regression.baselines import functional_mechanism_coef, output_perturbation_coef
-from dpcore.regression.linalg import DEFAULT_SPLIT, MODELS, _split, spearman
+from dpcore.regression.linalg import DEFAULT_PREP_SHARE, DEFAULT_SPLIT, MODELS, _split, r2_rmse, spearman
 from dpcore.regression.mechanism import StatNoise, stat_noise
 from dpcore.regression.posterior import fit_stats
-from dpcore.regression.preparation import Preparation, normalise_rows, prepare
-from dpcore.regression.statistic import Stats, sensitivities, sufficient_stats
+from dpcore.regression.preparation import Preparation, feature_bounds, normalise_rows, prepare
+from dpcore.regression.statistic import Stats, clip_features, sensitivities, sufficient_stats
 from dpcore.regression.tuning import threshold_search
 
 OmegaFn = Callable[[int, int, float, tuple], tuple[float, float]]
@@ -56,8 +56,19 @@ class CVResult:
     n_nonprivate: int
     prep: str
 
+    var_test: np.ndarray  # (repeats,) variance of each repeat's held-out responses (for R²)
+
     def model(self, name: str) -> int:
         return self.models.index(name)
+
+    @property
+    def r2(self) -> np.ndarray:
+        """Held-out R² = 1 − MSE / var(test responses), same shape as ``mse``."""
+        return 1.0 - self.mse / self.var_test
+
+    @property
+    def rmse(self) -> np.ndarray:
+        return np.sqrt(self.mse)
 
     def table(self):
         """Long table: model, size, ε, mean and s.d. of ρ and MSE over repeats."""
@@ -68,7 +79,8 @@ class CVResult:
                     r, q = self.rho[m, s, e], self.mse[m, s, e]
                     rows.append({"model": name, "n_private": int(size), "epsilon": float(eps),
                                  "rho_mean": float(np.mean(r)), "rho_sd": float(np.std(r)),
-                                 "mse_mean": float(np.mean(q)), "repeats": int(r.size)})
+                                 "mse_mean": float(np.mean(q)), "r2_median": float(np.median(self.r2[m, s, e])),
+                                 "rmse_median": float(np.median(self.rmse[m, s, e])), "repeats": int(r.size)})
         return pd.DataFrame(rows)
 
 
@@ -136,12 +148,12 @@ def monte_carlo_cv(
     n_test: int = 100,
     n_nonprivate: int = 10,
     public: tuple[np.ndarray, np.ndarray] | None = None,
-    x_bounds: tuple[float, float] = (0.0, 1.0),
+    x_bounds=(0.0, 1.0),
     y_bounds: tuple[float, float],
     x_centre: float | str | None = "public",
     y_centre: str | float = "dp",
     sigma_y: str | float = "dp",
-    prep_share: float = 0.05,
+    prep_share: float = DEFAULT_PREP_SHARE,
     split: Sequence[float] = DEFAULT_SPLIT,
     priors: bool = True,
     omegas: OmegaFn | None = None,
@@ -177,11 +189,13 @@ def monte_carlo_cv(
     eps_prep = eps * prep_share if uses_dp else np.zeros_like(eps)
     eps_stat = eps - eps_prep
     omegas = omegas or (lambda n, dd, e, sp: tuned_omegas(int(n), int(dd), float(e), tuple(sp)))
-    if x_centre == "public":
-        xc = 0.5 * (x_bounds[0] + x_bounds[1])
+    xlo, xhi = feature_bounds(x_bounds, d)
+    if isinstance(x_centre, str) and x_centre == "public":
+        xc = 0.5 * (xlo + xhi)
     else:
         xc = 0.0 if x_centre is None else x_centre
-    Xn = normalise_rows(X, xc)
+    xs = 0.5 * (xhi - xlo)
+    Xn = normalise_rows(X, xc, xs)
 
     perm = np.argsort(rng.random((repeats, N)), axis=1)
     test, pub, pool = perm[:, :n_test], perm[:, n_test:n_test + n_nonprivate], perm[:, n_test + n_nonprivate:]
@@ -189,7 +203,7 @@ def monte_carlo_cv(
         Xpub, ypub = Xn[pub], y[pub]  # (R, k, d), (R, k)
     else:
         y0 = np.asarray(public[1], dtype=float)
-        Xpub = np.broadcast_to(normalise_rows(public[0], xc), (repeats, y0.size, d))
+        Xpub = np.broadcast_to(normalise_rows(public[0], xc, xs), (repeats, y0.size, d))
         ypub = np.broadcast_to(y0, (repeats, y0.size))
     n_pub = ypub.shape[1]
     Xt, yt = Xn[test], y[test]  # (R, t, d), (R, t)
@@ -229,23 +243,28 @@ def monte_carlo_cv(
         coefs[MODELS[3]] = (output_perturbation_coef(Xb, yp, epsilon=eps_stat[None, :], y_bound=ybound, rng=rng), c)
         fm, icpt = functional_mechanism_coef(Xb, yp, epsilon=eps_stat[None, :], y_bound=ybound, rng=rng)
         coefs[MODELS[4]] = (fm, c + icpt)
+        clip_at = {MODELS[1]: bx}  # the robust fit predicts on features clipped as in its fit (others: |x| ≤ 1)
         for mi, name in enumerate(MODELS):
             coef, centre = coefs[name]
-            pred = np.einsum("rti,rei->ret", Xt, coef) + centre[..., None]  # (R, E, t)
+            Xq = Xt[:, None] if name not in clip_at else np.clip(Xt[:, None], -clip_at[name][None, :, None, None],
+                                                                  clip_at[name][None, :, None, None])
+            pred = np.einsum("reti,rei->ret", np.broadcast_to(Xq, (repeats, E) + Xt.shape[1:]), coef) + centre[..., None]
             rho[mi, si] = spearman(pred, yt[:, None, :]).T
             mse[mi, si] = ((pred - yt[:, None, :]) ** 2).mean(-1).T
         if progress is not None:
             progress((si + 1) / S)
     return CVResult(MODELS, sizes, eps, rho, mse, om, int(n_test), int(n_pub),
-                    f"x centre {x_centre}, y centre {y_centre}, σy {sigma_y}, prep share {prep_share if uses_dp else 0}")
+                    f"x centre {x_centre}, y centre {y_centre}, σy {sigma_y}, prep share {prep_share if uses_dp else 0}",
+                    yt.var(axis=1))
 
 
 @dataclass(frozen=True)
 class Preview:
     """Preview draws of robust private LR on one split, and the non-private fit on the same training records.
 
-    ``coef`` (draws, d) and ``pred`` (draws, t) are the private fits and their test predictions, ``rho``
-    (draws,) their Spearman ρ; ``*_nonprivate`` are the same pipeline without noise or clipping: the same
+    ``coef`` (draws, d) and ``pred`` (draws, t) are the private fits and their test predictions (test
+    features clipped at ±Bx, as in the fit), ``rho``, ``r2``, ``rmse`` (draws,) their Spearman ρ, held-out R²
+    and RMSE; ``coef_sd`` (draws, d) the posterior standard deviations; ``*_nonprivate`` are the same pipeline without noise or clipping: the same
     training records (private and public) and the exact value of the response centre the private fit
     estimates (the private rows' mean for a DP centre, the same public value otherwise). So the preview
     tends to it as ε → ∞ (``tests/test_regression.py`` checks ε = 10⁶).
@@ -258,9 +277,14 @@ class Preview:
     coef: np.ndarray
     pred: np.ndarray
     rho: np.ndarray
+    r2: np.ndarray
+    rmse: np.ndarray
+    coef_sd: np.ndarray
     coef_nonprivate: np.ndarray
     pred_nonprivate: np.ndarray
     rho_nonprivate: float
+    r2_nonprivate: float
+    rmse_nonprivate: float
 
 
 def preview_fit(
@@ -270,7 +294,7 @@ def preview_fit(
     private: np.ndarray,
     public: np.ndarray,
     test: np.ndarray,
-    x_bounds: tuple[float, float],
+    x_bounds,
     y_bounds: tuple[float, float],
     x_centre: float | str | None,
     y_centre: str | float,
@@ -295,16 +319,18 @@ def preview_fit(
     noisy = noise.sample(sufficient_stats(*prep.transform(X[private], y[private]), bx, by), rng=rng, draws=draws)
     if len(public):
         noisy = noisy + sufficient_stats(*prep.transform(X[public], y[public]), bx, by)
-    coef = fit_stats(noisy, priors=priors).coef
+    post = fit_stats(noisy, priors=priors)
     Xt, yt = prep.transform(X[test]), y[test]
-    pred = coef @ Xt.T + prep.y_centre
+    pred = post.coef @ clip_features(Xt, bx).T + prep.y_centre
     train = np.concatenate([private, public])
     centre = float(np.clip(y[private], *y_bounds).mean()) if y_centre == "dp" else prep.y_centre
-    coef_np = fit_stats(sufficient_stats(normalise_rows(X[train], prep.x_centre), y[train] - centre),
+    coef_np = fit_stats(sufficient_stats(prep.transform(X[train]), y[train] - centre),
                         priors=priors).coef
     pred_np = Xt @ coef_np + centre
-    return Preview(prep, bx, by, noise, coef, pred, spearman(pred, yt), coef_np, pred_np,
-                   float(spearman(pred_np, yt)))
+    r2, rmse = r2_rmse(pred, yt)
+    r2_np, rmse_np = r2_rmse(pred_np, yt)
+    return Preview(prep, bx, by, noise, post.coef, pred, spearman(pred, yt), r2, rmse, post.sd, coef_np, pred_np,
+                   float(spearman(pred_np, yt)), float(r2_np), float(rmse_np))
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,24 @@ from dpcore.regression.statistic import Stats
 
 @dataclass(frozen=True)
 class Posterior:
-    """Posterior mean ``coef`` (..., d) and the precisions used (E[λ], E[λ0]); ``sweeps`` for VB."""
+    """Posterior mean ``coef`` (..., d), its standard deviations ``sd`` (..., d), the precisions used
+    (E[λ], E[λ0]); ``sweeps`` for VB.
+
+    ``sd`` is the square root of the diagonal of ``S = (λ0 I + λ nxx)^{-1}``: the model's uncertainty
+    *given* the statistics it was fitted to. For noisy statistics it does not include the spread the DP
+    noise causes (see :func:`dpcore.regression.uncertainty.coefficient_uncertainty`).
+    """
 
     coef: np.ndarray
     lam: np.ndarray
     lam0: np.ndarray
     sweeps: int = 0
+    sd: np.ndarray | None = None
+
+
+def _diag_inverse(v: np.ndarray, prec: np.ndarray) -> np.ndarray:
+    """``diag(V diag(1/prec) Vᵀ)`` (batched): the marginal variances of a posterior in its eigenbasis."""
+    return np.einsum("...ik,...k->...i", v * v, 1.0 / prec)
 
 
 def _consistent(w: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -47,11 +59,14 @@ def posterior_fixed(s: Stats, lam: float = 1.0, lam0: float = 1.0, *, repair: bo
         t = _consistent(w, np.einsum("...ji,...j->...i", v, s.nxy)) if project else \
             np.einsum("...ji,...j->...i", v, s.nxy)
         coef = np.einsum("...ij,...j->...i", v, lam * t / (lam0 + lam * w))
+        var = _diag_inverse(v, lam0 + lam * w)
     else:
         d = s.nxx.shape[-1]
-        coef = np.linalg.solve(lam0 * np.eye(d) + lam * s.nxx, (lam * s.nxy)[..., None])[..., 0]
+        prec = lam0 * np.eye(d) + lam * s.nxx
+        coef = np.linalg.solve(prec, (lam * s.nxy)[..., None])[..., 0]
+        var = np.diagonal(np.linalg.inv(prec), axis1=-2, axis2=-1)
     shape = coef.shape[:-1]
-    return Posterior(coef, np.full(shape, float(lam)), np.full(shape, float(lam0)))
+    return Posterior(coef, np.full(shape, float(lam)), np.full(shape, float(lam0)), sd=np.sqrt(var))
 
 
 def posterior_vb(
@@ -95,7 +110,7 @@ def posterior_vb(
             break
     prec = el0[..., None] + el[..., None] * w
     coef = np.einsum("...ij,...j->...i", v, el[..., None] * t / prec)
-    return Posterior(coef, el, el0, sweeps)
+    return Posterior(coef, el, el0, sweeps, sd=np.sqrt(_diag_inverse(v, prec)))
 
 
 def fit_stats(s: Stats, *, priors: bool = True) -> Posterior:

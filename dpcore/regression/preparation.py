@@ -22,17 +22,33 @@ import numpy as np
 from dpcore.mechanisms import Noise, laplace_noise
 
 
-def normalise_rows(X: np.ndarray, centre: np.ndarray | float | None = None) -> np.ndarray:
-    """Subtract a (public or DP) column centre, then scale every record to unit L2 norm.
+def feature_bounds(x_bounds, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """Public feature ranges as two length-``d`` arrays: one ``(lo, hi)`` pair for every feature, or per-feature
+    ``(lo_vector, hi_vector)`` (features on different scales, e.g. age and cholesterol, need their own)."""
+    lo, hi = (np.broadcast_to(np.asarray(b, dtype=float), (d,)).copy() for b in x_bounds)
+    if not np.all(hi > lo):
+        j = int(np.flatnonzero(~(hi > lo))[0])
+        raise ValueError(f"feature {j + 1}: the public maximum {hi[j]:g} must be larger than the minimum {lo[j]:g}")
+    return lo, hi
 
-    A record that is all zeros after centring stays zero. Row scaling depends
-    on the record alone, so it is free under replace-one; afterwards
-    ``|x_ij| ≤ 1`` (the public worst-case bound used by the no-projection
-    baseline) and the typical coordinate size is ``σx = 1/√d``.
+
+def normalise_rows(X: np.ndarray, centre: np.ndarray | float | None = None,
+                   scale: np.ndarray | float | None = None) -> np.ndarray:
+    """Subtract a (public or DP) column centre, divide by a public per-feature scale, then scale every record
+    to unit L2 norm.
+
+    The per-feature scale (half of each feature's public range) puts features measured in different units on
+    one footing before the row scaling, which would otherwise be dominated by the feature with the largest
+    numbers; for features sharing one range it only multiplies every row by a constant, which the row scaling
+    removes. A record that is all zeros after centring stays zero. Both steps use public constants and the
+    record itself, so they are free under replace-one; afterwards ``|x_ij| ≤ 1`` (the public worst-case
+    bound used by the no-projection baseline) and the typical coordinate size is ``σx = 1/√d``.
     """
     X = np.asarray(X, dtype=float)
     if centre is not None:
         X = X - np.asarray(centre, dtype=float)
+    if scale is not None:
+        X = X / np.asarray(scale, dtype=float)
     norm = np.linalg.norm(X, axis=-1, keepdims=True)
     return np.divide(X, norm, out=np.zeros_like(X), where=norm > 0)
 
@@ -48,6 +64,7 @@ class Preparation:
     """
 
     x_centre: np.ndarray
+    x_scale: np.ndarray  # half of each feature's public range
     y_centre: float
     sigma_x: float
     sigma_y: float
@@ -61,7 +78,7 @@ class Preparation:
 
     def transform(self, X: np.ndarray, y: np.ndarray | None = None):
         """Apply the preparation to records (any set: private, public or test)."""
-        Xn = normalise_rows(X, self.x_centre)
+        Xn = normalise_rows(X, self.x_centre, self.x_scale)
         if y is None:
             return Xn
         return Xn, np.asarray(y, dtype=float) - self.y_centre
@@ -85,13 +102,14 @@ def _dp_value(value, noise: Noise, rng: np.random.Generator | None, release: boo
 def dp_column_mean(X: np.ndarray, bounds: tuple[float, float], epsilon: float, *, rng=None, release=False) -> np.ndarray:
     """DP column means of ``X`` clipped to the public ``bounds``.
 
-    Sensitivity: replacing one row moves each of the ``d`` clipped column
-    means by at most ``(hi − lo)/n``, so the L1 change is ``≤ d (hi − lo)/n``.
+    Sensitivity: replacing one row moves column ``j``'s clipped mean by at
+    most ``(hi_j − lo_j)/n``, so the L1 change is ``≤ Σ_j (hi_j − lo_j)/n``
+    (``d (hi − lo)/n`` for one shared range).
     """
     X = np.asarray(X, dtype=float)
     n, d = X.shape
-    lo, hi = bounds
-    noise = laplace_noise(d * (hi - lo) / n, epsilon)
+    lo, hi = feature_bounds(bounds, d)
+    noise = laplace_noise(float(np.sum(hi - lo)) / n, epsilon)
     return _dp_value(np.clip(X, lo, hi).mean(axis=0), noise, rng, release)
 
 
@@ -138,7 +156,9 @@ def prepare(
 ) -> Preparation:
     """Choose centring and scale constants, public or DP-charged — never silently from private data.
 
-    ``x_centre``: ``"public"`` (midpoint of ``x_bounds``), ``None`` (no column
+    ``x_bounds``: one public ``(lo, hi)`` for every feature or ``(lo_vector, hi_vector)`` per feature (each
+    feature is divided by half its range before the row scaling). ``x_centre``: ``"public"`` (midpoints of
+    ``x_bounds``), ``None`` (no column
     centring), a public vector/number, or ``"dp"``. ``y_centre``: ``"public"``
     (midpoint of ``y_bounds``), a number, or ``"dp"``. ``sigma_y``:
     ``"public"`` (``(hi − lo)/6``), a number, or ``"dp"``. The DP items share
@@ -158,12 +178,14 @@ def prepare(
     parts: dict[str, float] = {}
     sources: dict[str, str] = {}
 
+    xlo, xhi = feature_bounds(x_bounds, d)
     if isinstance(x_centre, str) and x_centre == "dp":
-        xc = dp_column_mean(X, x_bounds, share, rng=rng, release=release)
+        xc = dp_column_mean(X, (xlo, xhi), share, rng=rng, release=release)
         sources["x_centre"], parts["feature centre"] = "DP column means (charged)", share
     elif isinstance(x_centre, str) and x_centre == "public":
-        xc = np.full(d, 0.5 * (x_bounds[0] + x_bounds[1]))
-        sources["x_centre"] = f"public midpoint {xc[0]:g} of the feature range"
+        xc = 0.5 * (xlo + xhi)
+        sources["x_centre"] = (f"public midpoint {xc[0]:g} of the feature range" if np.all(xc == xc[0])
+                               else "public midpoints of the per-feature ranges")
     elif x_centre is None:
         xc = np.zeros(d)
         sources["x_centre"] = "none (no column centring)"
@@ -192,5 +214,5 @@ def prepare(
         sources["sigma_y"] = "public (user value)"
 
     y_bound = max(y_bounds[1] - yc, yc - y_bounds[0])
-    return Preparation(np.asarray(xc, dtype=float), float(yc), 1.0 / math.sqrt(d), float(sy), float(y_bound),
+    return Preparation(np.asarray(xc, dtype=float), 0.5 * (xhi - xlo), float(yc), 1.0 / math.sqrt(d), float(sy), float(y_bound),
                        sources, parts)

@@ -1,0 +1,139 @@
+"""AdaSSP (Wang 2018, "Revisiting differentially private linear regression", Algorithm 2): noisy ``XᵀX`` and
+``Xᵀy`` with a ridge ``λ`` chosen privately and adaptively from a noisy smallest eigenvalue.
+
+Preparation (public constants and the record itself, free): the records are prepared as for robust private
+LR (centred at public midpoints, divided by half their public ranges, scaled to unit L2 norm: every row
+carries full energy, which public ranges much wider than the data would otherwise waste), a constant 1 is
+appended (the intercept) and the row divided by ``√2``; so ``‖x̃‖2 ≤ 1 = B``. Responses are centred with
+the (public or DP) centre of the preparation and clipped to ``|y| ≤ By``, the public worst case around it.
+
+Three Gaussian mechanisms, each at ``(ε/3, δ/3)`` (analytic calibration), compose to ``(ε, δ)``;
+sensitivities under replace-one (:func:`adassp_sensitivities`, proofs there). The ridge, the PSD repair
+and the solve are post-processing. As ε → ∞ every σ → 0, the noisy ``λ_min`` is exact, the ridge
+``max(0, σ·c − λ̃_min)`` reaches 0 and the fit is ordinary least squares on the prepared data.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpcore.mechanisms import Noise, gaussian_noise
+from dpcore.regression.linalg import triu_pack, triu_unpack
+
+ADASSP = "AdaSSP"
+#: failure probability of the ridge's high-probability bound (the paper's ρ)
+FAILURE_PROBABILITY = 0.05
+
+
+def adassp_features(Xn: np.ndarray) -> np.ndarray:
+    """Rows prepared by :meth:`Preparation.transform` (norm ≤ 1) with an intercept column, over ``√2``: norm ≤ 1."""
+    Xn = np.asarray(Xn, dtype=float)
+    return np.concatenate([Xn, np.ones(Xn.shape[:-1] + (1,))], axis=-1) / math.sqrt(2.0)
+
+
+def adassp_sensitivities(by: float) -> tuple[float, float, float]:
+    """L2 sensitivities of ``(λ_min(XᵀX), upper triangle of XᵀX, Xᵀy)`` under replace-one, rows ``‖x‖ ≤ 1``, ``|y| ≤ By``.
+
+    * ``λ_min``: replacing ``x`` by ``x'`` adds ``D = x'x'ᵀ − xxᵀ``, whose eigenvalues lie in ``[−‖x‖², ‖x'‖²]``;
+      by Weyl's inequality ``λ_min`` moves by at most ``max(‖x‖², ‖x'‖²) ≤ 1``.
+    * ``XᵀX``: ``‖D‖_F² = ‖x'‖⁴ + ‖x‖⁴ − 2(xᵀx')² ≤ 2``, and the upper triangle (diagonal included) has at most
+      the Frobenius norm (each off-diagonal pair counts once instead of twice): ``Δ2 ≤ √2``, attained by two
+      orthogonal unit rows.
+    * ``Xᵀy``: ``‖x'y' − xy‖ ≤ ‖x'‖|y'| + ‖x‖|y| ≤ 2By``, attained by ``x' = x`` and ``y' = −y = By``.
+    """
+    return 1.0, math.sqrt(2.0), 2.0 * float(by)
+
+
+@dataclass(frozen=True)
+class AdaSSPNoise:
+    """The three calibrated Gaussian mechanisms of one AdaSSP release."""
+
+    lam_min: Noise
+    xx: Noise
+    xy: Noise
+
+    @property
+    def epsilon(self) -> float:
+        return self.lam_min.epsilon + self.xx.epsilon + self.xy.epsilon
+
+    @property
+    def delta(self) -> float:
+        return self.lam_min.delta + self.xx.delta + self.xy.delta
+
+    def with_scale_factor(self, factor: float) -> "AdaSSPNoise":
+        return AdaSSPNoise(*(m.with_scale_factor(factor) for m in (self.lam_min, self.xx, self.xy)))
+
+    def describe(self) -> list[str]:
+        return [f"λ_min(XᵀX): {self.lam_min.describe()}", f"XᵀX: {self.xx.describe()}", f"Xᵀy: {self.xy.describe()}"]
+
+
+def adassp_noise(by: float, epsilon: float, delta: float) -> AdaSSPNoise:
+    """Analytic Gaussian mechanisms at ``(ε/3, δ/3)`` each for the sensitivities of :func:`adassp_sensitivities`."""
+    s_min, s_xx, s_xy = adassp_sensitivities(by)
+    return AdaSSPNoise(*(gaussian_noise(s, epsilon / 3.0, delta / 3.0) for s in (s_min, s_xx, s_xy)))
+
+
+@dataclass(frozen=True)
+class AdaSSPFit:
+    """``coef`` (..., d + 1; the last entry is the intercept's), the ridge ``lam`` used, the noisy statistics."""
+
+    coef: np.ndarray
+    lam: np.ndarray
+    noisy_xx: np.ndarray
+    noisy_xy: np.ndarray
+    noisy_lam_min: np.ndarray
+    noise: AdaSSPNoise | None
+
+    def predict(self, Xa: np.ndarray) -> np.ndarray:
+        """Predictions (on the centred response's scale) for rows prepared by :func:`adassp_features`."""
+        return np.einsum("...ti,...i->...t", Xa, self.coef)
+
+
+def solve_adassp(xx: np.ndarray, xy: np.ndarray, lam_min: np.ndarray, noise: AdaSSPNoise | None,
+                 delta: float) -> AdaSSPFit:
+    """Post-processing of the three noisy releases (batched): the ridge and the solve."""
+    d = xx.shape[-1]
+    w, v = np.linalg.eigh(xx)
+    w = np.maximum(w, 0.0)  # PSD repair
+    if noise is None:
+        lam = np.zeros(xx.shape[:-2])
+    else:
+        # the paper's λ̃_min: the noisy value shifted down by a high-probability bound on the noise, floored at 0,
+        # and λ = max(0, σ √(d log(2d²/ρ)) − λ̃_min): enough ridge to dominate the noise in XᵀX, less when the
+        # data already have a large smallest eigenvalue
+        shift = noise.lam_min.scale * math.sqrt(2.0 * math.log(3.0 / delta))
+        lam_tilde = np.maximum(lam_min - shift, 0.0)
+        lam = np.maximum(noise.xx.scale * math.sqrt(d * math.log(2.0 * d * d / FAILURE_PROBABILITY)) - lam_tilde, 0.0)
+    t = np.einsum("...ji,...j->...i", v, xy)
+    prec = w + np.asarray(lam)[..., None]
+    # a zero eigenvalue with no ridge (ε = ∞, rank-deficient data): the minimum-norm solution
+    coef_t = np.divide(t, prec, out=np.zeros_like(t), where=prec > 1e-12)
+    return AdaSSPFit(np.einsum("...ij,...j->...i", v, coef_t), np.asarray(lam), xx, xy, np.asarray(lam_min), noise)
+
+
+def adassp(Xa: np.ndarray, y: np.ndarray, *, epsilon: float, delta: float, by: float,
+           rng: np.random.Generator | None = None, draws: int | None = None) -> AdaSSPFit:
+    """AdaSSP on prepared rows ``Xa`` (:func:`adassp_features`) and centred ``y`` (clipped here at ``±by``).
+
+    ``rng`` given → seeded preview draws (``draws`` on a leading axis); ``rng=None`` → one OpenDP release;
+    ``epsilon=math.inf`` → ordinary least squares, no noise.
+    """
+    Xa = np.asarray(Xa, dtype=float)
+    yc = np.clip(np.asarray(y, dtype=float), -by, by)
+    xx = np.swapaxes(Xa, -1, -2) @ Xa
+    xy = np.einsum("...ni,...n->...i", Xa, yc)
+    lam_min = np.linalg.eigvalsh(xx)[..., 0]
+    if math.isinf(epsilon):
+        return solve_adassp(xx, xy, lam_min, None, delta)
+    noise = adassp_noise(by, epsilon, delta)
+    d = Xa.shape[-1]
+    if rng is None:
+        n_lam, n_xx, n_xy = noise.lam_min.release(lam_min), noise.xx.release(triu_pack(xx)), noise.xy.release(xy)
+    else:
+        n_lam = noise.lam_min.sample(lam_min, rng=rng, draws=draws)
+        n_xx = noise.xx.sample(triu_pack(xx), rng=rng, draws=draws)
+        n_xy = noise.xy.sample(xy, rng=rng, draws=draws)
+    return solve_adassp(triu_unpack(n_xx, d), n_xy, n_lam, noise, delta)
