@@ -21,6 +21,8 @@ from dpcore.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, load_gdsc
 from dpcore.regression.evaluation import equivalent_sample_size, monte_carlo_cv, preview_fit, tuned_omegas
 from dpcore.regression.tuning import ThresholdSearch, split_grid, split_search, threshold_search
 from ui.accuracy import accuracy_first
+from ui.exports import code_downloads, release_with_script  # notebook, script
+from dpcore.notebooks import RegressionConfig
 from ui.widgets import epsilon_options
 from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
 from dpcore.utility import describe_draws
@@ -386,6 +388,16 @@ def _target_view(*, epsilon: float, split: tuple, n_test: int) -> None:
                    larger_is_better=True, basis=src.label, expanded=True)  # its own view: open
 
 
+def _notebook_source() -> dict:
+    """The data source's public settings for the notebook (an upload: its column choices, never its data)."""
+    if src.kind == "gdsc":
+        return dict(drug=src.key[1], k_public=src.key[3])
+    if src.kind == "synthetic":
+        return dict(n=src.key[1], noise_sd=src.key[3], data_seed=src.key[4], k_public=src.key[5])
+    return dict(response=st.session_state.get("rg_ycol"), features=src.names, public_col=st.session_state.get("rg_pubcol"),
+                x_bounds=src.x_bounds, y_bounds=src.y_bounds)
+
+
 def _request_full_search() -> None:
     st.session_state["_rg_full_requested"] = True
 
@@ -559,10 +571,15 @@ def _at_epsilon() -> None:
     utility_note = (f"Spearman ρ of the robust private fit on {yt.size} held-out records over {rho_draws.size} simulated "
                     f"releases: {describe_draws(rho_draws)}; loss of ρ against the non-private fit on the same split: "
                     f"{describe_draws(rho_np - rho_draws)}.")
+    config = RegressionConfig(
+        source=src.kind, epsilon=epsilon, seed=seed, n_test=n_test, n_private=n_priv, omegas=(wx, wy), split=split,
+        priors=priors, y_centre=y_centre, sigma_y=sigma_y, prep_share=prep_share, draws=PREVIEW_DRAWS, d=d,
+        repeats=int(st.session_state.get("rg_R", 10)), sweep=EPS_SWEEP, **_notebook_source())
+    code_downloads(config)
     ui.release_panel(key="regression", dataset_label=src.label, fingerprint=src.fp, method=R.METHOD,
                      ledger_label=GDSC_LEDGER_LABEL if src.kind == "gdsc" else None,
-                     epsilon=round(float(math.fsum(parts.values())), 12), parts=parts, params=params, make_bundle=_bundle,
-                     utility_note=utility_note)
+                     epsilon=round(float(math.fsum(parts.values())), 12), parts=parts, params=params,
+                     make_bundle=lambda: release_with_script(_bundle(), config), utility_note=utility_note)
 
     attacker_panel("regression", epsilon)
 

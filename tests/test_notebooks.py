@@ -59,8 +59,8 @@ def page_downloads(page: str, query: dict | None = None) -> tuple[AppTest, dict[
 
 
 def trace(spec: dict, name: str, axis: str = "y") -> np.ndarray:
-    """The values of trace ``name`` (Plotly JSON writes arrays as base64 ``{"dtype", "bdata"}``)."""
-    values = next(t for t in spec["data"] if t.get("name") == name)[axis]
+    """The values of the trace whose name starts with ``name`` (Plotly JSON writes arrays as base64)."""
+    values = next(t for t in spec["data"] if t.get("name", "").startswith(name))[axis]
     if isinstance(values, dict):
         return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"]).astype(float)
     return np.asarray(values, dtype=float)
@@ -80,6 +80,19 @@ def test_survival_notebook_prints_the_pages_preview():
     np.testing.assert_allclose(got["private"], shown, rtol=0, atol=1e-12)
 
 
+def test_regression_notebook_prints_the_pages_preview():
+    at, files = page_downloads("regression.py", {"rg_src": "gdsc", "eps": "2.0", "rg_seed": "5", "rg_npriv": "300",
+                                                 "rg_R": "5"})
+    shown = chart_spec(at, "rg_headline")
+    got = run_notebook(files["regression-preview.ipynb"],
+                       "import json; print(json.dumps({'observed': y[test].tolist(), 'private': pv.pred[0].tolist(), "
+                       "'nonprivate': pv.pred_nonprivate.tolist(), 'eps': EPSILON, 'seed': SEED}))")
+    assert (got["eps"], got["seed"]) == (2.0, 5)
+    np.testing.assert_allclose(got["observed"], trace(shown, "private preview", "x"), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got["private"], trace(shown, "private preview"), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got["nonprivate"], trace(shown, "non-private"), rtol=1e-12, atol=1e-12)
+
+
 # ---- nothing from a name gets out of its string ---------------------------------------------------------------
 
 
@@ -90,7 +103,10 @@ def _strings(tree: ast.AST) -> list[str]:
 def hostile_configs(name: str) -> list:
     return [notebooks.SurvivalConfig(dataset=None, horizon=12.0, grid_unit="months", epsilon=1.0, seed=0,
                                      compare=True, time_col=name, event_col=name + "e", group_col=name + "g",
-                                     group_labels=(name, "b"))]
+                                     group_labels=(name, "b")),
+            notebooks.RegressionConfig(source="upload", epsilon=1.0, seed=0, n_test=20, n_private=40, omegas=(0.1, 0.5),
+                                       split=(0.35, 0.6, 0.05), response=name, features=(name + "1", "b"),
+                                       public_col=name + "p")]
 
 
 @pytest.mark.parametrize("name", HOSTILE)

@@ -85,7 +85,8 @@ is released; the paper's √(ln n / n) is for previews.
 """
 
 from dpcore.fdr.sensitivity import (  # noqa: F401
-    binomial_sensitivity, eta_binomial_exact, eta_normal_tail_exact, eta_paper, EtaSource, GammaKind, METHODS, P_FLOOR, paper_sensitivity,
+    binomial_pvalues, binomial_sensitivity, eta_binomial_exact, eta_normal_tail_exact, eta_paper, EtaSource, GammaKind,
+    LATTICE_RTOL, METHODS, on_binomial_lattice, P_FLOOR, paper_sensitivity,
     PRIVATE_METHODS, pvalues_from_frame, Rule, Sensitivity, stated_sensitivity, _binomial_tail_table,
 )
 from dpcore.fdr.calibration import (  # noqa: F401

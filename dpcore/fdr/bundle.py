@@ -13,7 +13,7 @@ import pandas as pd
 from dpcore.fdr.calibration import STREAM, paprika_noise_scales
 from dpcore.fdr.core import _as_runs
 from dpcore.fdr.paprika import run_paprika
-from dpcore.fdr.sensitivity import GammaKind, Sensitivity
+from dpcore.fdr.sensitivity import GammaKind, Sensitivity, binomial_pvalues
 from dpcore.release import ReleaseBundle
 
 
@@ -25,7 +25,8 @@ def release(pvalues, *, alpha: float, epsilon: float, delta: float, sensitivity:
     ``sensitivity`` carries η and the floor μ of ``log max(p, μ)`` above which η holds; it must be
     proven for the test behind the p-values (:func:`binomial_sensitivity`) or stated by the user
     (:func:`stated_sensitivity`, and the notes say the guarantee rests on it). The paper's η
-    (:func:`paper_sensitivity`) is refused. The shift is :func:`stream_shift` (proven for every
+    (:func:`paper_sensitivity`) is refused; with the binomial η every p-value at or above μ must be a binomial
+    tail value for its n (:func:`binomial_pvalues`, which names the first that is not). The shift is :func:`stream_shift` (proven for every
     boundary hypothesis of the stream; horizon k = ``horizon`` or the stream length).
 
     Exports only the rejection vector and the test levels α_t (paper rule: α_t is a function of
@@ -45,6 +46,8 @@ def release(pvalues, *, alpha: float, epsilon: float, delta: float, sensitivity:
     if sensitivity.refusal:
         raise ValueError(sensitivity.refusal)
     eta, floor = sensitivity.eta, sensitivity.floor
+    if sensitivity.source == "binomial":
+        p = binomial_pvalues(p[0], sensitivity.records, floor)[None, :]
     res = run_paprika(p, alpha=alpha, epsilon=epsilon, delta=delta, eta=eta, cutoff=cutoff, lam=lam, shift=STREAM,
                       gamma=gamma, ai=ai, rule="paper", horizon=horizon, rng=None, floor=floor)
     rej = res.rejections[0]
@@ -56,13 +59,16 @@ def release(pvalues, *, alpha: float, epsilon: float, delta: float, sensitivity:
     shift_a = float(res.params["shift_A"][0])
     params = dict(rule="paper (γ indexed by t − τ_j)", alpha=alpha, eta=eta, eta_source=sensitivity.source,
                   cutoff=cutoff, lam=lam, shift="proven for the stream: 4ηc/ε·ln(2k/(3δ)) + η − ln 2", shift_A=shift_a,
-                  gamma=gamma, horizon=k, n_hypotheses=T, n_rejections=int(rej.sum()),
-                  threshold_noise_scale=scale_alpha, test_noise_scale=scale_test, p_value_floor=floor)
+                  gamma=gamma, horizon=k, n_hypotheses=T, threshold_noise_scale=scale_alpha,
+                  test_noise_scale=scale_test, p_value_floor=floor)
+    if sensitivity.records is not None:
+        params["records_per_test"] = sensitivity.records
     return ReleaseBundle(
         method=name, dataset=dataset, fingerprint=fingerprint, epsilon=float(epsilon), delta=float(delta),
         mechanisms=(f"SparseVector: Laplace threshold noise b = 2ηc/ε = {scale_alpha:.4g}, redrawn after each rejection",
                     f"Laplace per-test noise b = 4ηc/ε = {scale_test:.4g} on log p (sensitivity η = {eta:g})"),
-        public_params=params, tables={"rejections": table}, unit="person in the data behind the p-values",
+        public_params=params, derived_params=dict(n_rejections=int(rej.sum())), tables={"rejections": table},
+        unit="person in the data behind the p-values",
         notes=(f"Neighbours: one person's record is replaced. Every test in the stream runs on the same records, so "
                f"one person can move every log p-value (floored at μ = {floor:g}) by at most η = {eta:.4g} at once; "
                f"the guarantee allows all {T} to move together.",

@@ -242,3 +242,59 @@ def summary_figure(table: pd.DataFrame, *, alpha: float, bound: float) -> go.Fig
     methods_axis = dict(autorange="reversed", type="category")  # METHODS order from the top
     return to_figure(relayout(fig, hovermode="closest", margin=dict(l=110), yaxis=methods_axis, yaxis2=methods_axis,
                               xaxis=dict(rangemode="tozero"), xaxis2=dict(range=[0, 1.05])))
+
+
+#: White (no power) to dark blue (full power); explicit stops, so the spec needs no named scale
+POWER_SCALE = [[0.0, "#f7fbff"], [0.5, "#6baed6"], [0.8, "#2171b5"], [1.0, "#08306b"]]
+
+
+def frontier_figure(table: pd.DataFrame, *, cutoff: int, target: float,
+                    current: tuple[int, float] | None = None) -> go.Figure:
+    """The release path's power frontier (:func:`dpcore.fdr.frontier.power_frontier`).
+
+    Left: power over records per test × ε at ``cutoff`` (cells print the power; hover adds FDR, μ, η and the
+    shift). Right: the fewest records per test that reach ``target`` power at each ε, one line per cutoff.
+    ``current`` (records, ε) marks the page's configuration on both panels.
+    """
+    fig = new_spec()
+    panels = subplots(fig, (f"power of the release path, cutoff c = {cutoff}",
+                            f"fewest records per test with power ≥ {target:g}"), spacing=0.12)
+    sub = table[table["cutoff"] == cutoff]
+    records = sorted(sub["records"].unique())
+    eps = sorted(sub["epsilon"].unique())
+    grid = sub.pivot(index="records", columns="epsilon")
+    x_labels, y_labels = [f"{e:g}" for e in eps], [f"{n:,}" for n in records]
+    power = grid["power"].to_numpy()
+    detail = np.stack([grid[c].to_numpy() for c in ("power_se", "FDR", "FDR_se", "floor", "eta", "shift_A")], axis=-1)
+    add_trace(fig, on(panels[0], dict(
+        type="heatmap", x=x_labels, y=y_labels, z=power, zmin=0.0, zmax=1.0, colorscale=POWER_SCALE,
+        text=np.vectorize(lambda v: f"{v:.2f}")(power), texttemplate="%{text}", customdata=detail, showscale=False,
+        hovertemplate=("n = %{y} records per test, ε = %{x}<br>power %{z:.2f} ± %{customdata[0]:.2f}, "
+                       "FDR %{customdata[1]:.3f} ± %{customdata[2]:.3f}<br>floor μ = %{customdata[3]:.0e}, "
+                       "η = %{customdata[4]:.3f}, shift A = %{customdata[5]:.0f}<extra></extra>"))))
+    fewest = table[table["power"] >= target].groupby(["cutoff", "epsilon"])["records"].min()
+    for i, c in enumerate(sorted(table["cutoff"].unique())):
+        line = fewest.reindex([(c, e) for e in eps])
+        never = " (never on this grid)" if line.isna().all() else ""
+        add_trace(fig, on(panels[1], dict(
+            type="scatter", x=np.array(eps), y=line.to_numpy(dtype=float), mode="lines+markers",
+            name=f"c = {c}{never}",
+            line=dict(color=PALETTE[i % len(PALETTE)], width=3 if c == cutoff else 1.5),
+            hovertemplate=f"c = {c}, ε = %{{x:g}}: n ≥ %{{y:,}}<extra></extra>")))
+    if current is not None:
+        n, e = current
+        box = dict(symbol="square-open", size=30, color=WARNING, line=dict(width=3))  # the cell's value stays legible
+        add_trace(fig, on(panels[0], dict(type="scatter", x=[f"{e:g}"], y=[f"{n:,}"], mode="markers",
+                                          name="this page's configuration", marker=box, hoverinfo="skip")))
+        add_trace(fig, on(panels[1], dict(type="scatter", x=[e], y=[n], mode="markers", showlegend=False,
+                                          hoverinfo="skip", marker=dict(box, size=14))))
+    base_layout(fig, height=440)
+    ticks = dict(tickvals=eps, ticktext=x_labels)
+    relayout(fig, hovermode="closest", margin=dict(t=40, b=120),
+             legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0.0),
+             xaxis=dict(type="category", title=dict(text="privacy budget ε")),
+             yaxis=dict(type="category", title=dict(text="records per test n")),
+             xaxis2=dict(type="log", title=dict(text="privacy budget ε (log scale)"), **ticks),
+             yaxis2=dict(type="log", title=dict(text="records per test n (log scale)"), tickvals=records,
+                         ticktext=y_labels))
+    return to_figure(fig)

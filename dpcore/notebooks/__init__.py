@@ -14,38 +14,42 @@ from __future__ import annotations
 
 from typing import Callable, Union
 
+from dpcore.notebooks import regression as _regression
 from dpcore.notebooks import render
+from dpcore.notebooks import survival as _survival
 from dpcore.notebooks.code import Cell, code, literal  # noqa: F401
 from dpcore.notebooks.common import CSV_PLACEHOLDER  # noqa: F401
+from dpcore.notebooks.regression import RegressionConfig
 from dpcore.notebooks.survival import SurvivalConfig
-from dpcore.notebooks import survival as _survival
 
-Config = Union[SurvivalConfig]
+Config = Union[SurvivalConfig, RegressionConfig]
 
-#: configuration type → (title, the cells of its notebook)
-_METHODS: dict[type, tuple[str, Callable]] = {
-    SurvivalConfig: (_survival.TITLE, _survival.cells),
+#: configuration type → (file stem, title, the cells of its notebook)
+_METHODS: dict[type, tuple[str, str, Callable]] = {
+    SurvivalConfig: ("survival", _survival.TITLE, _survival.cells),
+    RegressionConfig: ("regression", _regression.TITLE, _regression.cells),
 }
 
 
-def _parts(config: Config):
+def _method(config: Config) -> tuple[str, str, Callable]:
     try:
-        title, cells = _METHODS[type(config)]
+        return _METHODS[type(config)]
     except KeyError:
         raise TypeError(f"no notebook for {type(config).__name__}") from None
-    return title, cells(config)
 
 
 def notebook(config: Config) -> str:
     """The page's configuration as a Jupyter notebook (JSON text, not executed)."""
-    return render.notebook(*_parts(config))
+    _, title, cells = _method(config)
+    return render.notebook(title, cells(config))
 
 
 def script(config: Config) -> str:
     """The page's configuration as a Python script (the notebook's cells; figures written to HTML files)."""
-    return render.script(*_parts(config))
+    _, title, cells = _method(config)
+    return render.script(title, cells(config))
 
 
 def file_stem(config: Config) -> str:
     """A file name for the downloads: the method only (never a data set's or a file's name)."""
-    return {SurvivalConfig: "survival"}[type(config)] + "-preview"
+    return _method(config)[0] + "-preview"
