@@ -18,6 +18,8 @@ from dpcore.sparse import figures as sf
 from dpcore.ledger import fingerprint
 from dpcore.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, load_gdsc
 from ui.accuracy import accuracy_first
+from ui.exports import code_downloads, release_with_script  # notebook, script
+from dpcore.notebooks import SparseConfig
 from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
 from dpcore.utility import describe_draws
 from ui.widgets import epsilon_options
@@ -406,6 +408,15 @@ def _sweep_view(delta: float, R: int, seed: int) -> None:
                        basis=label)
 
 
+def _notebook_source() -> dict:
+    """The data source's public settings for the notebook (an upload: its column choices, never its data)."""
+    if source == "synthetic":
+        return dict(zip(("n", "d", "s_star", "noise_sd", "data_seed"), public_key[1:4] + public_key[5:]))
+    if source == "gdsc":
+        return dict(drug=public_key[1], d=public_key[2], threshold=public_key[4])
+    return dict(response=st.session_state.get("sp_ycol"), features=tuple(data.feature_names), threshold=thr)
+
+
 @ui.live_fragment
 def _live() -> None:
     """Everything that depends on ε, δ, the repeats or the preview seed: moving one of them reruns only this, and
@@ -458,6 +469,9 @@ def _live() -> None:
                               if key in released)
                     + f" — over {R} simulated releases of KT with private support at ε = {epsilon:g}."
                     if released else "")
+    config = SparseConfig(source=source, loss=loss, sparsity=s, epsilon=epsilon, delta=delta, seed=seed, repeats=R,
+                          methods=methods, params=params, sweep=tuple(SWEEP), **_notebook_source())
+    code_downloads(config)
     ui.release_panel(
         key="sparse", dataset_label=label, fingerprint=fp, utility_note=utility_note,
         ledger_label=GDSC_LEDGER_LABEL if source == "gdsc" else None,
@@ -465,9 +479,9 @@ def _live() -> None:
         epsilon=epsilon, delta=delta, parts=parts,
         params={"variant": "private_support", "loss": loss, "sparsity": s, "K": K, "r": r, "B": B, "m": m_syn,
                 "lambda": lam_release, "T2": T2, "synthetic_seed": sp.DEFAULT_SYNTHETIC_SEED},
-        make_bundle=lambda: sp.release_sparse(data.X, data.y, sparsity=s, epsilon=epsilon, delta=delta, loss=loss,
-                                              dataset=label, fingerprint=fp,
-                                              feature_names=data.feature_names or None, **params),
+        make_bundle=lambda: release_with_script(sp.release_sparse(
+            data.X, data.y, sparsity=s, epsilon=epsilon, delta=delta, loss=loss, dataset=label, fingerprint=fp,
+            feature_names=data.feature_names or None, **params), config),
     )
     if public_key is not None:
         _prefetch(public_key, s, epsilon, delta_choice, methods, R, seed, params_items, n, d)

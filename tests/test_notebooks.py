@@ -58,12 +58,16 @@ def page_downloads(page: str, query: dict | None = None) -> tuple[AppTest, dict[
     return at, {name: make() for name, make in files.items() if name and name.endswith((".ipynb", ".py"))}
 
 
-def trace(spec: dict, name: str, axis: str = "y") -> np.ndarray:
-    """The values of the trace whose name starts with ``name`` (Plotly JSON writes arrays as base64)."""
-    values = next(t for t in spec["data"] if t.get("name", "").startswith(name))[axis]
+def _values(values) -> np.ndarray:
+    """An array of a figure's JSON (Plotly writes arrays as base64 ``{"dtype", "bdata"}``)."""
     if isinstance(values, dict):
         return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"]).astype(float)
     return np.asarray(values, dtype=float)
+
+
+def trace(spec: dict, name: str, axis: str = "y") -> np.ndarray:
+    """The values of the trace whose name starts with ``name``."""
+    return _values(next(t for t in spec["data"] if t.get("name", "").startswith(name))[axis])
 
 
 # ---- every page's notebook reproduces its preview --------------------------------------------------------------
@@ -93,6 +97,18 @@ def test_regression_notebook_prints_the_pages_preview():
     np.testing.assert_allclose(got["nonprivate"], trace(shown, "non-private"), rtol=1e-12, atol=1e-12)
 
 
+def test_sparse_notebook_prints_the_pages_preview():
+    at, files = page_downloads("sparse.py", {"sp_src": "synthetic", "sp_n": "500", "sp_d": "100", "eps": "2.0",
+                                             "sp_seed": "4", "sp_R": "5"})
+    shown = chart_spec(at, "sp_stem")["data"]
+    got = run_notebook(files["sparse-preview.ipynb"],
+                       "import json; print(json.dumps({'traces': [np.asarray(t.y, float).tolist() for t in headline.data],"
+                       " 'eps': EPSILON, 'seed': SEED}))")
+    assert (got["eps"], got["seed"]) == (2.0, 4) and len(got["traces"]) == len(shown) > 2
+    for mine, page in zip(got["traces"], shown):
+        np.testing.assert_allclose(mine, _values(page["y"]), rtol=1e-12, atol=1e-12)
+
+
 # ---- nothing from a name gets out of its string ---------------------------------------------------------------
 
 
@@ -106,7 +122,9 @@ def hostile_configs(name: str) -> list:
                                      group_labels=(name, "b")),
             notebooks.RegressionConfig(source="upload", epsilon=1.0, seed=0, n_test=20, n_private=40, omegas=(0.1, 0.5),
                                        split=(0.35, 0.6, 0.05), response=name, features=(name + "1", "b"),
-                                       public_col=name + "p")]
+                                       public_col=name + "p"),
+            notebooks.SparseConfig(source="upload", loss="logistic", sparsity=3, epsilon=1.0, delta=1e-6, seed=0,
+                                   repeats=5, methods=("kt",), response=name, features=(name, name + "2"))]
 
 
 @pytest.mark.parametrize("name", HOSTILE)
