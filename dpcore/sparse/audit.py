@@ -1,4 +1,5 @@
-"""Black-box audit scenarios, including the known support-flip violation of the paper's variant."""
+"""Black-box audit scenarios: the default release's (:mod:`dpcore.sparse.peeling_audit`, listed first), knowledge
+transfer's and DP-IGHT's, and the known support-flip violation of the paper's variant."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from dpcore.mechanisms import (
 from dpcore.sparse.baseline_dp_ight import dp_ight_noise
 from dpcore.sparse.baseline_two_stage import block_votes, noisy_top_s
 from dpcore.sparse.params import SparseParams, _params, prepare
+from dpcore.sparse.peeling_audit import peel_audit_scenarios
 from dpcore.sparse.private_support import kt_ps_sensitivity
 from dpcore.sparse.solver import clip_responses
 from dpcore.sparse.transfer import fixed_support_teacher, kt_noise, synthetic_features, teacher_fit
@@ -393,7 +395,8 @@ def data_scenario(X, y, *, index: int, alt_y: float, alt_x=None, sparsity: int, 
 
 
 def audit_scenarios(epsilon: float, delta: float = AUDIT_DELTA, bug: str = "clip") -> list[AuditScenario]:
-    """Worst-case neighbours for the KT release (stable support) and for DP-IGHT.
+    """Worst-case neighbours for the default release (peeling + private fit: the selection tipped, a record at
+    every bound, both losses; :func:`peel_audit_scenarios`), for the KT release (stable support) and for DP-IGHT.
 
     The planted bug is "response clipping skipped" by default: it is caught at
     every ε. With ``bug="noise"`` (noise halved) the audit catches the bug
@@ -406,8 +409,8 @@ def audit_scenarios(epsilon: float, delta: float = AUDIT_DELTA, bug: str = "clip
     """
     if bug not in BUG_LABELS:
         raise ValueError(f"bug must be one of {tuple(BUG_LABELS)}")
-    return [_kt_scenario("extreme", epsilon, delta, bug), _dp_ight_scenario(epsilon, delta, bug),
-            _kt_ps_flip_scenario(epsilon, delta)]
+    return [*peel_audit_scenarios(epsilon, delta, bug), _kt_scenario("extreme", epsilon, delta, bug),
+            _dp_ight_scenario(epsilon, delta, bug), _kt_ps_flip_scenario(epsilon, delta)]
 
 
 def known_violation_scenarios(epsilon: float, delta: float = AUDIT_DELTA) -> list[AuditScenario]:
