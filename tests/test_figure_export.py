@@ -1,0 +1,101 @@
+"""Figures for a paper: PNG at 300 dpi for the stated print width, SVG and PDF, from the system Chromium; in the ZIP."""
+
+from __future__ import annotations
+
+import io
+import struct
+import zipfile
+import zlib
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from dpcore import datasets, notebooks
+from dpcore import figure_export as fe
+from dpcore import survival as sv
+from dpcore.release_figures import figures_for
+from ui.exports import release_with_script
+
+needs_chromium = pytest.mark.skipif(not Path(fe.chromium_path()).is_file(), reason="no Chromium at /usr/bin/chromium")
+
+
+def _png_chunks(png: bytes) -> dict[bytes, bytes]:
+    chunks, at = {}, 8
+    while at < len(png):
+        (length,), kind = struct.unpack(">I", png[at:at + 4]), png[at + 4:at + 8]
+        data = png[at + 8:at + 8 + length]
+        assert struct.unpack(">I", png[at + 8 + length:at + 12 + length])[0] == zlib.crc32(kind + data)
+        chunks.setdefault(kind, data)
+        at += 12 + length
+    return chunks
+
+
+@pytest.fixture(scope="module")
+def release():
+    vet = datasets.load_survival("veteran")
+    grid = sv.make_grid(vet.horizon, data_unit=vet.time_unit, grid_unit="months")
+    return sv.release(vet.time, vet.event, grid=grid, epsilon=1.0, group=vet.group, groups=vet.groups,
+                      dataset="Veteran (bundled)")
+
+
+def test_print_sizing_is_300_dpi_at_the_stated_width():
+    assert fe.print_scale() * fe.LAYOUT_WIDTH == fe.DPI * fe.PRINT_WIDTH_INCHES
+    fig = fe.for_print(go.Figure(go.Scatter(y=[1, 2]), layout=dict(title="t", font=dict(size=9))))
+    assert fig.layout.width == fe.LAYOUT_WIDTH and fig.layout.font.size >= fe.MIN_FONT  # 13 px = 9.4 pt in print
+    assert fig.layout.title.font.size >= fe.TITLE_FONT
+
+
+@needs_chromium
+def test_every_release_figure_exports_as_png_svg_and_pdf(release):
+    files = fe.export(figures_for(release))
+    stems = {name.rsplit(".", 1)[0] for name in files}
+    assert stems and {f"{s}.{fmt}" for s in stems for fmt in fe.FORMATS} == set(files)
+    for name, data in files.items():
+        if name.endswith(".png"):
+            assert data[:8] == b"\x89PNG\r\n\x1a\n"
+            chunks = _png_chunks(data)
+            width, height = struct.unpack(">II", chunks[b"IHDR"][:8])
+            assert width == round(fe.PRINT_WIDTH_INCHES * fe.DPI) and height > 1000
+            x, y, unit = struct.unpack(">IIB", chunks[b"pHYs"])
+            assert unit == 1 and round(x * 0.0254) == round(y * 0.0254) == fe.DPI
+        elif name.endswith(".svg"):
+            assert b"<svg" in data[:200] and "Kaplan–Meier".encode() in data  # titles are text, not paths
+        else:
+            assert data[:5] == b"%PDF-"
+
+
+@needs_chromium
+def test_the_release_zip_holds_the_figures_and_the_script(release):
+    config = notebooks.SurvivalConfig(dataset="veteran", horizon=1000.0, grid_unit="months", epsilon=1.0, seed=0)
+    bundle = release_with_script(release, config)
+    archive = zipfile.ZipFile(io.BytesIO(bundle.to_zip()))
+    names = set(archive.namelist())
+    assert {"figures/kaplan-meier-dp.png", "figures/kaplan-meier-dp.svg", "figures/kaplan-meier-dp.pdf"} <= names
+    script = archive.read("reproduce.py").decode()
+    assert "MAKE_RELEASE = False" in script and "EPSILON = 1.0" in script
+    compile(script, "reproduce.py", "exec")
+
+
+def test_without_chromium_the_message_says_what_to_install(monkeypatch, release):
+    monkeypatch.setenv("DPCORE_CHROMIUM", "/nonexistent/chromium")
+    with pytest.raises(fe.ExportUnavailable, match="apt-get install chromium"):
+        fe.export({"a figure": go.Figure()})
+    archive = zipfile.ZipFile(io.BytesIO(release.to_zip()))  # the rest of the release is still exported
+    assert "release.json" in archive.namelist()
+    assert "apt-get install chromium" in archive.read("figures/README.txt").decode()
+
+
+def test_png_dpi_chunk_is_valid_and_sits_after_the_header():
+    one_pixel = (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0))
+                 + _chunk(b"IDAT", zlib.compress(b"\x00\x00")) + _chunk(b"IEND", b""))
+    out = fe.with_dpi(one_pixel, 300)
+    assert out[33:37] == struct.pack(">I", 9) and out[37:41] == b"pHYs"
+    assert np.isclose(struct.unpack(">I", _png_chunks(out)[b"pHYs"][:4])[0] * 0.0254, 300, atol=0.01)
+    with pytest.raises(ValueError):
+        fe.with_dpi(b"GIF89a")
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
