@@ -13,6 +13,7 @@ import numpy as np
 import streamlit as st
 
 import ui
+from dpcore import columns
 from dpcore import survival as sv
 from dpcore.survival import figures as sf
 from dpcore.ledger import fingerprint
@@ -62,27 +63,28 @@ def _bundled(name: str) -> Source:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _bundled_sweep(name: str, horizon: float, grid_unit: str, compare: bool, estimator: str, draws: int, seed: int,
-                   kind: str, event_type: int, risk_set: str, aware: bool) -> sv.UtilityCurve:
+def _bundled_sweep(name: str, horizon: float, grid_unit: str, width: float, compare: bool, estimator: str, draws: int,
+                   seed: int, kind: str, event_type: int, risk_set: str, aware: bool) -> sv.UtilityCurve:
     src = _bundled(name)
-    return _sweep(src, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set, aware)
+    return _sweep(src, horizon, grid_unit, width, compare, estimator, draws, seed, kind, event_type, risk_set, aware)
 
 
 @ui.public_cache("survival sweep figures", max_entries=128)  # shared, not unpickled on every rerun
-def _bundled_sweep_figure(name: str, horizon: float, grid_unit: str, compare: bool, estimator: str, draws: int,
-                          seed: int, kind: str, event_type: int, risk_set: str, aware: bool):
-    uc = _bundled_sweep(name, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type, risk_set, aware)
+def _bundled_sweep_figure(name: str, horizon: float, grid_unit: str, width: float, compare: bool, estimator: str,
+                          draws: int, seed: int, kind: str, event_type: int, risk_set: str, aware: bool):
+    uc = _bundled_sweep(name, horizon, grid_unit, width, compare, estimator, draws, seed, kind, event_type, risk_set,
+                        aware)
     return sf.utility_figure(uc, None, time_unit=grid_unit)
 
 
-def _sweep_and_figure(src: Source, horizon, grid_unit, *args):
-    uc = _sweep(src, horizon, grid_unit, *args)
+def _sweep_and_figure(src: Source, horizon, grid_unit, width, *args):
+    uc = _sweep(src, horizon, grid_unit, width, *args)
     return uc, sf.utility_figure(uc, None, time_unit=grid_unit)
 
 
-def _sweep(src: Source, horizon, grid_unit, compare, estimator, draws, seed, kind, event_type,
+def _sweep(src: Source, horizon, grid_unit, width, compare, estimator, draws, seed, kind, event_type,
            risk_set, aware) -> sv.UtilityCurve:
-    grid = sv.make_grid(horizon, data_unit=src.time_unit, grid_unit=grid_unit)
+    grid = sv.make_grid(horizon, data_unit=src.time_unit, grid_unit=grid_unit, width=width)
     counts = _counts(src, grid, compare)
     return sv.utility_curve(counts, SWEEP, draws=draws, rng=np.random.default_rng(seed + 1), estimator=estimator,
                             kind=kind, event_type=event_type, risk_set=risk_set, noise_aware_logrank=aware)
@@ -103,20 +105,28 @@ def _upload() -> Source | None:
     frame, fp, name = table
     cols = list(frame.columns)
     none = "(none)"
+    guessed = columns.survival_roles(frame)
+    tguess, eguess, gguess = guessed["time"], guessed["event"], guessed["group"]
+    unit_guess = columns.time_unit(tguess.column) or "days"
     ui.reset_when_changed("_sv_upload_columns", tuple(cols),
-                          dict(sv_tcol=cols[0], sv_ecol=cols[min(1, len(cols) - 1)], sv_gcol=none, sv_glabels=""))
+                          dict(sv_tcol=cols[tguess.index_in(cols)], sv_ecol=cols[eguess.index_in(cols, min(1, len(cols) - 1))],
+                               sv_gcol=gguess.column or none, sv_glabels="", sv_tunit=unit_guess))
+    if columns.describe(guessed.values()):
+        st.caption(ui.literal(columns.describe(guessed.values())))
     m1, m2, m3 = st.columns(3)
     with m1:
-        tcol = ui.url_selectbox("Time column", key="sv_tcol", options=cols, index=0)
+        tcol = ui.url_selectbox("Time column", key="sv_tcol", options=cols, index=tguess.index_in(cols))
     with m2:
         ecol = ui.url_selectbox("Event column (0 = censored, 1..K)", key="sv_ecol", options=cols,
-                                index=min(1, len(cols) - 1))
+                                index=eguess.index_in(cols, min(1, len(cols) - 1)))
     with m3:
-        gcol = ui.url_selectbox("Group column (optional)", key="sv_gcol", options=[none] + cols, index=0)
+        gcol = ui.url_selectbox("Group column (optional)", key="sv_gcol", options=[none] + cols,
+                                index=gguess.index_in([none] + cols))
     c1, c2 = st.columns(2)
     with c1:
-        unit = ui.url_selectbox("Unit of the time column", key="sv_tunit", options=UNITS, index=0,
-                                help="Sets the grid unit and the horizon's unit below (both can be changed).")
+        unit = ui.url_selectbox("Unit of the time column", key="sv_tunit", options=UNITS, index=UNITS.index(unit_guess),
+                                help="Sets the grid unit and the horizon's unit below (both can be changed). Guessed "
+                                     "from the column's name only (e.g. 'week'); check it.")
     with c2:
         n_types = int(ui.url_number("Number of event types K (2+ = competing risks)", key="sv_k", min_value=1,
                                     max_value=5, value=1, step=1))
@@ -128,6 +138,10 @@ def _upload() -> Source | None:
             help="Which groups exist must be declared, not read off the file: a lone person in a rare group would "
                  "otherwise reveal themselves through the list of groups. Rows with other labels are refused.")
         labels = [g for g in labels.split(",") if g.strip()]
+        if not labels:
+            st.info(ui.literal(f"To compare groups by {gcol!r}, declare its labels above (as the study design fixes "
+                               "them). Until then the curves pool everyone."), icon=":material/info:")
+            gcol = none
     with ui.show_errors("The uploaded file cannot be used"):
         m = sv.survival_from_frame(frame, time_col=tcol, event_col=ecol, group_col=None if gcol == none else gcol,
                                    group_labels=labels, n_types=n_types)
@@ -139,9 +153,10 @@ def _upload() -> Source | None:
 def _upload_columns() -> dict:
     """How the upload's columns map to the roles, for the notebook (it reads the user's CSV from a path)."""
     get, gcol = st.session_state.get, st.session_state.get("sv_gcol", "(none)")
-    grouped = gcol != "(none)"
+    labels = tuple(g for g in get("sv_glabels", "").split(",") if g.strip())
+    grouped = gcol != "(none)" and bool(labels)  # without declared labels the page pools everyone
     return dict(time_col=get("sv_tcol"), event_col=get("sv_ecol"), group_col=gcol if grouped else None,
-                group_labels=tuple(g for g in get("sv_glabels", "").split(",") if g.strip()) if grouped else None,
+                group_labels=labels if grouped else None,
                 n_types=int(get("sv_k", 1)), time_unit=get("sv_tunit", UNITS[0]))
 
 
@@ -168,9 +183,18 @@ else:
         st.stop()
 
 ui.set_current_dataset(src.label, src.fp)
+
+
+def _default_grid(horizon: float) -> tuple[int, str]:
+    """(bin width, unit) by default: the data set's documented unit for bundled data, else the public rule."""
+    return (1, src.grid_unit) if src.bundled else sv.default_bin_width(horizon, src.time_unit)
+
+
 # a new data set (or time unit) brings its own public metadata: reset the grid controls to it
+start_width, start_unit = _default_grid(src.horizon)
 ui.reset_when_changed("_sv_last_source", (src.fp, src.time_unit),
-                      dict(sv_hor=float(src.horizon), sv_unit=src.grid_unit, sv_etype=src.event_labels[0]))
+                      dict(sv_hor=float(src.horizon), sv_unit=start_unit, sv_width=start_width,
+                           sv_etype=src.event_labels[0]))
 st.caption(f"Unit of privacy: one person (replace-one neighbours; n = {src.time.size} is public).")
 
 # ---- controls --------------------------------------------------------------
@@ -184,40 +208,57 @@ with c1:
         event_type = 1 + src.event_labels.index(
             ui.url_selectbox("Event type of interest", key="sv_etype", options=list(src.event_labels)))
 with c2:
-    grid_unit = ui.url_selectbox("Grid unit (bin width)", key="sv_unit", options=UNITS,
-                                 index=UNITS.index(src.grid_unit))
     horizon = float(ui.url_number(f"Horizon H ({src.time_unit})", key="sv_hor", min_value=0.001, format="%g",
                                   value=float(src.horizon),
                                   help="Public, chosen from domain knowledge, not from the data (e.g. the trial's "
                                        "planned follow-up): times after H count as censored at H."))
+    rule_width, rule_unit = _default_grid(horizon)
+    ui.follow_default("sv_unit", rule_unit)  # the grid follows the horizon until the user sets it
+    ui.follow_default("sv_width", rule_width)
+    u1, u2 = st.columns(2)
+    with u1:
+        grid_unit = ui.url_selectbox("Grid unit", key="sv_unit", options=UNITS, index=UNITS.index(rule_unit))
+    with u2:
+        width = int(ui.url_number(f"Bin width ({grid_unit})", key="sv_width", min_value=1, max_value=1000,
+                                  value=rule_width, step=1))
     compare = aware = False
     if src.groups:
         compare = ui.url_toggle(f"Compare by {ui.literal(src.group_label or 'group')}", key="sv_cmp", value=True,
                                 help="Per-group curves and a log-rank test; the groups' counts are released "
                                      "together (sensitivity 4).")
     if compare:
-        aware = ui.url_toggle("Noise-aware log-rank", key="sv_aware", value=False,
+        aware = ui.url_toggle("Noise-aware log-rank (recommended)", key="sv_aware", value=True,
                               help="Adds the known noise variance to the test (free post-processing). The plain "
                                    "test treats noisy counts as real people and rejects far too often at small ε; "
-                                   "the noise-aware one keeps false positives near 5 % but has less power.")
+                                   "the noise-aware one keeps false positives near 5 % but has less power. Report "
+                                   "the noise-aware p-value.")
 with c3:
     seed = int(ui.url_number("Preview seed", key="sv_seed", min_value=0, max_value=10_000, value=0, step=1,
                              help="Seeds the preview only; a release is seeded by the operating system."))
     kind = ui.url_radio("Preview noise", key="sv_noise", options=["discrete_laplace", "laplace"], horizontal=True,
                         format_func=lambda k: {"discrete_laplace": "discrete Laplace (as released)",
                                                "laplace": "Laplace"}[k])
-    risk_set = ui.url_radio("Risk set from noisy counts", key="sv_rs", options=["spec", "running"], horizontal=True,
-                            format_func=lambda r: {"spec": "clip, then subtract (spec)",
-                                                   "running": "running sum (less biased)"}[r],
-                            help="Both are free post-processing. The spec clips every noisy count at 0 before "
+    risk_set = ui.url_radio("Risk set from noisy counts", key="sv_rs", options=list(sv.RISK_SETS), horizontal=True,
+                            format_func=lambda r: {"spec": "clip, then subtract (paper)",
+                                                   "running": "running sum (default)"}[r],
+                            help="Both are free post-processing. The paper clips every noisy count at 0 before "
                                  "rebuilding the risk set, which removes about b/2 phantom people per empty bin; "
-                                 "the running sum subtracts the unclipped noisy counts (zero-mean noise) instead.")
+                                 "the running sum subtracts the unclipped noisy counts (zero-mean noise) instead and "
+                                 "is closer to the true curve on the bundled data sets (docs/survival.md).")
 
 grid = None
 with ui.show_errors("Cannot build the grid"):
-    grid = sv.make_grid(horizon, data_unit=src.time_unit, grid_unit=grid_unit, max_bins=2_000)
+    grid = sv.make_grid(horizon, data_unit=src.time_unit, grid_unit=grid_unit, width=width, max_bins=2_000)
 if grid is None:
     st.stop()
+if not src.bundled:
+    st.caption(f"Grid: {grid.describe()}. By default the bin width follows a public rule from the horizon alone: "
+               f"{sv.GRID_RULE}; change the unit or width to override it.")
+    if horizon == UPLOAD_HORIZON[src.time_unit]:
+        st.info(f"The horizon H = {horizon:g} {src.time_unit} is only the starting value for times in "
+                f"{src.time_unit}; it is not read from your file (the last follow-up time is private). Set H to your "
+                "study's planned follow-up: if follow-up ended earlier, the bins after it hold noise only.",
+                icon=":material/schedule:")
 
 counts = _counts(src, grid, compare)
 G = counts.n_groups
@@ -225,12 +266,16 @@ time_label = f"time ({grid.grid_unit})"
 collapse = estimator != "cif"
 
 
+def _table(c: sv.Counts) -> sv.RiskTable:
+    return sv.postprocess(c.collapse_types() if collapse else c, risk_set=risk_set)
+
+
 def _curves(c: sv.Counts) -> sv.CurveSet:
-    c = c.collapse_types() if collapse else c
-    return sv.curve_for(sv.postprocess(c, risk_set=risk_set), estimator, event_type=event_type)
+    return sv.curve_for(_table(c), estimator, event_type=event_type)
 
 
-exact_pooled = _curves(counts.pooled())
+exact_table = _table(counts.pooled())
+exact_pooled = sv.curve_for(exact_table, estimator, event_type=event_type)
 
 
 def _sweep_at(sweep_draws: int) -> tuple[sv.UtilityCurve, object]:
@@ -238,7 +283,7 @@ def _sweep_at(sweep_draws: int) -> tuple[sv.UtilityCurve, object]:
 
     Cached for bundled data; for an upload memoised in the session (never in a cache shared by sessions).
     """
-    args = (horizon, grid_unit, compare, estimator, sweep_draws, seed, kind, event_type, risk_set, aware)
+    args = (horizon, grid_unit, width, compare, estimator, sweep_draws, seed, kind, event_type, risk_set, aware)
     if src.bundled:
         return _bundled_sweep(name, *args), _bundled_sweep_figure(name, *args)
     return ui.session_memo("sv_sweep", (src.fp, *args), lambda: _sweep_and_figure(src, *args))
@@ -278,18 +323,33 @@ def _at_epsilon() -> None:
     # ---- headline ----------------------------------------------------------------
     with tabs[0]:
         if tabs[0].open:
-            private_pooled = _curves(noisy.pooled())
+            private_table = _table(noisy.pooled())
+            private_pooled = sv.curve_for(private_table, estimator, event_type=event_type)
             band_lo, band_hi = sv.noise_band(noisy.collapse_types() if collapse else noisy, noise, draws=200, rng=rng,
                                              estimator=estimator, event_type=event_type, pool_groups=True,
                                              risk_set=risk_set)
             st.subheader(f"{sv.ESTIMATORS[estimator]}: private vs non-private")
             ui.live_chart(sf.headline_figure(private_pooled, exact_pooled, estimator=estimator,
                                              noise_band=(band_lo, band_hi), time_label=time_label,
-                                             title="all groups pooled" if G > 1 else None, legend=False),
+                                             title="all groups pooled" if G > 1 else None, legend=False,
+                                             at_risk=private_table.at_risk[0], exact_at_risk=exact_table.at_risk[0]),
                           key="sv_headline")
             st.caption("Thick blue line: the private curve (one preview draw); darker blue shading: its Greenwood "
                        "interval; lighter blue shading: the noise-aware band. Dark grey line: the non-private curve; "
-                       "dotted grey lines: its Greenwood interval. Hover over the chart for the values.")
+                       "dotted grey lines: its Greenwood interval. Hover over the chart for the values. Under the "
+                       "chart, the number at risk at the start of each column's bin: blue, from the noisy counts "
+                       "(what a release shows: whole, never negative); grey, the true number (never released).")
+            if estimator == "km":
+                times = private_pooled.times
+                private_median = sv.median_interval(private_pooled.estimate[0], band_lo[0], band_hi[0], times)
+                exact_median = sv.median_interval(exact_pooled.estimate[0], exact_pooled.ci_lower[0],
+                                                  exact_pooled.ci_upper[0], times)
+                st.markdown(f"**Median survival** (private, this preview draw): "
+                            f"{sv.describe_median(*private_median, grid.grid_unit)} · non-private: "
+                            f"{sv.describe_median(*exact_median, grid.grid_unit)}. The private interval inverts the "
+                            "noise-aware band at 0.5, so it covers the DP noise as well as sampling error (the "
+                            "non-private one inverts the Greenwood interval). \"Not reached\": the curve or the band "
+                            "edge stays above 0.5 up to the horizon.")
             ui.teaching(
                 "1. People are put in public time bins. 2. The counts per bin get noise. 3. Negative counts are set to "
                 "0, the number at risk is rebuilt bin by bin (start minus everyone who had an event or was censored "
@@ -347,13 +407,17 @@ def _at_epsilon() -> None:
                 lr_priv = lr_aware if aware else lr_plain
                 st.plotly_chart(sf.groups_figure(_curves(noisy), _curves(counts), estimator=estimator,
                                                  time_label=time_label, p_private=float(lr_priv.p_value),
-                                                 p_exact=float(lr_exact.p_value)), key="sv_groups")
+                                                 p_exact=float(lr_exact.p_value), at_risk=noisy_table.at_risk),
+                                key="sv_groups")
                 agree = (lr_priv.p_value < 0.05) == (lr_exact.p_value < 0.05)
                 st.markdown(f"Log-rank χ² = {float(lr_priv.statistic):.2f} (private{', noise-aware' if aware else ''}) "
                             f"vs {float(lr_exact.statistic):.2f} (non-private), {lr_exact.dof} df. Decision at "
                             "α = 0.05 " + ("**agrees**." if agree else "**differs** in this draw.")
-                            + f" Private p-values: plain {float(lr_plain.p_value):.3g}, noise-aware "
-                              f"{float(lr_aware.p_value):.3g}.")
+                            + f" Private p-values: **noise-aware {float(lr_aware.p_value):.3g} (report this one)**; "
+                              f"plain {float(lr_plain.p_value):.3g}. The plain test treats the noisy counts as real "
+                              "people, so at small ε it finds differences that are only noise; the noise-aware test "
+                              "adds the known noise variance and keeps false positives near 5 %. A release carries "
+                              "both and marks the noise-aware one as recommended.")
                 ui.teaching("The log-rank test compares observed and expected events per group in every bin; here it "
                             "runs on the noisy per-group counts, so its p-value is private too. The plain version "
                             "forgets that the counts carry noise, so at small ε it often 'finds' differences that are "
@@ -392,7 +456,7 @@ def _trade_off() -> None:
     uc, utility_fig = _sweep_at(sweep_draws)
     ui.live_chart(utility_fig, key="sv_curve")
     if src.bundled:  # a head start for the draws one step either side (public data only: a shared cache)
-        args = (horizon, grid_unit, compare, estimator)
+        args = (horizon, grid_unit, width, compare, estimator)
         rest = (seed, kind, event_type, risk_set, aware)
         ui.head_start("sv_Rc", [(0.3, lambda r=r: _bundled_sweep_figure(name, *args, r, *rest))
                                 for r in ui.steps_around(DRAW_OPTIONS, sweep_draws)])

@@ -100,9 +100,11 @@ def _with_upload(data: bytes, name: str = "mine.csv", group_labels: str | None =
         for key, value in params.items():
             at.selectbox(key=key).set_value(value) if key != "sv_k" else at.number_input(key=key).set_value(value)
         at.run()
-        if group_labels is not None:
-            assert any("Declare the group labels" in e.value for e in at.error)  # declared, never read off
+        if group_labels is not None:  # declared, never read off: until then the page pools everyone
+            assert any("declare its labels" in i.value for i in at.info), [i.value for i in at.info]
             at.text_input(key="sv_glabels").set_value(group_labels).run()
+            if view:  # the groups view exists once the groups do
+                open_view(at, "sv_view", view)
     return at
 
 

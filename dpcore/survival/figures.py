@@ -82,13 +82,14 @@ def _y_range(estimator: str, *arrays) -> list[float] | None:
 
 def headline_figure(private: CurveSet, exact: CurveSet | None, *, estimator: str = "km", group: int = 0,
                     noise_band: tuple[np.ndarray, np.ndarray] | None = None, time_label: str = "time",
-                    title: str | None = None, legend: bool = True,
-                    at_risk: Sequence[tuple[str, np.ndarray, str]] = ()) -> go.Figure:
+                    title: str | None = None, legend: bool = True, at_risk: np.ndarray | None = None,
+                    exact_at_risk: np.ndarray | None = None) -> go.Figure:
     """Private vs non-private curve of one group with the Greenwood interval of each and the noise band.
 
     ``legend=False`` draws no legend (the browser draws a chart without one noticeably faster while a slider
     moves): the caller then names the lines in text; the traces keep their names for the hover.
-    ``at_risk`` rows (label, number at risk per bin, colour) go in a numbers-at-risk table under the plot.
+    ``at_risk`` (k,): the noisy number at risk per bin, printed in a numbers-at-risk table under the plot, with
+    ``exact_at_risk`` (the true numbers, a preview's comparison) as a second row.
     """
     fig = new_spec()
     t = private.times
@@ -103,7 +104,9 @@ def headline_figure(private: CurveSet, exact: CurveSet | None, *, estimator: str
                   legendgroup="npci", showlegend=shown)
         curve(fig, t, exact.estimate[group], name="non-private", colour=NONPRIVATE, step=True)
     curve(fig, t, private.estimate[group], name="private (one preview draw)", colour=PRIVATE, step=True, width=2.5)
-    bottom, left = add_numbers_at_risk(fig, t, at_risk, heading="Number at risk") if at_risk else (55, 60)
+    rows = ([("noisy", at_risk, PRIVATE)] if at_risk is not None else []) + (
+        [("true", exact_at_risk, NONPRIVATE)] if exact_at_risk is not None else [])
+    bottom, left = add_numbers_at_risk(fig, t, rows, heading="Number at risk") if rows else (55, 60)
     base_layout(fig, x_title=time_label, y_title=Y_TITLES[estimator], height=460 + bottom - 55)
     relayout(fig, yaxis=dict(range=_y_range(estimator, private.ci_upper, exact.ci_upper if exact else None)))
     if legend:

@@ -1,0 +1,137 @@
+"""What a survival release reports (issues 28 and 32): numbers at risk, whole non-negative counts, the median with
+its noise-aware interval or "not reached", the recommended log-rank p-value; the default risk set; the default grid."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpcore import survival as sv
+from dpcore.datasets import load_survival, manifest, survival_names
+from dpcore.survival import figures as sf
+
+
+def _grid(d):
+    return sv.make_grid(d.horizon, data_unit=d.time_unit, grid_unit=d.default_grid_unit)
+
+
+def test_median_interval_inverts_the_band_and_says_not_reached():
+    times = np.arange(5.0)
+    S = np.array([1, 0.8, 0.6, 0.45, 0.3])
+    lo, hi = S - 0.2, np.minimum(S + 0.2, 1)
+    assert sv.median_interval(S, lo, hi, times) == (3.0, 2.0, 4.0)
+    m = sv.median_interval(S, lo, np.ones(5), times)
+    assert m[2] == np.inf
+    assert sv.describe_median(*m, "months") == "3 months (95 % CI 2 to not reached)"
+    flat = np.array([1, 0.9, 0.8, 0.7, 0.6])
+    text = sv.describe_median(*sv.median_interval(flat, flat - 0.2, flat, times), "weeks")
+    assert text == "not reached (95 % CI 3 to not reached)"
+
+
+def _release(name: str, epsilon: float, grouped: bool = True):
+    d = load_survival(name)
+    groups = tuple(manifest()["survival"][name]["groups"]) or None
+    return sv.release(d.time, d.event, grid=_grid(d), epsilon=epsilon, group=d.group if grouped and groups else None,
+                      groups=groups if grouped else None, dataset=name, band_draws=50)
+
+
+def test_release_counts_are_whole_and_non_negative_and_the_raw_ones_are_kept_apart():
+    bundle = _release("gehan", 0.2)  # small ε on a small set: many noisy counts are negative
+    counts, raw = bundle.tables["counts"], bundle.tables["counts_unclipped"]
+    for col in ("at_risk", "events", "censored"):
+        assert counts[col].dtype.kind == "i" and (counts[col] >= 0).all(), col
+    assert (raw["censored"] < 0).any() or (raw["events"] < 0).any()  # what the mechanism gave, negatives included
+    np.testing.assert_array_equal(counts["censored"], np.maximum(raw["censored"], 0))
+    assert any("whole, non-negative" in note for note in bundle.notes)
+
+
+def test_release_numbers_at_risk_per_group():
+    bundle = _release("cancer", 1.0)
+    risk, km = bundle.tables["numbers_at_risk"], bundle.tables["kaplan_meier"]
+    assert list(risk["group"].unique()) == ["female", "male"]
+    assert risk["at_risk"].dtype.kind == "i" and (risk["at_risk"] >= 0).all()
+    for g, part in risk.groupby("group"):
+        assert np.all(np.diff(part["at_risk"]) <= 0)  # the default risk set never grows
+        km_part = km[km["group"] == g]["at_risk_start_of_bin"].to_numpy()[:-1]
+        np.testing.assert_array_equal(part["at_risk"], km_part)
+
+
+def test_release_median_and_recommended_logrank():
+    bundle = _release("veteran", 1.0)
+    median = bundle.tables["median"]
+    assert {"median_survival", "ci_lower", "ci_upper", "reported"} <= set(median.columns)
+    for row in median.itertuples():
+        assert row.reported.startswith("not reached" if np.isnan(row.median_survival) else f"{row.median_survival:.3g}")
+        if not np.isnan(row.ci_lower) and not np.isnan(row.median_survival):
+            assert row.ci_lower <= row.median_survival
+    lr = bundle.tables["logrank"]
+    assert lr["recommended"].tolist() == [True, False] and "noise-aware" in lr["variance"][0]
+    derived = bundle.derived_params
+    assert derived["logrank_recommended"] == lr["variance"][0]
+    assert derived["logrank_p_value"] == pytest.approx(lr["p_value"][0])
+    assert set(derived["median_survival"]) == set(median["group"])
+    assert any(note.startswith("Report the noise-aware p-value") for note in bundle.notes)
+
+
+def test_median_not_reached_is_released_as_not_reached():
+    rng = np.random.default_rng(3)
+    n = 300
+    time = rng.uniform(0, 400, n)
+    event = (rng.random(n) < 0.1).astype(int)  # few events: the curve stays far above 0.5
+    grid = sv.make_grid(365, data_unit="days", grid_unit="weeks", width=2)
+    bundle = sv.release(time, event, grid=grid, epsilon=5.0, band_draws=50)
+    row = bundle.tables["median"].iloc[0]
+    assert np.isnan(row["median_survival"]) and row["reported"].startswith("not reached")
+    assert "not reached" in bundle.derived_params["median_survival"]["all"]
+    assert '"median_survival": null' in bundle.to_json()
+
+
+def test_default_risk_set_is_closer_to_the_truth_on_the_bundled_sets():
+    """The comparison in docs/survival.md, small: 100 seeded draws per set at ε = 1, whole data set (Δ1 = 2)."""
+    spec, running = [], []
+    for i, name in enumerate(survival_names()):
+        d = load_survival(name)
+        counts = sv.count_matrix(d.time, (np.asarray(d.event) != 0).astype(int), _grid(d))
+        for risk_set, out in (("spec", spec), ("running", running)):
+            u = sv.utility(counts, 1.0, draws=100, rng=np.random.default_rng(i), kind="discrete_laplace",
+                           risk_set=risk_set)
+            out.append(u.sup_error.mean())
+    spec, running = np.array(spec), np.array(running)
+    assert sv.DEFAULT_RISK_SET == "running"
+    assert running.mean() < 0.85 * spec.mean()
+    assert (running <= spec + 0.02).all(), dict(zip(survival_names(), np.round(running - spec, 3)))
+
+
+@pytest.mark.parametrize("unit", ["days", "weeks", "months", "years"])
+def test_default_grid_has_20_to_40_bins_from_the_horizon_alone(unit):
+    for horizon_days in np.geomspace(25, 365.25 * 60, 80):
+        horizon = horizon_days / {"days": 1, "weeks": 7, "months": 365.25 / 12, "years": 365.25}[unit]
+        width, grid_unit = sv.default_bin_width(horizon, unit)
+        grid = sv.make_grid(horizon, data_unit=unit, grid_unit=grid_unit, width=width)
+        assert 20 <= grid.k <= 40, (horizon, unit, width, grid_unit, grid.k)
+    assert sv.default_bin_width(365, "days") == (2, "weeks")  # not 365 one-day bins
+    assert sv.default_bin_width(75, "days") == (2, "days")
+    assert sv.make_grid(365, grid_unit="weeks", width=2).describe().startswith("27 bins of 2 weeks")
+
+
+def test_km_figures_print_numbers_at_risk():
+    d = load_survival("cancer")
+    groups = tuple(manifest()["survival"]["cancer"]["groups"])
+    counts = sv.count_matrix(d.time, d.event, _grid(d), group=d.group, groups=groups)
+    noisy = sv.noisy_counts(counts, sv.survival_noise(1.0, 2), rng=np.random.default_rng(0))
+    table, exact = sv.postprocess(noisy), sv.postprocess(counts)
+    fig = sf.groups_figure(sv.km(table), sv.km(exact), at_risk=table.at_risk)
+    texts = [a.text for a in fig.layout.annotations]
+    assert texts[0].startswith("Number at risk (noisy") and "female" in texts and "male" in texts
+    columns = sf.risk_columns(counts.grid.k)
+    assert len(columns) <= sf.RISK_COLUMNS
+    numbers = [int(t) for t in texts if t.isdigit()]
+    assert len(numbers) == 2 * len(columns) and min(numbers) >= 0
+    assert numbers[0] == int(table.at_risk[0, 0])
+    assert list(fig.layout.xaxis.tickvals) == list(counts.grid.display[columns])
+    pooled, pooled_exact = sv.postprocess(noisy.pooled()), sv.postprocess(counts.pooled())
+    head = sf.headline_figure(sv.km(pooled), sv.km(pooled_exact), at_risk=pooled.at_risk[0],
+                              exact_at_risk=pooled_exact.at_risk[0], legend=False)
+    texts = [a.text for a in head.layout.annotations]
+    assert {"Number at risk", "noisy", "true", str(int(pooled_exact.at_risk[0, 0]))} <= set(texts)
+    assert head.layout.margin.b > 55  # room for the table under the axis

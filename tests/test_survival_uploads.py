@@ -1,0 +1,71 @@
+"""AppTest: uploads shaped like common survival tables open on a sensible mapping, grid and horizon (issues 28, 32).
+
+The tables are the project's own small synthetic copies (``tests/test_columns.py``), never the real files.
+"""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import numpy as np
+import pytest
+import streamlit as st
+
+from tests.page_views import chart_spec
+from tests.test_columns import SURVIVAL, TABLES
+from tests.test_survival_page import _FakeUpload, _ok, _with_upload
+
+
+def _csv(name: str) -> bytes:
+    return TABLES[name].to_csv(index=False).encode()
+
+
+@pytest.mark.parametrize("name", ["rossi", "gbsg2", "lung", "larynx"])
+def test_upload_maps_columns_by_name_and_says_so(name):
+    at = _with_upload(_csv(name))
+    _ok(at)  # lung's 'inst', gbsg2's 'horTh', larynx's 'age' are no longer read as time or event
+    time, event, group, unit = SURVIVAL[name]
+    assert at.selectbox(key="sv_tcol").value == time and at.selectbox(key="sv_ecol").value == event
+    assert at.selectbox(key="sv_gcol").value == (group or "(none)")
+    assert at.selectbox(key="sv_tunit").value == (unit or "days")
+    guessed = next(c.value for c in at.caption if c.value.startswith("Columns guessed"))
+    assert f"time = '{time}'" in guessed and f"event = '{event}'" in guessed
+    if group:  # a guessed group waits for its declared labels; meanwhile everyone is pooled
+        assert any("declare its labels" in i.value for i in at.info)
+    assert any(m.value.startswith("**Median survival**") for m in at.markdown)
+
+
+def test_upload_grid_follows_a_public_rule_from_the_horizon():
+    """Waltons-like: times in days ending near day 75. The grid never comes from the data; the horizon starts at a
+    unit-based value the page flags, and once the user states 75 days the grid follows the rule (2-day bins)."""
+    at = _with_upload(_csv("waltons"))
+    _ok(at)
+    assert at.number_input(key="sv_hor").value == 365
+    assert (at.selectbox(key="sv_unit").value, at.number_input(key="sv_width").value) == ("weeks", 2)
+    assert any("27 bins of 2 weeks" in c.value and "at most 40 bins" in c.value for c in at.caption)
+    assert any("not read from your file" in i.value for i in at.info)
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(_csv("waltons"), "waltons.csv")):
+        at.number_input(key="sv_hor").set_value(75.0).run()
+        _ok(at)
+        assert (at.selectbox(key="sv_unit").value, at.number_input(key="sv_width").value) == ("days", 2)
+        assert any("38 bins of 2 days" in c.value for c in at.caption)
+        assert not any("not read from your file" in i.value for i in at.info)
+        at.number_input(key="sv_width").set_value(5).run()  # the user's own width stays when H moves
+        at.number_input(key="sv_hor").set_value(80.0).run()
+        _ok(at)
+        assert at.number_input(key="sv_width").value == 5 and any("16 bins of 5 days" in c.value for c in at.caption)
+
+
+def test_headline_shows_noisy_numbers_at_risk_and_not_reached_median():
+    rng = np.random.default_rng(4)
+    n = 200
+    rows = ["time,event"] + [f"{rng.uniform(1, 365):.1f},{int(rng.random() < 0.1)}" for _ in range(n)]
+    at = _with_upload("\n".join(rows).encode())
+    _ok(at)
+    median = next(m.value for m in at.markdown if m.value.startswith("**Median survival**"))
+    assert "not reached" in median
+    spec = chart_spec(at, "sv_headline")
+    texts = [a["text"] for a in spec["layout"]["annotations"]]
+    assert {"Number at risk", "noisy", "true", str(n)} <= set(texts)
+    numbers = [int(t) for t in texts if t.isdigit()]
+    assert numbers and min(numbers) >= 0
