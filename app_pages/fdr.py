@@ -18,6 +18,8 @@ from dpcore import fdr
 from dpcore.fdr import figures as ff
 from dpcore.ledger import fingerprint
 from ui.accuracy import accuracy_first
+from ui.exports import code_downloads, release_with_script  # notebook, script
+from dpcore.notebooks import FdrConfig
 from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
 
 EPS_GRID = (0.5, 1.0, 2.0, 3.0, 5.0, 7.0, 10.0, 20.0)
@@ -440,6 +442,16 @@ def _eps_view(s: fdr.Settings) -> None:
                            basis=label)
 
 
+def _notebook_config(s: fdr.Settings, method: str) -> FdrConfig:
+    """The page's public settings for the notebook (an upload: its column choices, never its data)."""
+    data = (dict(runs=R, T=T, pi1=pi1, theta=theta, n_obs=n_obs) if upload_p is None else
+            dict(runs=R, p_col=pcol, truth_col=None if tcol == "(none)" else tcol))
+    eta = dict(eta=s.eta) if eta_how == "stated" else dict(n_obs=n_obs, floor_exp=round(-math.log10(sens.floor)))
+    return FdrConfig(source=src, epsilon=s.epsilon, seed=seed, method=method, alpha=s.alpha, delta=s.delta,
+                     cutoff=s.cutoff, shift=s.shift, lam=s.lam_paprika, gamma=s.gamma, rule=s.rule, eta_from=eta_how,
+                     sweep=EPS_GRID, **{**data, **eta})
+
+
 def _release(s: fdr.Settings, method: str, summary: pd.DataFrame | None) -> None:
     if not math.isfinite(s.epsilon):
         return
@@ -464,14 +476,17 @@ def _release(s: fdr.Settings, method: str, summary: pd.DataFrame | None) -> None
     ) if applies]
     if s.rule == "code":
         st.caption("Releases always use the paper's threshold rule (the authors' code rule is not private).")
+    config = _notebook_config(s, method)
+    code_downloads(config)
     stream = p_runs[0] if upload_p is None else upload_p
     ui.release_panel(
         key="fdr", dataset_label=label, fingerprint=data_fp, method=f"{method} discovery list",
         epsilon=s.epsilon, delta=s.delta, params=params, utility_note=utility_note,
         blocked=" ".join(blockers) or None,
-        make_bundle=lambda: fdr.release(stream, alpha=s.alpha, epsilon=s.epsilon, delta=s.delta, sensitivity=sens,
+        make_bundle=lambda: release_with_script(fdr.release(
+            stream, alpha=s.alpha, epsilon=s.epsilon, delta=s.delta, sensitivity=sens,
                                         cutoff=s.cutoff, lam=s.lam_paprika, gamma=s.gamma,
-                                        ai=method == "PAPRIKA AI", dataset=label, fingerprint=data_fp),
+                                        ai=method == "PAPRIKA AI", dataset=label, fingerprint=data_fp), config),
     )
 
 

@@ -109,6 +109,19 @@ def test_sparse_notebook_prints_the_pages_preview():
         np.testing.assert_allclose(mine, _values(page["y"]), rtol=1e-12, atol=1e-12)
 
 
+def test_fdr_notebook_prints_the_pages_preview():
+    at, files = page_downloads("fdr.py", {"fdr_src": "bernoulli", "fdr_R": "20", "eps": "7.0", "fdr_seed": "2"})
+    shown = chart_spec(at, "fdr_fig_stream")["data"]
+    got = run_notebook(files["fdr-preview.ipynb"],
+                       "import json; print(json.dumps({'traces': [np.asarray(t.y, float).tolist() for t in stream.data "
+                       "if t.y is not None], 'eps': EPSILON, 'seed': SEED, 'found': int(one.rejections.sum())}))")
+    assert (got["eps"], got["seed"]) == (7.0, 2) and got["found"] > 0
+    page = [_values(t["y"]) for t in shown if "y" in t]
+    assert len(got["traces"]) == len(page) > 2
+    for mine, theirs in zip(got["traces"], page):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-12, atol=1e-12)
+
+
 # ---- nothing from a name gets out of its string ---------------------------------------------------------------
 
 
@@ -124,7 +137,9 @@ def hostile_configs(name: str) -> list:
                                        split=(0.35, 0.6, 0.05), response=name, features=(name + "1", "b"),
                                        public_col=name + "p"),
             notebooks.SparseConfig(source="upload", loss="logistic", sparsity=3, epsilon=1.0, delta=1e-6, seed=0,
-                                   repeats=5, methods=("kt",), response=name, features=(name, name + "2"))]
+                                   repeats=5, methods=("kt",), response=name, features=(name, name + "2")),
+            notebooks.FdrConfig(source="upload", epsilon=1.0, seed=0, p_col=name, truth_col=name + "t",
+                                eta_from="stated")]
 
 
 @pytest.mark.parametrize("name", HOSTILE)

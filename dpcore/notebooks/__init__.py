@@ -14,23 +14,26 @@ from __future__ import annotations
 
 from typing import Callable, Union
 
+from dpcore.notebooks import fdr as _fdr
 from dpcore.notebooks import regression as _regression
 from dpcore.notebooks import render
 from dpcore.notebooks import sparse as _sparse
 from dpcore.notebooks import survival as _survival
 from dpcore.notebooks.code import Cell, code, literal  # noqa: F401
 from dpcore.notebooks.common import CSV_PLACEHOLDER  # noqa: F401
+from dpcore.notebooks.fdr import FdrConfig
 from dpcore.notebooks.regression import RegressionConfig
 from dpcore.notebooks.sparse import SparseConfig
 from dpcore.notebooks.survival import SurvivalConfig
 
-Config = Union[SurvivalConfig, RegressionConfig, SparseConfig]
+Config = Union[SurvivalConfig, RegressionConfig, SparseConfig, FdrConfig]
 
 #: configuration type → (file stem, title, the cells of its notebook)
 _METHODS: dict[type, tuple[str, str, Callable]] = {
     SurvivalConfig: ("survival", _survival.TITLE, _survival.cells),
     RegressionConfig: ("regression", _regression.TITLE, _regression.cells),
     SparseConfig: ("sparse", _sparse.TITLE, _sparse.cells),
+    FdrConfig: ("fdr", _fdr.TITLE, _fdr.cells),
 }
 
 

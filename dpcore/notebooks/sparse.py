@@ -8,9 +8,9 @@ from dpcore.notebooks.code import Cell, code
 from dpcore.notebooks.common import READ_CSV, release_cell
 
 #: the public constants a page may pass (keyword arguments of every sparse method)
-CONSTANTS = ("K", "r", "B", "lam_rule", "c_lam", "c1", "T2", "dp_T", "m")
+CONSTANTS = ("K", "r", "B", "lam_rule", "c_lam", "c1", "T2", "dp_T", "m", "intercept")
 TITLE = "Private sparse regression: knowledge transfer and baselines"
-METHOD = "Sparse regression by knowledge transfer (private support)"
+METHOD = "Sparse regression: peeling + private fit"
 
 
 @dataclass(frozen=True)
