@@ -249,7 +249,7 @@ def test_monte_carlo_cv_shapes_and_ordering():
     res = monte_carlo_cv(X, y * 3 + 1, epsilons=[0.5, 5.0], sizes=[200, 500], repeats=6, n_test=100,
                          n_nonprivate=10, x_bounds=(-1, 1), y_bounds=(-15, 15), rng=0,
                          omegas=lambda n, d, e, sp: (0.5, 1.0))
-    assert res.rho.shape == (5, 2, 2, 6) and res.mse.shape == (5, 2, 2, 6)
+    assert res.rho.shape == (6, 2, 2, 6) and res.mse.shape == (6, 2, 2, 6)
     m = res.rho.mean(-1)
     assert m[0].min() > 0.6  # non-private on a strong signal
     assert m[1, 1, 0] > m[2, 1, 0]  # projection beats no projection at small ε (at ε = 5 ωx = 0.5 clips too hard)
@@ -257,7 +257,7 @@ def test_monte_carlo_cv_shapes_and_ordering():
     assert r2[0].min() > 0.9 and r2[1, 1, 1] > 0.6  # predictions on the response's scale
     assert m[1, 1, 1] > m[1, 1, 0]  # more ε, more utility
     tab = res.table()
-    assert len(tab) == 5 * 2 * 2
+    assert len(tab) == 6 * 2 * 2
     curve = utility_curve(X, y, epsilons=[1.0, 4.0], n_private=300, repeats=4, x_bounds=(-1, 1),
                           y_bounds=(-5, 5), rng=1, omegas=lambda n, d, e, sp: (0.5, 1.0))
     assert curve.values.shape == (2, 4) and curve.nonprivate.shape == (4,)
@@ -346,7 +346,7 @@ def test_cross_validation_with_declared_public_rows():
     kw = dict(epsilons=[1.0], sizes=[200], repeats=3, n_test=50, x_bounds=(-1, 1), y_bounds=(-8, 8), rng=0,
               omegas=lambda n, d, e, sp: (0.5, 1.0))
     res = monte_carlo_cv(X[10:], y[10:], n_nonprivate=0, public=(X[:10], y[:10]), **kw)
-    assert res.n_nonprivate == 10 and res.rho.shape == (5, 1, 1, 3)
+    assert res.n_nonprivate == 10 and res.rho.shape == (6, 1, 1, 3)
     with pytest.raises(ValueError, match="not both"):
         monte_carlo_cv(X[10:], y[10:], n_nonprivate=5, public=(X[:10], y[:10]), **kw)
 

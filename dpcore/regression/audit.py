@@ -1,10 +1,11 @@
-"""Black-box audit scenarios of the statistics' Laplace mechanism."""
+"""Black-box audit scenarios of the statistics' Laplace mechanism and of AdaSSP's Gaussian mechanisms."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from dpcore.audit import AuditScenario
+from dpcore.regression.adassp import ADASSP, ADASSP_SPLIT, adassp_noise, solve_adassp
 from dpcore.regression.linalg import DEFAULT_SPLIT, METHOD, triu_pack
 from dpcore.regression.mechanism import stat_noise
 from dpcore.regression.posterior import posterior_fixed
@@ -12,6 +13,84 @@ from dpcore.regression.statistic import sufficient_stats
 
 
 def audit_scenarios(epsilon: float):
+    """Robust private LR's scenarios (:func:`robust_scenarios`) and AdaSSP's (:func:`adassp_scenarios`)."""
+    return robust_scenarios(epsilon) + adassp_scenarios(epsilon)
+
+
+#: δ of the AdaSSP scenarios. Large on purpose: the calibration is the same function at every δ, and at δ = 1e-3
+#: 10⁵ runs resolve a halved noise scale with a wide margin (measured ε_LB ≥ 1.56 × the claim with the bug,
+#: ≤ 0.76 × without, ε ∈ {0.5, 1, 2}); at δ = 1e-5 the bug's bound sat at 0.92–1.14 × the claim.
+AUDIT_DELTA = 1e-3
+
+
+def adassp_scenarios(epsilon: float, delta: float = AUDIT_DELTA):
+    """Worst-case neighbours for AdaSSP's releases (rows of norm ≤ 1, two coordinates, n = 20, By = 1).
+
+    Each claims ``(epsilon, delta)`` for the release audited: the statistic scenarios audit one Gaussian
+    release whose share ``p_i`` of a release with total ``(ε/p_i, δ/p_i)`` is ``(ε, δ)``; the whole fit a
+    release with total ``(ε, δ)``.
+
+    * ``Xᵀy``: A holds the row ``(1, 1)/√2`` with ``y = +By``, B the same row with ``y = −By``: ``Xᵀy`` moves
+      by exactly its sensitivity ``2By``; summary its projection on that direction. Bug: noise halved.
+    * ``λ_min``: A has ten rows ``e1`` and ten ``e2`` (``λ_min = 10``); B moves one ``e2`` row to ``e1``
+      (``λ_min = 9``): a move of exactly the sensitivity 1. Bug: noise halved.
+    * whole fit: A holds ``(1, 1)/√2`` with ``y = 50By``, B with ``y = −50By``; summary the first coefficient.
+      Bug: the response not clipped.
+    """
+    eps, n, by = float(epsilon), 20, 1.0
+    row = np.array([1.0, 1.0]) / np.sqrt(2.0)
+
+    def rows(first: np.ndarray) -> np.ndarray:
+        X = np.zeros((n, 2))
+        X[0] = first
+        return X
+
+    lam_A = np.vstack([np.tile([1.0, 0.0], (10, 1)), np.tile([0.0, 1.0], (10, 1))])
+    lam_B = np.vstack([np.tile([1.0, 0.0], (11, 1)), np.tile([0.0, 1.0], (9, 1))])
+
+    def make(kind: str):
+        share = {"lam": ADASSP_SPLIT[0], "xy": ADASSP_SPLIT[2], "fit": 1.0}[kind]  # the audited release gets (ε, δ)
+        noise = adassp_noise(by, eps / share, delta / share)
+
+        def sampler(which: str, planted_bug: bool, rng: np.random.Generator, draws: int) -> np.ndarray:
+            sign = 1.0 if which == "A" else -1.0
+            nz = noise.with_scale_factor(0.5) if (planted_bug and kind != "fit") else noise
+            if kind == "xy":
+                xy = row * sign * by
+                return nz.xy.sample(xy, rng=rng, draws=draws) @ row
+            if kind == "lam":
+                X = lam_A if which == "A" else lam_B
+                return nz.lam_min.sample(np.linalg.eigvalsh(X.T @ X)[0], rng=rng, draws=draws)
+            X, y = rows(row), np.zeros(n)
+            y[0] = sign * 50.0 * by
+            yc = y if planted_bug else np.clip(y, -by, by)
+            xx, xy = X.T @ X, X.T @ yc
+            i, j = np.triu_indices(2)
+            n_xx = nz.xx.sample(xx[i, j], rng=rng, draws=draws)
+            full = np.zeros((draws, 2, 2))
+            full[:, i, j] = n_xx
+            full[:, j, i] = n_xx
+            fit = solve_adassp(full, nz.xy.sample(xy, rng=rng, draws=draws),
+                               nz.lam_min.sample(np.linalg.eigvalsh(xx)[0], rng=rng, draws=draws), nz, delta)
+            return fit.coef[:, 0]
+
+        return sampler
+
+    rest = f"; 19 zero rows in both (rows of norm ≤ 1, By = 1, δ = {delta:g} in total)"
+    return [
+        AuditScenario(ADASSP, "AdaSSP Xᵀy release (its share of ε, δ)", "A: the row (1, 1)/√2 with y = +By; B: the "
+                      "same row with y = −By" + rest, "the released Xᵀy along (1, 1)", eps, delta,
+                      make("xy"), "noise scale halved"),
+        AuditScenario(ADASSP, "AdaSSP λ_min release (its share of ε, δ)", "A: ten rows e1 and ten e2; B: one e2 row "
+                      "replaced by e1 (λ_min 10 → 9)", "the released λ_min(XᵀX)", eps, delta, make("lam"),
+                      "noise scale halved"),
+        AuditScenario(ADASSP, "AdaSSP whole fit (total ε, δ)", "A: the row (1, 1)/√2 with y = +50By (beyond the bound); "
+                      "B: the same row with y = −50By" + rest, "first coefficient", eps, delta, make("fit"),
+                      "response not clipped"),
+    ]
+
+
+def robust_scenarios(epsilon: float):
     """Worst-case neighbours for each statistic release and for the whole fit (d = 1, n = 20).
 
     Every scenario claims ``epsilon``: a statistic's scenario audits that

@@ -24,8 +24,11 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from dpcore.regression.adassp import adassp_features, adassp_noise, solve_adassp
 from dpcore.regression.baselines import functional_mechanism_coef, output_perturbation_coef
-from dpcore.regression.linalg import DEFAULT_PREP_SHARE, DEFAULT_SPLIT, MODELS, _split, r2_rmse, spearman
+from dpcore.regression.linalg import (
+    DEFAULT_PREP_SHARE, DEFAULT_SPLIT, MODELS, _split, r2_rmse, spearman, triu_pack, triu_unpack,
+)
 from dpcore.regression.mechanism import StatNoise, stat_noise
 from dpcore.regression.posterior import fit_stats
 from dpcore.regression.preparation import Preparation, feature_bounds, normalise_rows, prepare
@@ -138,6 +141,34 @@ def _noisy_stats(Xp, yp, bx, by, eps_stat, split, rng, public=None):
     return Stats(nxx, nxy, nyy, n)
 
 
+def _adassp_cv(Xp, yp, ybound, eps_stat, delta, rng, public=None) -> np.ndarray:
+    """AdaSSP coefficients (R, E, d + 1) for (R, E) batches of prepared rows: per ε its Gaussian noise scales."""
+    R_, E = yp.shape[:2]
+    Xa = adassp_features(Xp)  # (R, m, d + 1)
+    d1 = Xa.shape[-1]
+    yc = np.clip(yp, -ybound[..., None], ybound[..., None])  # (R, E, m)
+    xx = np.swapaxes(Xa, -1, -2) @ Xa  # (R, d1, d1)
+    xy = np.einsum("rmi,rem->rei", Xa, yc)
+    if public is not None:
+        X0, y0 = public
+        X0a = adassp_features(X0)
+        y0c = np.clip(y0, -ybound[..., None], ybound[..., None])
+        xx0, xy0 = np.swapaxes(X0a, -1, -2) @ X0a, np.einsum("rmi,rem->rei", X0a, y0c)
+    coefs = np.empty((R_, E, d1))
+    iu = np.triu_indices(d1)
+    z_lam, z_xx, z_xy = rng.standard_normal((R_,)), rng.standard_normal((R_, iu[0].size)), rng.standard_normal((R_, d1))
+    lam_min = np.linalg.eigvalsh(xx)[..., 0]
+    for e in range(E):  # E is a handful of ε; every repeat is batched
+        noise = adassp_noise(1.0, float(eps_stat[e]), delta)  # σ for By = 1; Xᵀy's scales with each repeat's By
+        n_xx = triu_unpack(triu_pack(xx) + z_xx * noise.xx.scale, d1)
+        n_xy = xy[:, e] + z_xy * (noise.xy.scale * ybound[:, e])[:, None]
+        n_lam = lam_min + z_lam * noise.lam_min.scale
+        if public is not None:
+            n_xx, n_xy = n_xx + xx0, n_xy + xy0[:, e]
+        coefs[:, e] = solve_adassp(n_xx, n_xy, n_lam, noise, delta).coef
+    return coefs
+
+
 def monte_carlo_cv(
     X: np.ndarray,
     y: np.ndarray,
@@ -159,6 +190,7 @@ def monte_carlo_cv(
     omegas: OmegaFn | None = None,
     rng: np.random.Generator | int | None = None,
     progress: Callable[[float], None] | None = None,
+    adassp_delta: float | None = None,
 ) -> CVResult:
     """Monte-Carlo CV of the five models (``MODELS``) over private sizes and ε.
 
@@ -173,6 +205,7 @@ def monte_carlo_cv(
     ``X`` in every repeat (the paper's experiment, a simulation), or
     ``public=(X0, y0)``, records declared public and kept apart from ``X``,
     added to every repeat (what a release with public rows does). Not both.
+    AdaSSP is (ε_stat, δ)-DP with ``δ = adassp_delta`` (default ``1/n²`` for ``n`` private records).
     """
     p = _split(split)
     rng = np.random.default_rng(rng)
@@ -243,6 +276,10 @@ def monte_carlo_cv(
         coefs[MODELS[3]] = (output_perturbation_coef(Xb, yp, epsilon=eps_stat[None, :], y_bound=ybound, rng=rng), c)
         fm, icpt = functional_mechanism_coef(Xb, yp, epsilon=eps_stat[None, :], y_bound=ybound, rng=rng)
         coefs[MODELS[4]] = (fm, c + icpt)
+        # 6. AdaSSP on the private training set (and the public rows, unnoised), same DP centre, (ε_stat, δ)
+        ada = _adassp_cv(Xp, yp, ybound, eps_stat, adassp_delta or 1.0 / m**2, rng,
+                         public=(Xpub, y0) if n_pub else None)
+        coefs[MODELS[5]] = (ada[..., :-1] / math.sqrt(2.0), c + ada[..., -1] / math.sqrt(2.0))  # rows were / √2
         clip_at = {MODELS[1]: bx}  # the robust fit predicts on features clipped as in its fit (others: |x| ≤ 1)
         for mi, name in enumerate(MODELS):
             coef, centre = coefs[name]

@@ -33,7 +33,7 @@ from dpcore.figures import (
 )
 from dpcore.regression.linalg import MODELS
 
-MODEL_COLOURS = dict(zip(MODELS, (NONPRIVATE, PRIVATE, PALETTE[1], PALETTE[3], PALETTE[4])))
+MODEL_COLOURS = dict(zip(MODELS, (NONPRIVATE, PRIVATE, PALETTE[1], PALETTE[3], PALETTE[4], PALETTE[2])))
 #: plotly.py's "Blues" as the explicit scale its validation wrote into the figure (plotly.js' own "Blues" differs).
 BLUES = [list(stop) for stop in go.Heatmap(colorscale="Blues").colorscale]
 

@@ -16,7 +16,8 @@ DEFAULT_PREP_SHARE = 0.10
 #: The paper's (ωx, ωy) grid {0.1, …, 2.0} and a tail up to 16 (no clipping in practice: |x_ij| ≤ 1 = √d σx after row
 #: scaling, and responses rarely lie 16 σy from the centre), so that as ε grows the search can stop clipping.
 OMEGA_GRID = np.concatenate([np.round(np.arange(1, 21) * 0.1, 10), [2.5, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0]])
-MODELS = ("non-private LR", "robust private LR", "private LR (no projection)", "output perturbation", "functional mechanism")
+MODELS = ("non-private LR", "robust private LR", "private LR (no projection)", "output perturbation", "functional mechanism",
+          "AdaSSP")
 
 
 # --------------------------------------------------------------------------
