@@ -7,10 +7,13 @@ import struct
 import zipfile
 import zlib
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import plotly.graph_objects as go
 import pytest
+from streamlit.runtime.media_file_manager import MediaFileManager
+from streamlit.testing.v1 import AppTest
 
 from dpcore import datasets, notebooks
 from dpcore import figure_export as fe
@@ -99,3 +102,28 @@ def test_png_dpi_chunk_is_valid_and_sits_after_the_header():
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+@needs_chromium
+def test_the_release_panel_offers_each_figure_in_three_formats(tmp_path):
+    """``ui.exports.figure_downloads``: one button per figure and format; a click renders that file."""
+    page = tmp_path / "panel.py"
+    page.write_text("import numpy as np\nfrom dpcore import datasets, survival as sv\nfrom ui.exports import "
+                    "figure_downloads\nvet = datasets.load_survival('gehan')\n"
+                    "grid = sv.make_grid(vet.horizon, data_unit=vet.time_unit, grid_unit='weeks')\n"
+                    "figure_downloads(sv.release(vet.time, vet.event, grid=grid, epsilon=1.0, dataset='Gehan'))\n")
+    files = {}
+    original = MediaFileManager.add_deferred
+
+    def capture(self, data_callable, mimetype, coordinates, file_name=None, **kw):
+        files[file_name] = data_callable
+        return original(self, data_callable, mimetype, coordinates, file_name, **kw)
+
+    at = AppTest.from_file(str(page), default_timeout=60)
+    with mock.patch.object(MediaFileManager, "add_deferred", capture):
+        at.run()
+    assert not at.exception
+    assert [b.label for b in at.get("download_button")] == ["PNG (300 dpi)", "SVG", "PDF"]
+    assert sorted(name.rsplit(".", 1)[1] for name in files) == ["pdf", "png", "svg"]
+    png = files[next(n for n in files if n.endswith(".png"))]()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and b"pHYs" in png[:64]
