@@ -1,5 +1,5 @@
-"""Sparse-learning page: DP sparse linear / logistic regression by knowledge transfer, against DP-IGHT,
-DP Frank–Wolfe and two-stage.
+"""Sparse-learning page: DP sparse linear / logistic regression — peeling + private fit (the default release),
+knowledge transfer, DP-IGHT, DP Frank–Wolfe and two-stage.
 
 Thin: controls → dpcore.sparse → dpcore.sparse.figures. Public inputs (synthetic data, the bundled GDSC
 subset) are cached; uploads are never cached, written or logged.
@@ -21,10 +21,11 @@ from ui.accuracy import accuracy_first
 from ui.exports import code_downloads, release_with_script  # notebook, script
 from dpcore.notebooks import SparseConfig
 from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
+from ui.layout import literal
 from dpcore.utility import describe_draws
 from ui.widgets import epsilon_options
 
-LABELS = {"kt": "knowledge transfer (student)", "nonprivate": "teacher (non-private)", "dp_ight": "DP-IGHT",
+LABELS = {"peel": "peeling + private fit", "kt": "knowledge transfer (student)", "nonprivate": "teacher (non-private)", "dp_ight": "DP-IGHT",
           "frank_wolfe": "DP Frank–Wolfe", "two_stage": "two-stage", "kt_ps": "KT with private support"}
 SWEEP = np.array([e for e in epsilon_options(0.1, 20.0) if e in (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)])
 MAX_CELLS = 20_000_000  # n·d cap: the data and the synthetic features must fit comfortably in memory
@@ -32,6 +33,10 @@ DEFAULT_DRUG = "Drug_1047_IC50"  # Nutlin-3a (MDM2 inhibitor): TP53 status is th
 EPSILONS = epsilon_options(0.1, 20.0)
 DELTAS = ["1/n²", "1e-5", "1e-6", "1e-8"]
 REPEATS = [5, 10, 20, 50]
+#: uploads with more feature columns preselect this many (named on the page, never silently)
+MAX_DEFAULT_FEATURES = 50
+#: the methods a release can use: the default first
+RELEASES = {"peel": "peeling + private fit (default)", "kt_ps": "KT with private support"}
 #: previews up to this n·d·R (about a second) are computed ahead for the next step of each slider
 PREFETCH_CELLS = 10_000_000
 
@@ -66,7 +71,7 @@ def _run_preview(data: sp.SparseData, s: int, eps: float, delta: float, methods:
     rng = np.random.default_rng(seed)
     Xc, yc = sp.prepare(data.X, data.y, data.loss, sp.SparseParams(**params))
     teacher = sp.teacher_fit(Xc, yc, sparsity=s, lam=0.0, loss=data.loss, p=sp.SparseParams(**params))
-    coefs, metrics, noises = {"nonprivate": teacher[None]}, {}, {}
+    coefs, metrics, noises, intercepts = {"nonprivate": teacher[None]}, {}, {}, {}
     for m in methods:
         if m == "nonprivate":
             continue
@@ -74,11 +79,15 @@ def _run_preview(data: sp.SparseData, s: int, eps: float, delta: float, methods:
                           draws=R, **params)
         coefs[m] = fit.coef[0]
         noises[m] = [nz.describe() for nz in fit.noise]
+        if "intercept" in fit.details:
+            intercepts[m] = fit.details["intercept"][0]
         if m == "kt":
             noises["kt_lambda"] = float(fit.details["lam"][0])
+        if m == "peel":
+            noises["peel"] = fit.details["plans"][0].describe()
     for m, c in coefs.items():
         metrics[m] = sp.metrics(c, theta=data.theta, X_test=data.X_test, y_test=data.y_test, loss=data.loss,
-                                teacher=teacher)
+                                teacher=teacher, intercept=intercepts.get(m))
     return coefs, metrics, noises
 
 
@@ -140,12 +149,13 @@ def _prefetch(public_key: tuple, s: int, epsilon: float, delta_choice: str, meth
 # --------------------------------------------------------------------------
 
 ui.page_header(
-    "Sparse regression with differential privacy: knowledge transfer",
-    "A non-private teacher is fitted on the private data; only noisy answers about public synthetic inputs leave "
-    "it; a student learns from those (Wang & Gu, AAAI 2020). Compared with DP-IGHT, DP Frank–Wolfe and two-stage.",
+    "Sparse regression with differential privacy",
+    "The release peels the s most informative features from scores that every record contributes to (Gumbel "
+    "noise, the exponential mechanism s times), then fits them with Gaussian noise. Compared with knowledge "
+    "transfer (Wang & Gu, AAAI 2020), DP-IGHT, DP Frank–Wolfe and two-stage.",
 )
 
-source = ui.url_radio("Data source", key="sp_src", options=["synthetic", "gdsc", "upload"], horizontal=True,
+source = ui.url_radio("Data source", key="sp_src", options=["gdsc", "synthetic", "upload"], horizontal=True,
                       format_func=lambda s: {"synthetic": "synthetic (known θ*)", "gdsc": "GDSC genomic features",
                                              "upload": "upload a CSV"}[s])
 loss = ui.url_radio("Model", key="sp_loss", options=list(sp.LOSSES), horizontal=True,
@@ -214,16 +224,29 @@ else:
         st.stop()
     frame, fp, name = table
     cols = list(frame.columns)
-    ui.reset_when_changed("_sp_upload_columns", tuple(cols), dict(sp_ycol=cols[0], sp_xcols=cols[1:51]))
+    guessed, why = sp.guess_response(cols)
+    ui.reset_when_changed("_sp_upload_columns", tuple(cols),
+                          dict(sp_ycol=guessed, sp_xcols=[c for c in cols if c != guessed][:MAX_DEFAULT_FEATURES]))
     c1, c2 = st.columns([1, 2])
     with c1:
-        response = ui.url_selectbox("Response column", key="sp_ycol", options=cols, index=0)
+        response = ui.url_selectbox("Response column", key="sp_ycol", options=cols, index=cols.index(guessed))
+        if response == guessed:
+            st.caption(literal(f"Guessed: {why}."))
         thr_text = st.text_input("Public threshold for a continuous response (logistic; blank = 0/1 labels)",
                                  key="sp_uthr", disabled=loss == "linear")
+    candidates = [c for c in cols if c != response]
+    default_feats = candidates[:MAX_DEFAULT_FEATURES]
+    # a new response hands its old column back to the features (never dropped silently)
+    ui.reset_when_changed("_sp_upload_response", (tuple(cols), response), dict(sp_xcols=default_feats))
     with c2:
-        default_feats = [c for c in cols if c != response][:50]
-        feats = ui.url_multiselect("Feature columns", key="sp_xcols", options=[c for c in cols if c != response],
-                                   default=default_feats)
+        feats = ui.url_multiselect("Feature columns", key="sp_xcols", options=candidates, default=default_feats)
+        shown = ", ".join(feats[:40]) + (f", … ({len(feats) - 40} more)" if len(feats) > 40 else "")
+        st.caption(literal(f"Features used: {len(feats)} of the {len(candidates)} columns besides the response"
+                           + (f": {shown}." if feats else ".")))
+    if len(candidates) > MAX_DEFAULT_FEATURES and feats == default_feats:
+        st.info(f"The file has {len(candidates):,} candidate feature columns; the first {MAX_DEFAULT_FEATURES} "
+                f"(in file order) are preselected to keep previews fast. Add or remove columns under 'Feature "
+                "columns'; every method sees exactly the columns listed there.", icon=":material/info:")
     with ui.show_errors("The uploaded file cannot be used"):
         thr = None
         if loss == "logistic" and thr_text.strip():
@@ -267,6 +290,10 @@ with c4:
 # full width: six method names do not fit as chips in a third of the page
 methods = tuple(ui.url_multiselect("Methods", key="sp_methods", options=list(sp.METHODS),
                                    default=list(sp.METHODS), format_func=lambda m: LABELS[m]))
+release_variant = ui.url_radio("What the Release button releases", key="sp_release", options=list(RELEASES),
+                               format_func=RELEASES.get, horizontal=True,
+                               help="Peeling + private fit finds the support at the ε users accept (docs/sparse.md); "
+                                    "KT with private support stays available as a comparison.")
 with st.expander("Advanced constants (public)"):
     a1, a2, a3 = st.columns(3)
     with a1:
@@ -293,8 +320,19 @@ if not methods:
 if m_syn * d > MAX_CELLS:
     st.error(f"m·d = {m_syn * d:,} synthetic feature values is above the limit {MAX_CELLS:,}; lower m.")
     st.stop()
-params = dict(K=K, r=r, B=B, lam_rule=lam_rule, c_lam=c_lam, c1=c1_const, T2=T2, dp_T=dp_T, m=m_syn)
+# peeling fits its own unpenalised intercept unless the data already carry one (GDSC's '(intercept)' feature)
+params = dict(K=K, r=r, B=B, lam_rule=lam_rule, c_lam=c_lam, c1=c1_const, T2=T2, dp_T=dp_T, m=m_syn,
+              intercept="(intercept)" not in data.feature_names)
 params_items = tuple(sorted(params.items()))
+clipped_share, clipped_cols = sp.clipping_report(data.X, K, data.feature_names or [f"x{j + 1}" for j in range(d)])
+if clipped_cols:
+    worst = ", ".join(f"{c} (up to {v:,.4g})" for c, v in clipped_cols[:5]) + (" …" if len(clipped_cols) > 5 else "")
+    st.warning(literal(
+        f"{clipped_share:.1%} of the feature values lie outside the public bound [−K, K] = [−{K:g}, {K:g}] and are "
+        f"clipped to it, in {len(clipped_cols)} of {d} features: {worst}. Clipping that much distorts every "
+        "method. Standardise each feature with public ranges before uploading — (x − public centre)/(public "
+        "half-range), from domain knowledge, never from these data — or raise K (all noise grows with K)."),
+        icon=":material/content_cut:")
 
 #: the views of the live part; only the open one is computed and drawn (fixed labels: they render as Markdown)
 VIEWS = ["Coefficients", "Utility over the draws", "Convergence", "Privacy–utility over ε"]
@@ -311,9 +349,10 @@ def _coefficients_view(coefs: dict) -> None:
     ui.live_chart(sf.stem_figure(stems, feature_names=data.feature_names or None), key="sp_stem")
     ui.teaching(
         "Each stem is one coefficient; only features that some method selected are shown. Filled dots are in a "
-        "method's support (its s kept coefficients). 1. The teacher (dark grey) is ordinary sparse regression on the private "
-        "data. 2. Its predictions on random public inputs get Gaussian noise. 3. The student (blue) refits sparse "
-        "regression to those noisy predictions. The baselines add noise inside their own training loops instead."
+        "method's support (its s kept coefficients). Peeling + private fit (the release) picks s features from noisy "
+        "scores of all records, then fits them from noisy sums. Knowledge transfer: 1. the teacher (dark grey) is "
+        "ordinary sparse regression on the private data; 2. its predictions on random public inputs get Gaussian "
+        "noise; 3. the student refits sparse regression to those. The baselines add noise inside their training loops."
     )
 
 
@@ -396,15 +435,18 @@ def _sweep_view(delta: float, R: int, seed: int) -> None:
     st.caption(f"Lines: mean over {R} draws; bands: 10–90 %. The dotted line is the non-private teacher (no ε). "
                "These curves do not depend on the chosen ε: moving ε leaves them as they are.")
     st.info("As ε grows, every method approaches its own noise-free version, not necessarily the teacher. "
+            "Peeling + private fit scores every feature on all n records, so it finds the support at far smaller ε "
+            "than methods that vote over blocks. "
             "Frank–Wolfe takes T = max(s, 10) steps and can add only one coordinate per step, so even without noise "
             "it finds only part of the support. Two-stage and KT with private support choose the support by "
             "votes of LASSO fits on blocks of about √n records; even without noise those votes can miss true "
             "features (logistic loss especially). Those curves flatten below the teacher's.",
             icon=":material/info:")
-    if "kt" in curve.methods:
-        accuracy_first(key="sp_acc", grid=curve.epsilons, draws=curve.values["kt"][err_metric],
-                       metric_label=f"{err_title} of the KT student",
-                       default_threshold=float(np.round(np.median(curve.values["kt"][err_metric]), 2)),
+    headline = next((m for m in ("peel", "kt") if m in curve.methods), None)
+    if headline is not None:
+        accuracy_first(key="sp_acc", grid=curve.epsilons, draws=curve.values[headline][err_metric],
+                       metric_label=f"{err_title} of {LABELS[headline]}",
+                       default_threshold=float(np.round(np.median(curve.values[headline][err_metric]), 2)),
                        basis=label)
 
 
@@ -440,11 +482,17 @@ def _live() -> None:
         return
     coefs, metrics, noises = result
 
+    noised = []
+    if "peel" in noises:
+        noised.append("**What is noised (peeling + private fit):** " + "; ".join(noises["peel"]) + ". Every record "
+                      "counts in every score; the fit reads only the peeled features"
+                      + (" and an intercept." if params["intercept"] else "."))
     if "kt" in noises:
-        kt_noise = noises["kt"][0]
-        st.markdown(f"**What is noised (knowledge transfer):** the teacher's answers ⟨θ̂, x̃_i⟩ on m = {m_syn} public "
-                    f"synthetic points x̃_i ~ Uniform[−K, K]^d get {kt_noise}; the teacher's ridge "
-                    f"λ = {noises['kt_lambda']:.3g}. The student only ever sees those noisy answers.")
+        noised.append(f"**What is noised (knowledge transfer):** the teacher's answers ⟨θ̂, x̃_i⟩ on m = {m_syn} "
+                      f"public synthetic points x̃_i ~ Uniform[−K, K]^d get {noises['kt'][0]}; the teacher's ridge "
+                      f"λ = {noises['kt_lambda']:.3g}. The student only ever sees those noisy answers.")
+    if noised:
+        st.markdown("\n\n".join(noised))  # one element: it is resent on every move of ε
 
     coef_tab, draws_tab, conv_tab, sweep_tab = ui.view_tabs(VIEWS, key="sp_view")
     with coef_tab:
@@ -461,13 +509,21 @@ def _live() -> None:
             _sweep_view(delta, R, seed)
     attacker_panel("sparse", epsilon, delta)
 
-    lam_release = sp.SparseParams(**params).ridge(n, d, s, epsilon / 2, delta, loss)
-    parts = {"support selection (Laplace)": epsilon / 2, "synthetic responses (Gaussian)": epsilon / 2}
-    released = metrics.get("kt_ps", {})
+    if release_variant == "peel":
+        method_name, parts = "Sparse regression: peeling + private fit", sp.peel_parts(epsilon)
+        release_params = {"variant": "peeling", "loss": loss, "sparsity": s, "K": K, "r": r,
+                          "intercept": params["intercept"], "select_share": 0.5}
+    else:
+        method_name = "Sparse regression by knowledge transfer (private support)"
+        parts = {"support selection (Laplace)": epsilon / 2, "synthetic responses (Gaussian)": epsilon / 2}
+        release_params = {"variant": "private_support", "loss": loss, "sparsity": s, "K": K, "r": r, "B": B,
+                          "m": m_syn, "lambda": sp.SparseParams(**params).ridge(n, d, s, epsilon / 2, delta, loss),
+                          "T2": T2, "synthetic_seed": sp.DEFAULT_SYNTHETIC_SEED}
+    released = metrics.get(release_variant, {})
     utility_note = ("; ".join(f"{name} {describe_draws(released[key])}"
                               for key, name in (("l2_error", "‖θ − θ*‖₂"), ("f1", "support F1"), ("test_error", "test error"))
                               if key in released)
-                    + f" — over {R} simulated releases of KT with private support at ε = {epsilon:g}."
+                    + f" — over {R} simulated releases of {RELEASES[release_variant]} at ε = {epsilon:g}."
                     if released else "")
     config = SparseConfig(source=source, loss=loss, sparsity=s, epsilon=epsilon, delta=delta, seed=seed, repeats=R,
                           methods=methods, params=params, sweep=tuple(SWEEP), **_notebook_source())
@@ -475,13 +531,13 @@ def _live() -> None:
     ui.release_panel(
         key="sparse", dataset_label=label, fingerprint=fp, utility_note=utility_note,
         ledger_label=GDSC_LEDGER_LABEL if source == "gdsc" else None,
-        method="Sparse regression by knowledge transfer (private support)",
+        method=method_name,
         epsilon=epsilon, delta=delta, parts=parts,
-        params={"variant": "private_support", "loss": loss, "sparsity": s, "K": K, "r": r, "B": B, "m": m_syn,
-                "lambda": lam_release, "T2": T2, "synthetic_seed": sp.DEFAULT_SYNTHETIC_SEED},
+        params=release_params,
         make_bundle=lambda: release_with_script(sp.release_sparse(
             data.X, data.y, sparsity=s, epsilon=epsilon, delta=delta, loss=loss, dataset=label, fingerprint=fp,
-            feature_names=data.feature_names or None, **params), config),
+            feature_names=data.feature_names or None,
+            variant="peeling" if release_variant == "peel" else "private_support", **params), config),
     )
     if public_key is not None:
         _prefetch(public_key, s, epsilon, delta_choice, methods, R, seed, params_items, n, d)
@@ -512,8 +568,8 @@ st.warning(
     "audit (Privacy audit page; `dpcore.sparse.known_violation_scenarios`) shows ε ≥ 9 for a claimed ε = 1 — "
     "all that 10⁵ runs can show; the true privacy loss on that pair is ε ≈ 690. "
     "The knowledge-transfer guarantee therefore holds only when the teacher's support is stable under any "
-    "one-record change, which no public check here can certify. DP-IGHT, Frank–Wolfe, two-stage and "
-    "**KT with private support** (our remedy, below) do not rely on that assumption.",
+    "one-record change, which no public check here can certify. The default release (**peeling + private fit**), "
+    "DP-IGHT, Frank–Wolfe, two-stage and **KT with private support** do not rely on that assumption.",
     icon=":material/warning:",
 )
 
@@ -522,10 +578,24 @@ ui.preview_notice("One view at a time: only the open tab below is computed, and 
 _live()
 
 # ---- what a release exports (static) ---------------------------------------------------------------------
-st.caption("Only KT with private support can be released: the paper's variant fails the audit (caveat above).")
-st.caption(f"The release exports the student's coefficients and the m = {m_syn} noisy synthetic responses "
-           "(OpenDP Gaussian; with a private support also the noisy votes), with the public recipe of the synthetic "
-           "features; never the teacher or the data.")
+st.caption("Peeling + private fit (default) or KT with private support can be released; the paper's knowledge "
+           "transfer cannot: it fails the audit (caveat above).")
+st.caption("Peeling exports the peeled features in order, the coefficients with the intercept, and the noisy "
+           "statistics they were computed from (ZᵀZ and Zᵀy, or the noisy gradients); KT with private support exports "
+           f"the student's coefficients, the m = {m_syn} noisy synthetic responses and the noisy votes. Never the data.")
+ui.explain(
+    "**Scores.** For every feature j, u_j = |Σ_i x_ij·y_i|/n on the clipped data (|x| ≤ K; |y| ≤ r, or labels "
+    "±1). Replacing one record moves every score by at most 2Kr/n (2K/n for labels) — all of them at once.\n\n"
+    "**Peeling.** Gumbel noise on every score, keep the s largest: the same as running the exponential mechanism s "
+    "times, removing each winner (Durfee & Rogers 2019; Cai, Wang & Zhang 2021). The s selections are composed in "
+    "zero-concentrated DP (ρ = s·Δ²/(2β²)), with half of the budget.\n\n"
+    "**Fit on the peeled features** with the other half: linear — Gaussian noise on ZᵀZ and Zᵀy with z = (1, x_S) "
+    "(sensitivities √2·(1 + sK²) and 2r·√(1 + sK²)), then least squares with the ridge read off the noisy matrix "
+    "(AdaSSP); logistic — 30 gradient steps, Gaussian noise on each mean gradient (sensitivity 2√(1 + sK²)/n). "
+    "The total ρ is converted to (ε, δ) by ε = ρ + 2√(ρ ln(1/δ)). Every noise scale depends on n, s, K, r, ε and "
+    "δ only. The audit page checks it on a record that tips the selection and on records at every bound.",
+    title="How peeling + private fit works (the default release)",
+)
 ui.explain(
     "**KT with private support** spends half of ε choosing the s features by noisy block votes (as two-stage "
     "does), then fits the teacher as a ridge regression on that now-public support — a λ-strongly convex problem, "

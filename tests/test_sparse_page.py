@@ -20,8 +20,9 @@ def _ok(at: AppTest) -> None:
 
 
 def _app(**query) -> AppTest:
+    """The page with a link's query (synthetic data unless the link names a source: the page opens on GDSC)."""
     at = AppTest.from_file(PAGE, default_timeout=120)
-    for k, v in query.items():
+    for k, v in {"sp_src": "synthetic", **query}.items():
         at.query_params[k] = v
     at.run()
     _ok(at)
@@ -48,7 +49,7 @@ def test_page_renders_and_reacts_to_epsilon():
     assert before != after and "ε = 5" in after
     table = _view(at, "Utility over the draws").dataframe[0].value
     assert {"method", "‖θ − θ*‖₂", "support F1"} <= set(table.columns)
-    assert len(table) == 6
+    assert len(table) == 7
 
 
 def test_gdsc_linear_and_logistic():
@@ -76,13 +77,24 @@ def test_release_charges_and_exports():
     at.button(key="release_button_sparse").click().run()
     at.button(key="release_confirm_sparse").click().run()  # the confirmation dialog
     _ok(at)
-    assert any("Released Sparse regression by knowledge transfer (private support)" in s.value for s in at.success)
+    assert any("Released Sparse regression: peeling + private fit" in s.value for s in at.success)
+    bundle = at.session_state["_release_last_sparse"]
+    assert set(bundle.tables) == {"coefficients", "noisy_gram", "noisy_moment"}
+    assert bundle.tables["coefficients"].feature.iloc[0] == "(intercept)"
+    assert bundle.delta == 1.0 / 200**2 and bundle.epsilon == 2.0
+    assert bundle.parts == {"support selection (Gumbel top-s)": 1.0, "fit on the support (Gaussian)": 1.0}
+    ledger = at.session_state["_dp_ledger"]
+    assert ledger.spent(ledger.dataset_key(bundle.fingerprint))[0] == 2.0
+
+
+def test_kt_with_private_support_stays_releasable_as_a_comparison():
+    at = _app(sp_n="200", sp_d="50", sp_R="5", sp_release="kt_ps")
+    at.button(key="release_button_sparse").click().run()
+    at.button(key="release_confirm_sparse").click().run()
+    _ok(at)
     bundle = at.session_state["_release_last_sparse"]
     assert set(bundle.tables) == {"coefficients", "synthetic_responses", "noisy_votes"}
     assert len(bundle.tables["synthetic_responses"]) == 200  # m = n
-    assert bundle.delta == 1.0 / 200**2 and bundle.epsilon == 2.0
-    ledger = at.session_state["_dp_ledger"]
-    assert ledger.spent(ledger.dataset_key(bundle.fingerprint))[0] == 2.0
 
 
 class _FakeUpload:
@@ -183,10 +195,7 @@ def test_logistic_upload_with_one_class_or_a_bad_threshold_is_named():
 
 
 def test_large_settings_put_the_sweep_behind_a_button():
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    at.query_params["sp_R"] = "50"
-    at.run()
-    _ok(at)
+    at = _app(sp_R="50")
     _view(at, "Privacy–utility over ε")
     assert any("press to run" in c.value for c in at.caption)
     assert not _charts(at)
@@ -195,14 +204,11 @@ def test_large_settings_put_the_sweep_behind_a_button():
 def test_controls_with_derived_defaults_follow_them_so_links_reproduce_the_page():
     """s and B default to s*, m to n: after changing s* and n, the page must match a fresh page opened from
     the link (which omits values equal to their defaults); a value the user chose stays."""
-    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at = _app()
     at.number_input(key="sp_sstar").set_value(8).run()
     at.select_slider(key="sp_n").set_value(500).run()
     _ok(at)
-    fresh = AppTest.from_file(PAGE, default_timeout=120)
-    fresh.query_params["sp_sstar"] = "8"
-    fresh.query_params["sp_n"] = "500"
-    fresh.run()
+    fresh = _app(sp_sstar="8", sp_n="500")
     for key in ("sp_s", "sp_B", "sp_m"):
         assert at.number_input(key=key).value == fresh.number_input(key=key).value, key
     assert at.number_input(key="sp_s").value == 8
