@@ -17,22 +17,36 @@ import ui
 from dpcore import fdr
 from dpcore.fdr import figures as ff
 from dpcore.ledger import fingerprint
+from dpcore.validation import InputError
 from ui.accuracy import accuracy_first
 from ui.exports import code_downloads, release_with_script  # notebook, script
 from dpcore.notebooks import FdrConfig
 from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
+from ui.widgets import forget_control, set_control
 
 EPS_GRID = (0.5, 1.0, 2.0, 3.0, 5.0, 7.0, 10.0, 20.0)
 PI1_GRID = (0.01, 0.02, 0.03, 0.04, 0.05)
 #: Where η may come from, per data source: only the exact binomial η is proven for a test here (the Bernoulli
 #: simulation's); the truncated-exponential z-test has none, so it is preview-only.
-ETA_SOURCES = {"bernoulli": ["paper", "binomial"], "truncexp": ["paper"], "upload": ["stated", "paper", "binomial"]}
+ETA_SOURCES = {"bernoulli": ["binomial", "paper"], "truncexp": ["paper"], "upload": ["stated", "paper", "binomial"]}
 ETA_LABELS = {"stated": "a value I state", "paper": "sample size (paper: √(ln n / n), preview only)",
               "binomial": "exact one-sided binomial test"}
 SHIFTS = (0.5, 1.0, 1.5, 2.0, fdr.THEOREM_4_SHIFT, fdr.STREAM)
 PRIVATE_METHODS = ["PAPRIKA", "PAPRIKA AI"]
 #: the views of the settings and ε (tabs: only the open one is computed and drawn); fixed text, shown as Markdown
-VIEWS = ["One stream", "All methods over runs", "FDR and power vs π1", "FDR and power vs ε"]
+VIEWS = ["One stream", "All methods over runs", "FDR and power vs π1", "FDR and power vs ε", "Power frontier"]
+#: Records per test of the simulations: the frontier's grid (Bernoulli); the truncated-exponential simulation draws
+#: every record, so it stays at the paper's sizes
+RECORDS = {"bernoulli": list(fdr.FRONTIER_RECORDS), "truncexp": [100, 200, 500, 1000, 2000]}
+#: The page opens on a configuration whose release has power (issue 28): with the paper's other settings, the power
+#: frontier (view "Power frontier") finds 5,000 records per test the fewest reaching power 0.8 at ε ≤ 5 with the exact
+#: η and the proven shift (tests/test_fdr_frontier.py checks it). The paper's settings are one click away.
+RELEASABLE = {"fdr_n": 5000, "fdr_etahow": "binomial", "fdr_s": fdr.STREAM}
+#: The paper's experiments: n = 1000, η = √(ln n / n) and shift s = 1 — previews only (neither may be released)
+PAPER = {"fdr_n": 1000, "fdr_etahow": "paper", "fdr_s": 1.0}
+#: What both configurations share: the paper's stream, target and PAPRIKA settings, ε = 5
+SHARED = {"fdr_src": "bernoulli", "fdr_T": 800, "fdr_pi1": 0.05, "fdr_theta": 0.75, "fdr_alpha": 0.05,
+          "fdr_delta": 2.5e-4, "fdr_c": 40, "fdr_lam": 0.2, "fdr_gamma": "power", "fdr_rule": "paper", "eps": 5.0}
 
 # ---------------------------------------------------------------- cached work on public (simulated) inputs
 
@@ -84,6 +98,13 @@ def sim_eps_sweep(kind, R, T, pi1, n, theta, seed, settings: fdr.Settings):
     return _eps_sweep(s.pvalues, s.truth, settings, seed)
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def sim_frontier(T, pi1, theta, alpha, delta, lam, gamma, ai, seed) -> pd.DataFrame:
+    """The release path's power frontier at the page's simulation settings (public inputs only: shared)."""
+    settings = fdr.Settings(alpha=alpha, delta=delta, lam_paprika=lam, gamma=gamma)
+    return fdr.power_frontier(T=T, pi1=pi1, theta=theta, settings=settings, ai=ai, seed=seed)
+
+
 def _eps_sweep_figure(table: pd.DataFrame, settings: fdr.Settings, T: int):
     return ff.sweep_figure(table, x_title="privacy budget ε (log scale)", alpha=settings.alpha,
                            bound=settings.alpha + settings.delta * T, log_x=True)
@@ -98,6 +119,15 @@ def _eps_sweep_and_figure(p, truth, settings: fdr.Settings, seed: int):
 def sim_eps_sweep_figure(kind, R, T, pi1, n, theta, seed, settings: fdr.Settings):
     """The sweep over ε as a figure, built once per public configuration (not on every rerun)."""
     return _eps_sweep_figure(sim_eps_sweep(kind, R, T, pi1, n, theta, seed, settings)[0], settings, T)
+
+
+def _labelled(rejections: np.ndarray, shown: int = 30) -> str:
+    """The discoveries as "t = 12 (label)", the first ``shown`` of them, so a reader sees which hypotheses they are."""
+    hits = np.flatnonzero(rejections)
+    if not hits.size:
+        return "none"
+    text = ", ".join(f"t = {t + 1} ({upload_labels[t]})" for t in hits[:shown])
+    return text + (f" and {hits.size - shown} more" if hits.size > shown else "")
 
 
 def _mean_se(means, ses) -> list[str]:
@@ -130,16 +160,33 @@ if st.query_params.get("fdr_view") in PRIVATE_METHODS:
         st.query_params["fdr_method"] = st.query_params["fdr_view"]
     del st.query_params["fdr_view"]
 
+
+
+def _use(preset: dict) -> None:
+    """Set the page's controls to a configuration (a button's callback: it runs before the controls are drawn)."""
+    for key, value in {**SHARED, **preset}.items():
+        set_control(key, value)
+    forget_control("fdr_floor")  # the floor follows the design again
+
+
+presets = st.container(horizontal=True)
+presets.button("Releasable configuration: n = 5,000 records per test, exact η, proven shift", key="fdr_releasable",
+               on_click=_use, args=(RELEASABLE,), icon=":material/lock:")
+presets.button("The paper's settings: n = 1,000, the paper's η and shift s = 1 (preview only)", key="fdr_paper",
+               on_click=_use, args=(PAPER,), icon=":material/article:")
+
 # ---- data source ---------------------------------------------------------------
 src = ui.url_radio("Data source", key="fdr_src", options=["bernoulli", "truncexp", "upload"], horizontal=True,
                    format_func=lambda s: {"bernoulli": "Bernoulli simulation", "truncexp": "truncated-exponential "
                                           "simulation", "upload": "upload p-values (CSV)"}[s])
-upload_p = upload_truth = None
+upload_p = upload_truth = upload_labels = None
+theta = None
 if src in ("bernoulli", "truncexp"):
     c1, c2, c3, c4, c5 = st.columns(5)
     with c1:
-        n_obs = int(ui.url_select_slider("Observations per hypothesis n", key="fdr_n",
-                                         options=[100, 200, 500, 1000, 2000], value=1000))
+        n_obs = int(ui.url_select_slider("Records per hypothesis n", key="fdr_n", options=RECORDS[src],
+                                         value=RELEASABLE["fdr_n"] if src == "bernoulli" else 1000,
+                                         format_func=lambda v: f"{v:,}"))
     with c2:
         T = int(ui.url_select_slider("Hypotheses in the stream", key="fdr_T", options=[200, 400, 800, 1600],
                                      value=800))
@@ -175,15 +222,21 @@ else:
     frame, data_fp, name = table
     cols = list(frame.columns)
     none = "(none)"
-    ui.reset_when_changed("_fdr_upload_columns", tuple(cols), dict(fdr_pcol=cols[0], fdr_tcol=none))
-    m1, m2 = st.columns(2)
+    ui.reset_when_changed("_fdr_upload_columns", tuple(cols), dict(fdr_pcol=cols[0], fdr_tcol=none, fdr_lcol=none))
+    m1, m2, m3 = st.columns(3)
     with m1:
         pcol = ui.url_selectbox("Column of p-values", key="fdr_pcol", options=cols, index=0)
     with m2:
         tcol = ui.url_selectbox("Truth column (optional, 0/1)", key="fdr_tcol", options=[none] + cols, index=0)
+    with m3:
+        lcol = ui.url_selectbox("Hypothesis label column (optional)", key="fdr_lcol", options=[none] + cols, index=0,
+                                help="Names the hypotheses in the results and the released table (e.g. a gene or "
+                                     "drug); the labels are exported as they are, so they must not describe people.")
     with ui.show_errors("The uploaded file cannot be used"):
         upload_p, upload_truth = fdr.pvalues_from_frame(frame, pcol, None if tcol == none else tcol)
-    if upload_p is None:
+        if lcol != none:
+            upload_labels = fdr.hypothesis_labels(frame, lcol, pcol, None if tcol == none else tcol)
+    if upload_p is None or (lcol != none and upload_labels is None):
         st.stop()
     T = upload_p.size
     label = f"{name} (uploaded)"
@@ -201,7 +254,7 @@ with e1:
     eta_how = ui.url_radio("η from", key="fdr_etahow", options=ETA_SOURCES[src], format_func=ETA_LABELS.get)
 with e2:
     if src == "upload" and eta_how != "stated":
-        n_obs = int(ui.url_number("Observations per hypothesis n", key="fdr_nup", min_value=10, max_value=10**7,
+        n_obs = int(ui.url_number("Records per hypothesis n", key="fdr_nup", min_value=10, max_value=100_000,
                                   value=1000, step=1))
 eta_confirmed = eta_how != "stated"
 with e3:
@@ -213,13 +266,35 @@ with e3:
                                     "its notes say so. The link never sets this box.")
     elif eta_how == "paper":
         sens = fdr.paper_sensitivity(n_obs)
-    else:
-        floor_exp = int(ui.url_number("Floor μ = 10^(−…)", key="fdr_floor", min_value=1, max_value=300, value=6,
-                                      step=1))
-        sens = fdr.binomial_sensitivity(min(n_obs, 100_000), 10.0 ** -floor_exp)
+    else:  # the simulation's floor follows its design (n, θ) until changed; an upload's starts at 10^−6
+        design_exp = round(-math.log10(fdr.design_floor(n_obs, theta))) if src == "bernoulli" else 6
+        ui.follow_default("fdr_floor", design_exp)
+        floor_exp = int(ui.url_number("Floor μ = 10^(−…)", key="fdr_floor", min_value=1, max_value=300,
+                                      value=design_exp, step=1,
+                                      help="Below μ one record may move log p by more than η, so p-values are raised "
+                                           "to μ. A lower μ lets strong effects count as stronger evidence but raises "
+                                           "η. The simulation starts at the p-value of the alternative's median count."))
+        sens = fdr.binomial_sensitivity(n_obs, 10.0 ** -floor_exp)
     st.metric("η used", f"{sens.eta:.4g}")
 if sens.refusal:
     st.warning("Preview only. " + sens.refusal, icon=":material/warning:")
+lattice_problem = None  # why an upload's p-values cannot carry the exact binomial η (the release is blocked)
+if upload_p is not None:
+    below = np.flatnonzero(upload_p < sens.floor)
+    if below.size:
+        zeros = int((upload_p == 0).sum())
+        st.info(f"{below.size:,} p-value{'s' if below.size > 1 else ''} in column {ui.literal(repr(pcol))} "
+                f"{'are' if below.size > 1 else 'is'} below the floor μ = {sens.floor:g}"
+                + (f" ({zeros:,} of them equal to 0)" if zeros else "")
+                + f" and count as μ (log p is taken of max(p, μ)); the first is in row {below[0] + 2}.",
+                icon=":material/info:")
+    if sens.source == "binomial":
+        try:
+            fdr.binomial_pvalues(upload_p, n_obs, sens.floor, row_name=lambda i: f"Column {pcol!r}, row {i + 2}")
+        except InputError as err:
+            lattice_problem = str(err)
+            st.error(ui.literal(lattice_problem) + " Previews go on; a release needs a stated η.",
+                     icon=":material/block:")
 st.caption("η must be fixed from the design (test and sample size), never from the data. The exact binomial η "
            "is a proof for p-values above the floor μ, so p-values below μ are raised to μ (in the preview and "
            "the release); a stated η is your claim about your own test, and a release says that it rests on it.")
@@ -253,7 +328,7 @@ def _controls() -> tuple[fdr.Settings, str]:
     with k2:
         cutoff = int(ui.url_select_slider("Cutoff c (max discoveries)", key="fdr_c",
                                           options=[5, 10, 20, 40, 80, 160], value=40))
-        shift = ui.url_select_slider("Shift of the threshold", key="fdr_s", options=SHIFTS, value=1.0,
+        shift = ui.url_select_slider("Shift of the threshold", key="fdr_s", options=SHIFTS, value=RELEASABLE["fdr_s"],
                                      format_func=fdr.shift_label,
                                      help="The paper's A = s·ηc·ln(2/(3δ'))/ε (its experiments use s = 1, Theorem "
                                           "4 s = 4), or the shift proven for the whole stream, A = 4ηc/ε·ln(2k/(3δ)) "
@@ -313,6 +388,9 @@ def _one_stream_view(s: fdr.Settings, method: str) -> None:
             row.metric("FDP (private / non-private)", f"{float(fdp_p):.2f} / {float(fdp_s):.2f}")
             row.metric("power (private / non-private)", f"{float(pow_p):.2f} / {float(pow_s):.2f}"
                        if np.isfinite(pow_p) else "— (no true effects)")
+        if upload_labels is not None:  # cell text from the file: shown literally
+            st.caption(f"**{one.method} discoveries (preview), by hypothesis label:** "
+                       + ui.literal(_labelled(one.rejections)))
         ui.teaching(
             "1. Each dot is the log p-value of a hypothesis the private rule tested (a candidate), in arrival order; "
             "the others can never be rejected and are only counted (the shaded region above the candidacy boundary). "
@@ -442,6 +520,54 @@ def _eps_view(s: fdr.Settings) -> None:
                            basis=label)
 
 
+def _frontier_cell(frontier: pd.DataFrame, s: fdr.Settings) -> pd.Series | None:
+    """The frontier's row for the page's records per test, cutoff and ε (None when they are off its grid)."""
+    row = frontier[(frontier["records"] == n_obs) & (frontier["cutoff"] == s.cutoff)
+                   & np.isclose(frontier["epsilon"], s.epsilon)]
+    return None if row.empty else row.iloc[0]
+
+
+def _working_text(frontier: pd.DataFrame) -> str:
+    """Where the release path first reaches the target power at ε ≤ the target ε, in words."""
+    best = fdr.smallest_working(frontier)
+    goal = f"power ≥ {fdr.TARGET_POWER:g} at ε ≤ {fdr.TARGET_EPSILON:g}"
+    if best is None:
+        return f"no configuration of the grid (up to {max(fdr.FRONTIER_RECORDS):,} records per test) reaches {goal}."
+    return (f"the fewest records per test reaching {goal} is **{int(best['records']):,}** (c = {int(best['cutoff'])}, "
+            f"ε = {best['epsilon']:g}: power {best['power']:.2f}, FDR {best['FDR']:.3f}).")
+
+
+def _frontier_line(frontier: pd.DataFrame, s: fdr.Settings, method: str) -> None:
+    """One line: what the release path (exact η, proven shift) achieves at these settings, and where it works."""
+    cell = _frontier_cell(frontier, s)
+    here = ("" if cell is None else f"at n = {n_obs:,}, c = {s.cutoff}, ε = {s.epsilon:g} its power is "
+            f"{cell['power']:.2f} ± {cell['power_se']:.2f} (FDR {cell['FDR']:.3f}); ")
+    st.markdown(f"**Release path** ({method} with the exact η at the design floor and the proven shift, simulated): "
+                + here + _working_text(frontier) + " See the view 'Power frontier'.")
+
+
+def _frontier_view(frontier: pd.DataFrame | None, s: fdr.Settings, method: str) -> None:
+    st.subheader("Power frontier: where a release has power")
+    if frontier is None:
+        st.info("The frontier simulates the Bernoulli design (the exact binomial test, whose η is proven): choose "
+                "the Bernoulli simulation as the data source.")
+        return
+    cutoff = s.cutoff if s.cutoff in fdr.FRONTIER_CUTOFFS else 40
+    current = (n_obs, s.epsilon) if _frontier_cell(frontier, dataclasses.replace(s, cutoff=cutoff)) is not None else None
+    st.plotly_chart(ff.frontier_figure(frontier, cutoff=cutoff, target=fdr.TARGET_POWER, current=current),
+                    key="fdr_fig_frontier")
+    st.caption(f"{method} as released: η exact for the one-sided binomial test with n records per test above the "
+               "floor μ = the p-value of the alternative's median count (hover a cell for μ, η and the shift A), the "
+               f"shift proven for the stream, the paper's threshold rule; {fdr.FRONTIER_RUNS} simulated streams per "
+               f"cell with T = {T}, π1 = {pi1:g}, θ = {theta:g} and this page's α, δ, λ and γ. Only public simulation settings "
+               "go in, so the frontier is computed once and shared."
+               + ("" if cutoff == s.cutoff else f" The cutoff c = {s.cutoff} is not on the frontier's grid: c = 40 "
+                                                "is shown."))
+    st.markdown("With the proven η and shift, " + _working_text(frontier) + " Fewer records per test need a larger "
+                "ε: one record moves a binomial p-value by relatively more when n is small, and both the noise and "
+                "the shift grow with η. " f"The largest FDR of any cell is {frontier['FDR'].max():.3f} (target α = {s.alpha:g}).")
+
+
 def _notebook_config(s: fdr.Settings, method: str) -> FdrConfig:
     """The page's public settings for the notebook (an upload: its column choices, never its data)."""
     data = (dict(runs=R, T=T, pi1=pi1, theta=theta, n_obs=n_obs) if upload_p is None else
@@ -473,6 +599,8 @@ def _release(s: fdr.Settings, method: str, summary: pd.DataFrame | None) -> None
         ("No η is proven for the truncated-exponential z-test here, so this simulation can be previewed but not "
          "released." if src == "truncexp" else sens.refusal, sens.refusal is not None),
         ("Tick the box under the stated η to release: the guarantee rests on your statement.", not eta_confirmed),
+        (ui.literal(f"{lattice_problem} Choose 'a value I state' for η to release these p-values."),
+         lattice_problem is not None),
     ) if applies]
     if s.rule == "code":
         st.caption("Releases always use the paper's threshold rule (the authors' code rule is not private).")
@@ -486,7 +614,8 @@ def _release(s: fdr.Settings, method: str, summary: pd.DataFrame | None) -> None
         make_bundle=lambda: release_with_script(fdr.release(
             stream, alpha=s.alpha, epsilon=s.epsilon, delta=s.delta, sensitivity=sens,
                                         cutoff=s.cutoff, lam=s.lam_paprika, gamma=s.gamma,
-                                        ai=method == "PAPRIKA AI", dataset=label, fingerprint=data_fp), config),
+                                        ai=method == "PAPRIKA AI", dataset=label, fingerprint=data_fp,
+                                        labels=upload_labels), config),
     )
 
 
@@ -506,7 +635,13 @@ def _at_epsilon(settings: fdr.Settings, method: str) -> None:
                                 width=ui.CONTROL_WIDTH)
     settings = dataclasses.replace(settings, epsilon=epsilon)
     _noise_summary(settings)
-    stream_tab, runs_tab, pi1_tab, eps_tab = ui.view_tabs(VIEWS, key="fdr_view")
+    frontier = None
+    if src == "bernoulli":
+        with ui.show_errors("Cannot compute the power frontier"):
+            frontier = sim_frontier(T, pi1, theta, settings.alpha, settings.delta, settings.lam_paprika,
+                                    settings.gamma, method == "PAPRIKA AI", seed)
+            _frontier_line(frontier, settings, method)
+    stream_tab, runs_tab, pi1_tab, eps_tab, frontier_tab = ui.view_tabs(VIEWS, key="fdr_view")
     summary = None
     with stream_tab:
         if stream_tab.open:
@@ -520,6 +655,9 @@ def _at_epsilon(settings: fdr.Settings, method: str) -> None:
     with eps_tab:
         if eps_tab.open:
             _eps_view(settings)
+    with frontier_tab:
+        if frontier_tab.open:
+            _frontier_view(frontier, settings, method)
     _release(settings, method, summary)
     attacker_panel("fdr", settings.epsilon, settings.delta)
 

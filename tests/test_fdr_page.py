@@ -12,6 +12,8 @@ from streamlit.testing.v1 import AppTest
 from tests.page_views import chart_keys as _charts
 
 PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "fdr.py")
+#: The paper's experiments (n = 1000, η = √(ln n / n), s = 1): the page opens on a releasable configuration instead
+PAPER = dict(fdr_n="1000", fdr_etahow="paper", fdr_s="1.0")
 
 
 def _page(view=None, **query):
@@ -33,11 +35,11 @@ def _noise_text(at) -> str:
 
 
 def test_default_page_draws_only_the_open_view_and_each_view_its_own_chart():
-    at = _page()
+    at = _page(**PAPER)
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     assert [t.label for t in at.tabs] == ["One stream", "All methods over runs", "FDR and power vs π1",
-                                          "FDR and power vs ε"]
+                                          "FDR and power vs ε", "Power frontier"]
     assert _charts(at) == ["fdr_fig_stream"]  # the other views are not computed
     assert not at.dataframe
     labels = [m.label for m in at.metric]
@@ -63,7 +65,7 @@ def test_default_page_draws_only_the_open_view_and_each_view_its_own_chart():
 
 def test_only_the_open_view_is_computed(monkeypatch):
     """Moving ε with the stream open must not run the six methods over all runs, the π1 sweep or the ε sweep."""
-    at = _page(fdr_seed="4321")  # a configuration no other test caches
+    at = _page(fdr_seed="4321", **PAPER)  # a configuration no other test caches
     calls = []
     from dpcore import fdr
 
@@ -79,7 +81,7 @@ def test_only_the_open_view_is_computed(monkeypatch):
 
 
 def test_a_link_reproduces_the_settings_and_moving_them_updates_it():
-    at = _page(eps="1", fdr_alpha="0.1", fdr_c="20", fdr_method="PAPRIKA AI", fdr_s="stream")
+    at = _page(eps="1", fdr_alpha="0.1", fdr_c="20", fdr_method="PAPRIKA AI", fdr_n="1000")
     assert not at.exception, at.exception
     assert at.select_slider(key="fdr_alpha").value == 0.1 and at.select_slider(key="fdr_c").value == 20
     assert at.radio(key="fdr_method").value == "PAPRIKA AI" and at.select_slider(key="eps").value == 1.0
@@ -92,7 +94,7 @@ def test_a_link_reproduces_the_settings_and_moving_them_updates_it():
     assert not at.exception, at.exception
     assert at.select_slider(key="fdr_c").value == 80 and at.select_slider(key="eps").value == 1.0
     assert dict(at.query_params) == {"eps": "1.0", "fdr_alpha": "0.02", "fdr_c": "80", "fdr_method": "PAPRIKA AI",
-                                     "fdr_s": "stream"}
+                                     "fdr_n": "1000"}
     again = _page(**dict(at.query_params))
     assert _noise_text(again) == _noise_text(at)
 
@@ -116,7 +118,7 @@ def test_hostile_links_on_the_epsilon_view():
 
 
 def test_epsilon_from_the_url_changes_the_noise():
-    at = _page(eps="1")
+    at = _page(eps="1", **PAPER)
     assert not at.exception, at.exception
     text = _noise_text(at)
     assert "Laplace(6.65)" in text and "A = 26.2" in text
@@ -134,10 +136,10 @@ def _release_reason(at) -> str:
 
 
 @pytest.mark.parametrize("query, reasons", [
-    ({}, ["Set the shift to 'proven for the stream", "not a bound proven"]),  # the paper's s = 1 and η
-    ({"fdr_s": "4.0", "fdr_etahow": "binomial"}, ["Set the shift to"]),  # Theorem 4's s = 4: δ per boundary event
-    ({"fdr_s": "stream"}, ["not a bound proven"]),  # the paper's η
-    ({"fdr_s": "stream", "fdr_src": "truncexp"}, ["No η is proven for the truncated-exponential"]),
+    (PAPER, ["Set the shift to 'proven for the stream", "not a bound proven"]),  # the paper's s = 1 and η
+    ({"fdr_s": "4.0"}, ["Set the shift to"]),  # Theorem 4's s = 4: δ per boundary event
+    ({"fdr_etahow": "paper"}, ["not a bound proven"]),  # the paper's η
+    ({"fdr_src": "truncexp"}, ["No η is proven for the truncated-exponential"]),
 ])
 def test_release_is_blocked_without_the_proven_shift_and_eta(query, reasons):
     at = _page(fdr_R="20", **query)
@@ -145,7 +147,7 @@ def test_release_is_blocked_without_the_proven_shift_and_eta(query, reasons):
     assert at.button(key="release_button_fdr").disabled
     text = _release_reason(at)
     assert all(r in text for r in reasons), text
-    if "fdr_etahow" not in query:  # the paper's η is a preview with a plain warning
+    if query.get("fdr_etahow") == "paper":  # the paper's η is a preview with a plain warning
         assert any("Preview only" in w.value for w in at.warning)
     assert at.session_state["_dp_ledger"].summary() == []  # (fdr.release refuses them too: test_fdr.py)
 
@@ -266,3 +268,140 @@ def test_the_one_stream_does_not_change_with_the_number_of_runs():
         return [m.value for m in at.metric if "discoveries" in m.label]
 
     assert discoveries("20") == discoveries("200")
+
+
+# ---------------------------------------------------------------- issue 28: a releasable configuration, the frontier
+
+
+def _release_path_line(at) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("**Release path**"))
+
+
+def test_the_page_opens_on_a_releasable_configuration_with_power():
+    at = _page()
+    assert not at.exception, at.exception
+    assert at.radio(key="fdr_etahow").value == "binomial" and at.select_slider(key="fdr_n").value == 5000
+    assert not at.button(key="release_button_fdr").disabled, _release_reason(at)
+    assert not any("Preview only" in w.value for w in at.warning)  # exact η, proven shift: nothing to warn about
+    line = _release_path_line(at)
+    power = float(line.split("its power is ")[1].split(" ")[0])
+    assert power >= 0.8, line
+    assert "fewest records per test reaching power ≥ 0.8 at ε ≤ 5 is **5,000**" in line
+    power_here = float(next(m.value for m in at.metric if m.label.startswith("power")).split(" / ")[0])
+    assert power_here >= 0.7  # the first stream's own power (one stream, so a little below the mean)
+    _open(at, "Power frontier")
+    assert not at.exception, at.exception
+    assert _charts(at) == ["fdr_fig_frontier"]
+    assert any("The largest FDR of any cell is" in m.value for m in at.markdown)
+
+
+def test_the_papers_settings_are_one_click_away_and_back():
+    at = _page()
+    at.button(key="fdr_paper").click().run()
+    assert not at.exception, at.exception
+    assert at.select_slider(key="fdr_n").value == 1000 and at.radio(key="fdr_etahow").value == "paper"
+    assert at.select_slider(key="fdr_s").value == 1.0
+    assert "Laplace(1.33)" in _noise_text(at) and "A = 5.25" in _noise_text(at)  # fdr.md's worked values at ε = 5
+    assert at.button(key="release_button_fdr").disabled
+    assert "its power is 0.00" in _release_path_line(at)  # the release path has no power at the paper's n
+    at.button(key="fdr_releasable").click().run()
+    assert not at.exception, at.exception
+    assert at.select_slider(key="fdr_n").value == 5000 and at.radio(key="fdr_etahow").value == "binomial"
+    assert at.number_input(key="fdr_floor").value == 286  # the design floor for n = 5000, θ = 0.75
+    assert not at.button(key="release_button_fdr").disabled
+
+
+def test_the_frontier_is_explained_off_the_bernoulli_design():
+    at = _page("Power frontier", fdr_src="truncexp", fdr_R="20")
+    assert not at.exception, at.exception
+    assert any("Bernoulli simulation" in i.value for i in at.info) and "fdr_fig_frontier" not in _charts(at)
+
+
+# ---------------------------------------------------------------- issue 27 §2 and issue 32: uploads
+
+
+def _upload_page(csv: str, **query):
+    """The page with ``csv`` as the uploaded file (the file uploader replaced), still patched for further runs."""
+    from unittest import mock
+
+    import streamlit as st
+
+    class _Upload:
+        name = "stream.csv"
+
+        def getvalue(self):
+            return csv.encode()
+
+    at = AppTest.from_file(PAGE, default_timeout=180)
+    at.query_params.update(fdr_src="upload", **query)
+    patch = mock.patch.object(st, "file_uploader", lambda *a, **k: _Upload())
+    patch.start()
+    try:
+        at.run()
+    finally:
+        patch.stop()
+    return at, patch
+
+
+def _sums(T=300, n=1000, seed=2):
+    rng = np.random.default_rng(seed)
+    return rng.binomial(n, np.where(rng.random(T) < 0.1, 0.75, 0.5))
+
+
+def test_ztest_pvalues_cannot_carry_the_exact_binomial_eta():
+    """The review's upload: z-test p-values with 'exact one-sided binomial test', n = 1000 were released as proven."""
+    from scipy import stats
+
+    p = stats.norm.sf((_sums() - 500) / np.sqrt(250))
+    at, _ = _upload_page("p\n" + "\n".join(repr(float(v)) for v in p) + "\n", fdr_etahow="binomial")
+    assert not at.exception, at.exception
+    errors = [e.value.replace("\\", "").replace("\u2060", "") for e in at.error]  # shown literally: unescape
+    assert any("Column 'p', row 2: p = " in e and "is not a one-sided binomial tail value" in e for e in errors), errors
+    assert at.button(key="release_button_fdr").disabled
+    assert "Choose 'a value I state'" in _release_reason(at)
+
+
+def test_true_binomial_pvalues_release_with_the_exact_eta_and_name_the_hypotheses():
+    from scipy import stats
+
+    s = _sums()
+    p = stats.binom.sf(s - 1, 1000, 0.5)
+    rows = "\n".join(f"{float(v)!r},gene_{i}" for i, v in enumerate(p))
+    at, patch = _upload_page("p,name\n" + rows + "\n", fdr_etahow="binomial", fdr_floor="58", fdr_lcol="name",
+                             fdr_c="10", eps="10")
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert not at.button(key="release_button_fdr").disabled, _release_reason(at)
+    named = [c.value for c in at.caption if "by hypothesis label" in c.value]
+    assert named and "gene\\_" in named[0]  # cell text shown literally (the underscore escaped)
+    patch.start()
+    try:
+        at.button(key="release_button_fdr").click().run()
+        at.button(key="release_confirm_fdr").click().run()
+    finally:
+        patch.stop()
+    assert not at.exception, at.exception
+    bundle = at.session_state["_release_last_fdr"]
+    table = bundle.tables["rejections"]
+    assert list(table.columns) == ["hypothesis", "label", "rejected", "alpha_t"]
+    assert table["label"].tolist() == [f"gene_{i}" for i in range(len(p))]
+    assert "n_rejections" in bundle.derived_params and "n_rejections" not in bundle.public_params
+
+
+def test_zero_pvalues_are_counted_when_they_are_raised_to_the_floor():
+    p = np.random.default_rng(3).random(200)
+    p[[4, 9, 10]] = 0.0
+    at, _ = _upload_page("p\n" + "\n".join(repr(float(v)) for v in p) + "\n")
+    assert not at.exception, at.exception
+    notes = [i.value for i in at.info if "below the floor" in i.value]
+    assert notes and "3 p-values" in notes[0] and "3 of them equal to 0" in notes[0] and "row 6" in notes[0], notes
+
+
+def test_a_label_column_from_a_hostile_file_is_shown_literally():
+    p = np.random.default_rng(3).random(100)
+    p[:5] = 1e-15
+    rows = "\n".join(f"{float(v)!r},[click](https://evil.example)" for v in p)
+    at, _ = _upload_page("p,label\n" + rows + "\n", fdr_lcol="label", fdr_eta="0.01", eps="10")
+    assert not at.exception, at.exception
+    named = [c.value for c in at.caption if "by hypothesis label" in c.value]
+    assert named and "\\[click\\]" in named[0] and "](https" not in named[0], named

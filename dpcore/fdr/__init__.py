@@ -18,11 +18,12 @@ The files, in the order data flows (each imports only the ones above it):
 7. ``simulate.py`` — **simulators** of p-value streams with known truth;
 8. ``evaluation.py`` — **post-processing**: FDP, power, summary tables;
 9. ``sweeps.py`` — privacy–utility curves over ε;
-10. ``bundle.py`` — :func:`release`: one OpenDP run as a ReleaseBundle (data only);
-11. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
-12. ``audit.py`` — audit scenarios (neighbouring pairs for the black-box audit, and pairs built from a stream
+10. ``frontier.py`` — the release path's power over records per test × cutoff × ε (public simulations);
+11. ``bundle.py`` — :func:`release`: one OpenDP run as a ReleaseBundle (data only);
+12. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
+13. ``audit.py`` — audit scenarios (neighbouring pairs for the black-box audit, and pairs built from a stream
     for the attacker's view: :func:`data_scenario`);
-13. ``reference.py`` — the per-stream Python loops the compiled core is tested against.
+14. ``reference.py`` — the per-stream Python loops the compiled core is tested against.
 
 This ``__init__`` is the public API (``from dpcore import fdr; fdr.release(...)``).
 
@@ -86,7 +87,7 @@ is released; the paper's √(ln n / n) is for previews.
 
 from dpcore.fdr.sensitivity import (  # noqa: F401
     binomial_pvalues, binomial_sensitivity, eta_binomial_exact, eta_normal_tail_exact, eta_paper, EtaSource, GammaKind,
-    LATTICE_RTOL, METHODS, on_binomial_lattice, P_FLOOR, paper_sensitivity,
+    hypothesis_labels, LATTICE_RTOL, METHODS, on_binomial_lattice, P_FLOOR, paper_sensitivity,
     PRIVATE_METHODS, pvalues_from_frame, Rule, Sensitivity, stated_sensitivity, _binomial_tail_table,
 )
 from dpcore.fdr.calibration import (  # noqa: F401
@@ -113,6 +114,10 @@ from dpcore.fdr.evaluation import (  # noqa: F401
 )
 from dpcore.fdr.sweeps import (  # noqa: F401
     sweep, utility_curve, UtilityCurve,
+)
+from dpcore.fdr.frontier import (  # noqa: F401
+    design_floor, FRONTIER_CUTOFFS, FRONTIER_EPSILONS, FRONTIER_RECORDS, FRONTIER_RUNS, power_frontier,
+    smallest_records_per_epsilon, smallest_working, TARGET_EPSILON, TARGET_POWER,
 )
 from dpcore.fdr.bundle import (  # noqa: F401
     release,

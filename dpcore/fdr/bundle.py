@@ -19,7 +19,7 @@ from dpcore.release import ReleaseBundle
 
 def release(pvalues, *, alpha: float, epsilon: float, delta: float, sensitivity: "Sensitivity", cutoff: int,
             lam: float = 0.2, gamma: GammaKind = "power", ai: bool = False, horizon: int | None = None,
-            dataset: str = "uploaded p-values", fingerprint: str = ""):
+            dataset: str = "uploaded p-values", fingerprint: str = "", labels=None):
     """One PAPRIKA (AI) run with OpenDP noise, packed as a :class:`dpcore.release.ReleaseBundle`.
 
     ``sensitivity`` carries η and the floor μ of ``log max(p, μ)`` above which η holds; it must be
@@ -32,7 +32,9 @@ def release(pvalues, *, alpha: float, epsilon: float, delta: float, sensitivity:
     Exports only the rejection vector and the test levels α_t (paper rule: α_t is a function of
     earlier released rejections, so it is post-processing). The noisy threshold and the per-test
     noise are internal to SparseVector and are never exported. The authors' code rule is refused
-    (its α_t depends on unreleased candidacy indicators).
+    (its α_t depends on unreleased candidacy indicators). ``labels`` (one per hypothesis, as uploaded) name the
+    rows of the released table; they name the tests, which the stream's design makes public, and are exported as
+    they are.
     """
 
     p, single = _as_runs(pvalues)
@@ -54,6 +56,10 @@ def release(pvalues, *, alpha: float, epsilon: float, delta: float, sensitivity:
     T = rej.size
     k = int(horizon or T)
     table = pd.DataFrame({"hypothesis": np.arange(1, T + 1), "rejected": rej.astype(int), "alpha_t": res.alpha[0]})
+    if labels is not None:
+        if len(labels) != T:
+            raise ValueError(f"{len(labels)} hypothesis labels for {T} p-values")
+        table.insert(1, "label", [str(v) for v in labels])
     name = "PAPRIKA AI" if ai else "PAPRIKA"
     scale_alpha, scale_test = paprika_noise_scales(epsilon, eta, cutoff)
     shift_a = float(res.params["shift_A"][0])
@@ -74,6 +80,8 @@ def release(pvalues, *, alpha: float, epsilon: float, delta: float, sensitivity:
                f"the guarantee allows all {T} to move together.",
                sensitivity.basis,
                f"At most c = {cutoff} rejections; the stream stops rejecting after the c-th.",
+               *(["The hypothesis labels name the tests, which the design of the stream makes public; they are "
+                  "exported as uploaded."] if labels is not None else []),
                f"Candidacy (p < 2λ) is not noised. The threshold is lowered by A = {shift_a:.4g} so that each of the "
                f"k = {k} hypotheses whose candidacy a neighbour could flip is rejected with probability at most δ/k "
                "(a union bound over the stream); δ covers them all.",

@@ -9,6 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dpcore.fdr.core import StreamResult, log_pvalues
+from dpcore.fdr.frontier import smallest_records_per_epsilon
 from dpcore.fdr.sensitivity import METHODS
 from dpcore.fdr.sweeps import UtilityCurve
 from dpcore.figures import (
@@ -272,7 +273,7 @@ def frontier_figure(table: pd.DataFrame, *, cutoff: int, target: float,
         hovertemplate=("n = %{y} records per test, ε = %{x}<br>power %{z:.2f} ± %{customdata[0]:.2f}, "
                        "FDR %{customdata[1]:.3f} ± %{customdata[2]:.3f}<br>floor μ = %{customdata[3]:.0e}, "
                        "η = %{customdata[4]:.3f}, shift A = %{customdata[5]:.0f}<extra></extra>"))))
-    fewest = table[table["power"] >= target].groupby(["cutoff", "epsilon"])["records"].min()
+    fewest = smallest_records_per_epsilon(table, target=target).set_index(["cutoff", "epsilon"])["records"]
     for i, c in enumerate(sorted(table["cutoff"].unique())):
         line = fewest.reindex([(c, e) for e in eps])
         never = " (never on this grid)" if line.isna().all() else ""

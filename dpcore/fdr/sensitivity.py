@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from dpcore.validation import InputError, coded_column, distinct_columns, numeric_column
+from dpcore.validation import InputError, coded_column, distinct_columns, numeric_column, require_columns
 
 GammaKind = Literal["power", "constant"]
 Rule = Literal["paper", "code"]
@@ -191,3 +191,14 @@ def pvalues_from_frame(frame: pd.DataFrame, pcol: str, truth_col: str | None = N
     if p.size > 100_000:
         raise InputError(f"Column {pcol!r} has {p.size:,} p-values; at most 100,000 are supported.")
     return p, truth
+
+
+def hypothesis_labels(frame: pd.DataFrame, label_col: str, *roles: str | None) -> np.ndarray:
+    """The uploaded names of the hypotheses (cell text, stripped), so results name them rather than row numbers.
+
+    ``roles``: the other mapped columns (p-values, truth), which the label column must differ from. The labels are
+    text from a file: pages show them literally, never as Markdown.
+    """
+    distinct_columns(label_col, *roles)
+    require_columns(frame, [label_col])
+    return frame[label_col].astype(str).str.strip().to_numpy()
