@@ -50,6 +50,7 @@ class Source:
     public: np.ndarray  # bool per record: public (added without noise, not protected)
     public_basis: str  # why those records are public
     beta: np.ndarray | None = None
+    unit: str = "one cell line"  # the unit of privacy shown on the page
 
     def public_rows(self) -> R.PublicRows:
         return R.PublicRows(self.X[self.public], self.y[self.public],
@@ -89,7 +90,8 @@ def _synthetic(n: int, d: int, noise: float, seed: int, k: int) -> Source:
     return Source(f"Synthetic (n = {n}, d = {d}, noise sd {noise:g}, seed {seed})",
                   fingerprint("synthetic-regression", n, d, noise, seed), X, y,
                   tuple(f"x{j + 1}" for j in range(d)), (-1.0, 1.0), (-bound, bound), 0.0, "observed y", "synthetic",
-                  ("synthetic", n, d, noise, seed, k), tuple(f"record {i + 1}" for i in range(n)), public, basis, beta)
+                  ("synthetic", n, d, noise, seed, k), tuple(f"record {i + 1}" for i in range(n)), public, basis, beta,
+                  unit="one record")
 
 
 def _upload() -> Source | None:
@@ -104,14 +106,20 @@ def _upload() -> Source | None:
     c1, c2, c7 = st.columns([1, 2, 1])
     with c1:
         resp = ui.url_selectbox("Response column", key="rg_ycol", options=cols, index=0)
+    others = [c for c in cols if c != resp]
+    # a new response: the features default to the first ten other columns again (the old response among them)
+    ui.reset_when_changed("_rg_upload_response", (tuple(cols), resp), dict(rg_xcols=others[:10]))
     with c2:
-        feats = ui.url_multiselect("Feature columns", key="rg_xcols", options=[c for c in cols if c != resp],
-                                   default=[c for c in cols if c != resp][:10])
+        feats = ui.url_multiselect("Feature columns", key="rg_xcols", options=others, default=others[:10])
+        st.caption(f"{len(feats)} of {len(others)} other columns used as features: "
+                   + ui.literal(", ".join(feats) or "none"))
     with c7:
         mark = st.selectbox("Public-rows column (optional)", [None] + [c for c in cols if c != resp and c not in feats],
                             key="rg_pubcol", format_func=lambda c: "none: every row is private" if c is None else c,
                             help="A 0/1 column: 1 marks a row whose data are already public. Those rows enter the "
                                  "release without noise and are not protected; the guarantee rests on your statement.")
+    unit = st.text_input("Unit of privacy (what one row is)", key="rg_unit", value="one record/row", max_chars=60,
+                         help="Shown on the page and in the release: the guarantee protects one such unit.")
     c3, c4, c5, c6 = st.columns(4)
     ylo = float(c3.number_input("Public response minimum", key="rg_ylo", value=-10.0))
     yhi = float(c4.number_input("Public response maximum", key="rg_yhi", value=13.0))
@@ -126,7 +134,8 @@ def _upload() -> Source | None:
                                                min_rows=MIN_RECORDS)
         return Source(f"{name} (uploaded)", fp, X, y, tuple(feats), (xlo, xhi), (ylo, yhi), "public",
                       f"observed {resp}", "upload", ("upload",), tuple(f"row {i + 2}" for i in range(len(y))),
-                      public, f"marked 1 in column {mark!r} by the user" if mark else "")
+                      public, f"marked 1 in column {mark!r} by the user" if mark else "",
+                      unit=unit.strip() or "one record/row")
     return None
 
 
@@ -245,7 +254,7 @@ ui.set_current_dataset(src.label, src.fp)
 N, d = src.X.shape
 n_pub = int(src.public.sum())
 rest = np.flatnonzero(~src.public)  # the private records: test and private training sets are drawn from these
-st.caption(f"Unit of privacy: one cell line (replace-one neighbours; n is public). {N} records, d = {d} features; "
+st.caption(f"Unit of privacy: {ui.literal(src.unit)} (replace-one neighbours; n is public). {N} records, d = {d} features; "
            + (f"{n_pub} public ({ui.literal(src.public_basis)}): added without noise and not protected."
               if n_pub else "no public records: every record is private."))
 
@@ -257,6 +266,15 @@ def _clamp(key: str, lo: int, hi: int) -> None:
     if key in st.session_state:
         value = st.session_state[key]
         clamped = int(min(max(value, lo), hi))
+        if clamped != value:
+            st.session_state[key] = clamped
+
+
+def _clamp_float(key: str, lo: float, hi: float) -> None:
+    """Keep a share slider's remembered value inside its new range when the range follows another control."""
+    if key in st.session_state:
+        value = float(st.session_state[key])
+        clamped = round(min(max(value, lo), hi), 2)
         if clamped != value:
             st.session_state[key] = clamped
 
@@ -303,7 +321,7 @@ with c3:
     uses_dp = "dp" in (y_centre, sigma_y)
     with c32:
         prep_share = float(ui.url_slider("Share of ε for the DP centre/scale", key="rg_pshare", min_value=0.02,
-                                         max_value=0.3, value=0.05, step=0.01)) if uses_dp else 0.0
+                                         max_value=0.3, value=R.DEFAULT_PREP_SHARE, step=0.01)) if uses_dp else 0.0
 
 #: noise draws of the preview (its histogram and the release's utility note)
 PREVIEW_DRAWS = 200
@@ -398,6 +416,11 @@ def _notebook_source() -> dict:
                 x_bounds=src.x_bounds, y_bounds=src.y_bounds)
 
 
+def _med(values: np.ndarray) -> str:
+    lo, mid, hi = np.quantile(values, [0.05, 0.5, 0.95])
+    return f"{mid:.3g} ({lo:.3g} to {hi:.3g})"
+
+
 def _request_full_search() -> None:
     st.session_state["_rg_full_requested"] = True
 
@@ -413,12 +436,13 @@ def _at_epsilon() -> None:
                             format_func=lambda m: {"tuned": "tuned on synthetic data (free)", "manual": "manual"}[m])
     with e1:
         p1 = float(ui.url_slider("p1 → nxx", key="rg_p1", min_value=0.05, max_value=0.90, value=0.35, step=0.05))
-        p2 = float(ui.url_slider("p2 → nxy", key="rg_p2", min_value=0.05, max_value=0.90, value=0.60, step=0.05))
+        p2_max = round(0.95 - p1, 2)  # p3 = 1 − p1 − p2 keeps at least 0.05, so no state of the two is invalid
+        _clamp_float("rg_p2", 0.05, p2_max)
+        p2 = float(ui.url_slider("p2 → nxy", key="rg_p2", min_value=0.05, max_value=max(p2_max, 0.1),
+                                 value=min(0.60, p2_max), step=0.05, disabled=p2_max <= 0.05))
+        p2 = min(p2, p2_max)
         p3 = round(1.0 - p1 - p2, 10)
-        if p3 < 0.05 - 1e-9:
-            st.error(f"p1 + p2 = {p1 + p2:.2f} leaves p3 = {p3:.2f} for nyy; it needs at least 0.05.")
-            return
-        st.caption(f"p3 → nyy = {p3:.2f} (budget split nxx : nxy : nyy)")
+        st.caption(f"p3 → nyy = {p3:.2f} (budget split nxx : nxy : nyy; p2 is at most 0.95 − p1)")
     split = (p1, p2, p3)
     eps_prep = prep_share * epsilon if uses_dp else 0.0
     eps_stat = epsilon - eps_prep
@@ -471,7 +495,13 @@ def _at_epsilon() -> None:
     with v_fit:
         if v_fit.open:
             ui.live_chart(rf.predicted_vs_observed(yt, pred_draws[0], pred_np, rho_private=float(rho_draws[0]),
-                                                   rho_nonprivate=rho_np, y_label=src.y_label), key="rg_headline")
+                                                   rho_nonprivate=rho_np, y_label=src.y_label,
+                                                   r2_private=float(pv.r2[0]), r2_nonprivate=pv.r2_nonprivate,
+                                                   rmse_private=float(pv.rmse[0]), rmse_nonprivate=pv.rmse_nonprivate),
+                          key="rg_headline")
+            st.caption(f"Held-out scores over {pv.rho.size} preview draws (median, 5–95%): ρ {_med(pv.rho)}, "
+                       f"R² {_med(pv.r2)}, RMSE {_med(pv.rmse)}; non-private ρ {rho_np:.3f}, R² {pv.r2_nonprivate:.3f}, "
+                       f"RMSE {pv.rmse_nonprivate:.3g}. R² below 0 means worse than predicting the mean.")
             ui.teaching("1. Centre and scale each record (free, or a small charged DP mean). 2. Clip. 3. Add Laplace "
                         "noise to the three sums. 4. Repair the noisy nxx to be positive semi-definite and compute the "
                         "Bayesian posterior mean — all post-processing. This plot is one preview draw; the “Noise "

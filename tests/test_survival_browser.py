@@ -88,3 +88,33 @@ def test_draws_slider_in_its_view_redraws_that_view_only(app_server, chromium_pa
     assert page.evaluate(CHECK) == [], "the trade-off curve does not depend on the utility view's draws"
     assert page.evaluate(SPEC, "sv_draws") != before
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_km_plots_print_numbers_at_risk(app_server, chromium_page, streamlit_idle, tmp_path):
+    """The headline and the per-group Kaplan–Meier plots carry a numbers-at-risk table under the axis (issue 28):
+    drawn by Plotly inside the chart, whole numbers, the noisy rows labelled; screenshots of both charts."""
+    import os
+    import shutil
+
+    page = chromium_page
+    page.goto(f"{app_server}/survival")
+    streamlit_idle(page)
+    shots = []
+    for key, tab in (("sv_headline", None), ("sv_groups", "Groups and log-rank")):
+        if tab:
+            page.locator('[data-testid="stMain"]').get_by_role("tab", name=tab).click()
+            streamlit_idle(page)
+        chart = page.locator(f".st-key-{key} .js-plotly-plot").first
+        chart.wait_for(timeout=120_000)
+        texts = chart.locator(".annotation-text").evaluate_all("els => els.map(e => e.textContent)")
+        assert any(t.startswith("Number at risk") for t in texts), texts
+        numbers = [int(t) for t in texts if t.strip().isdigit()]
+        assert numbers and min(numbers) >= 0
+        assert ("noisy" in texts and "true" in texts) if key == "sv_headline" else {"female", "male"} <= set(texts)
+        chart.scroll_into_view_if_needed()
+        shots.append(chart.screenshot(path=str(tmp_path / f"survival_{key}.png")))
+    keep = os.environ.get("DP_SCREENSHOT_DIR")
+    if keep:
+        for key in ("sv_headline", "sv_groups"):
+            shutil.copy(tmp_path / f"survival_{key}.png", keep)
+    assert page.locator('[data-testid="stException"]').count() == 0

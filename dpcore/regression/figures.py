@@ -38,22 +38,34 @@ MODEL_COLOURS = dict(zip(MODELS, (NONPRIVATE, PRIVATE, PALETTE[1], PALETTE[3], P
 BLUES = [list(stop) for stop in go.Heatmap(colorscale="Blues").colorscale]
 
 
+def _scores(rho: float, r2: float | None, rmse: float | None) -> str:
+    return f"ρ = {rho:.3f}" + ("" if r2 is None else f", R² = {r2:.2f}") + ("" if rmse is None else f", RMSE = {rmse:.3g}")
+
+
 def predicted_vs_observed(y_obs, pred_private, pred_nonprivate, *, rho_private: float, rho_nonprivate: float,
-                          y_label: str = "observed response") -> go.Figure:
-    """Test-set scatter of predictions against observations, private and non-private, with Spearman ρ.
+                          y_label: str = "observed response", r2_private: float | None = None,
+                          r2_nonprivate: float | None = None, rmse_private: float | None = None,
+                          rmse_nonprivate: float | None = None) -> go.Figure:
+    """Test-set scatter of predictions against observations, private and non-private, with Spearman ρ (and held-out
+    R² and RMSE when given), and the identity line: points on it are predicted exactly, so a fit whose points
+    lie far from it in either direction is off the response's scale whatever its ρ.
 
     The page's headline, redrawn from scratch on every move of ε or the budget split: the legend is text and the
     margins fixed (:func:`dpcore.figures.text_legend`), which spares Plotly a second layout pass.
     """
     fig = new_spec()
-    nonprivate = f"non-private (ρ = {rho_nonprivate:.3f})"
-    private = f"private preview (ρ = {rho_private:.3f})"
+    nonprivate = f"non-private ({_scores(rho_nonprivate, r2_nonprivate, rmse_nonprivate)})"
+    private = f"private preview ({_scores(rho_private, r2_private, rmse_private)})"
+    lo, hi = float(np.min(y_obs)), float(np.max(y_obs))
+    add_trace(fig, dict(type="scatter", x=[lo, hi], y=[lo, hi], mode="lines", name="prediction = observation",
+                        line=dict(color="#999", width=1, dash="dash"), hoverinfo="skip"))
     add_trace(fig, dict(type="scatter", x=y_obs, y=pred_nonprivate, mode="markers", name=nonprivate,
                         marker=dict(color=NONPRIVATE, size=6, opacity=0.55, symbol="circle-open")))
     add_trace(fig, dict(type="scatter", x=y_obs, y=pred_private, mode="markers", name=private,
                         marker=dict(color=PRIVATE, size=6, opacity=0.7)))
     base_layout(fig, x_title=plot_text(y_label), y_title="prediction", height=420)
-    fixed_margins(fig, t=text_legend(fig, [("○", NONPRIVATE, nonprivate), ("●", PRIVATE, private)]), b=55, l=70)
+    fixed_margins(fig, t=text_legend(fig, [("○", NONPRIVATE, nonprivate), ("●", PRIVATE, private),
+                                           ("╌", "#999", "prediction = observation")]), b=55, l=70)
     return to_figure(relayout(fig, hovermode="closest"))
 
 
