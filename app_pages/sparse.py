@@ -231,7 +231,7 @@ else:
     with c1:
         response = ui.url_selectbox("Response column", key="sp_ycol", options=cols, index=cols.index(guessed))
         if response == guessed:
-            st.caption(literal(f"Guessed: {why}."))
+            st.caption(f"Guessed: {literal(why)}.")
         thr_text = st.text_input("Public threshold for a continuous response (logistic; blank = 0/1 labels)",
                                  key="sp_uthr", disabled=loss == "linear")
     candidates = [c for c in cols if c != response]
@@ -241,8 +241,8 @@ else:
     with c2:
         feats = ui.url_multiselect("Feature columns", key="sp_xcols", options=candidates, default=default_feats)
         shown = ", ".join(feats[:40]) + (f", … ({len(feats) - 40} more)" if len(feats) > 40 else "")
-        st.caption(literal(f"Features used: {len(feats)} of the {len(candidates)} columns besides the response"
-                           + (f": {shown}." if feats else ".")))
+        st.caption(f"Features used: {len(feats)} of the {len(candidates)} columns besides the response"
+                   + (f": {literal(shown)}." if feats else "."))
     if len(candidates) > MAX_DEFAULT_FEATURES and feats == default_feats:
         st.info(f"The file has {len(candidates):,} candidate feature columns; the first {MAX_DEFAULT_FEATURES} "
                 f"(in file order) are preselected to keep previews fast. Add or remove columns under 'Feature "
@@ -324,15 +324,16 @@ if m_syn * d > MAX_CELLS:
 params = dict(K=K, r=r, B=B, lam_rule=lam_rule, c_lam=c_lam, c1=c1_const, T2=T2, dp_T=dp_T, m=m_syn,
               intercept="(intercept)" not in data.feature_names)
 params_items = tuple(sorted(params.items()))
-clipped_share, clipped_cols = sp.clipping_report(data.X, K, data.feature_names or [f"x{j + 1}" for j in range(d)])
+clipped_share, clipped_cols = sp.clipping_report(np.vstack([data.X, data.X_test]), K,
+                                                 data.feature_names or [f"x{j + 1}" for j in range(d)])
 if clipped_cols:
-    worst = ", ".join(f"{c} (up to {v:,.4g})" for c, v in clipped_cols[:5]) + (" …" if len(clipped_cols) > 5 else "")
-    st.warning(literal(
+    worst = ", ".join(f"{literal(c)} (up to {v:,.4g})" for c, v in clipped_cols[:5])
+    st.warning(
         f"{clipped_share:.1%} of the feature values lie outside the public bound [−K, K] = [−{K:g}, {K:g}] and are "
-        f"clipped to it, in {len(clipped_cols)} of {d} features: {worst}. Clipping that much distorts every "
-        "method. Standardise each feature with public ranges before uploading — (x − public centre)/(public "
-        "half-range), from domain knowledge, never from these data — or raise K (all noise grows with K)."),
-        icon=":material/content_cut:")
+        f"clipped to it, in {len(clipped_cols)} of {d} features: {worst}{' …' if len(clipped_cols) > 5 else ''}. "
+        "Clipping that much distorts every method. Standardise each feature with public ranges before uploading — "
+        "(x − public centre)/(public half-range), from domain knowledge, never from these data — or raise K "
+        "(all noise grows with K).", icon=":material/content_cut:")
 
 #: the views of the live part; only the open one is computed and drawn (fixed labels: they render as Markdown)
 VIEWS = ["Coefficients", "Utility over the draws", "Convergence", "Privacy–utility over ε"]

@@ -29,6 +29,11 @@ def _app(**query) -> AppTest:
     return at
 
 
+def _plain(text: str) -> str:
+    """Text as read on screen: without the escapes and word joiners ``ui.layout.literal`` puts into names."""
+    return text.replace("\u2060", "").replace("\\", "")
+
+
 def _noised(at: AppTest) -> str:
     return next(m.value for m in at.markdown if m.value.startswith("**What is noised"))
 
@@ -333,3 +338,79 @@ def test_the_next_step_of_each_slider_is_computed_ahead():
     fresh = _app(sp_n="200", sp_d="50", sp_R="5", sp_seed="23", eps="3")
     at.select_slider(key="eps").set_value(3.0).run()
     assert chart_spec(at, "sp_stem") == chart_spec(fresh, "sp_stem")
+
+
+# ---- issue 26/32: the default release, a bundled public data set, uploads that never go silently wrong -------------
+
+
+def test_page_opens_on_bundled_gdsc_with_the_peeling_release():
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    _ok(at)
+    assert at.radio(key="sp_src").value == "gdsc" and at.radio(key="sp_release").value == "peel"
+    assert "**What is noised (peeling + private fit):**" in _noised(at)
+    assert "and an intercept" not in _noised(at)  # GDSC carries its own '(intercept)' feature: not fitted twice
+    assert not any("outside the public bound" in w.value for w in at.warning)  # binary features within K = 1
+
+
+def _breast_cancer_like(rng, n=150, wide=0) -> pd.DataFrame:
+    """Shaped like scikit-learn's breast cancer: raw measurements far beyond K = 1, the 0/1 target last."""
+    frame = pd.DataFrame({"mean radius": rng.normal(14, 3.5, n), "mean area": rng.normal(650, 350, n).clip(140, 2501),
+                          "mean smoothness": rng.normal(0.1, 0.015, n)})
+    for j in range(wide):
+        frame[f"gene_{j}"] = rng.normal(size=n)
+    frame.loc[0, "mean area"] = 2501.0  # breast cancer's largest area
+    frame["target"] = (frame["mean radius"] + rng.normal(0, 2, n) < 14).astype(int)
+    return frame
+
+
+def test_upload_guesses_the_response_keeps_every_feature_and_warns_about_clipping():
+    at = _with_upload(_breast_cancer_like(np.random.default_rng(3)).to_csv(index=False).encode())
+    _ok(at)
+    assert at.selectbox(key="sp_ycol").value == "target"
+    assert any("Guessed: named like a response ('target')" in _plain(c.value) for c in at.caption)
+    assert at.multiselect(key="sp_xcols").value == ["mean radius", "mean area", "mean smoothness"]
+    assert any("Features used: 3 of the 3 columns" in _plain(c.value) for c in at.caption)
+    (warning,) = [_plain(w.value) for w in at.warning if "outside the public bound" in w.value]
+    assert "are clipped" in warning and "mean area (up to 2,501)" in warning and "Standardise" in warning
+    share = float(warning.split("%")[0])
+    assert 60 < share <= 100  # every area and radius value, not the smoothness
+
+
+def test_changing_the_response_hands_the_old_one_back_to_the_features():
+    frame = _breast_cancer_like(np.random.default_rng(4))
+    import streamlit as st
+    from unittest import mock
+
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(frame.to_csv(index=False).encode(),
+                                                                            "bc.csv")):
+        at = _with_upload(frame.to_csv(index=False).encode())
+        at.selectbox(key="sp_ycol").set_value("mean radius").run()
+    _ok(at)
+    assert at.multiselect(key="sp_xcols").value == ["mean area", "mean smoothness", "target"]
+
+
+def test_wide_upload_says_how_many_features_are_used_and_which():
+    at = _with_upload(_breast_cancer_like(np.random.default_rng(5), wide=120).to_csv(index=False).encode())
+    _ok(at)
+    assert len(at.multiselect(key="sp_xcols").value) == 50
+    assert any("123 candidate feature columns; the first 50" in i.value for i in at.info)
+    (used,) = [_plain(c.value) for c in at.caption if c.value.startswith("Features used")]
+    assert "50 of the 123 columns" in used and "mean radius" in used and "(10 more)" in used
+
+
+def test_logistic_release_on_an_upload_has_an_intercept():
+    frame = _breast_cancer_like(np.random.default_rng(6))
+    import streamlit as st
+    from unittest import mock
+
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params.update({"sp_src": "upload", "sp_loss": "logistic", "sp_R": "5", "sp_s": "2", "eps": "10"})
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(frame.to_csv(index=False).encode(),
+                                                                            "bc.csv")):
+        at.run()
+        at.button(key="release_button_sparse").click().run()
+        at.button(key="release_confirm_sparse").click().run()
+    _ok(at)
+    coef = at.session_state["_release_last_sparse"].tables["coefficients"]
+    assert coef.feature.iloc[0] == "(intercept)" and len(coef) == 3
+    assert set(coef.feature[1:]) <= {"mean radius", "mean area", "mean smoothness"}
