@@ -52,6 +52,14 @@ def _stream(rng, T=300):
     return private, p, truth, base
 
 
+def _frontier_table(rng):
+    """A power frontier's shape: records × cutoffs × ε with power rising in records and ε (c = 10 never reaches 0.8)."""
+    grid = [(n, c, e) for n in (500, 2000, 8000) for c in (10, 40) for e in (1.0, 5.0, 20.0)]
+    return pd.DataFrame([dict(records=n, cutoff=c, epsilon=e, power=min(c / 40, n * e / 40000), power_se=0.01,
+                              FDR=rng.uniform(0, 0.02), FDR_se=0.001, floor=1e-20, eta=1.0, shift_A=100.0)
+                         for n, c, e in grid])
+
+
 def _fdr_table(rng, xs=(0.1, 0.5, 1.0, 2.0)):
     rows = [dict(method=m, x=x, FDR=rng.uniform(0, 0.1), FDR_se=rng.uniform(0, 0.01), power=rng.uniform(0.2, 0.9),
                  power_se=rng.uniform(0, 0.02)) for m in FDR_METHODS + ("PAPRIKA (authors' code rule)",) for x in xs]
@@ -106,6 +114,8 @@ def cases():
         "fdr.stream_figure": lambda: FF.stream_figure(private, p, truth=truth, nonprivate=base, cutoff=3, title="one"),
         "fdr.stream_figure_plain": lambda: FF.stream_figure(private, p),
         "fdr.utility_figure": lambda: FF.utility_figure([fcurve], 1.0, alpha=0.05, bound=0.125),
+        "fdr.frontier_figure": lambda: FF.frontier_figure(_frontier_table(rng_fixed(7)), cutoff=40, target=0.8,
+                                                          current=(2000, 5.0)),
         "survival.headline_figure": lambda: VF.headline_figure(cs, cs_exact, noise_band=(cs.ci_lower, cs.ci_upper),
                                                                title="pooled"),
         "survival.headline_figure_na": lambda: VF.headline_figure(cs, None, estimator="na", group=1),
