@@ -14,6 +14,7 @@ import numpy as np
 import streamlit as st
 
 import ui
+from dpcore import columns
 from dpcore import regression as R
 from dpcore.regression import figures as rf
 from dpcore.ledger import fingerprint
@@ -102,10 +103,12 @@ def _upload() -> Source | None:
         return None
     frame, fp, name = table
     cols = list(frame.columns)
-    ui.reset_when_changed("_rg_upload_columns", tuple(cols), dict(rg_ycol=cols[0], rg_xcols=cols[1:11], rg_pubcol=None))
+    guess = columns.guess(frame, "response")  # by name, then type; said below
+    ui.reset_when_changed("_rg_upload_columns", tuple(cols), dict(rg_ycol=cols[guess.index_in(cols)], rg_pubcol=None))
     c1, c2, c7 = st.columns([1, 2, 1])
     with c1:
-        resp = ui.url_selectbox("Response column", key="rg_ycol", options=cols, index=0)
+        resp = ui.url_selectbox("Response column", key="rg_ycol", options=cols, index=guess.index_in(cols))
+        st.caption(ui.literal(columns.describe([guess])))
     others = [c for c in cols if c != resp]
     # a new response: the features default to the first ten other columns again (the old response among them)
     ui.reset_when_changed("_rg_upload_response", (tuple(cols), resp), dict(rg_xcols=others[:10]))
