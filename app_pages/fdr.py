@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 import ui
+from dpcore import columns
 from dpcore import fdr
 from dpcore.fdr import figures as ff
 from dpcore.ledger import fingerprint
@@ -222,12 +223,17 @@ else:
     frame, data_fp, name = table
     cols = list(frame.columns)
     none = "(none)"
-    ui.reset_when_changed("_fdr_upload_columns", tuple(cols), dict(fdr_pcol=cols[0], fdr_tcol=none, fdr_lcol=none))
+    pguess = columns.guess(frame, "p_value")  # by name, then type (numbers in [0, 1]); said below
+    tguess = columns.guess(frame, "truth", exclude=[pguess.column], fallback=False)
+    ui.reset_when_changed("_fdr_upload_columns", tuple(cols), dict(fdr_pcol=cols[pguess.index_in(cols)],
+                                                                   fdr_tcol=tguess.column or none, fdr_lcol=none))
+    st.caption(ui.literal(columns.describe([pguess, tguess])))
     m1, m2, m3 = st.columns(3)
     with m1:
-        pcol = ui.url_selectbox("Column of p-values", key="fdr_pcol", options=cols, index=0)
+        pcol = ui.url_selectbox("Column of p-values", key="fdr_pcol", options=cols, index=pguess.index_in(cols))
     with m2:
-        tcol = ui.url_selectbox("Truth column (optional, 0/1)", key="fdr_tcol", options=[none] + cols, index=0)
+        tcol = ui.url_selectbox("Truth column (optional, 0/1)", key="fdr_tcol", options=[none] + cols,
+                                index=tguess.index_in([none] + cols))
     with m3:
         lcol = ui.url_selectbox("Hypothesis label column (optional)", key="fdr_lcol", options=[none] + cols, index=0,
                                 help="Names the hypotheses in the results and the released table (e.g. a gene or "
