@@ -114,8 +114,8 @@ def _upload() -> Source | None:
     ui.reset_when_changed("_rg_upload_response", (tuple(cols), resp), dict(rg_xcols=others[:10]))
     with c2:
         feats = ui.url_multiselect("Feature columns", key="rg_xcols", options=others, default=others[:10])
-        st.caption(f"{len(feats)} of {len(others)} other columns used as features: "
-                   + ui.literal(", ".join(feats) or "none"))
+        used, offered = len(feats), len(others)
+        st.caption(f"{used} of {offered} other columns used as features: " + ui.literal(", ".join(feats) or "none"))
     with c7:
         mark = st.selectbox("Public-rows column (optional)", [None] + [c for c in cols if c != resp and c not in feats],
                             key="rg_pubcol", format_func=lambda c: "none: every row is private" if c is None else c,

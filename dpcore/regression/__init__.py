@@ -23,13 +23,15 @@ The files, in the order data flows (each imports only the ones above it):
 5. ``posterior.py`` — **post-processing**: PSD repair and the Bayesian posterior;
 6. ``estimator.py`` — :func:`robust_private_lr`, the three stages in one call;
 7. ``baselines.py`` — **baselines**: output perturbation, functional mechanism;
-8. ``tuning.py`` — free threshold and budget-split searches on public synthetic data;
-9. ``evaluation.py`` — **simulators**: Monte-Carlo CV, utility curves, the page's preview;
-10. ``public_rows.py`` — public rows added without noise;
-11. ``data.py`` — uploaded CSVs mapped to ``(X, y)``;
-12. ``bundle.py`` — :func:`release`: one OpenDP release as a ReleaseBundle (data only);
-13. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
-14. ``audit.py`` — black-box audit scenarios.
+8. ``adassp.py`` — AdaSSP (Wang 2018): Gaussian sufficient statistics with a private adaptive ridge (proofs);
+9. ``tuning.py`` — free threshold and budget-split searches on public synthetic data;
+10. ``evaluation.py`` — **simulators**: Monte-Carlo CV, utility curves, the page's preview;
+11. ``public_rows.py`` — public rows added without noise;
+12. ``data.py`` — uploaded CSVs mapped to ``(X, y)``;
+13. ``examples.py`` — scikit-learn's diabetes data with public per-feature ranges (tests, benchmarks);
+14. ``bundle.py`` — :func:`release`: one OpenDP release as a ReleaseBundle (data only);
+15. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
+16. ``audit.py`` — black-box audit scenarios.
 
 This ``__init__`` is the public API (``from dpcore import regression as R; R.release(...)``); the
 evaluation and tuning helpers are imported from their modules
