@@ -428,9 +428,10 @@ def _at_epsilon() -> None:
               "risk_set": risk_set,
               "sensitivity_l1": sv.sensitivity(G)}
     config = SurvivalConfig(
-        dataset=name, horizon=horizon, grid_unit=grid_unit, epsilon=epsilon, seed=seed, estimator=estimator,
-        event_type=event_type, compare=compare, noise_aware=aware, kind=kind, risk_set=risk_set, sweep=tuple(SWEEP),
-        sweep_draws=int(st.session_state.get("sv_Rc", SWEEP_DRAWS)), **({} if src.bundled else _upload_columns()))
+        dataset=name, horizon=horizon, grid_unit=grid_unit, width=width, epsilon=epsilon, seed=seed,
+        estimator=estimator, event_type=event_type, compare=compare, noise_aware=aware, kind=kind, risk_set=risk_set,
+        sweep=tuple(SWEEP), sweep_draws=int(st.session_state.get("sv_Rc", SWEEP_DRAWS)),
+        **({} if src.bundled else _upload_columns()))
     code_downloads(config)
     ui.release_panel(
         key="survival", dataset_label=src.label, fingerprint=src.fp, method="DP survival analysis", epsilon=epsilon,

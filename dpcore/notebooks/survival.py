@@ -28,6 +28,7 @@ class SurvivalConfig:
     risk_set: str = "spec"
     sweep: tuple[float, ...] = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
     sweep_draws: int = 200
+    width: float = 1.0  # bin width in grid units (the page's default grid rule for uploads)
     band_draws: int = 200
     # the user's CSV: how its columns map to the roles (names as chosen on the page)
     time_col: str = ""
@@ -80,11 +81,11 @@ def cells(c: SurvivalConfig) -> list[Cell]:
         Cell("The page's settings. The grid (unit and horizon) is public: chosen without looking at the data.",
              code("EPSILON = {eps}\nSEED = {seed}  # the preview's seed; a release is seeded by the operating system\n"
                   "ESTIMATOR, EVENT_TYPE, RISK_SET, NOISE = {est}, {etype}, {rs}, {kind}\n\n"
-                  "grid = sv.make_grid({h}, data_unit=time_unit, grid_unit={unit}, max_bins=2000)\n"
+                  "grid = sv.make_grid({h}, data_unit=time_unit, grid_unit={unit}, width={w}, max_bins=2000)\n"
                   f"counts = sv.count_matrix(time, event, grid, {grouped}, n_types=len(event_labels),\n"
                   "                         event_labels=event_labels)",
                   eps=c.epsilon, seed=c.seed, est=c.estimator, etype=c.event_type, rs=c.risk_set, kind=c.kind,
-                  h=c.horizon, unit=c.grid_unit)),
+                  h=c.horizon, unit=c.grid_unit, w=c.width)),
         Cell("One preview release: noise on every count of the count matrix, drawn with the page's seed.",
              "noise = sv.survival_noise(EPSILON, counts.n_groups, kind=NOISE)\n"
              "rng = np.random.default_rng(SEED)\n"
