@@ -11,7 +11,7 @@ import streamlit as st
 from dpcore import distributed
 from dpcore.figures import epsilon_choice_figure
 from dpcore.utility import Simulator, simulate_draws, smallest_epsilon
-from ui.state import session_memo
+from ui.state import current_dataset, get_ledger, session_memo
 from ui.widgets import url_number, url_radio, url_slider
 
 REFINE_DRAWS = [1_000, 5_000]
@@ -76,6 +76,8 @@ def _target(*, key, grid, draws, metric_label, default_threshold, larger_is_bett
     choice = smallest_epsilon(grid, np.asarray(draws), threshold=threshold, kind=kind, probability=probability,
                               larger_is_better=larger_is_better)
     (st.success if choice.met else st.warning)(choice.summary())
+    if choice.met:
+        _beyond_the_cap(choice.epsilon)
     st.caption(
         f"Estimated from {np.asarray(draws).shape[1]} simulated releases per ε on {basis}. This estimate is "
         "for planning only: it used the data without noise, is not differentially private, and is not part of "
@@ -88,6 +90,25 @@ def _target(*, key, grid, draws, metric_label, default_threshold, larger_is_bett
     figure = session_memo(f"accuracy_first_{key}", identity,  # rebuilt only when its inputs change
                           lambda: epsilon_choice_figure(choice, metric_label=y_title))
     st.plotly_chart(figure, key=f"{key}_fig")
+
+
+def _beyond_the_cap(epsilon: float) -> None:
+    """Say plainly when the smallest ε that meets the target is more than this data set may spend.
+
+    The limit is what is left of the data set's cap once the release panel has keyed it (``remaining``), else
+    its cap (``ceiling``: the deployment's default for a data set the ledger has not keyed yet).
+    """
+    ledger = get_ledger()
+    current = current_dataset()
+    key = current[2] if current else ""
+    left = ledger.remaining(key) if key else None
+    cap = ledger.ceiling(key)
+    limit, what = ((left[0], "what is left of this data set's cap") if left is not None else
+                   (cap.epsilon, "this data set's cap") if cap is not None else (None, ""))
+    if limit is not None and epsilon > limit + 1e-12:
+        st.warning(f"The smallest ε that meets the target, ≈ {epsilon:.3g}, is above {what}: ε = {limit:g}. A "
+                   "release at that ε would be refused: relax the target, or raise the cap on the Ledger page if "
+                   "the deployment allows it.", icon=":material/block:")
 
 
 def _refined(key: str, simulate: Simulator, grid, draws, public_data: bool):
