@@ -11,8 +11,9 @@ import streamlit as st
 from threadpoolctl import threadpool_limits
 
 from ui import current_dataset, get_ledger, session_id, url_toggle
-from ui.identity import account_panel
-from ui.state import forget_current_dataset
+from dpcore.access import CUSTODIAN, VISITOR
+from ui.identity import account_panel, current_person
+from ui.state import forget_current_dataset, readable_scopes
 from ui.widgets import LINKED, forget_control
 from ui.layout import TEACHING_KEY, literal
 
@@ -60,8 +61,12 @@ def _session_status() -> None:
     current = current_dataset()
     st.markdown("**Current data set**")
     st.caption(literal(current[0]) if current else "none chosen yet")
-    st.markdown("**Privacy ledger (all sessions)**")
-    summary = get_ledger().summary(session=session_id())
+    person = current_person()
+    if person.role == VISITOR:  # nothing of anyone's ledger: not even that it is empty
+        return
+    st.markdown("**Privacy ledger (your data sets, all sessions)**" if person.role == CUSTODIAN
+                else "**Privacy ledger (data sets granted to you)**")
+    summary = get_ledger().summary(session=session_id(), scopes=readable_scopes(person))
     if summary:
         for row in summary:
             cap = f" of {row['ε cap']:g}" if row["ε cap"] is not None else ""
@@ -70,7 +75,8 @@ def _session_status() -> None:
             st.markdown(f"**{literal(row['data set'])}**  \nε {row['ε spent']:g}{cap}{delta} spent · "
                         f"{row['releases']} release{'s' if row['releases'] != 1 else ''}{mine}")
     else:
-        st.caption("No release yet: previews are free, releases are charged here.")
+        st.caption("No release yet: previews are free, releases are charged here." if person.role == CUSTODIAN
+                   else "No release on the data sets granted to you yet.")
 
 
 # Each page opens at its own ε (its default, or a link's): the widget key "eps" is shared by every page (one URL

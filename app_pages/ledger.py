@@ -1,8 +1,13 @@
-"""Ledger: every release of the deployment (all sessions), per data set, with caps, histories and reports."""
+"""Ledger: the releases of the data sets this person may see (all sessions), with caps, histories and reports.
+
+A custodian sees and caps their own data sets; a reviewer reads those granted to them; a visitor sees no ledger.
+Nothing here depends on another custodian's data (issue: cross-visitor leaks).
+"""
 
 import pandas as pd
 import streamlit as st
 
+from dpcore.access import CUSTODIAN, VISITOR
 from dpcore.ledger import history_report
 from dpcore.report import html_report, internal_notes_html
 from ui import (
@@ -17,93 +22,122 @@ from ui import (
     session_id,
     show_errors,
 )
+from ui.identity import current_person
+from ui.state import readable_scopes
 
 ledger = get_ledger()
-page_header("Ledger & report", "Every release this deployment has made — from any session, tab or server process — "
-            "what it cost, the caps, and printable reports.")
+person = current_person()
+page_header("Ledger & report", "The releases of your data sets — from any session, tab or server process — what "
+            "they cost, the caps, and printable reports.")
 explain(
     f"""
-Each release spends privacy budget on one data set (identified by a keyed hash of its contents, so the same data
-under another name shares the budget). Costs add up by **basic sequential composition**: the total ε of a data set
-is the sum of its releases' ε, and likewise δ. A cap refuses, on every page and in every session, any release that
-would take the total past it; the charge is recorded before the released values are shown. The ledger is kept in
-the server's database ({literal(ledger.location)}): reloading, opening another tab or restarting the server gives no
-budget back. It holds costs, public parameters and the released DP values, never the data.
+Each release spends privacy budget on one data set. **A budget follows the people, not the file:** a data set is
+identified by the values its releases read, record by record (numbers as numbers; column names, column and row order
+and unread or constant columns do not matter), and a release on a table that shares records with one of your earlier
+data sets is charged to both, so a re-saved, renamed, widened or row-dropped copy shares the budget. An edited value
+is a new record, and budgets are per custodian: the ledger protects people against honest re-uploads, not against a
+custodian who edits data, and it never tells anyone whether their data matches another custodian's.
+
+Costs add up by **basic sequential composition**: the total ε of a data set is the sum of its releases' ε, and
+likewise δ. A cap refuses, on every page and in every session, any release that would take the total past it; the
+charge is recorded before the released values are shown. The ledger is kept in the server's database
+({literal(ledger.location)}): reloading, opening another tab or restarting the server gives no budget back. It holds
+costs, public parameters, the released DP values and keyed digests of records, never the data.
 """
 )
 session = session_id()
+scopes = readable_scopes(person)
+is_custodian = person.role == CUSTODIAN
 tables = st.container()  # filled after the cap form below, so a cap set in this run shows at once
 
-st.subheader("Budget cap")
-names = {ds: ledger.name_of(ds) for ds in ledger.datasets()}
-current = current_dataset()
-if current is not None:
-    names.setdefault(ledger.dataset_key(current[1]), current[0])
-if names:
-    fp = st.selectbox("Data set", list(names), format_func=lambda ds: f"{names[ds]} · key {ds[:8]}", key="cap_dataset")
-    label = names[fp]
-    ceiling, existing = ledger.ceiling(fp), ledger.budget(fp)
-    if ceiling is not None:
-        st.caption(f"The server's configuration caps this data set at ε = {ceiling.epsilon:g}, δ = {ceiling.delta:g} "
-                   "(its own cap, or the default for new data sets). A cap can be lowered here, not raised above "
-                   "that; see the README, \"The privacy ledger\".")
-    cols = st.columns(2)
-    spent_eps, spent_delta = ledger.spent(fp)  # defaults above what is spent (a cap below it cannot be set)
-    cap_eps = cols[0].number_input("Total ε cap", min_value=0.01, max_value=ceiling.epsilon if ceiling else 100.0,
-                                   value=existing.epsilon if existing else min(100.0, max(5.0, 2 * spent_eps)),
-                                   key="cap_eps")
-    cap_delta = cols[1].number_input("Total δ cap", min_value=0.0, max_value=ceiling.delta if ceiling else 0.01,
-                                     format="%.2e", value=existing.delta if existing else max(1e-5, 2 * spent_delta),
-                                     key="cap_delta")
-    if st.button("Set cap"):
-        with show_errors("Cap not set"):
-            ledger.set_budget(fp, cap_eps, cap_delta, label=label)
-            st.success(f"Cap for {literal(label)}: ε = {cap_eps:g}, δ = {cap_delta:g}.")
-else:
-    st.caption("Open a method page and pick a data set to set its cap.")
+if person.role == VISITOR:
+    st.info("The ledger is shown to data custodians and the reviewers they grant it to: sign in to see yours.",
+            icon=":material/lock:")
+elif is_custodian:
+    st.subheader("Budget cap")
+    names = {ds: ledger.name_of(ds) for ds in ledger.datasets(scopes=(person.scope,))}
+    current = current_dataset()
+    if current is not None and current[2]:
+        names.setdefault(current[2], current[0])
+    if names:
+        fp = st.selectbox("Data set", list(names), format_func=lambda ds: f"{names[ds]} · key {ds[:8]}",
+                          key="cap_dataset")
+        label = names[fp]
+        ceiling, existing = ledger.ceiling(fp), ledger.budget(fp)
+        if ceiling is not None:
+            st.caption(f"The server's configuration caps this data set at ε = {ceiling.epsilon:g}, "
+                       f"δ = {ceiling.delta:g} (its own cap, or the default for new data sets). A cap can be lowered "
+                       "here, not raised above that; see the README, \"The privacy ledger\".")
+        cols = st.columns(2)
+        spent_eps, spent_delta = ledger.spent(fp)  # defaults above what is spent (a cap below it cannot be set)
+        cap_eps = cols[0].number_input("Total ε cap", min_value=0.01,
+                                       max_value=ceiling.epsilon if ceiling else 100.0,
+                                       value=existing.epsilon if existing else min(100.0, max(5.0, 2 * spent_eps)),
+                                       key="cap_eps")
+        cap_delta = cols[1].number_input("Total δ cap", min_value=0.0, max_value=ceiling.delta if ceiling else 0.01,
+                                         format="%.2e",
+                                         value=existing.delta if existing else max(1e-5, 2 * spent_delta),
+                                         key="cap_delta")
+        if st.button("Set cap"):
+            with show_errors("Cap not set"):
+                ledger.set_budget(fp, cap_eps, cap_delta, label=label, scope=person.scope, actor=person.id)
+                st.success(f"Cap for {literal(label)}: ε = {cap_eps:g}, δ = {cap_delta:g}.")
+    else:
+        st.caption("Open a method page and pick a data set to set its cap.")
 
 _EXACT = {"ε": st.column_config.NumberColumn("ε", format="%g"), "δ": st.column_config.NumberColumn("δ", format="%g")}
+records = ledger.records(scopes=scopes) if scopes else []
 with tables:
-    records = ledger.records()
     if records:
+        ids = {r.id: r for r in records}
         table = pd.DataFrame(
             [
                 {"data set": ledger.name_of(r.dataset), "method": r.method, "ε": r.epsilon, "δ": r.delta,
                  "relation": r.relation, "time (UTC)": r.time, "page": r.page,
-                 "this session": "✓" if r.session == session else "", "status": r.status,
+                 "charged through": ledger.name_of(ids[r.via].dataset) if r.via in ids else "",
+                 "this session": "✓" if r.session == session else "", "by": r.actor, "status": r.status,
                  "parameters": "; ".join(f"{k}={v}" for k, v in r.params.items())}
                 for r in records
             ]
         )
         st.subheader("Releases (all sessions)")
         st.dataframe(table, hide_index=True, width="stretch", column_config=_EXACT)
+        st.caption("\"Charged through\" names the data set a release was made on when it reached this one through "
+                   "shared records.")
         st.subheader("Totals per data set")
-        totals = pd.DataFrame(ledger.summary(session=session))
+        totals = pd.DataFrame(ledger.summary(session=session, scopes=scopes))
         for cap in ("ε cap", "δ cap"):  # a missing cap reads "no cap", not "None"
             totals[cap] = [f"{v:g}" if v is not None and pd.notna(v) else "no cap" for v in totals[cap]]
         st.dataframe(totals, hide_index=True, width="stretch",  # %g: δ = 2.5e-4 must not read 0.0003
                      column_config={c: st.column_config.NumberColumn(c, format="%g") for c in ("ε spent", "δ spent")})
-    else:
-        st.info("No release yet in this deployment. Previews are free; the Release button on each page is charged "
-                "here.")
+    elif person.role != VISITOR:
+        st.info("No release yet on your data sets. Previews are free; the Release button on each page is charged "
+                "here." if is_custodian else "No release yet on the data sets granted to you.")
 
-st.subheader("A data set's whole history")
-released = {ds: names[ds] for ds in dict.fromkeys(r.dataset for r in records)}
-if released:
+if records:
+    st.subheader("A data set's whole history")
+    released = {ds: ledger.name_of(ds) for ds in dict.fromkeys(r.dataset for r in records)}
     chosen = st.selectbox("Data set", list(released), format_func=lambda ds: f"{released[ds]} · key {ds[:8]}",
                           key="history_dataset")
 
     def dataset_history() -> str:  # built on click only: every stored release of the data set
-        return history_report(released[chosen], ledger.records(chosen, with_values=True))
+        return history_report(released[chosen], ledger.records(chosen, scopes=scopes, with_values=True),
+                              ledger.cap_changes(chosen))
 
     st.download_button("Download its history report (HTML)", dataset_history, "ledger-history.html",
                        mime="text/html", on_click="ignore")
-    st.caption("Every charge on this data set from every session, and the DP values each release exported.")
-else:
-    st.caption("A data set's history report becomes available after its first release.")
+    st.caption("Every charge on this data set from every session, who made it, who set its caps, and the DP values "
+               "each release exported.")
 
-st.subheader("Session report")
-bundles = releases()
+if is_custodian and person.id != "local":
+    st.subheader("Reviewers")
+    st.caption("A reviewer you name here reads the ledger and history reports of your data sets; they cannot release "
+               "or change caps. Use the id shown in their sidebar.")
+    reviewer = st.text_input("Reviewer's id", key="grant_reviewer", max_chars=320)
+    if st.button("Grant read access", disabled=not reviewer.strip()):
+        ledger.grant_review(person.scope, reviewer.strip(), actor=person.id)
+        st.success("Granted: they see your data sets' ledger after their next page load.")
+
 kept_audits = ledger.audit_records()
 if kept_audits:
     st.subheader("Audits kept in the ledger")
@@ -115,6 +149,8 @@ if kept_audits:
                                 "refuted": a["summary"].get("violation")} for a in reversed(kept_audits)]),
                  hide_index=True, width="stretch")
 
+st.subheader("Session report")
+bundles = releases()
 notes, audit_results = list(release_notes()), list(audits())
 if bundles or audit_results:
 

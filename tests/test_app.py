@@ -45,7 +45,7 @@ def test_sidebar_keeps_the_ledger_when_a_page_stops_early():
     at.switch_page("app_pages/survival.py").run()
     assert not at.exception
     assert any("Upload a CSV" in i.value for i in at.info)  # the page did stop, waiting for the file
-    assert "Privacy ledger (all sessions)" in " ".join(m.value for m in at.sidebar.markdown)
+    assert "Privacy ledger (your data sets, all sessions)" in " ".join(m.value for m in at.sidebar.markdown)
 
 
 def test_an_in_app_link_to_a_configuration_keeps_its_epsilon():

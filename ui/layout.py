@@ -11,16 +11,20 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
 
 
 _WORD_JOINER = "\u2060"
-_AUTOLINK = re.compile(r"(?i)(?<=www)(?=\.)|(?<=:)(?=//)|(?=@)")
+_AUTOLINK = re.compile(r"(?i)(?<=www)(?=\.)|(?=@)")  # "://" is broken at its colon below
+#: Streamlit's colon codes (``:red[…]``, ``:material/warning:``, ``:smile:``) start and end at a colon
+_COLON = re.compile(r":")
 
 
 def literal(text: str) -> str:
     """``text`` shown as typed by st.markdown/caption/error/…: for names and values from links and uploads.
 
     Markdown characters are escaped, and an invisible word joiner breaks the ``www.``, ``://`` and ``@``
-    that GitHub-flavoured Markdown would turn into links even when escaped.
+    that GitHub-flavoured Markdown would turn into links even when escaped, and follows every colon, so that
+    Streamlit's colour, icon and emoji codes (``:red[…]``, ``:material/warning:``, ``:smile:``) stay text.
     """
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", _AUTOLINK.sub(_WORD_JOINER, str(text)))
+    text = _COLON.sub(":" + _WORD_JOINER, _AUTOLINK.sub(_WORD_JOINER, str(text)))
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
 
 
 def page_header(title: str, subtitle: str = "") -> None:
@@ -68,6 +72,8 @@ def preview_notice(views: str = "") -> None:
     """
     st.caption(
         "Preview: the noisy results on this page are simulated in your browser session with a seeded generator to "
-        "show what a release *would* look like. Nothing here leaves the session or is charged; only the Release "
-        "button makes a real, charged release." + (f" {views}" if views else "")
+        "show what a release *would* look like; nothing is charged. The charts' and tables' own download buttons "
+        "save a preview for your own review as the data's custodian only: a preview shows non-private values and "
+        "must not be shared. Only the Release button makes a real, charged release that may leave the session."
+        + (f" {views}" if views else "")
     )

@@ -8,11 +8,13 @@ from typing import Any, Callable, Mapping
 import pandas as pd
 import streamlit as st
 
-from dpcore.ledger import BudgetExceeded, Ledger
+from dpcore.access import CUSTODIAN
+from dpcore.ledger import BudgetExceeded, Holding, Ledger, RecordsRead
 from dpcore.report import CustodianNote, html_report, internal_notes_html
 from dpcore.validation import InputError
+from ui.identity import current_person
 from ui.layout import literal
-from ui.state import get_ledger, release_notes, releases, session_id
+from ui.state import get_ledger, release_notes, releases, session_id, set_current_dataset
 
 _log = logging.getLogger(__name__)
 #: session-state prefix of an open confirmation; each one is consumed by the one release it allows
@@ -24,6 +26,7 @@ def release_panel(
     key: str,
     dataset_label: str,
     fingerprint: str,
+    records: RecordsRead | None = None,
     method: str,
     epsilon: float,
     delta: float = 0.0,
@@ -56,20 +59,34 @@ def release_panel(
     settings whose guarantee does not hold; ``make_bundle`` refuses them too.
     ``ledger_label`` names the budget when it covers more than this analysis
     (all GDSC drugs share the same cell lines); default ``dataset_label``.
+
+    The budget is the one :mod:`dpcore.ledger.keys` states: ``records`` (the values the release reads) within the
+    custodian's scope, so that near-copies of the same people share it; ``fingerprint`` is the key earlier
+    versions used (still charged when it exists). Only a custodian sees this panel's standing and releases;
+    everything it shows comes from the custodian's own data sets.
     """
+    person = current_person()
+    if person.role != CUSTODIAN:
+        st.markdown("### Release\n\nReleases are made by a data set's custodian, signed in as one; previews on this "
+                    "page are free.")
+        return
     ledger = get_ledger()
     ledger_label = ledger_label or dataset_label
-    dataset = ledger.dataset_key(fingerprint)
+    dataset = ledger.holding(records if records is not None else fingerprint, person.scope,
+                             legacy_fingerprints=[fingerprint] if records is not None else [])
+    set_current_dataset(ledger_label, fingerprint, dataset.key)  # the Ledger page's cap form offers its key
     cost = f"ε = {epsilon:g}" + (f", δ = {delta:g}" if delta else "")
     if parts:
         cost += " (" + ", ".join(f"{k}: {v:.4g}" for k, v in parts.items()) + ")"
+    standing, short = _standing(ledger, dataset, epsilon, delta)
     st.markdown(  # the heading and its text in one element: the panel is redrawn on every ε move
         "### Release\n\n"
         f"A release draws fresh noise from OpenDP's vetted samplers (seeded by the operating system), costs **{cost}**"
         f" on *{literal(ledger_label)}* and is recorded in the deployment's privacy ledger (every session's releases "
-        f"count). {_standing(ledger, dataset)}"
+        f"count). {standing}"
     )
     state_key = f"_release_last_{key}"
+    blocked = blocked or short
     if blocked:
         st.info(blocked, icon=":material/lock:")
     if st.button(f"Release with {cost}", key=f"release_button_{key}", type="primary", disabled=bool(blocked)):
@@ -78,7 +95,7 @@ def release_panel(
         _confirm(key, cost, lambda: _release(
             key=key, ledger=ledger, dataset=dataset, ledger_label=ledger_label, cost=cost, method=method,
             epsilon=epsilon, delta=delta, parts=parts, params=params, relation=relation, make_bundle=make_bundle,
-            utility_note=utility_note, state_key=state_key,
+            utility_note=utility_note, state_key=state_key, actor=person.id,
         ), ledger=ledger, dataset=dataset, ledger_label=ledger_label, epsilon=epsilon, delta=delta)
     bundle = st.session_state.get(state_key)
     if bundle is None:
@@ -110,14 +127,24 @@ def release_panel(
                            on_click="ignore")
 
 
-def _standing(ledger: Ledger, dataset: str) -> str:
-    """What this data set has spent (every session, every server process) and what is left of its cap."""
+def _standing(ledger: Ledger, dataset: Holding, epsilon: float, delta: float) -> tuple[str, str]:
+    """What this data set has spent (every session and server process) and what is left of the caps that bind it,
+    and, when that cannot cover a release of (ε, δ), why the button is disabled ("" otherwise)."""
     spent_eps, spent_delta = ledger.spent(dataset)
     text = f"Already spent on this data set: ε = {spent_eps:g}, δ = {spent_delta:g}."
+    shared = len(ledger.overlapping(dataset))
+    if shared:
+        text += (f" It shares records with {shared} of your other data set{'s' if shared > 1 else ''}: each "
+                 "release here is charged to them too, and their caps apply.")
     remaining = ledger.remaining(dataset)
     if remaining is None:
-        return text + " No cap is set for this data set."
-    return text + f" Remaining under the cap: ε = {remaining[0]:g}, δ = {remaining[1]:g}."
+        return text + " No cap is set for this data set.", ""
+    text += f" Remaining under the cap: ε = {remaining[0]:g}, δ = {remaining[1]:g}."
+    if epsilon > remaining[0] + 1e-12 or delta > remaining[1] + 1e-15:
+        return text, (f"Not enough budget left for this release: it costs ε = {epsilon:g}, δ = {delta:g}, and "
+                      f"ε = {remaining[0]:g}, δ = {remaining[1]:g} is left. Lower ε (or δ) to what is left, or "
+                      "raise the data set's cap on the Ledger page if the configuration allows it.")
+    return text, ""
 
 
 def _dismiss() -> None:
@@ -126,11 +153,12 @@ def _dismiss() -> None:
 
 
 @st.dialog("Confirm the release", on_dismiss=_dismiss)
-def _confirm(key: str, cost: str, release: Callable[[], str], *, ledger: Ledger, dataset: str, ledger_label: str,
+def _confirm(key: str, cost: str, release: Callable[[], str], *, ledger: Ledger, dataset: Holding, ledger_label: str,
              epsilon: float, delta: float) -> None:
     if not st.session_state.get(_PENDING + key):  # this confirmation was used (a repeated click): close it
         st.rerun()
-    st.markdown(f"This release costs **{cost}** on *{literal(ledger_label)}*. {_standing(ledger, dataset)}")
+    st.markdown(f"This release costs **{cost}** on *{literal(ledger_label)}*. "
+                f"{_standing(ledger, dataset, epsilon, delta)[0]}")
     remaining = ledger.remaining(dataset)
     if remaining is not None:
         st.markdown(f"Left after this release: ε = {max(remaining[0] - epsilon, 0):g}, "
@@ -147,9 +175,10 @@ def _confirm(key: str, cost: str, release: Callable[[], str], *, ledger: Ledger,
         st.rerun()
 
 
-def _release(*, key: str, ledger: Ledger, dataset: str, ledger_label: str, cost: str, method: str, epsilon: float,
-             delta: float, parts: Mapping[str, float] | None, params: Mapping[str, Any] | None, relation: str,
-             make_bundle: Callable[[], Any], utility_note: str | Callable[[], str], state_key: str) -> str:
+def _release(*, key: str, ledger: Ledger, dataset: Holding, ledger_label: str, cost: str, method: str,
+             epsilon: float, delta: float, parts: Mapping[str, float] | None, params: Mapping[str, Any] | None,
+             relation: str, make_bundle: Callable[[], Any], utility_note: str | Callable[[], str], state_key: str,
+             actor: str) -> str:
     """Use up the confirmation, charge, draw, store what was released; "" when done, else what went wrong.
 
     Nothing here draws a Streamlit element: a click arriving meanwhile cannot interrupt the run between the
@@ -160,7 +189,7 @@ def _release(*, key: str, ledger: Ledger, dataset: str, ledger_label: str, cost:
         utility_note = utility_note()  # charge, so that nothing after it can fail on its account
     try:
         record = ledger.charge(dataset, method, epsilon, delta, params=params, parts=parts, relation=relation,
-                               label=ledger_label, page=key, session=session_id())
+                               label=ledger_label, page=key, session=session_id(), actor=actor)
     except BudgetExceeded as err:
         return f"Release refused: {literal(str(err))}"
     try:

@@ -61,12 +61,22 @@ def audits() -> list:
     return st.session_state.setdefault(_AUDITS, [])
 
 
-def set_current_dataset(label: str, fingerprint: str) -> None:
-    """Name the data set the current page works on (shown in the sidebar; its budget on the Ledger page)."""
-    st.session_state[_CURRENT] = (label, fingerprint)
+def readable_scopes(person) -> tuple[str, ...]:
+    """The owners whose data sets ``person`` (a ``dpcore.access.Person``) may read in the ledger: a custodian their
+    own scope; a reviewer the scopes the configuration or a custodian (in the database) granted them."""
+    granted = get_ledger().reviewed_scopes(person.id) if person.id else ()
+    return tuple(dict.fromkeys([*person.reviews, *granted]))
 
 
-def current_dataset() -> tuple[str, str] | None:
+def set_current_dataset(label: str, fingerprint: str, key: str = "") -> None:
+    """Name the data set the current page works on (shown in the sidebar; its budget on the Ledger page).
+
+    ``key`` is its ledger key in this person's scope, once the release panel has worked it out."""
+    st.session_state[_CURRENT] = (label, fingerprint, key)
+
+
+def current_dataset() -> tuple[str, str, str] | None:
+    """``(label, fingerprint, ledger key or "")`` of the data set the page shown works on."""
     return st.session_state.get(_CURRENT)
 
 

@@ -7,32 +7,41 @@ Above both :mod:`dpcore.release` (it rebuilds bundles from their stored JSON) an
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 from dpcore.ledger.rules import ReleaseRecord
 from dpcore.release import ReleaseBundle
 from dpcore.report import _esc, html_report
 
 
-def history_report(name: str, records: Sequence[ReleaseRecord]) -> str:
-    """One data set's whole history from the ledger: every charge, and every release's stored DP values.
+def history_report(name: str, records: Sequence[ReleaseRecord],
+                   cap_changes: Sequence[Mapping[str, Any]] = ()) -> str:
+    """One data set's whole history from the ledger: every charge, who made it, who set its caps, and every
+    release's stored DP values.
 
     ``records`` come from ``Ledger.records(key, with_values=True)``; charges whose drawing failed or was
-    interrupted cost budget too and are listed, though they have no values.
+    interrupted cost budget too and are listed, though they have no values. A charge that reached this data set
+    through records it shares with another is marked so. ``cap_changes`` come from ``Ledger.cap_changes(key)``.
     """
     epsilon = math.fsum(r.epsilon for r in records)
     delta = math.fsum(r.delta for r in records)
     rows = "".join(
         f"<tr><td>{_esc(r.time)}</td><td>{_esc(r.method)}</td><td>{r.epsilon:g}</td><td>{r.delta:g}</td>"
-        f"<td>{_esc(r.page)}</td><td>{_esc(r.status)}</td></tr>"
+        f"<td>{_esc(r.page)}</td><td>{_esc(r.actor)}</td><td>{_esc(r.status)}"
+        f"{' (through shared records)' if r.via else ''}</td></tr>"
         for r in records
     )
+    caps = "".join(f"<tr><td>{_esc(c['time'])}</td><td>{_esc(c['actor'])}</td><td>{c['epsilon']:g}</td>"
+                   f"<td>{c['delta']:g}</td></tr>" for c in cap_changes)
     preamble = (
         f"<p>{len(records)} charge(s) recorded in the privacy ledger for {_esc(name)}; total by basic composition "
         f"<b>ε = {epsilon:g}, δ = {delta:g}</b>. A charge whose status is not “released” drew no values that left "
         "(its drawing failed or was interrupted) but its cost stays.</p>"
-        "<table><tr><th>time (UTC)</th><th>method</th><th>ε</th><th>δ</th><th>page</th><th>status</th></tr>"
-        f"{rows}</table>"
+        "<table><tr><th>time (UTC)</th><th>method</th><th>ε</th><th>δ</th><th>page</th><th>by</th><th>status</th>"
+        f"</tr>{rows}</table>"
     )
-    bundles = [ReleaseBundle.from_json(r.values) for r in records if r.values]
+    if caps:
+        preamble += ("<h3>Caps set</h3><table><tr><th>time (UTC)</th><th>by</th><th>ε cap</th><th>δ cap</th></tr>"
+                     f"{caps}</table>")
+    bundles = [ReleaseBundle.from_json(r.values) for r in records if r.values and not r.via]
     return html_report(bundles, title=f"Privacy ledger history: {name}", preamble=preamble, release_figures=False)
