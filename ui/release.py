@@ -12,6 +12,7 @@ from dpcore.access import CUSTODIAN
 from dpcore.ledger import BudgetExceeded, Holding, Ledger, RecordsRead
 from dpcore.report import CustodianNote, html_report, internal_notes_html
 from dpcore.validation import InputError
+from ui.exports import figure_downloads
 from ui.identity import current_person
 from ui.layout import literal
 from ui.state import get_ledger, release_notes, releases, session_id, set_current_dataset
@@ -119,6 +120,7 @@ def release_panel(
                             key=f"dl_json_{key}", on_click="ignore")
     cols[2].download_button("Download report (HTML)", lambda: html_report([bundle]),
                             f"{stem}.html", mime="text/html", key=f"dl_html_{key}", on_click="ignore")
+    figure_downloads(bundle)
     if note is not None and st.toggle("Custodian's internal notes (not private)", key=f"internal_{key}",
                                       help="Utility estimated on the private data without noise: for the custodian's "
                                            "own review, never to be shared with the release."):
