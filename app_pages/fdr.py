@@ -17,7 +17,7 @@ import ui
 from dpcore import columns
 from dpcore import fdr
 from dpcore.fdr import figures as ff
-from dpcore.ledger import fingerprint
+from dpcore.ledger import RecordsRead, fingerprint
 from dpcore.validation import InputError
 from ui.accuracy import accuracy_first
 from ui.exports import code_downloads, release_with_script  # notebook, script
@@ -614,7 +614,8 @@ def _release(s: fdr.Settings, method: str, summary: pd.DataFrame | None) -> None
     code_downloads(config)
     stream = p_runs[0] if upload_p is None else upload_p
     ui.release_panel(
-        key="fdr", dataset_label=label, fingerprint=data_fp, method=f"{method} discovery list",
+        key="fdr", dataset_label=label, fingerprint=data_fp,
+        records=None if upload_p is None else RecordsRead.of([upload_p]), method=f"{method} discovery list",
         epsilon=s.epsilon, delta=s.delta, params=params, utility_note=utility_note,
         blocked=" ".join(blockers) or None,
         make_bundle=lambda: release_with_script(fdr.release(

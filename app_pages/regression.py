@@ -17,7 +17,7 @@ import ui
 from dpcore import columns
 from dpcore import regression as R
 from dpcore.regression import figures as rf
-from dpcore.ledger import fingerprint
+from dpcore.ledger import RecordsRead, fingerprint
 from dpcore.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, load_gdsc
 from dpcore.regression.evaluation import equivalent_sample_size, monte_carlo_cv, preview_fit, tuned_omegas
 from dpcore.regression.tuning import ThresholdSearch, split_grid, split_search, threshold_search
@@ -610,6 +610,7 @@ def _at_epsilon() -> None:
         repeats=int(st.session_state.get("rg_R", 10)), sweep=EPS_SWEEP, **_notebook_source())
     code_downloads(config)
     ui.release_panel(key="regression", dataset_label=src.label, fingerprint=src.fp, method=R.METHOD,
+                     records=RecordsRead.of([src.y], exchangeable=src.X) if src.kind == "upload" else None,
                      ledger_label=GDSC_LEDGER_LABEL if src.kind == "gdsc" else None,
                      epsilon=round(float(math.fsum(parts.values())), 12), parts=parts, params=params,
                      make_bundle=lambda: release_with_script(_bundle(), config), utility_note=utility_note)

@@ -16,7 +16,7 @@ import ui
 from dpcore import columns
 from dpcore import survival as sv
 from dpcore.survival import figures as sf
-from dpcore.ledger import fingerprint
+from dpcore.ledger import RecordsRead, fingerprint
 from dpcore.datasets import UNIT_DAYS, load_survival, manifest, survival_names, survival_title
 from ui.accuracy import accuracy_first
 from ui.exports import code_downloads, release_with_script  # notebook, script
@@ -434,7 +434,8 @@ def _at_epsilon() -> None:
         **({} if src.bundled else _upload_columns()))
     code_downloads(config)
     ui.release_panel(
-        key="survival", dataset_label=src.label, fingerprint=src.fp, method="DP survival analysis", epsilon=epsilon,
+        key="survival", dataset_label=src.label, fingerprint=src.fp, records=RecordsRead.of([src.time, src.event]),
+        method="DP survival analysis", epsilon=epsilon,
         params=params, utility_note=_utility_note(epsilon),
         make_bundle=lambda: release_with_script(sv.release(
             src.time, src.event, grid=grid, epsilon=epsilon, group=src.group if compare else None,
