@@ -43,7 +43,7 @@ def test_fdr_page_epsilon_slider(app_server, chromium_page, streamlit_idle, page
     assert page.locator('[data-testid="stException"]').count() == 0
     noise = page.locator('[data-testid="stMarkdownContainer"]', has_text="Noise at these settings").first
     before = noise.inner_text()
-    assert "Laplace(1.33)" in before  # ε = 5, c = 40, η ≈ 0.083 (fdr.md's table)
+    assert "Laplace(17.6)" in before  # ε = 5, c = 40, the exact η = 1.098 for n = 5000 above μ = 10^−286
     slider = page.locator('[data-testid="stSlider"]', has_text="Privacy budget ε").locator('input[type="range"]').first
     slider.focus()
     slider.press("ArrowRight")  # 5 → 7
@@ -51,7 +51,7 @@ def test_fdr_page_epsilon_slider(app_server, chromium_page, streamlit_idle, page
     page.wait_for_function("() => window.location.search.includes('eps=10')")  # the second fragment run is queued
     streamlit_idle(page)
     after = page.locator('[data-testid="stMarkdownContainer"]', has_text="Noise at these settings").first.inner_text()
-    assert "Laplace(0.665)" in after, after
+    assert "Laplace(8.79)" in after, after
     assert "eps=10" in page.url
     assert page.locator('[data-testid="stException"]').count() == 0
     page.locator(".st-key-fdr_fig_stream .js-plotly-plot").first.wait_for()
@@ -132,4 +132,33 @@ def test_fdr_page_upload_with_truth_and_a_bad_file(app_server, chromium_page, st
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(bad))
     streamlit_idle(page)
     page.get_by_text("row 3").first.wait_for()  # 'p', row 3: the p-value 1.7 is above 1
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_the_power_frontier_and_the_papers_settings(app_server, chromium_page, streamlit_idle, page_screenshot,
+                                                    tmp_path):
+    """The page opens on a releasable configuration; its frontier view draws where a release has power; the paper's
+    settings are one click away (and cannot be released)."""
+    page = chromium_page
+    page.goto(f"{app_server}/fdr?fdr_R=20")
+    streamlit_idle(page)
+    page.locator(".st-key-fdr_fig_stream .js-plotly-plot").first.wait_for(timeout=120_000)
+    release_path = page.locator('[data-testid="stMarkdownContainer"]', has_text="Release path").first
+    assert "fewest records per test reaching power ≥ 0.8 at ε ≤ 5 is 5,000" in release_path.inner_text()
+    assert page.get_by_role("button", name="Release with ε = 5, δ = 0.00025").is_enabled()
+    page.locator('[data-testid="stMain"]').get_by_role("tab", name="Power frontier").click()
+    page.locator(".st-key-fdr_fig_frontier .js-plotly-plot").first.wait_for(timeout=120_000)
+    streamlit_idle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert _charts(page) == ["fdr_fig_frontier"]
+    assert page.locator(".st-key-fdr_fig_frontier").get_by_text("0.93").count() >= 1  # n = 5,000, ε = 5 (seeded)
+    page_screenshot(page, "fdr-frontier-page")
+    page.locator(".st-key-fdr_fig_frontier").screenshot(path=str(tmp_path / "fdr-frontier.png"))
+    page.get_by_role("button", name="The paper's settings").click()
+    streamlit_idle(page)
+    page.wait_for_function("() => window.location.search.includes('fdr_n=1000')")
+    streamlit_idle(page)
+    noise = page.locator('[data-testid="stMarkdownContainer"]', has_text="Noise at these settings").first
+    assert "Laplace(1.33)" in noise.inner_text()  # ε = 5, c = 40, η ≈ 0.083 (fdr.md's table)
+    assert page.get_by_role("button", name="Release with ε = 5, δ = 0.00025").is_disabled()
     assert page.locator('[data-testid="stException"]').count() == 0
