@@ -1,5 +1,5 @@
-"""End to end in Chromium: the sparse-learning page renders, its sliders move by keyboard, no exception; each
-slider move redraws the open view only (issue 14)."""
+"""End to end in Chromium: the sparse-learning page renders (by default on bundled GDSC data with the peeling
+release), its sliders move by keyboard, no exception; each slider move redraws the open view only (issue 14)."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def _open_view(page, label: str) -> None:
 
 def test_sparse_page_epsilon_slider(app_server, chromium_page, streamlit_idle, page_screenshot):
     page = chromium_page
-    page.goto(f"{app_server}/sparse?sp_n=1000&sp_d=500&sp_R=10")
+    page.goto(f"{app_server}/sparse?sp_src=synthetic&sp_n=1000&sp_d=500&sp_R=10")
     streamlit_idle(page)
     page.get_by_text("Sparse regression with differential privacy").first.wait_for()
     page.locator(".st-key-sp_stem .js-plotly-plot").first.wait_for(timeout=90_000)
@@ -77,7 +77,7 @@ def test_delta_and_the_repeats_rerun_the_live_part_and_redraw_the_open_view_only
                                                                                 streamlit_idle):
     """δ and the repeats sit with ε: a move leaves the controls above untouched and redraws the one open chart."""
     page = chromium_page
-    page.goto(f"{app_server}/sparse?sp_n=500&sp_d=200")
+    page.goto(f"{app_server}/sparse?sp_src=synthetic&sp_n=500&sp_d=200")
     streamlit_idle(page)
     page.locator(".st-key-sp_stem .js-plotly-plot").first.wait_for(timeout=90_000)
     _wait_quiet(page)
@@ -98,7 +98,7 @@ def test_the_sweep_view_is_not_redrawn_by_epsilon_but_follows_delta(app_server, 
     """On the privacy–utility view the curves over ε do not depend on the chosen ε: a move of ε leaves them (same
     nodes, nothing inside changed), while δ, which changes every method's noise, redraws them."""
     page = chromium_page
-    page.goto(f"{app_server}/sparse?sp_n=500&sp_d=200&sp_R=5")
+    page.goto(f"{app_server}/sparse?sp_src=synthetic&sp_n=500&sp_d=200&sp_R=5")
     streamlit_idle(page)
     page.locator(".st-key-sp_stem .js-plotly-plot").first.wait_for(timeout=90_000)
     _open_view(page, "Privacy–utility over ε")
@@ -129,3 +129,18 @@ def test_sparse_page_gdsc_logistic(app_server, chromium_page, streamlit_idle, pa
     streamlit_idle(page)
     assert "TP53_mut" in page.locator(".js-plotly-plot").first.inner_text()  # the known Nutlin-3a biomarker
     page_screenshot(page, "sparse_gdsc")
+
+
+def test_default_page_opens_on_gdsc_with_the_peeling_release(app_server, chromium_page, streamlit_idle,
+                                                              page_screenshot):
+    page = chromium_page
+    page.goto(f"{app_server}/sparse")
+    streamlit_idle(page)
+    page.locator(".st-key-sp_stem .js-plotly-plot").first.wait_for(timeout=90_000)
+    streamlit_idle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert "peeling + private fit" in _noised(page)
+    stem = page.locator(".st-key-sp_stem .js-plotly-plot").first.inner_text()
+    assert "peeling + private fit" in stem and "TP53_mut" in stem  # the known Nutlin-3a biomarker is peeled
+    assert page.get_by_text("Release with ε = 2").count() >= 1
+    page_screenshot(page, "sparse_default")
