@@ -227,8 +227,8 @@ with c2:
                                 help="Per-group curves and a log-rank test; the groups' counts are released "
                                      "together (sensitivity 4).")
     if compare:
-        aware = ui.url_toggle("Noise-aware log-rank (recommended)", key="sv_aware", value=True,
-                              help="Adds the known noise variance to the test (free post-processing). The plain "
+        aware = ui.url_toggle("Noise-aware log-rank", key="sv_aware", value=True,
+                              help="Recommended (on by default). Adds the known noise variance to the test (free post-processing). The plain "
                                    "test treats noisy counts as real people and rejects far too often at small ε; "
                                    "the noise-aware one keeps false positives near 5 % but has less power. Report "
                                    "the noise-aware p-value.")
