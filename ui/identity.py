@@ -106,7 +106,7 @@ def account_panel() -> None:
             if st.button("Sign out", icon=":material/logout:", key="_dp_sign_out"):
                 st.session_state.clear()
                 st.logout()
-                st.rerun()  # draw the signed-out page while the browser is sent to the provider
+                st.stop()  # the browser is sent to sign out (a rerun here would cancel that)
         else:
             for provider in _providers():
                 label = "Sign in" if provider is None else f"Sign in with {literal(provider)}"
