@@ -16,7 +16,8 @@ from pathlib import Path
 
 import werkzeug.serving
 from conftest import start_app, stop_app
-from oidc_provider_mock import User, app as provider_app
+from oidc_provider_mock import User
+from oidc_provider_mock import app as provider_app
 
 
 @contextlib.contextmanager

@@ -37,39 +37,39 @@ def sidebar(page) -> str:
 
 
 def open_signed_out(browser, url: str, path: str = ""):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
+    """A page in a browser context of its own (``page.context.close()`` ends it)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.set_default_timeout(90_000)
     page.goto(f"{url}/{path}")
     wait_for_idle(page)
-    return context, page
+    return page
 
 
 def sign_in(browser, url: str, who: str):
-    """A new browser that signs in as ``who`` on the provider's page; returns (context, page) on the app."""
-    context, page = open_signed_out(browser, url)
+    """A new browser that signs in as ``who`` on the provider's page; returns its page, back on the app."""
+    page = open_signed_out(browser, url)
     page.locator('[data-testid="stSidebar"]').get_by_role("button", name="Sign in").click()
     page.get_by_role("button", name=who, exact=True).click()  # the provider's one-click person
     page.wait_for_url(f"{url}/**")
     wait_for_idle(page)
     page.get_by_text(PEOPLE[who]["name"]).first.wait_for()
-    return context, page
+    return page
 
 
 def test_each_person_sees_their_own_name_and_role(_browser, signin_server, page_screenshot):
     for who, role in [("alice", "Custodian"), ("bob", "Custodian"), ("rita", "Reviewer")]:
-        context, page = sign_in(_browser, signin_server, who)
+        page = sign_in(_browser, signin_server, who)
         text = sidebar(page)
         assert PEOPLE[who]["name"] in text and role in text, text
         others = [p["name"] for name, p in PEOPLE.items() if name != who]
         assert not any(name in text for name in others)
         if who == "alice":
             page_screenshot(page, "signed-in-custodian")
-        context.close()
+        page.context.close()
 
 
 def test_signing_out_ends_access(_browser, signin_server, page_screenshot):
-    context, page = sign_in(_browser, signin_server, "alice")
+    page = sign_in(_browser, signin_server, "alice")
     page.locator('[data-testid="stSidebar"]').get_by_role("button", name="Sign out").click()
     # the provider asks to confirm ending its session, then returns to the app, signed out
     page.get_by_role("button", name="End session").click()
@@ -81,4 +81,4 @@ def test_signing_out_ends_access(_browser, signin_server, page_screenshot):
     wait_for_idle(page)
     assert "Not signed in" in sidebar(page) and "Alice" not in sidebar(page)
     page_screenshot(page, "signed-out")
-    context.close()
+    page.context.close()
