@@ -5,6 +5,9 @@ checks that they make the same decisions before timing. Target: ≥ 50× overall
 bench/results/fdr.json and prints the ratios.
 
     .venv/bin/python bench/bench_fdr.py
+
+``--frontier`` times the release path's power frontier instead (every cutoff × ε of a record count stacked in one
+kernel call) against one ``run_paprika`` call per cell on the same streams, and writes bench/results/fdr_frontier.json.
 """
 
 from __future__ import annotations
@@ -120,5 +123,36 @@ def main() -> dict:
     return out
 
 
+def frontier() -> dict:
+    """The stacked power frontier vs one run_paprika call per (records, cutoff, ε) cell (same law, same streams)."""
+    records, runs = (1000, 5000), fdr.FRONTIER_RUNS
+    stacked = lambda: fdr.power_frontier(records=records)  # noqa: E731
+
+    def per_cell():
+        for n in records:
+            s = fdr.simulate_bernoulli(runs, T, n=n, rng=np.random.default_rng([0, 28]))
+            floor = fdr.design_floor(n, 0.75)
+            eta = fdr.eta_binomial_exact(n, floor)
+            for c in fdr.FRONTIER_CUTOFFS:
+                for e in fdr.FRONTIER_EPSILONS:
+                    res = fdr.run_paprika(s.pvalues, alpha=0.05, epsilon=e, delta=2.5e-4, eta=eta, cutoff=c,
+                                          shift=fdr.STREAM, floor=floor, rng=np.random.default_rng(1))
+                    fdr.metrics(res.rejections, s.truth)
+
+    stacked(), per_cell()  # warm-up (compiles or loads the kernels)
+    t_stacked, t_cells = _median(stacked, 7), _median(per_cell, 3)
+    full = _median(lambda: fdr.power_frontier(), 3)
+    cells = len(records) * len(fdr.FRONTIER_CUTOFFS) * len(fdr.FRONTIER_EPSILONS)
+    print(f"frontier, {cells} cells × {runs} runs: stacked {t_stacked * 1e3:.0f} ms, one call per cell "
+          f"{t_cells * 1e3:.0f} ms, ratio {t_cells / t_stacked:.1f}×; the page's whole frontier "
+          f"({len(fdr.FRONTIER_RECORDS)} record counts) {full * 1e3:.0f} ms")
+    out = dict(cells=cells, runs=runs, hypotheses=T, stacked_ms=round(t_stacked * 1e3, 1),
+               per_cell_ms=round(t_cells * 1e3, 1), ratio=round(t_cells / t_stacked, 2),
+               page_frontier_ms=round(full * 1e3, 1), load_average=[round(x, 2) for x in os.getloadavg()],
+               note="median of 7 (stacked) / 3 (per cell) repeats in the same process")
+    (ROOT / "bench" / "results" / "fdr_frontier.json").write_text(json.dumps(out, indent=2))
+    return out
+
+
 if __name__ == "__main__":
-    main()
+    frontier() if "--frontier" in sys.argv else main()
