@@ -9,10 +9,13 @@ row order, number format or columns it never reads:
   text. A column holding one value for every record is left out: it says nothing about which person a record is,
   and an added constant column must not make a copy look new.
 - A data set's key is an HMAC (the server's secret) of its custodian's **scope** and the multiset of its records;
-  each record also gets a keyed digest (HMAC of scope and record). A release on a new data set is charged to every
-  data set *of the same scope* it shares a record digest with, and every one of their caps must hold: dropped,
-  duplicated or reordered rows, extra or renamed columns share the budget. An edited value is a new record: the
-  ledger protects people against honest re-uploads, not against a custodian who edits data.
+  each record also gets a keyed digest (HMAC of scope and record). A release on a data set is charged to every
+  data set *of the same scope* that shares at least half of the smaller one's distinct records with it
+  (:func:`shares_people`), and every one of their caps must hold: dropped, duplicated or reordered rows, extra or
+  renamed columns share the budget. The half: two unrelated cohorts of the same custodian share a few records by
+  chance (a survival record is a time and an event; 137 patients with day-resolution times collide about nine
+  times), and charging one for the other would let an unrelated study exhaust a budget. An edited value is a new
+  record: the ledger protects people against honest re-uploads, not against a custodian who edits data.
 - Scopes never meet: another custodian's identical table gets other keys and other digests, so nothing one person
   sees (spend, remaining budget, a refusal) can depend on whether their data matches another's.
 - Without the secret, neither keys nor digests let anyone test whether a given record is in a data set.
@@ -112,6 +115,16 @@ class RecordsRead:
         """Records named by public identifiers (a bundled set's documented ids), whatever a release reads of them."""
         hashes = _row_hashes(pd.DataFrame({"id": [f"{namespace}:{r}" for r in record_ids]}))
         return cls(fingerprint("ids", namespace, np.sort(hashes)), tuple(int(h) for h in hashes))
+
+
+#: the share of the smaller data set's distinct records two data sets must have in common to share a budget
+OVERLAP_SHARE = 0.5
+
+
+def shares_people(shared: int, mine: int, theirs: int) -> bool:
+    """Whether two data sets with ``mine`` and ``theirs`` distinct records, ``shared`` of them in common, hold the
+    same people (a near-copy) rather than a few chance coincidences."""
+    return shared > 0 and shared >= OVERLAP_SHARE * min(mine, theirs)
 
 
 def _mac(secret: bytes, *parts: bytes) -> str:

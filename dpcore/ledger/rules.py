@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
-from dpcore.ledger.keys import LOCAL_SCOPE, RecordsRead, dataset_key, record_digests
+from dpcore.ledger.keys import LOCAL_SCOPE, RecordsRead, dataset_key, record_digests, shares_people
 
 
 class BudgetExceeded(RuntimeError):
@@ -144,7 +144,8 @@ class MemoryStore:
         with self._lock:
             wanted = set(holding.digests)
             mine = [ds for ds, row in self._datasets.items() if row.owner == holding.scope and ds != holding.key]
-            return [ds for ds in mine if ds in holding.legacy or wanted & self._digests.get(ds, set())]
+            return [ds for ds in mine if ds in holding.legacy or shares_people(
+                len(wanted & self._digests.get(ds, set())), len(wanted), len(self._digests.get(ds, set())))]
 
     def set_cap(self, dataset, scope, label, cap, actor, check):
         with self._lock:

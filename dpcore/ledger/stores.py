@@ -41,6 +41,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
+from dpcore.ledger.keys import shares_people
 from dpcore.ledger.rules import CHARGED, Budget, DatasetRow, Ledger, ReleaseRecord, utc_now
 
 SQLITE_FILE = "ledger.sqlite3"
@@ -239,17 +240,22 @@ class SQLStore(abc.ABC):
         return None if row[0] is None else Budget(row[0], row[1])
 
     def _overlaps(self, conn, holding) -> list[str]:
-        found: dict[str, None] = {}
+        shared: dict[str, int] = {}
         digests = list(holding.digests)
         for start in range(0, len(digests), _DIGEST_BATCH):
             batch = digests[start:start + _DIGEST_BATCH]
             rows = self._run(
                 conn,
-                "SELECT DISTINCT r.dataset FROM record_digests r JOIN datasets d ON d.key = r.dataset "
-                f"WHERE d.owner = ? AND r.dataset <> ? AND r.digest IN ({', '.join('?' * len(batch))})",
+                "SELECT r.dataset, COUNT(*) FROM record_digests r JOIN datasets d ON d.key = r.dataset "
+                f"WHERE d.owner = ? AND r.dataset <> ? AND r.digest IN ({', '.join('?' * len(batch))}) "
+                "GROUP BY r.dataset",
                 (holding.scope, holding.key, *batch),
             )
-            found.update(dict.fromkeys(sorted(r[0] for r in rows)))
+            for dataset, count in rows:
+                shared[dataset] = shared.get(dataset, 0) + count
+        found = dict.fromkeys(
+            ds for ds in sorted(shared) if shares_people(shared[ds], len(digests), self._run(
+                conn, "SELECT COUNT(*) FROM record_digests WHERE dataset = ?", (ds,))[0][0]))
         for key in holding.legacy:
             if self._run(conn, "SELECT key FROM datasets WHERE key = ? AND owner = ?", (key, holding.scope)):
                 found[key] = None
