@@ -201,3 +201,15 @@ def test_a_version_1_ledger_migrates_and_its_keys_stay_valid(tmp_path):
     assert ledger.remaining(holding) == (0.25, pytest.approx(1e-3))  # the old key's spend still binds
     with pytest.raises(BudgetExceeded):
         ledger.charge(holding, "KM", 0.5)
+
+
+def test_a_bundled_set_and_its_csv_copy_share_one_budget():
+    """The survival page keys bundled and uploaded data alike by (time, event): the same people, one budget."""
+    from dpcore import datasets
+
+    bundled = datasets.load_survival("veteran")
+    csv = pd.DataFrame({"futime": bundled.time, "status": bundled.event, "trt": bundled.group})
+    upload = read_csv(csv.to_csv(index=False).encode())
+    ledger = Ledger(secret=SECRET)
+    assert ledger.holding(RecordsRead.of([bundled.time, bundled.event])).key == \
+        ledger.holding(RecordsRead.of([upload.futime, upload.status])).key
