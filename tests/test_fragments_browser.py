@@ -19,7 +19,7 @@ PAGES = {
     # every view of this page is computed at ε and only the open one is drawn (the first: the preview's fit)
     "regression": ([], "rg_npriv", "rg_headline"),
     # δ and the repeats sit with ε; the curves over ε are a view tab of their own (tests/test_sparse_browser.py)
-    "sparse": ([], "sp_n", "sp_stem"),
+    "sparse": ([], "sp_gd", "sp_stem"),  # opens on GDSC: its feature-count slider
     # the sweep over ε is a view tab of the fragment (not drawn with the stream open; tests/test_fdr_browser.py checks
     # that ε leaves it alone); PAPRIKA's settings are in the fragment too, the data's controls are not
     "fdr": ([], "fdr_R", "fdr_fig_stream"),

@@ -21,8 +21,8 @@ PEAK_LIMIT_BYTES = 2.0e9
 #: Sparse: n·d at the page's cap (20 million cells), five synthetic data sets, the most draws and m;
 #: the other pages at their largest data, draws, runs and grids.
 HEAVY_LINKS = [
-    *(f"/sparse?sp_n=10000&sp_d=2000&sp_sstar={s}&sp_R=50&sp_m=10000" for s in range(1, 6)),
-    "/sparse?sp_n=2000&sp_d=10000&sp_R=50",
+    *(f"/sparse?sp_src=synthetic&sp_n=10000&sp_d=2000&sp_sstar={s}&sp_R=50&sp_m=10000" for s in range(1, 6)),
+    "/sparse?sp_src=synthetic&sp_n=2000&sp_d=10000&sp_R=50",
     "/sparse?sp_src=gdsc&sp_gd=677&sp_R=50&sp_m=20000",
     "/survival?sv_data=pbc&sv_R=500&sv_unit=weeks&sv_hor=4800&sv_est=cif",
     "/survival?sv_data=mgus&sv_R=500&sv_unit=weeks&sv_hor=14000",

@@ -118,3 +118,76 @@ def test_diabetes_target_with_public_ranges():
     assert ada[0] >= 0.5 * ols, ada
     robust = np.median(res.r2[res.model("robust private LR"), 0], axis=-1)
     assert robust[0] > 0.0 and abs(robust[1] - np.median(res.r2[0, 0, 1])) < 0.02  # on the response's scale
+
+
+def _diabetes_split(seed=0):
+    from dpcore.regression.examples import diabetes_example
+
+    ex = diabetes_example()
+    perm = np.random.default_rng(seed).permutation(ex.y.size)
+    return ex, perm[:110], perm[110:]
+
+
+def test_release_bundle_charges_delta_and_separates_derived_values(monkeypatch):
+    """The page's default release: OpenDP Gaussian noise on the three statistics (Laplace for the DP centre and
+    scale), ε parts summing to the total, δ = 1/n², DP-derived values apart from the public inputs, and a
+    coefficients table with an intercept row and a noise standard deviation per coefficient."""
+    from dpcore import regression as R
+
+    calls = []
+    real = mechanisms._opendp_release
+    monkeypatch.setattr(mechanisms, "_opendp_release",
+                        lambda values, kind, scale: calls.append(kind) or real(values, kind, scale))
+    ex, _, train = _diabetes_split()
+    X, y = ex.X[train], ex.y[train]
+    prep = R.prepare(X, y, x_bounds=ex.x_bounds, y_bounds=ex.y_bounds, epsilon=1.0, release=True)
+    bundle = R.release_adassp(X, y, prep=prep, epsilon=9.0, delta=R.adassp_delta(y.size), public=None,
+                              feature_names=ex.names, unit="patient")
+    assert sorted(calls) == ["gaussian"] * 3 + ["laplace"] * 2
+    assert bundle.epsilon == pytest.approx(10.0) and bundle.delta == pytest.approx(1.0 / y.size**2)
+    assert math.fsum(bundle.parts.values()) == pytest.approx(10.0)
+    assert bundle.unit == "patient" and bundle.method == R.ADASSP
+    assert {"response centre", "σy", "By", "ridge λ (from the noisy λ_min)"} <= set(bundle.derived_params)
+    assert not {"response centre", "σy", "By"} & set(bundle.public_params)
+    coef = bundle.tables["coefficients"]
+    assert list(coef["feature"]) == list(ex.names) + [R.INTERCEPT]
+    assert np.all(coef["noise_sd"] > 0) and np.all(np.isfinite(coef["coefficient"]))
+    # the intercept is on the response's scale: within the public range
+    assert ex.y_bounds[0] < coef["coefficient"].iloc[-1] < ex.y_bounds[1]
+
+
+def test_robust_release_lists_dp_centre_as_derived_and_has_intercept_and_posterior_sd():
+    from dpcore import regression as R
+
+    ex, _, train = _diabetes_split()
+    X, y = ex.X[train], ex.y[train]
+    prep = R.prepare(X, y, x_bounds=ex.x_bounds, y_bounds=ex.y_bounds, epsilon=1.0, release=True)
+    bundle = R.release(X, y, prep=prep, epsilon=9.0, omega_x=0.1, omega_y=1.4, public=None, unit="patient")
+    assert {"response centre", "σy", "By"} <= set(bundle.derived_params)
+    assert "response centre" not in bundle.public_params and bundle.public_params["Bx"] > 0
+    coef = bundle.tables["coefficients"]
+    assert coef["feature"].iloc[-1] == R.INTERCEPT and coef["coefficient"].iloc[-1] == prep.y_centre
+    assert coef["posterior_sd"].iloc[-1] == pytest.approx(prep.centre_sd) and np.all(coef["posterior_sd"] > 0)
+    public_prep = R.prepare(X, y, x_bounds=ex.x_bounds, y_bounds=ex.y_bounds, y_centre="public", sigma_y="public")
+    public_bundle = R.release(X, y, prep=public_prep, epsilon=9.0, omega_x=0.1, omega_y=1.4, public=None)
+    assert public_bundle.derived_params == {} and public_bundle.tables["coefficients"]["posterior_sd"].iloc[-1] == 0
+
+
+def test_page_default_preview_reaches_least_squares_as_epsilon_grows():
+    """ε → ∞ with the page's defaults (DP centre and scale on 10 % of ε, By = ωy(ε) σy): the AdaSSP preview's held-out
+    R² reaches the non-private OLS fit's within 0.002, its coefficients come within 1 % of OLS's largest at ε = 10⁸, and more ε
+    brings them closer (the clipping of y relaxes as √ε, so no bias is left)."""
+    from dpcore.regression.evaluation import preview_adassp
+
+    ex, test, train = _diabetes_split()
+    errs = []
+    for eps in (1e4, 1e6, 1e8):
+        pv = preview_adassp(ex.X, ex.y, private=train, public=np.array([], int), test=test, x_bounds=ex.x_bounds,
+                            y_bounds=ex.y_bounds, x_centre="public", y_centre="dp", sigma_y="dp", eps_prep=0.1 * eps,
+                            eps_stat=0.9 * eps, delta=1.0 / train.size**2, rng=np.random.default_rng(3), draws=40)
+        errs.append(np.median(np.abs(pv.coef - pv.coef_nonprivate).max(-1)) / np.abs(pv.coef_nonprivate).max())
+    ols = np.linalg.lstsq(adassp_features(pv.prep.transform(ex.X[train])) * math.sqrt(2.0),
+                          ex.y[train] - ex.y[train].mean(), rcond=None)[0]
+    np.testing.assert_allclose(pv.coef_nonprivate, ols[:-1], rtol=1e-8, atol=1e-8)  # the reference is OLS
+    assert abs(np.median(pv.r2) - pv.r2_nonprivate) < 0.002 and pv.r2_nonprivate > 0.4
+    assert errs[0] > errs[1] > errs[2] and errs[2] < 0.01, errs  # analytic Gaussian σ falls as ~1/√ε at large ε

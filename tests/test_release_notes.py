@@ -14,7 +14,7 @@ PAGES = Path(__file__).resolve().parent.parent / "app_pages"
 @pytest.mark.parametrize("page, query, expected", [
     ("survival.py", {"sv_data": "gehan", "sv_R": "50"}, "sup-norm error"),
     ("fdr.py", {"fdr_R": "20", "fdr_s": "stream", "fdr_etahow": "binomial"}, "FDR"),
-    ("sparse.py", {"sp_n": "200", "sp_d": "50", "sp_R": "5"}, "support F1"),
+    ("sparse.py", {"sp_src": "synthetic", "sp_n": "200", "sp_d": "50", "sp_R": "5"}, "support F1"),
 ])
 def test_release_records_a_labelled_utility_note(page, query, expected):
     at = AppTest.from_file(str(PAGES / page), default_timeout=240)

@@ -29,7 +29,8 @@ The files, in the order data flows (each imports only the ones above it):
 11. ``public_rows.py`` — public rows added without noise;
 12. ``data.py`` — uploaded CSVs mapped to ``(X, y)``;
 13. ``examples.py`` — scikit-learn's diabetes data with public per-feature ranges (tests, benchmarks);
-14. ``bundle.py`` — :func:`release`: one OpenDP release as a ReleaseBundle (data only);
+14. ``bundle.py`` — :func:`release_adassp` (the page's default) and :func:`release` (robust private LR, the paper's):
+    one OpenDP release as a ReleaseBundle (data only);
 15. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
 16. ``audit.py`` — black-box audit scenarios.
 
@@ -67,8 +68,11 @@ from dpcore.regression.public_rows import (  # noqa: F401
 from dpcore.regression.data import (  # noqa: F401
     regression_from_frame,
 )
+from dpcore.regression.adassp import (  # noqa: F401
+    ADASSP, adassp_delta,
+)
 from dpcore.regression.bundle import (  # noqa: F401
-    release,
+    INTERCEPT, release, release_adassp,
 )
 from dpcore.regression.audit import (  # noqa: F401
     audit_scenarios,

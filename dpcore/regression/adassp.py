@@ -5,7 +5,8 @@ Preparation (public constants and the record itself, free): the records are prep
 LR (centred at public midpoints, divided by half their public ranges, scaled to unit L2 norm: every row
 carries full energy, which public ranges much wider than the data would otherwise waste), a constant 1 is
 appended (the intercept) and the row divided by ``√2``; so ``‖x̃‖2 ≤ 1 = B``. Responses are centred with
-the (public or DP) centre of the preparation and clipped to ``|y| ≤ By``, the public worst case around it.
+the (public or DP) centre of the preparation and clipped to ``|y| ≤ By = min(ωy σy, public worst case)``,
+with the preparation's (public or DP) σy and the fixed public ``ωy = ADASSP_OMEGA_Y``.
 
 Three Gaussian mechanisms at shares ``ADASSP_SPLIT`` of ``(ε, δ)`` (analytic calibration) compose to ``(ε, δ)``;
 sensitivities under replace-one (:func:`adassp_sensitivities`, proofs there). The ridge, the PSD repair
@@ -70,6 +71,31 @@ class AdaSSPNoise:
         return [f"λ_min(XᵀX): {self.lam_min.describe()}", f"XᵀX: {self.xx.describe()}", f"Xᵀy: {self.xy.describe()}"]
 
 
+#: ``By = ωy σy`` (capped at the public worst case around the centre) with ``ωy = 2`` up to ε = 10. Clipping the
+#: response at 2 σy instead of the public worst case cut the noise on Xᵀy by ~3× where the public range is wide: on
+#: GDSC (d = 10, 700 private) median held-out R² at ε = 1 / 10 rose from −0.50 / −0.09 to −0.06 / −0.01; on diabetes
+#: it was unchanged at ε = 10 (0.31 / 0.30) and higher at ε = 5 (0.18 → 0.23) (docs/regression.md).
+ADASSP_OMEGA_Y = 2.0
+#: above this ε the clipping relaxes (:func:`adassp_omega_y`)
+ADASSP_OMEGA_EPSILON = 10.0
+
+
+def adassp_omega_y(epsilon):
+    """``ωy(ε) = 2 · max(1, √(ε/10))``: a public function of ε (array or scalar).
+
+    Clipping adds a bias that no ε removes; the noise on ``Xᵀy`` scales as ``By/ε``. Growing ``By`` as ``√ε``
+    beyond ε = 10 shrinks both (noise as ``1/√ε``), so that as ε → ∞ nothing within the public range is clipped
+    and the fit reaches ordinary least squares (``tests/test_regression_adassp.py``).
+    """
+    return ADASSP_OMEGA_Y * np.sqrt(np.maximum(1.0, np.asarray(epsilon, dtype=float) / ADASSP_OMEGA_EPSILON))
+
+
+def adassp_delta(n: int) -> float:
+    """The page's δ for ``n`` private records, ``1/n²``: far below the ``1/n`` at which releasing one whole
+    record would be allowed, and a public function of the public ``n``."""
+    return 1.0 / float(n) ** 2
+
+
 #: Shares of (ε, δ) for (λ_min, XᵀX, Xᵀy). The paper gives each a third; λ_min only sets the ridge, and
 #: giving it 10 % raised the median held-out R² on diabetes at ε = 10 from 0.26 to 0.31 (docs/regression.md).
 ADASSP_SPLIT = (0.1, 0.45, 0.45)
@@ -93,10 +119,38 @@ class AdaSSPFit:
     noisy_xy: np.ndarray
     noisy_lam_min: np.ndarray
     noise: AdaSSPNoise | None
+    delta: float
 
     def predict(self, Xa: np.ndarray) -> np.ndarray:
         """Predictions (on the centred response's scale) for rows prepared by :func:`adassp_features`."""
         return np.einsum("...ti,...i->...t", Xa, self.coef)
+
+    @property
+    def feature_coef(self) -> np.ndarray:
+        """Coefficients on rows prepared by :meth:`Preparation.transform` (the ``√2`` of :func:`adassp_features` undone)."""
+        return self.coef[..., :-1] / math.sqrt(2.0)
+
+    @property
+    def intercept(self) -> np.ndarray:
+        """The intercept on the centred response's scale (add the preparation's centre)."""
+        return self.coef[..., -1] / math.sqrt(2.0)
+
+    def noise_sd(self, draws: int = 400, seed: int = 0) -> np.ndarray:
+        """Standard deviation of each entry of ``coef`` that the DP noise alone causes, given the release.
+
+        The released statistics are noised again at the same (public) scales with a fixed seed and solved again;
+        the spread of those solutions around each other estimates how far the noise moved this fit. It reads only
+        the released statistics and public scales: post-processing, free (its seeded NumPy draws are not a
+        release). ``None`` noise (ε = ∞) has no noise: zeros.
+        """
+        if self.noise is None:
+            return np.zeros_like(self.coef)
+        rng = np.random.default_rng(seed)
+        nz, d1 = self.noise, self.coef.shape[-1]
+        xx = triu_unpack(nz.xx.sample(triu_pack(self.noisy_xx), rng=rng, draws=draws), d1)
+        xy = nz.xy.sample(self.noisy_xy, rng=rng, draws=draws)
+        lam = nz.lam_min.sample(self.noisy_lam_min, rng=rng, draws=draws)
+        return solve_adassp(xx, xy, lam, nz, self.delta).coef.std(axis=0)
 
 
 def solve_adassp(xx: np.ndarray, xy: np.ndarray, lam_min: np.ndarray, noise: AdaSSPNoise | None,
@@ -118,23 +172,31 @@ def solve_adassp(xx: np.ndarray, xy: np.ndarray, lam_min: np.ndarray, noise: Ada
     prec = w + np.asarray(lam)[..., None]
     # a zero eigenvalue with no ridge (ε = ∞, rank-deficient data): the minimum-norm solution
     coef_t = np.divide(t, prec, out=np.zeros_like(t), where=prec > 1e-12)
-    return AdaSSPFit(np.einsum("...ij,...j->...i", v, coef_t), np.asarray(lam), xx, xy, np.asarray(lam_min), noise)
+    return AdaSSPFit(np.einsum("...ij,...j->...i", v, coef_t), np.asarray(lam), xx, xy, np.asarray(lam_min), noise,
+                     float(delta))
 
 
 def adassp(Xa: np.ndarray, y: np.ndarray, *, epsilon: float, delta: float, by: float,
-           rng: np.random.Generator | None = None, draws: int | None = None) -> AdaSSPFit:
+           rng: np.random.Generator | None = None, draws: int | None = None,
+           public: tuple[np.ndarray, np.ndarray] | None = None) -> AdaSSPFit:
     """AdaSSP on prepared rows ``Xa`` (:func:`adassp_features`) and centred ``y`` (clipped here at ``±by``).
 
     ``rng`` given → seeded preview draws (``draws`` on a leading axis); ``rng=None`` → one OpenDP release;
-    ``epsilon=math.inf`` → ordinary least squares, no noise.
+    ``epsilon=math.inf`` → ordinary least squares, no noise. ``public=(Xa0, y0)``: records declared public, whose
+    ``XᵀX`` and ``Xᵀy`` (clipped the same way) are added after the noise (not protected); ``λ_min`` is the private
+    rows' (adding public rows only raises the true smallest eigenvalue, so the ridge stays sufficient).
     """
     Xa = np.asarray(Xa, dtype=float)
     yc = np.clip(np.asarray(y, dtype=float), -by, by)
     xx = np.swapaxes(Xa, -1, -2) @ Xa
     xy = np.einsum("...ni,...n->...i", Xa, yc)
     lam_min = np.linalg.eigvalsh(xx)[..., 0]
+    xx0 = xy0 = 0.0
+    if public is not None and len(public[1]):
+        Xa0, y0 = np.asarray(public[0], dtype=float), np.clip(np.asarray(public[1], dtype=float), -by, by)
+        xx0, xy0 = Xa0.T @ Xa0, Xa0.T @ y0
     if math.isinf(epsilon):
-        return solve_adassp(xx, xy, lam_min, None, delta)
+        return solve_adassp(xx + xx0, xy + xy0, lam_min, None, delta)
     noise = adassp_noise(by, epsilon, delta)
     d = Xa.shape[-1]
     if rng is None:
@@ -143,4 +205,4 @@ def adassp(Xa: np.ndarray, y: np.ndarray, *, epsilon: float, delta: float, by: f
         n_lam = noise.lam_min.sample(lam_min, rng=rng, draws=draws)
         n_xx = noise.xx.sample(triu_pack(xx), rng=rng, draws=draws)
         n_xy = noise.xy.sample(xy, rng=rng, draws=draws)
-    return solve_adassp(triu_unpack(n_xx, d), n_xy, n_lam, noise, delta)
+    return solve_adassp(triu_unpack(n_xx, d) + xx0, n_xy + xy0, n_lam, noise, delta)

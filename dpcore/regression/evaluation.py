@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from dpcore.regression.adassp import adassp_features, adassp_noise, solve_adassp
+from dpcore.regression.adassp import AdaSSPNoise, adassp, adassp_omega_y, adassp_features, adassp_noise, solve_adassp
 from dpcore.regression.baselines import functional_mechanism_coef, output_perturbation_coef
 from dpcore.regression.linalg import (
     DEFAULT_PREP_SHARE, DEFAULT_SPLIT, MODELS, _split, r2_rmse, spearman, triu_pack, triu_unpack,
@@ -142,7 +142,8 @@ def _noisy_stats(Xp, yp, bx, by, eps_stat, split, rng, public=None):
 
 
 def _adassp_cv(Xp, yp, ybound, eps_stat, delta, rng, public=None) -> np.ndarray:
-    """AdaSSP coefficients (R, E, d + 1) for (R, E) batches of prepared rows: per ε its Gaussian noise scales."""
+    """AdaSSP coefficients (R, E, d + 1) for (R, E) batches of prepared rows: per ε its Gaussian noise scales.
+    ``ybound`` (R, E) is each repeat's response bound By."""
     R_, E = yp.shape[:2]
     Xa = adassp_features(Xp)  # (R, m, d + 1)
     d1 = Xa.shape[-1]
@@ -277,7 +278,8 @@ def monte_carlo_cv(
         fm, icpt = functional_mechanism_coef(Xb, yp, epsilon=eps_stat[None, :], y_bound=ybound, rng=rng)
         coefs[MODELS[4]] = (fm, c + icpt)
         # 6. AdaSSP on the private training set (and the public rows, unnoised), same DP centre, (ε_stat, δ)
-        ada = _adassp_cv(Xp, yp, ybound, eps_stat, adassp_delta or 1.0 / m**2, rng,
+        by_ada = np.minimum(adassp_omega_y(eps_stat)[None, :] * sy, ybound)
+        ada = _adassp_cv(Xp, yp, by_ada, eps_stat, adassp_delta or 1.0 / m**2, rng,
                          public=(Xpub, y0) if n_pub else None)
         coefs[MODELS[5]] = (ada[..., :-1] / math.sqrt(2.0), c + ada[..., -1] / math.sqrt(2.0))  # rows were / √2
         clip_at = {MODELS[1]: bx}  # the robust fit predicts on features clipped as in its fit (others: |x| ≤ 1)
@@ -322,6 +324,9 @@ class Preview:
     rho_nonprivate: float
     r2_nonprivate: float
     rmse_nonprivate: float
+    intercept: np.ndarray  # (draws,) the prediction at a zero prepared record, on the response's scale
+    intercept_nonprivate: float
+    delta: float = 0.0
 
 
 def preview_fit(
@@ -367,7 +372,53 @@ def preview_fit(
     r2, rmse = r2_rmse(pred, yt)
     r2_np, rmse_np = r2_rmse(pred_np, yt)
     return Preview(prep, bx, by, noise, post.coef, pred, spearman(pred, yt), r2, rmse, post.sd, coef_np, pred_np,
-                   float(spearman(pred_np, yt)), float(r2_np), float(rmse_np))
+                   float(spearman(pred_np, yt)), float(r2_np), float(rmse_np), np.full(draws, prep.y_centre), centre)
+
+
+def preview_adassp(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    private: np.ndarray,
+    public: np.ndarray,
+    test: np.ndarray,
+    x_bounds,
+    y_bounds: tuple[float, float],
+    x_centre: float | str | None,
+    y_centre: str | float,
+    sigma_y: str | float,
+    eps_prep: float,
+    eps_stat: float,
+    delta: float,
+    rng: np.random.Generator,
+    draws: int,
+) -> Preview:
+    """:func:`preview_fit` for AdaSSP: ``draws`` seeded releases at ``(eps_stat, delta)`` after the same preparation,
+    ``By = min(ωy(ε) σy, public worst case)`` (:func:`~dpcore.regression.adassp.adassp_omega_y`), no feature clipping
+    (``bx`` is ∞). ``coef_sd`` is the spread the noise alone causes (:meth:`AdaSSPFit.noise_sd` of each draw's
+    re-noising is what a release reports; here the draws' own spread). The non-private reference is ordinary least
+    squares with an intercept on the same prepared records and the exact centre.
+    """
+    prep = prepare(X[private], y[private], x_bounds=x_bounds, y_bounds=y_bounds, x_centre=x_centre,
+                   y_centre=y_centre, sigma_y=sigma_y, epsilon=eps_prep, rng=rng)
+    by = float(min(adassp_omega_y(eps_stat) * prep.sigma_y, prep.y_bound))
+    pub = (adassp_features(prep.transform(X[public])), y[public] - prep.y_centre) if len(public) else None
+    fit = adassp(adassp_features(prep.transform(X[private])), y[private] - prep.y_centre, epsilon=eps_stat,
+                 delta=delta, by=by, rng=rng, draws=draws, public=pub)
+    Xt, yt = prep.transform(X[test]), y[test]
+    pred = fit.feature_coef @ Xt.T + (fit.intercept + prep.y_centre)[:, None]
+    train = np.concatenate([private, public])
+    centre = float(np.clip(y[private], *y_bounds).mean()) if y_centre == "dp" else prep.y_centre
+    exact = adassp(adassp_features(prep.transform(X[train])), y[train] - centre, epsilon=math.inf, delta=delta,
+                   by=math.inf)
+    pred_np = Xt @ exact.feature_coef + float(exact.intercept) + centre
+    r2, rmse = r2_rmse(pred, yt)
+    r2_np, rmse_np = r2_rmse(pred_np, yt)
+    coef = fit.feature_coef
+    return Preview(prep, math.inf, by, fit.noise, coef, pred, spearman(pred, yt), r2, rmse,
+                   np.broadcast_to(coef.std(axis=0), coef.shape), exact.feature_coef, pred_np,
+                   float(spearman(pred_np, yt)), float(r2_np), float(rmse_np), fit.intercept + prep.y_centre,
+                   float(exact.intercept) + centre, delta)
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,9 @@ class Preparation:
     y_bound: float
     sources: Mapping[str, str]
     parts: Mapping[str, float] = field(default_factory=dict)
+    #: standard deviation of the DP response centre's Laplace noise, √2 (hi − lo)/(n ε): a public function of public
+    #: numbers (0 for a public centre); the release reports it for its intercept
+    centre_sd: float = 0.0
 
     @property
     def epsilon(self) -> float:
@@ -193,9 +196,11 @@ def prepare(
         xc = np.broadcast_to(np.asarray(x_centre, dtype=float), (d,)).copy()
         sources["x_centre"] = "public (user value)"
 
+    centre_sd = 0.0
     if isinstance(y_centre, str) and y_centre == "dp":
         yc = dp_mean(y, y_bounds, share, rng=rng, release=release)
         sources["y_centre"], parts["response centre"] = "DP mean (charged)", share
+        centre_sd = math.sqrt(2.0) * (y_bounds[1] - y_bounds[0]) / (y.size * share)
     elif isinstance(y_centre, str) and y_centre == "public":
         yc = 0.5 * (y_bounds[0] + y_bounds[1])
         sources["y_centre"] = "public midpoint of the response range"
@@ -215,4 +220,4 @@ def prepare(
 
     y_bound = max(y_bounds[1] - yc, yc - y_bounds[0])
     return Preparation(np.asarray(xc, dtype=float), 0.5 * (xhi - xlo), float(yc), 1.0 / math.sqrt(d), float(sy), float(y_bound),
-                       sources, parts)
+                       sources, parts, centre_sd)
