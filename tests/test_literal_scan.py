@@ -13,10 +13,14 @@ from pathlib import Path
 
 import pytest
 
+from ui.layout import literal
+
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted([ROOT / "app.py", *(ROOT / "app_pages").glob("*.py"), *(ROOT / "ui").glob("*.py")])
 MARKDOWN_CALLS = {"markdown", "caption", "info", "warning", "error", "success", "title", "header", "subheader",
-                  "text_input", "toggle", "url_toggle"}
+                  "text_input", "toggle", "url_toggle", "button", "download_button", "expander", "selectbox",
+                  "radio", "multiselect", "checkbox", "number_input", "slider", "url_selectbox", "url_radio",
+                  "url_multiselect", "url_slider", "url_number", "toast", "write"}
 #: Names that hold text a visitor or an uploaded file chose.
 UNTRUSTED = {"name", "label", "gcol", "ecol", "tcol", "pcol", "resp", "response", "feats", "cols", "err", "note",
              "group_label", "dataset_label", "ledger_label", "groups", "raw", "context"}
@@ -64,3 +68,13 @@ def test_untrusted_text_reaches_markdown_only_through_literal(path):
             if names:
                 problems.append(f"{path.name}:{node.lineno} {called}(…{{{names[0]}}}…)")
     assert not problems, problems
+
+
+@pytest.mark.parametrize("code", [":red[colour]", ":material/warning:", ":smile:", ":blue-background[x]",
+                                  "**bold** [link](http://x)", "<b>html</b>"])
+def test_literal_keeps_streamlit_codes_as_text(code):
+    """Every colon is followed by a word joiner, so no colour, icon or emoji code starts; Markdown is escaped."""
+    shown = literal(f"file {code}.csv")
+    assert ":" not in shown.replace(":\u2060", "")
+    assert all(ch not in shown.replace("\\" + ch, "") for ch in "[]*<>")
+    assert shown.replace("\u2060", "").replace("\\", "") == f"file {code}.csv"

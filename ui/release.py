@@ -107,7 +107,7 @@ def release_panel(
         icon=":material/check_circle:",
     )
     for name, table in bundle.tables.items():
-        with st.expander(f"Released table: {name} ({len(table)} rows)"):
+        with st.expander(f"Released table: {literal(name)} ({len(table)} rows)"):
             st.dataframe(pd.DataFrame(table), hide_index=True)
     stem = bundle.file_stem()
     note = st.session_state.get(f"{state_key}_note")
