@@ -177,14 +177,16 @@ def test_page_default_preview_reaches_least_squares_as_epsilon_grows():
     """ε → ∞ with the page's defaults (DP centre and scale on 10 % of ε, By = ωy(ε) σy): the AdaSSP preview's held-out
     R² reaches the non-private OLS fit's within 0.002, its coefficients come within 1 % of OLS's largest at ε = 10⁸, and more ε
     brings them closer (the clipping of y relaxes as √ε, so no bias is left)."""
-    from dpcore.regression.evaluation import preview_adassp
+    from dpcore.regression.adassp import ADASSP
+    from dpcore.regression.evaluation import preview_fit
 
     ex, test, train = _diabetes_split()
     errs = []
     for eps in (1e4, 1e6, 1e8):
-        pv = preview_adassp(ex.X, ex.y, private=train, public=np.array([], int), test=test, x_bounds=ex.x_bounds,
+        pv = preview_fit(ex.X, ex.y, private=train, public=np.array([], int), test=test, x_bounds=ex.x_bounds,
                             y_bounds=ex.y_bounds, x_centre="public", y_centre="dp", sigma_y="dp", eps_prep=0.1 * eps,
-                            eps_stat=0.9 * eps, delta=1.0 / train.size**2, rng=np.random.default_rng(3), draws=40)
+                            eps_stat=0.9 * eps, delta=1.0 / train.size**2, rng=np.random.default_rng(3), draws=40,
+                         method=ADASSP)
         errs.append(np.median(np.abs(pv.coef - pv.coef_nonprivate).max(-1)) / np.abs(pv.coef_nonprivate).max())
     ols = np.linalg.lstsq(adassp_features(pv.prep.transform(ex.X[train])) * math.sqrt(2.0),
                           ex.y[train] - ex.y[train].mean(), rcond=None)[0]

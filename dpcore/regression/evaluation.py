@@ -24,10 +24,10 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from dpcore.regression.adassp import AdaSSPNoise, adassp, adassp_omega_y, adassp_features, adassp_noise, solve_adassp
+from dpcore.regression.adassp import ADASSP, AdaSSPNoise, adassp, adassp_features, adassp_noise, adassp_omega_y, solve_adassp
 from dpcore.regression.baselines import functional_mechanism_coef, output_perturbation_coef
 from dpcore.regression.linalg import (
-    DEFAULT_PREP_SHARE, DEFAULT_SPLIT, MODELS, _split, r2_rmse, spearman, triu_pack, triu_unpack,
+    DEFAULT_PREP_SHARE, DEFAULT_SPLIT, METHOD, MODELS, _split, r2_rmse, spearman, triu_pack, triu_unpack,
 )
 from dpcore.regression.mechanism import StatNoise, stat_noise
 from dpcore.regression.posterior import fit_stats
@@ -299,11 +299,12 @@ def monte_carlo_cv(
 
 @dataclass(frozen=True)
 class Preview:
-    """Preview draws of robust private LR on one split, and the non-private fit on the same training records.
+    """Preview draws of one method (:func:`preview_fit`) on one split, and the non-private fit on the same records.
 
     ``coef`` (draws, d) and ``pred`` (draws, t) are the private fits and their test predictions (test
-    features clipped at ±Bx, as in the fit), ``rho``, ``r2``, ``rmse`` (draws,) their Spearman ρ, held-out R²
-    and RMSE; ``coef_sd`` (draws, d) the posterior standard deviations; ``*_nonprivate`` are the same pipeline without noise or clipping: the same
+    features clipped at ±Bx, as in the fit; ``bx`` is ∞ for AdaSSP), ``rho``, ``r2``, ``rmse`` (draws,) their
+    Spearman ρ, held-out R² and RMSE; ``coef_sd`` (draws, d) the coefficients' standard deviations; ``intercept``
+    (draws,) the prediction at a zero prepared record; ``*_nonprivate`` are the same pipeline without noise or clipping: the same
     training records (private and public) and the exact value of the response centre the private fit
     estimates (the private rows' mean for a DP centre, the same public value otherwise). So the preview
     tends to it as ε → ∞ (``tests/test_regression.py`` checks ε = 10⁶).
@@ -312,7 +313,7 @@ class Preview:
     prep: Preparation
     bx: float
     by: float
-    noise: StatNoise
+    noise: StatNoise | AdaSSPNoise
     coef: np.ndarray
     pred: np.ndarray
     rho: np.ndarray
@@ -343,82 +344,59 @@ def preview_fit(
     sigma_y: str | float,
     eps_prep: float,
     eps_stat: float,
-    omegas: tuple[float, float],
-    split: Sequence[float],
-    priors: bool,
     rng: np.random.Generator,
     draws: int,
+    method: str = METHOD,
+    omegas: tuple[float, float] = (0.1, 0.5),
+    split: Sequence[float] = DEFAULT_SPLIT,
+    priors: bool = True,
+    delta: float = 0.0,
 ) -> Preview:
     """What the page previews: ``draws`` seeded releases on the rows ``private`` (+ ``public``, unnoised).
 
-    The preparation (public or DP centre / scale at ``eps_prep``) uses the private rows only; thresholds
-    are ``Bx = ωx σx``, ``By = ωy σy``; the statistics get Laplace noise at ``eps_stat`` split p1:p2:p3.
+    The preparation (public or DP centre / scale at ``eps_prep``) uses the private rows only. ``method``:
+
+    * robust private LR (``METHOD``): ``Bx = ωx σx``, ``By = ωy σy`` from ``omegas``; Laplace noise on the
+      statistics at ``eps_stat`` split p1:p2:p3; ``coef_sd`` the posterior's; the reference is the same posterior
+      without noise or clipping;
+    * ``ADASSP``: ``(eps_stat, delta)``, ``By = min(ωy(ε) σy, public worst case)``
+      (:func:`~dpcore.regression.adassp.adassp_omega_y`), no feature clipping (``bx`` is ∞); ``coef_sd`` the draws'
+      spread; the reference is ordinary least squares with an intercept.
+
+    Both references use the same training records and the exact value of the centre the private fit estimates.
     """
     prep = prepare(X[private], y[private], x_bounds=x_bounds, y_bounds=y_bounds, x_centre=x_centre,
                    y_centre=y_centre, sigma_y=sigma_y, epsilon=eps_prep, rng=rng)
-    bx, by = omegas[0] * prep.sigma_x, omegas[1] * prep.sigma_y
-    noise = stat_noise(X.shape[1], bx, by, eps_stat, split)
-    noisy = noise.sample(sufficient_stats(*prep.transform(X[private], y[private]), bx, by), rng=rng, draws=draws)
-    if len(public):
-        noisy = noisy + sufficient_stats(*prep.transform(X[public], y[public]), bx, by)
-    post = fit_stats(noisy, priors=priors)
     Xt, yt = prep.transform(X[test]), y[test]
-    pred = post.coef @ clip_features(Xt, bx).T + prep.y_centre
     train = np.concatenate([private, public])
     centre = float(np.clip(y[private], *y_bounds).mean()) if y_centre == "dp" else prep.y_centre
-    coef_np = fit_stats(sufficient_stats(prep.transform(X[train]), y[train] - centre),
-                        priors=priors).coef
-    pred_np = Xt @ coef_np + centre
+    if method == ADASSP:
+        by = float(min(adassp_omega_y(eps_stat) * prep.sigma_y, prep.y_bound))
+        pub = (adassp_features(prep.transform(X[public])), y[public] - prep.y_centre) if len(public) else None
+        fit = adassp(adassp_features(prep.transform(X[private])), y[private] - prep.y_centre, epsilon=eps_stat,
+                     delta=delta, by=by, rng=rng, draws=draws, public=pub)
+        exact = adassp(adassp_features(prep.transform(X[train])), y[train] - centre, epsilon=math.inf, delta=delta,
+                       by=math.inf)
+        bx, noise, coef, intercept = math.inf, fit.noise, fit.feature_coef, fit.intercept + prep.y_centre
+        coef_sd = np.broadcast_to(coef.std(axis=0), coef.shape)
+        coef_np, intercept_np = exact.feature_coef, float(exact.intercept) + centre
+        pred = coef @ Xt.T + intercept[:, None]
+    else:
+        bx, by = omegas[0] * prep.sigma_x, omegas[1] * prep.sigma_y
+        noise = stat_noise(X.shape[1], bx, by, eps_stat, split)
+        noisy = noise.sample(sufficient_stats(*prep.transform(X[private], y[private]), bx, by), rng=rng, draws=draws)
+        if len(public):
+            noisy = noisy + sufficient_stats(*prep.transform(X[public], y[public]), bx, by)
+        post = fit_stats(noisy, priors=priors)
+        coef, coef_sd, intercept = post.coef, post.sd, np.full(draws, prep.y_centre)
+        coef_np = fit_stats(sufficient_stats(prep.transform(X[train]), y[train] - centre), priors=priors).coef
+        intercept_np = centre
+        pred = coef @ clip_features(Xt, bx).T + prep.y_centre
+    pred_np = Xt @ coef_np + intercept_np
     r2, rmse = r2_rmse(pred, yt)
     r2_np, rmse_np = r2_rmse(pred_np, yt)
-    return Preview(prep, bx, by, noise, post.coef, pred, spearman(pred, yt), r2, rmse, post.sd, coef_np, pred_np,
-                   float(spearman(pred_np, yt)), float(r2_np), float(rmse_np), np.full(draws, prep.y_centre), centre)
-
-
-def preview_adassp(
-    X: np.ndarray,
-    y: np.ndarray,
-    *,
-    private: np.ndarray,
-    public: np.ndarray,
-    test: np.ndarray,
-    x_bounds,
-    y_bounds: tuple[float, float],
-    x_centre: float | str | None,
-    y_centre: str | float,
-    sigma_y: str | float,
-    eps_prep: float,
-    eps_stat: float,
-    delta: float,
-    rng: np.random.Generator,
-    draws: int,
-) -> Preview:
-    """:func:`preview_fit` for AdaSSP: ``draws`` seeded releases at ``(eps_stat, delta)`` after the same preparation,
-    ``By = min(ωy(ε) σy, public worst case)`` (:func:`~dpcore.regression.adassp.adassp_omega_y`), no feature clipping
-    (``bx`` is ∞). ``coef_sd`` is the spread the noise alone causes (:meth:`AdaSSPFit.noise_sd` of each draw's
-    re-noising is what a release reports; here the draws' own spread). The non-private reference is ordinary least
-    squares with an intercept on the same prepared records and the exact centre.
-    """
-    prep = prepare(X[private], y[private], x_bounds=x_bounds, y_bounds=y_bounds, x_centre=x_centre,
-                   y_centre=y_centre, sigma_y=sigma_y, epsilon=eps_prep, rng=rng)
-    by = float(min(adassp_omega_y(eps_stat) * prep.sigma_y, prep.y_bound))
-    pub = (adassp_features(prep.transform(X[public])), y[public] - prep.y_centre) if len(public) else None
-    fit = adassp(adassp_features(prep.transform(X[private])), y[private] - prep.y_centre, epsilon=eps_stat,
-                 delta=delta, by=by, rng=rng, draws=draws, public=pub)
-    Xt, yt = prep.transform(X[test]), y[test]
-    pred = fit.feature_coef @ Xt.T + (fit.intercept + prep.y_centre)[:, None]
-    train = np.concatenate([private, public])
-    centre = float(np.clip(y[private], *y_bounds).mean()) if y_centre == "dp" else prep.y_centre
-    exact = adassp(adassp_features(prep.transform(X[train])), y[train] - centre, epsilon=math.inf, delta=delta,
-                   by=math.inf)
-    pred_np = Xt @ exact.feature_coef + float(exact.intercept) + centre
-    r2, rmse = r2_rmse(pred, yt)
-    r2_np, rmse_np = r2_rmse(pred_np, yt)
-    coef = fit.feature_coef
-    return Preview(prep, math.inf, by, fit.noise, coef, pred, spearman(pred, yt), r2, rmse,
-                   np.broadcast_to(coef.std(axis=0), coef.shape), exact.feature_coef, pred_np,
-                   float(spearman(pred_np, yt)), float(r2_np), float(rmse_np), fit.intercept + prep.y_centre,
-                   float(exact.intercept) + centre, delta)
+    return Preview(prep, bx, by, noise, coef, pred, spearman(pred, yt), r2, rmse, coef_sd, coef_np, pred_np,
+                   float(spearman(pred_np, yt)), float(r2_np), float(rmse_np), intercept, intercept_np, delta)
 
 
 @dataclass(frozen=True)
