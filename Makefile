@@ -4,6 +4,8 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
+# the embedded default serves one person, on this machine: anyone else must sign in (README, "Sign-in and roles")
+ADDRESS ?= 127.0.0.1
 
 .PHONY: run test bench assets clean
 
@@ -20,7 +22,7 @@ $(VENV)/.test-deps: requirements.txt requirements-test.txt | $(BIN)/python
 	touch $@ $(VENV)/.run-deps
 
 run: $(VENV)/.run-deps
-	$(BIN)/streamlit run app.py --server.headless true --server.port $(PORT) --browser.gatherUsageStats false
+	$(BIN)/streamlit run app.py --server.headless true --server.address $(ADDRESS) --server.port $(PORT) --browser.gatherUsageStats false
 
 test: $(VENV)/.test-deps
 	$(BIN)/python -m pytest
