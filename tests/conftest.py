@@ -96,8 +96,10 @@ def postgres_url(postgres_server):
         yield url
 
 
-def start_app(data_dir: Path, *, ledger_url: str = "", extra_env: dict | None = None) -> tuple[subprocess.Popen, str]:
-    """``streamlit run app.py`` on a free loopback port with its ledger in ``data_dir`` (or ``ledger_url``)."""
+def start_app(data_dir: Path, *, ledger_url: str = "", extra_env: dict | None = None,
+              address: str = "127.0.0.1") -> tuple[subprocess.Popen, str]:
+    """``streamlit run app.py`` on a free port (listening on ``address``; the URL is the loopback one) with its
+    ledger in ``data_dir`` (or ``ledger_url``)."""
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if k not in LEDGER_ENV}
     env.update(PYTHONPATH=str(ROOT), DPCORE_DATA_DIR=str(data_dir), **(extra_env or {}))
@@ -105,7 +107,7 @@ def start_app(data_dir: Path, *, ledger_url: str = "", extra_env: dict | None = 
         env["DPCORE_LEDGER_URL"] = ledger_url
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+         "--server.address", address, "--server.headless", "true", "--browser.gatherUsageStats", "false"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"

@@ -8,7 +8,9 @@ import pandas as pd
 import streamlit as st
 
 from dpcore.ledger import table_fingerprint
+from dpcore.access import VISITOR
 from dpcore.validation import InputError, read_csv
+from ui.identity import current_person
 from ui.layout import literal
 
 
@@ -42,10 +44,16 @@ def upload_csv(key: str, *, label: str = "Upload a CSV file", hint: str = "", he
     coming back, or switching the page's data source and back, finds it again. The bytes stay in this
     session's memory only: no disk, no log, no ``st.cache_data`` (which would share them with other
     sessions); at most one file of at most 20 MB per page (:data:`dpcore.validation.MAX_UPLOAD_BYTES`).
-    They are parsed on each run. The fingerprint keys the privacy ledger and depends on the table's
-    content only, so re-uploading the same data (under any file name, re-saved with other line endings,
-    column order or number format) draws on the same budget.
+    They are parsed on each run. The ledger keys a release by the values it reads (``dpcore.ledger.keys``),
+    so re-uploading the same people under any file name, format or order draws on the same budget.
+
+    A visitor (signed out, or reaching the embedded default from another machine) may not upload: bundled data
+    and teaching only.
     """
+    if current_person().role == VISITOR:
+        st.info("Uploads are for data custodians: sign in as one to analyse your own data. Bundled data sets and "
+                "teaching mode are open to everyone.", icon=":material/lock:")
+        return None
     drawn_before = key in st.session_state  # the uploader's state survives only the runs that draw it
     uploaded = st.file_uploader(
         label,

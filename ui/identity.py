@@ -9,6 +9,7 @@ with a message for the administrator.
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 
 import streamlit as st
@@ -47,6 +48,24 @@ def _access() -> AccessConfig:
     return _access_table(str(path), path.stat().st_mtime_ns if path.is_file() else 0)
 
 
+def _on_this_machine() -> bool:
+    """Whether the browser connects from this machine: the embedded default's one local custodian. Another
+    machine reaching a server without sign-in (started with ``--server.address 0.0.0.0``) is a visitor, so that
+    nobody but the person at this machine can upload or see its ledger (a proxy on this machine must configure
+    sign-in instead: its visitors all look local)."""
+    return is_local_address(st.context.ip_address)
+
+
+def is_local_address(address: str | None) -> bool:
+    """A loopback address, or none at all (no browser connection: AppTest, a script run)."""
+    if address is None:
+        return True
+    try:
+        return ipaddress.ip_address(address.split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
 def _resolve() -> tuple[Person, str]:
     """The session's person, and what is wrong with the deployment's access configuration ("" if nothing)."""
     try:
@@ -57,7 +76,7 @@ def _resolve() -> tuple[Person, str]:
         if access.present:
             return SIGNED_OUT, ("The configuration has an [access] table but sign-in is not configured "
                                 "(no [auth] secrets): nobody can be told apart, so nothing is shown.")
-        return LOCAL, ""
+        return (LOCAL if _on_this_machine() else SIGNED_OUT), ""
     user = st.user.to_dict()
     if not user.get("is_logged_in"):
         return SIGNED_OUT, ""
