@@ -7,10 +7,12 @@ this session's state only).
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 import ui
@@ -32,6 +34,7 @@ EPS_SWEEP = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 OMEGAS = [float(v) for v in R.OMEGA_GRID]
 REPEATS = [5, 10, 20, 50]  # CV repeats offered
 MIN_RECORDS = 60  # 20 held out for testing, > 20 for private training (a slider), room for both to move
+MAX_UPLOAD_FEATURES = 64  # an upload's default features: every other column, up to this many
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,7 @@ class Source:
     public_basis: str  # why those records are public
     beta: np.ndarray | None = None
     unit: str = "one cell line"  # the unit of privacy shown on the page
+    blocked: str | None = None  # why a release is not offered yet (an upload's unconfirmed ranges or unnamed unit)
 
     def public_rows(self) -> R.PublicRows:
         return R.PublicRows(self.X[self.public], self.y[self.public],
@@ -95,6 +99,11 @@ def _synthetic(n: int, d: int, noise: float, seed: int, k: int) -> Source:
                   unit="one record")
 
 
+def _ranges_key(feats, lo: float, hi: float) -> str:
+    """The ranges table's key: a new feature list or default rule starts a new table (edits of the old one dropped)."""
+    return "rg_xranges_" + hashlib.sha256(repr((list(feats), float(lo), float(hi))).encode()).hexdigest()[:16]
+
+
 def _upload() -> Source | None:
     table = ui.upload_csv("rg_upload", label="Upload a CSV (one row per cell line / person)",
                           hint="Upload a CSV with one numeric response column and numeric feature columns, e.g. "
@@ -110,35 +119,49 @@ def _upload() -> Source | None:
         resp = ui.url_selectbox("Response column", key="rg_ycol", options=cols, index=guess.index_in(cols))
         st.caption(ui.literal(columns.describe([guess])))
     others = [c for c in cols if c != resp]
-    # a new response: the features default to the first ten other columns again (the old response among them)
-    ui.reset_when_changed("_rg_upload_response", (tuple(cols), resp), dict(rg_xcols=others[:10]))
+    default_feats = others[:MAX_UPLOAD_FEATURES]
+    # a new response: every other column is a feature again (the old response among them), none dropped silently
+    ui.reset_when_changed("_rg_upload_response", (tuple(cols), resp), dict(rg_xcols=default_feats))
     with c2:
-        feats = ui.url_multiselect("Feature columns", key="rg_xcols", options=others, default=others[:10])
+        feats = ui.url_multiselect("Feature columns", key="rg_xcols", options=others, default=default_feats)
         used, offered = len(feats), len(others)
-        st.caption(f"{used} of {offered} other columns used as features: " + ui.literal(", ".join(feats) or "none"))
+        st.caption(f"{used} of {offered} other columns used as features: " + ui.literal(", ".join(feats) or "none")
+                   + (f" (at most {MAX_UPLOAD_FEATURES} by default: the statistics grow as d²)"
+                      if offered > MAX_UPLOAD_FEATURES else ""))
     with c7:
         mark = st.selectbox("Public-rows column (optional)", [None] + [c for c in cols if c != resp and c not in feats],
                             key="rg_pubcol", format_func=lambda c: "none: every row is private" if c is None else c,
                             help="A 0/1 column: 1 marks a row whose data are already public. Those rows enter the "
                                  "release without noise and are not protected; the guarantee rests on your statement.")
-    unit = st.text_input("Unit of privacy (what one row is)", key="rg_unit", value="one record/row", max_chars=60,
-                         help="Shown on the page and in the release: the guarantee protects one such unit.")
+    unit = st.text_input("Unit of privacy: what one row is (e.g. patient, cell line)", key="rg_unit", max_chars=60,
+                         help="Shown on the page and in the release: the guarantee protects one such unit.").strip()
     c3, c4, c5, c6 = st.columns(4)
     ylo = float(c3.number_input("Public response minimum", key="rg_ylo", value=-10.0))
     yhi = float(c4.number_input("Public response maximum", key="rg_yhi", value=13.0))
-    xlo = float(c5.number_input("Public feature minimum", key="rg_xlo", value=0.0))
-    xhi = float(c6.number_input("Public feature maximum", key="rg_xhi", value=1.0))
-    st.caption("The ranges must come from domain knowledge (e.g. the assay's measurable range), not from the file: "
-               "they set the public centres and the no-projection baseline's bounds; values outside are clipped.")
+    xlo = float(c5.number_input("Default feature minimum", key="rg_xlo", value=0.0,
+                                help="The public rule every feature starts from; edit single features in the table."))
+    xhi = float(c6.number_input("Default feature maximum", key="rg_xhi", value=1.0))
+    st.markdown("**Public range of each feature** (edit a row for a feature measured on another scale)")
+    ranges = st.data_editor(pd.DataFrame({"feature": feats, "lower": xlo, "upper": xhi}),
+                            key=_ranges_key(feats, xlo, xhi), disabled=["feature"], hide_index=True,
+                            num_rows="fixed", width="stretch")
+    confirmed = st.checkbox("These ranges come from domain knowledge (e.g. the assay's measurable range, clinical "
+                            "limits), not from this file", key="rg_ranges_ok")
+    st.caption("They set the public centres and scales; values outside are clipped. The page never fills them from the "
+               "data: a release needs the box ticked and the unit of privacy named.")
     with ui.show_errors("The uploaded file cannot be used"):
-        if not (yhi > ylo and xhi > xlo):
-            raise ValueError("Each public maximum must be larger than its minimum.")
+        if not yhi > ylo:
+            raise ValueError("The public response maximum must be larger than its minimum.")
+        x_bounds = R.feature_ranges(ranges, feats) if feats else (xlo, xhi)
         X, y, public = R.regression_from_frame(frame, response=resp, features=feats, public=mark,
                                                min_rows=MIN_RECORDS)
-        return Source(f"{name} (uploaded)", fp, X, y, tuple(feats), (xlo, xhi), (ylo, yhi), "public",
+        missing = [what for what, ok in (("name the unit of privacy", unit), ("confirm the public ranges", confirmed))
+                   if not ok]
+        return Source(f"{name} (uploaded)", fp, X, y, tuple(feats), x_bounds, (ylo, yhi), "public",
                       f"observed {resp}", "upload", ("upload",), tuple(f"row {i + 2}" for i in range(len(y))),
                       public, f"marked 1 in column {mark!r} by the user" if mark else "",
-                      unit=unit.strip() or "one record/row")
+                      unit=f"one {unit}" if unit else "one row (not named yet)",
+                      blocked=("Before a release, " + " and ".join(missing) + " (above the charts).") if missing else None)
     return None
 
 
@@ -212,9 +235,10 @@ def _split_search(n: int, d: int, eps: float):
 
 # ==================================================================================================
 
-ui.page_header("Drug sensitivity: robust private linear regression",
-               "Bayesian linear regression from clipped, Laplace-noised sufficient statistics (Honkela et al. 2018), "
-               "with free threshold tuning on synthetic data and the paper's four baselines.")
+ui.page_header("Drug sensitivity: private linear regression",
+               "AdaSSP (Wang 2018: Gaussian-noised sufficient statistics with a private ridge) by default, and the "
+               "paper's robust private Bayesian linear regression (Honkela et al. 2018: clipped, Laplace-noised "
+               "statistics, thresholds tuned for free on synthetic data) one click away, with four baselines.")
 
 kind = ui.url_radio("Data source", key="rg_src", options=["gdsc", "synthetic", "upload"], horizontal=True,
                     format_func=lambda s: {"gdsc": "bundled GDSC subset", "synthetic": "synthetic (known β)",
@@ -332,6 +356,12 @@ PREVIEW_DRAWS = 200
 VIEWS = ["Predicted vs observed", "Noise draws", "Coefficients", "ρ over ε and size (CV)", "Smallest ε for a target",
          "Clipping thresholds", "Budget split"]
 CV_VIEW, TARGET_VIEW = VIEWS[3], VIEWS[4]
+METHODS = {"adassp": R.ADASSP, "robust": R.METHOD}  # the link's value → the method
+METHOD_LABELS = {R.ADASSP: "AdaSSP (default)", R.METHOD: "robust private LR (the paper's)"}
+METHOD_HELP = ("AdaSSP (Wang 2018): Gaussian noise on XᵀX and Xᵀy with a privately chosen ridge; (ε, δ)-DP. It predicts "
+               "on the response's scale best at the ε measured (docs/regression.md: diabetes held-out R² 0.29 at ε = 10 "
+               "against 0.16). Robust private LR (Honkela et al. 2018): clipped, Laplace-noised statistics and a Bayesian "
+               "posterior; pure ε-DP; the paper's method.")
 
 
 def _repeats() -> int:
@@ -416,7 +446,7 @@ def _notebook_source() -> dict:
     if src.kind == "synthetic":
         return dict(n=src.key[1], noise_sd=src.key[3], data_seed=src.key[4], k_public=src.key[5])
     return dict(response=st.session_state.get("rg_ycol"), features=src.names, public_col=st.session_state.get("rg_pubcol"),
-                x_bounds=src.x_bounds, y_bounds=src.y_bounds)
+                x_bounds=tuple(np.asarray(b, dtype=float).tolist() for b in src.x_bounds), y_bounds=src.y_bounds)
 
 
 def _med(values: np.ndarray) -> str:
@@ -435,17 +465,26 @@ def _at_epsilon() -> None:
     e0, e1, e2 = st.columns([1.2, 1, 1])
     with e0:
         epsilon = ui.epsilon_slider("Privacy budget ε (total)", key="eps", default=1.0)
-        mode = ui.url_radio("Thresholds (ωx, ωy)", key="rg_tmode", options=["tuned", "manual"], horizontal=True,
-                            format_func=lambda m: {"tuned": "tuned on synthetic data (free)", "manual": "manual"}[m])
+        choice = ui.url_radio("Release method", key="rg_method", options=list(METHODS), horizontal=True,
+                              format_func=lambda m: METHOD_LABELS[METHODS[m]], help=METHOD_HELP)
+    method = METHODS[choice]
+    robust = method == R.METHOD
+    delta = 0.0 if robust else R.adassp_delta(n_priv)
     with e1:
-        p1 = float(ui.url_slider("p1 → nxx", key="rg_p1", min_value=0.05, max_value=0.90, value=0.35, step=0.05))
-        p2_max = round(0.95 - p1, 2)  # p3 = 1 − p1 − p2 keeps at least 0.05, so no state of the two is invalid
-        _clamp_float("rg_p2", 0.05, p2_max)
-        p2 = float(ui.url_slider("p2 → nxy", key="rg_p2", min_value=0.05, max_value=max(p2_max, 0.1),
-                                 value=min(0.60, p2_max), step=0.05, disabled=p2_max <= 0.05))
-        p2 = min(p2, p2_max)
-        p3 = round(1.0 - p1 - p2, 10)
-        st.caption(f"p3 → nyy = {p3:.2f} (budget split nxx : nxy : nyy; p2 is at most 0.95 − p1)")
+        if robust:
+            p1 = float(ui.url_slider("p1 → nxx", key="rg_p1", min_value=0.05, max_value=0.90, value=0.35, step=0.05))
+            p2_max = round(0.95 - p1, 2)  # p3 = 1 − p1 − p2 keeps at least 0.05, so no state of the two is invalid
+            _clamp_float("rg_p2", 0.05, p2_max)
+            p2 = float(ui.url_slider("p2 → nxy", key="rg_p2", min_value=0.05, max_value=max(p2_max, 0.1),
+                                     value=min(0.60, p2_max), step=0.05, disabled=p2_max <= 0.05))
+            p2 = min(p2, p2_max)
+            p3 = round(1.0 - p1 - p2, 10)
+            st.caption(f"p3 → nyy = {p3:.2f} (budget split nxx : nxy : nyy; p2 is at most 0.95 − p1)")
+        else:
+            p1, p2, p3 = R.DEFAULT_SPLIT  # the robust fit's split: used by the CV's comparison curves only
+            st.caption(f"δ = 1/n² = {delta:.2g} for n = {n_priv} private records. Split of (ε, δ): λ_min 10 %, XᵀX "
+                       "45 %, Xᵀy 45 %. Responses clipped at By = ωy σy, ωy = 2·max(1, √(ε/10)); features are not "
+                       "clipped (each record has length ≤ 1 after scaling).")
     split = (p1, p2, p3)
     eps_prep = prep_share * epsilon if uses_dp else 0.0
     eps_stat = epsilon - eps_prep
@@ -460,12 +499,20 @@ def _at_epsilon() -> None:
                                                           progress=lambda f: bar.progress(f))
             bar.empty()
     full = st.session_state.get(full_key)
+    with e2:
+        mode = ui.url_radio("Thresholds (ωx, ωy)", key="rg_tmode", options=["tuned", "manual"], horizontal=True,
+                            format_func=lambda m: {"tuned": "tuned on synthetic data (free)", "manual": "manual"}[m],
+                            disabled=not robust)
 
     def search() -> ThresholdSearch:  # the (ωx, ωy) search in use, for the views and the release that show it
         return full if full is not None else _quick_search(n_fit, d, float(eps_stat), split)
 
     with e2:
-        if mode == "manual":
+        if not robust:
+            wx, wy = 0.1, 0.5  # unused by AdaSSP; the thresholds views describe the robust fit
+            st.caption("AdaSSP needs no clipping thresholds or budget-split search: its ridge is chosen privately "
+                       "from a noisy smallest eigenvalue of XᵀX (Wang 2018).")
+        elif mode == "manual":
             wx = float(ui.url_select_slider("ωx (Bx = ωx σx)", key="rg_wx", options=OMEGAS, value=0.1))
             wy = float(ui.url_select_slider("ωy (By = ωy σy)", key="rg_wy", options=OMEGAS, value=0.5))
         else:
@@ -482,14 +529,20 @@ def _at_epsilon() -> None:
     with ui.show_errors("Preview failed"):
         pv = preview_fit(src.X, src.y, private=priv, public=pub, test=test, x_bounds=src.x_bounds, y_bounds=src.y_bounds,
                          x_centre=src.x_centre, y_centre=y_centre, sigma_y=sigma_y, eps_prep=eps_prep, eps_stat=eps_stat,
-                         omegas=(wx, wy), split=split, priors=priors, rng=rng, draws=PREVIEW_DRAWS)
+                         omegas=(wx, wy), split=split, priors=priors, rng=rng, draws=PREVIEW_DRAWS, method=method,
+                         delta=delta)
     prep, bx, by, noise, yt = pv.prep, pv.bx, pv.by, pv.noise, src.y[test]
     pred_draws, rho_draws, pred_np, rho_np = pv.pred, pv.rho, pv.pred_nonprivate, pv.rho_nonprivate
 
+    if robust:
+        noised = (f"clipping features at ±Bx = {bx:.3g} and responses at ±By = {by:.3g}: the {d * (d + 1) // 2} "
+                  f"distinct entries of nxx = Σxxᵀ, the {d} entries of nxy = Σxy and nyy = Σy²")
+    else:
+        noised = (f"appending a constant 1 (the intercept) and clipping responses at ±By = {by:.3g}: the smallest "
+                  f"eigenvalue of XᵀX, the {(d + 1) * (d + 2) // 2} distinct entries of XᵀX and the {d + 1} of Xᵀy")
     st.markdown(
-        f"**What is noised:** after centring ({'; '.join(prep.describe())}), scaling each record to length 1 and "
-        f"clipping features at ±Bx = {bx:.3g} and responses at ±By = {by:.3g}: the {d * (d + 1) // 2} distinct entries "
-        f"of nxx = Σxxᵀ, the {d} entries of nxy = Σxy and nyy = Σy². Noise: {'; '.join(noise.describe())}. "
+        f"**What is noised ({METHOD_LABELS[method]}):** after centring ({'; '.join(prep.describe())}), scaling each "
+        f"record to length 1 and {noised}. Noise: {'; '.join(noise.describe())}. "
         + (f"The DP centre/scale took ε = {eps_prep:.3g}. " if uses_dp else "")
         + (f"{n_pub} public records are added without noise and are not protected." if n_pub else "")
     )
@@ -505,10 +558,11 @@ def _at_epsilon() -> None:
             st.caption(f"Held-out scores over {pv.rho.size} preview draws (median, 5–95%): ρ {_med(pv.rho)}, "
                        f"R² {_med(pv.r2)}, RMSE {_med(pv.rmse)}; non-private ρ {rho_np:.3f}, R² {pv.r2_nonprivate:.3f}, "
                        f"RMSE {pv.rmse_nonprivate:.3g}. R² below 0 means worse than predicting the mean.")
-            ui.teaching("1. Centre and scale each record (free, or a small charged DP mean). 2. Clip. 3. Add Laplace "
-                        "noise to the three sums. 4. Repair the noisy nxx to be positive semi-definite and compute the "
-                        "Bayesian posterior mean — all post-processing. This plot is one preview draw; the “Noise "
-                        "draws” view shows how much a single release can vary.")
+            ui.teaching("1. Centre and scale each record (free, or a small charged DP mean). 2. Clip. 3. Add noise to "
+                        "the sums (Laplace for robust private LR, Gaussian for AdaSSP). 4. Repair the noisy matrix to be "
+                        "positive semi-definite and solve (a Bayesian posterior, or a ridge chosen from the noisy "
+                        "smallest eigenvalue) — all post-processing. This plot is one preview draw; the “Noise draws” "
+                        "view shows how much a single release can vary.")
     with v_draws:
         if v_draws.open:
             st.plotly_chart(rf.rho_draws_histogram(rho_draws, rho_np), key="rg_draws")
@@ -522,8 +576,11 @@ def _at_epsilon() -> None:
                             key="rg_coef")
             st.caption(("Synthetic data: the true β is known. " if src.beta is not None else "")
                        + f"Private coefficients (mean and 5–95% over {pv.coef.shape[0]} preview draws) shrink towards "
-                       "0 — clipping and the prior trade bias for much less noise; ranking quality (ρ) is what the "
-                       "method optimises.")
+                       + ("0 — clipping and the prior trade bias for much less noise." if robust else
+                          "0 — the private ridge trades bias for less noise.")
+                       + f" Intercept (prediction for a record at the public midpoints): {_med(pv.intercept)}; "
+                       f"non-private {pv.intercept_nonprivate:.3g}. A release reports each coefficient with its "
+                       "standard deviation and the intercept as a row of its table.")
     with v_cv:
         if v_cv.open:
             _cv_view(epsilon=epsilon, split=split, n_test=n_test)
@@ -584,36 +641,46 @@ def _at_epsilon() -> None:
     )
 
     # ---- release ----------------------------------------------------------------------------------------------------
-    parts = {"nxx": p1 * eps_stat, "nxy": p2 * eps_stat, "nyy": p3 * eps_stat}
+    parts = ({"nxx": p1 * eps_stat, "nxy": p2 * eps_stat, "nyy": p3 * eps_stat} if robust else
+             {k: share * eps_stat for k, share in zip(("λ_min", "XᵀX", "Xᵀy"), R.ADASSP_SPLIT)})
     if uses_dp:
         parts.update({k: eps_prep / (int(y_centre == "dp") + int(sigma_y == "dp"))
                       for k, on in (("response centre", y_centre == "dp"), ("response scale", sigma_y == "dp")) if on})
-    params = {"n_private": n_priv, "n_public_not_protected": n_pub, "d": d, "omega": (wx, wy), "split": split,
-              "priors": priors}
+    params = {"method": method, "n_private": n_priv, "n_public_not_protected": n_pub, "d": d}
+    params.update({"omega": (wx, wy), "split": split, "priors": priors} if robust else {"delta": delta})
+    unit = src.unit.removeprefix("one ").strip()
+
     def _bundle():
-        tuning = search().describe() if mode == "tuned" else {"source": "manual ω (public)"}
+        if src.blocked:
+            raise ValueError(src.blocked)
         prep_rel = R.prepare(src.X[priv], src.y[priv], x_bounds=src.x_bounds, y_bounds=src.y_bounds,
                              x_centre=src.x_centre, y_centre=y_centre, sigma_y=sigma_y, epsilon=eps_prep, release=True)
-        return R.release(src.X[priv], src.y[priv], prep=prep_rel, epsilon=eps_stat, omega_x=wx, omega_y=wy, split=split,
-                         priors=priors, public=src.public_rows(), dataset=src.label,
-                         fingerprint=src.fp, feature_names=src.names, tuning=tuning)
+        common = dict(prep=prep_rel, public=src.public_rows(), dataset=src.label, fingerprint=src.fp,
+                      feature_names=src.names, unit=unit)
+        if not robust:
+            return R.release_adassp(src.X[priv], src.y[priv], epsilon=eps_stat, delta=delta, **common)
+        tuning = search().describe() if mode == "tuned" else {"source": "manual ω (public)"}
+        return R.release(src.X[priv], src.y[priv], epsilon=eps_stat, omega_x=wx, omega_y=wy, split=split,
+                         priors=priors, tuning=tuning, **common)
 
     st.caption("The release uses the private training records of the current split"
                + (f" and the {n_pub} public records (listed in its notes; not protected)" if n_pub else "")
-               + "; the bundle's parts name each charged piece (the three statistics and any DP centre / scale).")
-    utility_note = (f"Spearman ρ of the robust private fit on {yt.size} held-out records over {rho_draws.size} simulated "
-                    f"releases: {describe_draws(rho_draws)}; loss of ρ against the non-private fit on the same split: "
-                    f"{describe_draws(rho_np - rho_draws)}.")
+               + "; the bundle's parts name each charged piece (the noised statistics and any DP centre / scale).")
+    utility_note = (f"{METHOD_LABELS[method]} on {yt.size} held-out records over {rho_draws.size} simulated releases: "
+                    f"Spearman ρ {describe_draws(rho_draws)}, R² {describe_draws(pv.r2)}; loss of ρ against the "
+                    f"non-private fit on the same split: {describe_draws(rho_np - rho_draws)}.")
     config = RegressionConfig(
         source=src.kind, epsilon=epsilon, seed=seed, n_test=n_test, n_private=n_priv, omegas=(wx, wy), split=split,
         priors=priors, y_centre=y_centre, sigma_y=sigma_y, prep_share=prep_share, draws=PREVIEW_DRAWS, d=d,
-        repeats=int(st.session_state.get("rg_R", 10)), sweep=EPS_SWEEP, **_notebook_source())
+        repeats=int(st.session_state.get("rg_R", 10)), sweep=EPS_SWEEP, method=method, delta=delta,
+        **_notebook_source())
     code_downloads(config)
-    ui.release_panel(key="regression", dataset_label=src.label, fingerprint=src.fp, method=R.METHOD,
+    ui.release_panel(key="regression", dataset_label=src.label, fingerprint=src.fp, method=method,
                      records=RecordsRead.of([src.y], exchangeable=src.X) if src.kind == "upload" else None,
                      ledger_label=GDSC_LEDGER_LABEL if src.kind == "gdsc" else None,
-                     epsilon=round(float(math.fsum(parts.values())), 12), parts=parts, params=params,
-                     make_bundle=lambda: release_with_script(_bundle(), config), utility_note=utility_note)
+                     epsilon=round(float(math.fsum(parts.values())), 12), delta=delta, parts=parts, params=params,
+                     make_bundle=lambda: release_with_script(_bundle(), config), utility_note=utility_note,
+                     blocked=src.blocked)
 
     attacker_panel("regression", epsilon)
 

@@ -25,21 +25,21 @@ def _tab(page, name: str) -> None:
 
 def test_regression_page_epsilon_slider_and_views(app_server, chromium_page, streamlit_idle, page_screenshot):
     page = chromium_page
-    page.goto(f"{app_server}/regression")
+    page.goto(f"{app_server}/regression?rg_method=robust")  # the paper's method: its split slider moves below
     streamlit_idle(page)
-    page.get_by_text("Drug sensitivity: robust private linear regression").first.wait_for()
+    page.get_by_text("Drug sensitivity: private linear regression").first.wait_for()
     assert page.locator('[data-testid="stException"]').count() == 0
     page.locator(".st-key-rg_headline .js-plotly-plot").first.wait_for(timeout=120_000)
     assert page.locator(".js-plotly-plot").count() == 1  # only the open view is drawn
     noised = page.locator(NOISED, has_text="What is noised").first
     before = noised.inner_text()
-    assert "centre/scale took ε = 0.05" in before  # 5% of ε = 1
+    assert "centre/scale took ε = 0.1" in before  # 10 % of ε = 1
     _move(page, "Privacy budget ε (total)", "ArrowRight", times=2)  # 1 → 1.5 → 2
     expect(page.locator(NOISED, has_text="What is noised").first).to_contain_text(
-        "centre/scale took ε = 0.1", timeout=180_000)
+        "centre/scale took ε = 0.2", timeout=180_000)
     streamlit_idle(page, timeout_ms=180_000)
     after = page.locator(NOISED, has_text="What is noised").first.inner_text()
-    assert before != after and "centre/scale took ε = 0.1" in after, after
+    assert before != after and "centre/scale took ε = 0.2" in after, after
     assert "eps=2" in page.url
     assert page.locator(".js-plotly-plot").count() == 1
 

@@ -3,6 +3,7 @@ manual ω, bad split, uploads, release."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from unittest import mock
 
@@ -14,6 +15,17 @@ from streamlit.testing.v1 import AppTest
 from tests.page_views import chart_keys
 
 PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "regression.py")
+ADASSP, ROBUST = "adassp", "robust"  # the method radio's values
+
+
+@pytest.fixture(autouse=True)
+def _local_custodian(monkeypatch):
+    """AppTest's ``st.context.ip_address`` is a MagicMock in Streamlit 1.67, which ``ui.identity`` (6f5f4ab) takes for
+    another machine's browser (a visitor, no release panel); these tests run as the embedded default's local
+    custodian."""
+    import ui.identity
+
+    monkeypatch.setattr(ui.identity, "_on_this_machine", lambda: True)
 
 
 def _ok(at: AppTest) -> None:
@@ -47,9 +59,41 @@ def _view(at: AppTest, label: str) -> AppTest:
     return at.run()
 
 
+def _robust(at: AppTest) -> AppTest:
+    """Switch the release method to robust private LR (the paper's; AdaSSP is the default)."""
+    return at.radio(key="rg_method").set_value(ROBUST).run()
+
+
+def _release(at: AppTest):
+    at.button(key="release_button_regression").click().run()
+    at.button(key="release_confirm_regression").click().run()  # the confirmation dialog
+    _ok(at)
+    return at.session_state["_release_last_regression"]
+
+
+def test_gdsc_page_opens_on_the_adassp_release():
+    """The default release is AdaSSP: (ε, δ = 1/n²) charged, coefficients with an intercept row and noise SDs, the
+    DP centre / σy / By among the values derived from DP outputs, the robust fit one click away."""
+    at = AppTest.from_file(PAGE, default_timeout=180)
+    at.run()
+    _ok(at)
+    assert at.radio(key="rg_method").value == ADASSP and "(AdaSSP" in _noised(at) and "Xᵀy" in _noised(at)
+    assert not any(s.key == "rg_p1" for s in at.slider)  # the robust fit's split is not AdaSSP's
+    bundle = _release(at)
+    n = bundle.public_params["n_private"]
+    assert bundle.method == "AdaSSP" and bundle.epsilon == 1.0 and bundle.delta == pytest.approx(1.0 / n**2)
+    coef = bundle.tables["coefficients"]
+    assert len(coef) == 11 and coef["feature"].iloc[-1] == "(intercept)" and (coef["noise_sd"] > 0).all()
+    assert {"response centre", "σy", "By"} <= set(bundle.derived_params) and bundle.unit == "private cell line"
+    _robust(at)
+    _ok(at)
+    assert "(robust private LR" in _noised(at) and at.slider(key="rg_p1").value == 0.35
+
+
 def test_gdsc_page_renders_reacts_to_epsilon_and_releases():
     at = AppTest.from_file(PAGE, default_timeout=180)
     at.run()
+    _robust(at)
     _ok(at)
     assert _charts(at) == {"rg_headline"}  # the first view only
     before = _noised(at)
@@ -61,12 +105,9 @@ def test_gdsc_page_renders_reacts_to_epsilon_and_releases():
     at.select_slider(key="rg_wx").set_value(0.5).run()
     _ok(at)
     assert "±Bx = 0.158" in _noised(at)  # 0.5 / √10
-    at.button(key="release_button_regression").click().run()
-    at.button(key="release_confirm_regression").click().run()  # the confirmation dialog
-    _ok(at)
-    bundle = at.session_state["_release_last_regression"]
-    assert bundle.epsilon == 2.0 and "coefficients" in bundle.tables
-    assert len(bundle.tables["coefficients"]) == 10
+    bundle = _release(at)
+    assert bundle.epsilon == 2.0 and bundle.delta == 0 and "coefficients" in bundle.tables
+    assert len(bundle.tables["coefficients"]) == 11  # ten features and the intercept
     assert (bundle.public_params["omega_x"], bundle.public_params["omega_y"]) == (0.5, 0.5)  # chosen above the views
     assert bundle.public_params["threshold tuning"] == {"source": "manual ω (public)"}
     # the utility note (internal) is the preview's, whichever view is open
@@ -96,6 +137,7 @@ def test_only_the_open_view_is_computed_and_drawn():
     with mock.patch.object(evaluation, "monte_carlo_cv", counted):
         at = AppTest.from_file(PAGE, default_timeout=300)
         at.query_params["rg_seed"] = "4321"  # settings no other test caches
+        at.query_params["rg_method"] = ROBUST  # its split slider is moved below
         at.run()
         at.select_slider(key="eps").set_value(0.7).run()  # a new ε on the first view: no CV
         _ok(at)
@@ -124,7 +166,7 @@ def test_links_reproduce_the_configuration_whatever_view_is_open():
     """A link's values hold for controls drawn in a view that is not open yet, survive switching views, and stay
     in the URL while their view is closed."""
     at = AppTest.from_file(PAGE, default_timeout=300)
-    for key, value in {"eps": "2", "rg_p1": "0.3", "rg_p2": "0.6", "rg_R": "20", "rg_tmode": "manual",
+    for key, value in {"eps": "2", "rg_method": ROBUST, "rg_p1": "0.3", "rg_p2": "0.6", "rg_R": "20", "rg_tmode": "manual",
                        "rg_wx": "0.5", "rg_models": ["non-private LR", "robust private LR"]}.items():
         at.query_params[key] = value
     at.run()
@@ -181,6 +223,7 @@ def test_synthetic_public_centring_and_bad_split():
     at = AppTest.from_file(PAGE, default_timeout=180)
     at.run()
     at.radio(key="rg_src").set_value("synthetic").run()
+    _robust(at)
     at.number_input(key="rg_syn_n").set_value(400).run()
     at.radio(key="rg_yc").set_value("public").run()
     at.radio(key="rg_sy").set_value("public").run()
@@ -214,14 +257,20 @@ class _FakeUpload:
         return self._data
 
 
-def _with_upload(data: bytes, **select) -> AppTest:
+def _with_upload(data: bytes, unit: str | None = "cell line", confirmed: bool = True, **select) -> AppTest:
+    """The page on an uploaded file; ``select`` sets the response (``rg_ycol``), the features (``rg_xcols``) and the
+    method (``rg_method``); the unit of privacy and the ranges' confirmation are given unless None / False."""
     at = AppTest.from_file(PAGE, default_timeout=180)
     at.run()
     at.radio(key="rg_src").set_value("upload")
     with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(data, "mine.csv")):
         at.run()
         for key, value in select.items():
-            (at.selectbox if key == "rg_ycol" else at.multiselect)(key=key).set_value(value)
+            {"rg_ycol": at.selectbox, "rg_method": at.radio}.get(key, at.multiselect)(key=key).set_value(value)
+        if unit is not None:
+            at.text_input(key="rg_unit").set_value(unit)
+        if confirmed:
+            at.checkbox(key="rg_ranges_ok").check()
         at.run()
         return at
 
@@ -242,7 +291,7 @@ def test_upload_errors_are_named_and_good_upload_runs():
     rows = ["resp,g1,g2,g3,g4"] + [f"{v:.3f}," + ",".join(map(str, r)) for v, r in zip(y, X)]
     at = _with_upload("\n".join(rows).encode(), rg_ycol="resp", rg_xcols=["g1", "g2", "g3", "g4"])
     _ok(at)
-    assert "4 entries of nxy" in _noised(at)
+    assert "the 5 of Xᵀy" in _noised(at)  # AdaSSP: four features and the intercept
     assert not any(b.label.startswith("Compute the curves") for b in at.button)  # its view is closed
     with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload("\n".join(rows).encode(), "mine.csv")):
         _view(at, CV)
@@ -313,7 +362,7 @@ def test_upload_rows_never_enter_a_release_without_noise():
         y2 = y.copy()
         y2[row] = value
         rows = ["resp,g1,g2,g3,g4"] + [f"{v:.3f}," + ",".join(map(str, r)) for v, r in zip(y2, X)]
-        outs.append(_released_minus_noised(rows, rg_ycol="resp", rg_xcols=["g1", "g2", "g3", "g4"]))
+        outs.append(_released_minus_noised(rows, rg_ycol="resp", rg_xcols=["g1", "g2", "g3", "g4"], rg_method=ROBUST))
     np.testing.assert_allclose(outs[0], outs[1], atol=1e-9)
     np.testing.assert_allclose(outs[0], 0.0, atol=1e-9)
 
@@ -333,10 +382,7 @@ def test_upload_rows_marked_public_are_listed_in_the_release():
         at.selectbox(key="rg_pubcol").set_value("open").run()
         _ok(at)
         assert "7 public records are added without noise" in _noised(at)
-        at.button(key="release_button_regression").click().run()
-        at.button(key="release_confirm_regression").click().run()  # the confirmation dialog
-    _ok(at)
-    bundle = at.session_state["_release_last_regression"]
+        bundle = _release(at)
     assert bundle.notes[1] == "Public cell lines (not protected): " + ", ".join(f"row {i}" for i in range(2, 9)) + "."
     assert "marked 1 in column 'open' by the user" in bundle.notes[0]
     assert bundle.public_params["n_private"] + 7 + at.slider(key="rg_ntest").value <= n
@@ -347,8 +393,70 @@ def test_moving_p1_never_blanks_the_page():
     (at most 0.95 − p1) and the open view stays."""
     at = AppTest.from_file(PAGE, default_timeout=180)
     at.run()
+    _robust(at)
     _view(at, "Budget split")
     at.slider(key="rg_p1").set_value(0.4).run()
     _ok(at)
     assert not at.error and at.slider(key="rg_p2").value == pytest.approx(0.55)
     assert at.session_state["rg_view"] == "Budget split" and _charts(at) == {"rg_ternary"}
+
+
+def _diabetes_like_csv(n: int = 200) -> bytes:
+    """Features on different scales (years, kg/m², mg/dL) and a response named 'target', as scikit-learn's diabetes."""
+    rng = np.random.default_rng(8)
+    age, bmi, chol = rng.uniform(20, 80, n), rng.uniform(18, 45, n), rng.uniform(120, 300, n)
+    target = 2 * bmi + 0.2 * chol + rng.normal(0, 20, n)
+    rows = ["age,bmi,chol,target"] + [f"{a:.1f},{b:.1f},{c:.1f},{t:.1f}" for a, b, c, t in zip(age, bmi, chol, target)]
+    return "\n".join(rows).encode()
+
+
+def _editor_key(features: list[str], lo: float = 0.0, hi: float = 1.0) -> str:
+    """The page's key of the ranges table for these features and default rule (``_ranges_key``)."""
+    return "rg_xranges_" + hashlib.sha256(repr((features, lo, hi)).encode()).hexdigest()[:16]
+
+
+def test_upload_features_ranges_and_unit_of_privacy():
+    """Issue 32: the response is guessed ('target') and every other column is a feature, also after the response
+    changes; each feature gets its own public range in an editable table (default: the public rule typed above, never
+    the data), a bad range names its feature; the unit of privacy is the user's, and a release waits for it and for
+    the ranges' confirmation."""
+    data = _diabetes_like_csv()
+    at = _with_upload(data, unit=None, confirmed=False)
+    _ok(at)
+    assert at.selectbox(key="rg_ycol").value == "target"
+    assert at.multiselect(key="rg_xcols").value == ["age", "bmi", "chol"]
+    assert any(c.value.startswith("Unit of privacy: one row") and "not named yet" in c.value for c in at.caption)
+    button = at.button(key="release_button_regression")
+    assert button.disabled and any("name the unit of privacy and confirm the public ranges" in c.value
+                                   for c in [*at.caption, *at.markdown, *at.warning, *at.info])
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(data, "mine.csv")):
+        at.selectbox(key="rg_ycol").set_value("chol").run()  # a new response: the old one becomes a feature
+        _ok(at)
+        assert at.multiselect(key="rg_xcols").value == ["age", "bmi", "target"]
+        at.selectbox(key="rg_ycol").set_value("target").run()
+        at.number_input(key="rg_ylo").set_value(0.0).run()
+        at.number_input(key="rg_yhi").set_value(400.0).run()
+        # the default rule (0 to 1 for every feature) is the user's to change, one row at a time
+        at.session_state[_editor_key(['age', 'bmi', 'chol'])] = {"edited_rows": {0: {"lower": 18.0, "upper": 90.0},
+                                                              1: {"lower": 15.0, "upper": 50.0},
+                                                              2: {"lower": 80.0, "upper": 350.0}},
+                                             "added_rows": [], "deleted_rows": []}
+        at.run()
+        _ok(at)
+        assert "public midpoints of the per-feature ranges" in _noised(at)
+        at.session_state[_editor_key(['age', 'bmi', 'chol'])] = {"edited_rows": {1: {"lower": 50.0, "upper": 15.0}},
+                                             "added_rows": [], "deleted_rows": []}
+        at.run()
+        assert any("'bmi'" in e.value and "larger than the minimum" in e.value for e in at.error), at.error
+        at.session_state[_editor_key(['age', 'bmi', 'chol'])] = {"edited_rows": {0: {"lower": 18.0, "upper": 90.0},
+                                                              1: {"lower": 15.0, "upper": 50.0},
+                                                              2: {"lower": 80.0, "upper": 350.0}},
+                                             "added_rows": [], "deleted_rows": []}
+        at.text_input(key="rg_unit").set_value("patient")
+        at.checkbox(key="rg_ranges_ok").check()
+        at.run()
+        _ok(at)
+        assert any("Unit of privacy: one patient" in c.value for c in at.caption)
+        bundle = _release(at)
+    assert bundle.unit == "patient" and "one patient" in bundle.statement
+    assert bundle.public_params["feature centre"] == [54.0, 32.5, 215.0]  # midpoints of the ranges typed

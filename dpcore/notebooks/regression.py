@@ -41,6 +41,8 @@ class RegressionConfig:
     public_col: str | None = None
     x_bounds: tuple[float, float] = (0.0, 1.0)
     y_bounds: tuple[float, float] = (-10.0, 13.0)
+    method: str = METHOD  # or "AdaSSP" (the page's default release, (ε, delta)-DP)
+    delta: float = 0.0
 
 
 def _data(c: RegressionConfig) -> list[Cell]:
@@ -86,11 +88,11 @@ def cells(c: RegressionConfig) -> list[Cell]:
              "scale of the response (charged), and the clipping thresholds (tuned for free on synthetic data).",
              code("EPSILON, SEED, PRIORS = {eps}, {seed}, {priors}\nSPLIT = {split}  # nxx : nxy : nyy\n"
                   "Y_CENTRE, SIGMA_Y, PREP_SHARE = {yc}, {sy}, {share}\n"
-                  "OMEGA_X, OMEGA_Y = {omegas}\n"
+                  "OMEGA_X, OMEGA_Y = {omegas}\nMETHOD, DELTA = {method}, {delta}\n"
                   "EPS_PREP = PREP_SHARE * EPSILON if 'dp' in (Y_CENTRE, SIGMA_Y) else 0.0\n"
                   "EPS_STAT = EPSILON - EPS_PREP",
                   eps=c.epsilon, seed=c.seed, priors=c.priors, split=c.split, yc=prep["y_centre"],
-                  sy=prep["sigma_y"], share=prep["prep_share"], omegas=c.omegas)),
+                  sy=prep["sigma_y"], share=prep["prep_share"], omegas=c.omegas, method=c.method, delta=c.delta)),
         Cell("One split of the private records into a test set and a private training set, with the page's seed.",
              code("rest = np.flatnonzero(~public)\nrng = np.random.default_rng(SEED)\n"
                   "perm = rest[rng.permutation(rest.size)]\n"
@@ -99,7 +101,7 @@ def cells(c: RegressionConfig) -> list[Cell]:
         Cell("Preview releases on that split (seeded NumPy noise) and the non-private fit on the same records.",
              code(f"pv = preview_fit(X, y, private=private, public=public_rows, test=test, {bounds},\n"
                   "                 eps_prep=EPS_PREP, eps_stat=EPS_STAT, omegas=(OMEGA_X, OMEGA_Y), split=SPLIT,\n"
-                  "                 priors=PRIORS, rng=rng, draws={draws})\n"
+                  "                 priors=PRIORS, rng=rng, draws={draws}, method=METHOD, delta=DELTA)\n"
                   "print(f'Spearman rho: private {pv.rho[0]:.3f} (one draw), mean {pv.rho.mean():.3f}; '\n"
                   "      f'non-private {pv.rho_nonprivate:.3f}')", draws=c.draws)),
         Cell("Predicted against observed responses on the test set, private and non-private.",
@@ -116,9 +118,11 @@ def cells(c: RegressionConfig) -> list[Cell]:
                   "                       omegas=lambda n, d, e, sp: tuned_omegas(int(n), int(d), float(e), tuple(sp), 5, 5))\n"
                   "utility = rf.rho_vs_epsilon(by_eps.epsilons, by_eps.rho[:, 0], chosen=EPSILON)",
                   sweep=list(c.sweep), p=c.n_private, r=c.repeats, t=c.n_test), figure="utility"),
-        release_cell(METHOD, "EPSILON", "0.0", (
+        release_cell(c.method, "EPSILON", "DELTA", (
             f"prep = R.prepare(X[private], y[private], {bounds}, epsilon=EPS_PREP, release=True)\n"
             "rows = R.PublicRows(X[public], y[public], tuple(f'row {i}' for i in public_rows), 'marked public')\n"
-            "bundle = R.release(X[private], y[private], prep=prep, epsilon=EPS_STAT, omega_x=OMEGA_X, omega_y=OMEGA_Y,\n"
-            "                   split=SPLIT, priors=PRIORS, public=rows)"), "regression"),
+            + ("bundle = R.release(X[private], y[private], prep=prep, epsilon=EPS_STAT, omega_x=OMEGA_X, omega_y=OMEGA_Y,\n"
+               "                   split=SPLIT, priors=PRIORS, public=rows)" if c.method == METHOD else
+               "bundle = R.release_adassp(X[private], y[private], prep=prep, epsilon=EPS_STAT, delta=DELTA, public=rows)")),
+            "regression"),
     ]

@@ -66,10 +66,10 @@ from dpcore.regression.public_rows import (  # noqa: F401
     fixed_public_ids, PUBLIC_RULE_SEED, PublicRows,
 )
 from dpcore.regression.data import (  # noqa: F401
-    regression_from_frame,
+    feature_ranges, regression_from_frame,
 )
 from dpcore.regression.adassp import (  # noqa: F401
-    ADASSP, adassp_delta,
+    ADASSP, ADASSP_SPLIT, adassp_delta,
 )
 from dpcore.regression.bundle import (  # noqa: F401
     INTERCEPT, release, release_adassp,

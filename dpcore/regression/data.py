@@ -30,3 +30,21 @@ def regression_from_frame(frame, *, response: str, features: Sequence[str], publ
     is_public = (coded_column(frame, public, [0, 1], what="public mark (1 = public, 0 = private)") == 1
                  if public else np.zeros(len(y), dtype=bool))
     return X, y, is_public
+
+
+def feature_ranges(table, features: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Per-feature public ranges ``(lo, hi)`` from a table with columns ``feature``, ``lower``, ``upper`` (the page's
+    editable table), in the order of ``features``; a missing, non-numeric or empty range names its feature."""
+    rows = {str(f): (lo, hi) for f, lo, hi in zip(table["feature"], table["lower"], table["upper"])}
+    lo, hi = np.empty(len(features)), np.empty(len(features))
+    for j, name in enumerate(features):
+        if name not in rows:
+            raise InputError(f"Feature {name!r} has no public range.")
+        try:
+            lo[j], hi[j] = (float(v) for v in rows[name])
+        except (TypeError, ValueError):
+            raise InputError(f"Feature {name!r}: the public range must be two numbers.") from None
+        if not (np.isfinite(lo[j]) and np.isfinite(hi[j]) and hi[j] > lo[j]):
+            raise InputError(f"Feature {name!r}: the public maximum {hi[j]:g} must be larger than the minimum "
+                             f"{lo[j]:g}.")
+    return lo, hi
