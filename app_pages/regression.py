@@ -597,7 +597,10 @@ def _at_epsilon() -> None:
                        f"{n_fit}, d = {d}, ε = {eps_stat:.3g} (the statistics' share), split {split}. It uses only these "
                        "public numbers, so it costs nothing. It takes the least clipping among the pairs within 0.002 "
                        "(or two standard errors) of the best mean ρ, so that at large ε it stops clipping. In use: "
-                       + f"ωx = {wx:g}, ωy = {wy:g}" + (" (manual)." if mode == "manual" else "."))
+                       + f"ωx = {wx:g}, ωy = {wy:g}" + (" (manual)." if mode == "manual" else ".")
+                       + f" Coarse to fine: {search_.pairs_scored} of {search_.scores.size} pairs scored (every third ω, "
+                       "then the neighbours of the best and of the chosen pair until none is left); blank cells were "
+                       "not needed for the choice.")
             st.plotly_chart(rf.tuning_heatmap(search_.grid_x, search_.grid_y, search_.scores,
                                               chosen=(search_.omega_x, search_.omega_y), used=(wx, wy)), key="rg_heat")
             ui.teaching("Each cell is one pair of clipping thresholds. For each pair we clip synthetic data of the same "

@@ -417,3 +417,17 @@ def test_threshold_choice_prefers_less_clipping_only_among_ties():
     rho = mean[:, None, None, :] + common
     assert least_clipping_choice(rho) == (1, 1)  # 0.0015 below the best: tied; (1, 2) and row 2 are not
     assert least_clipping_choice(rho, margin=0.0) == (0, 0)  # no margin: only the best (the draws are common)
+
+
+@pytest.mark.parametrize("n, d, epsilon", [(500, 10, 1.0), (800, 10, 2.0), (332, 10, 9.0), (800, 10, 1e6),
+                                           (500, 10, 0.3), (300, 5, 5.0), (200, 3, 1.0)])
+def test_coarse_to_fine_search_chooses_what_the_whole_grid_chooses(n, d, epsilon):
+    """The default search scores a fifth of the pairs and makes the same choice as scoring all 729 (same seed, so
+    the same synthetic data and noise: the scores it has are the whole grid's)."""
+    kw = dict(epsilon=epsilon, n_sets=6, n_draws=6, rng=5)
+    full = threshold_search(n, d, coarse_to_fine=False, **kw)
+    fast = threshold_search(n, d, **kw)
+    assert (fast.omega_x, fast.omega_y) == (full.omega_x, full.omega_y)
+    scored = np.isfinite(fast.scores)
+    np.testing.assert_allclose(fast.scores[scored], full.scores[scored], atol=1e-6)
+    assert fast.pairs_scored < 0.25 * full.pairs_scored and full.pairs_scored == R.OMEGA_GRID.size ** 2
