@@ -68,6 +68,122 @@ def test_each_person_sees_their_own_name_and_role(_browser, signin_server, page_
         page.context.close()
 
 
+COHORT = "alice-oncology-cohort.csv"
+ROWS = [f"{i % 30 + 1},{i % 2},{'AB'[i % 2]}" for i in range(60)]
+
+
+def write_cohort(folder, rows, name: str = COHORT):
+    path = folder / name
+    path.write_text("time,event,arm\n" + "\n".join(rows) + "\n")
+    return path
+
+
+def upload_on_survival(page, url: str, csv) -> str:
+    """Upload ``csv`` on the survival page; returns the release panel's standing ("Already spent …")."""
+    page.goto(f"{url}/survival")
+    wait_for_idle(page)
+    page.get_by_text("upload a CSV").click()
+    wait_for_idle(page)
+    page.locator('input[type="file"]').set_input_files(str(csv))
+    wait_for_idle(page)
+    return page.locator('[data-testid="stMarkdownContainer"]', has_text="Already spent on this data set").inner_text()
+
+
+def release(page) -> None:
+    page.get_by_role("button", name="Release with ε = 1").click()
+    page.get_by_role("button", name="Release and charge ε = 1").click()
+    page.get_by_text("Released DP survival analysis").first.wait_for()
+    wait_for_idle(page)
+
+
+RELEASES, TOTALS = 0, 1  # the Ledger page's tables
+
+
+def open_ledger(page, url: str) -> str:
+    """The Ledger page's text, with its tables' cells (drawn on a canvas; read from their accessible copy) and
+    the values its select boxes show."""
+    page.locator('[data-testid="stSidebarNav"]').get_by_text("Ledger & report").click()  # same session
+    page.wait_for_url(f"{url}/ledger")
+    wait_for_idle(page)
+    chosen = page.locator('[data-testid="stSelectbox"] input')
+    return "\n".join([page.locator('[data-testid="stMain"]').text_content(),
+                      *(chosen.nth(i).input_value() for i in range(chosen.count()))])
+
+
+def set_cap(page, epsilon: float) -> None:
+    """On the Ledger page: cap the data set the form offers first at ``epsilon``."""
+    box = page.get_by_label("Total ε cap")
+    box.fill(f"{epsilon:g}")
+    box.press("Enter")
+    wait_for_idle(page)
+    page.get_by_role("button", name="Set cap").click()
+    page.get_by_text("Cap for").first.wait_for()
+    wait_for_idle(page)
+
+
+def table(page, index: int) -> list[dict[str, str]]:
+    """The page's ``index``-th table, one dict per row (read from the accessible copy of the canvas grid, which
+    is filled once the grid is drawn)."""
+    grid = page.locator('[data-testid="stDataFrame"]').nth(index)
+    grid.locator("td").first.wait_for(state="attached")
+    header, *rows = grid.evaluate(
+        "table => [...table.querySelectorAll('tr')].map(r => [...r.querySelectorAll('th, td')].map(c => c.textContent))")
+    return [dict(zip(header, row)) for row in rows]
+
+
+def test_custodians_see_only_their_own_ledger_and_the_reviewer_reads_without_releasing(
+        _browser, signin_server, tmp_path, page_screenshot):
+    alice = sign_in(_browser, signin_server, "alice")
+    assert "Already spent on this data set: ε = 0" in upload_on_survival(alice, signin_server,
+                                                                          write_cohort(tmp_path, ROWS))
+    release(alice)
+    assert COHORT in sidebar(alice)
+    assert COHORT in open_ledger(alice, signin_server)
+    set_cap(alice, 3)
+
+    # Bob, another custodian: nothing of Alice's anywhere, and his identical copy is a budget of his own
+    bob = sign_in(_browser, signin_server, "bob")
+    ledger_text = open_ledger(bob, signin_server)
+    assert COHORT not in ledger_text and "No release yet on your data sets" in ledger_text
+    assert "Open a method page and pick a data set to set its cap" in ledger_text  # no data set of Alice's to cap
+    assert COHORT not in sidebar(bob)
+    page_screenshot(bob, "bob-ledger")
+    # Bob's two guesses at Alice's table, under her file name: an exact copy, and one with a value changed
+    guesses = {name: tmp_path / name for name in ("copy", "changed")}
+    for folder in guesses.values():
+        folder.mkdir()
+    copy = write_cohort(guesses["copy"], ROWS)
+    changed = write_cohort(guesses["changed"], ["31,1,A", *ROWS[1:]])
+    matching, other = (upload_on_survival(bob, signin_server, guess) for guess in (copy, changed))
+    assert matching == other and "Already spent on this data set: ε = 0" in matching  # no membership oracle
+    upload_on_survival(bob, signin_server, copy)
+    release(bob)  # charged to his own copy: Alice's budget is untouched
+    assert f"{COHORT} (uploaded)\nε 1 of 10 spent" in sidebar(bob)
+    open_ledger(bob, signin_server)
+    set_cap(bob, 2)  # the cap of his copy; Alice's stays where she set it
+    assert [(row["ε spent"], row["ε cap"]) for row in table(bob, TOTALS)] == [("1", "2")]
+    open_ledger(alice, signin_server)
+    assert [(row["data set"], row["ε spent"], row["ε cap"]) for row in table(alice, TOTALS)] == [
+        (f"{COHORT} (uploaded)", "1", "3")]
+    bob.context.close()
+
+    # Rita, granted Alice's scope: reads her releases and history, cannot cap or release
+    rita = sign_in(_browser, signin_server, "rita")
+    open_ledger(rita, signin_server)
+    assert [(row["data set"], row["method"]) for row in table(rita, RELEASES)] == [
+        (f"{COHORT} (uploaded)", "DP survival analysis")]  # Alice's release; nothing of Bob's
+    assert [(row["ε spent"], row["ε cap"]) for row in table(rita, TOTALS)] == [("1", "3")]
+    page_screenshot(rita, "reviewer-ledger")
+    assert rita.get_by_role("button", name="Set cap").count() == 0
+    assert rita.get_by_role("button", name="Download its history report (HTML)").count() == 1
+    rita.goto(f"{signin_server}/survival")
+    wait_for_idle(rita)
+    assert rita.get_by_text("Releases are made by a data set's custodian").count() == 1
+    assert rita.get_by_role("button", name="Release with ε = 1").count() == 0
+    rita.context.close()
+    alice.context.close()
+
+
 def test_signing_out_ends_access(_browser, signin_server, page_screenshot):
     page = sign_in(_browser, signin_server, "alice")
     page.locator('[data-testid="stSidebar"]').get_by_role("button", name="Sign out").click()
@@ -81,4 +197,7 @@ def test_signing_out_ends_access(_browser, signin_server, page_screenshot):
     wait_for_idle(page)
     assert "Not signed in" in sidebar(page) and "Alice" not in sidebar(page)
     page_screenshot(page, "signed-out")
+    # runs after Alice's release above (module order): none of it is left to the signed-out browser
+    ledger_text = open_ledger(page, signin_server)
+    assert "sign in to see yours" in ledger_text and COHORT not in ledger_text and COHORT not in sidebar(page)
     page.context.close()
