@@ -241,8 +241,9 @@ else:
     with c2:
         feats = ui.url_multiselect("Feature columns", key="sp_xcols", options=candidates, default=default_feats)
         shown = ", ".join(feats[:40]) + (f", … ({len(feats) - 40} more)" if len(feats) > 40 else "")
-        st.caption(f"Features used: {len(feats)} of the {len(candidates)} columns besides the response"
-                   + (f": {literal(shown)}." if feats else "."))
+        n_used, n_candidates = len(feats), len(candidates)
+        st.caption(f"Features used: {n_used} of the {n_candidates} columns besides the response"
+                   + (f": {literal(shown)}." if n_used else "."))
     if len(candidates) > MAX_DEFAULT_FEATURES and feats == default_feats:
         st.info(f"The file has {len(candidates):,} candidate feature columns; the first {MAX_DEFAULT_FEATURES} "
                 f"(in file order) are preselected to keep previews fast. Add or remove columns under 'Feature "

@@ -93,7 +93,8 @@ def test_lambda_is_public():
         fit = sp.knowledge_transfer_batch(data.X, data.y, sparsity=S, epsilons=[2.0], delta=DELTA,
                                           rng=np.random.default_rng(0), **PARAMS)
         assert fit.details["lam"][0] == p.ridge(N, D, S, 2.0, DELTA, "linear")
-    bundle = sp.release_sparse(data.X, data.y, sparsity=S, epsilon=2.0, delta=DELTA, **PARAMS)
+    bundle = sp.release_sparse(data.X, data.y, sparsity=S, epsilon=2.0, delta=DELTA, variant="private_support",
+                               **PARAMS)
     assert bundle.metadata()["public_parameters"]["lambda"] == p.ridge(N, D, S, 1.0, DELTA, "linear")  # ε/2
     with pytest.raises(ValueError, match="lam_rule"):
         sp.SparseParams(lam_rule="cv").ridge(N, D, S, 1.0, DELTA, "linear")
