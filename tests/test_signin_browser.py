@@ -1,5 +1,6 @@
-"""In Chromium, against a local OpenID Connect provider: two custodians and a reviewer sign in, each sees their
-own name and role, and signing out ends access."""
+"""In Chromium, against a local OpenID Connect provider: two custodians and a reviewer sign in and each sees their
+own name and role; Bob sees and changes nothing of Alice's (and cannot tell whether his table matches hers); the
+reviewer reads Alice's history but cannot release or cap; signing out ends access."""
 
 from __future__ import annotations
 
@@ -80,10 +81,7 @@ def write_cohort(folder, rows, name: str = COHORT):
 
 def upload_on_survival(page, url: str, csv) -> str:
     """Upload ``csv`` on the survival page; returns the release panel's standing ("Already spent …")."""
-    page.goto(f"{url}/survival")
-    wait_for_idle(page)
-    page.get_by_text("upload a CSV").click()
-    wait_for_idle(page)
+    page.goto(f"{url}/survival?sv_src=upload")  # the page's link to its upload source
     page.locator('input[type="file"]').set_input_files(str(csv))
     wait_for_idle(page)
     return page.locator('[data-testid="stMarkdownContainer"]', has_text="Already spent on this data set").inner_text()
