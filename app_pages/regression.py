@@ -243,6 +243,9 @@ ui.page_header("Drug sensitivity: private linear regression",
 kind = ui.url_radio("Data source", key="rg_src", options=["gdsc", "synthetic", "upload"], horizontal=True,
                     format_func=lambda s: {"gdsc": "bundled GDSC subset", "synthetic": "synthetic (known β)",
                                            "upload": "upload a CSV"}[s])
+GDSC_RULES = ("Bundled GDSC: the features are the first d of the source file's columns (MSI, then mutations as the "
+              "file lists them, then copy-number segments by number) and the response range is ln IC50 (µM) within "
+              "±13.8156, IC50 from 1 pM to 1 M; both rules are fixed without looking at the cell lines.",)
 PUBLIC_HELP = ("Chosen by a fixed public rule (a seeded order of the record identifiers), never from the data. These "
                "records enter the release without noise and are not protected; the release notes list them.")
 if kind == "gdsc":
@@ -251,15 +254,16 @@ if kind == "gdsc":
     with c1:
         drug = ui.url_selectbox("Drug", key="rg_drug", options=ids, format_func=lambda i: labels[i])
     with c2:
-        d = int(ui.url_slider("Genomic features d (in public frequency order)", key="rg_d", min_value=2,
+        d = int(ui.url_slider("Genomic features d (the source file's order)", key="rg_d", min_value=2,
                               max_value=64, value=10))
     with c0:
         k_pub = int(ui.url_slider("Public cell lines (not protected)", key="rg_npub", min_value=0, max_value=50,
                                   value=10, step=5, help=PUBLIC_HELP))
     src = _gdsc(drug, d, k_pub)
     prov = load_gdsc().provenance
-    st.caption(f"Source: {prov['source']} · licence: {prov['licence']} · features: binary mutation / copy-number "
-               f"calls (first = MSI) · public response range {src.y_bounds} (ln IC50).")
+    st.caption(f"Source: {prov['source']} · licence: {prov['licence']} · features: binary MSI, mutation and "
+               "copy-number calls, the first d in the source file's order · public response range ln IC50 within "
+               f"±{src.y_bounds[1]:g} (IC50 from 1 pM to 1 M): both fixed without looking at the cell lines.")
 elif kind == "synthetic":
     c1, c2, c3, c4, c0 = st.columns(5)
     n_syn = int(c1.number_input("Records", key="rg_syn_n", min_value=200, max_value=5000, value=1000, step=100))
@@ -659,7 +663,7 @@ def _at_epsilon() -> None:
         prep_rel = R.prepare(src.X[priv], src.y[priv], x_bounds=src.x_bounds, y_bounds=src.y_bounds,
                              x_centre=src.x_centre, y_centre=y_centre, sigma_y=sigma_y, epsilon=eps_prep, release=True)
         common = dict(prep=prep_rel, public=src.public_rows(), dataset=src.label, fingerprint=src.fp,
-                      feature_names=src.names, unit=unit)
+                      feature_names=src.names, unit=unit, source_notes=GDSC_RULES if src.kind == "gdsc" else ())
         if not robust:
             return R.release_adassp(src.X[priv], src.y[priv], epsilon=eps_stat, delta=delta, **common)
         tuning = search().describe() if mode == "tuned" else {"source": "manual ω (public)"}

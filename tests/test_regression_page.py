@@ -85,6 +85,7 @@ def test_gdsc_page_opens_on_the_adassp_release():
     coef = bundle.tables["coefficients"]
     assert len(coef) == 11 and coef["feature"].iloc[-1] == "(intercept)" and (coef["noise_sd"] > 0).all()
     assert {"response centre", "σy", "By"} <= set(bundle.derived_params) and bundle.unit == "private cell line"
+    assert any("source file's columns" in note and "1 pM to 1 M" in note for note in bundle.notes)  # issue 27 §3
     _robust(at)
     _ok(at)
     assert "(robust private LR" in _noised(at) and at.slider(key="rg_p1").value == 0.35

@@ -65,6 +65,7 @@ def release(
     feature_names: Sequence[str] | None = None,
     tuning: Mapping[str, object] | None = None,
     unit: str = "cell line",
+    source_notes: Sequence[str] = (),
 ):
     """One real release of robust private LR: OpenDP-noised ``nxx, nxy, nyy`` and the posterior mean.
 
@@ -74,7 +75,8 @@ def release(
     (``None`` or ``PublicRows.none(d)`` for none). They are listed in the notes,
     and the guarantee — stated for one *private* ``unit`` — covers only ``X, y``:
     a public row moves the release with no noise at all, so its statement of
-    being public is what the guarantee rests on. ``unit`` names what one record is. Returns a
+    being public is what the guarantee rests on. ``unit`` names what one record is; ``source_notes`` (e.g. the public
+    rules behind a bundled data set's feature order and response range) are added to the notes. Returns a
     :class:`~dpcore.release.ReleaseBundle`.
     """
     p = _split(split)
@@ -108,7 +110,7 @@ def release(
         "unit length, features clipped at ±Bx); the intercept row is the response centre. Standard deviations are "
         "the posterior's given the noisy statistics (post-processing); the intercept's is that of the DP centre's "
         "noise (0 for a public centre).",
-    )
+    ) + tuple(source_notes)
     tables = {
         "coefficients": _coefficients(names, fit.coef, fit.sd, prep.y_centre, prep.centre_sd, "posterior_sd"),
         "noisy_nxx": nxx,
@@ -133,6 +135,7 @@ def release_adassp(
     fingerprint: str = "",
     feature_names: Sequence[str] | None = None,
     unit: str = "cell line",
+    source_notes: Sequence[str] = (),
 ):
     """One real AdaSSP release (Wang 2018): OpenDP Gaussian noise on ``λ_min(XᵀX)``, ``XᵀX`` and ``Xᵀy`` at
     ``ADASSP_SPLIT`` of ``(epsilon, delta)`` (sensitivities and proofs in
@@ -140,7 +143,7 @@ def release_adassp(
 
     The preparation ``prep`` (released or public) adds its ε parts to the total; the bundle is
     ``(ε_prep + epsilon, delta)``-DP by basic composition. ``By = min(ωy(ε) σy, public worst case)``
-    (:func:`~dpcore.regression.adassp.adassp_omega_y`). ``public`` and ``unit`` as in :func:`release`.
+    (:func:`~dpcore.regression.adassp.adassp_omega_y`). ``public``, ``unit`` and ``source_notes`` as in :func:`release`.
     """
     Xp, yp = prep.transform(X, y)
     d = Xp.shape[1]
@@ -175,7 +178,7 @@ def release_adassp(
         "the response centre. Standard deviations are the spread the DP noise alone causes (the released statistics "
         "noised again at the same public scales and solved again: post-processing), not sampling error; the "
         "intercept's includes the DP centre's noise.",
-    )
+    ) + tuple(source_notes)
     intercept_sd = math.hypot(float(sd[-1]), prep.centre_sd)
     tables = {
         "coefficients": _coefficients(names, fit.feature_coef, sd[:-1], float(fit.intercept) + prep.y_centre,
