@@ -57,8 +57,8 @@ def _on_this_machine() -> bool:
 
 
 def is_local_address(address: str | None) -> bool:
-    """A loopback address, or none at all (no browser connection: AppTest, a script run)."""
-    if address is None:
+    """A loopback address, or none at all (Streamlit gives none for localhost; AppTest gives a stand-in object)."""
+    if not isinstance(address, str):
         return True
     try:
         return ipaddress.ip_address(address.split("%")[0]).is_loopback
