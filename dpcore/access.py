@@ -1,7 +1,8 @@
 """Who may spend and read which budget: the ``[access]`` table of the deployment's TOML configuration.
 
-The embedded default (``make run`` without ``[auth]`` secrets) has no sign-in: everyone is the one local
-custodian (:data:`LOCAL`) and this table is not read. A shared deployment signs people in with Streamlit's
+The embedded default (``make run`` without ``[auth]`` secrets) has no sign-in: the person at this machine (a
+loopback connection) is the one local custodian (:data:`LOCAL`), a browser on another machine a visitor, and this
+table must be absent. A shared deployment signs people in with Streamlit's
 OpenID Connect login (``st.login``); the ``[auth]`` secrets name the identity provider and this table, in the
 same file as ``[ledger]`` (``DPCORE_CONFIG``, default ``DPCORE_DATA_DIR/dpcore.toml``), names the roles::
 
@@ -16,12 +17,14 @@ same file as ``[ledger]`` (``DPCORE_CONFIG``, default ``DPCORE_DATA_DIR/dpcore.t
 
     [access.reviewers]           # read the ledger and reports of the scopes listed; never release or change caps
     "rita@hospital.example" = ["alice@hospital.example", "group:oncology"]
+    "olaf@hospital.example" = []  # a reviewer whom custodians grant on the Ledger page (kept in the ledger database)
 
 Roles. A *custodian* uploads data, makes releases, sets caps and reads the history of one budget scope: their
 own id, or ``group:<name>`` when a group lists them (a group's members share every data set and budget).
-A *reviewer* reads the ledger and reports of the scopes granted to them. A *visitor* (signed out, or signed in
-without a role) sees the bundled data and teaching material only; with ``allow_visitors = false`` they see the
-sign-in panel only.
+A *reviewer* reads the ledger and reports of the scopes granted to them, here or by a custodian on the Ledger page
+(a grant stored in the ledger database, which takes effect for people this table makes reviewers or custodians).
+A *visitor* (signed out, or signed in without a role) sees the bundled data and teaching material only; with
+``allow_visitors = false`` they see the sign-in panel only.
 
 Identity. With ``identify_by = "subject"`` a person's id is ``<iss>#<sub>`` from the ID token: stable and never
 reassigned, but opaque (the sidebar shows each signed-in person their id, to send to the administrator). With

@@ -147,3 +147,12 @@ def test_a_changed_identity_in_a_running_session_drops_its_state():
     at.user = signed_in("rita@hospital.example", "Rita")
     at.run()
     assert not at.exception and "_dp_releases" not in at.session_state
+
+
+def test_a_named_provider_gets_its_own_sign_in_button():
+    at = app()
+    provider = {key: AUTH[key] for key in ("client_id", "client_secret", "server_metadata_url")}
+    at.secrets["auth"] = {"redirect_uri": AUTH["redirect_uri"], "cookie_secret": AUTH["cookie_secret"],
+                          "hospital": provider}
+    at.run()
+    assert not at.exception and [b.label for b in at.sidebar.button] == ["Sign in with hospital"]
