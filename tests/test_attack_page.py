@@ -21,7 +21,8 @@ def _page(**params) -> AppTest:
 
 def _texts(at: AppTest) -> str:
     """Markdown and captions, with literal()'s escapes removed."""
-    return ("\n".join(m.value for m in at.markdown) + "\n".join(c.value for c in at.caption)).replace("\\", "")
+    text = "\n".join(m.value for m in at.markdown) + "\n".join(c.value for c in at.caption)
+    return text.replace("\\", "").replace("\u2060", "")
 
 
 def _has_roc(at: AppTest) -> bool:
