@@ -94,15 +94,18 @@ class AccessConfig:
     @classmethod
     def from_file(cls, path: Path) -> AccessConfig:
         """The ``[access]`` table of ``path`` (absent file: no table)."""
-        if not path.is_file():
-            return cls()
-        with path.open("rb") as handle:
-            document = tomllib.load(handle)
+        return cls.from_text(path.read_text(encoding="utf-8")) if path.is_file() else cls()
+
+    @classmethod
+    def from_text(cls, text: str) -> AccessConfig:
+        """The ``[access]`` table of a TOML document (none: no table)."""
+        document = tomllib.loads(text)
         return cls.from_table(document["access"]) if "access" in document else cls()
 
     @classmethod
     def from_table(cls, table: Mapping[str, Any]) -> AccessConfig:
-        """Validate and parse an ``[access]`` table; a ValueError (TypeError for a value of the wrong type) names the first problem."""
+        """Validate and parse an ``[access]`` table; a ValueError (TypeError for a value of the wrong type) names
+        the first problem."""
         unknown = sorted(set(table) - _KEYS)
         if unknown:
             raise ValueError(f"[access] has unknown key {unknown[0]!r} (known: {', '.join(sorted(_KEYS))})")

@@ -100,6 +100,9 @@ def test_signed_in_people_see_their_name_and_role_as_plain_text():
     eve = app(user=signed_in("eve@hospital.example", "Eve")).run()
     assert "Visitor" in sidebar_text(eve) and "eve" in sidebar_text(eve)  # her id, to ask for a role
     assert person_for(signed_in("alice@hospital.example", "Alice")).scope == "alice@hospital.example"
+    write_config(ACCESS + '[access.groups.oncology]\nmembers = ["carol@hospital.example"]\n')
+    carol = app(user=signed_in("carol@hospital.example", "Carol")).run()
+    assert "Custodian: uploads, releases and caps of the data sets of group oncology" in sidebar_text(carol)
 
 
 def test_a_deployment_without_visitors_shows_them_nothing_but_the_sign_in_panel():

@@ -124,8 +124,8 @@ def table(page, index: int) -> list[dict[str, str]]:
     is filled once the grid is drawn)."""
     grid = page.locator('[data-testid="stDataFrame"]').nth(index)
     grid.locator("td").first.wait_for(state="attached")
-    header, *rows = grid.evaluate(
-        "table => [...table.querySelectorAll('tr')].map(r => [...r.querySelectorAll('th, td')].map(c => c.textContent))")
+    header, *rows = grid.evaluate("grid => [...grid.querySelectorAll('tr')]"
+                                  ".map(row => [...row.querySelectorAll('th, td')].map(cell => cell.textContent))")
     return [dict(zip(header, row)) for row in rows]
 
 

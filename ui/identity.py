@@ -10,11 +10,20 @@ with a message for the administrator.
 from __future__ import annotations
 
 import ipaddress
-from pathlib import Path
 
 import streamlit as st
 
-from dpcore.access import CUSTODIAN, LOCAL, REVIEWER, SIGNED_OUT, VISITOR, AccessConfig, Person, config_path
+from dpcore.access import (
+    CUSTODIAN,
+    GROUP_PREFIX,
+    LOCAL,
+    REVIEWER,
+    SIGNED_OUT,
+    VISITOR,
+    AccessConfig,
+    Person,
+    config_path,
+)
 from ui.layout import literal
 from ui.state import DEFAULT_DATA_DIR
 
@@ -38,14 +47,15 @@ def sign_in_configured() -> bool:
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
-def _access_table(path: str, _modified_ns: int) -> AccessConfig:
-    """The parsed ``[access]`` table, read again whenever the file changes (errors are not cached)."""
-    return AccessConfig.from_file(Path(path))
+def _access_table(text: str) -> AccessConfig:
+    """The parsed ``[access]`` table of the file's current text (an edit takes effect at once; errors are not
+    cached)."""
+    return AccessConfig.from_text(text)
 
 
 def _access() -> AccessConfig:
     path = config_path(DEFAULT_DATA_DIR)
-    return _access_table(str(path), path.stat().st_mtime_ns if path.is_file() else 0)
+    return _access_table(path.read_text(encoding="utf-8") if path.is_file() else "")
 
 
 def _on_this_machine() -> bool:
@@ -118,7 +128,11 @@ def account_panel() -> None:
     signed_in = bool(st.user.to_dict().get("is_logged_in"))
     with st.sidebar:
         st.markdown("**Account**")
-        st.caption(f"{literal(person.name)}  \n{_ROLE_TEXT[person.role]}")
+        role = _ROLE_TEXT[person.role]
+        if person.scope.startswith(GROUP_PREFIX):  # a group's members share its data sets and budgets
+            group = person.scope.removeprefix(GROUP_PREFIX)
+            role = role.replace("your own data sets", f"the data sets of group {literal(group)}")
+        st.caption(f"{literal(person.name)}  \n{role}")
         if person.id:
             st.caption(f"Your id: {literal(person.id)}")
         if signed_in:
