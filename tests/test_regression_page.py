@@ -18,16 +18,6 @@ PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "regression.py
 ADASSP, ROBUST = "adassp", "robust"  # the method radio's values
 
 
-@pytest.fixture(autouse=True)
-def _local_custodian(monkeypatch):
-    """AppTest's ``st.context.ip_address`` is a MagicMock in Streamlit 1.67, which ``ui.identity`` (6f5f4ab) takes for
-    another machine's browser (a visitor, no release panel); these tests run as the embedded default's local
-    custodian."""
-    import ui.identity
-
-    monkeypatch.setattr(ui.identity, "_on_this_machine", lambda: True)
-
-
 def _ok(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
