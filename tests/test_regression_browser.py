@@ -64,3 +64,19 @@ def test_regression_page_epsilon_slider_and_views(app_server, chromium_page, str
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator(".js-plotly-plot").count() == 1
     page_screenshot(page, "regression")
+
+
+def test_default_adassp_headline_in_chromium(app_server, chromium_page, streamlit_idle, page_screenshot):
+    """The page opens on the AdaSSP release: its headline (predicted vs observed with R² and RMSE, the identity
+    line) draws, and the release section says what a release costs (ε and δ)."""
+    page = chromium_page
+    page.goto(f"{app_server}/regression?eps=10")
+    streamlit_idle(page)
+    page.locator(".st-key-rg_headline .js-plotly-plot").first.wait_for(timeout=120_000)
+    streamlit_idle(page, timeout_ms=180_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    expect(page.locator(NOISED, has_text="What is noised (AdaSSP").first).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("prediction = observation").first).to_be_visible()
+    expect(page.get_by_text("δ = 1/n²").first).to_be_visible()
+    page.locator(".st-key-rg_headline").first.screenshot(path=str(page_screenshot(page, "regression-adassp").parent
+                                                                  / "regression-adassp-headline.png"))
