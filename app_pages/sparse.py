@@ -194,8 +194,9 @@ elif source == "gdsc":
         drug = ui.url_selectbox("Drug (response: ln IC50)", key="sp_drug", options=list(drugs),
                                 format_func=lambda i: drugs[i])
     with c2:
-        d = int(ui.url_select_slider("Genomic features (most frequent first)", key="sp_gd",
-                                     options=[50, 100, 200, 400, 677], value=200))
+        # 400: the first 400 in the file's own order include TP53, Nutlin-3a's known biomarker (feature 250)
+        d = int(ui.url_select_slider("Genomic features (the first, in the file's order)", key="sp_gd",
+                                     options=[50, 100, 200, 400, 677], value=400))
     g = load_gdsc()
     lo, hi = g.response_range
     with c3:

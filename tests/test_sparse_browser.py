@@ -121,7 +121,7 @@ def test_the_sweep_view_is_not_redrawn_by_epsilon_but_follows_delta(app_server, 
 
 def test_sparse_page_gdsc_logistic(app_server, chromium_page, streamlit_idle, page_screenshot):
     page = chromium_page
-    page.goto(f"{app_server}/sparse?sp_src=gdsc&sp_loss=logistic&sp_gd=200&sp_R=5")
+    page.goto(f"{app_server}/sparse?sp_src=gdsc&sp_loss=logistic&sp_gd=400&sp_R=5")
     streamlit_idle(page)
     page.get_by_text("sensitive (+1) when ln IC50").first.wait_for()
     assert page.locator('[data-testid="stException"]').count() == 0

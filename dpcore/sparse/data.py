@@ -14,7 +14,8 @@ from dpcore.validation import InputError, distinct_columns, numeric_column
 def gdsc_problem(drug_id: str, n_features: int, *, loss: str = "linear", centre: float | None = None,
                  threshold: float | None = None, test_fraction: float = 0.2, split_seed: int = 0,
                  intercept: bool = True) -> SparseData:
-    """GDSC binary genomic features (first ``n_features`` in public frequency order) against one drug's ln IC50.
+    """GDSC binary genomic features (the first ``n_features`` in the gdsctools file's own column order, a public
+    rule) against one drug's ln IC50.
 
     Linear: ``y = ln IC50 − centre`` with a *public* centre (default: the
     midpoint of the public response range), because the model has no
