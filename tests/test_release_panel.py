@@ -121,3 +121,15 @@ def test_ledger_page_shows_the_configured_ceiling_and_only_lowers_a_cap(monkeypa
     at.button[0].click().run()
     assert _ledger().budget(key).epsilon == 2.0 and at.dataframe[1].value["ε cap"].iloc[0] == "2"
     assert at.get("download_button")  # the data set's history report is offered
+
+
+def test_the_button_is_disabled_with_the_reason_when_the_budget_left_cannot_cover_the_release(monkeypatch):
+    """Issue 28: not offered and refused after confirming, but disabled, saying what is left and what it costs."""
+    monkeypatch.setenv("DPCORE_DEFAULT_EPSILON_CAP", "1.5")
+    _ledger().charge(_ledger().dataset_key("toy"), "Toy counts", 1.0, label="Toy (bundled)")
+    at = _session()
+    assert at.button(key="release_button_toy").disabled
+    (reason,) = [i.value for i in at.info if "Not enough budget left" in i.value]
+    assert "costs ε = 1" in reason and "ε = 0.5, δ = 0.001 is left" in reason
+    monkeypatch.setenv("DPCORE_DEFAULT_EPSILON_CAP", "2")
+    assert not _session().button(key="release_button_toy").disabled  # exactly what is left: offered
