@@ -419,3 +419,41 @@ def audit_figure(summaries_a: np.ndarray, summaries_b: np.ndarray, result, *, bi
                  xanchor="left", yanchor="bottom", font=dict(color=WARNING))
     base_layout(fig, x_title="scalar summary of the release", y_title="share of runs", height=360)
     return to_figure(relayout(fig, barmode="overlay", bargap=0.0, hovermode="closest"))
+#: Height in pixels of one row of the numbers-at-risk table under a plot, and the gap above its heading.
+RISK_ROW, RISK_TOP = 17, 50
+#: At most this many columns (time points) in the numbers-at-risk table.
+RISK_COLUMNS = 8
+
+
+def risk_columns(k: int, max_columns: int = RISK_COLUMNS) -> np.ndarray:
+    """Bins whose start times head the numbers-at-risk columns: every m-th bin from time 0, at most ``max_columns``."""
+    return np.arange(0, k, max(1, math.ceil(k / max_columns)))
+
+
+def add_numbers_at_risk(fig, times: np.ndarray, rows: Sequence[tuple[str, np.ndarray, str]], *,
+                        heading: str) -> tuple[int, int]:
+    """A numbers-at-risk table under the x axis, as clinical papers print it under a Kaplan–Meier plot.
+
+    ``times`` are the grid edges (k + 1) in display units; each row is ``(label, at_risk per bin (k,), colour)``,
+    shown as whole numbers at the start of every column's bin. The x axis ticks move to the same times so columns
+    line up with them. Returns the bottom and left margins (pixels) the table needs.
+    """
+    k = len(times) - 1
+    cols = risk_columns(k)
+    at = np.asarray(times, dtype=float)[cols]
+    relayout(fig, xaxis={"tickmode": "array", "tickvals": at.tolist(), "ticktext": [f"{t:g}" for t in at]})
+    small = {"size": 11}
+    annotate(fig, text=plot_text(heading), xref="paper", yref="paper", x=0, y=0, xanchor="left", yanchor="top",
+             yshift=-RISK_TOP, showarrow=False, font={"size": 11, "color": NONPRIVATE})
+    for i, (label, values, colour) in enumerate(rows):
+        shift = -RISK_TOP - RISK_ROW * (i + 1)
+        annotate(fig, text=plot_text(label), xref="paper", yref="paper", x=0, y=0, xanchor="right", yanchor="top",
+                 xshift=-8, yshift=shift, showarrow=False, font={**small, "color": colour})
+        whole = np.maximum(np.rint(np.asarray(values, dtype=float)[cols]), 0).astype(int)
+        for t, n in zip(at, whole):
+            annotate(fig, text=str(n), xref="x", yref="paper", x=float(t), y=0, yanchor="top", yshift=shift,
+                     showarrow=False, font={**small, "color": colour})
+    longest = max((len(plot_text(label)) for label, _, _ in rows), default=0)
+    return RISK_TOP + RISK_ROW * (len(rows) + 1) + 8, max(60, 16 + 7 * longest)
+
+

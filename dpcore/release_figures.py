@@ -23,6 +23,7 @@ from dpcore.figures import (
     PALETTE,
     PRIVATE,
     TRUTH,
+    add_numbers_at_risk,
     add_trace,
     band,
     base_layout,
@@ -37,9 +38,12 @@ from dpcore.figures import (
 KM_TITLE = "survival probability S(t)"
 
 
-def survival_release_figure(km_table: pd.DataFrame, grid_unit: str) -> go.Figure:
-    """DP-only figure for a release bundle: released KM per group with interval and noise band."""
+def survival_release_figure(km_table: pd.DataFrame, grid_unit: str,
+                            at_risk: pd.DataFrame | None = None) -> go.Figure:
+    """DP-only figure for a release bundle: released KM per group with interval and noise band, and the released
+    (noisy) numbers at risk under it, as clinical papers print them."""
     fig = new_spec()
+    rows = []
     for g, (name, part) in enumerate(km_table.groupby("group", sort=False)):
         name = plot_text(name)  # a declared label can come from an upload
         colour = PALETTE[g % len(PALETTE)]
@@ -49,9 +53,17 @@ def survival_release_figure(km_table: pd.DataFrame, grid_unit: str) -> go.Figure
         band(fig, part["time"], part["ci_lower"], part["ci_upper"], name=f"{name}: Greenwood interval",
              colour=colour, alpha=0.22, step=True)
         curve(fig, part["time"], part["survival"], name=f"{name}: DP Kaplan–Meier", colour=colour, step=True)
+        if at_risk is not None:
+            mine = at_risk[at_risk["group"].astype(str) == str(part["group"].iloc[0])]
+            rows.append((name, mine["at_risk"].to_numpy(), colour))
     base_layout(fig, title="Differentially private Kaplan–Meier (released)", x_title=f"time ({grid_unit})",
                 y_title=KM_TITLE)
-    relayout(fig, yaxis=dict(range=[-0.02, 1.02]), margin=dict(t=110), legend=dict(y=1.04))
+    bottom, left = 80, 80
+    if rows and len(rows[0][1]):
+        edges = np.r_[at_risk["time"].to_numpy()[: len(rows[0][1])], np.inf]
+        bottom, left = add_numbers_at_risk(fig, edges, rows, heading="Number at risk (noisy, released)")
+    relayout(fig, yaxis=dict(range=[-0.02, 1.02]), margin=dict(t=110, b=bottom, l=left), legend=dict(y=1.04),
+             height=460 + bottom)
     return to_figure(fig)
 
 
@@ -76,7 +88,8 @@ def fdr_release_figure(rejected: np.ndarray, alpha_t: np.ndarray, *, title: str 
 
 def _survival(bundle) -> dict[str, go.Figure]:
     return {"Kaplan–Meier (DP)": survival_release_figure(bundle.tables["kaplan_meier"],
-                                                         bundle.public_params["grid_unit"])}
+                                                         bundle.public_params["grid_unit"],
+                                                         bundle.tables.get("numbers_at_risk"))}
 
 
 def _paprika(bundle) -> dict[str, go.Figure]:

@@ -8,6 +8,7 @@ import pytest
 
 from dpcore import survival as sv
 from dpcore.datasets import load_survival, manifest, survival_names
+from dpcore import figures
 from dpcore.survival import figures as sf
 
 
@@ -123,8 +124,8 @@ def test_km_figures_print_numbers_at_risk():
     fig = sf.groups_figure(sv.km(table), sv.km(exact), at_risk=table.at_risk)
     texts = [a.text for a in fig.layout.annotations]
     assert texts[0].startswith("Number at risk (noisy") and "female" in texts and "male" in texts
-    columns = sf.risk_columns(counts.grid.k)
-    assert len(columns) <= sf.RISK_COLUMNS
+    columns = figures.risk_columns(counts.grid.k)
+    assert len(columns) <= figures.RISK_COLUMNS
     numbers = [int(t) for t in texts if t.isdigit()]
     assert len(numbers) == 2 * len(columns) and min(numbers) >= 0
     assert numbers[0] == int(table.at_risk[0, 0])
@@ -135,3 +136,17 @@ def test_km_figures_print_numbers_at_risk():
     texts = [a.text for a in head.layout.annotations]
     assert {"Number at risk", "noisy", "true", str(int(pooled_exact.at_risk[0, 0]))} <= set(texts)
     assert head.layout.margin.b > 55  # room for the table under the axis
+
+
+def test_the_release_report_prints_the_released_numbers_at_risk_under_its_curve():
+    from dpcore.release_figures import figures_for
+
+    gehan = load_survival("gehan")
+    grid = sv.make_grid(gehan.horizon, data_unit=gehan.time_unit, grid_unit="weeks")
+    bundle = sv.release(gehan.time, gehan.event, grid=grid, epsilon=1.0, group=gehan.group, groups=gehan.groups,
+                        dataset="Gehan", band_draws=20)
+    texts = [a.text for a in figures_for(bundle)["Kaplan–Meier (DP)"].layout.annotations]
+    assert "Number at risk (noisy, released)" in texts
+    released = bundle.tables["numbers_at_risk"]
+    first = released.groupby("group", sort=False)["at_risk"].first()
+    assert all(str(n) in texts for n in first)  # the first column: each group's released count at time 0
