@@ -29,6 +29,11 @@ ledger = get_ledger()
 person = current_person()
 page_header("Ledger & report", "The releases of your data sets — from any session, tab or server process — what "
             "they cost, the caps, and printable reports.")
+st.caption("A budget follows the people, not the file: releases are keyed by the values they read, record by record, "
+           "so a re-saved, reordered, renamed, widened or row-dropped copy of your data is charged to the same budget. "
+           "An edited value counts as a new record, and budgets are per custodian: the ledger protects people against "
+           "honest re-uploads, not against a custodian who edits data, and never compares your data with anyone "
+           "else's.")
 explain(
     f"""
 Each release spends privacy budget on one data set. **A budget follows the people, not the file:** a data set is
