@@ -423,6 +423,7 @@ def test_released_noise_scale_does_not_depend_on_the_data():
     assert ridge_l1(X2, y2) > B  # ... and its ridge solution is outside
     exported = [sp.release_sparse(Xd, yd, sparsity=d, epsilon=2.0, delta=1e-5, loss="linear", B=B, lam=lam,
                                   variant="private_support")
-                .metadata()["public_parameters"] for Xd, yd in ((X, y), (X2, y2))]
+                .metadata()["derived_from_dp_outputs"] for Xd, yd in ((X, y), (X2, y2))]
+    assert exported[0]["support"] == exported[1]["support"]  # (d = s: the whole, public support)
     assert exported[0]["sigma"] == exported[1]["sigma"]
     assert exported[0]["l2_sensitivity"] == exported[1]["l2_sensitivity"]

@@ -85,7 +85,9 @@ def _release_private_support(X, y, *, sparsity, epsilon, delta, loss, dataset, f
               "synthetic_seed": p.synthetic_seed,
               "synthetic_features": f"columns S of 2K * numpy.random.default_rng({p.synthetic_seed})"
                                     ".random((m, d), dtype=float32) - K",
-              "sigma": noise.scale, "l2_sensitivity": sens, "vote_scale": vote_noise.scale}
+              "vote_scale": vote_noise.scale}
+    # σ and the sensitivity follow ‖X̃_S‖op and the teacher's bound on the privately selected support S
+    derived = {"support": [names[j] for j in S], "sigma": noise.scale, "l2_sensitivity": sens}
     notes = ("Support: top s of Laplace-noised sample-and-aggregate votes (pure DP, ε·select_share). Teacher: the "
              "λ-strongly convex ridge fit on that public support inside the ℓ1 ball; sensitivity of X̃_Sθ̂ computed "
              "exactly with ‖X̃_S‖op (no probabilistic event). Student: least squares on the support (post-processing).",)
@@ -94,7 +96,7 @@ def _release_private_support(X, y, *, sparsity, epsilon, delta, loss, dataset, f
         epsilon=float(epsilon), delta=float(delta),
         mechanisms=(f"Laplace on the d block votes: {vote_noise.describe()}",
                     f"Gaussian mechanism on the m = {m} synthetic responses X̃_Sθ̂_S: {noise.describe()}"),
-        public_params=public, tables=tables,
+        public_params=public, derived_params=derived, tables=tables,
         parts={"support selection (Laplace)": float(e1), "synthetic responses (Gaussian)": float(e2)},
         notes=notes)
 
