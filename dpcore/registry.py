@@ -15,8 +15,8 @@ from dpcore.audit import AuditScenario
 #: key → (module, title shown to users)
 METHODS: dict[str, tuple[str, str]] = {
     "survival": ("dpcore.survival", "Survival curves (Kaplan–Meier and friends)"),
-    "regression": ("dpcore.regression", "Drug sensitivity (robust private linear regression)"),
-    "sparse": ("dpcore.sparse", "Sparse learning (knowledge transfer)"),
+    "regression": ("dpcore.regression", "Drug sensitivity (AdaSSP, robust private LR)"),
+    "sparse": ("dpcore.sparse", "Sparse learning (peeling, knowledge transfer)"),
     "fdr": ("dpcore.fdr", "Online FDR (PAPRIKA)"),
 }
 

@@ -17,7 +17,7 @@ def test_audit_link_sets_every_control_and_changes_update_the_url(app_server, ch
     streamlit_idle(page)
     page.get_by_text("Privacy audit", exact=True).first.wait_for()
     method_box = page.locator('[data-testid="stSelectbox"]').first.locator("input")
-    assert method_box.input_value() == "Drug sensitivity (robust private linear regression)"
+    assert method_box.input_value() == "Drug sensitivity (AdaSSP, robust private LR)"
     page.get_by_text("Resolution: with 50,000 runs per data set").wait_for()  # the audit tab (the attacker's is closed)
     page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stSliderThumbValue\"]').length >= 2")
     thumbs = [t.inner_text() for t in page.locator('[data-testid="stSliderThumbValue"]').all()]
