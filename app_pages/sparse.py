@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 import ui
+from dpcore import columns
 from dpcore import sparse as sp
 from dpcore.sparse import figures as sf
 from dpcore.ledger import RecordsRead, fingerprint
@@ -225,7 +226,8 @@ else:
         st.stop()
     frame, fp, name = table
     cols = list(frame.columns)
-    guessed, why = sp.guess_response(cols)
+    response_guess = columns.guess(frame, "response")  # by name, then type; said below
+    guessed, why = cols[response_guess.index_in(cols)], response_guess.reason
     ui.reset_when_changed("_sp_upload_columns", tuple(cols),
                           dict(sp_ycol=guessed, sp_xcols=[c for c in cols if c != guessed][:MAX_DEFAULT_FEATURES]))
     c1, c2 = st.columns([1, 2])

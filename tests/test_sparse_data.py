@@ -1,16 +1,18 @@
 """Upload helpers of the sparse page (issue 32): the response guessed by name, the share of clipped cells."""
 
 import numpy as np
+import pandas as pd
 
+from dpcore import columns
 from dpcore import sparse as sp
 
 
-def test_response_is_guessed_by_name_else_the_last_column():
-    assert sp.guess_response(["mean radius", "mean area", "target"])[0] == "target"
-    assert sp.guess_response(["Y", "g1"])[0] == "Y"
-    assert sp.guess_response(["g1", "LN_IC50_drug7", "g2"])[0] == "LN_IC50_drug7"
-    column, why = sp.guess_response(["a", "b", "c"])
-    assert column == "c" and "last column" in why
+def test_the_response_is_guessed_by_the_shared_column_guess():
+    """The sparse page uses ``dpcore.columns`` like every upload page (one guesser, not one per method)."""
+    frame = pd.DataFrame({"mean radius": [1.0, 2.0], "mean area": [3.0, 4.0], "target": [0, 1]})
+    assert columns.guess(frame, "response").column == "target"
+    drug = pd.DataFrame({"g1": [0, 1], "LN_IC50_drug7": [0.5, -1.2], "g2": [1, 0]})
+    assert columns.guess(drug, "response").column == "LN_IC50_drug7"
 
 
 def test_clipping_report_counts_cells_and_names_the_worst_columns():

@@ -367,7 +367,7 @@ def test_upload_guesses_the_response_keeps_every_feature_and_warns_about_clippin
     at = _with_upload(_breast_cancer_like(np.random.default_rng(3)).to_csv(index=False).encode())
     _ok(at)
     assert at.selectbox(key="sp_ycol").value == "target"
-    assert any("Guessed: named like a response ('target')" in _plain(c.value) for c in at.caption)
+    assert any("Guessed: named 'target'" in _plain(c.value) for c in at.caption)
     assert at.multiselect(key="sp_xcols").value == ["mean radius", "mean area", "mean smoothness"]
     assert any("Features used: 3 of the 3 columns" in _plain(c.value) for c in at.caption)
     (warning,) = [_plain(w.value) for w in at.warning if "outside the public bound" in w.value]

@@ -97,7 +97,7 @@ from dpcore.sparse.curves import (  # noqa: F401
     BATCH, convergence, ONE_CALL, utility_curve, UtilityCurve,
 )
 from dpcore.sparse.data import (  # noqa: F401
-    clipping_report, gdsc_problem, guess_response, RESPONSE_NAMES, sparse_from_frame,
+    clipping_report, gdsc_problem, sparse_from_frame,
 )
 from dpcore.sparse.bundle import (  # noqa: F401
     peel_parts, release_sparse,

@@ -78,19 +78,6 @@ def sparse_from_frame(frame, response: str, features: Sequence[str], *, loss: st
 
 
 #: Column names (lower case) taken for the response when an upload has one; otherwise the last numeric column.
-RESPONSE_NAMES = ("y", "response", "target", "label", "outcome", "class", "ic50", "ln_ic50", "log_ic50")
-
-
-def guess_response(columns: Sequence[str]) -> tuple[str, str]:
-    """The response column to preselect and why: a conventional name (``RESPONSE_NAMES``, or one containing
-    "ic50"), else the last column (tables such as scikit-learn's put the target last)."""
-    for c in columns:
-        low = str(c).strip().lower()
-        if low in RESPONSE_NAMES or "ic50" in low:
-            return c, f"named like a response ({c!r})"
-    return columns[-1], "the last column (no column is named like a response: y, target, label, outcome, …)"
-
-
 def clipping_report(X: np.ndarray, K: float, names: Sequence[str]) -> tuple[float, list[tuple[str, float]]]:
     """Share of feature cells outside ``[−K, K]`` (they are clipped), and the columns with such cells with their
     largest absolute value, worst first. Shown to the custodian, who holds the data; never released."""
