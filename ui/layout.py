@@ -12,16 +12,18 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
 
 _WORD_JOINER = "\u2060"
 _AUTOLINK = re.compile(r"(?i)(?<=www)(?=\.)|(?=@)")  # "://" is broken at its colon below
-#: Streamlit's colon codes (``:red[…]``, ``:material/warning:``, ``:smile:``) start and end at a colon
-_COLON = re.compile(r":")
+#: Streamlit's colon codes (``:red[…]``, ``:material/warning:``, ``:smile:``, ``:+1:``) start with a colon that
+#: is followed by a character; a colon before a space or the end ("A: the stream") starts none and stays as typed
+_COLON = re.compile(r":(?=\S)")
 
 
 def literal(text: str) -> str:
     """``text`` shown as typed by st.markdown/caption/error/…: for names and values from links and uploads.
 
     Markdown characters are escaped, and an invisible word joiner breaks the ``www.``, ``://`` and ``@``
-    that GitHub-flavoured Markdown would turn into links even when escaped, and follows every colon, so that
-    Streamlit's colour, icon and emoji codes (``:red[…]``, ``:material/warning:``, ``:smile:``) stay text.
+    that GitHub-flavoured Markdown would turn into links even when escaped, and follows every colon that could
+    open one of Streamlit's colour, icon and emoji codes (``:red[…]``, ``:material/warning:``, ``:smile:``), so
+    that they stay text.
     """
     text = _COLON.sub(":" + _WORD_JOINER, _AUTOLINK.sub(_WORD_JOINER, str(text)))
     return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
