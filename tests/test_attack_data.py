@@ -1,5 +1,5 @@
-"""The attacker's view on pairs built from data for FDR (PAPRIKA) and sparse (KT with private support): the pairs are
-true neighbours, their Monte-Carlo ROC stays inside the (ε, δ)-DP region, and planted bugs leave it.
+"""The attacker's view on pairs built from data for FDR (PAPRIKA) and sparse (peeling + private fit, KT with private
+support): the pairs are true neighbours, their Monte-Carlo ROC stays inside the (ε, δ)-DP region, and planted bugs leave it.
 
 False alarms: every region check uses a simultaneous Clopper–Pearson band at confidence 1 − 1e-5, so a correct
 mechanism is flagged with probability below 1e-5 < 1e-4 per check (union bound over all of the curve's points is
@@ -155,5 +155,59 @@ def test_sparse_pair_with_features_zeroed_and_a_logistic_label_flip():
     scenario = sp.data_scenario(data.X, data.y, index=4, alt_y=-data.y[4], alt_x=np.zeros(20), sparsity=3,
                                 epsilon=2.0, delta=1e-5, loss="logistic")
     assert "features set to 0" in scenario.neighbours and "(logistic)" in scenario.neighbours
+    view = attack.attack_view(scenario, draws=5_000)
+    assert 0.5 <= float(view.empirical.accuracy) <= view.bound
+
+
+# ---- sparse, the default release (peeling + private fit) -------------------------------------------------------
+
+
+@pytest.mark.parametrize("loss", ["linear", "logistic"])
+def test_the_peeling_pair_from_data_is_the_audit_pair_when_built_from_the_same_records(loss):
+    """Built from the audit's own bound pair (the changed record last), the data scenario draws exactly the audit's
+    statistic: one sampler, two entry points."""
+    from dpcore.sparse.peeling_audit import _pair
+
+    kind = "bound" if loss == "linear" else "bound-logistic"
+    (XA, yA), (_, yB), s, _, p = _pair(kind)
+    audit = next(sc for sc in sp.peel_audit_scenarios(1.0, 1e-2, "noise") if sc.neighbours.startswith("n = 1000, d = 20")
+                 and ("logistic" in sc.name) == (loss == "logistic"))
+    data = sp.peel_data_scenario(XA, yA, index=len(yA) - 1, alt_y=float(yB[-1]), sparsity=s, epsilon=1.0, delta=1e-2,
+                                 loss=loss, K=p.K, r=p.r, fit_T=p.fit_T)
+    for which in "AB":
+        for bug in (False, True):
+            np.testing.assert_allclose(data.sampler(which, bug, np.random.default_rng(3), 400),
+                                       audit.sampler(which, bug, np.random.default_rng(3), 400))
+    assert "every noise scale halved" in data.planted_bug_label
+
+
+@pytest.mark.parametrize("epsilon", [1.0, 5.0])
+def test_the_peeling_pair_from_data_stays_inside_the_region_and_says_what_moves(epsilon):
+    data = sp.make_synthetic(500, 50, 5, rng=np.random.default_rng(0))
+    scenario = sp.peel_data_scenario(data.X, data.y, index=0, alt_y=-5.0, sparsity=5, epsilon=epsilon, delta=1e-5)
+    assert "record 1 with y = -5 and the same features" in scenario.neighbours
+    assert "Peeling + private fit as released (linear)" in scenario.neighbours
+    assert "right 100 % of the time" in scenario.reveal
+    assert not _roc(scenario, 200_000, seed=11).outside_region(epsilon, scenario.delta)
+
+
+def test_the_peeling_pair_with_a_record_that_tips_the_support_names_the_features():
+    """Two features carried by 499 records each and one record that decides between them: without noise the
+    attacker reads the support; with the release's noise the ROC stays inside the region."""
+    n = 999
+    X = np.zeros((n, 2))
+    X[:499, 0], X[499:998, 1], X[998] = 1.0, 1.0, (1.0, 0.0)
+    y = np.ones(n)
+    scenario = sp.peel_data_scenario(X, y, index=998, alt_y=1.0, alt_x=np.array([0.0, 1.0]), sparsity=1,
+                                     epsilon=1.0, delta=1e-5, K=1.0, r=1.0, feature_names=["gene a", "gene b"])
+    assert "gene a, gene b enter or leave it" in scenario.reveal
+    assert not _roc(scenario, 200_000, seed=12).outside_region(1.0, scenario.delta)
+
+
+def test_the_logistic_peeling_pair_from_data_keeps_the_attacker_under_the_bound():
+    data = sp.make_synthetic(300, 20, 3, loss="logistic", rng=np.random.default_rng(1))
+    scenario = sp.peel_data_scenario(data.X, data.y, index=4, alt_y=-data.y[4], alt_x=np.zeros(20), sparsity=3,
+                                     epsilon=2.0, delta=1e-5, loss="logistic")
+    assert "features set to 0" in scenario.neighbours and "noisy gradient steps" in scenario.neighbours
     view = attack.attack_view(scenario, draws=5_000)
     assert 0.5 <= float(view.empirical.accuracy) <= view.bound

@@ -32,7 +32,8 @@ def _has_roc(at: AppTest) -> bool:
 @pytest.mark.parametrize("params, expected", [
     ({"method": "fdr"}, "exact binomial η = 0.3107"),
     ({"method": "fdr", "atk_fsrc": "truncexp", "atk_move": "toward"}, "exact z-test η"),
-    ({"method": "sparse"}, "record 1 with y = 5 and the same features"),
+    ({"method": "sparse"}, "record 1 with y = 5 and the same features. Peeling + private fit as released (linear)"),
+    ({"method": "sparse", "atk_srel": "kt_ps"}, "record 1 with y = 5 and the same features. KT with private support"),
     ({"method": "sparse", "atk_ssrc": "gdsc", "atk_loss": "logistic", "atk_rec": "3"}, "GDSC"),
 ])
 def test_attacker_view_from_bundled_data(params, expected):

@@ -243,12 +243,21 @@ def _sparse_data(loss: str):
     return X, y, tuple(feats), "uploaded", 10.0
 
 
+#: The sparse releases the attacker's pair can be seen through (the page's default first).
+SPARSE_RELEASES = {"peel": "peeling + private fit (the default release)", "kt_ps": "KT with private support"}
+
+
 def sparse_pair(epsilon: float, draws: int) -> tuple[AuditScenario | None, int]:
-    """KT with private support as released, on a data set and the same with one record replaced (and the draws
-    the work cap allows)."""
-    loss = url_radio("Model", key="atk_loss", options=list(sp.LOSSES), horizontal=True,
-                     format_func=lambda s: {"linear": "sparse linear regression",
-                                            "logistic": "sparse logistic regression"}[s])
+    """A sparse release (the default, peeling + private fit, or KT with private support), on a data set and the
+    same with one record replaced (and the draws the work cap allows)."""
+    c1, c2 = st.columns(2)
+    with c1:
+        release = url_radio("Release", key="atk_srel", options=list(SPARSE_RELEASES), horizontal=True,
+                            format_func=SPARSE_RELEASES.get)
+    with c2:
+        loss = url_radio("Model", key="atk_loss", options=list(sp.LOSSES), horizontal=True,
+                         format_func=lambda s: {"linear": "sparse linear regression",
+                                                "logistic": "sparse logistic regression"}[s])
     built = _sparse_data(loss)
     if built is None:
         return None, draws
@@ -273,11 +282,18 @@ def sparse_pair(epsilon: float, draws: int) -> tuple[AuditScenario | None, int]:
         zeroed = st.radio("Alternative features", ["same", "zeroed"], key="atk_sfeat", horizontal=True,
                           format_func={"same": "the same", "zeroed": "all set to 0"}.get) == "zeroed"
     delta = 1.0 / n**2
+    alt_x = np.zeros(d) if zeroed else None
+    if release == "peel":
+        st.caption(literal(f"Data: {where}. Public bounds as on the sparse page: K = {p.K:g}, r = {p.r:g}; "
+                           f"δ = 1/n² = {delta:.3g}."))
+        draws = _capped(draws, n * (s + 1) * (p.fit_T if loss == "logistic" else 1), SPARSE_WORK, f"{n:,} records")
+        return sp.peel_data_scenario(X, y, index=index, alt_y=alt_y, alt_x=alt_x, sparsity=s, epsilon=epsilon,
+                                     delta=delta, loss=loss, feature_names=names), draws
     st.caption(literal(f"Data: {where}. Public bounds as on the sparse page: K = {p.K:g}, "
                        f"r = {p.r:g}, B = {p.radius():g}; δ = 1/n² = {delta:.3g}; m = n synthetic points."))
     draws = _capped(draws, n * s, SPARSE_WORK, f"{n:,} records")
-    return sp.data_scenario(X, y, index=index, alt_y=alt_y, alt_x=np.zeros(d) if zeroed else None, sparsity=s,
-                            epsilon=epsilon, delta=delta, loss=loss, feature_names=names, B=radius), draws
+    return sp.data_scenario(X, y, index=index, alt_y=alt_y, alt_x=alt_x, sparsity=s, epsilon=epsilon, delta=delta,
+                            loss=loss, feature_names=names, B=radius), draws
 
 
 def data_pair(method: str, epsilon: float, draws: int):

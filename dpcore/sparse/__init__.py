@@ -23,9 +23,10 @@ The files, in the order data flows (each imports only the ones above it):
 9. ``data.py`` — GDSC problems and uploaded CSVs;
 10. ``bundle.py`` — :func:`release_sparse`: one OpenDP release as a ReleaseBundle (data only);
 11. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
-12. ``peeling_audit.py`` — black-box audit pairs of the default release (the selection tipped, records at bounds);
+12. ``peeling_audit.py`` — black-box audit pairs of the default release (the selection tipped, records at bounds)
+    and its attacker's pair built from a data set (:func:`peel_data_scenario`);
 13. ``audit.py`` — black-box audit scenarios, including the known support-flip violation, and pairs built
-    from a data set for the attacker's view (:func:`data_scenario`).
+    from a data set for KT with private support (:func:`data_scenario`).
 
 This ``__init__`` is the public API (``from dpcore import sparse; sparse.knowledge_transfer(...)``).
 
@@ -103,7 +104,7 @@ from dpcore.sparse.bundle import (  # noqa: F401
     peel_parts, release_sparse,
 )
 from dpcore.sparse.peeling_audit import (  # noqa: F401
-    peel_audit_scenarios, PEEL_BUGS,
+    peel_audit_scenarios, peel_data_scenario, PEEL_BUGS,
 )
 from dpcore.sparse.audit import (  # noqa: F401
     AUDIT_DELTA, AUDIT_RAW_FACTOR, audit_scenarios, BUG_LABELS, data_scenario, gaussian_shift_epsilon,

@@ -16,7 +16,7 @@ from dpcore.mechanisms import (
 from dpcore.sparse.baseline_dp_ight import dp_ight_noise
 from dpcore.sparse.baseline_two_stage import block_votes, noisy_top_s
 from dpcore.sparse.params import SparseParams, _params, prepare
-from dpcore.sparse.peeling_audit import peel_audit_scenarios
+from dpcore.sparse.peeling_audit import peel_audit_scenarios, replaced_pair, replaced_record_text
 from dpcore.sparse.private_support import kt_ps_sensitivity
 from dpcore.sparse.solver import clip_responses
 from dpcore.sparse.transfer import fixed_support_teacher, kt_noise, synthetic_features, teacher_fit
@@ -296,13 +296,8 @@ def data_scenario(X, y, *, index: int, alt_y: float, alt_x=None, sparsity: int, 
     teacher (as plain KT does), ``"noise"`` halves both noise scales.
     """
     p = _params(**params)
-    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    (X, y), (XB, yB) = replaced_pair(X, y, index, alt_y, alt_x)
     n, d = X.shape
-    if not 0 <= index < n:
-        raise ValueError(f"record {index + 1} does not exist (the data set has {n})")
-    XB, yB = X.copy(), y.copy()
-    XB[index] = X[index] if alt_x is None else np.asarray(alt_x, dtype=float)
-    yB[index] = alt_y
     s = int(sparsity)
     exact = {w: _KTPSExact.of(Xw, yw, s=s, loss=loss, p=p, epsilon=epsilon, delta=delta, select_share=select_share)
              for w, (Xw, yw) in {"A": (X, y), "B": (XB, yB)}.items()}
@@ -373,12 +368,8 @@ def data_scenario(X, y, *, index: int, alt_y: float, alt_x=None, sparsity: int, 
                      if flips else "")
                   + ". The attacker fits the teacher on A and on B themselves and reads off which one was released — "
                     "right 100 % of the time.")
-    fmt = lambda v: f"{float(v):.3g}"
-    alt_text = "the same features" if alt_x is None else "features " + (
-        "set to 0" if not np.any(alt_x) else "(" + ", ".join(fmt(v) for v in np.ravel(alt_x)[:5]) + ", …)")
     ex = exact["A"]
-    neighbours = (f"A: the data set as it is (n = {n}, d = {d}; record {index + 1} has y = {fmt(y[index])}); B: "
-                  f"record {index + 1} with y = {fmt(alt_y)} and {alt_text}. KT with private support as released "
+    neighbours = (replaced_record_text(n, d, index, y[index], alt_y, alt_x) + " KT with private support as released "
                   f"({loss}): s = {s}, the support from noisy votes of k = {ex.k} blocks (ε·{select_share:g}), the "
                   f"convex teacher on it (λ = {ex.lam:.3g}), Gaussian noise on m = {ex.X_syn.shape[0]} synthetic "
                   f"responses (ε·{1 - select_share:g}, δ = {delta:g}); public K = {p.K:g}, r = {p.r:g}, "

@@ -167,6 +167,27 @@ def _fit_step(p: SparseParams) -> float:
     return float(p.fit_step) if p.fit_step is not None else 2.0 / p.K**2
 
 
+#: Cells of one batch of design matrices (n × q per support): bounds the preview's memory (float64, 32 MB).
+DESIGN_CELLS = 1 << 22
+
+
+def _fit_supports(X, y, support, plans, loss, p, rng) -> np.ndarray:
+    """Preview fits on a batch of supports (B, s), each with its own plan's noise: θ of shape (B, q)."""
+    Z = design(X, support, p.intercept)  # (B, n, q)
+    q = Z.shape[-1]
+    if loss == "linear":
+        sg = np.array([pl.noises["gram"].scale for pl in plans])[:, None]
+        sm = np.array([pl.noises["moment"].scale for pl in plans])[:, None]
+        v = gram_vector(np.einsum("bni,bnj->bij", Z, Z))
+        gram = gram_matrix(v + sg * rng.standard_normal(v.shape), q)
+        moment = np.einsum("bni,n->bi", Z, y)
+        moment = moment + sm * rng.standard_normal(moment.shape)
+        return np.stack([solve_noisy_statistics(gram[b], moment[b], plans[b].noises["gram"].scale)
+                         for b in range(len(plans))])
+    sig = np.array([pl.noises["gradient"].scale for pl in plans])[:, None]
+    return noisy_gradient_descent(Z, y, lambda t, g: g + sig * rng.standard_normal(g.shape), p.fit_T, _fit_step(p))
+
+
 def peel_fit_batch(X, y, *, sparsity, epsilons, delta, loss="linear", rng=None, draws=1, select_share: float = 0.5,
                    **params) -> SparseFit:
     """Peeling + private fit for each ε and R draws (preview noise): coefficients ``(n_eps, R, d)``, the
@@ -179,21 +200,15 @@ def peel_fit_batch(X, y, *, sparsity, epsilons, delta, loss="linear", rng=None, 
     beta = np.array([pl.gumbel_scale for pl in plans])[:, None, None]
     noisy = scores + rng.gumbel(size=(eps.size, R, d)) * beta
     support = np.argsort(-noisy, axis=-1)[..., :s]  # (E, R, s), in the order peeled
-    Z = design(X, support, p.intercept)  # (E, R, n, q)
-    q = Z.shape[-1]
-    if loss == "linear":
-        sg = np.array([pl.noises["gram"].scale for pl in plans])[:, None, None]
-        sm = np.array([pl.noises["moment"].scale for pl in plans])[:, None, None]
-        v = gram_vector(np.einsum("...ni,...nj->...ij", Z, Z))
-        gram = gram_matrix(v + sg * rng.standard_normal(v.shape), q)
-        moment = np.einsum("...ni,n->...i", Z, y)
-        moment = moment + sm * rng.standard_normal(moment.shape)
-        theta = np.stack([solve_noisy_statistics(gram[i], moment[i], plans[i].noises["gram"].scale)
-                          for i in range(eps.size)])
-    else:
-        sig = np.array([pl.noises["gradient"].scale for pl in plans])[:, None, None]
-        theta = noisy_gradient_descent(Z, y, lambda t, g: g + sig * rng.standard_normal(g.shape), p.fit_T,
-                                       _fit_step(p))
+    q = s + (1 if p.intercept else 0)
+    per_eps = np.repeat(np.arange(eps.size), R)
+    flat = support.reshape(-1, s)
+    theta = np.empty((flat.shape[0], q))
+    chunk = max(1, DESIGN_CELLS // (n * q))  # supports per batch: Z of one batch stays ≈ 32 MB whatever n, R, ε grid
+    for lo in range(0, flat.shape[0], chunk):
+        rows = slice(lo, lo + chunk)
+        theta[rows] = _fit_supports(X, y, flat[rows], [plans[i] for i in per_eps[rows]], loss, p, rng)
+    theta = theta.reshape(eps.size, R, q)
     coef = np.zeros((eps.size, R, d))
     np.put_along_axis(coef, support, theta[..., q - s:], axis=-1)
     intercept = theta[..., 0] if p.intercept else np.zeros((eps.size, R))
