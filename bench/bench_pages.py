@@ -20,6 +20,7 @@ For every method page and the audit page:
   (Chrome's sampling profiler): CPU in Plotly, in the rest of the JavaScript, in native work (layout, paint and other non-JS work; the bare page shows its baseline), in GC.
 
 Targets (issue 14): median ≤ 2.5×, worst ≤ 4× on every method page and slider; audit ≤ 1.5×; first visit ≤ 3×.
+Issue 26: moving ε on a method page, median ≤ 2×.
 Results: bench/results/pages.{json,md}.
 
 Run: .venv/bin/python bench/bench_pages.py [page …] [--repeat 3]   (needs Debian's chromium at /usr/bin/chromium)
@@ -48,14 +49,15 @@ PAGES = ["survival", "regression", "sparse", "fdr", "audit"]
 #: is opened first); ε is always timed
 SLIDERS = {
     "survival": ["Noise draws per ε for the trade-off curve", ("Over R noise draws", "Noise draws for the utility panel")],
-    "regression": [("ρ over ε and size (CV)", "CV repeats"), ("Predicted vs observed", "p1 → nxx")],
+    "regression": [("ρ over ε and size (CV)", "CV repeats"), ("Predicted vs observed", "Share of ε for the DP centre/scale")],
     "sparse": ["δ", "Repeats (noise draws)"],
     "fdr": ["Target FDR α", "Cutoff c"],
     "audit": ["Runs per data set"],
 }
 NAV_TITLES = {"survival": "Survival curves", "regression": "Drug sensitivity", "sparse": "Sparse learning",
               "fdr": "Online FDR", "audit": "Privacy audit"}
-TARGETS = {"median": 2.5, "worst": 4.0, "audit": 1.5, "first_visit": 3.0}
+#: issue 14's targets, and issue 26's: moving ε on a method page within 2× the bare page (median)
+TARGETS = {"median": 2.5, "worst": 4.0, "audit": 1.5, "first_visit": 3.0, "epsilon": 2.0}
 MOVES = 6
 
 #: records the last DOM change, every websocket message (time, bytes) the page receives, and every Plotly draw
@@ -326,11 +328,12 @@ def _score(results: dict) -> None:
     met = True
     for name, r in results.items():
         limit_med = TARGETS["audit"] if name == "audit" else TARGETS["median"]
-        for s in r["sliders"].values():
+        for label, s in r["sliders"].items():
             s["median_x"] = round(s["median_s"] / bare, 2)
             s["worst_x"] = round(s["max_s"] / bare, 2)
             if name != "bare page":
-                s["meets"] = s["median_x"] <= limit_med and (name == "audit" or s["worst_x"] <= TARGETS["worst"])
+                limit = TARGETS["epsilon"] if label == "ε" and name != "audit" else limit_med
+                s["meets"] = s["median_x"] <= limit and (name == "audit" or s["worst_x"] <= TARGETS["worst"])
                 met &= s["meets"]
         r["first_visit_x"] = round(r["first_visit_s"] / bare_first, 2)
         if name != "bare page":
@@ -356,7 +359,7 @@ def _report(runs: list[dict]) -> None:
              f"slider ({bare:.3f} s) and first visit ({bare_first:.3f} s) in the same run (medians over the run: "
              f"the bare page is timed again before each page, {len(results['bare page']['sliders']['ε']['times'])} "
              f"moves in all). Load average at the end "
-             f"{load[0]:.1f} (2 cores). Targets: median ≤ {TARGETS['median']}×, worst ≤ {TARGETS['worst']}× "
+             f"{load[0]:.1f} (2 cores). Targets: ε on a method page median ≤ {TARGETS['epsilon']}×, other sliders median ≤ {TARGETS['median']}×, worst ≤ {TARGETS['worst']}× "
              f"(audit ≤ {TARGETS['audit']}×), first visit ≤ {TARGETS['first_visit']}×. All met: "
              f"{'yes' if met else 'no'} in this run (the tables below); in {sum(met_runs)} of {len(met_runs)} consecutive "
              "runs (each with fresh servers and browser).", "",
