@@ -211,3 +211,15 @@ def test_the_logistic_peeling_pair_from_data_keeps_the_attacker_under_the_bound(
     assert "features set to 0" in scenario.neighbours and "noisy gradient steps" in scenario.neighbours
     view = attack.attack_view(scenario, draws=5_000)
     assert 0.5 <= float(view.empirical.accuracy) <= view.bound
+
+
+def test_the_peeling_pair_without_an_intercept_follows_the_page():
+    """Data that carry their own constant feature (GDSC's '(intercept)') are fitted without a second intercept, as on
+    the sparse page; the view says so and the ROC stays inside the region."""
+    data = sp.make_synthetic(400, 30, 3, rng=np.random.default_rng(3))
+    X = np.column_stack([np.ones(400), data.X])
+    names = ["(intercept)", *(f"g{j}" for j in range(30))]
+    scenario = sp.peel_data_scenario(X, data.y, index=2, alt_y=-3.0, sparsity=3, epsilon=1.0, delta=1e-5,
+                                     feature_names=names, intercept=False, B=3.0)
+    assert "without an intercept" in scenario.neighbours and "; intercept" not in scenario.reveal
+    assert not _roc(scenario, 200_000, seed=13).outside_region(1.0, scenario.delta)

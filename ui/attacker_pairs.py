@@ -228,7 +228,9 @@ def _sparse_data(loss: str):
         with c2:
             d = int(url_select_slider("Genomic features", key="atk_sgd", options=[20, 50, 100, 200], value=50))
         data = sp.gdsc_problem(drug, d, loss=loss)
-        return data.X, data.y, data.feature_names, f"GDSC {g.drug_label(drug)} (training cell lines)", 10.0
+        label = g.drug_label(drug)
+        where = label if label.startswith("GDSC") else f"GDSC {label}"
+        return data.X, data.y, data.feature_names, f"{where} (training cell lines)", 10.0
     table = upload_csv("atk_sp_upload", label="Upload a CSV (one row per person; numeric columns)",
                        hint="A numeric response column (0/1 or ±1 labels for the logistic model) and at least two "
                             "numeric feature columns.")
@@ -287,8 +289,10 @@ def sparse_pair(epsilon: float, draws: int) -> tuple[AuditScenario | None, int]:
         st.caption(literal(f"Data: {where}. Public bounds as on the sparse page: K = {p.K:g}, r = {p.r:g}; "
                            f"δ = 1/n² = {delta:.3g}."))
         draws = _capped(draws, n * (s + 1) * (p.fit_T if loss == "logistic" else 1), SPARSE_WORK, f"{n:,} records")
+        # as on the sparse page: its own intercept unless the data carry one (GDSC's '(intercept)' feature)
         return sp.peel_data_scenario(X, y, index=index, alt_y=alt_y, alt_x=alt_x, sparsity=s, epsilon=epsilon,
-                                     delta=delta, loss=loss, feature_names=names), draws
+                                     delta=delta, loss=loss, feature_names=names,
+                                     intercept=names is None or "(intercept)" not in names), draws
     st.caption(literal(f"Data: {where}. Public bounds as on the sparse page: K = {p.K:g}, "
                        f"r = {p.r:g}, B = {p.radius():g}; δ = 1/n² = {delta:.3g}; m = n synthetic points."))
     draws = _capped(draws, n * s, SPARSE_WORK, f"{n:,} records")

@@ -125,6 +125,11 @@ def _peel_log_ratio(S: np.ndarray, uA: np.ndarray, uB: np.ndarray, beta: float) 
     return out
 
 
+def _columns(S: np.ndarray, intercept: bool) -> np.ndarray:
+    """Columns of ``(1, x)`` the fit reads for each peeled sequence: the intercept (if fitted), then the features."""
+    return np.column_stack([np.zeros(len(S), dtype=int), S + 1]) if intercept else S + 1
+
+
 def _llr_sampler(A, B, changed: int, s: int, loss: str, p: SparseParams, epsilon: float, delta: float, bug: str,
                  select_share: float = 0.5):
     """``sampler(which, planted_bug, rng, draws)``: the exact log-likelihood ratio of releases drawn on ``which``."""
@@ -139,7 +144,7 @@ def _llr_sampler(A, B, changed: int, s: int, loss: str, p: SparseParams, epsilon
         here = uA if which == "A" else uB
         S = np.argsort(-(here + beta * rng.gumbel(size=(draws, here.size))), axis=1)[:, :s]
         llr = _peel_log_ratio(S, uA, uB, beta)
-        cols = np.column_stack([np.zeros(draws, dtype=int), S + 1])  # the intercept, then the peeled features
+        cols = _columns(S, p.intercept)
         sign = 0.5 if which == "A" else -0.5
         if loss == "linear":
             sg, sm = (plan.noises[k].scale * factor for k in ("gram", "moment"))
@@ -214,15 +219,16 @@ def replaced_record_text(n: int, d: int, index: int, y_now: float, alt_y: float,
 
 
 def _noise_free(X, y, s: int, loss: str, p: SparseParams) -> tuple[np.ndarray, np.ndarray]:
-    """The release without noise: the top-s scores' support (in score order) and the fit on it ``(1, x_S)``."""
+    """The release without noise: the top-s scores' support (in score order) and the fit on it, intercept first
+    (0 when none is fitted)."""
     X, y = prepare(X, y, loss, p)
     support = np.argsort(-screening_scores(X, y), kind="stable")[:s]
-    Z = design(X, support[None], True)[0]
+    Z = design(X, support[None], p.intercept)[0]
     if loss == "linear":
         theta = solve_noisy_statistics(Z.T @ Z, Z.T @ y, 0.0)
     else:
         theta = noisy_gradient_descent(Z, y, lambda t, g: g, p.fit_T, _fit_step(p))
-    return support, theta
+    return support, theta if p.intercept else np.r_[0.0, theta]
 
 
 def _reveal(A, B, s: int, loss: str, p: SparseParams, names: list[str]) -> str:
@@ -241,7 +247,8 @@ def _reveal(A, B, s: int, loss: str, p: SparseParams, names: list[str]) -> str:
     j = max(diff, key=lambda k: abs(diff[k]))
     return (f"Without noise A and B have the same peeled support ({', '.join(names[k] for k in SA[:5])}"
             f"{' …' if s > 5 else ''}) but the fit on it differs (largest change: {names[j]}, {coef_a[j]:.3g} on A, "
-            f"{coef_b[j]:.3g} on B; intercept {tA[0]:.3g} vs {tB[0]:.3g}): the attacker computes both fits and "
+            f"{coef_b[j]:.3g} on B{f'; intercept {tA[0]:.3g} vs {tB[0]:.3g}' if p.intercept else ''}): the attacker "
+            "computes both fits and "
             "reads off which one was released — right 100 % of the time.")
 
 
@@ -262,8 +269,9 @@ def peel_data_scenario(X, y, *, index: int, alt_y: float, alt_x=None, sparsity: 
     fit = ("noisy ZᵀZ and Zᵀy" if loss == "linear" else f"{p.fit_T} noisy gradient steps")
     neighbours = (replaced_record_text(n, d, index, y[index], alt_y, alt_x)
                   + f" Peeling + private fit as released ({loss}): s = {s} features peeled by Gumbel noise "
-                    f"(β = {plan.gumbel_scale:.3g}, ε·{select_share:g} of the budget in zCDP), then {fit} on them "
-                    f"(δ = {delta:g}); public K = {p.K:g}, r = {p.r:g}.")
+                    f"(β = {plan.gumbel_scale:.3g}, {select_share:.0%} of the budget's ρ in zCDP), then {fit} on them "
+                    f"{'with' if p.intercept else 'without'} an intercept (δ = {delta:.3g}); public K = {p.K:g}, "
+                    f"r = {p.r:g}.")
     return AuditScenario(
         method="sparse", name=f"record {index + 1} replaced", neighbours=neighbours, summary=SUMMARY,
         claimed_epsilon=float(epsilon), delta=float(delta),
