@@ -223,3 +223,19 @@ def test_the_peeling_pair_without_an_intercept_follows_the_page():
                                      feature_names=names, intercept=False, B=3.0)
     assert "without an intercept" in scenario.neighbours and "; intercept" not in scenario.reveal
     assert not _roc(scenario, 200_000, seed=13).outside_region(1.0, scenario.delta)
+
+
+def test_the_peeling_sampler_draws_in_bounded_blocks(monkeypatch):
+    """Memory: releases are simulated in blocks of at most SCORE_CELLS noisy scores (draws × d). Blocks of 7 draws
+    return every draw, and the mean statistic agrees with one block within 5 standard errors (a false alarm has
+    probability below 1e-6; seeds fixed)."""
+    from dpcore.sparse import peeling_audit
+
+    data = sp.make_synthetic(300, 20, 3, rng=np.random.default_rng(4))
+    scenario = sp.peel_data_scenario(data.X, data.y, index=0, alt_y=-3.0, sparsity=3, epsilon=2.0, delta=1e-5, B=3.0)
+    whole = scenario.sampler("A", False, np.random.default_rng(1), 20_000)
+    monkeypatch.setattr(peeling_audit, "SCORE_CELLS", 7 * 20)
+    blocks = scenario.sampler("A", False, np.random.default_rng(2), 20_000)
+    assert blocks.shape == (20_000,) and np.all(np.isfinite(blocks))
+    se = math.sqrt(whole.var() / whole.size + blocks.var() / blocks.size)
+    assert abs(whole.mean() - blocks.mean()) <= 5 * se

@@ -68,6 +68,8 @@ def _with_intercept(X: np.ndarray) -> np.ndarray:
 
 #: Cells (draws × distinct records × support) one batch of logistic gradients holds (float64: 32 MB).
 GRADIENT_CELLS = 1 << 22
+#: Noisy scores (draws × d) one block of simulated releases holds: memory stays bounded for any upload's width.
+SCORE_CELLS = 1 << 22
 
 
 class _Pair:
@@ -80,7 +82,7 @@ class _Pair:
 
     def __init__(self, A, B, changed: int, loss: str, p: SparseParams, skip_clip: bool):
         (XA, yA), (XB, yB) = _clipped(*A, loss, p, skip_clip), _clipped(*B, loss, p, skip_clip)
-        self.n, self.loss = len(yA), loss
+        self.n = len(yA)
         self.scores = {"A": screening_scores(XA, yA), "B": screening_scores(XB, yB)}
         self.record = {"A": (_with_intercept(XA[changed:changed + 1])[0], yA[changed]),
                        "B": (_with_intercept(XB[changed:changed + 1])[0], yB[changed])}
@@ -137,6 +139,10 @@ def _llr_sampler(A, B, changed: int, s: int, loss: str, p: SparseParams, epsilon
     pairs = {planted: _Pair(A, B, changed, loss, p, planted and bug == "clip") for planted in (False, True)}
 
     def sampler(which, planted_bug, rng, draws):
+        step = max(1, SCORE_CELLS // pairs[False].scores["A"].size)  # draws × d noisy scores held at once
+        return np.concatenate([block(which, planted_bug, rng, min(step, draws - lo)) for lo in range(0, draws, step)])
+
+    def block(which, planted_bug, rng, draws):
         factor = 0.5 if planted_bug and bug == "noise" else 1.0
         pair = pairs[bool(planted_bug)]
         uA, uB = pair.scores["A"], pair.scores["B"]
