@@ -51,6 +51,8 @@ SHARED = {"fdr_src": "bernoulli", "fdr_T": 800, "fdr_pi1": 0.05, "fdr_theta": 0.
 
 # ---------------------------------------------------------------- cached work on public (simulated) inputs
 
+ALPHAS = [0.01, 0.02, 0.05, 0.1, 0.2]  # the target-FDR slider's options
+
 
 @ui.public_cache("fdr streams", max_entries=32)
 def sim_streams(kind: str, R: int, T: int, pi1: float, n: int, theta: float, seed: int) -> fdr.Streams:
@@ -99,7 +101,7 @@ def sim_eps_sweep(kind, R, T, pi1, n, theta, seed, settings: fdr.Settings):
     return _eps_sweep(s.pvalues, s.truth, settings, seed)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@ui.public_cache("fdr frontiers", max_entries=16)  # process-wide: a head start can fill it from its own thread
 def sim_frontier(T, pi1, theta, alpha, delta, lam, gamma, ai, seed) -> pd.DataFrame:
     """The release path's power frontier at the page's simulation settings (public inputs only: shared)."""
     settings = fdr.Settings(alpha=alpha, delta=delta, lam_paprika=lam, gamma=gamma)
@@ -327,7 +329,7 @@ def _controls() -> tuple[fdr.Settings, str]:
     released."""
     k1, k2, k3 = st.columns([1.3, 1, 1])
     with k1:
-        alpha = float(ui.url_select_slider("Target FDR α", key="fdr_alpha", options=[0.01, 0.02, 0.05, 0.1, 0.2],
+        alpha = float(ui.url_select_slider("Target FDR α", key="fdr_alpha", options=ALPHAS,
                                            value=0.05))
         delta = float(ui.url_select_slider("δ", key="fdr_delta", options=[1e-6, 1e-5, 1e-4, 2.5e-4, 1e-3],
                                            value=2.5e-4, format_func=lambda d: f"{d:g}"))
@@ -645,8 +647,12 @@ def _at_epsilon(settings: fdr.Settings, method: str) -> None:
     frontier = None
     if src == "bernoulli":
         with ui.show_errors("Cannot compute the power frontier"):
-            frontier = sim_frontier(T, pi1, theta, settings.alpha, settings.delta, settings.lam_paprika,
-                                    settings.gamma, method == "PAPRIKA AI", seed)
+            rest = (settings.delta, settings.lam_paprika, settings.gamma, method == "PAPRIKA AI", seed)
+            frontier = sim_frontier(T, pi1, theta, settings.alpha, *rest)
+            # the frontier is the one view-independent computation an α step waits for (~0.4 s): start the
+            # neighbouring α values' now, as ε's neighbours are on the other pages
+            ui.head_start("fdr_alpha", [(0.3, lambda a=a: sim_frontier(T, pi1, theta, a, *rest))
+                                        for a in ui.steps_around(ALPHAS, settings.alpha)])
             _frontier_line(frontier, settings, method)
     stream_tab, runs_tab, pi1_tab, eps_tab, frontier_tab = ui.view_tabs(VIEWS, key="fdr_view")
     summary = None

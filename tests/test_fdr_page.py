@@ -405,3 +405,20 @@ def test_a_label_column_from_a_hostile_file_is_shown_literally():
     assert not at.exception, at.exception
     named = [c.value for c in at.caption if "by hypothesis label" in c.value]
     assert named and "\\[click\\]" in named[0] and "](https" not in named[0], named
+
+
+def test_the_power_frontier_of_the_neighbouring_alphas_is_computed_ahead():
+    """Moving α waits for a new power frontier (~0.4 s): after a run the page starts the frontiers one α step either
+    side in the background (public inputs only), so the move finds them in the shared cache."""
+    import time
+
+    from ui import cache
+
+    at = _page()
+    alphas = set()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not {0.02, 0.1} <= alphas:
+        time.sleep(0.2)
+        with cache._LOCK:
+            alphas = {key[0][3] for key in cache._CACHES["fdr frontiers"][1]}
+    assert {0.02, 0.05, 0.1} <= alphas

@@ -40,6 +40,7 @@ BUDGETS = {
     "fdr streams": 60 * MB,
     "survival sweep figures": 20 * MB,
     "fdr sweep figures": 20 * MB,
+    "fdr frontiers": 4 * MB,
 }
 
 
