@@ -414,7 +414,7 @@ def test_the_power_frontier_of_the_neighbouring_alphas_is_computed_ahead():
 
     from ui import cache
 
-    at = _page()
+    _page()
     alphas = set()
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not {0.02, 0.1} <= alphas:
