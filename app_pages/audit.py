@@ -6,7 +6,7 @@ from dpcore import distributed, registry
 from dpcore.audit import max_detectable_epsilon
 from dpcore.figures import audit_figure
 from ui import audits, epsilon_slider, explain, get_ledger, live_fragment, page_header, show_errors, teaching, \
-    url_select_slider, url_selectbox, url_toggle, view_tabs
+    url_select_slider, url_selectbox, url_toggle, view_switch
 from ui.attacker import attacker_section
 
 page_header(
@@ -135,10 +135,10 @@ def _last_result() -> None:
 
 @live_fragment
 def _at_epsilon() -> None:
-    """Everything that depends on the claimed ε: moving it reruns only this, and only the open tab."""
+    """Everything that depends on the claimed ε: moving it reruns only this, and only the open view."""
     epsilon = epsilon_slider("Claimed ε of the release", key="eps", default=1.0, min_value=0.1, max_value=10.0)
-    st.caption("Only the open tab is computed; moving ε redraws it.")
-    audit_tab, attacker_tab = view_tabs([AUDIT_TAB, ATTACKER_TAB], key="audit_view")
+    st.caption("Only the open view is computed; moving ε redraws it.")
+    audit_tab, attacker_tab = view_switch([AUDIT_TAB, ATTACKER_TAB], key="audit_view")
     with audit_tab:
         if audit_tab.open:
             _audit(epsilon)

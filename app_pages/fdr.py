@@ -34,7 +34,7 @@ ETA_LABELS = {"stated": "a value I state", "paper": "sample size (paper: √(ln 
               "binomial": "exact one-sided binomial test"}
 SHIFTS = (0.5, 1.0, 1.5, 2.0, fdr.THEOREM_4_SHIFT, fdr.STREAM)
 PRIVATE_METHODS = ["PAPRIKA", "PAPRIKA AI"]
-#: the views of the settings and ε (tabs: only the open one is computed and drawn); fixed text, shown as Markdown
+#: the views of the settings and ε (a view switch: only the open one is computed and drawn); fixed text, shown as Markdown
 VIEWS = ["One stream", "All methods over runs", "FDR and power vs π1", "FDR and power vs ε", "Power frontier"]
 #: Records per test of the simulations: the frontier's grid (Bernoulli); the truncated-exponential simulation draws
 #: every record, so it stays at the paper's sizes
@@ -638,7 +638,7 @@ def _at_settings() -> None:
 @ui.live_fragment
 def _at_epsilon(settings: fdr.Settings, method: str) -> None:
     """Everything that depends on ε (nested in the settings' fragment: moving ε reruns only this, with the settings
-    of the last run of the outer one). The views are tabs of which only the open one is computed and drawn, so a
+    of the last run of the outer one). The views are a switch of which only the open one is computed and drawn, so a
     move redraws one chart."""
     epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=5.0, min_value=0.3, max_value=20.0,
                                 width=ui.CONTROL_WIDTH)
@@ -654,7 +654,7 @@ def _at_epsilon(settings: fdr.Settings, method: str) -> None:
             ui.head_start("fdr_alpha", [(0.3, lambda a=a: sim_frontier(T, pi1, theta, a, *rest))
                                         for a in ui.steps_around(ALPHAS, settings.alpha)])
             _frontier_line(frontier, settings, method)
-    stream_tab, runs_tab, pi1_tab, eps_tab, frontier_tab = ui.view_tabs(VIEWS, key="fdr_view")
+    stream_tab, runs_tab, pi1_tab, eps_tab, frontier_tab = ui.view_switch(VIEWS, key="fdr_view")
     summary = None
     with stream_tab:
         if stream_tab.open:
@@ -675,6 +675,6 @@ def _at_epsilon(settings: fdr.Settings, method: str) -> None:
     attacker_panel("fdr", settings.epsilon, settings.delta)
 
 
-ui.preview_notice("The views further down are tabs: only the open one is computed, and moving ε or a setting "
+ui.preview_notice("Of the views further down, only the open one is computed, and moving ε or a setting "
                   "redraws only it.")
 _at_settings()

@@ -551,7 +551,7 @@ def _at_epsilon() -> None:
         + (f"{n_pub} public records are added without noise and are not protected." if n_pub else "")
     )
 
-    v_fit, v_draws, v_coef, v_cv, v_target, v_heat, v_split = ui.view_tabs(VIEWS, key="rg_view")
+    v_fit, v_draws, v_coef, v_cv, v_target, v_heat, v_split = ui.view_switch(VIEWS, key="rg_view")
     with v_fit:
         if v_fit.open:
             ui.live_chart(rf.predicted_vs_observed(yt, pred_draws[0], pred_np, rho_private=float(rho_draws[0]),

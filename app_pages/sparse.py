@@ -499,7 +499,7 @@ def _live() -> None:
     if noised:
         st.markdown("\n\n".join(noised))  # one element: it is resent on every move of ε
 
-    coef_tab, draws_tab, conv_tab, sweep_tab = ui.view_tabs(VIEWS, key="sp_view")
+    coef_tab, draws_tab, conv_tab, sweep_tab = ui.view_switch(VIEWS, key="sp_view")
     with coef_tab:
         if coef_tab.open:
             _coefficients_view(coefs)
@@ -579,7 +579,7 @@ st.warning(
     icon=":material/warning:",
 )
 
-ui.preview_notice("One view at a time: only the open tab below is computed, and moving ε, δ or the repeats redraws "
+ui.preview_notice("One view at a time: only the open view below is computed, and moving ε, δ or the repeats redraws "
                   "just that view.")
 _live()
 

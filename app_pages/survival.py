@@ -33,7 +33,7 @@ SWEEP = np.array(EPSILON_STEPS)
 #: Noise draws offered for the utility view at ε (``?sv_R=``) and per ε of the trade-off curve (``?sv_Rc=``).
 DRAW_OPTIONS = [50, 100, 200, 500]
 SWEEP_DRAWS = 200
-#: The ε section's views (tab labels are Markdown: fixed text only, never a name read from data).
+#: The ε section's views (their labels are Markdown: fixed text only, never a name read from data).
 VIEWS = ["Private vs non-private", "Over R noise draws", "Groups and log-rank"]
 
 
@@ -304,7 +304,7 @@ def _utility_note(epsilon: float) -> str:
 def _at_epsilon() -> None:
     """Everything that depends on ε: moving the ε slider reruns only this (the sweep over ε below stays).
 
-    Its views are tabs of which only the open one is computed and drawn: a move redraws one chart.
+    Its views are a switch of which only the open one is computed and drawn: a move redraws one chart.
     """
     epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=1.0, width=ui.CONTROL_WIDTH)
     noise = sv.survival_noise(epsilon, G, kind=kind)
@@ -318,7 +318,7 @@ def _at_epsilon() -> None:
         f"(standard deviation). Everything else is computed from those noisy counts."
     )
     labels = VIEWS if G > 1 else VIEWS[:2]
-    tabs = ui.view_tabs(labels, key="sv_view")
+    tabs = ui.view_switch(labels, key="sv_view")
 
     # ---- headline ----------------------------------------------------------------
     with tabs[0]:

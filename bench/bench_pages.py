@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
          "--disable-sync", "--disable-quic", "--no-first-run"]
 PAGES = ["survival", "regression", "sparse", "fdr", "audit"]
-#: the sliders timed on each page besides ε (their label's start, or (tab, label) for a slider on a view tab that
+#: the sliders timed on each page besides ε (their label's start, or (view, label) for a slider in a view that
 #: is opened first); ε is always timed
 SLIDERS = {
     "survival": ["Noise draws per ε for the trade-off curve", ("Over R noise draws", "Noise draws for the utility panel")],
@@ -133,7 +133,7 @@ def _slider(page, label: str):
 
 
 def _open_tab(page, tab: str) -> None:
-    page.locator('[data-testid="stMain"]').get_by_role("tab", name=tab).first.click()
+    page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]').get_by_role("radio", name=tab).first.click()
     _settle(page)
 
 
@@ -298,7 +298,7 @@ def _measure(pages: list[str]) -> dict:
                     tab, label = entry if isinstance(entry, tuple) else (None, entry)
                     if tab:
                         _open_tab(page, tab)
-                    sliders[f"{label} (tab “{tab}”)" if tab else label] = _moves(page, label)
+                    sliders[f"{label} (view “{tab}”)" if tab else label] = _moves(page, label)
                 page.close()
                 bare_firsts.append(_bare_first_visit(browser, bare_url))
                 results[name] = {"sliders": {label: _summary(raw) for label, raw in sliders.items()},

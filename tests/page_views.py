@@ -1,4 +1,4 @@
-"""AppTest helpers for pages whose views are lazy tabs (``ui.view_tabs``): open one, list the charts drawn."""
+"""AppTest helpers for pages whose views are lazy views (``ui.view_switch``): open one, list the charts drawn."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from ui.live_chart import COMPONENT as LIVE_CHART
 
 
 def open_view(at: AppTest, key: str, label: str) -> AppTest:
-    """Open the view tab ``label`` of the tabs keyed ``key`` (a tab switch reruns the enclosing fragment)."""
+    """Open the view ``label`` of the switch keyed ``key`` (choosing a view reruns the enclosing fragment)."""
     at.session_state[key] = label
     return at.run()
 

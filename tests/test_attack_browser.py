@@ -19,7 +19,7 @@ def test_attacker_view_on_the_audit_page(app_server, chromium_page, streamlit_id
     streamlit_idle(page)
     page.get_by_text("Runs per data set").first.wait_for()  # the audit tab opens first; the attacker's view is not computed
     assert page.get_by_text("What ε means for one patient: the attacker's view").count() == 0
-    page.get_by_role("tab", name="Attacker's view").click()
+    page.locator('[data-testid="stButtonGroup"]').get_by_role("radio", name="Attacker's view").click()
     streamlit_idle(page)
     page.get_by_text("What ε means for one patient: the attacker's view").wait_for()
     page.get_by_text(HEADLINE).first.wait_for()

@@ -66,7 +66,7 @@ def test_each_slider_move_redraws_only_the_open_view(app_server, chromium_page, 
     page.goto(f"{app_server}/fdr?fdr_R=20")
     streamlit_idle(page)
     page.locator(".st-key-fdr_fig_stream .js-plotly-plot").first.wait_for(timeout=120_000)
-    page.locator('[data-testid="stMain"]').get_by_role("tab", name="FDR and power vs ε").click()
+    page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]').get_by_role("radio", name="FDR and power vs ε").click()
     page.locator(".st-key-fdr_fig_eps .js-plotly-plot").first.wait_for(timeout=120_000)
     streamlit_idle(page)
     _wait_quiet(page)
@@ -99,7 +99,7 @@ def test_each_slider_move_redraws_only_the_open_view(app_server, chromium_page, 
     noise = page.locator('[data-testid="stMarkdownContainer"]', has_text="Noise at these settings").first
     assert "FDR ≤ α + δT = 0.3." in noise.inner_text() and "(5, 0.00025)-DP" in noise.inner_text()
 
-    page.locator('[data-testid="stMain"]').get_by_role("tab", name="One stream").click()
+    page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]').get_by_role("radio", name="One stream").click()
     page.locator(".st-key-fdr_fig_stream .js-plotly-plot").first.wait_for(timeout=120_000)
     streamlit_idle(page)
     assert _charts(page) == ["fdr_fig_stream"]
@@ -122,7 +122,7 @@ def test_fdr_page_upload_with_truth_and_a_bad_file(app_server, chromium_page, st
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(good))
     streamlit_idle(page)
     page.locator(".st-key-fdr_fig_stream .js-plotly-plot").first.wait_for()
-    page.locator('[data-testid="stMain"]').get_by_role("tab", name="All methods over runs").click()
+    page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]').get_by_role("radio", name="All methods over runs").click()
     page.get_by_text("All six methods over 20 noise draws").wait_for()
     page.locator(".st-key-fdr_fig_summary .js-plotly-plot").first.wait_for()
     streamlit_idle(page)
@@ -146,7 +146,7 @@ def test_the_power_frontier_and_the_papers_settings(app_server, chromium_page, s
     release_path = page.locator('[data-testid="stMarkdownContainer"]', has_text="Release path").first
     assert "fewest records per test reaching power ≥ 0.8 at ε ≤ 5 is 5,000" in release_path.inner_text()
     assert page.get_by_role("button", name="Release with ε = 5, δ = 0.00025").is_enabled()
-    page.locator('[data-testid="stMain"]').get_by_role("tab", name="Power frontier").click()
+    page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]').get_by_role("radio", name="Power frontier").click()
     page.locator(".st-key-fdr_fig_frontier .js-plotly-plot").first.wait_for(timeout=120_000)
     streamlit_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0

@@ -38,7 +38,7 @@ def test_default_page_draws_only_the_open_view_and_each_view_its_own_chart():
     at = _page(**PAPER)
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    assert [t.label for t in at.tabs] == ["One stream", "All methods over runs", "FDR and power vs π1",
+    assert list(at.button_group(key="fdr_view").options) == ["One stream", "All methods over runs", "FDR and power vs π1",
                                           "FDR and power vs ε", "Power frontier"]
     assert _charts(at) == ["fdr_fig_stream"]  # the other views are not computed
     assert not at.dataframe

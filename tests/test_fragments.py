@@ -20,7 +20,7 @@ def test_release_empties_every_tracked_page_namespace_and_forgets_them():
     held.release()  # nothing left to release
 
 
-def test_view_tabs_compute_only_the_open_tab():
+def test_view_switch_compute_only_the_open_tab():
     from streamlit.testing.v1 import AppTest
 
     def page():
@@ -29,7 +29,7 @@ def test_view_tabs_compute_only_the_open_tab():
         import ui
 
         st.session_state.setdefault("computed", [])
-        first, second = ui.view_tabs(["First", "Second"], key="view")
+        first, second = ui.view_switch(["First", "Second"], key="view")
         with first:
             if first.open:
                 st.session_state["computed"].append("first")
@@ -62,7 +62,7 @@ def test_a_page_file_imported_outside_a_session_does_not_fail():
     assert done.returncode == 0, done.stderr[-2000:]
 
 
-def test_view_tabs_keep_the_open_view_across_a_run_without_them_and_drop_a_view_that_is_gone():
+def test_view_switch_keep_the_open_view_across_a_run_without_them_and_drop_a_view_that_is_gone():
     from streamlit.testing.v1 import AppTest
 
     def page():
@@ -72,7 +72,7 @@ def test_view_tabs_keep_the_open_view_across_a_run_without_them_and_drop_a_view_
 
         if not st.session_state.get("stop_early"):
             labels = ["First", "Second"] + (["Third"] if st.session_state.get("third", True) else [])
-            tabs = ui.view_tabs(labels, key="view")
+            tabs = ui.view_switch(labels, key="view")
             st.markdown(f"open: {[label for label, tab in zip(labels, tabs) if tab.open]}")
 
     at = AppTest.from_function(page)

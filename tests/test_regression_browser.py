@@ -20,7 +20,7 @@ def _move(page, label: str, key: str, times: int = 1) -> None:
 
 
 def _tab(page, name: str) -> None:
-    page.locator('[data-testid="stMain"]').get_by_role("tab", name=name).first.click()
+    page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]').get_by_role("radio", name=name).first.click()
 
 
 def test_regression_page_epsilon_slider_and_views(app_server, chromium_page, streamlit_idle, page_screenshot):

@@ -27,7 +27,7 @@ def _noised(at: AppTest) -> str:
     return next(m.value for m in at.markdown if m.value.startswith("**What is noised"))
 
 
-#: the ε fragment's views (``ui.view_tabs``, key ``rg_view``) and the charts each one draws
+#: the ε fragment's views (``ui.view_switch``, key ``rg_view``) and the charts each one draws
 VIEWS = {
     "Predicted vs observed": {"rg_headline"},
     "Noise draws": {"rg_draws"},

@@ -43,7 +43,7 @@ def _move(page, label: str, key: str) -> None:
 
 
 def _open_view(page, label: str) -> None:
-    page.locator('[data-testid="stMain"]').get_by_role("tab", name=label).first.click()
+    page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]').get_by_role("radio", name=label).first.click()
     page.wait_for_timeout(300)
     _wait_quiet(page)
 

@@ -71,7 +71,7 @@ def test_draws_slider_in_its_view_redraws_that_view_only(app_server, chromium_pa
     page.goto(f"{app_server}/survival")
     streamlit_idle(page)
     page.locator(".st-key-sv_curve .js-plotly-plot").first.wait_for(timeout=120_000)
-    page.locator('[data-testid="stMain"]').get_by_role("tab", name="Over R noise draws").click()
+    page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]').get_by_role("radio", name="Over R noise draws").click()
     streamlit_idle(page)
     page.locator(".st-key-sv_draws .js-plotly-plot").first.wait_for(timeout=120_000)
     _wait_quiet(page)
@@ -102,7 +102,7 @@ def test_km_plots_print_numbers_at_risk(app_server, chromium_page, streamlit_idl
     shots = []
     for key, tab in (("sv_headline", None), ("sv_groups", "Groups and log-rank")):
         if tab:
-            page.locator('[data-testid="stMain"]').get_by_role("tab", name=tab).click()
+            page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]').get_by_role("radio", name=tab).click()
             streamlit_idle(page)
         chart = page.locator(f".st-key-{key} .js-plotly-plot").first
         chart.wait_for(timeout=120_000)

@@ -196,12 +196,12 @@ def test_accuracy_first_refines_the_survival_estimate_with_more_draws():
 
 
 def test_only_the_open_view_is_computed_and_drawn():
-    """The ε section's views are tabs: only the open one is computed and drawn, so a slider move redraws one
+    """The ε section's views are a view switch: only the open one is computed and drawn, so a slider move redraws one
     chart (issue 14). The trade-off curve over ε below is independent of the views."""
     with mock.patch.object(sv, "utility", wraps=sv.utility) as utility, \
             mock.patch.object(sv, "noise_band", wraps=sv.noise_band) as band:
         at = _app()
-        assert [t.label for t in at.tabs] == [HEADLINE, DRAWS, GROUPS]
+        assert list(at.button_group(key="sv_view").options) == [HEADLINE, DRAWS, GROUPS]
         assert _charts(at) == ["sv_headline", "sv_curve"]  # accuracy first: closed
         at.select_slider(key="eps").set_value(2.0).run()
         _ok(at)

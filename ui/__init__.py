@@ -3,7 +3,7 @@
 from ui.cache import public_cache
 from ui.data import UploadedTable, upload_csv
 from ui.errors import show_errors
-from ui.fragments import live_fragment, view_tabs
+from ui.fragments import live_fragment, view_switch
 from ui.live_chart import live_chart
 from ui.prefetch import head_start, steps_around
 from ui.layout import explain, literal, page_header, preview_notice, teaching, teaching_mode
@@ -25,7 +25,7 @@ from ui.widgets import (
 )
 
 __all__ = [
-    "public_cache", "UploadedTable", "upload_csv", "show_errors", "live_fragment", "view_tabs", "live_chart", "head_start", "steps_around", "explain", "literal", "page_header", "preview_notice", "teaching",
+    "public_cache", "UploadedTable", "upload_csv", "show_errors", "live_fragment", "view_switch", "live_chart", "head_start", "steps_around", "explain", "literal", "page_header", "preview_notice", "teaching",
     "teaching_mode", "release_panel", "audits", "current_dataset", "get_ledger", "release_notes", "releases",
     "session_id", "session_memo", "set_current_dataset",
     "CONTROL_WIDTH", "epsilon_slider", "follow_default", "reset_when_changed", "url_multiselect", "url_number", "url_radio", "url_select_slider", "url_selectbox", "url_slider", "url_toggle",

@@ -64,22 +64,39 @@ def live_fragment(page_function):
     return run
 
 
-def view_tabs(labels: list[str], *, key: str) -> list:
-    """Tabs of which only the open one is computed and drawn (``st.tabs(on_change="rerun")``).
+class View:
+    """One view of :func:`view_switch`: ``open`` while it is the one chosen; ``with view:`` reads as a tab's
+    block (the views draw in place, under the switch, and only the open one draws anything)."""
+
+    def __init__(self, label: str, open_: bool) -> None:
+        self.label, self.open = label, open_
+
+    def __enter__(self) -> "View":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+
+def view_switch(labels: list[str], *, key: str) -> list[View]:
+    """A row of view buttons (``st.segmented_control``) of which only the chosen view is computed and drawn.
 
     Inside a :func:`live_fragment`, a slider move then redraws one chart instead of every view of the page: the
-    browser rebuilds each changed Plotly chart from scratch (a new spec is a new element), so each chart drawn
-    costs about as much as the whole bare page (``bench/bench_pages.py``). Open a tab with ``if tab.open:``
-    inside ``with tab:``. Switching tabs reruns only the enclosing fragment. Labels are rendered as Markdown:
-    pass fixed text, never a value read from data, a file name or a URL.
+    browser rebuilds each changed Plotly chart from scratch, so each chart drawn costs about as much as the whole
+    bare page (``bench/bench_pages.py``). Open a view with ``if view.open:`` inside ``with view:``. Choosing a
+    view reruns only the enclosing fragment. It is one element where ``st.tabs`` was a block per tab: every
+    element of a fragment is resent and redrawn on each move of its sliders, and five tabs cost a move about
+    14 ms in Chromium against 1 ms for the switch (issue 26, measured beside the bare page). Labels are rendered
+    as Markdown: pass fixed text, never a value read from data, a file name or a URL.
 
-    The open view survives a run that did not draw the tabs (Streamlit then forgets a widget's state, e.g. after
-    a setting that stops the page early). A remembered view this configuration does not have opens the first
-    (Streamlit's own fallback; tests/test_fragments.py checks it).
+    The open view survives a run that did not draw the switch (Streamlit then forgets a widget's state, e.g.
+    after a setting that stops the page early). A remembered view this configuration does not have opens the
+    first (tests/test_fragments.py checks both).
     """
     remembered = f"_{key}_last_open"
-    if key not in st.session_state and st.session_state.get(remembered) in labels:
-        st.session_state[key] = st.session_state[remembered]
-    tabs = st.tabs(labels, key=key, on_change="rerun")
-    st.session_state[remembered] = st.session_state.get(key)
-    return tabs
+    if st.session_state.get(key) not in labels:
+        st.session_state[key] = st.session_state.get(remembered) if st.session_state.get(remembered) in labels \
+            else labels[0]
+    chosen = st.segmented_control("View", labels, key=key, required=True, label_visibility="collapsed")
+    st.session_state[remembered] = chosen
+    return [View(label, label == chosen) for label in labels]
