@@ -359,17 +359,22 @@ def _controls() -> tuple[fdr.Settings, str]:
     return settings, method
 
 
-def _noise_summary(s: fdr.Settings) -> None:
+def _noise_text(s: fdr.Settings) -> str:
+    """The noise scales, the shift and the claim at these settings, in one paragraph (what each means is in the
+    explanation under the stream: text in the ε fragment is resent and redrawn on every move)."""
     bound = s.alpha + s.delta * T
     z_a, z_t = fdr.paprika_noise_scales(s.epsilon, s.eta, s.cutoff)
     A = fdr.shift_value(s.epsilon, s.delta, s.eta, s.cutoff, T, s.shift)
-    st.markdown(f"**Noise at these settings:** threshold noise Z_α ~ Laplace({z_a:.3g}) (redrawn after every discovery), "
-                f"per-test noise Z_t ~ Laplace({z_t:.3g}) on log p, threshold lowered by A = {A:.3g} (in log p units: "
-                f"a p-value must be about e^{A:.3g} ≈ {math.exp(min(A, 700)):.3g} times smaller than α_t to be "
-                f"rejected on average, give or take the per-test noise of scale {z_t:.3g} in log p, so null p-values "
-                f"near α_t still get through by chance). Claimed: ({s.epsilon:g}, {s.delta:g})-DP for the discovery list "
-                "and " + (f"FDR ≤ α + δT = {bound:.3g}." if bound < 1 else
-                          f"an FDR bound α + δT = {bound:.3g}, which is above 1 and so says nothing (lower δ or T)."))
+    return (f"**Noise at these settings:** threshold noise Z_α ~ Laplace({z_a:.3g}), redrawn after every discovery; "
+            f"per-test noise Z_t ~ Laplace({z_t:.3g}) on log p; threshold lowered by A = {A:.3g} (a p-value must be "
+            f"about e^{A:.3g} ≈ {math.exp(min(A, 700)):.3g} times smaller than α_t). Claimed: ({s.epsilon:g}, "
+            f"{s.delta:g})-DP for the discovery list and "
+            + (f"FDR ≤ α + δT = {bound:.3g}." if bound < 1 else
+               f"an FDR bound α + δT = {bound:.3g}, which is above 1 and so says nothing (lower δ or T)."))
+
+
+def _shift_warning(s: fdr.Settings) -> None:
+    """A warning when the shift chosen does not cover the whole stream: the δ of the guarantee does not hold."""
     if s.shift != fdr.STREAM:
         st.warning(f"Shift {fdr.shift_label(s.shift)}: the δ part of the guarantee does not hold. Theorem 4's s = 4 "
                    "keeps one p-value near the candidacy boundary 2λ from being rejected by noise except with "
@@ -414,6 +419,9 @@ def _one_stream_view(s: fdr.Settings, method: str) -> None:
             "privacy 800 times. SparseVector adds noise to the threshold once and to each test, and can then reveal all "
             "the 'no' answers for free: only each 'yes' (discovery) uses up budget. That is why PAPRIKA needs a cutoff "
             f"c = {s.cutoff}: after c discoveries it must stop, and each noise scale grows with c.\n\n"
+            "**Reading the noise line above the views.** The shift A is in log p units: a p-value must be about "
+            "e^A times smaller than α_t to be rejected on average, give or take the per-test noise Z_t, so null "
+            "p-values near α_t still get through by chance.\n\n"
             "**Why log p.** One person changes a p-value by a *factor* (at most e^η), not by an amount — small p-values "
             "move little in absolute terms. On the log scale that factor is a shift of at most η, which Laplace noise "
             "of scale ∝ η/ε hides.\n\n"
@@ -545,13 +553,13 @@ def _working_text(frontier: pd.DataFrame) -> str:
             f"ε = {best['epsilon']:g}: power {best['power']:.2f}, FDR {best['FDR']:.3f}).")
 
 
-def _frontier_line(frontier: pd.DataFrame, s: fdr.Settings, method: str) -> None:
-    """One line: what the release path (exact η, proven shift) achieves at these settings, and where it works."""
+def _frontier_text(frontier: pd.DataFrame, s: fdr.Settings, method: str) -> str:
+    """One paragraph: what the release path (exact η, proven shift) achieves at these settings, and where it works."""
     cell = _frontier_cell(frontier, s)
     here = ("" if cell is None else f"at n = {n_obs:,}, c = {s.cutoff}, ε = {s.epsilon:g} its power is "
             f"{cell['power']:.2f} ± {cell['power_se']:.2f} (FDR {cell['FDR']:.3f}); ")
-    st.markdown(f"**Release path** ({method} with the exact η at the design floor and the proven shift, simulated): "
-                + here + _working_text(frontier) + " See the view 'Power frontier'.")
+    return (f"**Release path** ({method} with the exact η at the design floor and the proven shift, simulated): "
+            + here + _working_text(frontier) + " See the view 'Power frontier'.")
 
 
 def _frontier_view(frontier: pd.DataFrame | None, s: fdr.Settings, method: str) -> None:
@@ -643,7 +651,8 @@ def _at_epsilon(settings: fdr.Settings, method: str) -> None:
     epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=5.0, min_value=0.3, max_value=20.0,
                                 width=ui.CONTROL_WIDTH)
     settings = dataclasses.replace(settings, epsilon=epsilon)
-    _noise_summary(settings)
+    _shift_warning(settings)
+    paragraphs = [_noise_text(settings)]
     frontier = None
     if src == "bernoulli":
         with ui.show_errors("Cannot compute the power frontier"):
@@ -653,7 +662,8 @@ def _at_epsilon(settings: fdr.Settings, method: str) -> None:
             # neighbouring α values' now, as ε's neighbours are on the other pages
             ui.head_start("fdr_alpha", [(0.3, lambda a=a: sim_frontier(T, pi1, theta, a, *rest))
                                         for a in ui.steps_around(ALPHAS, settings.alpha)])
-            _frontier_line(frontier, settings, method)
+            paragraphs.append(_frontier_text(frontier, settings, method))
+    st.markdown("\n\n".join(paragraphs))  # one element: it is resent on every move of ε
     stream_tab, runs_tab, pi1_tab, eps_tab, frontier_tab = ui.view_switch(VIEWS, key="fdr_view")
     summary = None
     with stream_tab:

@@ -274,7 +274,8 @@ def test_the_one_stream_does_not_change_with_the_number_of_runs():
 
 
 def _release_path_line(at) -> str:
-    return next(m.value for m in at.markdown if m.value.startswith("**Release path**"))
+    """The release-path paragraph (the second of the noise line's element)."""
+    return next(part for m in at.markdown for part in m.value.split("\n\n") if part.startswith("**Release path**"))
 
 
 def test_the_page_opens_on_a_releasable_configuration_with_power():
