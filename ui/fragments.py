@@ -13,7 +13,9 @@ namespace released (a resumed session) asks for a full rerun, which rebuilds it.
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from dataclasses import dataclass
 from functools import wraps
 
 import streamlit as st
@@ -64,15 +66,13 @@ def live_fragment(page_function):
     return run
 
 
-class View:
+@dataclass(frozen=True)
+class View(contextlib.AbstractContextManager):
     """One view of :func:`view_switch`: ``open`` while it is the one chosen; ``with view:`` reads as a tab's
     block (the views draw in place, under the switch, and only the open one draws anything)."""
 
-    def __init__(self, label: str, open_: bool) -> None:
-        self.label, self.open = label, open_
-
-    def __enter__(self) -> "View":
-        return self
+    label: str
+    open: bool
 
     def __exit__(self, *exc) -> None:
         return None
@@ -95,8 +95,8 @@ def view_switch(labels: list[str], *, key: str) -> list[View]:
     """
     remembered = f"_{key}_last_open"
     if st.session_state.get(key) not in labels:
-        st.session_state[key] = st.session_state.get(remembered) if st.session_state.get(remembered) in labels \
-            else labels[0]
+        last = st.session_state.get(remembered)
+        st.session_state[key] = last if last in labels else labels[0]
     chosen = st.segmented_control("View", labels, key=key, required=True, label_visibility="collapsed")
     st.session_state[remembered] = chosen
     return [View(label, label == chosen) for label in labels]

@@ -82,8 +82,8 @@ def release_panel(
     standing, short = _standing(ledger, dataset, epsilon, delta)
     st.markdown(  # the heading and its text in one element: the panel is redrawn on every ε move
         "### Release\n\n"
-        f"Costs **{cost}** on *{literal(ledger_label)}*, recorded in the privacy ledger (every session's releases "
-        f"count); fresh noise from OpenDP's vetted samplers. {standing}"
+        f"A release costs **{cost}** on *{literal(ledger_label)}*, is recorded in the privacy ledger (every "
+        f"session's releases count) and draws fresh noise from OpenDP's vetted samplers. {standing}"
     )
     state_key = f"_release_last_{key}"
     blocked = blocked or short
