@@ -12,7 +12,6 @@ from dpcore.ledger import history_report
 from dpcore.report import html_report, internal_notes_html
 from ui import (
     audits,
-    current_dataset,
     explain,
     get_ledger,
     literal,
@@ -23,7 +22,7 @@ from ui import (
     show_errors,
 )
 from ui.identity import current_person
-from ui.state import readable_scopes
+from ui.state import opened_datasets, readable_scopes
 
 ledger = get_ledger()
 person = current_person()
@@ -60,10 +59,11 @@ if person.role == VISITOR:
             icon=":material/lock:")
 elif is_custodian:
     st.subheader("Budget cap")
-    names = {ds: ledger.name_of(ds) for ds in ledger.datasets(scopes=(person.scope,))}
-    current = current_dataset()
-    if current is not None and current[2]:
-        names.setdefault(current[2], current[0])
+    # the data sets opened in this session, the latest first (a cap can precede the first release), then the
+    # others with a release or a cap
+    names = dict(reversed(opened_datasets(person.scope).items()))
+    for ds in ledger.datasets(scopes=(person.scope,)):
+        names.setdefault(ds, ledger.name_of(ds))
     if names:
         fp = st.selectbox("Data set", list(names), format_func=lambda ds: f"{names[ds]} · key {ds[:8]}",
                           key="cap_dataset")

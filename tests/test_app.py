@@ -71,3 +71,26 @@ def test_each_page_opens_at_its_own_epsilon():
     at.switch_page("app_pages/survival.py").run()
     assert not at.exception
     assert at.select_slider(key="eps").value == 1.0  # survival's default, not FDR's 10
+
+
+def test_a_data_set_opened_on_a_method_page_can_be_capped_before_its_first_release():
+    """The page switch forgets the current data set (the sidebar names the page's own), but the Ledger page's cap
+    form still offers the data sets this session opened, newest first, so a custodian can cap one before releasing."""
+    ledger = Ledger()
+    at = _app()
+    at.session_state["_dp_ledger"] = ledger
+    at.switch_page("app_pages/survival.py").run()
+    at.switch_page("app_pages/fdr.py").run()
+    assert not at.exception
+    at.switch_page("app_pages/ledger.py").run()
+    assert not at.exception
+    labels = at.selectbox(key="cap_dataset").options  # as shown: "name · key 1a2b3c4d"
+    assert len(labels) == 2 and not ledger.records()
+    assert labels[0].startswith("Simulated Bernoulli stream") and "(bundled)" in labels[1], labels  # FDR's: newest
+    at.selectbox(key="cap_dataset").select_index(1)
+    at.number_input(key="cap_eps").set_value(2.0)
+    at.button[0].click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert ledger.budget(at.selectbox(key="cap_dataset").value).epsilon == 2.0
+    at.switch_page("app_pages/survival.py").run()  # the release panel now counts against the cap
+    assert "Remaining under the cap: ε = 2" in " ".join(m.value for m in at.markdown)

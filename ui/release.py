@@ -75,7 +75,7 @@ def release_panel(
     ledger_label = ledger_label or dataset_label
     dataset = ledger.holding(records if records is not None else fingerprint, person.scope,
                              legacy_fingerprints=[fingerprint] if records is not None else [])
-    set_current_dataset(ledger_label, fingerprint, dataset.key)  # the Ledger page's cap form offers its key
+    set_current_dataset(ledger_label, fingerprint, dataset.key, person.scope)  # offered by the Ledger page's cap form
     cost = f"ε = {epsilon:g}" + (f", δ = {delta:g}" if delta else "")
     if parts:
         cost += " (" + ", ".join(f"{k}: {v:.4g}" for k, v in parts.items()) + ")"

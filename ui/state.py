@@ -23,6 +23,9 @@ _LEDGER = "_dp_ledger"
 _SESSION = "_dp_session"
 _RELEASES = "_dp_releases"
 _CURRENT = "_dp_current_dataset"
+_OPENED = "_dp_opened_datasets"
+#: data sets a session remembers for the cap form (a few dict entries: memory stays bounded)
+OPENED_KEPT = 20
 _AUDITS = "_dp_audits"
 _NOTES = "_dp_release_notes"
 
@@ -68,15 +71,30 @@ def readable_scopes(person) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*person.reviews, *granted]))
 
 
-def set_current_dataset(label: str, fingerprint: str, key: str = "") -> None:
-    """Name the data set the current page works on (shown in the sidebar; its budget on the Ledger page).
+def set_current_dataset(label: str, fingerprint: str, key: str = "", scope: str = "") -> None:
+    """Name the data set the current page works on (shown in the sidebar).
 
-    ``key`` is its ledger key in this person's scope, once the release panel has worked it out."""
+    ``key`` is its ledger key in the custodian's ``scope``, once the release panel has worked it out: the data set
+    is then remembered for the Ledger page's cap form (:func:`opened_datasets`), so that a cap can be set before
+    its first release, after the page that opened it has been left."""
     st.session_state[_CURRENT] = (label, fingerprint, key)
+    if key:
+        opened = st.session_state.setdefault(_OPENED, {})
+        opened.pop((scope, key), None)  # re-inserted: newest last
+        opened[(scope, key)] = label
+        while len(opened) > OPENED_KEPT:
+            opened.pop(next(iter(opened)))
+
+
+def opened_datasets(scope: str) -> dict[str, str]:
+    """Ledger key → name of the data sets this session opened in ``scope`` on a page with a release panel
+    (the last :data:`OPENED_KEPT`, oldest first), whether or not anything was released on them."""
+    return {key: label for (owner, key), label in st.session_state.get(_OPENED, {}).items() if owner == scope}
 
 
 def current_dataset() -> tuple[str, str, str] | None:
-    """``(label, fingerprint, ledger key or "")`` of the data set the page shown works on."""
+    """``(label, fingerprint, ledger key or "")`` of the data set the page shown works on (forgotten when the page
+    changes)."""
     return st.session_state.get(_CURRENT)
 
 
