@@ -62,10 +62,6 @@ def _clipped(X, y, loss: str, p: SparseParams, skip_clip: bool):
     return (np.asarray(X, dtype=float), np.asarray(y, dtype=float)) if skip_clip else prepare(X, y, loss, p)
 
 
-def _with_intercept(X: np.ndarray) -> np.ndarray:
-    return np.column_stack([np.ones(len(X)), X])
-
-
 #: Cells (draws × distinct records × support) one batch of logistic gradients holds (float64: 32 MB).
 GRADIENT_CELLS = 1 << 22
 #: Noisy scores (draws × d) one block of simulated releases holds: memory stays bounded for any upload's width.
@@ -84,10 +80,11 @@ class _Pair:
         (XA, yA), (XB, yB) = _clipped(*A, loss, p, skip_clip), _clipped(*B, loss, p, skip_clip)
         self.n = len(yA)
         self.scores = {"A": screening_scores(XA, yA), "B": screening_scores(XB, yB)}
-        self.record = {"A": (_with_intercept(XA[changed:changed + 1])[0], yA[changed]),
-                       "B": (_with_intercept(XB[changed:changed + 1])[0], yB[changed])}
+        every = np.arange(XA.shape[1])  # the constant column, then every feature
+        self.record = {"A": (design(XA[changed:changed + 1], every, True)[0], yA[changed]),
+                       "B": (design(XB[changed:changed + 1], every, True)[0], yB[changed])}
         if loss == "logistic":
-            rows, counts = np.unique(np.column_stack([_with_intercept(XA), yA]), axis=0, return_counts=True)
+            rows, counts = np.unique(np.column_stack([design(XA, every, True), yA]), axis=0, return_counts=True)
             self.rows, self.labels, self.weights = rows[:, :-1], rows[:, -1], counts / self.n
 
     def statistic_shift(self, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
