@@ -82,3 +82,16 @@ def test_a_long_uploaded_stream_gets_fewer_draws():
     text = _texts(at)
     assert "Long stream (50,000 hypotheses): 400 simulated releases per data set" in text
     assert "over 400 seeded releases per data set" in text
+
+
+def test_the_claims_delta_follows_the_pair_until_the_user_moves_it():
+    """A pair calibrated with δ > 0 opens at its δ, also after a pair with δ = 0 (the slider used to keep 0, e.g.
+    after an upload); a δ the user chose stays."""
+    at = _page(method="regression", atk_pair="registry", atk_scn="whole fit (total ε)")
+    assert at.select_slider(key="adelta").value == 0.0
+    at.selectbox(key="atk_scn").set_value("AdaSSP whole fit (total ε, δ)").run()
+    assert not at.exception
+    assert at.select_slider(key="adelta").value == 0.001
+    at.select_slider(key="adelta").set_value(0.01).run()
+    at.selectbox(key="atk_scn").set_value("whole fit (total ε)").run()
+    assert at.select_slider(key="adelta").value == 0.01

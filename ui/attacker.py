@@ -17,7 +17,7 @@ from ui.attacker_pairs import data_pair
 from ui.errors import show_errors
 from ui.layout import literal, teaching, teaching_mode
 from ui.state import audits
-from ui.widgets import LINKED, set_control, url_radio, url_select_slider, url_selectbox
+from ui.widgets import LINKED, follow_default, set_control, url_radio, url_select_slider, url_selectbox
 
 #: δ values the view offers (and reads from a link as ``?adelta=…``).
 DELTAS = (0.0, 1e-8, 1e-6, 1e-5, 1e-4, 2.5e-4, 1e-3, 1e-2)
@@ -30,7 +30,11 @@ def _offered(delta: float) -> float:
 
 
 def _delta_control(default: float) -> float:
-    return float(url_select_slider("δ of the claim", key="adelta", options=DELTAS, value=_offered(default),
+    """δ of the claim, starting at the pair's own δ and following it to another pair (or to a data set's once it is
+    uploaded) until the user moves it."""
+    default = _offered(default)
+    follow_default("adelta", default)
+    return float(url_select_slider("δ of the claim", key="adelta", options=DELTAS, value=default,
                                    format_func=lambda d: f"{d:g}",
                                    help="The (ε, δ) whose region is drawn and whose bound is quoted. A pair whose "
                                         "mechanism is calibrated with a larger δ uses that δ."))
