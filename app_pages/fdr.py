@@ -406,7 +406,8 @@ def _one_stream_view(s: fdr.Settings, method: str) -> None:
                        + ui.literal(_labelled(one.rejections)))
         ui.teaching(
             "1. Each dot is the log p-value of a hypothesis the private rule tested (a candidate), in arrival order; "
-            "the others can never be rejected and are only counted (the shaded region above the candidacy boundary). "
+            "the others can never be rejected and are only counted (the shaded region above the candidacy boundary), "
+            "and after the c-th discovery (the dashed line) nothing is tested (the grey strip). "
             "2. The solid blue step line is the noisy "
             "threshold log α_t − A + Z_α: the test level α_t of the rule, lowered by the shift A, plus threshold noise "
             "that is redrawn after every discovery (that is why it jumps at each diamond). 3. A hypothesis is rejected "

@@ -154,6 +154,13 @@ def vline(target, x: float, line: dict, *, axis: str = "", text: str | None = No
     return target
 
 
+def vrect(target, x0: float, x1: float, fill: str, *, axis: str = "") -> Spec:
+    """A shaded strip ``x0 ≤ x ≤ x1`` over the axis' height, under the traces (one shape, cheap to redraw)."""
+    _append(target, "shapes", dict(type="rect", x0=x0, x1=x1, xref=f"x{axis}", y0=0, y1=1, yref=f"y{axis} domain",
+                                   fillcolor=fill, line=dict(width=0), layer="below"))
+    return target
+
+
 def hline(target, y: float, line: dict, *, axis: str = "", text: str | None = None, position: str = "top right",
           **label) -> Spec:
     """``add_hline`` on subplot ``axis`` ("" or "2"): a line over the axis' width, optionally labelled."""

@@ -676,10 +676,15 @@ def test_figure_builders():
     names = [t.name or "" for t in fig.data]
     # only the hypotheses PAPRIKA tested are points (p < 2λ); the rest are a shaded region and a count
     tested = next(t for t in fig.data if (t.name or "").endswith("tested"))
-    assert len(tested.x) == one.candidates.sum() < s.pvalues.shape[1]
+    stop = int(np.argmax(np.cumsum(one.rejections) >= 10)) + 1  # the 10th rejection: PAPRIKA tests nothing after it
+    assert stop < s.pvalues.shape[1] and one.candidates[stop:].any()  # candidates after the cutoff exist here
+    assert len(tested.x) == one.candidates[:stop].sum() and max(tested.x) <= stop
     assert (np.exp(np.asarray(tested.y)) < 2 * st_.lam_paprika + 1e-12).all()
     legend = fig.layout.annotations[0].text
-    assert f"{(~one.candidates).sum()} not candidates" in legend and "true discoveries" in legend
+    assert f"{(~one.candidates[:stop]).sum()} not candidates" in legend and "true discoveries" in legend
+    assert f"{s.pvalues.shape[1] - stop} after the cutoff: not tested" in legend
+    strip = [sh for sh in fig.layout.shapes if sh.type == "rect"]
+    assert len(strip) == 1 and strip[0].x0 == stop + 0.5
     assert not fig.layout.showlegend and fig.layout.margin.autoexpand is False
     def boundary(fig) -> np.ndarray:
         """The lower edge of the shaded region (one polygon: the step-shaped upper edge, then the lower one back),

@@ -32,6 +32,7 @@ from dpcore.figures import (
     text_legend,
     to_figure,
     vline,
+    vrect,
 )
 
 METHOD_COLOURS = dict(zip(METHODS, ("#3b3b3b", "#8c6d31", "#7b5ea7", "#17becf", PRIVATE, "#e69500")))
@@ -47,8 +48,10 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
     ``log α_t − A + Z_α`` comes from a preview run with ``keep_threshold=True``. Very small p-values
     are drawn at the bottom edge as ▼ (hover shows t and the log p drawn).
 
-    Only the hypotheses the private rule tested (its candidates, p < 2λ, or p < 2α_t for PAPRIKA AI) are drawn as
-    points: the others can never be rejected, so they are a shaded region above the candidacy boundary and a count.
+    Only the hypotheses the private rule tested (its candidates, p < 2λ, or p < 2α_t for PAPRIKA AI, up to its c-th
+    rejection) are drawn as points: the others can never be rejected, so they are a shaded region above the
+    candidacy boundary and a count, and the stream after the cutoff (nothing is tested there) a grey strip and a
+    count.
     The page redraws this figure from scratch on every slider move and Plotly's time grows with the points drawn
     (bench_pages: 800 → 320 points took a fifth off a move), so it is also kept light otherwise: the tested
     hypotheses are one marker trace coloured by truth, no per-point hover payload, a per-point symbol array only
@@ -77,7 +80,8 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
     hover = "t = %{x}<br>log p = %{y:.2f}<extra></extra>"
     null_colour, effect_colour = rgba("#9e9e9e", 0.55), rgba(TRUTH, 0.55)
     tr = np.zeros(T, bool) if truth is None else np.asarray(truth, bool)
-    tested = np.asarray(private.candidates, bool)
+    stopped = t > stop if stop is not None else np.zeros(T, bool)  # after the c-th rejection nothing is tested
+    tested = np.asarray(private.candidates, bool) & ~stopped
     boundary = _candidacy_boundary(private, T)
     if boundary is not None and (~tested).any():
         flat = np.all(boundary == boundary[0])  # PAPRIKA's 2λ: two points, not T
@@ -96,11 +100,14 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
         legend.append(("●", null_colour, "p-values tested (candidates)"))
     else:
         legend += [("●", null_colour, "null"), ("●", effect_colour, "non-null: the hypotheses tested (candidates)")]
-    untested = int((~tested).sum())
-    if untested:
-        what = f"{untested} not candidates" + (f" ({int(tr[~tested].sum())} non-null)" if truth is not None else "")
+    skipped = ~tested & ~stopped
+    if skipped.any():
+        what = f"{int(skipped.sum())} not candidates" + (f" ({int(tr[skipped].sum())} non-null)" if truth is not None
+                                                          else "")
         legend.append(("▒▒" if boundary is not None else "", rgba("#9e9e9e", 0.6),
                        f"{what}: never tested, so not drawn"))
+    if stopped.any():
+        legend.append(("▒▒", rgba("#9e9e9e", 0.6), f"{int(stopped.sum())} after the cutoff: not tested, not drawn"))
     lines = [("━━", PRIVATE, thr, dict(color=PRIVATE, width=1.6, shape="hv"), "noisy threshold log α_t − A + Z_α"),
              ("╍╍", PRIVATE, log_alpha, dict(color=PRIVATE, width=1, dash="dash", shape="hv"),
               f"{private.method.split(' (')[0]} level log α_t (no noise, no shift)")]
@@ -125,7 +132,7 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
         legend.append((glyph, colour, label))
     # the notes go into the axis title: inside the plot they covered discoveries
     notes = (["▼ = smaller p-values, drawn at the bottom edge"] if clipped[tested].any() else []) + (
-        [f"dashed line: cutoff c = {cutoff} reached, no more rejections"] if stop is not None else [])
+        [f"dashed line: cutoff c = {cutoff} reached, nothing tested after it"] if stop is not None else [])
     base_layout(fig, title=title, x_title=" · ".join(["hypothesis t (stream order)"] + notes),
                 y_title="natural log of the p-value", height=460)
     top = text_legend(fig, legend) + (40 if title else 0)
@@ -133,6 +140,8 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
     relayout(fig, hovermode="closest", yaxis=dict(range=[ymin - 1, 0.5]))
     if stop is not None:
         vline(fig, stop + 0.5, dict(color=WARNING, dash="dash", width=1))
+        if stop < T:
+            vrect(fig, stop + 0.5, T + 0.5, rgba("#9e9e9e", 0.12))
     return to_figure(fig)
 
 
