@@ -82,8 +82,9 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
     tr = np.zeros(T, bool) if truth is None else np.asarray(truth, bool)
     stopped = t > stop if stop is not None else np.zeros(T, bool)  # after the c-th rejection nothing is tested
     tested = np.asarray(private.candidates, bool) & ~stopped
+    skipped = ~tested & ~stopped  # not candidates, before the cutoff
     boundary = _candidacy_boundary(private, T)
-    if boundary is not None and (~tested).any():
+    if boundary is not None and skipped.any():
         flat = np.all(boundary == boundary[0])  # PAPRIKA's 2λ: two points, not T
         bx, by = (t[[0, -1]], boundary[[0, -1]]) if flat else (t, boundary)
         band(fig, bx, np.maximum(by, ymin), np.full(bx.size, 0.5), name="not candidates", colour="#9e9e9e",
@@ -100,7 +101,6 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
         legend.append(("●", null_colour, "p-values tested (candidates)"))
     else:
         legend += [("●", null_colour, "null"), ("●", effect_colour, "non-null: the hypotheses tested (candidates)")]
-    skipped = ~tested & ~stopped
     if skipped.any():
         what = f"{int(skipped.sum())} not candidates" + (f" ({int(tr[skipped].sum())} non-null)" if truth is not None
                                                           else "")
