@@ -1,10 +1,11 @@
-"""ui.fragments: a session's page namespaces are emptied when Streamlit releases the session's resources."""
+"""ui.fragments: a session's page namespaces are emptied when Streamlit releases the session's resources; a
+fragment run's elements reach the browser together."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ui.fragments import PageNamespaces
+from ui.fragments import PageNamespaces, _Burst
 
 
 def test_release_empties_every_tracked_page_namespace_and_forgets_them():
@@ -109,3 +110,62 @@ def test_an_explanation_sends_its_text_only_while_open():
     at.session_state["explain Why this works"] = True  # what opening the box in the browser sets
     at.run()
     assert [m.value for m in at.markdown] == ["**Why.** Because.", "Open from the start."]
+
+
+def test_a_burst_holds_messages_in_order_until_released_then_passes_them_on():
+    sent = []
+    burst = _Burst(sent.append, patience=60.0)
+    burst("a")
+    burst("b")
+    assert sent == [] and burst.waiting == 2
+    burst.release()
+    assert sent == ["a", "b"] and burst.waiting == 0
+    burst("c")
+    assert sent == ["a", "b", "c"]
+    burst.release()  # a second release sends nothing again
+    assert sent == ["a", "b", "c"]
+
+
+def test_a_slow_run_sends_what_it_holds_once_its_patience_has_passed():
+    import threading
+
+    arrived = threading.Event()
+    sent = []
+
+    def send(msg):
+        sent.append(msg)
+        arrived.set()
+
+    burst = _Burst(send, patience=0.05)
+    burst("spinner")
+    assert arrived.wait(timeout=30)  # the timer released it without the run ending
+    burst("chart")
+    assert sent == ["spinner", "chart"]
+    burst.release()
+
+
+def test_a_live_fragment_holds_its_elements_until_it_ends():
+    """Streamlit routes every element of a run through ``ScriptRunContext._enqueue``; if a new version stops
+    doing so, nothing is held here and this fails."""
+    from streamlit.testing.v1 import AppTest
+
+    def page():
+        import streamlit as st
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        import ui
+
+        @ui.live_fragment
+        def part():
+            st.markdown("first")
+            st.session_state["waiting"] = getattr(get_script_run_ctx()._enqueue, "waiting", None)
+            st.markdown("second")
+
+        part()
+        st.markdown("after")
+
+    at = AppTest.from_function(page)
+    at.run()
+    assert not at.exception
+    assert at.session_state["waiting"] >= 1
+    assert [m.value for m in at.markdown] == ["first", "second", "after"]
