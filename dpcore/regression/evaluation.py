@@ -31,7 +31,7 @@ from dpcore.regression.linalg import (
 )
 from dpcore.regression.mechanism import StatNoise, stat_noise
 from dpcore.regression.posterior import fit_stats
-from dpcore.regression.preparation import Preparation, feature_bounds, normalise_rows, prepare
+from dpcore.regression.preparation import Preparation, feature_bounds, normalise_rows, prepare, sigma_from_noisy_mad
 from dpcore.regression.statistic import Stats, clip_features, sensitivities, sufficient_stats
 from dpcore.regression.tuning import threshold_search
 
@@ -100,9 +100,9 @@ def _prep_y(y, bounds, centre, sigma, eps_prep, rng, shape_e):
     else:
         c = np.full((R, shape_e), 0.5 * (lo + hi) if centre == "public" else float(centre))
     if sigma == "dp":
-        mbound = np.maximum(hi - c, c - lo)
-        mad = np.abs(yc[:, None, :] - c[..., None]).mean(-1) + rng.laplace(size=(R, 1)) * mbound / m / share
-        sy = np.maximum(math.sqrt(math.pi / 2) * mad, (hi - lo) / 1000.0)
+        scale = np.maximum(hi - c, c - lo) / m / share
+        mad = np.abs(yc[:, None, :] - c[..., None]).mean(-1) + rng.laplace(size=(R, 1)) * scale
+        sy = sigma_from_noisy_mad(mad, scale, bounds)
     else:
         sy = np.full((R, shape_e), (hi - lo) / 6.0 if sigma == "public" else float(sigma))
     return c, sy

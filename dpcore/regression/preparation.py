@@ -141,7 +141,26 @@ def dp_sigma(y: np.ndarray, centre: float, bounds: tuple[float, float], epsilon:
     m = max(hi - centre, centre - lo)
     noise = laplace_noise(m / y.size, epsilon)
     mad = float(_dp_value(np.abs(np.clip(y, lo, hi) - centre).mean(), noise, rng, release))
-    return max(math.sqrt(math.pi / 2) * mad, (hi - lo) / 1000.0)
+    return float(sigma_from_noisy_mad(mad, noise.scale, bounds))
+
+
+#: the level of the one-sided upper confidence bound on the MAD that σy is taken from (see sigma_from_noisy_mad)
+MAD_UPPER_LEVEL = 0.9
+
+
+def sigma_from_noisy_mad(mad, noise_scale, bounds: tuple[float, float]):
+    """σy from a noisy MAD whose Laplace noise has the public scale ``noise_scale`` (post-processing).
+
+    The MAD's upper confidence bound at ``MAD_UPPER_LEVEL``, ``mad + b·ln(1 / (2(1 − level)))``, times ``√(π/2)``:
+    σy sets the response clipping bound, and an estimate that comes out low clips every response to a sliver
+    around the centre (the fit then predicts a constant), while one that comes out high only adds noise. With a
+    wide public range and little budget the noise is as large as the MAD itself (GDSC: ln IC50 within ±13.8,
+    ε = 0.05 for the MAD); as the budget grows the bound tends to the point estimate. A floor of
+    ``(hi − lo)/1000`` keeps it positive.
+    """
+    lo, hi = bounds
+    upper = np.asarray(mad) + np.asarray(noise_scale) * math.log(1.0 / (2.0 * (1.0 - MAD_UPPER_LEVEL)))
+    return np.maximum(math.sqrt(math.pi / 2) * upper, (hi - lo) / 1000.0)
 
 
 def prepare(
@@ -210,7 +229,7 @@ def prepare(
 
     if isinstance(sigma_y, str) and sigma_y == "dp":
         sy = dp_sigma(y, yc, y_bounds, share, rng=rng, release=release)
-        sources["sigma_y"], parts["response scale"] = "DP mean absolute deviation (charged)", share
+        sources["sigma_y"], parts["response scale"] = f"DP mean absolute deviation, its {MAD_UPPER_LEVEL:.0%} upper bound (charged)", share
     elif isinstance(sigma_y, str) and sigma_y == "public":
         sy = (y_bounds[1] - y_bounds[0]) / 6.0
         sources["sigma_y"] = "public: response range / 6"
