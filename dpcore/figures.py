@@ -287,13 +287,12 @@ def mark_epsilon(fig, epsilon: float, *, label: str = "chosen ε", log_x: bool =
                     font=dict(color=WARNING, size=12))
 
 
-#: Tick values of every log-scaled ε axis (1-2-5 steps): plotly's own log ticks mix full labels with
-#: small digits ("0.1 2 5 1 2 5 10"), which reads as nonsense to a clinician.
 #: Colour of each series name used on the page.
 COLOURS = {
     "truth θ*": TRUTH,
     "teacher (non-private)": NONPRIVATE,
-    "knowledge transfer (student)": PALETTE[0],
+    "peeling + private fit": PALETTE[0],  # the default sparse release: the private blue, as on the other pages
+    "knowledge transfer (student)": PALETTE[5],
     "DP-IGHT": PALETTE[1],
     "DP Frank–Wolfe": PALETTE[3],
     "two-stage": PALETTE[4],
@@ -359,6 +358,8 @@ def coefficient_figure(coefs: Mapping[str, np.ndarray], *, feature_names: Sequen
     return to_figure(fig)
 
 
+#: Tick values of every log-scaled ε axis (1-2-5 steps): plotly's own log ticks mix full labels with
+#: small digits ("0.1 2 5 1 2 5 10"), which reads as nonsense to a clinician.
 EPSILON_TICKS = tuple(m * 10.0 ** k for k in range(-3, 4) for m in (1, 2, 5))
 EPSILON_TICK_TEXT = [f"{v:g}" for v in EPSILON_TICKS]
 

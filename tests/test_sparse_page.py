@@ -414,3 +414,13 @@ def test_logistic_release_on_an_upload_has_an_intercept():
     coef = at.session_state["_release_last_sparse"].tables["coefficients"]
     assert coef.feature.iloc[0] == "(intercept)" and len(coef) == 3
     assert set(coef.feature[1:]) <= {"mean radius", "mean area", "mean smoothness"}
+
+
+def test_every_method_on_the_coefficient_chart_has_its_own_colour():
+    """The default release (peeling + private fit) had no colour of its own and took the next palette colour,
+    DP-IGHT's orange on GDSC (no truth θ* before it): two methods read as one on the stem chart."""
+    at = _app(sp_src="gdsc", sp_gd="100", sp_R="5")
+    _ok(at)
+    stems = {t["name"]: t["line"]["color"] for t in chart_spec(at, "sp_stem")["data"] if t.get("mode") == "lines"}
+    assert {"peeling + private fit", "DP-IGHT", "knowledge transfer (student)"} <= set(stems)
+    assert len(set(stems.values())) == len(stems), stems
