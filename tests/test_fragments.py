@@ -4,6 +4,7 @@ fragment run's elements reach the browser together."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from ui.fragments import PageNamespaces, _Burst
 
@@ -124,6 +125,27 @@ def test_a_burst_holds_messages_in_order_until_released_then_passes_them_on():
     assert sent == ["a", "b", "c"]
     burst.release()  # a second release sends nothing again
     assert sent == ["a", "b", "c"]
+
+
+def test_a_run_interrupted_while_its_messages_go_out_drops_the_rest_for_good():
+    """Streamlit raises a rerun request out of the first send of a run a newer move replaced: the messages after
+    it belong to the stale run and must not reach the browser later (say from the patience timer)."""
+    import time
+
+    sent = []
+
+    def send(msg):
+        if msg == "b":
+            raise RuntimeError("rerun requested")
+        sent.append(msg)
+
+    burst = _Burst(send, patience=0.05)
+    for msg in "abc":
+        burst(msg)
+    with pytest.raises(RuntimeError):
+        burst.release()
+    time.sleep(0.2)  # past the patience: the timer was cancelled
+    assert sent == ["a"] and burst.waiting == 0
 
 
 def test_a_slow_run_sends_what_it_holds_once_its_patience_has_passed():

@@ -14,7 +14,9 @@ It also sends a fragment run's elements to the browser together, at its end (:cl
 each element as the script reaches it, and the browser redraws the whole page for each batch that arrives: a
 fragment that computes between its elements cost a move two or three page redraws where one does (about 7 ms of a
 move's 130 on the FDR and sparse pages, ``bench/bench_pages.py``). A run slower than ``BURST_PATIENCE_S`` sends what
-it holds then, and everything after as it comes, so a slow view's spinner still shows.
+it holds then, and everything after as it comes, so a slow view's spinner still shows. Sending an element is also
+where Streamlit stops a run that a newer move has replaced; while messages are held that happens when they are
+released, at most ``BURST_PATIENCE_S`` later than before.
 """
 
 from __future__ import annotations
@@ -139,12 +141,14 @@ class _Burst:
         return len(self._held)
 
     def release(self) -> None:
+        """Send what is held. Sending is where Streamlit interrupts a run that a newer move has replaced (it
+        raises in the script thread); the rest of the held messages are then dropped, never sent later."""
+        self._timer.cancel()
         with self._lock:
             self._holding = False
             held, self._held = self._held, []
             for msg in held:
                 self._send(msg)
-        self._timer.cancel()
 
 
 @contextlib.contextmanager
