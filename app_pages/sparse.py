@@ -344,7 +344,8 @@ VIEWS = ["Coefficients", "Utility over the draws", "Convergence", "Privacy–uti
 
 
 def _coefficients_view(coefs: dict) -> None:
-    st.subheader("Coefficients: truth, teacher, student and baselines (one preview draw)")
+    st.subheader(f"Coefficients: {'truth, ' if data.theta is not None else ''}teacher, the private methods "
+                 "(one preview draw)")  # real data has no true θ* to show
     stems = {}
     if data.theta is not None:
         stems["truth θ*"] = data.theta

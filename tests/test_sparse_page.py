@@ -424,3 +424,4 @@ def test_every_method_on_the_coefficient_chart_has_its_own_colour():
     stems = {t["name"]: t["line"]["color"] for t in chart_spec(at, "sp_stem")["data"] if t.get("mode") == "lines"}
     assert {"peeling + private fit", "DP-IGHT", "knowledge transfer (student)"} <= set(stems)
     assert len(set(stems.values())) == len(stems), stems
+    assert "truth θ*" not in stems and not any("truth" in h.value for h in at.subheader)  # real data: no θ*
