@@ -66,8 +66,10 @@ def speed(d: int) -> dict:
 
 
 def _summary(res) -> dict:
-    """Median R² and mean ρ per model × ε (first size)."""
+    """Median R², the share of splits with R² < −1 (a median hides predictions far off the response's scale) and
+    mean ρ per model × ε (first size)."""
     return {name: {"r2_median": np.median(res.r2[res.model(name), 0], axis=-1).round(3).tolist(),
+                   "r2_below_minus_1": (res.r2[res.model(name), 0] < -1).mean(-1).round(3).tolist(),
                    "rho_mean": res.rho[res.model(name), 0].mean(-1).round(3).tolist()} for name in res.models}
 
 
@@ -85,7 +87,7 @@ def utility() -> dict:
                                                 n_nonprivate=0, x_bounds=(0.0, 1.0), y_bounds=g.response_range,
                                                 rng=k)))
     gdsc = {name: {m: np.mean([p[name][m] for p in per_drug], axis=0).round(3).tolist()
-                   for m in ("r2_median", "rho_mean")} for name in per_drug[0]}
+                   for m in ("r2_median", "r2_below_minus_1", "rho_mean")} for name in per_drug[0]}
     out = {"epsilons": list(EPSILONS), "diabetes": _summary(diabetes), "gdsc": gdsc, "gdsc_drugs": drugs,
            "seconds": round(time.perf_counter() - t0, 1)}
     ada = out["diabetes"]["AdaSSP"]["r2_median"]
@@ -97,11 +99,12 @@ def utility() -> dict:
 
 def _table(title: str, block: dict) -> list[str]:
     head = " | ".join(f"ε = {e:g}" for e in EPSILONS)
-    lines = [f"**{title}** — median held-out R² (mean Spearman ρ)", "",
+    lines = [f"**{title}** — median held-out R² (mean Spearman ρ) [share of splits with R² < −1]", "",
              f"| model | {head} |", "| --- |" + " --- |" * len(EPSILONS)]
     for name in SHOWN:
-        r2, rho = block[name]["r2_median"], block[name]["rho_mean"]
-        lines.append(f"| {name} | " + " | ".join(f"{a:.3f} ({b:.3f})" for a, b in zip(r2, rho)) + " |")
+        r2, bad, rho = (block[name][k] for k in ("r2_median", "r2_below_minus_1", "rho_mean"))
+        lines.append(f"| {name} | " + " | ".join(f"{a:.3f} ({b:.3f}) [{c:.0%}]" for a, c, b in zip(r2, bad, rho))
+                     + " |")
     return lines + [""]
 
 
