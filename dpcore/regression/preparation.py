@@ -6,7 +6,7 @@
 * ``y`` is centred with a public centre (midpoint of the documented response range, or a user value)
   or a DP mean of ``y`` clipped to the public range, charged. ``σy`` (for the clipping bound
   ``By = ωy σy``) is public (range/6, the six-sigma rule, or a user value) or a DP estimate from the
-  mean absolute deviation, charged. ``σx = 1/√d`` is public after row scaling.
+  mean absolute deviation (its upper confidence bound: a low σy would clip every response), charged. ``σx = 1/√d`` is public after row scaling.
 
 The paper took all of these from the private data without charge; dpcore never does (``privacy.md``).
 """
@@ -130,11 +130,11 @@ def dp_mean(y: np.ndarray, bounds: tuple[float, float], epsilon: float, *, rng=N
 
 def dp_sigma(y: np.ndarray, centre: float, bounds: tuple[float, float], epsilon: float, *, rng=None,
              release=False) -> float:
-    """DP standard deviation via the mean absolute deviation, ``σ ≈ √(π/2)·MAD`` (exact for a normal).
+    """DP standard deviation via the mean absolute deviation, ``σ ≈ √(π/2)·MAD`` (exact for a normal), taken at
+    the noisy MAD's upper confidence bound (:func:`sigma_from_noisy_mad`, post-processing).
 
     Sensitivity: ``|clip(y) − c| ≤ M = max(hi − c, c − lo)`` with ``c`` already
     released (public), so replacing one record moves the mean by ``≤ M/n``.
-    A floor of ``(hi − lo)/1000`` keeps the bound positive (post-processing).
     """
     y = np.asarray(y, dtype=float)
     lo, hi = bounds
