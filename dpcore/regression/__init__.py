@@ -53,7 +53,7 @@ from dpcore.regression.mechanism import (  # noqa: F401
     stat_noise, StatNoise,
 )
 from dpcore.regression.posterior import (  # noqa: F401
-    fit_stats, Posterior, posterior_fixed, posterior_vb,
+    fit_stats, noise_ridge, Posterior, posterior_fixed, posterior_vb,
 )
 from dpcore.regression.estimator import (  # noqa: F401
     robust_private_lr, RobustPrivateLR,

@@ -98,14 +98,15 @@ def release(
     bundle_unit, scope_notes, params = _scope(public, n_private, unit)
     prep_public, derived = _preparation_params(prep)
     params.update({"d": d, "omega_x": omega_x, "omega_y": omega_y, "Bx": bx, "split (nxx, nxy, nyy)": list(p),
-                   "priors": "Gamma(2, 2) on λ and λ0, mean-field VB" if priors else "fixed λ = λ0 = 1",
+                   "priors": "Gamma(2, 2) on λ and λ0, mean-field VB, ridge 2b (b: the noise's scale on nxx) added to the "
+                             "repaired nxx" if priors else "fixed λ = λ0 = 1",
                    **prep_public, "threshold tuning": dict(tuning or {"source": "user-chosen ω (public)"})})
     (derived if "σy" in derived else params)["By"] = by  # ωy σy: derived when σy is a DP estimate
     notes = scope_notes + (
         "Statistics are computed after centring with the listed centre, scaling each record to unit L2 norm "
         "and clipping features at ±Bx and responses at ±By.",
-        "nxx was released as its upper triangle (d(d+1)/2 values) and mirrored; the PSD repair and the posterior "
-        "are post-processing of the noisy statistics.",
+        "nxx was released as its upper triangle (d(d+1)/2 values) and mirrored; the PSD repair, the ridge (from the "
+        "public noise scale) and the posterior are post-processing of the noisy statistics.",
         "Coefficients apply to records prepared as above (centred, divided by half their public range, scaled to "
         "unit length, features clipped at ±Bx); the intercept row is the response centre. Standard deviations are "
         "the posterior's given the noisy statistics (post-processing); the intercept's is that of the DP centre's "

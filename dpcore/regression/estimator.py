@@ -10,7 +10,7 @@ import numpy as np
 
 from dpcore.regression.linalg import DEFAULT_SPLIT, _split
 from dpcore.regression.mechanism import StatNoise, stat_noise
-from dpcore.regression.posterior import fit_stats
+from dpcore.regression.posterior import fit_stats, noise_ridge
 from dpcore.regression.statistic import Stats, clip_features, sufficient_stats
 
 
@@ -49,7 +49,8 @@ def robust_private_lr(
     """Fit robust private LR on prepared data (rows normalised, ``y`` centred with a public/charged centre).
 
     Clips at ``(bx, by)``, perturbs ``nxx, nxy, nyy`` with Laplace noise at
-    ``split · ε`` and fits the posterior (VB with Gamma priors, or λ = λ0 = 1).
+    ``split · ε`` and fits the posterior (VB with Gamma priors and a ridge of the noise's scale,
+    :func:`~dpcore.regression.posterior.noise_ridge`, or λ = λ0 = 1).
     ``rng`` given → a seeded *preview* draw; ``rng=None`` → one OpenDP draw
     (a real release: charge it). ``epsilon=math.inf`` fits without clipping or
     noise (the non-private reference). ``public=(X0, y0)`` adds non-private
@@ -68,7 +69,7 @@ def robust_private_lr(
         noisy = noise.release(s) if rng is None else noise.sample(s, rng=rng)
         if public is not None:
             noisy = noisy + sufficient_stats(*public, bx, by)
-    post = fit_stats(noisy, priors=priors)
+    post = fit_stats(noisy, priors=priors, ridge=0.0 if noise is None else noise_ridge(noise.xx.scale))
     if math.isinf(epsilon):
         bx = by = math.inf  # nothing was clipped, so nothing is clipped when predicting either
     return RobustPrivateLR(post.coef, float(epsilon), p, float(bx), float(by), noise, noisy, priors,

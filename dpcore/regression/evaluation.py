@@ -30,7 +30,7 @@ from dpcore.regression.linalg import (
     DEFAULT_PREP_SHARE, DEFAULT_SPLIT, METHOD, MODELS, _split, r2_rmse, spearman, triu_pack, triu_unpack,
 )
 from dpcore.regression.mechanism import StatNoise, stat_noise
-from dpcore.regression.posterior import fit_stats
+from dpcore.regression.posterior import fit_stats, noise_ridge
 from dpcore.regression.preparation import Preparation, feature_bounds, normalise_rows, prepare, sigma_from_noisy_mad
 from dpcore.regression.statistic import Stats, clip_features, sensitivities, sufficient_stats
 from dpcore.regression.tuning import threshold_search
@@ -108,6 +108,11 @@ def _prep_y(y, bounds, centre, sigma, eps_prep, rng, shape_e):
     return c, sy
 
 
+def _xx_scale(d: int, bx: np.ndarray, eps_stat: np.ndarray, split) -> np.ndarray:
+    """The Laplace scale of the noise on ``nxx`` per ε (clipping at ``bx``, its share ``split[0]`` of ``eps_stat``)."""
+    return sensitivities(d, 1.0, 1.0)[0] * bx**2 / (split[0] * eps_stat)
+
+
 def _noisy_stats(Xp, yp, bx, by, eps_stat, split, rng, public=None):
     """Clipped statistics of (R, E) batches plus Laplace noise at p_i ε (preview draws)."""
     p1, p2, p3 = split
@@ -117,12 +122,12 @@ def _noisy_stats(Xp, yp, bx, by, eps_stat, split, rng, public=None):
     nxx = np.swapaxes(Xc, -1, -2) @ Xc
     nxy = np.einsum("remi,rem->rei", Xc, yc)
     nyy = (yc * yc).sum(-1)
-    s1, s2, s3 = sensitivities(d, 1.0, 1.0)
+    _, s2, s3 = sensitivities(d, 1.0, 1.0)
     R, E = yc.shape[:2]
     iu = np.triu_indices(d)
     # common random numbers over ε: one standard Laplace draw per repeat, scaled per ε (smoother curves;
     # each ε's marginal distribution is unchanged)
-    lap = rng.laplace(size=(R, 1, iu[0].size)) * (s1 * bx**2 / (p1 * eps_stat))[None, :, None]
+    lap = rng.laplace(size=(R, 1, iu[0].size)) * _xx_scale(d, bx, eps_stat, split)[None, :, None]
     noise = np.zeros((R, E, d, d))
     noise[..., iu[0], iu[1]] = lap
     noise[..., iu[1], iu[0]] = lap
@@ -267,11 +272,11 @@ def monte_carlo_cv(
                             np.broadcast_to(cnp[:, None], (repeats, E)))
         # 2. robust private LR
         s_rp = _noisy_stats(Xp, yp, bx, by, eps_stat, p, rng, public=(X0, y0) if n_pub else None)
-        coefs[MODELS[1]] = (fit_stats(s_rp, priors=priors).coef, c)
+        coefs[MODELS[1]] = (fit_stats(s_rp, priors=priors, ridge=noise_ridge(_xx_scale(d, bx, eps_stat, p))).coef, c)
         # 3. no projection: public worst-case bounds (|x| ≤ 1 after row scaling, |y − c| ≤ ybound)
         s_np2 = _noisy_stats(Xp, yp, np.ones(E), ybound, eps_stat, p, rng,
                              public=(X0, y0) if n_pub else None)
-        coefs[MODELS[2]] = (fit_stats(s_np2, priors=priors).coef, c)
+        coefs[MODELS[2]] = (fit_stats(s_np2, priors=priors, ridge=noise_ridge(_xx_scale(d, np.ones(E), eps_stat, p))).coef, c)
         # 4. output perturbation; 5. functional mechanism (private training set only)
         Xb = np.broadcast_to(Xp[:, None], (repeats, E, m, d))
         coefs[MODELS[3]] = (output_perturbation_coef(Xb, yp, epsilon=eps_stat[None, :], y_bound=ybound, rng=rng), c)
@@ -387,7 +392,7 @@ def preview_fit(
         noisy = noise.sample(sufficient_stats(*prep.transform(X[private], y[private]), bx, by), rng=rng, draws=draws)
         if len(public):
             noisy = noisy + sufficient_stats(*prep.transform(X[public], y[public]), bx, by)
-        post = fit_stats(noisy, priors=priors)
+        post = fit_stats(noisy, priors=priors, ridge=noise_ridge(noise.xx.scale))
         coef, coef_sd, intercept = post.coef, post.sd, np.full(draws, prep.y_centre)
         coef_np = fit_stats(sufficient_stats(prep.transform(X[train]), y[train] - centre), priors=priors).coef
         intercept_np = centre
