@@ -679,7 +679,12 @@ def test_figure_builders():
     stop = int(np.argmax(np.cumsum(one.rejections) >= 10)) + 1  # the 10th rejection: PAPRIKA tests nothing after it
     assert stop < s.pvalues.shape[1] and one.candidates[stop:].any()  # candidates after the cutoff exist here
     assert len(tested.x) == one.candidates[:stop].sum() and max(tested.x) <= stop
-    assert (np.exp(np.asarray(tested.y)) < 2 * st_.lam_paprika + 1e-12).all()
+    assert (np.exp(-np.asarray(tested.y)) < 2 * st_.lam_paprika + 1e-12).all()  # y is −ln p
+    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.range[0] < np.log10(-np.log(2 * st_.lam_paprika))
+    # the discoveries (p-values far below the nulls') and the nulls share one readable axis: a decade above the
+    # highest line, the rest drawn at the top edge as ▲
+    rejected = next(t for t in fig.data if (t.name or "").startswith("true discoveries"))
+    assert max(rejected.y) <= 10 ** fig.layout.yaxis.range[1] and min(tested.y) >= 10 ** fig.layout.yaxis.range[0]
     legend = fig.layout.annotations[0].text
     assert f"{(~one.candidates[:stop]).sum()} not candidates" in legend and "true discoveries" in legend
     assert f"{s.pvalues.shape[1] - stop} after the cutoff: not tested" in legend
@@ -687,15 +692,15 @@ def test_figure_builders():
     assert len(strip) == 1 and strip[0].x0 == stop + 0.5
     assert not fig.layout.showlegend and fig.layout.margin.autoexpand is False
     def boundary(fig) -> np.ndarray:
-        """The lower edge of the shaded region (one polygon: the step-shaped upper edge, then the lower one back),
-        one value per hypothesis."""
+        """The upper edge of the shaded region (one polygon: the step-shaped upper edge, then the axis' lower edge
+        back), one value per hypothesis, as a p-value."""
         y = np.asarray(next(t for t in fig.data if (t.name or "") == "not candidates").y)
-        return y[y.size // 2:][::-1][::2]
+        return np.exp(-y[:y.size // 2][::2])
 
-    assert np.allclose(boundary(fig), np.log(2 * st_.lam_paprika))
+    assert np.allclose(boundary(fig), 2 * st_.lam_paprika)
     ai = fdr.run_method("PAPRIKA AI", s.pvalues[:1], st_, rng=rng, keep_threshold=True).squeeze()
     edge = boundary(ff.stream_figure(ai, s.pvalues[0]))
-    assert np.allclose(np.exp(edge), np.maximum(2 * ai.alpha, np.exp(edge.min())))  # p < 2α_t
+    assert np.allclose(edge, np.minimum(2 * ai.alpha, edge.max()))  # p < 2α_t (clipped at the axis' ends)
     assert any(n.startswith("true discoveries") for n in names) and any(n.startswith("false discoveries") for n in names)
     assert one.rejections.sum() == 10  # cutoff reached: the threshold is blanked afterwards
     thr = next(t for t in fig.data if (t.name or "").startswith("noisy threshold")).y

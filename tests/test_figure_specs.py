@@ -120,35 +120,36 @@ def test_the_check_can_fail():
 #: every band is one filled outline (``dpcore.figures.band``): one trace, hover skipped, where there were two.
 BEFORE = {  # the stream figure since issue 14: points only for the tested hypotheses, the legend as text (its data
     # from its own seed since the regression panels gained a model; the counts are that stream's); since 2026-12-03
-    # nothing after the cutoff counts as tested (a grey strip and a count)
-    'fdr.stream_figure': {'axes': {},
+    # nothing after the cutoff counts as tested (a grey strip and a count); and later its y-axis became −ln p on a log
+    # scale (the discoveries sat on the bottom edge of a linear axis)
+    'fdr.stream_figure': {'axes': {'yaxis': 'log'},
                        'hlines': [],
                        'hover': 'skip template -*3 template*2',
                        'hovermode': 'closest',
                        'labels': [("<span style='color:rgba(158,158,158,0.55)'>●</span> null   <span "
                                    "style='color:rgba(46,125,50,0.55)'>●</span> non-null: the hypotheses tested "
                                    "(candidates)<br><span style='color:rgba(158,158,158,0.6)'>▒▒</span> 10 not candidates (0 "
-                                   "non-null): never tested, so not drawn<br><span style='color:rgba(158,158,158,0.6)'>▒▒</span> "
-                                   "276 after the cutoff: not tested, not drawn   <span style='color:#1f6fd1'>━━</span> noisy "
-                                   "threshold log α_t − A + Z_α<br><span style='color:#1f6fd1'>╍╍</span> PAPRIKA level log α_t (no "
-                                   "noise, no shift)   <span style='color:#3b3b3b'>┈┈</span> SAFFRON log α_t (non-private)   <span "
-                                   "style='color:#2e7d32'>◆</span> true discoveries (10)<br><span style='color:#d1495b'>✕</span> "
-                                   'false discoveries (0)',
+                                   "non-null): never tested, so not drawn<br><span style='color:rgba(158,158,158,0.6)'>▒▒</span> 276 "
+                                   "after the cutoff: not tested, not drawn<br><span style='color:#1f6fd1'>━━</span> noisy threshold "
+                                   "A − log α_t − Z_α (rejected if −ln p − Z_t lies above)<br><span style='color:#1f6fd1'>╍╍</span> "
+                                   "PAPRIKA level −log α_t (no noise, no shift)   <span style='color:#3b3b3b'>┈┈</span> SAFFRON −log "
+                                   "α_t (non-private)<br><span style='color:#2e7d32'>◆</span> true discoveries (10)   <span "
+                                   "style='color:#d1495b'>✕</span> false discoveries (0)",
                                    0,
                                    'paper')],
                        'legend': [],
                        'subplots': [('x', 'y')],
                        'traces': 'scatter*7',
                        'vlines': [('x', 24.5), ('x', 24.5)]},  # the cutoff's line and the strip after it
- 'fdr.stream_figure_plain': {'axes': {},
+ 'fdr.stream_figure_plain': {'axes': {'yaxis': 'log'},
                              'hlines': [],
                              'hover': 'skip template -*2 template',
                              'hovermode': 'closest',
                              'labels': [("<span style='color:rgba(158,158,158,0.55)'>●</span> p-values tested (candidates)   <span "
                                          "style='color:rgba(158,158,158,0.6)'>▒▒</span> 167 not candidates: never tested, so not "
-                                         "drawn<br><span style='color:#1f6fd1'>━━</span> noisy threshold log α_t − A + Z_α   <span "
-                                         "style='color:#1f6fd1'>╍╍</span> PAPRIKA level log α_t (no noise, no shift)   <span "
-                                         "style='color:#d1495b'>◆</span> rejections (10)",
+                                         "drawn<br><span style='color:#1f6fd1'>━━</span> noisy threshold A − log α_t − Z_α (rejected if "
+                                         "−ln p − Z_t lies above)<br><span style='color:#1f6fd1'>╍╍</span> PAPRIKA level −log α_t (no "
+                                         "noise, no shift)   <span style='color:#d1495b'>◆</span> rejections (10)",
                                          0,
                                          'paper')],
                              'legend': [],

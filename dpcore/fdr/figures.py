@@ -42,14 +42,17 @@ METHOD_DASH = {m: ("dot" if m not in ("PAPRIKA", "PAPRIKA AI") else "solid") for
 def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarray | None = None,
                   nonprivate: StreamResult | None = None, title: str | None = None,
                   cutoff: int | None = None) -> go.Figure:
-    """One stream: ``log p_t`` against PAPRIKA's moving noisy threshold, rejections marked.
+    """One stream: the evidence ``−ln p_t`` against PAPRIKA's moving noisy threshold, rejections marked.
 
     ``private`` and ``nonprivate`` are single-stream results (``.squeeze()``); the noisy threshold
-    ``log α_t − A + Z_α`` comes from a preview run with ``keep_threshold=True``. Very small p-values
-    are drawn at the bottom edge as ▼ (hover shows t and the log p drawn).
+    ``log α_t − A + Z_α`` comes from a preview run with ``keep_threshold=True`` and is drawn as ``A − log α_t − Z_α``:
+    a hypothesis is rejected when its (noisy) point lies above it. The y-axis is logarithmic because the proven shift
+    puts the threshold hundreds of units of ``ln p`` below the nulls (A = 513 at n = 5,000): on a linear axis the nulls,
+    α_t and SAFFRON's levels were one line at the top and every discovery sat on the bottom edge. P-values too small
+    for the axis are drawn at its top edge as ▲ (hover shows t and the value drawn).
 
     Only the hypotheses the private rule tested (its candidates, p < 2λ, or p < 2α_t for PAPRIKA AI, up to its c-th
-    rejection) are drawn as points: the others can never be rejected, so they are a shaded region above the
+    rejection) are drawn as points: the others can never be rejected, so they are a shaded region below the
     candidacy boundary and a count, and the stream after the cutoff (nothing is tested there) a grey strip and a
     count.
     The page redraws this figure from scratch on every slider move and Plotly's time grows with the points drawn
@@ -60,41 +63,42 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
     p = np.asarray(pvalues, dtype=float)
     T = p.size
     t = np.arange(1, T + 1)
-    logp = log_pvalues(p)
-    thr = np.array(private.log_threshold, dtype=float)
+    evidence = -log_pvalues(p)
+    thr = -np.array(private.log_threshold, dtype=float)
     rej_count = np.cumsum(np.asarray(private.rejections, bool))
     stop = None
     if cutoff is not None and rej_count[-1] >= cutoff:
         stop = int(np.argmax(rej_count >= cutoff)) + 1  # time of the c-th rejection
         thr[stop:] = np.nan  # nothing can be rejected after the cutoff
     with np.errstate(divide="ignore"):
-        log_alpha = np.log(private.alpha)
-        log_np = np.log(nonprivate.alpha) if nonprivate is not None else None
-    finite = [a[np.isfinite(a)] for a in (thr, log_alpha, log_np) if a is not None]
-    lows = [float(f.min()) for f in finite if f.size]
-    ymin = min(lows + [-12.0]) - 6.0
-    shown = np.maximum(logp, ymin)
-    clipped = logp < ymin
-    fig = new_spec()
-    legend = []
-    hover = "t = %{x}<br>log p = %{y:.2f}<extra></extra>"
-    null_colour, effect_colour = rgba("#9e9e9e", 0.55), rgba(TRUTH, 0.55)
+        level = -np.log(private.alpha)
+        level_np = -np.log(nonprivate.alpha) if nonprivate is not None else None
+    finite = [a[np.isfinite(a) & (a > 0)] for a in (thr, level, level_np) if a is not None]
+    top = 10.0 * max([float(f.max()) for f in finite if f.size] + [12.0])  # a decade above the highest line
     tr = np.zeros(T, bool) if truth is None else np.asarray(truth, bool)
     stopped = t > stop if stop is not None else np.zeros(T, bool)  # after the c-th rejection nothing is tested
     tested = np.asarray(private.candidates, bool) & ~stopped
+    # p < 2λ ≤ 0.8 for PAPRIKA's candidates (−ln p > 0.22); lower only for a p-value near 1 that another rule tested
+    bottom = float(np.clip(0.5 * evidence[tested].min() if tested.any() else 0.2, 1e-3, 0.2))
+    shown = np.clip(evidence, bottom, top)
+    clipped = evidence > top
+    fig = new_spec()
+    legend = []
+    hover = "t = %{x}<br>−ln p = %{y:.3g}<extra></extra>"
+    null_colour, effect_colour = rgba("#9e9e9e", 0.55), rgba(TRUTH, 0.55)
     skipped = ~tested & ~stopped  # not candidates, before the cutoff
     boundary = _candidacy_boundary(private, T)
     if boundary is not None and skipped.any():
         flat = np.all(boundary == boundary[0])  # PAPRIKA's 2λ: two points, not T
-        bx, by = (t[[0, -1]], boundary[[0, -1]]) if flat else (t, boundary)
-        band(fig, bx, np.maximum(by, ymin), np.full(bx.size, 0.5), name="not candidates", colour="#9e9e9e",
+        bx, by = (t[[0, -1]], -boundary[[0, -1]]) if flat else (t, -boundary)
+        band(fig, bx, np.full(bx.size, bottom), np.clip(by, bottom, top), name="not candidates", colour="#9e9e9e",
              alpha=0.15, step=True, showlegend=False)
     order = np.r_[np.flatnonzero(tested & ~tr), np.flatnonzero(tested & tr)]
     both = truth is not None and tr[tested].any() and not tr[tested].all()
     name = "p-values" if truth is None else "null hypotheses" if not tr[tested].all() else "non-null hypotheses"
     marker = dict(size=5, color=np.where(tr[order], effect_colour, null_colour) if both else
                   effect_colour if truth is not None and tr[tested].all() and tested.any() else null_colour,
-                  symbol=np.where(clipped[order], "triangle-down", "circle") if clipped[order].any() else "circle")
+                  symbol=np.where(clipped[order], "triangle-up", "circle") if clipped[order].any() else "circle")
     add_trace(fig, dict(type="scattergl" if T > 5000 else "scatter", x=t[order], y=shown[order], mode="markers",
                         name=f"{name} tested", hovertemplate=hover, marker=marker, showlegend=False))
     if truth is None:
@@ -108,15 +112,16 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
                        f"{what}: never tested, so not drawn"))
     if stopped.any():
         legend.append(("▒▒", rgba("#9e9e9e", 0.6), f"{int(stopped.sum())} after the cutoff: not tested, not drawn"))
-    lines = [("━━", PRIVATE, thr, dict(color=PRIVATE, width=1.6, shape="hv"), "noisy threshold log α_t − A + Z_α"),
-             ("╍╍", PRIVATE, log_alpha, dict(color=PRIVATE, width=1, dash="dash", shape="hv"),
-              f"{private.method.split(' (')[0]} level log α_t (no noise, no shift)")]
+    lines = [("━━", PRIVATE, thr, dict(color=PRIVATE, width=1.6, shape="hv"),
+              "noisy threshold A − log α_t − Z_α (rejected if −ln p − Z_t lies above)"),
+             ("╍╍", PRIVATE, level, dict(color=PRIVATE, width=1, dash="dash", shape="hv"),
+              f"{private.method.split(' (')[0]} level −log α_t (no noise, no shift)")]
     if nonprivate is not None:
-        lines.append(("┈┈", NONPRIVATE, log_np, dict(color=NONPRIVATE, width=1, dash="dot", shape="hv"),
-                      f"{nonprivate.method} log α_t (non-private)"))
+        lines.append(("┈┈", NONPRIVATE, level_np, dict(color=NONPRIVATE, width=1, dash="dot", shape="hv"),
+                      f"{nonprivate.method} −log α_t (non-private)"))
     for symbol, colour, y, line, label in lines:
-        add_trace(fig, dict(type="scatter", x=t, y=np.where(np.isfinite(y), y, np.nan), mode="lines", name=label,
-                            line=line, showlegend=False))
+        add_trace(fig, dict(type="scatter", x=t, y=np.where(np.isfinite(y) & (y > 0), y, np.nan), mode="lines",
+                            name=label, line=line, showlegend=False))
         legend.append((symbol, colour, label))
     rej = np.asarray(private.rejections, bool)
     if truth is None:
@@ -131,13 +136,13 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
                             marker=dict(size=11, color=colour, symbol=symbol, line=dict(width=1, color="white"))))
         legend.append((glyph, colour, label))
     # the notes go into the axis title: inside the plot they covered discoveries
-    notes = (["▼ = smaller p-values, drawn at the bottom edge"] if clipped[tested].any() else []) + (
+    notes = (["▲ = smaller p-values, drawn at the top edge"] if clipped[tested].any() else []) + (
         [f"dashed line: cutoff c = {cutoff} reached, nothing tested after it"] if stop is not None else [])
     base_layout(fig, title=title, x_title=" · ".join(["hypothesis t (stream order)"] + notes),
-                y_title="natural log of the p-value", height=460)
-    top = text_legend(fig, legend) + (40 if title else 0)
-    fixed_margins(fig, t=top, b=60)
-    relayout(fig, hovermode="closest", yaxis=dict(range=[ymin - 1, 0.5]))
+                y_title="−ln p (log scale): higher = smaller p-value", height=460)
+    top_margin = text_legend(fig, legend) + (40 if title else 0)
+    fixed_margins(fig, t=top_margin, b=60)
+    relayout(fig, hovermode="closest", yaxis=dict(type="log", dtick=1, range=[np.log10(bottom), np.log10(top) + 0.05]))
     if stop is not None:
         vline(fig, stop + 0.5, dict(color=WARNING, dash="dash", width=1))
         if stop < T:
