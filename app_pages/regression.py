@@ -563,8 +563,9 @@ def _at_epsilon() -> None:
             st.caption(f"Held-out scores over {pv.rho.size} preview draws (median, 5–95%): ρ {_med(pv.rho)}, "
                        f"R² {_med(pv.r2)}, RMSE {_med(pv.rmse)}; non-private ρ {rho_np:.3f}, R² {pv.r2_nonprivate:.3f}, "
                        f"RMSE {pv.rmse_nonprivate:.3g}. R² below 0 means worse than predicting the mean."
-                       + (" The DP centre and σy are one draw for the whole preview (its seed): the draws vary the "
-                          "statistics' noise only; the cross-validation views vary both." if eps_prep else ""))
+                       + (" Each draw is a whole release: it redraws the DP centre and σy too, which at small ε move "
+                          "R² more than the noise on the statistics does. The plot and the text above show the first "
+                          "draw." if eps_prep else ""))
             ui.teaching("1. Centre and scale each record (free, or a small charged DP mean). 2. Clip. 3. Add noise to "
                         "the sums (Laplace for robust private LR, Gaussian for AdaSSP). 4. Repair the noisy matrix to be "
                         "positive semi-definite and solve (a Bayesian posterior, or a ridge chosen from the noisy "
