@@ -20,9 +20,9 @@ class Posterior:
     """Posterior mean ``coef`` (..., d), its standard deviations ``sd`` (..., d), the precisions used
     (E[λ], E[λ0]); ``sweeps`` for VB.
 
-    ``sd`` is the square root of the diagonal of ``S = (λ0 I + λ nxx)^{-1}``: the model's uncertainty
-    *given* the statistics it was fitted to. For noisy statistics it does not include the spread the DP
-    noise causes (see :func:`dpcore.regression.uncertainty.coefficient_uncertainty`).
+    ``sd`` is the square root of the diagonal of ``S = (λ0 I + λ nxx)^{-1}`` (``nxx`` repaired, plus the ridge for
+    VB): the model's uncertainty *given* the statistics it was fitted to. For noisy statistics it does not include
+    the spread the DP noise causes; the preview's draws show that (``evaluation.preview_fit``).
     """
 
     coef: np.ndarray
