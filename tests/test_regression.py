@@ -488,6 +488,10 @@ def test_every_preview_draw_redraws_the_dp_centre_and_scale(method):
         assert pv.by == pytest.approx(0.5 * pv.prep.sigma_y)  # the text and the plot describe draw 0
     else:  # AdaSSP's intercept absorbs part of the centre's error: the draws' spread stays below the centre's
         assert 0 < np.std(pv.pred.mean(axis=1)) < pv.prep.centre_sd
+    with pytest.raises(ValueError, match="public feature centre"):  # one DP feature centre for all draws: refused
+        preview_fit(X, y, private=idx[:300], public=idx[:0], test=idx[300:], x_bounds=(0.0, 1.0), y_bounds=(-6.0, 6.0),
+                    x_centre="dp", y_centre="dp", sigma_y="dp", eps_prep=0.3, eps_stat=2.0, method=method, delta=1e-5,
+                    rng=np.random.default_rng(1), draws=10)
 
 
 def test_threshold_choice_prefers_less_clipping_only_among_ties():

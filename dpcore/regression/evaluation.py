@@ -377,6 +377,8 @@ def preview_fit(
     larger part of a release's error at small ε (GDSC at ε = 1: held-out R² −0.95 to −0.90 over draws, where the
     DP centre alone moves it by about 1).
     """
+    if isinstance(x_centre, str) and x_centre == "dp":  # as in monte_carlo_cv: each draw would need its own
+        raise ValueError("previews take a public feature centre (x_centre 'public', None or numbers), not 'dp'")
     d = X.shape[1]
     first = prepare(X[private], y[private], x_bounds=x_bounds, y_bounds=y_bounds, x_centre=x_centre,
                     y_centre=y_centre, sigma_y=sigma_y, epsilon=eps_prep, rng=rng)  # public parts and sources
