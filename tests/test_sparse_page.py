@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -421,7 +422,11 @@ def test_every_method_on_the_coefficient_chart_has_its_own_colour():
     DP-IGHT's orange on GDSC (no truth θ* before it): two methods read as one on the stem chart."""
     at = _app(sp_src="gdsc", sp_gd="100", sp_R="5")
     _ok(at)
-    stems = {t["name"]: t["line"]["color"] for t in chart_spec(at, "sp_stem")["data"] if t.get("mode") == "lines"}
+    spec = chart_spec(at, "sp_stem")
+    legend = " ".join(str(a.get("text", "")) for a in spec["layout"].get("annotations", []))
+    stems = {name.strip(): colour for colour, name in re.findall(r"color:(#[0-9a-f]{6})'>━━</span> ([^<]+)", legend)}
+    bars = next(t for t in spec["data"] if t["type"] == "bar")
+    assert set(bars["marker"]["color"]) <= set(stems.values())  # every stem is drawn in its method's colour
     assert {"peeling + private fit", "DP-IGHT", "knowledge transfer (student)"} <= set(stems)
     assert len(set(stems.values())) == len(stems), stems
     assert "truth θ*" not in stems and not any("truth" in h.value for h in at.subheader)  # real data: no θ*

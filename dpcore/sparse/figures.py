@@ -71,13 +71,19 @@ def convergence_figure(paths: Mapping[str, np.ndarray]) -> go.Figure:
     return to_figure(relayout(fig, yaxis=dict(type="log", exponentformat="power")))
 
 
+#: a stem's width in units of the feature axis per feature shown: about 2 px on a chart some 1,000 px wide
+STEM_WIDTH = 0.002
+
+
 def stem_figure(coefs: Mapping[str, np.ndarray], *, feature_names: Sequence[str] | None = None,
                 max_features: int = 40) -> go.Figure:
     """Lollipop (stem) plot of several coefficient vectors on the union of their supports, cheap to draw.
 
     The page redraws it on every move of ε, δ or the repeats, and the browser builds a changed chart from
     scratch, so it is drawn with few parts (the shared ``dpcore.figures.coefficient_figure`` took about three
-    times as long in Plotly): one line trace of stems per vector, one marker trace for every vector's support,
+    times as long in Plotly): one bar trace for every vector's stems (a colour per bar: Plotly's time grows with
+    the number of traces, and one line trace per vector took 17 ms a draw against 11 ms in Chromium for seven
+    vectors), one marker trace for every vector's support,
     the legend as one line of coloured text (Plotly's legend measures and places each entry) and fixed margins
     (automatic margins measure every tick label, then lay the plot out again).
 
@@ -93,25 +99,25 @@ def stem_figure(coefs: Mapping[str, np.ndarray], *, feature_names: Sequence[str]
         x = np.arange(used.size) + (i - (k - 1) / 2) * 0.8 / max(k, 1)
         vals = v[used]
         colour = series_colour(name, i)
-        add_trace(fig, dict(type="scatter", x=np.column_stack([x, x, np.full_like(x, np.nan)]).ravel(),
-                            y=np.column_stack([np.zeros_like(vals), vals, np.full_like(vals, np.nan)]).ravel(),
-                            mode="lines", line=dict(color=colour, width=2), hoverinfo="skip", name=plot_text(name),
-                            showlegend=False))
         kept = vals != 0
         tips_x.append(x[kept])
         tips_y.append(vals[kept])
         tips_colour += [colour] * int(kept.sum())
         tips_text += [[names[j], plot_text(name)] for j in used[kept]]
         legend.append(("━━", colour, plot_text(name)))
-    add_trace(fig, dict(type="scatter", x=np.concatenate(tips_x), y=np.concatenate(tips_y), mode="markers",
-                        marker=dict(color=tips_colour, size=8), customdata=tips_text, showlegend=False,
-                        name="in the support", hovertemplate="%{customdata[0]}: %{y:.3g}<extra>%{customdata[1]}</extra>"))
+    x, y = np.concatenate(tips_x), np.concatenate(tips_y)
+    # stems: one bar trace, a colour per bar, about 2 px wide on a chart some 1,000 px across
+    add_trace(fig, dict(type="bar", x=x, y=y, width=(used.size + 1) * STEM_WIDTH, marker=dict(color=tips_colour),
+                        hoverinfo="skip", showlegend=False, name="stems"))
+    add_trace(fig, dict(type="scatter", x=x, y=y, mode="markers", marker=dict(color=tips_colour, size=8),
+                        customdata=tips_text, showlegend=False, name="in the support",
+                        hovertemplate="%{customdata[0]}: %{y:.3g}<extra>%{customdata[1]}</extra>"))
     short = [names[j] if len(names[j]) <= 18 else names[j][:17] + "…" for j in used]  # full name on hover
     angled = used.size > 8
     longest = max((len(t) for t in short), default=1)
     base_layout(fig, x_title="feature (union of the recovered supports)", y_title="coefficient", height=460)
     fixed_margins(fig, t=text_legend(fig, legend), b=(48 + int(5.2 * longest)) if angled else 60)
-    relayout(fig, hovermode="closest",
+    relayout(fig, hovermode="closest", barmode="overlay",
              xaxis=dict(tickmode="array", tickvals=np.arange(used.size), ticktext=short, tickangle=-45 if angled else 0,
                         zeroline=False),
              yaxis=dict(zeroline=True, zerolinecolor="#999", zerolinewidth=1))
