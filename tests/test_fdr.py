@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numba
 import numpy as np
@@ -675,7 +676,9 @@ def test_figure_builders():
     fig = ff.stream_figure(one, s.pvalues[0], truth=s.truth[0], nonprivate=base, cutoff=10)
     names = [t.name or "" for t in fig.data]
     # only the hypotheses PAPRIKA tested are points (p < 2λ); the rest are a shaded region and a count
-    tested = next(t for t in fig.data if (t.name or "").endswith("tested"))
+    groups = [t for t in fig.data if (t.name or "").endswith("tested")]  # one trace per colour: nulls, non-nulls
+    tested = SimpleNamespace(x=np.concatenate([np.asarray(t.x) for t in groups]),
+                             y=np.concatenate([np.asarray(t.y) for t in groups]))
     stop = int(np.argmax(np.cumsum(one.rejections) >= 10)) + 1  # the 10th rejection: PAPRIKA tests nothing after it
     assert stop < s.pvalues.shape[1] and one.candidates[stop:].any()  # candidates after the cutoff exist here
     assert len(tested.x) == one.candidates[:stop].sum() and max(tested.x) <= stop

@@ -124,7 +124,7 @@ BEFORE = {  # the stream figure since issue 14: points only for the tested hypot
     # scale (the discoveries sat on the bottom edge of a linear axis)
     'fdr.stream_figure': {'axes': {'yaxis': 'log'},
                        'hlines': [],
-                       'hover': 'skip template -*3 template*2',
+                       'hover': 'skip template*2 -*3 template*2',
                        'hovermode': 'closest',
                        'labels': [("<span style='color:rgba(158,158,158,0.55)'>●</span> null   <span "
                                    "style='color:rgba(46,125,50,0.55)'>●</span> non-null: the hypotheses tested "
@@ -139,7 +139,7 @@ BEFORE = {  # the stream figure since issue 14: points only for the tested hypot
                                    'paper')],
                        'legend': [],
                        'subplots': [('x', 'y')],
-                       'traces': 'scatter*7',
+                       'traces': 'scatter*8',
                        'vlines': [('x', 24.5), ('x', 24.5)]},  # the cutoff's line and the strip after it
  'fdr.stream_figure_plain': {'axes': {'yaxis': 'log'},
                              'hlines': [],

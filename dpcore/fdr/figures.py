@@ -93,14 +93,19 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
         bx, by = (t[[0, -1]], -boundary[[0, -1]]) if flat else (t, -boundary)
         band(fig, bx, np.full(bx.size, bottom), np.clip(by, bottom, top), name="not candidates", colour="#9e9e9e",
              alpha=0.15, step=True, showlegend=False)
-    order = np.r_[np.flatnonzero(tested & ~tr), np.flatnonzero(tested & tr)]
     both = truth is not None and tr[tested].any() and not tr[tested].all()
     name = "p-values" if truth is None else "null hypotheses" if not tr[tested].all() else "non-null hypotheses"
-    marker = dict(size=5, color=np.where(tr[order], effect_colour, null_colour) if both else
-                  effect_colour if truth is not None and tr[tested].all() and tested.any() else null_colour,
-                  symbol=np.where(clipped[order], "triangle-up", "circle") if clipped[order].any() else "circle")
-    add_trace(fig, dict(type="scattergl" if T > 5000 else "scatter", x=t[order], y=shown[order], mode="markers",
-                        name=f"{name} tested", hovertemplate=hover, marker=marker, showlegend=False))
+    colour = effect_colour if truth is not None and tr[tested].all() and tested.any() else null_colour
+    # one trace per colour (nulls first, the non-nulls drawn over them): a colour per point costs Plotly more than
+    # a trace (about 3 of a redraw's 20 ms, Chromium)
+    groups = ([(tested & ~tr, null_colour, "null hypotheses"), (tested & tr, effect_colour, "non-null hypotheses")]
+              if both else [(tested, colour, name)])
+    for mask, group_colour, group_name in groups:
+        idx = np.flatnonzero(mask)
+        marker = dict(size=5, color=group_colour,
+                      symbol=np.where(clipped[idx], "triangle-up", "circle") if clipped[idx].any() else "circle")
+        add_trace(fig, dict(type="scattergl" if T > 5000 else "scatter", x=t[idx], y=shown[idx], mode="markers",
+                            name=f"{group_name} tested", hovertemplate=hover, marker=marker, showlegend=False))
     if truth is None:
         legend.append(("●", null_colour, "p-values tested (candidates)"))
     else:
