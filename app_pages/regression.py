@@ -352,8 +352,8 @@ with c3:
                                format_func=lambda v: {"dp": "DP estimate (charged)", "public": "range / 6"}[v])
     uses_dp = "dp" in (y_centre, sigma_y)
     with c32:
-        prep_share = float(ui.url_slider("Share of ε for the DP centre/scale", key="rg_pshare", min_value=0.02,
-                                         max_value=0.3, value=R.DEFAULT_PREP_SHARE, step=0.01)) if uses_dp else 0.0
+        st.caption("A DP centre or scale takes a share of ε, set beside ε below." if uses_dp else
+                   "Public centre and scale: all of ε goes to the statistics.")
 
 #: noise draws of the preview (its histogram and the release's utility note)
 PREVIEW_DRAWS = 200
@@ -375,7 +375,7 @@ def _repeats() -> int:
                                     help="Random splits of the private records per point of the curves."))
 
 
-def _cv_curves(*, epsilon: float, split: tuple, n_test: int, over_sizes: bool):
+def _cv_curves(*, epsilon: float, split: tuple, prep_share: float, n_test: int, over_sizes: bool):
     """``(by_eps, by_size, repeats)`` of the Monte-Carlo CV (``by_size`` None unless ``over_sizes``), or None while
     an upload's curves have not been computed (its button is in the CV view)."""
     repeats = _repeats()
@@ -403,11 +403,11 @@ def _cv_curves(*, epsilon: float, split: tuple, n_test: int, over_sizes: bool):
 
 
 @ui.live_fragment
-def _cv_view(*, epsilon: float, split: tuple, n_test: int) -> None:
+def _cv_view(*, epsilon: float, split: tuple, prep_share: float, n_test: int) -> None:
     """ρ of the five models over the ε sweep and over private sizes (Monte-Carlo CV): computed only while this
     view is open (a new ε needs a CV over sizes). A fragment of its own inside the ε fragment: its controls (the
     repeats, the models shown) rerun only this view."""
-    curves = _cv_curves(epsilon=epsilon, split=split, n_test=n_test, over_sizes=True)
+    curves = _cv_curves(epsilon=epsilon, split=split, prep_share=prep_share, n_test=n_test, over_sizes=True)
     if curves is None:
         return
     by_eps, by_size, repeats = curves
@@ -431,9 +431,9 @@ def _cv_view(*, epsilon: float, split: tuple, n_test: int) -> None:
 
 
 @ui.live_fragment
-def _target_view(*, epsilon: float, split: tuple, n_test: int) -> None:
+def _target_view(*, epsilon: float, split: tuple, prep_share: float, n_test: int) -> None:
     """Accuracy first on the CV's ε sweep (which does not depend on the chosen ε); its controls rerun only this."""
-    curves = _cv_curves(epsilon=epsilon, split=split, n_test=n_test, over_sizes=False)
+    curves = _cv_curves(epsilon=epsilon, split=split, prep_share=prep_share, n_test=n_test, over_sizes=False)
     if curves is None:
         return
     by_eps = curves[0]
@@ -476,6 +476,9 @@ def _at_epsilon() -> None:
     robust = method == R.METHOD
     delta = 0.0 if robust else R.adassp_delta(n_priv)
     with e1:
+        # a budget split like p1, p2: moving it reruns only this fragment
+        prep_share = float(ui.url_slider("Share of ε for the DP centre/scale", key="rg_pshare", min_value=0.02,
+                                         max_value=0.3, value=R.DEFAULT_PREP_SHARE, step=0.01)) if uses_dp else 0.0
         if robust:
             p1 = float(ui.url_slider("p1 → nxx", key="rg_p1", min_value=0.05, max_value=0.90, value=0.35, step=0.05))
             p2_max = round(0.95 - p1, 2)  # p3 = 1 − p1 − p2 keeps at least 0.05, so no state of the two is invalid
@@ -591,10 +594,10 @@ def _at_epsilon() -> None:
                        "standard deviation and the intercept as a row of its table.")
     with v_cv:
         if v_cv.open:
-            _cv_view(epsilon=epsilon, split=split, n_test=n_test)
+            _cv_view(epsilon=epsilon, split=split, prep_share=prep_share, n_test=n_test)
     with v_target:
         if v_target.open:
-            _target_view(epsilon=epsilon, split=split, n_test=n_test)
+            _target_view(epsilon=epsilon, split=split, prep_share=prep_share, n_test=n_test)
     with v_heat:
         if v_heat.open:
             search_ = search()
