@@ -1,4 +1,4 @@
-"""Chromium: moving ε on a method page reruns only what depends on ε (issue 14).
+"""Chromium: moving ε (or a budget split beside it) on a method page reruns only what depends on it (issue 14).
 
 Before the move, every figure that does not depend on the chosen ε (the sweeps over ε), and another of the page's
 controls, is tagged through JavaScript and watched by a MutationObserver; after the move the very same DOM
@@ -68,8 +68,13 @@ def _wait_quiet(page, quiet_ms: int = 1500, timeout_ms: int = 120_000) -> None:
                            polling=200)
 
 
-@pytest.mark.parametrize("name", list(PAGES))
-def test_moving_epsilon_leaves_the_figures_that_do_not_depend_on_it(name, app_server, chromium_page,
+#: the sliders moved: ε on every page, and a budget split that sits with ε (the regression page's DP-centre share,
+#: which reran the whole page while it sat with the centring controls)
+MOVED = [(name, "eps") for name in PAGES] + [("regression", "rg_pshare")]
+
+
+@pytest.mark.parametrize("name, slider_key", MOVED)
+def test_moving_epsilon_leaves_the_figures_that_do_not_depend_on_it(name, slider_key, app_server, chromium_page,
                                                                      streamlit_idle, page_screenshot):
     fixed, control, moving = PAGES[name]
     page = chromium_page
@@ -82,22 +87,22 @@ def test_moving_epsilon_leaves_the_figures_that_do_not_depend_on_it(name, app_se
     before = page.evaluate(SPEC, moving)
     page.evaluate(WATCH_LIVE, moving)
 
-    slider = page.locator('[data-testid="stSlider"]', has_text="Privacy budget ε").locator('input[type="range"]').first
+    slider = page.locator(f".st-key-{slider_key} input[type=range]").first
     value = slider.get_attribute("aria-valuetext")
     slider.focus()
     slider.press("ArrowRight")
-    page.wait_for_function("(v) => document.querySelector('.st-key-eps input[type=range]')"
-                           ".getAttribute('aria-valuetext') !== v", arg=value)
-    page.wait_for_function("() => window.location.search.includes('eps=')")
+    page.wait_for_function("([key, v]) => document.querySelector(`.st-key-${key} input[type=range]`)"
+                           ".getAttribute('aria-valuetext') !== v", arg=[slider_key, value])
+    page.wait_for_function("(key) => new URLSearchParams(window.location.search).has(key)", arg=slider_key)
     streamlit_idle(page)
     _wait_quiet(page)
 
     assert page.locator('[data-testid="stException"]').count() == 0
-    assert page.evaluate(CHECK) == [], "re-rendered although they do not depend on ε"
-    assert page.evaluate(SPEC, moving) != before, f"{moving} should show the new ε"
+    assert page.evaluate(CHECK) == [], f"re-rendered although they do not depend on {slider_key}"
+    assert page.evaluate(SPEC, moving) != before, f"{moving} should show the new {slider_key}"
     in_place = page.evaluate(f"() => window.__dpLive === document.querySelector('.st-key-{moving} .js-plotly-plot')")
     assert in_place and page.evaluate("() => window.__dpPasses") == 1, "the live chart should be updated in place, once"
-    page_screenshot(page, f"fragment-{name}")
+    page_screenshot(page, f"fragment-{name}" + ("" if slider_key == "eps" else f"-{slider_key}"))
 
 
 #: keeps every websocket the page opens, so that the test can drop the connection like a network blip
