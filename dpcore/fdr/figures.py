@@ -95,11 +95,11 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
              alpha=0.15, step=True, showlegend=False)
     both = truth is not None and tr[tested].any() and not tr[tested].all()
     name = "p-values" if truth is None else "null hypotheses" if not tr[tested].all() else "non-null hypotheses"
-    colour = effect_colour if truth is not None and tr[tested].all() and tested.any() else null_colour
     # one trace per colour (nulls first, the non-nulls drawn over them): a colour per point costs Plotly more than
     # a trace (about 3 of a redraw's 20 ms, Chromium)
     groups = ([(tested & ~tr, null_colour, "null hypotheses"), (tested & tr, effect_colour, "non-null hypotheses")]
-              if both else [(tested, colour, name)])
+              if both else
+              [(tested, effect_colour if truth is not None and tr[tested].all() and tested.any() else null_colour, name)])
     for mask, group_colour, group_name in groups:
         idx = np.flatnonzero(mask)
         marker = dict(size=5, color=group_colour,
