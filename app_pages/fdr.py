@@ -17,7 +17,7 @@ import ui
 from dpcore import columns
 from dpcore import fdr
 from dpcore.fdr import figures as ff
-from dpcore.ledger import RecordsRead, fingerprint
+from dpcore.ledger import fingerprint
 from dpcore.validation import InputError
 from ui.accuracy import accuracy_first
 from ui.exports import code_downloads, release_with_script  # notebook, script
@@ -322,6 +322,7 @@ with ui.show_errors("Cannot simulate the streams"):
         truth_runs = None if upload_truth is None else np.broadcast_to(upload_truth, (R, T)).copy()
 if p_runs is None:
     st.stop()
+records = None if upload_p is None else ui.records_read([upload_p])  # outside the ε fragment
 
 
 def _controls() -> tuple[fdr.Settings, str]:
@@ -626,7 +627,7 @@ def _release(s: fdr.Settings, method: str, summary: pd.DataFrame | None) -> None
     stream = p_runs[0] if upload_p is None else upload_p
     ui.release_panel(
         key="fdr", dataset_label=label, fingerprint=data_fp,
-        records=None if upload_p is None else RecordsRead.of([upload_p]), method=f"{method} discovery list",
+        records=records, method=f"{method} discovery list",
         epsilon=s.epsilon, delta=s.delta, params=params, utility_note=utility_note,
         blocked=" ".join(blockers) or None,
         make_bundle=lambda: release_with_script(fdr.release(

@@ -19,7 +19,7 @@ import ui
 from dpcore import columns
 from dpcore import regression as R
 from dpcore.regression import figures as rf
-from dpcore.ledger import RecordsRead, fingerprint
+from dpcore.ledger import fingerprint
 from dpcore.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, load_gdsc
 from dpcore.regression.evaluation import equivalent_sample_size, monte_carlo_cv, preview_fit, tuned_omegas
 from dpcore.regression.tuning import ThresholdSearch, split_grid, split_search, threshold_search
@@ -283,6 +283,7 @@ else:
 
 ui.set_current_dataset(src.label, src.fp)
 N, d = src.X.shape
+records = ui.records_read([src.y], exchangeable=src.X) if src.kind == "upload" else None  # outside the ε fragment
 n_pub = int(src.public.sum())
 rest = np.flatnonzero(~src.public)  # the private records: test and private training sets are drawn from these
 st.caption(f"Unit of privacy: {ui.literal(src.unit)} (replace-one neighbours; n is public). {N} records, d = {d} features; "
@@ -690,7 +691,7 @@ def _at_epsilon() -> None:
         **_notebook_source())
     code_downloads(config)
     ui.release_panel(key="regression", dataset_label=src.label, fingerprint=src.fp, method=method,
-                     records=RecordsRead.of([src.y], exchangeable=src.X) if src.kind == "upload" else None,
+                     records=records,
                      ledger_label=GDSC_LEDGER_LABEL if src.kind == "gdsc" else None,
                      epsilon=round(float(math.fsum(parts.values())), 12), delta=delta, parts=parts, params=params,
                      make_bundle=lambda: release_with_script(_bundle(), config), utility_note=utility_note,

@@ -16,7 +16,7 @@ import ui
 from dpcore import columns
 from dpcore import sparse as sp
 from dpcore.sparse import figures as sf
-from dpcore.ledger import RecordsRead, fingerprint
+from dpcore.ledger import fingerprint
 from dpcore.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, load_gdsc
 from ui.accuracy import accuracy_first
 from ui.exports import code_downloads, release_with_script  # notebook, script
@@ -269,6 +269,7 @@ else:
 
 ui.set_current_dataset(label, fp)
 n, d = data.X.shape
+records = ui.records_read([data.y], exchangeable=data.X) if source == "upload" else None  # outside the ε fragment
 st.caption(f"Unit of privacy: one person / cell line (replace-one neighbours; n = {n} is public).")
 
 
@@ -536,7 +537,7 @@ def _live() -> None:
     code_downloads(config)
     ui.release_panel(
         key="sparse", dataset_label=label, fingerprint=fp, utility_note=utility_note,
-        records=RecordsRead.of([data.y], exchangeable=data.X) if source == "upload" else None,
+        records=records,
         ledger_label=GDSC_LEDGER_LABEL if source == "gdsc" else None,
         method=method_name,
         epsilon=epsilon, delta=delta, parts=parts,

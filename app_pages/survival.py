@@ -16,7 +16,7 @@ import ui
 from dpcore import columns
 from dpcore import survival as sv
 from dpcore.survival import figures as sf
-from dpcore.ledger import RecordsRead, fingerprint
+from dpcore.ledger import fingerprint
 from dpcore.datasets import UNIT_DAYS, load_survival, manifest, survival_names, survival_title
 from ui.accuracy import accuracy_first
 from ui.exports import code_downloads, release_with_script  # notebook, script
@@ -261,6 +261,7 @@ if not src.bundled:
                 icon=":material/schedule:")
 
 counts = _counts(src, grid, compare)
+records = ui.records_read([src.time, src.event])  # the ledger's key for these people, outside the ε fragment
 G = counts.n_groups
 time_label = f"time ({grid.grid_unit})"
 collapse = estimator != "cif"
@@ -434,9 +435,9 @@ def _at_epsilon() -> None:
         **({} if src.bundled else _upload_columns()))
     code_downloads(config)
     ui.release_panel(
-        key="survival", dataset_label=src.label, fingerprint=src.fp, records=RecordsRead.of([src.time, src.event]),
+        key="survival", dataset_label=src.label, fingerprint=src.fp, records=records,
         method="DP survival analysis", epsilon=epsilon,
-        params=params, utility_note=_utility_note(epsilon),
+        params=params, utility_note=partial(_utility_note, epsilon),
         make_bundle=lambda: release_with_script(sv.release(
             src.time, src.event, grid=grid, epsilon=epsilon, group=src.group if compare else None,
             groups=src.groups if compare else None, n_types=len(src.event_labels), event_labels=src.event_labels,

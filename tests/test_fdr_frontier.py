@@ -6,7 +6,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpcore import fdr
 
@@ -73,3 +76,18 @@ def test_the_pages_releasable_configuration_is_the_fewest_records_that_work():
 def test_no_configuration_working_is_said_as_none():
     table = fdr.power_frontier(records=(200,), cutoffs=(40,), epsilons=(1.0,), T=200, runs=5)
     assert fdr.smallest_working(table) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([1000, 2000, 5000]), st.sampled_from([0.5, 1.0, 5.0, 10.0]),
+                          st.sampled_from([0.0, 0.5, 0.8, 0.9, float("nan")])), max_size=30))
+def test_the_smallest_working_configuration_is_the_first_of_pandas_sort(rows):
+    """Fewest records, then smallest ε, then highest power; ties keep the table's order (pandas' stable sort)."""
+    table = pd.DataFrame(rows, columns=["records", "epsilon", "power"], dtype=float).assign(cutoff=np.arange(len(rows)))
+    ok = table[(table["power"] >= fdr.TARGET_POWER) & (table["epsilon"] <= fdr.TARGET_EPSILON)]
+    expected = None if ok.empty else ok.sort_values(["records", "epsilon", "power"], ascending=[True, True, False],
+                                                      kind="stable").iloc[0]
+    best = fdr.smallest_working(table)
+    assert (best is None) == (expected is None)
+    if best is not None:
+        assert best["cutoff"] == expected["cutoff"]

@@ -4,12 +4,19 @@ installed Plotly.js is published for static serving (tests/test_fragments_browse
 from __future__ import annotations
 
 import importlib
+import json
 import os
+
+import plotly.io
+import pytest
 
 from streamlit.testing.v1 import AppTest
 
 from tests.page_views import chart_keys, chart_spec, live_charts
-from ui.live_chart import COMPONENT, PLOTLY_JS, THEME, publish_plotly_js
+from tests.figure_cases import cases
+from ui.live_chart import COMPONENT, PLOTLY_JS, THEME, figure_json, publish_plotly_js
+
+CASES = cases()
 
 SCRIPT = """
 import plotly.graph_objects as go
@@ -75,3 +82,22 @@ def test_plotly_js_is_published_once_and_repaired_when_damaged(tmp_path):
     publish_plotly_js(tmp_path)
     assert target.read_bytes() == PLOTLY_JS.read_bytes()
     assert [p.name for p in tmp_path.iterdir()] == [target.name]  # no partial file left behind
+
+
+def _plotly_json(figure) -> dict:
+    """What Plotly's own export gives (deep copy, typed arrays converted in place), in Streamlit's look."""
+    spec = figure.to_plotly_json()
+    return json.loads(plotly.io.to_json(dict(spec, layout=dict(spec["layout"], template=THEME)), validate=False))
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_live_json_is_plotlys_own(case):
+    figure = CASES[case]()
+    before = figure.to_plotly_json()
+    assert json.loads(figure_json(figure)) == _plotly_json(figure)
+    assert json.dumps(figure.to_plotly_json(), default=repr) == json.dumps(before, default=repr)  # read, not changed
+
+
+def test_the_cases_carry_typed_arrays():
+    """The comparison above covers the conversion to typed arrays: most figures send their arrays that way."""
+    assert sum('"bdata"' in figure_json(build()) for build in CASES.values()) > len(CASES) // 2

@@ -7,7 +7,7 @@ from ui.fragments import live_fragment, view_switch
 from ui.live_chart import live_chart
 from ui.prefetch import head_start, steps_around
 from ui.layout import explain, literal, page_header, preview_notice, teaching, teaching_mode
-from ui.release import release_panel
+from ui.release import records_read, release_panel
 from ui.state import audits, current_dataset, get_ledger, release_notes, releases, session_id, session_memo, \
     set_current_dataset
 from ui.widgets import (
@@ -26,7 +26,7 @@ from ui.widgets import (
 
 __all__ = [
     "public_cache", "UploadedTable", "upload_csv", "show_errors", "live_fragment", "view_switch", "live_chart", "head_start", "steps_around", "explain", "literal", "page_header", "preview_notice", "teaching",
-    "teaching_mode", "release_panel", "audits", "current_dataset", "get_ledger", "release_notes", "releases",
+    "teaching_mode", "records_read", "release_panel", "audits", "current_dataset", "get_ledger", "release_notes", "releases",
     "session_id", "session_memo", "set_current_dataset",
     "CONTROL_WIDTH", "epsilon_slider", "follow_default", "reset_when_changed", "url_multiselect", "url_number", "url_radio", "url_select_slider", "url_selectbox", "url_slider", "url_toggle",
 ]

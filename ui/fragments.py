@@ -22,12 +22,18 @@ released, at most ``BURST_PATIENCE_S`` later than before.
 from __future__ import annotations
 
 import contextlib
+import heapq
+import itertools
+import logging
 import threading
+import time
 from dataclasses import dataclass
 from functools import wraps
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+_log = logging.getLogger(__name__)
 
 
 class PageNamespaces:
@@ -115,6 +121,40 @@ def view_switch(labels: list[str], *, key: str) -> list[View]:
 BURST_PATIENCE_S = 0.15
 
 
+class _Alarm:
+    """One daemon thread that calls each burst's release when its patience has passed. A ``threading.Timer`` per
+    fragment run started a thread on every slider move, about 1.5 ms of the move's server time (py-spy); a
+    release that is due after its run already ended does nothing, so nothing is ever cancelled."""
+
+    def __init__(self) -> None:
+        self._due: list = []  # heap of (deadline, sequence number, callback)
+        self._order = itertools.count()
+        self._wake = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def call_later(self, delay: float, callback) -> None:
+        with self._wake:
+            heapq.heappush(self._due, (time.monotonic() + delay, next(self._order), callback))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="dpcore-burst-alarm", daemon=True)
+                self._thread.start()
+            self._wake.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                while not self._due or self._due[0][0] > time.monotonic():
+                    self._wake.wait(self._due[0][0] - time.monotonic() if self._due else None)
+                callback = heapq.heappop(self._due)[2]
+            try:
+                callback()
+            except Exception:  # noqa: BLE001 - one failed release must not stop the alarm for every later run
+                _log.exception("releasing a fragment's held messages failed")
+
+
+_ALARM = _Alarm()
+
+
 class _Burst:
     """Holds the messages of one fragment run and sends them together, in order, when it ends or once
     ``patience`` has passed, whichever comes first; after that it passes every message straight on."""
@@ -124,9 +164,7 @@ class _Burst:
         self._held: list = []
         self._lock = threading.Lock()
         self._holding = True
-        self._timer = threading.Timer(patience, self.release)
-        self._timer.daemon = True
-        self._timer.start()
+        _ALARM.call_later(patience, self.release)
 
     def __call__(self, msg) -> None:
         with self._lock:
@@ -142,8 +180,8 @@ class _Burst:
 
     def release(self) -> None:
         """Send what is held. Sending is where Streamlit interrupts a run that a newer move has replaced (it
-        raises in the script thread); the rest of the held messages are then dropped, never sent later."""
-        self._timer.cancel()
+        raises in the script thread); the rest of the held messages are then dropped, never sent later. The alarm
+        calling it after the run has released it finds nothing held and sends nothing."""
         with self._lock:
             self._holding = False
             held, self._held = self._held, []

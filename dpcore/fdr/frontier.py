@@ -100,11 +100,15 @@ def power_frontier(records: Sequence[int] = FRONTIER_RECORDS, cutoffs: Sequence[
 def smallest_working(table: pd.DataFrame, *, target: float = TARGET_POWER,
                      max_epsilon: float = TARGET_EPSILON) -> pd.Series | None:
     """The configuration with the fewest records per test whose power reaches ``target`` at ε ≤ ``max_epsilon``
-    (then the smallest such ε, then the highest power); None when no configuration of the table does."""
-    ok = table[(table["power"] >= target) & (table["epsilon"] <= max_epsilon)]
-    if ok.empty:
+    (then the smallest such ε, then the highest power); None when no configuration of the table does.
+
+    In NumPy (a stable lexicographic sort of the qualifying rows): the page states it on every ε move, where
+    pandas' filter and ``sort_values`` took about 0.5 ms against 0.03."""
+    power, epsilon, records = (table[c].to_numpy(dtype=float) for c in ("power", "epsilon", "records"))
+    ok = np.flatnonzero((power >= target) & (epsilon <= max_epsilon))
+    if ok.size == 0:
         return None
-    return ok.sort_values(["records", "epsilon", "power"], ascending=[True, True, False]).iloc[0]
+    return table.iloc[ok[np.lexsort((-power[ok], epsilon[ok], records[ok]))[0]]]
 
 
 def smallest_records_per_epsilon(table: pd.DataFrame, *, target: float = TARGET_POWER) -> pd.DataFrame:
