@@ -540,9 +540,9 @@ def _eps_view(s: fdr.Settings) -> None:
 
 def _frontier_cell(frontier: pd.DataFrame, s: fdr.Settings) -> pd.Series | None:
     """The frontier's row for the page's records per test, cutoff and ε (None when they are off its grid)."""
-    row = frontier[(frontier["records"] == n_obs) & (frontier["cutoff"] == s.cutoff)
-                   & np.isclose(frontier["epsilon"], s.epsilon)]
-    return None if row.empty else row.iloc[0]
+    at = np.flatnonzero((frontier["records"].to_numpy() == n_obs) & (frontier["cutoff"].to_numpy() == s.cutoff)
+                        & np.isclose(frontier["epsilon"].to_numpy(), s.epsilon))  # NumPy: on every ε move
+    return None if at.size == 0 else frontier.iloc[at[0]]
 
 
 def _working_text(frontier: pd.DataFrame) -> str:

@@ -129,16 +129,27 @@ def figure_json(figure: go.Figure) -> str:
     if figure.frames:  # animations are not drawn live; Plotly's own path handles them
         spec = figure.to_plotly_json()
         return plotly.io.to_json(dict(spec, layout=dict(spec.get("layout", {}), template=THEME)), validate=False)
-    layout = dict(figure._layout, template=THEME)  # noqa: SLF001 - the figure's own dicts, read only
-    return plotly.io.to_json({"data": _typed(figure._data), "layout": _typed(layout)}, validate=False)  # noqa: SLF001
+    own = {k: v for k, v in figure._layout.items() if k != "template"}  # noqa: SLF001 - the figure's dicts, read only
+    layout = dict(_typed(own), template=THEME)  # the theme holds no arrays: not walked on every move
+    return plotly.io.to_json({"data": _typed(figure._data), "layout": layout}, validate=False)  # noqa: SLF001
+
+
+_PLAIN = (str, int, float, type(None))  # what most of a spec's values are: never an array
 
 
 def _typed(value):
-    """``convert_to_base64`` (plotly.py's, in place) as a function that builds new containers: numeric arrays
-    become typed-array specs, except under the keys Plotly leaves alone."""
+    """``convert_to_base64`` (plotly.py's, in place) as a function that builds new containers: a dict's numeric
+    arrays become typed-array specs, except under the keys Plotly leaves alone."""
     if isinstance(value, dict):
-        return {k: v if is_skipped_key(k) else to_typed_array_spec(v) if is_homogeneous_array(v) else _typed(v)
-                for k, v in value.items()}
+        return {k: v if is_skipped_key(k) else _typed_entry(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_typed(v) for v in value]
     return value
+
+
+def _typed_entry(value):
+    if isinstance(value, (dict, list, tuple)):
+        return _typed(value)
+    if isinstance(value, _PLAIN):
+        return value
+    return to_typed_array_spec(value) if is_homogeneous_array(value) else value
