@@ -155,12 +155,12 @@ def _adassp_cv(Xp, yp, ybound, eps_stat, delta, rng, public=None) -> np.ndarray:
     d1 = Xa.shape[-1]
     yc = np.clip(yp, -ybound[..., None], ybound[..., None])  # (R, E, m)
     xx = np.swapaxes(Xa, -1, -2) @ Xa  # (R, d1, d1)
-    xy = np.einsum("rmi,rem->rei", Xa, yc)
+    xy = yc @ Xa  # (R, E, d1): a batched BLAS product (einsum here was 2–6× slower)
     if public is not None:
         X0, y0 = public
         X0a = adassp_features(X0)
         y0c = np.clip(y0, -ybound[..., None], ybound[..., None])
-        xx0, xy0 = np.swapaxes(X0a, -1, -2) @ X0a, np.einsum("rmi,rem->rei", X0a, y0c)
+        xx0, xy0 = np.swapaxes(X0a, -1, -2) @ X0a, y0c @ X0a
     coefs = np.empty((R_, E, d1))
     iu = np.triu_indices(d1)
     z_lam, z_xx, z_xy = rng.standard_normal((R_,)), rng.standard_normal((R_, iu[0].size)), rng.standard_normal((R_, d1))
