@@ -124,11 +124,8 @@ def figure_json(figure: go.Figure) -> str:
     Read from the figure without ``to_plotly_json``'s deep copy of every trace (which exists only so that the
     conversion to typed arrays may work in place): a copy and a conversion per ε move were about 1.5 ms of the
     move's server time (py-spy). ``tests/test_live_chart.py`` checks that the result equals Plotly's own on every
-    figure a page redraws live.
+    figure a page redraws live. Frames are left out: ``Plotly.react`` draws traces and layout only.
     """
-    if figure.frames:  # animations are not drawn live; Plotly's own path handles them
-        spec = figure.to_plotly_json()
-        return plotly.io.to_json(dict(spec, layout=dict(spec.get("layout", {}), template=THEME)), validate=False)
     own = {k: v for k, v in figure._layout.items() if k != "template"}  # noqa: SLF001 - the figure's dicts, read only
     layout = dict(_typed(own), template=THEME)  # the theme holds no arrays: not walked on every move
     return plotly.io.to_json({"data": _typed(figure._data), "layout": layout}, validate=False)  # noqa: SLF001
