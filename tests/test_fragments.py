@@ -170,10 +170,9 @@ def test_bursts_share_one_alarm_thread():
     """A thread per fragment run (a ``threading.Timer``) cost every slider move about 1.5 ms of server time."""
     import threading
 
-    before = len(threading.enumerate())
     bursts = [_Burst(lambda msg: None, patience=60.0) for _ in range(20)]
+    # by name, not by a count of all threads: other tests' background threads may start meanwhile
     assert [t.name for t in threading.enumerate()].count("dpcore-burst-alarm") == 1
-    assert len(threading.enumerate()) <= before + 1
     for burst in bursts:
         burst.release()
 
