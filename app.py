@@ -13,7 +13,7 @@ from threadpoolctl import threadpool_limits
 from ui import current_dataset, get_ledger, session_id, url_toggle
 from dpcore.access import CUSTODIAN, VISITOR
 from ui.identity import account_panel, current_person
-from ui.state import forget_current_dataset, readable_scopes
+from ui.state import current_holding, forget_current_dataset, readable_scopes, standing_of
 from ui.widgets import LINKED, forget_control
 from ui.layout import TEACHING_KEY, literal
 
@@ -57,22 +57,31 @@ with st.sidebar:
 
 
 def _session_status() -> None:
-    """Current data set, and the deployment's ledger (every session) with this session's releases counted."""
+    """Current data set (and its most-charged person), and the ledger (every session) with this session's releases
+    counted. Budgets are per person: each data set shows the most-charged person it has read."""
     current = current_dataset()
     st.markdown("**Current data set**")
     st.caption(literal(current[0]) if current else "none chosen yet")
     person = current_person()
     if person.role == VISITOR:  # nothing of anyone's ledger: not even that it is empty
         return
+    ledger = get_ledger()
+    holding = current_holding()
+    if holding is not None and person.role == CUSTODIAN:
+        standing = standing_of(ledger, holding)
+        most = standing.most()
+        cap = ledger.budget(holding.key)
+        st.caption(f"Its most-charged person has spent ε {most[0]:g}" + (f" of {cap.epsilon:g}" if cap else "")
+                   + f" ({standing.seen:,} of its {standing.persons:,} people read before).")
     st.markdown("**Privacy ledger (your data sets, all sessions)**" if person.role == CUSTODIAN
                 else "**Privacy ledger (data sets granted to you)**")
-    summary = get_ledger().summary(session=session_id(), scopes=readable_scopes(person))
+    summary = ledger.summary(session=session_id(), scopes=readable_scopes(person))
     if summary:
         for row in summary:
             cap = f" of {row['ε cap']:g}" if row["ε cap"] is not None else ""
             delta = f", δ {row['δ spent']:.2g}" if row["δ spent"] else ""
             mine = f" ({row['this session']} in this session)" if row["this session"] else ""
-            st.markdown(f"**{literal(row['data set'])}**  \nε {row['ε spent']:g}{cap}{delta} spent · "
+            st.markdown(f"**{literal(row['data set'])}**  \nmost-charged person: ε {row['ε spent']:g}{cap}{delta} · "
                         f"{row['releases']} release{'s' if row['releases'] != 1 else ''}{mine}")
     else:
         st.caption("No release yet: previews are free, releases are charged here." if person.role == CUSTODIAN

@@ -219,7 +219,8 @@ else:
     table = ui.upload_csv("fdr_upload", label="Upload a CSV: one row per hypothesis, in stream order",
                           hint="The file needs a column of p-values in [0, 1] in the order the hypotheses arrived; optionally a "
                                "0/1 column of known truth (1 = real effect), e.g. from a simulation study. Example: `p,truth` with "
-                               "rows like `0.0004,1`.")
+                               "rows like `0.0004,1`.",
+                          rows_are_persons=False)  # rows are hypotheses; the ledger charges the cohort behind them
     if table is None:
         st.stop()
     frame, data_fp, name = table

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcore.access import CUSTODIAN, VISITOR
+from dpcore.figures import person_spend_figure
 from dpcore.ledger import history_report
 from dpcore.report import html_report, internal_notes_html
 from ui import (
@@ -21,32 +22,37 @@ from ui import (
     session_id,
     show_errors,
 )
-from ui.identity import current_person
+from ui.identity import current_person, how_to_become
 from ui.state import opened_datasets, readable_scopes
 
 ledger = get_ledger()
 person = current_person()
 page_header("Ledger & report", "The releases of your data sets — from any session, tab or server process — what "
             "they cost, the caps, and printable reports.")
-st.caption("A budget follows the people, not the file: releases are keyed by the values they read, record by record, "
-           "so a re-saved, reordered, renamed, widened or row-dropped copy of your data is charged to the same budget. "
-           "An edited value counts as a new record, and budgets are per custodian: the ledger protects people against "
-           "honest re-uploads, not against a custodian who edits data, and never compares your data with anyone "
-           "else's.")
+st.caption("A budget belongs to a person: each release is charged to every person it reads, named by the person "
+           "column you chose (or, without one, by the whole uploaded row), whatever file, columns, units or "
+           "sub-cohort it comes in. Budgets are per custodian. A custodian who invents identifiers, edits values or "
+           "transforms a file outside the app without an id column can still spend twice: the ledger protects people "
+           "against honest reuse.")
 explain(
     f"""
-Each release spends privacy budget on one data set. **A budget follows the people, not the file:** a data set is
-identified by the values its releases read, record by record (numbers as numbers; column names, column and row order
-and unread or constant columns do not matter), and a release on a table that shares records with one of your earlier
-data sets is charged to both, so a re-saved, renamed, widened or row-dropped copy shares the budget. An edited value
-is a new record, and budgets are per custodian: the ledger protects people against honest re-uploads, not against a
-custodian who edits data, and it never tells anyone whether their data matches another custodian's.
+Each release spends privacy budget on **every person it reads**. A person is named by the person column of an upload
+(a patient id, a COSMIC id), or, without one, by the **whole uploaded row** (every column; numbers as numbers; any
+column or row order), so choosing other columns, responses, features, groups, units or sub-cohorts inside the app
+never makes new people, and an unrelated cohort shares nothing unless it shares identifiers (or identical whole
+rows). Bundled sets name their persons by a documented rule (R's row order; GDSC's COSMIC ids).
 
-Costs add up by **basic sequential composition**: the total ε of a data set is the sum of its releases' ε, and
-likewise δ. A cap refuses, on every page and in every session, any release that would take the total past it; the
-charge is recorded before the released values are shown. The ledger is kept in the server's database
-({literal(ledger.location)}): reloading, opening another tab or restarting the server gives no budget back. It holds
-costs, public parameters, the released DP values and keyed digests of records, never the data.
+A person's spend is the **basic sequential composition** of every release that read them: the sum of their ε, and
+likewise δ. The cap is **per person**: a release is refused, on every page and in every session, if it would take
+any person it reads past it; the refusal says how many and by how much, never which. The charge is recorded before
+the released values are shown. The ledger is kept in the server's database ({literal(ledger.location)}): reloading,
+opening another tab or restarting the server gives no budget back. It holds costs, public parameters, the released
+DP values and keyed digests of person identifiers (never the identifiers, never the data).
+
+What it cannot do: a custodian who invents identifiers, edits values, or transforms a file outside the app (days →
+months) without a person column makes new people and can spend twice. The ledger protects people against honest
+reuse by their custodian; budgets are per custodian, and it never tells anyone whether their data matches another
+custodian's.
 """
 )
 session = session_id()
@@ -55,7 +61,8 @@ is_custodian = person.role == CUSTODIAN
 tables = st.container()  # filled after the cap form below, so a cap set in this run shows at once
 
 if person.role == VISITOR:
-    st.info("The ledger is shown to data custodians and the reviewers they grant it to: sign in to see yours.",
+    st.info("The ledger is shown to data custodians and the reviewers they grant it to: to see it, "
+            f"{how_to_become('a custodian or reviewer')}.",
             icon=":material/lock:")
 elif is_custodian:
     st.subheader("Budget cap")
@@ -90,6 +97,27 @@ elif is_custodian:
     else:
         st.caption("Open a method page and pick a data set to set its cap.")
 
+def _person_spend_section(scopes: tuple[str, ...]) -> None:
+    """How many persons have spent how much, against the cap: a reviewer sees at a glance that nobody is over."""
+    spend = ledger.person_spend(scopes=scopes)
+    st.subheader("Spend per person")
+    if not spend:
+        st.caption("No person has been read by a release yet.")
+        return
+    cap = ledger.ceiling("")
+    people = sum(s.persons for s in spend)
+    most = max(spend, key=lambda s: (s.epsilon, s.delta))
+    st.plotly_chart(person_spend_figure(spend, cap.epsilon if cap else None), key="ledger_person_spend")
+    over = sum(s.persons for s in spend if cap and (s.epsilon > cap.epsilon + 1e-12 or s.delta > cap.delta + 1e-15))
+    st.markdown(f"**{people:,}** persons read by releases; the most-charged has spent **ε = {most.epsilon:g}, "
+                f"δ = {most.delta:g}** over {most.releases} release{'s' if most.releases != 1 else ''}"
+                + (f" (the deployment's per-person cap: ε = {cap.epsilon:g}, δ = {cap.delta:g}; "
+                   + ("nobody is over it" if not over else f"{over:,} over it: caps lowered after their releases")
+                   + ")" if cap else "") + ".")
+    st.caption("Counts only: the ledger never shows which person has spent what. A data set's own cap may be lower "
+               "than the deployment's; it binds the releases made on that data set.")
+
+
 _EXACT = {"ε": st.column_config.NumberColumn("ε", format="%g"), "δ": st.column_config.NumberColumn("δ", format="%g")}
 records = ledger.records(scopes=scopes) if scopes else []
 with tables:
@@ -99,22 +127,26 @@ with tables:
             [
                 {"data set": ledger.name_of(r.dataset), "method": r.method, "ε": r.epsilon, "δ": r.delta,
                  "relation": r.relation, "time (UTC)": r.time, "page": r.page,
+                 "persons read": r.persons or "(before per-person budgets)",
                  "charged through": ledger.name_of(ids[r.via].dataset) if r.via in ids else "",
                  "this session": "✓" if r.session == session else "", "by": r.actor, "status": r.status,
                  "parameters": "; ".join(f"{k}={v}" for k, v in r.params.items())}
                 for r in records
             ]
         )
+        if not any(r.via for r in records):  # schema 2's charges through shared records, if this ledger has any
+            table = table.drop(columns="charged through")
         st.subheader("Releases (all sessions)")
         st.dataframe(table, hide_index=True, width="stretch", column_config=_EXACT)
-        st.caption("\"Charged through\" names the data set a release was made on when it reached this one through "
-                   "shared records.")
+        _person_spend_section(scopes)
         st.subheader("Totals per data set")
         totals = pd.DataFrame(ledger.summary(session=session, scopes=scopes))
         for cap in ("ε cap", "δ cap"):  # a missing cap reads "no cap", not "None"
             totals[cap] = [f"{v:g}" if v is not None and pd.notna(v) else "no cap" for v in totals[cap]]
         st.dataframe(totals, hide_index=True, width="stretch",  # %g: δ = 2.5e-4 must not read 0.0003
                      column_config={c: st.column_config.NumberColumn(c, format="%g") for c in ("ε spent", "δ spent")})
+        st.caption("Per data set: the releases made on it, the persons they read, and the most-charged of those "
+                   "persons (what they spent on every data set that read them).")
     elif person.role != VISITOR:
         st.info("No release yet on your data sets. Previews are free; the Release button on each page is charged "
                 "here." if is_custodian else "No release yet on the data sets granted to you.")

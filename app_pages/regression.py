@@ -19,8 +19,8 @@ import ui
 from dpcore import columns
 from dpcore import regression as R
 from dpcore.regression import figures as rf
-from dpcore.ledger import fingerprint
-from dpcore.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, load_gdsc
+from dpcore.ledger import Persons, fingerprint
+from dpcore.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, gdsc_persons, load_gdsc
 from dpcore.regression.evaluation import equivalent_sample_size, monte_carlo_cv, preview_fit, tuned_omegas
 from dpcore.regression.tuning import ThresholdSearch, split_grid, split_search, threshold_search
 from ui.accuracy import accuracy_first
@@ -56,6 +56,7 @@ class Source:
     beta: np.ndarray | None = None
     unit: str = "one cell line"  # the unit of privacy shown on the page
     blocked: str | None = None  # why a release is not offered yet (an upload's unconfirmed ranges or unnamed unit)
+    persons: Persons | None = None  # who each record is, for the privacy ledger (None: synthetic, nobody)
 
     def public_rows(self) -> R.PublicRows:
         return R.PublicRows(self.X[self.public], self.y[self.public],
@@ -81,7 +82,7 @@ def _gdsc(drug: str, d: int, k: int) -> Source:
              "for this drug")
     return Source(f"GDSC: {g.drug_label(drug)} (bundled)", fingerprint(GDSC_LEDGER_KEY), X, y, names,
                   (0.0, 1.0), tuple(g.response_range), "public", "observed ln IC50", "gdsc", ("gdsc", drug, d, k),
-                  tuple(f"COSMIC {c}" for c in cells), public, basis)
+                  tuple(f"COSMIC {c}" for c in cells), public, basis, persons=gdsc_persons(cells))
 
 
 def _synthetic(n: int, d: int, noise: float, seed: int, k: int) -> Source:
@@ -160,7 +161,7 @@ def _upload() -> Source | None:
         return Source(f"{name} (uploaded)", fp, X, y, tuple(feats), x_bounds, (ylo, yhi), "public",
                       f"observed {resp}", "upload", ("upload",), tuple(f"row {i + 2}" for i in range(len(y))),
                       public, f"marked 1 in column {mark!r} by the user" if mark else "",
-                      unit=f"one {unit}" if unit else "one row (not named yet)",
+                      unit=f"one {unit}" if unit else "one row (not named yet)", persons=table.persons,
                       blocked=("Before a release, " + " and ".join(missing) + " (above the charts).") if missing else None)
     return None
 
@@ -691,7 +692,7 @@ def _at_epsilon() -> None:
         **_notebook_source())
     code_downloads(config)
     ui.release_panel(key="regression", dataset_label=src.label, fingerprint=src.fp, method=method,
-                     records=records,
+                     persons=None if src.persons is None else src.persons.subset(priv), records=records,
                      ledger_label=GDSC_LEDGER_LABEL if src.kind == "gdsc" else None,
                      epsilon=round(float(math.fsum(parts.values())), 12), delta=delta, parts=parts, params=params,
                      make_bundle=lambda: release_with_script(_bundle(), config), utility_note=utility_note,

@@ -17,7 +17,7 @@ from dpcore import columns
 from dpcore import sparse as sp
 from dpcore.sparse import figures as sf
 from dpcore.ledger import fingerprint
-from dpcore.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, load_gdsc
+from dpcore.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, gdsc_persons, load_gdsc
 from ui.accuracy import accuracy_first
 from ui.exports import code_downloads, release_with_script  # notebook, script
 from dpcore.notebooks import SparseConfig
@@ -184,6 +184,7 @@ if source == "synthetic":
         st.stop()
     public_key = ("synthetic", n, d, s_star, loss, noise_sd, 0)
     data = _synthetic(*public_key[1:])
+    persons = None  # synthetic records are nobody: the data set is charged as one
     label, fp = f"synthetic n={n}, d={d}, s*={s_star} ({loss})", fingerprint("synthetic-sparse", *public_key)
     st.caption("x ~ N(0, I) clipped to [−K, K] with K = 1; θ* has s* entries ±1 at random positions; "
                + ("y = xᵀθ* + N(0, σ²)." if loss == "linear" else "P(y = 1) = sigmoid(xᵀθ*).")
@@ -209,6 +210,9 @@ elif source == "gdsc":
     public_key = ("gdsc", drug, d, loss, threshold)
     data = _gdsc(*public_key[1:])
     label, fp = f"GDSC {g.drug_label(drug)} ({loss})", fingerprint(GDSC_LEDGER_KEY)
+    # every cell line with an IC50 for this drug (the held-out ones too: charged, though the release reads only the
+    # training split, which is fixed inside dpcore.sparse.gdsc_problem)
+    persons = gdsc_persons(g.drug_cell_lines(drug))
     st.caption(
         f"Source: {g.provenance['source']} · {data.X.shape[0]} training / {data.X_test.shape[0]} held-out cell lines "
         f"(public-seeded split) · binary mutation / copy-number features plus a constant '(intercept)' feature · "
@@ -263,6 +267,7 @@ else:
         order = np.random.default_rng(0).permutation(len(y))
         tr, te = order[:cut], order[cut:]
         data = sp.SparseData(X[tr], y[tr], X[te], y[te], None, loss, name, tuple(feats))
+        persons = table.persons.subset(tr)
         label = f"{name} (uploaded)"
     if data is None:
         st.stop()
@@ -537,7 +542,7 @@ def _live() -> None:
     code_downloads(config)
     ui.release_panel(
         key="sparse", dataset_label=label, fingerprint=fp, utility_note=utility_note,
-        records=records,
+        persons=persons, records=records,
         ledger_label=GDSC_LEDGER_LABEL if source == "gdsc" else None,
         method=method_name,
         epsilon=epsilon, delta=delta, parts=parts,

@@ -16,8 +16,8 @@ import ui
 from dpcore import columns
 from dpcore import survival as sv
 from dpcore.survival import figures as sf
-from dpcore.ledger import fingerprint
-from dpcore.datasets import UNIT_DAYS, load_survival, manifest, survival_names, survival_title
+from dpcore.ledger import Persons, fingerprint
+from dpcore.datasets import UNIT_DAYS, load_survival, manifest, survival_names, survival_persons, survival_title
 from ui.accuracy import accuracy_first
 from ui.exports import code_downloads, release_with_script  # notebook, script
 from dpcore.notebooks import SurvivalConfig
@@ -51,6 +51,7 @@ class Source:
     horizon: float
     grid_unit: str
     bundled: bool
+    persons: Persons  # who each row is, for the privacy ledger
 
 
 def _bundled(name: str) -> Source:
@@ -59,7 +60,7 @@ def _bundled(name: str) -> Source:
     groups = tuple(meta["groups"]) or None
     labels = tuple(d.event_labels[k] for k in sorted(d.event_labels))
     return Source(f"{d.title} (bundled)", fingerprint("bundled-survival", name), d.time, d.event, d.group, groups,
-                  d.group_label, labels, d.time_unit, d.horizon, d.default_grid_unit, True)
+                  d.group_label, labels, d.time_unit, d.horizon, d.default_grid_unit, True, survival_persons(name, d))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -103,6 +104,7 @@ def _upload() -> Source | None:
     if table is None:
         return None
     frame, fp, name = table
+    persons = table.persons
     cols = list(frame.columns)
     none = "(none)"
     guessed = columns.survival_roles(frame)
@@ -146,7 +148,8 @@ def _upload() -> Source | None:
         m = sv.survival_from_frame(frame, time_col=tcol, event_col=ecol, group_col=None if gcol == none else gcol,
                                    group_labels=labels, n_types=n_types)
         return Source(f"{name} (uploaded)", fp, m.time, m.event, m.group, m.groups,
-                      None if gcol == none else gcol, m.event_labels, unit, UPLOAD_HORIZON[unit], unit, False)
+                      None if gcol == none else gcol, m.event_labels, unit, UPLOAD_HORIZON[unit], unit, False,
+                      persons)
     return None
 
 
@@ -435,7 +438,7 @@ def _at_epsilon() -> None:
         **({} if src.bundled else _upload_columns()))
     code_downloads(config)
     ui.release_panel(
-        key="survival", dataset_label=src.label, fingerprint=src.fp, records=records,
+        key="survival", dataset_label=src.label, fingerprint=src.fp, persons=src.persons, records=records,
         method="DP survival analysis", epsilon=epsilon,
         params=params, utility_note=partial(_utility_note, epsilon),
         make_bundle=lambda: release_with_script(sv.release(

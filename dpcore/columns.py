@@ -41,6 +41,10 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                 ("pval", "pvalue")),
     "truth": (("truth", "true", "h1", "alternative", "isalt", "signal", "nonnull", "label", "effect"),
               ("truth", "nonnull", "signal")),
+    "person": (("id", "patientid", "patient", "subject", "subjectid", "mrn", "case", "caseid", "person", "personid",
+                "pid", "participant", "participantid", "recordid", "sampleid", "cosmicid", "cellline", "celllineid",
+                "studyid", "usubjid", "eid", "ptid", "patno", "patientno", "patientnumber"),
+               ("patientid", "subjectid", "personid", "participantid", "caseid", "mrn", "cosmicid", "usubjid")),
 }
 #: Time units a time column's name may state.
 UNIT_WORDS = {"day": "days", "days": "days", "week": "weeks", "weeks": "weeks", "month": "months",
@@ -93,9 +97,12 @@ FITS = {
     "response": _numeric,
     "p_value": _probabilities,
     "truth": _whole,
+    "person": lambda frame, col: bool(frame[col].notna().all()) and frame[col].is_unique
+    and (not _numeric(frame, col) or _whole(frame, col)),
 }
 TYPE_WORDS = {"time": "numbers", "event": "whole numbers", "group": "labels", "response": "numbers",
-              "p_value": "numbers between 0 and 1", "truth": "whole numbers"}
+              "p_value": "numbers between 0 and 1", "truth": "whole numbers",
+              "person": "distinct identifiers"}
 
 
 def guess(frame: pd.DataFrame, role: str, *, exclude: Iterable = (), fallback: bool = True) -> Guess:

@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from dpcore.ledger.keys import Persons
+
 ASSETS = Path(__file__).resolve().parent.parent / "assets" / "datasets"
 
 #: Days per grid unit, for turning a data set's native unit into a public grid.
@@ -49,6 +51,24 @@ class SurvivalDataset:
     @property
     def competing(self) -> bool:
         return len(self.event_labels) > 1
+
+
+#: how a bundled R survival set names its persons (documented in the manifest's provenance: R's row order)
+SURVIVAL_PERSON_RULE = "the row number in the bundled file (R's own row order of the data set)"
+
+
+def survival_persons(name: str, data: SurvivalDataset) -> Persons:
+    """The persons of bundled survival set ``name``: row i of the bundled CSV is person i (the R data set's row
+    order, kept by ``scripts/build_assets.py``), so every analysis of it charges the same people."""
+    return Persons.named(f"survival:{name}", range(1, len(data.time) + 1), SURVIVAL_PERSON_RULE)
+
+
+def gdsc_persons(cell_lines) -> Persons:
+    """Bundled GDSC's persons are its cell lines, named by COSMIC id: every drug, feature count and page reads a
+    subset of the same people (:meth:`Persons.subset` of all bundled cell lines, in the order of ``cell_lines``)."""
+    every = load_gdsc().features.index
+    persons = Persons.named("gdsc:COSMIC", every.to_numpy(), "the cell line's COSMIC id")
+    return persons.subset(every.get_indexer(np.asarray(cell_lines)))
 
 
 def survival_names() -> list[str]:

@@ -1,7 +1,10 @@
-"""The key rule (dpcore.ledger.keys): budgets follow the people within one custodian's scope, never across scopes.
+"""Who a person is (dpcore.ledger.keys) and per-person budgets (issue 42), on memory, SQLite and PostgreSQL.
 
-Near-copies of a table share its budget; another custodian's identical table shares nothing, and nothing a custodian
-sees depends on whether their data matches another's; the database's keys and digests cannot test guesses.
+Every scenario of the review is here with a per-person cap: random subsets of one table, the table padded with
+invented people, other time units with the same ids, other feature and response selections of one upload, sliding
+sub-cohorts, and two unrelated cohorts with identical (time, event) values but other ids. None gives any person more
+than the cap, and the unrelated cohort keeps its own budget. Scopes never meet; the database cannot test a guess;
+ledgers of schema versions 1 and 2 migrate with their spend still binding.
 """
 
 import sqlite3
@@ -10,106 +13,181 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpcore.ledger import Budget, BudgetExceeded, Ledger, RecordsRead, table_fingerprint
+from dpcore.ledger import Budget, BudgetExceeded, Ledger, Persons, RecordsRead, table_fingerprint
 from dpcore.ledger.stores import MIGRATIONS, SQLITE_FILE, LedgerConfig, open_ledger
 from dpcore.validation import read_csv
 
 SECRET = b"s" * 32
+CAP = 10.0
 
 
-def _table(n: int = 137, seed: int = 0) -> pd.DataFrame:
+def _cohort(n: int = 137, seed: int = 0, first_id: int = 1) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({"time": rng.integers(1, 1000, n), "status": rng.integers(0, 2, n),
-                         "age": rng.integers(30, 90, n)})
+    return pd.DataFrame({"id": np.arange(first_id, first_id + n), "time": rng.integers(1, 1000, n),
+                         "status": rng.integers(0, 2, n), "age": rng.integers(30, 90, n),
+                         "x1": rng.normal(size=n).round(3), "x2": rng.normal(size=n).round(3)})
 
 
-def _read(frame: pd.DataFrame, time="time", event="status") -> RecordsRead:
-    return RecordsRead.of([frame[time], frame[event]])
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
+def ledger(request, tmp_path):
+    """A fresh ledger with a per-person cap of ε = 10 on each back end."""
+    cap = Budget(CAP, 1e-3)
+    if request.param == "memory":
+        yield Ledger(secret=SECRET, default_cap=cap)
+        return
+    if request.param == "sqlite":
+        yield open_ledger(LedgerConfig(data_dir=tmp_path / "data", default_cap=cap))
+        return
+    from conftest import postgres_schema
+
+    with postgres_schema(request.getfixturevalue("postgres_server")) as url:
+        yield open_ledger(LedgerConfig(data_dir=tmp_path / "data", url=url, default_cap=cap))
 
 
-def _csv(frame: pd.DataFrame) -> pd.DataFrame:
-    return read_csv(frame.to_csv(index=False).encode())
+def _spend_all(ledger: Ledger, holding, epsilon: float) -> int:
+    """Release at ``epsilon`` until refused; how many releases were charged (at most 200)."""
+    for made in range(200):
+        try:
+            ledger.charge(holding, "KM", epsilon)
+        except BudgetExceeded:
+            return made
+    return 200
 
 
-def _near_copies(frame: pd.DataFrame) -> dict[str, tuple[pd.DataFrame, str, str]]:
-    """The review's near-copies (a number written 72.0, a renamed column, an extra constant column, one row
-    dropped) and more, with the columns a release reads in each."""
-    written = frame.to_csv(index=False).replace(f"\n{frame.time[0]},", f"\n{frame.time[0]:.1f},", 1)
-    assert written != frame.to_csv(index=False)
-    return {
-        "72 written 72.0": (read_csv(written.encode()), "time", "status"),
-        "renamed column": (frame.rename(columns={"time": "days"}), "days", "status"),
-        "extra constant column": (frame.assign(site=7), "time", "status"),
-        "one row dropped": (frame.drop(index=5).reset_index(drop=True), "time", "status"),
-        "rows reordered": (frame.sample(frac=1, random_state=1).reset_index(drop=True), "time", "status"),
-        "a row duplicated": (pd.concat([frame, frame.iloc[[3]]], ignore_index=True), "time", "status"),
-        "columns reordered": (frame[["age", "status", "time"]], "time", "status"),
-    }
+def _max_spent(ledger: Ledger, persons: Persons) -> float:
+    return ledger.spent(ledger.holding(persons))[0]
 
 
-def test_numbers_are_compared_as_numbers_and_unread_columns_do_not_count():
-    frame = _csv(_table())
-    same = [_csv(frame.assign(time=frame.time.map(lambda v: f"{float(v):.1f}"))), frame.assign(age=0), frame[["status", "time"]]]
-    keys = {_read(f).fingerprint for f in same}
-    assert keys == {_read(frame).fingerprint}
-    assert RecordsRead.of([["72", "-0", "x "]]).fingerprint == RecordsRead.of([[72.0, 0.0, "x"]]).fingerprint
-    assert RecordsRead.of([[72, 0]], exchangeable=[[1.0, 2.0], [3.0, 4.0]]).fingerprint == \
-        RecordsRead.of([[72, 0]], exchangeable=[[2.0, 1.0], [4.0, 3.0]]).fingerprint  # order-free columns
+def test_persons_are_named_by_a_column_or_by_the_whole_row():
+    frame = _cohort()
+    by_id = Persons.of_column(frame.id, "id")
+    assert by_id.fingerprint == Persons.of_column(frame.id.astype(float), "id").fingerprint  # 72 = 72.0
+    assert by_id.fingerprint == Persons.of_column(frame.id.sample(frac=1, random_state=2), "id").fingerprint
+    rows = Persons.of_rows(frame)
+    assert rows.fingerprint == Persons.of_rows(frame[frame.columns[::-1]].rename(columns=str.upper)).fingerprint
+    assert rows.fingerprint == Persons.of_rows(read_csv(frame.to_csv(index=False).replace(
+        f"\n{frame.id[0]},", f"\n{frame.id[0]:.1f},", 1).encode())).fingerprint
+    assert rows.fingerprint != Persons.of_rows(frame.assign(time=frame.time / 30.4)).fingerprint  # days → months
+    sub = by_id.subset(np.arange(len(frame)) < 20)
+    assert sub.fingerprint == by_id.fingerprint and len(sub) == 20  # a sub-cohort is the same data set
+    with pytest.raises(ValueError, match="person column 'id' is empty in row 3"):
+        Persons.of_column(frame.id.astype(object).where(frame.index != 2, None), "id")
 
 
-@pytest.mark.parametrize("variant", list(_near_copies(_table())))
-def test_every_near_copy_is_charged_to_the_originals_budget(variant):
-    original = _table()
-    ledger = Ledger(secret=SECRET, default_cap=Budget(1.0, 1e-3))
-    ledger.charge(ledger.holding(_read(original)), "KM", 1.0, label="original")
-    copy, time, event = _near_copies(original)[variant]
-    holding = ledger.holding(_read(copy, time, event))
-    assert ledger.remaining(holding) == (0.0, pytest.approx(1e-3))
-    with pytest.raises(BudgetExceeded, match="left of its cap"):  # the same key, or one sharing records
-        ledger.charge(holding, "KM", 0.5, label="copy")
+def test_random_subsets_of_one_table_never_give_a_person_more_than_the_cap(ledger):
+    """The review gave one patient 240–560 ε through random 20-row subsets; each is a sub-cohort or a new upload
+    of the same rows (with ids, and without: the whole row names the person)."""
+    frame = _cohort()
+    rng = np.random.default_rng(5)
+    for persons in (Persons.of_column(frame.id, "id"), Persons.of_rows(frame)):
+        for _ in range(12):
+            rows = rng.choice(len(frame), 20, replace=False)
+            as_upload = Persons.of_rows(frame.iloc[rows]) if persons.source == "the whole row" else \
+                Persons.of_column(frame.id.iloc[rows], "id")
+            for subset in (persons.subset(rows), as_upload):
+                _spend_all(ledger, ledger.holding(subset), 2.5)
+        assert _max_spent(ledger, persons) <= CAP + 1e-9
 
 
-def test_a_release_on_a_copy_is_charged_to_the_original_too():
-    original = _table()
-    ledger = Ledger(secret=SECRET, default_cap=Budget(10.0, 1e-3))
-    first = ledger.holding(_read(original))
-    ledger.charge(first, "KM", 1.0, label="original")
-    copy = ledger.holding(_read(original.drop(index=0)))
-    ledger.charge(copy, "KM", 2.0, label="copy")
-    assert ledger.spent(first) == (3.0, 0.0) and ledger.spent(copy) == (2.0, 0.0)
-    (through,) = [r for r in ledger.records(first.key) if r.via]
-    assert through.epsilon == 2.0
+def test_padding_with_invented_people_or_other_units_shares_the_budget(ledger):
+    frame = _cohort()
+    original = Persons.of_column(frame.id, "id")
+    ledger.charge(ledger.holding(original), "KM", 6.0)
+    for k in range(5):  # the table padded with 138 invented records, five times
+        padded = pd.concat([frame, _cohort(138, seed=10 + k, first_id=10_000 * (k + 1))], ignore_index=True)
+        with pytest.raises(BudgetExceeded, match="would take 137 of them past"):
+            ledger.charge(ledger.holding(Persons.of_column(padded.id, "id")), "KM", 5.0)
+    for time in (frame.time / 7, frame.time / 30.44, frame.time + 0.5):  # other units, the same ids
+        with pytest.raises(BudgetExceeded):
+            ledger.charge(ledger.holding(Persons.of_column(frame.assign(time=time).id, "id")), "KM", 5.0)
+    assert _spend_all(ledger, ledger.holding(original), 1.0) == 4
+    assert _max_spent(ledger, original) == pytest.approx(CAP)
 
 
-def test_an_unrelated_table_and_an_edited_table_are_new_records():
-    ledger = Ledger(secret=SECRET, default_cap=Budget(1.0, 1e-3))
-    ledger.charge(ledger.holding(_read(_table(seed=0))), "KM", 1.0)
-    assert ledger.remaining(ledger.holding(_read(_table(seed=1)))) == (1.0, pytest.approx(1e-3))
-    edited = _table(n=1)  # a one-record table whose only value is edited shares no record
-    ledger.charge(ledger.holding(_read(edited)), "KM", 1.0)
-    changed = edited.assign(time=edited.time + 1)
-    assert ledger.overlapping(ledger.holding(_read(changed))) == []
+def test_other_columns_responses_and_sliding_sub_cohorts_share_the_budget(ledger):
+    """Without a person column the whole uploaded row is the person: choosing features, responses or sub-cohorts
+    in the app never makes new people, and sliding sub-cohorts (uploaded on their own) overlap by persons."""
+    frame = _cohort()
+    upload = Persons.of_rows(frame.drop(columns="id"))
+    for _ in range(3):  # three feature / response selections of one upload: the same persons each time
+        ledger.charge(ledger.holding(upload), "AdaSSP", 3.0)
+    with pytest.raises(BudgetExceeded):
+        ledger.charge(ledger.holding(upload), "AdaSSP", 3.0)
+    ledger.charge(ledger.holding(upload.subset(np.arange(137) < 60)), "AdaSSP", 1.0)
+    windows = [frame.drop(columns="id").iloc[start:start + 80] for start in (0, 44, 57)]  # 45 % overlap
+    for window in windows:
+        _spend_all(ledger, ledger.holding(Persons.of_rows(window)), 0.5)
+    assert _max_spent(ledger, upload) <= CAP + 1e-9
+    assert ledger.spent(ledger.holding(Persons.of_rows(windows[2])))[0] == pytest.approx(CAP)
+
+
+def test_an_unrelated_cohort_with_the_same_time_and_event_keeps_its_own_budget(ledger):
+    frame = _cohort(80)
+    other = frame.assign(id=frame.id + 5000, age=frame.age + 1)  # identical (time, event) values, other people
+    ledger.charge(ledger.holding(Persons.of_column(frame.id, "id")), "KM", CAP, label="rossi.csv")
+    for persons in (Persons.of_column(other.id, "id"), Persons.of_rows(other.drop(columns="id"))):
+        standing = ledger.standing(ledger.holding(persons))
+        assert (standing.persons, standing.seen, standing.most()) == (80, 0, (0.0, 0.0))
+        ledger.charge(ledger.holding(persons), "KM", 9.0)
+
+
+def test_chance_coincidences_charge_only_those_rows_and_are_counted():
+    ledger = Ledger(secret=SECRET, default_cap=Budget(CAP, 1e-3))
+    frame = _cohort(50).drop(columns="id")
+    ledger.charge(ledger.holding(Persons.of_rows(frame)), "KM", 8.0)
+    other = pd.concat([frame.iloc[:2], _cohort(48, seed=9).drop(columns="id")], ignore_index=True)
+    standing = ledger.standing(ledger.holding(Persons.of_rows(other)))
+    assert (standing.persons, standing.seen) == (50, 2)
+    with pytest.raises(BudgetExceeded, match=r"would take 2 of them past the per-person cap.*by up to ε = 1\b"):
+        ledger.charge(ledger.holding(Persons.of_rows(other)), "KM", 3.0)
+    ledger.charge(ledger.holding(Persons.of_rows(other.iloc[2:])), "KM", 3.0)
+
+
+def test_a_refusal_says_how_many_and_by_how_much_never_which(ledger):
+    frame = _cohort(30)
+    persons = Persons.of_column(frame.id, "id")
+    ledger.charge(ledger.holding(persons.subset(np.arange(30) < 4)), "KM", 9.0, label="t.csv")
+    with pytest.raises(BudgetExceeded) as refused:
+        ledger.charge(ledger.holding(persons), "KM", 2.0, label="t.csv")
+    text = str(refused.value)
+    assert "reads 30 people of t.csv" in text and "take 4 of them past" in text and "by up to ε = 1" in text
+    assert not any(str(i) in text.replace("ε = 1", "").replace("30", "").replace("4 of", "") for i in (5, 6, 7))
+    ledger.charge(ledger.holding(persons.subset(np.arange(30) >= 4)), "KM", 2.0)  # what fits is accepted
+
+
+def test_a_lowered_data_set_cap_binds_releases_on_it(ledger):
+    persons = Persons.of_column(_cohort(40).id, "id")
+    holding = ledger.holding(persons)
+    ledger.charge(holding, "KM", 2.0, label="c.csv")
+    with pytest.raises(BudgetExceeded, match="already spent ε = 2"):
+        ledger.set_budget(holding.key, 1.5, 1e-4)
+    ledger.set_budget(holding.key, 3.0, 1e-4)
+    assert ledger.remaining(holding) == (pytest.approx(1.0), pytest.approx(1e-4))
+    with pytest.raises(BudgetExceeded, match="per-person cap \\(ε = 3"):
+        ledger.charge(holding.__class__(holding.key, holding.scope, holding.persons[:5]), "KM", 1.5)
 
 
 def test_another_custodians_identical_table_shares_nothing_and_reveals_nothing():
     """The cross-visitor attack (issue 31): B's guesses see identical standing whether or not they match A's data."""
-    table = _table(n=300)
+    table = _cohort(300)
     ledger = Ledger(secret=SECRET, default_cap=Budget(1.0, 1e-3))
-    ledger.charge(ledger.holding(_read(table), "alice"), "KM", 1.0, label="a.csv")
-    guesses = [table, table.assign(time=table.time.where(table.index != 7, 987.66))]
+    ledger.charge(ledger.holding(Persons.of_column(table.id, "id"), "alice"), "KM", 1.0, label="a.csv")
+    guesses = [table, table.assign(id=table.id + 1000)]
     seen = []
     for guess in guesses:
-        holding = ledger.holding(_read(guess), "bob")
+        holding = ledger.holding(Persons.of_column(guess.id, "id"), "bob")
         ledger.check(holding, 1.0, 1e-4)  # never refused on A's account
-        seen.append((ledger.spent(holding), ledger.remaining(holding), ledger.overlapping(holding),
-                     ledger.summary(scopes=("bob",)), ledger.records(scopes=("bob",))))
-    assert seen[0] == seen[1] == ((0.0, 0.0), (1.0, pytest.approx(1e-3)), [], [], [])
-    assert ledger.holding(_read(table), "bob").key != ledger.holding(_read(table), "alice").key
+        seen.append((ledger.spent(holding), ledger.remaining(holding), ledger.standing(holding).seen,
+                     ledger.summary(scopes=("bob",)), ledger.records(scopes=("bob",)),
+                     ledger.person_spend(scopes=("bob",))))
+    assert seen[0] == seen[1] == ((0.0, 0.0), (1.0, pytest.approx(1e-3)), 0, [], [], [])
+    alice, bob = (ledger.holding(Persons.of_column(table.id, "id"), s) for s in ("alice", "bob"))
+    assert alice.key != bob.key and not set(alice.persons) & set(bob.persons)
 
 
 def test_only_the_owner_changes_a_cap():
     ledger = Ledger(secret=SECRET, default_cap=Budget(10.0, 1e-3))
-    alice = ledger.holding(_read(_table()), "alice")
+    alice = ledger.holding(Persons.of_column(_cohort().id, "id"), "alice")
     ledger.charge(alice, "KM", 1.0)
     ledger.set_budget(alice.key, 3.0, 1e-4, scope="alice", actor="alice@h")
     for epsilon in (10.0, 1.0):  # raising it back, or lowering it to what is spent, from another scope
@@ -128,88 +206,82 @@ def test_reviewers_read_only_what_was_granted():
     assert len(ledger.records(scopes=ledger.reviewed_scopes("rev"))) == 1
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def config(request, tmp_path):
-    if request.param == "sqlite":
-        yield LedgerConfig(data_dir=tmp_path / "data", default_cap=Budget(1.0, 1e-3))
-        return
-    from conftest import postgres_schema
+def test_the_spend_distribution_shows_everyone_against_the_cap(ledger):
+    frame = _cohort(100)
+    persons = Persons.of_column(frame.id, "id")
+    ledger.charge(ledger.holding(persons), "KM", 1.0, label="d.csv")
+    ledger.charge(ledger.holding(persons.subset(np.arange(100) < 30)), "KM", 2.0)
+    spend = sorted((s.epsilon, s.persons, s.releases) for s in ledger.person_spend())
+    assert spend == [(1.0, 70, 1), (3.0, 30, 2)]
+    (row,) = ledger.summary()
+    assert (row["releases"], row["persons"], row["ε spent"]) == (2, 100, 3.0)
 
-    with postgres_schema(request.getfixturevalue("postgres_server")) as url:
-        yield LedgerConfig(data_dir=tmp_path / "data", url=url, default_cap=Budget(1.0, 1e-3))
 
-
-def test_durable_stores_charge_near_copies_and_keep_scopes_apart(config):
+def test_the_database_holds_keyed_digests_only(tmp_path):
+    config = LedgerConfig(data_dir=tmp_path / "data")
     ledger = open_ledger(config)
-    original = _table()
-    ledger.charge(ledger.holding(_read(original)), "KM", 1.0, label="original")
-    for copy, time, event in _near_copies(original).values():
-        with pytest.raises(BudgetExceeded):
-            open_ledger(config).charge(ledger.holding(_read(copy, time, event)), "KM", 0.1)
-    other = ledger.holding(_read(original), "group:oncology")
-    ledger.charge(other, "KM", 1.0)
-    assert ledger.overlapping(other) == [] and ledger.summary(scopes=("local",))[0]["ε spent"] == 1.0
-
-
-def test_the_database_cannot_test_a_guess_and_digests_go_with_their_data_set(config):
-    if config.url:
-        pytest.skip("the schema check below reads the SQLite file; the store code is shared")
-    ledger = open_ledger(config)
-    table = _table(n=20)
-    read = _read(table)
-    holding = ledger.holding(read)
-    ledger.label(holding, "t")
-    ledger.charge(holding, "KM", 0.5)
+    table = _cohort(20)
+    persons = Persons.of_column(table.id, "id")
+    ledger.charge(ledger.holding(persons), "KM", 0.5)
     with sqlite3.connect(config.data_dir / SQLITE_FILE) as db:
-        stored = {d for (d,) in db.execute("SELECT digest FROM record_digests")}
+        stored = {d for (d,) in db.execute("SELECT person FROM persons")}
+        members = {d for (d,) in db.execute("SELECT person FROM dataset_persons")}
         keys = {k for (k,) in db.execute("SELECT key FROM datasets")}
-    assert stored == set(holding.digests) and len(stored) == len(set(read.records))
-    guess = _read(table.iloc[:10])  # ten of its records (both columns vary in them)
-    assert table.iloc[:10].nunique().min() > 1
-    without_secret = [Ledger(secret=b"guess" * 7).holding(guess), Ledger().holding(guess)]
-    for attempt in without_secret:  # a reader without the secret computes nothing that is in the database
-        assert not set(attempt.digests) & stored and attempt.key not in keys
-    assert set(ledger.holding(guess).digests) <= stored  # (with the secret, the same record is found)
-    with sqlite3.connect(config.data_dir / SQLITE_FILE) as db:
-        db.execute("PRAGMA foreign_keys = ON")
-        db.execute("DELETE FROM releases")
-        db.execute("DELETE FROM datasets")
-        assert db.execute("SELECT COUNT(*) FROM record_digests").fetchone() == (0,)
+        text = "".join(str(row) for t in ("persons", "histories", "releases", "datasets")
+                       for row in db.execute(f"SELECT * FROM {t}"))  # noqa: S608 - fixed table names
+    assert stored == members == set(ledger.holding(persons).persons) and len(stored) == 20
+    assert "id:" not in text and "1.0" not in stored
+    guess = Persons.of_column(table.id.iloc[:10], "id")
+    for attempt in (Ledger(secret=b"guess" * 7).holding(guess), Ledger().holding(guess)):
+        assert not set(attempt.persons) & stored and attempt.key not in keys
+    assert set(ledger.holding(guess).persons) <= stored  # (with the secret, the same person is found)
 
 
-def test_a_version_1_ledger_migrates_and_its_keys_stay_valid(tmp_path):
-    data_dir = tmp_path / "data"
+def _old_ledger(data_dir, version: int) -> None:
     data_dir.mkdir()
-    with sqlite3.connect(data_dir / SQLITE_FILE) as db:  # a ledger written by the previous schema
-        for statement in MIGRATIONS[0]:
-            db.execute(statement.format(real="REAL", id="INTEGER PRIMARY KEY AUTOINCREMENT"))
+    with sqlite3.connect(data_dir / SQLITE_FILE) as db:  # a ledger written by an earlier schema
+        for steps in MIGRATIONS[:version]:
+            for statement in steps:
+                db.execute(statement.format(real="REAL", id="INTEGER PRIMARY KEY AUTOINCREMENT", norowid=""))
         db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
-        db.execute("INSERT INTO schema_version VALUES (1)")
+        db.execute("INSERT INTO schema_version VALUES (?)", (version,))
     (data_dir / "ledger.secret").write_text(SECRET.hex())
     (data_dir / "ledger.secret").chmod(0o600)
-    table = _table()
-    old_key = Ledger(secret=SECRET).dataset_key(table_fingerprint(table))
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_an_earlier_ledger_migrates_and_its_spend_still_binds_its_persons(tmp_path, version):
+    data_dir = tmp_path / "data"
+    _old_ledger(data_dir, version)
+    table = _cohort()
+    old_keys = {"whole table": Ledger(secret=SECRET).dataset_key(table_fingerprint(table)),
+                "values read": Ledger(secret=SECRET).dataset_key(RecordsRead.of([table.time, table.status]).fingerprint)}
     with sqlite3.connect(data_dir / SQLITE_FILE) as db:
-        db.execute("INSERT INTO datasets (key, label, created) VALUES (?, 'old.csv', 't')", (old_key,))
-        db.execute("INSERT INTO releases (dataset, method, epsilon, delta, parts, params, relation, time, page, "
-                   "session, status, release_json) VALUES (?, 'KM', 0.75, 0, '{}', '{}', 'replace-one', 't', 'p', "
-                   "'s', 'released', '')", (old_key,))
+        for key in old_keys.values():
+            db.execute("INSERT INTO datasets (key, label, created) VALUES (?, 'old.csv', 't')", (key,))
+            db.execute("INSERT INTO releases (dataset, method, epsilon, delta, parts, params, relation, time, page, "
+                       "session, status, release_json) VALUES (?, 'KM', 0.375, 0, '{}', '{}', 'replace-one', 't', "
+                       "'p', 's', 'released', '')", (key,))
     ledger = open_ledger(LedgerConfig(data_dir=data_dir, default_cap=Budget(1.0, 1e-3)))
-    assert ledger._store.schema_version() == len(MIGRATIONS) == 2
-    assert ledger.spent(old_key) == (0.75, 0.0) and ledger.summary()[0]["data set"] == "old.csv"
-    holding = ledger.holding(_read(table), legacy_fingerprints=[table_fingerprint(table)])
-    assert ledger.remaining(holding) == (0.25, pytest.approx(1e-3))  # the old key's spend still binds
+    assert ledger._store.schema_version() == len(MIGRATIONS) == 3
+    assert ledger.spent(old_keys["whole table"]) == (0.375, 0.0) and ledger.summary()[0]["data set"] == "old.csv"
+    assert ledger.summary()[0]["ε spent"] == 0.375
+    legacy = [table_fingerprint(table), RecordsRead.of([table.time, table.status]).fingerprint]
+    holding = ledger.holding(Persons.of_column(table.id, "id"), legacy_fingerprints=legacy)
+    assert ledger.remaining(holding) == (0.25, pytest.approx(1e-3))  # both old keys' spend still binds
     with pytest.raises(BudgetExceeded):
         ledger.charge(holding, "KM", 0.5)
+    ledger.charge(holding, "KM", 0.125)
+    assert ledger.spent(holding) == (0.875, 0.0)  # carried over once, not again on the next release
+    ledger.charge(holding, "KM", 0.125)
+    assert ledger.spent(holding) == (1.0, 0.0)
 
 
-def test_a_bundled_set_and_its_csv_copy_share_one_budget():
-    """The survival page keys bundled and uploaded data alike by (time, event): the same people, one budget."""
+def test_bundled_sets_name_their_persons_by_a_documented_rule():
     from dpcore import datasets
 
     bundled = datasets.load_survival("veteran")
-    csv = pd.DataFrame({"futime": bundled.time, "status": bundled.event, "trt": bundled.group})
-    upload = read_csv(csv.to_csv(index=False).encode())
-    ledger = Ledger(secret=SECRET)
-    assert ledger.holding(RecordsRead.of([bundled.time, bundled.event])).key == \
-        ledger.holding(RecordsRead.of([upload.futime, upload.status])).key
+    persons = datasets.survival_persons("veteran", bundled)
+    assert len(persons) == len(bundled.time) and "row" in persons.source
+    assert persons.fingerprint == datasets.survival_persons("veteran", bundled).fingerprint
+    assert persons.fingerprint != datasets.survival_persons("cancer", datasets.load_survival("cancer")).fingerprint

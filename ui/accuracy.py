@@ -11,7 +11,7 @@ import streamlit as st
 from dpcore import distributed
 from dpcore.figures import epsilon_choice_figure
 from dpcore.utility import Simulator, simulate_draws, smallest_epsilon
-from ui.state import current_dataset, get_ledger, session_memo
+from ui.state import current_dataset, current_holding, get_ledger, session_memo
 from ui.widgets import url_number, url_radio, url_slider
 
 REFINE_DRAWS = [1_000, 5_000]
@@ -95,13 +95,14 @@ def _target(*, key, grid, draws, metric_label, default_threshold, larger_is_bett
 def _beyond_the_cap(epsilon: float) -> None:
     """Say plainly when the smallest ε that meets the target is more than this data set may spend.
 
-    The limit is what is left of the data set's cap once the release panel has keyed it (``remaining``), else
-    its cap (``ceiling``: the deployment's default for a data set the ledger has not keyed yet).
+    The limit is what is left of the per-person cap for the most-charged person a release would read, once the
+    release panel has keyed them (``remaining``), else the cap (``ceiling``: the deployment's default).
     """
     ledger = get_ledger()
     current = current_dataset()
     key = current[2] if current else ""
-    left = ledger.remaining(key) if key else None
+    holding = current_holding()
+    left = ledger.remaining(holding) if holding is not None else None
     cap = ledger.ceiling(key)
     limit, what = ((left[0], "what is left of this data set's cap") if left is not None else
                    (cap.epsilon, "this data set's cap") if cap is not None else (None, ""))

@@ -7,18 +7,26 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from dpcore.ledger import table_fingerprint
+from dpcore import columns
 from dpcore.access import VISITOR
+from dpcore.ledger import Persons, table_fingerprint
 from dpcore.validation import InputError, read_csv
-from ui.identity import current_person
+from ui.identity import current_person, how_to_become
 from ui.layout import literal
+from ui.state import forget_current_dataset, session_memo
+
+#: the person selector's option for "no person column"
+WHOLE_ROW_OPTION = "(none: each whole row is one person)"
 
 
 @dataclass(frozen=True)
 class UploadedTable:
+    """A validated upload: its frame (without the person column), content fingerprint, file name and persons."""
+
     frame: pd.DataFrame
     fingerprint: str
     name: str
+    persons: Persons | None = None
 
     def __iter__(self):  # allows ``frame, fp, name = upload_csv(...)``
         return iter((self.frame, self.fingerprint, self.name))
@@ -34,7 +42,8 @@ def _had_file(key: str) -> str:
     return f"_dp_upload_shown_{key}"
 
 
-def upload_csv(key: str, *, label: str = "Upload a CSV file", hint: str = "", help: str | None = None) -> UploadedTable | None:
+def upload_csv(key: str, *, label: str = "Upload a CSV file", hint: str = "", help: str | None = None,
+               rows_are_persons: bool = True) -> UploadedTable | None:
     """File uploader → validated frame, or ``None`` (with the problem shown) when there is nothing usable.
 
     ``hint`` describes the expected file; it is shown while nothing is uploaded.
@@ -44,14 +53,19 @@ def upload_csv(key: str, *, label: str = "Upload a CSV file", hint: str = "", he
     coming back, or switching the page's data source and back, finds it again. The bytes stay in this
     session's memory only: no disk, no log, no ``st.cache_data`` (which would share them with other
     sessions); at most one file of at most 20 MB per page (:data:`dpcore.validation.MAX_UPLOAD_BYTES`).
-    They are parsed on each run. The ledger keys a release by the values it reads (``dpcore.ledger.keys``),
-    so re-uploading the same people under any file name, format or order draws on the same budget.
+    They are parsed on each run.
+
+    With ``rows_are_persons`` (every page whose rows are people) the custodian names the **person column** (the
+    unit of privacy; guessed by name) or none, and then each whole row is a person (:mod:`dpcore.ledger.keys`):
+    the budget follows those persons whatever file, columns or units they come in. The person column is taken out
+    of the frame the page sees, so it never becomes a feature, group or response.
 
     A visitor (signed out, or reaching the embedded default from another machine) may not upload: bundled data
     and teaching only.
     """
     if current_person().role == VISITOR:
-        st.info("Uploads are for data custodians: sign in as one to analyse your own data. Bundled data sets and "
+        st.info(f"Uploads are for data custodians: to analyse your own data, {how_to_become('a custodian')}. "
+                "Bundled data sets and "
                 "teaching mode are open to everyone.", icon=":material/lock:")
         return None
     drawn_before = key in st.session_state  # the uploader's state survives only the runs that draw it
@@ -85,6 +99,39 @@ def upload_csv(key: str, *, label: str = "Upload a CSV file", hint: str = "", he
         frame = read_csv(data)
     except InputError as err:
         st.error(literal(f"{name}: {err}"), icon=":material/warning:")
+        forget_current_dataset()  # the sidebar must not go on naming the data set shown before
         return None
     st.session_state[_kept(key)] = (name, data)
-    return UploadedTable(frame=frame, fingerprint=table_fingerprint(frame), name=name)
+    fp = table_fingerprint(frame)
+    if not rows_are_persons:
+        return UploadedTable(frame=frame, fingerprint=fp, name=name)
+    chosen = _person_column(key, frame)
+    try:
+        persons = session_memo(f"persons_{key}", (fp, chosen), lambda: Persons.of_rows(frame) if chosen is None
+                               else Persons.of_column(frame[chosen], str(chosen)))
+    except ValueError as err:
+        st.error(literal(f"{name}: {err}. Choose another person column, or none."), icon=":material/warning:")
+        forget_current_dataset()
+        return None
+    return UploadedTable(frame=frame if chosen is None else frame.drop(columns=[chosen]), fingerprint=fp, name=name,
+                         persons=persons)
+
+
+def _person_column(key: str, frame: pd.DataFrame):
+    """The custodian's person column (``None``: each whole row is a person), guessed by name and type."""
+    guess = columns.guess(frame, "person", fallback=False)
+    options = [WHOLE_ROW_OPTION, *frame.columns]
+    chosen = st.selectbox(
+        "Person column (the unit of privacy)", options, index=guess.index_in(options), key=f"{key}_person",
+        format_func=str,
+        help="Each person's privacy budget follows this identifier across every release, file, column choice and "
+             "unit. Identifiers are never stored, logged or exported: the ledger keeps keyed digests of them.")
+    if chosen == WHOLE_ROW_OPTION:
+        st.caption("No person column: each whole row (every column) is one person, so choosing other columns, "
+                   "groups or sub-cohorts here never makes new people. A copy changed outside this app (days → "
+                   "months, an edited value) would be other rows with a budget of their own: add an id column "
+                   "to your file so that budgets follow the people.")
+        return None
+    why = f" (guessed: {guess.reason})" if chosen == guess.column else ""
+    st.caption(literal(f"Persons are named by column '{chosen}'{why}; it is used for the privacy ledger only."))
+    return chosen

@@ -25,7 +25,7 @@ from dpcore.access import (
     config_path,
 )
 from ui.layout import literal
-from ui.state import DEFAULT_DATA_DIR
+from ui.state import DEFAULT_DATA_DIR, get_ledger
 
 __all__ = ["Person", "account_panel", "current_person", "sign_in_configured"]
 
@@ -90,7 +90,25 @@ def _resolve() -> tuple[Person, str]:
     user = st.user.to_dict()
     if not user.get("is_logged_in"):
         return SIGNED_OUT, ""
-    return access.person(user), ""
+    person = access.person(user)
+    if person.role == VISITOR and person.id:  # a reviewer granted on the Ledger page is a reviewer, as a configured one
+        granted = get_ledger().reviewed_scopes(person.id)
+        if granted:
+            return Person(person.id, person.name, REVIEWER, "", granted), ""
+    return person, ""
+
+
+def how_to_become(what: str) -> str:
+    """What a visitor can do to get ``what`` (e.g. "a custodian"), told truthfully: the embedded default has no
+    sign-in (only the person at the server's machine is its custodian); a signed-in person without a role needs one
+    from the administrator; a signed-out person can sign in."""
+    if not sign_in_configured():
+        return (f"this server has no sign-in and makes only the person at its own machine {what}: open it there, "
+                "or ask for a shared deployment with sign-in")
+    if st.user.to_dict().get("is_logged_in"):
+        return f"your account has no role here: ask the deployment's administrator to make you {what} (your id is " \
+               "in the sidebar)"
+    return f"sign in (sidebar) as {what}"
 
 
 def current_person() -> Person:

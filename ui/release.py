@@ -10,13 +10,13 @@ import pandas as pd
 import streamlit as st
 
 from dpcore.access import CUSTODIAN
-from dpcore.ledger import BudgetExceeded, Holding, Ledger, RecordsRead, fingerprint
+from dpcore.ledger import WHOLE_ROW, BudgetExceeded, Holding, Ledger, Persons, RecordsRead, fingerprint
 from dpcore.report import CustodianNote, html_report, internal_notes_html
 from dpcore.validation import InputError
 from ui.exports import figure_downloads
 from ui.identity import current_person
 from ui.layout import literal
-from ui.state import get_ledger, release_notes, releases, session_id, session_memo, set_current_dataset
+from ui.state import get_ledger, release_notes, releases, session_id, session_memo, set_current_dataset, standing_of
 
 _log = logging.getLogger(__name__)
 #: session-state prefix of an open confirmation; each one is consumed by the one release it allows
@@ -24,10 +24,11 @@ _PENDING = "_release_pending_"
 
 
 def records_read(columns, *, exchangeable=None) -> RecordsRead:
-    """``RecordsRead.of(columns, exchangeable=…)`` for the release panel, kept in this session while the data stay
-    the same. Canonicalising every cell costs about 3 ms on a bundled survival set and grows with an upload's rows
-    × columns; a page calls this outside its ε fragment, so moving ε never pays it (the content fingerprint that
-    keys the memo is one SHA-256 pass)."""
+    """``RecordsRead.of(columns, exchangeable=…)``: the key ledgers of schema version 2 gave this data set, so that
+    their spend carries over to its persons; kept in this session while the data stay the same. Canonicalising
+    every cell costs about 3 ms on a bundled survival set and grows with an upload's rows × columns; a page calls
+    this outside its ε fragment, so moving ε never pays it (the content fingerprint that keys the memo is one
+    SHA-256 pass)."""
     key = fingerprint("records-read", *columns, *([] if exchangeable is None else [np.asarray(exchangeable)]))
     return session_memo("records_read", key, lambda: RecordsRead.of(columns, exchangeable=exchangeable))
 
@@ -37,6 +38,7 @@ def release_panel(
     key: str,
     dataset_label: str,
     fingerprint: str,
+    persons: Persons | None = None,
     records: RecordsRead | None = None,
     method: str,
     epsilon: float,
@@ -71,10 +73,11 @@ def release_panel(
     ``ledger_label`` names the budget when it covers more than this analysis
     (all GDSC drugs share the same cell lines); default ``dataset_label``.
 
-    The budget is the one :mod:`dpcore.ledger.keys` states: ``records`` (the values the release reads) within the
-    custodian's scope, so that near-copies of the same people share it; ``fingerprint`` is the key earlier
-    versions used (still charged when it exists). Only a custodian sees this panel's standing and releases;
-    everything it shows comes from the custodian's own data sets.
+    Budgets are per person (:mod:`dpcore.ledger.keys`): ``persons`` are the persons the release reads (a
+    :meth:`~dpcore.ledger.Persons.subset` for a sub-cohort or a training split), each checked against the cap
+    within the custodian's scope; without them the data set is one person (``fingerprint``). ``records`` and
+    ``fingerprint`` are also the keys earlier ledgers gave the same data: their spend carries over. Only a
+    custodian sees this panel's standing and releases; everything it shows comes from their own data sets.
     """
     person = current_person()
     if person.role != CUSTODIAN:
@@ -83,12 +86,15 @@ def release_panel(
         return
     ledger = get_ledger()
     ledger_label = ledger_label or dataset_label
-    dataset = _holding(ledger, records, fingerprint, person.scope)
-    set_current_dataset(ledger_label, fingerprint, dataset.key, person.scope)  # offered by the Ledger page's cap form
+    dataset = _holding(ledger, persons, records, fingerprint, person.scope)
+    set_current_dataset(ledger_label, fingerprint, dataset.key, person.scope, holding=dataset)  # the cap form's too
+    if persons is not None and persons.source == WHOLE_ROW and ledger.require_person_column:
+        blocked = blocked or ("This deployment requires a person column before any release: choose the column "
+                              "that names each person above (uploads without one cannot be released here).")
     cost = f"ε = {epsilon:g}" + (f", δ = {delta:g}" if delta else "")
     if parts:
         cost += " (" + ", ".join(f"{k}: {v:.4g}" for k, v in parts.items()) + ")"
-    standing, short = _standing(ledger, dataset, epsilon, delta)
+    standing, short = _standing(ledger, dataset, epsilon, delta, persons)
     st.markdown(  # the heading and its text in one element: the panel is redrawn on every ε move
         "### Release\n\n"
         f"A release costs **{cost}** on *{literal(ledger_label)}*, is recorded in the privacy ledger (every "
@@ -137,35 +143,50 @@ def release_panel(
                            on_click="ignore")
 
 
-def _holding(ledger: Ledger, records: RecordsRead | None, fingerprint: str, scope: str) -> Holding:
-    """``ledger.holding`` of the release's records, kept in this session while its keys stay the same: the keyed
-    digest of every record (an HMAC each, about 18 ms for 10,000 rows) is otherwise recomputed on every ε move.
-    The memo's key is the data set's keyed key under this ledger's secret and scope, so another ledger or scope
-    never gets these digests."""
-    if records is None:
-        return ledger.holding(fingerprint, scope)
-    key = (ledger.dataset_key(records.fingerprint, scope), ledger.dataset_key(fingerprint, scope))
-    return session_memo("release_holding", key,
-                        lambda: ledger.holding(records, scope, legacy_fingerprints=[fingerprint]))
+def _holding(ledger: Ledger, persons: Persons | None, records: RecordsRead | None, fingerprint_: str,
+             scope: str) -> Holding:
+    """``ledger.holding`` of the persons the release reads, kept in this session while they stay the same: the keyed
+    digest of every person (about 0.75 µs each) is otherwise recomputed on every ε move. The memo's key is the data
+    set's keyed key under this ledger's secret and scope plus the rows read, so another ledger, scope or split never
+    gets these digests."""
+    legacy = [f for f in (records.fingerprint if records is not None else "", fingerprint_) if f]
+    if persons is None:
+        return ledger.holding(fingerprint_, scope)
+    rows = "all" if persons.rows is None else fingerprint(persons.rows)
+    key = (ledger.dataset_key(persons.fingerprint, scope), rows, tuple(ledger.dataset_key(f, scope) for f in legacy))
+    return session_memo("release_holding", key, lambda: ledger.holding(persons, scope, legacy_fingerprints=legacy))
 
 
-def _standing(ledger: Ledger, dataset: Holding, epsilon: float, delta: float) -> tuple[str, str]:
-    """What this data set has spent (every session and server process) and what is left of the caps that bind it,
-    and, when that cannot cover a release of (ε, δ), why the button is disabled ("" otherwise)."""
-    spent_eps, spent_delta = ledger.spent(dataset)
-    text = f"Already spent on this data set: ε = {spent_eps:g}, δ = {spent_delta:g}."
-    shared = len(ledger.overlapping(dataset))
-    if shared:
-        text += (f" It shares records with {shared} of your other data set{'s' if shared > 1 else ''}: each "
-                 "release here is charged to them too, and their caps apply.")
-    remaining = ledger.remaining(dataset)
-    if remaining is None:
+def _standing(ledger: Ledger, dataset: Holding, epsilon: float, delta: float,
+              persons: Persons | None = None) -> tuple[str, str]:
+    """Who this release reads, what the most-charged of them has spent (every session and server process) and
+    what is left under the per-person cap, and, when that cannot cover a release of (ε, δ), why the button is
+    disabled ("" otherwise). Counts only: never which persons."""
+    standing = standing_of(ledger, dataset)
+    most_eps, most_delta = standing.most()
+    named = "" if persons is None else f" (persons named by {persons.source})"
+    text = f"It reads {standing.persons:,} {'person' if standing.persons == 1 else 'people'}{named}"
+    if standing.seen:
+        text += (f"; {standing.seen:,} of them were read by earlier releases, and the most-charged has spent "
+                 f"ε = {most_eps:g}, δ = {most_delta:g}.")
+        if persons is not None and persons.source == WHOLE_ROW and standing.seen < standing.persons:
+            text += (f" ({standing.seen:,} of this upload's {standing.persons:,} rows were seen before: identical "
+                     "whole rows are the same person.)")
+    else:
+        text += "; none of them was read by an earlier release."
+    cap = ledger.budget(dataset.key)
+    if cap is None:
         return text + " No cap is set for this data set.", ""
-    text += f" Remaining under the cap: ε = {remaining[0]:g}, δ = {remaining[1]:g}."
-    if epsilon > remaining[0] + 1e-12 or delta > remaining[1] + 1e-15:
+    left = (max(cap.epsilon - most_eps, 0.0), max(cap.delta - most_delta, 0.0))
+    text += f" Per-person cap ε = {cap.epsilon:g}, δ = {cap.delta:g}; left for everyone read: ε = {left[0]:g}, " \
+            f"δ = {left[1]:g}."
+    if epsilon > left[0] + 1e-12 or delta > left[1] + 1e-15:
+        over = sum(g.persons for g in standing.groups
+                   if g.epsilon + epsilon > cap.epsilon + 1e-12 or g.delta + delta > cap.delta + 1e-15)
         return text, (f"Not enough budget left for this release: it costs ε = {epsilon:g}, δ = {delta:g}, and "
-                      f"ε = {remaining[0]:g}, δ = {remaining[1]:g} is left. Lower ε (or δ) to what is left, or "
-                      "raise the data set's cap on the Ledger page if the configuration allows it.")
+                      f"{over:,} of the people it reads have less left (the most-charged: ε = {left[0]:g}, "
+                      f"δ = {left[1]:g}). Lower ε (or δ), or leave out the people who have spent most (a sub-cohort "
+                      "of others), or raise the data set's cap on the Ledger page if the configuration allows it.")
     return text, ""
 
 
@@ -181,10 +202,12 @@ def _confirm(key: str, cost: str, release: Callable[[], str], *, ledger: Ledger,
         st.rerun()
     st.markdown(f"This release costs **{cost}** on *{literal(ledger_label)}*. "
                 f"{_standing(ledger, dataset, epsilon, delta)[0]}")
-    remaining = ledger.remaining(dataset)
-    if remaining is not None:
-        st.markdown(f"Left after this release: ε = {max(remaining[0] - epsilon, 0):g}, "
-                    f"δ = {max(remaining[1] - delta, 0):g}. The charge cannot be undone.")
+    most = ledger.standing(dataset).most()
+    cap = ledger.budget(dataset.key)
+    st.markdown(f"The most-charged person it reads: ε = {most[0]:g}, δ = {most[1]:g} spent before this release, "
+                f"ε = {most[0] + epsilon:g}, δ = {most[1] + delta:g} after it (basic composition)"
+                + (f", against a per-person cap of ε = {cap.epsilon:g}, δ = {cap.delta:g}" if cap else "")
+                + ". The charge cannot be undone.")
     cols = st.columns(2)
     if cols[0].button(f"Release and charge {cost}", key=f"release_confirm_{key}", type="primary"):
         with st.spinner("Charging the ledger and drawing OpenDP noise…"):

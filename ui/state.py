@@ -23,6 +23,7 @@ _LEDGER = "_dp_ledger"
 _SESSION = "_dp_session"
 _RELEASES = "_dp_releases"
 _CURRENT = "_dp_current_dataset"
+_CURRENT_HOLDING = "_dp_current_holding"
 _OPENED = "_dp_opened_datasets"
 #: data sets a session remembers for the cap form (a few dict entries: memory stays bounded)
 OPENED_KEPT = 20
@@ -71,13 +72,15 @@ def readable_scopes(person) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*person.reviews, *granted]))
 
 
-def set_current_dataset(label: str, fingerprint: str, key: str = "", scope: str = "") -> None:
+def set_current_dataset(label: str, fingerprint: str, key: str = "", scope: str = "", holding=None) -> None:
     """Name the data set the current page works on (shown in the sidebar).
 
     ``key`` is its ledger key in the custodian's ``scope``, once the release panel has worked it out: the data set
     is then remembered for the Ledger page's cap form (:func:`opened_datasets`), so that a cap can be set before
-    its first release, after the page that opened it has been left."""
+    its first release, after the page that opened it has been left. ``holding`` (a ``dpcore.ledger.Holding``: the
+    persons its release reads) lets the sidebar and the accuracy panel show its most-charged person."""
     st.session_state[_CURRENT] = (label, fingerprint, key)
+    st.session_state[_CURRENT_HOLDING] = holding
     if key:
         opened = st.session_state.setdefault(_OPENED, {})
         opened.pop((scope, key), None)  # re-inserted: newest last
@@ -98,9 +101,21 @@ def current_dataset() -> tuple[str, str, str] | None:
     return st.session_state.get(_CURRENT)
 
 
+def current_holding():
+    """The ``Holding`` of the current data set's release (``None`` until its release panel has keyed it)."""
+    return st.session_state.get(_CURRENT_HOLDING) if current_dataset() else None
+
+
+def standing_of(ledger: Ledger, holding):
+    """``ledger.standing(holding)``, kept in this session until anything is charged or capped anywhere (the ledger's
+    version): staging 10⁵ person digests on every ε move would cost a third of a second."""
+    return session_memo("ledger_standing", (holding, ledger.version()), lambda: ledger.standing(holding))
+
+
 def forget_current_dataset() -> None:
-    """No data set is current until the page shown names one (called when the page changes)."""
+    """No data set is current until the page shown names one (called when the page changes or an upload fails)."""
     st.session_state.pop(_CURRENT, None)
+    st.session_state.pop(_CURRENT_HOLDING, None)
 
 
 _MEMO = "_dp_memo_"

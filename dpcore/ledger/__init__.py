@@ -1,10 +1,10 @@
-"""The privacy ledger: every release a deployment makes, per data set and per custodian, with caps that refuse.
+"""The privacy ledger: every release a deployment makes, with per-person budgets per custodian and caps that refuse.
 
-The rule that decides which budget a release is charged to — by the values it reads, record by record, within one
-custodian's scope — is stated in :mod:`dpcore.ledger.keys`. The package's files:
+A budget belongs to a person: who a record is (a person column, or the whole uploaded row), keyed per custodian
+scope, is stated in :mod:`dpcore.ledger.keys`. The package's files:
 
-- :mod:`dpcore.ledger.keys` — the key rule: content fingerprints, keyed data-set keys and per-record digests;
-- :mod:`dpcore.ledger.rules` — :class:`Ledger`: composition, caps, overlapping data sets, scopes, grants;
+- :mod:`dpcore.ledger.keys` — who a person is: content fingerprints, keyed data-set keys and person digests;
+- :mod:`dpcore.ledger.rules` — :class:`Ledger`: per-person composition, caps, histories, scopes, grants;
 - :mod:`dpcore.ledger.stores` — the durable stores (SQLite, PostgreSQL), their schema and the server configuration;
 - :mod:`dpcore.ledger.history` — a data set's whole history as a printable report.
 
@@ -12,7 +12,7 @@ custodian's scope — is stated in :mod:`dpcore.ledger.keys`. The package's file
 """
 
 from dpcore.ledger.history import history_report
-from dpcore.ledger.keys import LOCAL_SCOPE, RecordsRead, fingerprint, table_fingerprint
+from dpcore.ledger.keys import LOCAL_SCOPE, WHOLE_ROW, Persons, RecordsRead, fingerprint, table_fingerprint
 from dpcore.ledger.rules import (
     CHARGED,
     FAILED,
@@ -21,12 +21,14 @@ from dpcore.ledger.rules import (
     BudgetExceeded,
     Holding,
     Ledger,
-    MemoryStore,
     ReleaseRecord,
+    Spend,
+    Standing,
 )
-from dpcore.ledger.stores import LedgerConfig, open_ledger
+from dpcore.ledger.stores import LedgerConfig, MemoryStore, open_ledger
 
 __all__ = [
-    "CHARGED", "FAILED", "LOCAL_SCOPE", "RELEASED", "Budget", "BudgetExceeded", "Holding", "Ledger", "LedgerConfig",
-    "MemoryStore", "RecordsRead", "ReleaseRecord", "fingerprint", "history_report", "open_ledger", "table_fingerprint",
+    "CHARGED", "FAILED", "LOCAL_SCOPE", "RELEASED", "WHOLE_ROW", "Budget", "BudgetExceeded", "Holding", "Ledger",
+    "LedgerConfig", "MemoryStore", "Persons", "RecordsRead", "ReleaseRecord", "Spend", "Standing", "fingerprint",
+    "history_report", "open_ledger", "table_fingerprint",
 ]

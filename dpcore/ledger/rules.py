@@ -1,25 +1,31 @@
-"""The ledger's rules: every release per data set under basic composition, caps that refuse, overlaps charged.
+"""The ledger's rules: per-person budgets under basic composition, caps that refuse, histories shared by persons.
 
-:class:`Ledger` holds the rules (validation, caps, composition, which data sets a release touches, messages); a
-*store* holds the records: :class:`MemoryStore` here (notebooks, tests), SQLite or PostgreSQL in
-:mod:`dpcore.ledger.stores`. Which budget a release is charged to is :mod:`dpcore.ledger.keys`' rule. No
-module-level ledger exists: one shared by default, as diffprivlib's accountant, would mix unrelated deployments.
+:class:`Ledger` holds the rules (validation, caps, composition, messages); a *store* holds the records: SQLite or
+PostgreSQL in :mod:`dpcore.ledger.stores` (``Ledger()`` keeps an SQLite database in memory for notebooks and tests).
+Who a person is, is :mod:`dpcore.ledger.keys`' rule. No module-level ledger exists: one shared by default, as
+diffprivlib's accountant, would mix unrelated deployments.
+
+**Per-person spend.** Every person of a custodian's scope points to a *history*: the chain of releases that read
+them. A release on n persons moves each distinct history h among them to a new history h + release, so persons with
+the same releases share one row and one accounting (computed once per history, not per person); a release reading
+10⁶ people who share a handful of histories checks a handful of totals. A history's total is the composition of its
+releases: basic composition (the sum of ε and of δ) today; a tighter accountant replaces :func:`compose` and reads
+the same chains, with no migration of the people.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import threading
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
+from typing import Any, Mapping, Sequence
 
-from dpcore.ledger.keys import LOCAL_SCOPE, RecordsRead, dataset_key, record_digests, shares_people
+from dpcore.ledger.keys import LOCAL_SCOPE, Persons, dataset_key, person_digests
 
 
 class BudgetExceeded(RuntimeError):
-    """A release would take a data set's total (ε, δ) past its cap."""
+    """A release would take some person's total (ε, δ) past the cap."""
 
 
 #: ``ReleaseRecord.status``: charged, values not (yet) recorded — a release interrupted after its charge keeps it
@@ -32,7 +38,7 @@ FAILED = "failed"
 
 @dataclass(frozen=True)
 class ReleaseRecord:
-    """One charged release: what, on which data, at what cost, when, from where, and what left."""
+    """One charged release: what, on which data set, at what cost, how many persons it read, when, from where."""
 
     dataset: str
     method: str
@@ -50,8 +56,10 @@ class ReleaseRecord:
     id: int = 0
     #: who made it (a signed-in person's id; "local" in the embedded default)
     actor: str = ""
-    #: 0 for a release on this data set; else the id of the release on another data set sharing records with it
+    #: schema version 2: 0 for a release on this data set; else the release on another data set sharing records
     via: int = 0
+    #: the number of persons it read (0: a release recorded before per-person budgets, charged to its data set)
+    persons: int = 0
 
 
 @dataclass(frozen=True)
@@ -60,20 +68,57 @@ class Budget:
     delta: float = 0.0
 
 
-Costs = Sequence[tuple[float, float]]
-#: per data set a release touches: what is already charged to it and the cap stored for it
-Standing = Mapping[str, tuple[Costs, "Budget | None"]]
+@dataclass(frozen=True)
+class Spend:
+    """What ``persons`` persons sharing one history have spent: the composition of ``releases`` releases."""
+
+    epsilon: float
+    delta: float
+    persons: int
+    releases: int = 0
+
+
+def compose(spend: Spend, epsilon: float, delta: float) -> tuple[float, float]:
+    """A history's total after one more release of (ε, δ): basic sequential composition (sum of ε, sum of δ)."""
+    return spend.epsilon + epsilon, spend.delta + delta
+
+
+@dataclass(frozen=True)
+class Standing:
+    """The persons a release would read, grouped by history (their spend so far, including any spend carried over
+    from data sets recorded under schema version 2), and the cap stored for the data set (``None``: none)."""
+
+    groups: tuple[Spend, ...]
+    cap: "Budget | None"
+
+    @property
+    def persons(self) -> int:
+        return sum(g.persons for g in self.groups)
+
+    @property
+    def seen(self) -> int:
+        """How many of them some earlier release read."""
+        return sum(g.persons for g in self.groups if g.releases)
+
+    def most(self) -> tuple[float, float]:
+        """The most-charged person's (ε, δ) (0 when none was read before)."""
+        return (max((g.epsilon for g in self.groups), default=0.0), max((g.delta for g in self.groups), default=0.0))
 
 
 @dataclass(frozen=True)
 class Holding:
-    """A data set as one custodian holds it: its key, the scope that owns it, its records' keyed digests, and the
-    keys earlier versions gave the same data (still valid: charged alongside)."""
+    """A data set as one custodian holds it, read by one release: its key, the scope that owns it, the keyed
+    digests of the persons the release reads, and the schema-2 keys of the same data (their spend carries over).
+
+    Without ``persons`` the data set itself is the one person (a notebook's ``ledger.charge("my-data", …)``)."""
 
     key: str
     scope: str = LOCAL_SCOPE
-    digests: tuple[str, ...] = ()
+    persons: tuple[str, ...] = ()
     legacy: tuple[str, ...] = ()
+
+    def read(self) -> tuple[str, ...]:
+        return self.persons or (f"data set {self.key}",)
 
 
 @dataclass(frozen=True)
@@ -82,120 +127,6 @@ class DatasetRow:
     label: str
     cap: "Budget | None"
     owner: str = LOCAL_SCOPE
-
-
-class Store(Protocol):
-    """Where a :class:`Ledger` keeps data sets, releases, caps, grants and audits (memory, SQLite, PostgreSQL).
-
-    ``charge`` and ``set_cap`` are atomic: ``check`` sees every cost already charged to each data set involved
-    (and its stored cap) with no other charge or cap change in between, and raises to refuse. ``charge`` records
-    the holding (owner, digests) and involves every data set of the same owner it shares a digest or legacy key
-    with; ``scopes=None`` reads every owner (the server's own use), a tuple reads those owners only.
-    """
-
-    def charge(self, holding: Holding, label: str, record: ReleaseRecord,
-               check: Callable[[Standing], None]) -> ReleaseRecord: ...
-    def overlaps(self, holding: Holding) -> list[str]: ...
-    def set_cap(self, dataset: str, scope: str, label: str, cap: Budget, actor: str,
-                check: Callable[[Costs], None]) -> None: ...
-    def finish(self, record_id: int, status: str, values: str) -> None: ...
-    def label(self, dataset: str, scope: str, name: str) -> None: ...
-    def datasets(self, scopes: Sequence[str] | None) -> list[DatasetRow]: ...
-    def costs(self, dataset: str) -> list[tuple[float, float]]: ...
-    def records(self, dataset: str | None, scopes: Sequence[str] | None, with_values: bool) -> list[ReleaseRecord]: ...
-    def cap_changes(self, dataset: str) -> list[dict[str, Any]]: ...
-    def grant(self, owner: str, reviewer: str, actor: str, time: str) -> None: ...
-    def grants(self) -> list[tuple[str, str]]: ...
-    def add_audit(self, subject: str, summary: str, time: str) -> None: ...
-    def audits(self) -> list[dict[str, Any]]: ...
-
-
-class MemoryStore:
-    """The in-memory store of ``Ledger()``: gone with the process (notebooks, tests)."""
-
-    def __init__(self) -> None:
-        self._records: list[ReleaseRecord] = []
-        self._datasets: dict[str, DatasetRow] = {}
-        self._digests: dict[str, set[str]] = {}
-        self._cap_changes: list[dict[str, Any]] = []
-        self._grants: list[tuple[str, str]] = []
-        self._audits: list[dict[str, Any]] = []
-        self._lock = threading.RLock()  # one ledger object, many threads (a notebook's, a test's): still atomic
-
-    def _ensure(self, key: str, scope: str, label: str) -> DatasetRow:
-        row = self._datasets.setdefault(key, DatasetRow(key, label or key, None, scope))
-        if row.owner != scope:
-            raise PermissionError("no data set of yours has this key")
-        return row
-
-    def charge(self, holding, label, record, check):
-        with self._lock:
-            self._ensure(holding.key, holding.scope, label)
-            involved = [holding.key] + self.overlaps(holding)
-            self._digests.setdefault(holding.key, set()).update(holding.digests)
-            check({ds: (self.costs(ds), self._datasets[ds].cap) for ds in involved})
-            main = replace(record, dataset=holding.key, id=len(self._records) + 1)
-            self._records.append(main)
-            for ds in involved[1:]:
-                self._records.append(replace(record, dataset=ds, via=main.id, id=len(self._records) + 1))
-            return main
-
-    def overlaps(self, holding):
-        with self._lock:
-            wanted = set(holding.digests)
-            mine = [ds for ds, row in self._datasets.items() if row.owner == holding.scope and ds != holding.key]
-            return [ds for ds in mine if ds in holding.legacy or shares_people(
-                len(wanted & self._digests.get(ds, set())), len(wanted), len(self._digests.get(ds, set())))]
-
-    def set_cap(self, dataset, scope, label, cap, actor, check):
-        with self._lock:
-            row = self._ensure(dataset, scope, label)
-            check(self.costs(dataset))
-            self._datasets[dataset] = replace(row, cap=cap)
-            self._cap_changes.append({"dataset": dataset, "actor": actor, "epsilon": cap.epsilon,
-                                      "delta": cap.delta, "time": utc_now()})
-
-    def finish(self, record_id, status, values):
-        with self._lock:
-            for i, r in enumerate(self._records):
-                if r.id == record_id or r.via == record_id:
-                    self._records[i] = replace(r, status=status, values=values)
-
-    def label(self, dataset, scope, name):
-        with self._lock:
-            self._datasets.setdefault(dataset, DatasetRow(dataset, name, None, scope))
-
-    def datasets(self, scopes):
-        used = {r.dataset for r in self._records}
-        return [row for row in self._datasets.values()
-                if (row.cap is not None or row.key in used) and (scopes is None or row.owner in scopes)]
-
-    def costs(self, dataset):
-        return [(r.epsilon, r.delta) for r in self._records if r.dataset == dataset]
-
-    def records(self, dataset, scopes, with_values):
-        chosen = [r for r in self._records if (dataset is None or r.dataset == dataset)
-                  and (scopes is None or self._datasets[r.dataset].owner in scopes)]
-        return chosen if with_values else [replace(r, values="") for r in chosen]
-
-    def cap_changes(self, dataset):
-        return [dict(c) for c in self._cap_changes if c["dataset"] == dataset]
-
-    def grant(self, owner, reviewer, actor, time):
-        with self._lock:
-            if (owner, reviewer) not in self._grants:
-                self._grants.append((owner, reviewer))
-
-    def grants(self):
-        return list(self._grants)
-
-    def add_audit(self, subject, summary, time):
-        with self._lock:
-            self._audits.append({"id": len(self._audits) + 1, "subject": subject, "summary": json.loads(summary),
-                                 "time": time})
-
-    def audits(self):
-        return [dict(a) for a in self._audits]
 
 
 def utc_now() -> str:
@@ -208,49 +139,56 @@ def _valid_cost(epsilon: float, delta: float, what: str) -> None:
         raise ValueError(f"{what} needs 0 < ε < ∞ and 0 ≤ δ < 1")
 
 
-def _total(costs: Costs) -> tuple[float, float]:
-    return math.fsum(c[0] for c in costs), math.fsum(c[1] for c in costs)
+def _over(spend: tuple[float, float], cap: Budget) -> bool:
+    return spend[0] > cap.epsilon + 1e-12 or spend[1] > cap.delta + 1e-15
 
 
 class Ledger:
-    """Per-data-set releases with totals (basic composition), caps that refuse, and overlapping data sets charged.
+    """Per-person budgets (basic composition), caps that refuse, durable when given a store.
 
     ``Ledger()`` keeps everything in memory. A deployment's ledger (:func:`dpcore.ledger.open_ledger`) has a durable
-    ``store``, a ``secret`` that keys data sets and record digests by HMAC (:mod:`dpcore.ledger.keys`), and
-    configured caps: a ``default_cap`` for every data set and per-data-set ``caps``; these are ceilings —
-    :meth:`set_budget` may lower a data set's cap, never raise it above them.
+    ``store``, a ``secret`` that keys data sets and persons (:mod:`dpcore.ledger.keys`), and configured caps: a
+    ``default_cap`` — the **per-person** cap of every data set without its own — and per-data-set ``caps``; these
+    are ceilings: :meth:`set_budget` may lower a data set's cap, never raise it above them. A data set's cap binds
+    every release made on it: no person it reads may pass it.
 
-    A data set is named either by its key (a string: the local scope, no digests) or by a :class:`Holding`
-    (:meth:`holding`), which also says who owns it and which records it holds. Reading methods take ``scopes``: the
-    owners whose data sets a caller may see (``None``: all, for the server's own use and notebooks).
+    A data set is named either by its key (a string: the data set is one person) or by a :class:`Holding`
+    (:meth:`holding`), which also says who owns it and which persons a release reads. Reading methods take
+    ``scopes``: the owners whose data sets a caller may see (``None``: all, for the server's own use and notebooks).
     """
 
-    def __init__(self, store: Store | None = None, *, secret: bytes | None = None,
+    def __init__(self, store: "Any | None" = None, *, secret: bytes | None = None,
                  default_cap: Budget | None = None, caps: Mapping[str, Budget] | None = None,
-                 location: str = "in memory") -> None:
-        self._store: Store = store if store is not None else MemoryStore()
+                 location: str = "in memory", require_person_column: bool = False) -> None:
+        if store is None:
+            from dpcore.ledger.stores import MemoryStore  # the stores build on these rules
+
+            store = MemoryStore()
+        self._store = store
         self._secret = secret
         self._default_cap = default_cap
         self._caps = dict(caps or {})
         #: which back end keeps the records, for people (no path, host or password: the Ledger page shows it)
         self.location = location
+        #: the deployment refuses releases on uploads without a person column (whole rows as persons)
+        self.require_person_column = require_person_column
 
     # -- keys --------------------------------------------------------------
     def dataset_key(self, fingerprint: str, scope: str = LOCAL_SCOPE) -> str:
         """The key a data set's fingerprint is recorded under in ``scope`` (:func:`dpcore.ledger.keys.dataset_key`)."""
         return dataset_key(self._secret, fingerprint, scope)
 
-    def holding(self, data: RecordsRead | str, scope: str = LOCAL_SCOPE, *,
-                legacy_fingerprints: Iterable[str] = ()) -> Holding:
-        """The data set ``scope`` holds: keyed by the records read (or a fingerprint), with its keyed digests and
-        the keys earlier versions gave the same data (``legacy_fingerprints``, e.g. a whole-table fingerprint)."""
-        if isinstance(data, RecordsRead):
-            key = self.dataset_key(data.fingerprint, scope)
-            digests = record_digests(self._secret, data.records, scope)
+    def holding(self, data: Persons | str, scope: str = LOCAL_SCOPE, *,
+                legacy_fingerprints: Sequence[str] = ()) -> Holding:
+        """What a release on ``data`` reads in ``scope``: the data set's key and its persons' keyed digests (or a
+        fingerprint alone: the data set is one person), with the keys schema version 2 gave the same data
+        (``legacy_fingerprints``: the values read, the whole table) so that their spend carries over."""
+        if isinstance(data, Persons):
+            key, persons = self.dataset_key(data.fingerprint, scope), person_digests(self._secret, data, scope)
         else:
-            key, digests = self.dataset_key(data, scope), ()
+            key, persons = self.dataset_key(data, scope), ()
         legacy = tuple(k for k in dict.fromkeys(self.dataset_key(f, scope) for f in legacy_fingerprints) if k != key)
-        return Holding(key, scope, digests, legacy)
+        return Holding(key, scope, persons, legacy)
 
     @staticmethod
     def _as_holding(dataset: str | Holding) -> Holding:
@@ -258,36 +196,37 @@ class Ledger:
 
     # -- budgets -----------------------------------------------------------
     def ceiling(self, dataset: str) -> Budget | None:
-        """The configured cap of ``dataset`` (its own, else the deployment's default); ``None`` if none."""
+        """The configured per-person cap of ``dataset`` (its own, else the deployment's default); ``None``: none."""
         return self._caps.get(dataset, self._default_cap)
 
     def set_budget(self, dataset: str, epsilon: float, delta: float = 0.0, *, label: str = "",
                    scope: str = LOCAL_SCOPE, actor: str = "") -> None:
-        """Cap the total (ε, δ) of ``dataset``; refused below what is spent, above the ceiling, or outside ``scope``
-        (only a data set's own custodian changes its cap; the change is recorded with ``actor``)."""
+        """Cap what any person may have spent after a release on ``dataset``; refused below what one of its persons
+        has spent, above the ceiling, or outside ``scope`` (only a data set's own custodian changes its cap; the
+        change is recorded with ``actor``)."""
         _valid_cost(epsilon, delta, "a budget")
         ceiling = self.ceiling(dataset)
         if ceiling is not None and (epsilon > ceiling.epsilon + 1e-12 or delta > ceiling.delta + 1e-15):
             raise ValueError(
-                f"The deployment's configuration caps this data set at ε = {ceiling.epsilon:g}, "
+                f"The deployment's configuration caps each person of this data set at ε = {ceiling.epsilon:g}, "
                 f"δ = {ceiling.delta:g}; a cap can be lowered here, not raised above that."
             )
+        cap = Budget(float(epsilon), float(delta))
 
-        def check(costs: Costs) -> None:
-            spent_eps, spent_delta = _total(costs)
-            if spent_eps > epsilon + 1e-12 or spent_delta > delta + 1e-15:
+        def check(most: tuple[float, float]) -> None:
+            if _over(most, cap):
                 raise BudgetExceeded(
-                    f"this data set has already spent ε = {spent_eps:g}, δ = {spent_delta:g}; "
+                    f"a person of this data set has already spent ε = {most[0]:g}, δ = {most[1]:g}; "
                     f"a cap of ε = {epsilon:g}, δ = {delta:g} would already be exceeded"
                 )
 
-        self._store.set_cap(dataset, scope, label, Budget(float(epsilon), float(delta)), actor, check)
+        self._store.set_cap(dataset, scope, label, cap, actor, check)
 
     def _row(self, dataset: str) -> DatasetRow | None:
         return next((row for row in self._store.datasets(None) if row.key == dataset), None)
 
     def budget(self, dataset: str) -> Budget | None:
-        """The cap in force: the lower of the one set here and the configured ceiling (``None``: no cap)."""
+        """The per-person cap in force: the lower of the one set here and the configured ceiling (``None``: none)."""
         row = self._row(dataset)
         return self._effective(dataset, row.cap if row else None)
 
@@ -307,50 +246,57 @@ class Ledger:
         return row.label if row else dataset
 
     # -- spending ----------------------------------------------------------
-    def overlapping(self, dataset: str | Holding) -> list[str]:
-        """The other data sets of the same owner this one shares records (or an earlier key) with."""
-        holding = self._as_holding(dataset)
-        return self._store.overlaps(holding) if holding.digests or holding.legacy else []
+    def standing(self, dataset: str | Holding) -> Standing:
+        """The persons a release on ``dataset`` would read, grouped by what they have spent (every session and
+        server process), and the data set's stored cap."""
+        return self._store.standing(self._as_holding(dataset))
+
+    def version(self) -> tuple[int, int]:
+        """Changes whenever anything is charged or capped (in any session or process): a key for memos of standing."""
+        return self._store.version()
 
     def spent(self, dataset: str | Holding) -> tuple[float, float]:
-        """Total (ε, δ) charged to this data set (its own releases and those on data sets sharing its records)."""
-        return _total(self._store.costs(self._as_holding(dataset).key))
+        """The most-charged person's total (ε, δ) among those a release on ``dataset`` reads."""
+        return self.standing(dataset).most()
 
     def remaining(self, dataset: str | Holding) -> tuple[float, float] | None:
-        """What a release may still cost here: the least left under the cap of this data set and of every data set
-        of the same owner it shares records with (``None``: no cap anywhere)."""
+        """What a release on ``dataset`` may still cost: the cap less the most-charged person's spend (``None``:
+        no cap)."""
         holding = self._as_holding(dataset)
-        left = []
-        for ds in [holding.key] + self.overlapping(holding):
-            cap = self.budget(ds)
-            if cap is not None:
-                eps, delta = self.spent(ds)
-                left.append((max(cap.epsilon - eps, 0.0), max(cap.delta - delta, 0.0)))
-        return (min(e for e, _ in left), min(d for _, d in left)) if left else None
+        standing = self.standing(holding)
+        cap = self._effective(holding.key, standing.cap)
+        if cap is None:
+            return None
+        eps, delta = standing.most()
+        return max(cap.epsilon - eps, 0.0), max(cap.delta - delta, 0.0)
 
-    def _refuse_past_caps(self, holding: Holding, label: str, epsilon: float, delta: float,
-                          standing: Standing) -> None:
-        for ds, (costs, stored) in standing.items():
-            cap = self._effective(ds, stored)
-            if cap is None:
-                continue
-            eps, dl = _total(costs)
-            if eps + epsilon > cap.epsilon + 1e-12 or dl + delta > cap.delta + 1e-15:
-                name = label if ds == holding.key and label else self.name_of(ds)
-                shared = "" if ds == holding.key else " (it shares records with this data set)"
-                raise BudgetExceeded(
-                    f"This release costs ε = {epsilon:g}, δ = {delta:g}, but {name}{shared} has "
-                    f"ε = {max(cap.epsilon - eps, 0):g}, δ = {max(cap.delta - dl, 0):g} left of its cap "
-                    f"(ε = {cap.epsilon:g}, δ = {cap.delta:g})."
-                )
+    def _refuse_past_cap(self, holding: Holding, name: str, epsilon: float, delta: float,
+                         standing: Standing) -> None:
+        """Refuse if any person would pass the cap, saying how many and by how much — never which ones."""
+        cap = self._effective(holding.key, standing.cap)
+        if cap is None:
+            return
+        over = [g for g in standing.groups if _over(compose(g, epsilon, delta), cap)]
+        if not over:
+            return
+        count = sum(g.persons for g in over)
+        by_eps = max(compose(g, epsilon, delta)[0] for g in over) - cap.epsilon
+        by_delta = max(compose(g, epsilon, delta)[1] for g in over) - cap.delta
+        excess = ", ".join(text for text, amount in ((f"ε = {by_eps:.4g}", by_eps), (f"δ = {by_delta:.3g}", by_delta))
+                           if amount > 0)
+        most = standing.most()
+        raise BudgetExceeded(
+            f"This release costs ε = {epsilon:g}, δ = {delta:g} and reads {standing.persons:,} "
+            f"{_people(standing.persons)} of {name}; it would take {count:,} of them past the per-person cap "
+            f"(ε = {cap.epsilon:g}, δ = {cap.delta:g}), by up to {excess}: the most-charged has "
+            f"ε = {max(cap.epsilon - most[0], 0):g}, δ = {max(cap.delta - most[1], 0):g} left."
+        )
 
     def check(self, dataset: str | Holding, epsilon: float, delta: float = 0.0) -> None:
         """Raise :class:`BudgetExceeded` if charging (ε, δ) now would pass a cap (advice: :meth:`charge` decides)."""
         _valid_cost(epsilon, delta, "a release")
         holding = self._as_holding(dataset)
-        standing = {ds: (self._store.costs(ds), row.cap if (row := self._row(ds)) else None)
-                    for ds in [holding.key] + self.overlapping(holding)}
-        self._refuse_past_caps(holding, "", epsilon, delta, standing)
+        self._refuse_past_cap(holding, self.name_of(holding.key), epsilon, delta, self.standing(holding))
 
     def charge(
         self,
@@ -367,11 +313,11 @@ class Ledger:
         session: str = "",
         actor: str = "",
     ) -> ReleaseRecord:
-        """Check every cap involved and record the release in one atomic step; returns the stored record.
+        """Check every person the release reads against the cap and record the release in one atomic step.
 
-        The release is recorded on the data set and, with the same cost, on every data set of the same owner that
-        shares records with it (their caps must hold too). Charge *before* drawing: the record says ``charged``
-        until :meth:`record_values` (or :meth:`record_failure`) completes it, and the charge stays whatever happens.
+        Every person read gets the release added to their history. Charge *before* drawing: the record says
+        ``charged`` until :meth:`record_values` (or :meth:`record_failure`) completes it, and the charge stays
+        whatever happens.
         """
         _valid_cost(epsilon, delta, "a release")
         if parts:
@@ -384,11 +330,11 @@ class Ledger:
             params={str(k): v for k, v in (params or {}).items()},
             parts={str(k): float(v) for k, v in (parts or {}).items()},
             relation=relation, time=utc_now(), page=page, session=session, actor=actor,
+            persons=len(holding.read()),
         )
+        name = label or self.name_of(holding.key)  # read before the transaction: the check reads nothing
         return self._store.charge(
-            holding, label, record,
-            lambda standing: self._refuse_past_caps(holding, label, epsilon, delta, standing),
-        )
+            holding, label, record, lambda standing: self._refuse_past_cap(holding, name, epsilon, delta, standing))
 
     def record_values(self, record: ReleaseRecord, values: str) -> None:
         """Store what a charged release exported (its JSON: DP values and public parameters only)."""
@@ -425,24 +371,37 @@ class Ledger:
     def records(self, dataset: str | None = None, *, scopes: Sequence[str] | None = None,
                 with_values: bool = False) -> list[ReleaseRecord]:
         """Releases, oldest first (all data sets of ``scopes`` when ``dataset`` is None); ``with_values`` loads the
-        exports. A charge reaching a data set through shared records has ``via`` set."""
+        exports."""
         return self._store.records(dataset, None if scopes is None else tuple(scopes), with_values)
 
     def datasets(self, scopes: Sequence[str] | None = None) -> list[str]:
         return [row.key for row in self._store.datasets(None if scopes is None else tuple(scopes))]
 
+    def person_spend(self, scopes: Sequence[str] | None = None, dataset: str | None = None) -> list[Spend]:
+        """Every person's spend in ``scopes`` (or among the persons ever read on ``dataset``), one row per history:
+        how many persons have spent how much (the distribution a reviewer checks against the cap)."""
+        return self._store.person_spend(None if scopes is None else tuple(scopes), dataset)
+
     def summary(self, session: str = "", *, scopes: Sequence[str] | None = None) -> list[dict[str, Any]]:
-        """One row per data set of ``scopes``: name, key, releases (and how many from ``session``), ε and δ spent, cap."""
+        """One row per data set of ``scopes``: name, key, releases made on it (and how many from ``session``),
+        persons read, the most-charged of them (ε, δ), and the per-person cap."""
         chosen = None if scopes is None else tuple(scopes)
         records = self.records(scopes=chosen)
         rows = []
         for row in self._store.datasets(chosen):
             mine = [r for r in records if r.dataset == row.key]
-            eps, delta = _total([(r.epsilon, r.delta) for r in mine])
+            spend = self.person_spend(chosen, row.key)
             cap = self._effective(row.key, row.cap)
-            entry = {"data set": row.label, "key": row.key, "releases": len(mine), "ε spent": eps, "δ spent": delta,
+            entry = {"data set": row.label, "key": row.key, "releases": len(mine),
+                     "persons": sum(s.persons for s in spend),
+                     "ε spent": max((s.epsilon for s in spend), default=0.0),
+                     "δ spent": max((s.delta for s in spend), default=0.0),
                      "ε cap": cap.epsilon if cap else None, "δ cap": cap.delta if cap else None}
             if session:
                 entry["this session"] = sum(r.session == session for r in mine)
             rows.append(entry)
         return rows
+
+
+def _people(n: int) -> str:
+    return "person" if n == 1 else "people"

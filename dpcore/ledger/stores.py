@@ -20,12 +20,20 @@ Configuration (environment variables win over the TOML file; see the README, "Th
         delta = 1e-6
 
 ``DPCORE_DEFAULT_EPSILON_CAP``, ``DPCORE_DEFAULT_DELTA_CAP``
-    The default caps (ceilings) without a TOML file.
+    The default per-person caps (ceilings) without a TOML file.
+``DPCORE_REQUIRE_PERSON_COLUMN``
+    ``1``: refuse releases on uploads without a person column (TOML: ``require_person_column = true``).
 
 Every statement runs on its own short connection: sessions never queue behind one shared connection,
-and each charge is one transaction — SQLite ``BEGIN IMMEDIATE`` (the database's write lock), PostgreSQL a
-``SELECT … FOR UPDATE`` row lock on the data set — so concurrent charges from any number of sessions and
-processes serialise per data set and never pass a cap.
+and each charge is one transaction — SQLite ``BEGIN IMMEDIATE`` (the database's write lock), PostgreSQL an advisory
+lock per custodian scope — so concurrent charges from any number of sessions and processes serialise per scope and
+never take a person past a cap.
+
+Per-person spend lives in three tables (schema version 3): ``persons`` (scope, keyed digest, history), ``histories``
+(a chain: parent, release, the composed total, how many releases) and ``dataset_persons`` (which persons a data set's
+releases read). A charge stages the persons it reads in a temporary table (SQLite ``executemany``, PostgreSQL
+``COPY``), groups them by history in one indexed join, checks one total per distinct history, and moves each group
+to its new history in one set-based statement: nothing per person is held in Python beyond the digests.
 """
 
 from __future__ import annotations
@@ -36,13 +44,13 @@ import json
 import os
 import secrets
 import sqlite3
+import threading
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from dpcore.ledger.keys import shares_people
-from dpcore.ledger.rules import CHARGED, Budget, DatasetRow, Ledger, ReleaseRecord, utc_now
+from dpcore.ledger.rules import CHARGED, Budget, DatasetRow, Ledger, ReleaseRecord, Spend, Standing, compose, utc_now
 
 SQLITE_FILE = "ledger.sqlite3"
 SECRET_FILE = "ledger.secret"
@@ -74,13 +82,22 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE TABLE review_grants (owner TEXT NOT NULL, reviewer TEXT NOT NULL, actor TEXT NOT NULL,"
         " time TEXT NOT NULL, PRIMARY KEY (owner, reviewer))",
     ),
+    (  # 3: budgets per person. Earlier releases (persons = 0) stay charged to their data sets: a release on the
+        # same data (by its schema-2 keys) carries their total over to the persons it reads, once per history.
+        "CREATE TABLE histories (id {id}, owner TEXT NOT NULL, parent BIGINT NOT NULL, release_id BIGINT NOT NULL,"
+        " epsilon {real} NOT NULL, delta {real} NOT NULL, releases INTEGER NOT NULL, legacy TEXT NOT NULL)",
+        "CREATE TABLE persons (owner TEXT NOT NULL, person TEXT NOT NULL, history BIGINT NOT NULL,"
+        " PRIMARY KEY (owner, person)){norowid}",
+        "CREATE INDEX persons_by_history ON persons (history)",
+        "CREATE TABLE dataset_persons (dataset TEXT NOT NULL, person TEXT NOT NULL, PRIMARY KEY (dataset, person))"
+        "{norowid}",
+        "ALTER TABLE releases ADD COLUMN persons BIGINT NOT NULL DEFAULT 0",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
 _RECORD_COLUMNS = ("id, dataset, method, epsilon, delta, parts, params, relation, time, page, session, status, actor,"
-                   " via")
-#: digests looked up per statement (SQLite allows 32766 parameters, PostgreSQL 65535)
-_DIGEST_BATCH = 2000
+                   " via, persons")
 
 
 @dataclass(frozen=True)
@@ -91,6 +108,8 @@ class LedgerConfig:
     url: str = ""
     default_cap: Budget = DEFAULT_CAP
     caps: Mapping[str, Budget] = field(default_factory=dict)
+    #: refuse releases on uploads without a person column (``DPCORE_REQUIRE_PERSON_COLUMN=1``)
+    require_person_column: bool = False
 
     @classmethod
     def from_env(cls, default_dir: Path, environ: Mapping[str, str] = os.environ) -> "LedgerConfig":
@@ -110,7 +129,9 @@ class LedgerConfig:
         caps = {key: Budget(float(cap["epsilon"]), float(cap.get("delta", 0.0)))
                 for key, cap in ledger.get("caps", {}).items()}
         url = environ.get("DPCORE_LEDGER_URL") or ledger.get("url", "")
-        return cls(data_dir=data_dir, url=url, default_cap=default_cap, caps=caps)
+        required = environ.get("DPCORE_REQUIRE_PERSON_COLUMN", "").strip().lower()
+        require = required in {"1", "true", "yes"} if required else bool(ledger.get("require_person_column", False))
+        return cls(data_dir=data_dir, url=url, default_cap=default_cap, caps=caps, require_person_column=require)
 
 
 def open_ledger(config: LedgerConfig) -> Ledger:
@@ -128,7 +149,8 @@ def open_ledger(config: LedgerConfig) -> Ledger:
         raise RuntimeError(f"the ledger has data sets but {secret_path} is missing: restore it from the backup "
                            "(or copy it from another server of this deployment)")
     secret = load_secret(secret_path)
-    return Ledger(store, secret=secret, default_cap=config.default_cap, caps=config.caps, location=location)
+    return Ledger(store, secret=secret, default_cap=config.default_cap, caps=config.caps, location=location,
+                  require_person_column=config.require_person_column)
 
 
 def load_secret(path: Path) -> bytes:
@@ -149,10 +171,11 @@ def load_secret(path: Path) -> bytes:
 
 
 class SQLStore(abc.ABC):
-    """The SQL shared by SQLite and PostgreSQL; a dialect supplies connections and the locking."""
+    """The SQL shared by SQLite and PostgreSQL; a dialect supplies connections, bulk staging and the locking."""
 
     real = "REAL"
     identity = "INTEGER PRIMARY KEY AUTOINCREMENT"
+    norowid = ""
 
     # -- dialect -----------------------------------------------------------
     @abc.abstractmethod
@@ -163,12 +186,12 @@ class SQLStore(abc.ABC):
     def _begin(self, conn) -> None:
         """Start a write transaction."""
 
-    def _lock(self, conn, dataset: str) -> None:
-        """Hold the data set's row until commit (SQLite's BEGIN IMMEDIATE already holds the database)."""
+    @abc.abstractmethod
+    def _stage(self, conn, persons: tuple[str, ...]) -> None:
+        """Fill the connection's temporary table ``incoming (person)`` with these distinct digests."""
 
     def _lock_scope(self, conn, scope: str) -> None:
-        """Serialise one owner's charges and cap changes: a charge may involve several of its data sets, and two
-        charges locking them in different orders must not deadlock (SQLite: BEGIN IMMEDIATE did)."""
+        """Serialise one owner's charges and cap changes (SQLite: BEGIN IMMEDIATE already holds the database)."""
 
     def _sql(self, statement: str) -> str:
         return statement
@@ -188,16 +211,21 @@ class SQLStore(abc.ABC):
         finally:
             conn.close()
 
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[Any]:
+        conn = self._connect(write=False)
+        try:
+            yield conn
+        finally:
+            conn.close()
+
     def _run(self, conn, statement: str, params: tuple = ()) -> list[tuple]:
         cursor = conn.execute(self._sql(statement), params)
         return cursor.fetchall() if cursor.description else []
 
     def _read(self, statement: str, params: tuple = ()) -> list[tuple]:
-        conn = self._connect(write=False)
-        try:
+        with self._reading() as conn:
             return self._run(conn, statement, params)
-        finally:
-            conn.close()
 
     def migrate(self) -> None:
         """Create the schema, or bring an older one up to :data:`SCHEMA_VERSION`, in one transaction."""
@@ -211,7 +239,7 @@ class SQLStore(abc.ABC):
                                    f"{SCHEMA_VERSION} (upgrade dpcore)")
             for steps in MIGRATIONS[version:]:
                 for statement in steps:
-                    self._run(conn, statement.format(real=self.real, id=self.identity))
+                    self._run(conn, statement.format(real=self.real, id=self.identity, norowid=self.norowid))
             if not rows:
                 self._run(conn, "INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
             elif version < SCHEMA_VERSION:
@@ -224,94 +252,147 @@ class SQLStore(abc.ABC):
         return self._read("SELECT version FROM schema_version")[0][0]
 
     def _ensure(self, conn, dataset: str, scope: str, label: str, time: str) -> None:
-        """The data set's row (created for ``scope``), locked until commit; refused if another owner holds the key."""
+        """The data set's row (created for ``scope``); refused if another owner holds the key."""
         self._run(conn, "INSERT INTO datasets (key, label, created, owner) VALUES (?, ?, ?, ?) "
                   "ON CONFLICT (key) DO NOTHING", (dataset, label or dataset, time, scope))
-        self._lock(conn, dataset)
         ((owner,),) = self._run(conn, "SELECT owner FROM datasets WHERE key = ?", (dataset,))
         if owner != scope:
             raise PermissionError("no data set of yours has this key")
-
-    def _costs(self, conn, dataset: str) -> list[tuple[float, float]]:
-        return [(e, d) for e, d in self._run(conn, "SELECT epsilon, delta FROM releases WHERE dataset = ?", (dataset,))]
 
     @staticmethod
     def _cap(row: tuple) -> Budget | None:
         return None if row[0] is None else Budget(row[0], row[1])
 
-    def _overlaps(self, conn, holding) -> list[str]:
-        shared: dict[str, int] = {}
-        digests = list(holding.digests)
-        for start in range(0, len(digests), _DIGEST_BATCH):
-            batch = digests[start:start + _DIGEST_BATCH]
-            rows = self._run(
-                conn,
-                "SELECT r.dataset, COUNT(*) FROM record_digests r JOIN datasets d ON d.key = r.dataset "
-                f"WHERE d.owner = ? AND r.dataset <> ? AND r.digest IN ({', '.join('?' * len(batch))}) "
-                "GROUP BY r.dataset",
-                (holding.scope, holding.key, *batch),
-            )
-            for dataset, count in rows:
-                shared[dataset] = shared.get(dataset, 0) + count
-        found = dict.fromkeys(
-            ds for ds in sorted(shared) if shares_people(shared[ds], len(digests), self._run(
-                conn, "SELECT COUNT(*) FROM record_digests WHERE dataset = ?", (ds,))[0][0]))
-        for key in holding.legacy:
-            if self._run(conn, "SELECT key FROM datasets WHERE key = ? AND owner = ?", (key, holding.scope)):
-                found[key] = None
-        return list(found)
+    def _legacy(self, conn, holding) -> dict[str, tuple[float, float, int]]:
+        """Schema-2 spend on this data set's keys (its own and earlier ones): releases recorded before per-person
+        budgets (``persons = 0``, charges through shared records included), per data set of this owner."""
+        found = {}
+        for key in dict.fromkeys((holding.key, *holding.legacy)):
+            ((eps, delta, count),) = self._run(
+                conn, "SELECT COALESCE(SUM(r.epsilon), 0), COALESCE(SUM(r.delta), 0), COUNT(*) FROM releases r "
+                "JOIN datasets d ON d.key = r.dataset WHERE r.dataset = ? AND d.owner = ? AND r.persons = 0",
+                (key, holding.scope))
+            if count:
+                found[key] = (float(eps), float(delta), int(count))
+        return found
+
+    def _groups(self, conn, holding) -> list[tuple[int, Spend, frozenset[str]]]:
+        """The staged persons grouped by history: (history id, its spend with any legacy spend carried over, the
+        legacy keys it then includes); history 0 holds the persons no release read yet."""
+        legacy = self._legacy(conn, holding)
+        counts = self._run(conn, "SELECT COALESCE(p.history, 0), COUNT(*) FROM incoming i LEFT JOIN persons p "
+                                 "ON p.owner = ? AND p.person = i.person GROUP BY COALESCE(p.history, 0)",
+                           (holding.scope,))
+        ids = [h for h, _ in counts if h]
+        rows = {h: (e, d, r, lg) for h, e, d, r, lg in (self._run(
+            conn, f"SELECT id, epsilon, delta, releases, legacy FROM histories WHERE id IN ({', '.join('?' * len(ids))})",
+            tuple(ids)) if ids else [])}
+        groups = []
+        for history, count in sorted(counts):
+            eps, delta, releases, included = rows.get(history, (0.0, 0.0, 0, ""))
+            included = frozenset(filter(None, included.split(",")))
+            for key, (l_eps, l_delta, l_count) in legacy.items():
+                if key not in included:
+                    eps, delta, releases = eps + l_eps, delta + l_delta, releases + l_count
+            groups.append((history, Spend(float(eps), float(delta), int(count), int(releases)),
+                           included | frozenset(legacy)))
+        return groups
+
+    def _stored_cap(self, conn, dataset: str) -> Budget | None:
+        rows = self._run(conn, "SELECT epsilon_cap, delta_cap FROM datasets WHERE key = ?", (dataset,))
+        return self._cap(rows[0]) if rows else None
 
     # -- the Store protocol --------------------------------------------------
+    def standing(self, holding):
+        with self._reading() as conn:
+            self._stage(conn, holding.read())
+            groups = self._groups(conn, holding)
+            return Standing(tuple(g for _, g, _ in groups), self._stored_cap(conn, holding.key))
+
     def charge(self, holding, label, record, check):
         with self._transaction() as conn:
             self._lock_scope(conn, holding.scope)
             self._ensure(conn, holding.key, holding.scope, label, record.time)
-            if holding.digests:
-                self._executemany(conn, "INSERT INTO record_digests (dataset, digest) VALUES (?, ?) "
-                                  "ON CONFLICT DO NOTHING", [(holding.key, d) for d in holding.digests])
-            involved = [holding.key] + sorted(self._overlaps(conn, holding))
-            standing = {}
-            for ds in involved:
-                self._lock(conn, ds)
-                (cap_row,) = self._run(conn, "SELECT epsilon_cap, delta_cap FROM datasets WHERE key = ?", (ds,))
-                standing[ds] = (self._costs(conn, ds), self._cap(cap_row))
-            check(standing)
-            main = self._insert(conn, replace(record, dataset=holding.key))
-            for ds in involved[1:]:
-                self._insert(conn, replace(record, dataset=ds, via=main))
-        return replace(record, dataset=holding.key, id=main)
+            self._stage(conn, holding.read())
+            groups = self._groups(conn, holding)
+            check(Standing(tuple(g for _, g, _ in groups), self._stored_cap(conn, holding.key)))
+            release_id = self._insert(conn, record)
+            self._run(conn, "CREATE TEMPORARY TABLE remap (old BIGINT PRIMARY KEY, new BIGINT NOT NULL)")
+            first = 0  # the new history of the persons no release read before
+            for history, spend, included in groups:
+                eps, delta = compose(spend, record.epsilon, record.delta)
+                ((new,),) = self._run(
+                    conn, "INSERT INTO histories (owner, parent, release_id, epsilon, delta, releases, legacy) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                    (holding.scope, history, release_id, eps, delta, spend.releases + 1, ",".join(sorted(included))))
+                self._run(conn, "INSERT INTO remap (old, new) VALUES (?, ?)", (history, new))
+                first = new if history == 0 else first
+            self._run(conn, "UPDATE persons SET history = remap.new FROM remap WHERE persons.owner = ? "
+                            "AND persons.history = remap.old AND persons.person IN (SELECT person FROM incoming)",
+                      (holding.scope,))
+            if first:
+                self._run(conn, "INSERT INTO persons (owner, person, history) SELECT ?, person, ? FROM incoming "
+                                "WHERE true ON CONFLICT (owner, person) DO NOTHING", (holding.scope, first))
+            self._run(conn, "INSERT INTO dataset_persons (dataset, person) SELECT ?, person FROM incoming WHERE true "
+                            "ON CONFLICT DO NOTHING", (holding.key,))
+        return replace(record, dataset=holding.key, id=release_id)
 
     def _insert(self, conn, record) -> int:
         ((record_id,),) = self._run(
             conn,
             f"INSERT INTO releases ({_RECORD_COLUMNS.removeprefix('id, ')}, release_json) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '') RETURNING id",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '') RETURNING id",
             (record.dataset, record.method, record.epsilon, record.delta, json.dumps(record.parts),
              json.dumps(record.params, default=str), record.relation, record.time, record.page, record.session,
-             CHARGED, record.actor, record.via),
+             CHARGED, record.actor, record.via, record.persons),
         )
         return record_id
 
-    def _executemany(self, conn, statement: str, rows: list[tuple]) -> None:
-        conn.cursor().executemany(self._sql(statement), rows)
-
-    def overlaps(self, holding):
-        conn = self._connect(write=False)
-        try:
-            return self._overlaps(conn, holding)
-        finally:
-            conn.close()
+    def _most(self, conn, dataset: str) -> tuple[float, float]:
+        """The most-charged person ever read on ``dataset`` (its schema-2 total if larger)."""
+        spend = self._person_spend(conn, None, dataset)
+        return (max((s.epsilon for s in spend), default=0.0), max((s.delta for s in spend), default=0.0))
 
     def set_cap(self, dataset, scope, label, cap, actor, check):
         with self._transaction() as conn:
             time = utc_now()
             self._lock_scope(conn, scope)
             self._ensure(conn, dataset, scope, label, time)
-            check(self._costs(conn, dataset))
+            check(self._most(conn, dataset))
             self._run(conn, "UPDATE datasets SET epsilon_cap = ?, delta_cap = ? WHERE key = ?",
                       (cap.epsilon, cap.delta, dataset))
             self._run(conn, "INSERT INTO cap_changes (dataset, actor, epsilon, delta, time) VALUES (?, ?, ?, ?, ?)",
                       (dataset, actor, cap.epsilon, cap.delta, time))
+
+    def _person_spend(self, conn, scopes, dataset) -> list[Spend]:
+        owned, params = self._owned(scopes, "p.owner")
+        if dataset is None:
+            rows = self._run(conn, "SELECT h.epsilon, h.delta, COUNT(*), h.releases FROM persons p JOIN histories h "
+                             f"ON h.id = p.history WHERE 1 = 1{owned} GROUP BY h.id, h.epsilon, h.delta, h.releases "
+                             "ORDER BY h.epsilon", params)
+        else:
+            rows = self._run(conn, "SELECT h.epsilon, h.delta, COUNT(*), h.releases FROM dataset_persons m "
+                             "JOIN datasets d ON d.key = m.dataset "
+                             "JOIN persons p ON p.owner = d.owner AND p.person = m.person "
+                             f"JOIN histories h ON h.id = p.history WHERE m.dataset = ?{owned} "
+                             "GROUP BY h.id, h.epsilon, h.delta, h.releases ORDER BY h.epsilon", (dataset, *params))
+            owned, params = self._owned(scopes, "d.owner")
+            ((eps, delta, count),) = self._run(
+                conn, "SELECT COALESCE(SUM(r.epsilon), 0), COALESCE(SUM(r.delta), 0), COUNT(*) FROM releases r "
+                f"JOIN datasets d ON d.key = r.dataset WHERE r.dataset = ? AND r.persons = 0{owned}",
+                (dataset, *params))
+            if count:  # schema 2: the data set's own total, until a release carries it over to its persons
+                rows.append((eps, delta, 0, count))
+        return [Spend(float(e), float(d), int(n), int(r)) for e, d, n, r in rows]
+
+    def version(self):
+        ((releases, caps),) = self._read("SELECT (SELECT COALESCE(MAX(id), 0) FROM releases), "
+                                         "(SELECT COALESCE(MAX(id), 0) FROM cap_changes)")
+        return int(releases), int(caps)
+
+    def person_spend(self, scopes, dataset):
+        with self._reading() as conn:
+            return self._person_spend(conn, scopes, dataset)
 
     def finish(self, record_id, status, values):
         with self._transaction() as conn:
@@ -337,13 +418,6 @@ class SQLStore(abc.ABC):
                           f"NULL OR key IN (SELECT dataset FROM releases)){owned} ORDER BY created, key", params)
         return [DatasetRow(key, label, self._cap((eps, delta)), owner) for key, label, eps, delta, owner in rows]
 
-    def costs(self, dataset):
-        conn = self._connect(write=False)
-        try:
-            return self._costs(conn, dataset)
-        finally:
-            conn.close()
-
     def records(self, dataset, scopes, with_values):
         columns = ", ".join(f"r.{c.strip()}" for c in _RECORD_COLUMNS.split(",")) + (
             ", r.release_json" if with_values else "")
@@ -355,7 +429,7 @@ class SQLStore(abc.ABC):
             ReleaseRecord(id=row[0], dataset=row[1], method=row[2], epsilon=row[3], delta=row[4],
                           parts=json.loads(row[5]), params=json.loads(row[6]), relation=row[7], time=row[8],
                           page=row[9], session=row[10], status=row[11], actor=row[12], via=row[13],
-                          values=row[14] if with_values else "")
+                          persons=row[14], values=row[15] if with_values else "")
             for row in rows
         ]
 
@@ -384,9 +458,12 @@ class SQLStore(abc.ABC):
 class SQLiteStore(SQLStore):
     """One file in WAL mode; every charge is a ``BEGIN IMMEDIATE`` transaction (one writer at a time)."""
 
-    def __init__(self, path: Path, *, busy_timeout: float = 60.0) -> None:
-        self.path = Path(path)
+    norowid = " WITHOUT ROWID"
+
+    def __init__(self, path: Path | str, *, busy_timeout: float = 60.0, uri: bool = False) -> None:
+        self.path = path if uri else Path(path)
         self.busy_timeout = busy_timeout
+        self._uri = uri
         conn = self._connect(write=True)
         try:
             conn.execute("PRAGMA journal_mode = WAL")
@@ -394,13 +471,18 @@ class SQLiteStore(SQLStore):
             conn.close()
 
     def _connect(self, *, write: bool):
-        conn = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None)
+        conn = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None, uri=self._uri)
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA synchronous = FULL")  # a committed charge survives a crash of the machine too
+        conn.execute("PRAGMA temp_store = MEMORY")
         return conn
 
     def _begin(self, conn) -> None:
         conn.execute("BEGIN IMMEDIATE")
+
+    def _stage(self, conn, persons):
+        conn.execute("CREATE TEMPORARY TABLE incoming (person TEXT PRIMARY KEY) WITHOUT ROWID")
+        conn.executemany("INSERT INTO incoming (person) VALUES (?)", ((p,) for p in persons))
 
     def integrity(self) -> str:
         """SQLite's own check of the file (``"ok"`` when sound)."""
@@ -408,7 +490,7 @@ class SQLiteStore(SQLStore):
 
 
 class PostgresStore(SQLStore):
-    """PostgreSQL through psycopg 3; a charge locks its data set's row (``SELECT … FOR UPDATE``)."""
+    """PostgreSQL through psycopg 3; a charge holds its custodian scope's advisory lock until it commits."""
 
     real = "DOUBLE PRECISION"
     identity = "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
@@ -424,10 +506,15 @@ class PostgresStore(SQLStore):
         return self._psycopg.connect(self.url, autocommit=not write, connect_timeout=10)
 
     def _begin(self, conn) -> None:
-        """psycopg opens the transaction with the first statement (READ COMMITTED + row locks)."""
+        """psycopg opens the transaction with the first statement (READ COMMITTED; the scope's advisory lock)."""
 
-    def _lock(self, conn, dataset: str) -> None:
-        self._run(conn, "SELECT key FROM datasets WHERE key = ? FOR UPDATE", (dataset,))
+    def _stage(self, conn, persons):
+        self._run(conn, "CREATE TEMPORARY TABLE incoming (person TEXT PRIMARY KEY)")
+        with conn.cursor().copy("COPY incoming (person) FROM STDIN") as copy:
+            for person in persons:
+                copy.write_row((person,))
+        if len(persons) > 1000:  # the planner's row estimate for a fresh temporary table is a guess
+            self._run(conn, "ANALYZE incoming")
 
     def _lock_schema(self, conn) -> None:
         self._run(conn, "SELECT pg_advisory_xact_lock(?)", (self._SCHEMA_LOCK,))
@@ -437,3 +524,26 @@ class PostgresStore(SQLStore):
 
     def _sql(self, statement: str) -> str:
         return statement.replace("?", "%s")
+
+
+class MemoryStore(SQLiteStore):
+    """The store of ``Ledger()``: an SQLite database in this process's memory, gone with it (notebooks, tests).
+
+    One lock serialises its statements: SQLite's shared in-memory cache locks tables rather than waiting."""
+
+    def __init__(self) -> None:
+        name = f"file:dpcore-ledger-{secrets.token_hex(8)}?mode=memory&cache=shared"
+        self._guard = threading.RLock()
+        self._anchor = sqlite3.connect(name, uri=True, check_same_thread=False)  # keeps the database alive
+        super().__init__(name, uri=True)
+        self.migrate()
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[Any]:
+        with self._guard, super()._transaction() as conn:
+            yield conn
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[Any]:
+        with self._guard, super()._reading() as conn:
+            yield conn
