@@ -81,7 +81,7 @@ def _session_status() -> None:
             cap = f" of {row['ε cap']:g}" if row["ε cap"] is not None else ""
             delta = f", δ {row['δ spent']:.2g}" if row["δ spent"] else ""
             mine = f" ({row['this session']} in this session)" if row["this session"] else ""
-            st.markdown(f"**{literal(row['data set'])}**  \nmost-charged person: ε {row['ε spent']:g}{cap}{delta} · "
+            st.markdown(f"**{literal(row['data set'])}**  \nmost-charged person: ε {row['ε spent']:g}{cap}{delta} spent · "
                         f"{row['releases']} release{'s' if row['releases'] != 1 else ''}{mine}")
     else:
         st.caption("No release yet: previews are free, releases are charged here." if person.role == CUSTODIAN

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from dpcore.ledger import BudgetExceeded
-from dpcore.ledger.stores import LedgerConfig, open_ledger
+from dpcore.ledger.config import LedgerConfig, open_ledger
 
 
 def main(mode: str, key: str, *args: str) -> None:

@@ -93,4 +93,4 @@ def test_a_data_set_opened_on_a_method_page_can_be_capped_before_its_first_relea
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert ledger.budget(at.selectbox(key="cap_dataset").value).epsilon == 2.0
     at.switch_page("app_pages/survival.py").run()  # the release panel now counts against the cap
-    assert "Remaining under the cap: ε = 2" in " ".join(m.value for m in at.markdown)
+    assert "left for everyone read: ε = 2" in " ".join(m.value for m in at.markdown)

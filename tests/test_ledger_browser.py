@@ -4,7 +4,7 @@ PostgreSQL ledger and its cap."""
 import pytest
 from conftest import start_app, stop_app, wait_for_idle
 
-from dpcore.ledger.stores import LedgerConfig, open_ledger
+from dpcore.ledger.config import LedgerConfig, open_ledger
 
 pytestmark = pytest.mark.browser
 
@@ -73,7 +73,7 @@ def test_two_servers_on_one_postgres_ledger_share_its_cap(_browser, tmp_path, po
         _release(page_one)
         page_one.get_by_text("Released DP survival analysis").first.wait_for()
         page_two.get_by_role("button", name="Release and charge ε = 1").click()
-        page_two.get_by_text("left of its cap").first.wait_for()
+        page_two.get_by_text("past the per-person cap").first.wait_for()
         assert page_two.get_by_text("Released DP survival analysis").count() == 0
         page_two.reload()
         wait_for_idle(page_two)

@@ -14,7 +14,8 @@ import pandas as pd
 import pytest
 
 from dpcore.ledger import Budget, BudgetExceeded, Ledger, Persons, RecordsRead, table_fingerprint
-from dpcore.ledger.stores import MIGRATIONS, SQLITE_FILE, LedgerConfig, open_ledger
+from dpcore.ledger.config import SQLITE_FILE, LedgerConfig, open_ledger
+from dpcore.ledger.stores import MIGRATIONS
 from dpcore.validation import read_csv
 
 SECRET = b"s" * 32

@@ -1,8 +1,10 @@
-"""In Chromium, on both stores: after an upload's cap is spent, the review's near-copies of it cannot release again.
+"""In Chromium, on both stores: budgets follow the persons of an upload's id column (issue 42).
 
-The review (issue 27) spent 40 ε on the same 137 people under a cap of 10 through four near-copies: a number written
-72.0 instead of 72, a renamed column, an extra constant column, one row dropped. Here the cap is ε = 1 and one
-release at ε = 1 spends it; every near-copy's release button is then disabled, with the reason.
+The review spent 20–50 ε on one person under a cap of 10 by re-uploading a table in other units, padded with invented
+people, or through other column selections. Here the cap is ε = 1 per person and one release at ε = 1 spends it;
+then every copy of those people — time in weeks, padded with invented people, rows reordered, another response or
+feature selection — has its release button disabled with the reason, while an unrelated cohort with the same (time,
+event) values but other ids keeps its own budget.
 """
 
 import pytest
@@ -10,63 +12,101 @@ from conftest import start_app, stop_app, wait_for_idle
 
 pytestmark = pytest.mark.browser
 
-ROWS = [(t, e, "AB"[i % 2]) for i, (t, e) in enumerate(zip(range(5, 5 + 3 * 137, 3), [1, 0, 1, 1, 0] * 28))]
+N = 137
+TIMES = list(range(5, 5 + 3 * N, 3))
+EVENTS = [1, 0, 1, 1, 0] * 28
+ROWS = [(1000 + i, t, e, "AB"[i % 2]) for i, (t, e) in enumerate(zip(TIMES, EVENTS))]
 
 
 def _csv(header: str, rows) -> str:
     return header + "\n" + "\n".join(",".join(str(v) for v in row) for row in rows) + "\n"
 
 
-NEAR_COPIES = {
-    "72.0 for 72": _csv("time,status,arm", [(f"{ROWS[0][0]:.1f}", *ROWS[0][1:]), *ROWS[1:]]),
-    "renamed column": _csv("futime,status,arm", ROWS),
-    "extra constant column": _csv("time,status,arm,site", [(*r, 7) for r in ROWS]),
-    "one row dropped": _csv("time,status,arm", ROWS[1:]),
+SURVIVAL_COPIES = {
+    "time in weeks": _csv("patient_id,time,status,arm", [(i, round(t / 7, 3), e, g) for i, t, e, g in ROWS]),
+    "padded with invented people": _csv("patient_id,time,status,arm",
+                                        ROWS + [(9000 + i, t + 1, e, g) for i, t, e, g in ROWS]),
+    "rows reordered, renamed columns": _csv("Patient ID,days,dead,arm", ROWS[::-1]),
 }
+#: the same (time, event) values, other people
+UNRELATED = _csv("patient_id,time,status,arm", [(5000 + i, t, e, g) for i, t, e, g in ROWS])
 
 
-def _upload(page, path) -> None:
-    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(path))
-    wait_for_idle(page)
-
-
-@pytest.mark.parametrize("store", ["sqlite", "postgres"])
-def test_near_copies_of_a_spent_upload_cannot_release(store, _browser, tmp_path, request):
+@pytest.fixture(params=["sqlite", "postgres"])
+def app(request, tmp_path):
     url_env = ""
-    if store == "postgres":
+    if request.param == "postgres":
         from conftest import postgres_schema
 
         schema = postgres_schema(request.getfixturevalue("postgres_server"))
         url_env = schema.__enter__()
         request.addfinalizer(lambda: schema.__exit__(None, None, None))
     proc, url = start_app(tmp_path / "ledger", ledger_url=url_env, extra_env={"DPCORE_DEFAULT_EPSILON_CAP": "1"})
+    yield url
+    stop_app(proc)
+
+
+def _upload(page, folder, name: str, text: str) -> None:
+    path = folder / name
+    path.write_text(text)
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(path))
+    wait_for_idle(page)
+
+
+def _release(page) -> None:
+    page.get_by_role("button", name="Release with ε = 1").click()
+    page.get_by_role("button", name="Release and charge ε = 1").click()
+    wait_for_idle(page)
+    page.get_by_text("Released ").first.wait_for()
+
+
+def test_survival_copies_of_spent_people_cannot_release_and_others_can(app, _browser, tmp_path, page_screenshot):
     context = _browser.new_context(viewport={"width": 1400, "height": 1000})
     try:
         page = context.new_page()
         page.set_default_timeout(90_000)
-        page.goto(f"{url}/survival?eps=1")
+        page.goto(f"{app}/survival?eps=1&sv_src=upload")
         wait_for_idle(page)
-        page.get_by_text("upload a CSV").click()
-        wait_for_idle(page)
-        original = tmp_path / "trial.csv"
-        original.write_text(_csv("time,status,arm", ROWS))
-        _upload(page, original)
-        page.get_by_role("button", name="Release with ε = 1").click()
-        page.get_by_role("button", name="Release and charge ε = 1").click()
-        wait_for_idle(page)
-        page.get_by_text("Released DP survival analysis").first.wait_for()
-        for i, (variant, text) in enumerate(NEAR_COPIES.items()):
-            copy = tmp_path / f"copy{i}.csv"
-            copy.write_text(text)
-            _upload(page, copy)
+        _upload(page, tmp_path, "trial.csv", _csv("patient_id,time,status,arm", ROWS))
+        page.get_by_text("Persons are named by column 'patient_id' (guessed").first.wait_for()
+        page.get_by_text(f"It reads {N} people (persons named by column 'patient_id')").first.wait_for()
+        _release(page)
+        for i, (variant, text) in enumerate(SURVIVAL_COPIES.items()):
+            _upload(page, tmp_path, f"copy{i}.csv", text)
             page.get_by_text("Not enough budget left for this release").first.wait_for()
             assert page.get_by_role("button", name="Release with ε = 1").is_disabled(), variant
-        unrelated = tmp_path / "other-study.csv"  # the control: other people keep their own budget
-        unrelated.write_text(_csv("time,status,arm", [(t + 1000, e, g) for t, e, g in ROWS]))
-        _upload(page, unrelated)
-        page.get_by_text("Remaining under the cap: ε = 1").first.wait_for()
+        page_screenshot(page, "survival-copy-refused")
+        _upload(page, tmp_path, "other-study.csv", UNRELATED)
+        page.get_by_text("none of them was read by an earlier release").first.wait_for()
         assert page.get_by_role("button", name="Release with ε = 1").is_enabled()
         assert page.locator('[data-testid="stException"]').count() == 0
     finally:
         context.close()
-        stop_app(proc)
+
+
+def test_regression_other_responses_of_spent_people_cannot_release(app, _browser, tmp_path):
+    rows = [(1000 + i, round(0.01 * i, 2), round((i * 37 % 101) / 101, 3), round((i * 53 % 97) / 97, 3))
+            for i in range(N)]
+    text = _csv("sample_id,y,x1,x2", rows)
+    context = _browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(90_000)
+        page.goto(f"{app}/regression?eps=1&rg_src=upload")
+        wait_for_idle(page)
+        _upload(page, tmp_path, "lines.csv", text)
+        page.get_by_text("Persons are named by column 'sample_id' (guessed").first.wait_for()
+        page.get_by_label("Unit of privacy: what one row is").fill("cell line")
+        page.get_by_label("Unit of privacy: what one row is").press("Enter")
+        wait_for_idle(page)
+        page.get_by_text("These ranges come from domain knowledge").first.click()
+        wait_for_idle(page)
+        page.get_by_text("persons named by column 'sample_id'").first.wait_for()
+        _release(page)
+        # the same people under another response (x1) and another file: refused for every person read before
+        _upload(page, tmp_path, "again.csv", _csv("sample_id,x1,y,x2", [(i, a, y, b) for i, y, a, b in rows]))
+        page.get_by_text("Not enough budget left for this release").first.wait_for()
+        assert page.get_by_role("button", name="Release with ε = 1").is_disabled()
+        assert page.locator('[data-testid="stException"]').count() == 0
+    finally:
+        context.close()

@@ -14,14 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpcore.ledger import CHARGED, FAILED, RELEASED, Budget, BudgetExceeded, Ledger, MemoryStore
-from dpcore.ledger.stores import (
-    SCHEMA_VERSION,
-    SECRET_FILE,
-    SQLITE_FILE,
-    LedgerConfig,
-    SQLiteStore,
-    open_ledger,
-)
+from dpcore.ledger.config import SECRET_FILE, SQLITE_FILE, LedgerConfig, open_ledger
+from dpcore.ledger.stores import SCHEMA_VERSION, SQLiteStore
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKER = Path(__file__).resolve().parent / "ledger_worker.py"

@@ -6,7 +6,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from dpcore.ledger import CHARGED, FAILED, RELEASED
-from dpcore.ledger.stores import LedgerConfig, open_ledger
+from dpcore.ledger.config import LedgerConfig, open_ledger
 from ui.state import DEFAULT_DATA_DIR
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -49,8 +49,8 @@ def test_one_confirmation_is_one_release_charged_before_its_values_are_shown():
     at.button(key="release_button_toy").click().run()
     at.button(key="release_button_toy").click().run()  # pressing again only keeps the dialog open
     dialog = " ".join(m.value for m in at.markdown)
-    assert "This release costs **ε = 1**" in dialog and "Remaining under the cap: ε = 10" in dialog
-    assert "Left after this release: ε = 9" in dialog
+    assert "This release costs **ε = 1**" in dialog and "left for everyone read: ε = 10" in dialog
+    assert "ε = 0, δ = 0 spent before this release, ε = 1, δ = 0 after it" in dialog
     assert not _ledger().records()  # nothing charged until confirmed
     at.button(key="release_confirm_toy").click().run()
     assert not at.exception
@@ -89,7 +89,7 @@ def test_the_cap_holds_across_sessions_and_each_session_sees_the_deployment_tota
     first.button(key="release_confirm_toy").click().run()
     assert any("Released Toy counts" in s.value for s in first.success)
     second.button(key="release_confirm_toy").click().run()  # its dialog was opened before the first release
-    assert any("Release refused" in e.value and "left of its cap" in e.value for e in second.error)
+    assert any("Release refused" in e.value and "would take 1 of them past the per" in e.value for e in second.error)
     assert len(_ledger().records()) == 1
     app = AppTest.from_file(APP, default_timeout=60).run()  # a third session (a reload) sees the same total
     sidebar = " ".join(m.value for m in app.sidebar.markdown)
@@ -130,32 +130,35 @@ def test_the_button_is_disabled_with_the_reason_when_the_budget_left_cannot_cove
     at = _session()
     assert at.button(key="release_button_toy").disabled
     (reason,) = [i.value for i in at.info if "Not enough budget left" in i.value]
-    assert "costs ε = 1" in reason and "ε = 0.5, δ = 0.001 is left" in reason
+    assert "costs ε = 1" in reason and "1 of the people it reads have less left (the most-charged: ε = 0.5, " \
+        "δ = 0.001)" in reason
     monkeypatch.setenv("DPCORE_DEFAULT_EPSILON_CAP", "2")
     assert not _session().button(key="release_button_toy").disabled  # exactly what is left: offered
 
 
-def test_the_records_keyed_digests_are_computed_once_per_session_and_scope(monkeypatch):
-    """A move of ε redraws the panel; the per-record HMACs (about 18 ms per 10,000 rows) are not recomputed for it,
-    and another scope gets its own digests, never these."""
+def test_the_persons_keyed_digests_are_computed_once_per_session_and_scope(monkeypatch):
+    """A move of ε redraws the panel; the per-person MACs (about 0.75 µs each) are not recomputed for it, and another
+    scope gets its own digests, never these."""
     from dpcore.ledger import rules
 
     calls = []
-    real = rules.record_digests
-    monkeypatch.setattr(rules, "record_digests", lambda secret, records, scope: calls.append(scope)
-                        or real(secret, records, scope))
+    real = rules.person_digests
+    monkeypatch.setattr(rules, "person_digests", lambda secret, persons, scope: calls.append(scope)
+                        or real(secret, persons, scope))
 
     def page():
         import numpy as np
         import streamlit as st
 
-        from dpcore.ledger import RecordsRead
+        from dpcore.ledger import Persons, RecordsRead
         from dpcore.ledger.keys import LOCAL_SCOPE
         from ui import get_ledger
         from ui.release import _holding
 
-        holding = _holding(get_ledger(), RecordsRead.of([np.arange(50)]), "fp", st.session_state.get("scope", LOCAL_SCOPE))
-        st.session_state["key"], st.session_state["digests"] = holding.key, len(holding.digests)
+        persons = Persons.of_column(np.arange(50), "id")
+        holding = _holding(get_ledger(), persons, RecordsRead.of([np.arange(50)]), "fp",
+                           st.session_state.get("scope", LOCAL_SCOPE))
+        st.session_state["key"], st.session_state["digests"] = holding.key, len(holding.persons)
 
     at = AppTest.from_function(page, default_timeout=30).run()
     first = at.session_state["key"]

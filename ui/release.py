@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -190,6 +191,19 @@ def _standing(ledger: Ledger, dataset: Holding, epsilon: float, delta: float,
     return text, ""
 
 
+def _with_ledger_note(bundle, ledger: Ledger, dataset: Holding, persons: int):
+    """The bundle with the ledger's guarantee per person, and what the ledger cannot do, in its notes (and so in its
+    JSON, ZIP and report)."""
+    cap = ledger.budget(dataset.key)
+    note = (f"Privacy ledger: this release was charged to each of the {persons:,} "
+            f"{'person' if persons == 1 else 'people'} it read; no release on this custodian's data may take any "
+            "person past " + (f"ε = {cap.epsilon:g}, δ = {cap.delta:g} " if cap else "the deployment's cap ")
+            + "in total (basic composition over every release that read them). The ledger protects people against "
+            "honest reuse by their custodian: one who invents identifiers, edits values or transforms a file outside "
+            "the app without a person column can spend twice.")
+    return replace(bundle, notes=(*bundle.notes, note))
+
+
 def _dismiss() -> None:
     for name in [k for k in st.session_state if str(k).startswith(_PENDING)]:
         del st.session_state[name]
@@ -238,7 +252,7 @@ def _release(*, key: str, ledger: Ledger, dataset: Holding, ledger_label: str, c
     except BudgetExceeded as err:
         return f"Release refused: {literal(str(err))}"
     try:
-        bundle = make_bundle()
+        bundle = _with_ledger_note(make_bundle(), ledger, dataset, record.persons)
     except Exception as err:  # noqa: BLE001 - the charge stays whatever went wrong; say so plainly
         ledger.record_failure(record)
         _log.error("release failed after its charge: %s", type(err).__name__)

@@ -14,7 +14,7 @@ from pathlib import Path
 import streamlit as st
 
 from dpcore.ledger import Ledger
-from dpcore.ledger.stores import LedgerConfig, open_ledger
+from dpcore.ledger.config import LedgerConfig, open_ledger
 
 #: where ``make run`` keeps the ledger when DPCORE_DATA_DIR is not set (git-ignored)
 DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent / ".dpcore-data"

@@ -5,7 +5,9 @@ scope, is stated in :mod:`dpcore.ledger.keys`. The package's files:
 
 - :mod:`dpcore.ledger.keys` — who a person is: content fingerprints, keyed data-set keys and person digests;
 - :mod:`dpcore.ledger.rules` — :class:`Ledger`: per-person composition, caps, histories, scopes, grants;
-- :mod:`dpcore.ledger.stores` — the durable stores (SQLite, PostgreSQL), their schema and the server configuration;
+- :mod:`dpcore.ledger.records` — the frozen values they exchange (releases, budgets, per-person spend, holdings);
+- :mod:`dpcore.ledger.stores` — the stores (SQLite, PostgreSQL, in memory) and their schema;
+- :mod:`dpcore.ledger.config` — the server's configuration, secret and :func:`open_ledger`;
 - :mod:`dpcore.ledger.history` — a data set's whole history as a printable report.
 
 ``Ledger()`` keeps everything in memory (notebooks, tests); :func:`open_ledger` opens a deployment's durable one.
@@ -25,7 +27,8 @@ from dpcore.ledger.rules import (
     Spend,
     Standing,
 )
-from dpcore.ledger.stores import LedgerConfig, MemoryStore, open_ledger
+from dpcore.ledger.config import LedgerConfig, open_ledger
+from dpcore.ledger.stores import MemoryStore
 
 __all__ = [
     "CHARGED", "FAILED", "LOCAL_SCOPE", "RELEASED", "WHOLE_ROW", "Budget", "BudgetExceeded", "Holding", "Ledger",

@@ -1,0 +1,121 @@
+"""What the ledger records and reads back: releases, budgets, per-person spend, holdings (plain frozen values).
+
+Shared by the rules (:mod:`dpcore.ledger.rules`) and the stores (:mod:`dpcore.ledger.stores`), which depend on these
+and not on each other's internals. :func:`compose` is the one place a history's total is composed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Mapping
+
+from dpcore.ledger.keys import LOCAL_SCOPE
+
+
+#: ``ReleaseRecord.status``: charged, values not (yet) recorded — a release interrupted after its charge keeps it
+CHARGED = "charged"
+#: the release was drawn and its exported JSON is in ``ReleaseRecord.values``
+RELEASED = "released"
+#: drawing failed after the charge (noise drawn is budget spent: the charge stays)
+FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class ReleaseRecord:
+    """One charged release: what, on which data set, at what cost, how many persons it read, when, from where."""
+
+    dataset: str
+    method: str
+    epsilon: float
+    delta: float
+    params: Mapping[str, Any]
+    parts: Mapping[str, float] = field(default_factory=dict)
+    relation: str = "replace-one"
+    time: str = ""
+    page: str = ""
+    session: str = ""
+    status: str = CHARGED
+    #: the released DP values as exported (``ReleaseBundle.to_json()``); empty unless ``status == RELEASED``
+    values: str = ""
+    id: int = 0
+    #: who made it (a signed-in person's id; "local" in the embedded default)
+    actor: str = ""
+    #: schema version 2: 0 for a release on this data set; else the release on another data set sharing records
+    via: int = 0
+    #: the number of persons it read (0: a release recorded before per-person budgets, charged to its data set)
+    persons: int = 0
+
+
+@dataclass(frozen=True)
+class Budget:
+    epsilon: float
+    delta: float = 0.0
+
+
+@dataclass(frozen=True)
+class Spend:
+    """What ``persons`` persons sharing one history have spent: the composition of ``releases`` releases."""
+
+    epsilon: float
+    delta: float
+    persons: int
+    releases: int = 0
+
+
+def compose(spend: Spend, epsilon: float, delta: float) -> tuple[float, float]:
+    """A history's total after one more release of (ε, δ): basic sequential composition (sum of ε, sum of δ)."""
+    return spend.epsilon + epsilon, spend.delta + delta
+
+
+@dataclass(frozen=True)
+class Standing:
+    """The persons a release would read, grouped by history (their spend so far, including any spend carried over
+    from data sets recorded under schema version 2), and the cap stored for the data set (``None``: none)."""
+
+    groups: tuple[Spend, ...]
+    cap: "Budget | None"
+
+    @property
+    def persons(self) -> int:
+        return sum(g.persons for g in self.groups)
+
+    @property
+    def seen(self) -> int:
+        """How many of them some earlier release read."""
+        return sum(g.persons for g in self.groups if g.releases)
+
+    def most(self) -> tuple[float, float]:
+        """The most-charged person's (ε, δ) (0 when none was read before)."""
+        return (max((g.epsilon for g in self.groups), default=0.0), max((g.delta for g in self.groups), default=0.0))
+
+
+@dataclass(frozen=True)
+class Holding:
+    """A data set as one custodian holds it, read by one release: its key, the scope that owns it, the keyed
+    digests of the persons the release reads, and the schema-2 keys of the same data (their spend carries over).
+
+    Without ``persons`` the data set itself is the one person (a notebook's ``ledger.charge("my-data", …)``)."""
+
+    key: str
+    scope: str = LOCAL_SCOPE
+    persons: tuple[str, ...] = ()
+    legacy: tuple[str, ...] = ()
+
+    def read(self) -> tuple[str, ...]:
+        return self.persons or (f"data set {self.key}",)
+
+
+@dataclass(frozen=True)
+class DatasetRow:
+    key: str
+    label: str
+    cap: "Budget | None"
+    owner: str = LOCAL_SCOPE
+
+
+def utc_now() -> str:
+    """The time a ledger records: UTC, ISO 8601, to the second."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
