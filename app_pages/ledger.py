@@ -159,7 +159,7 @@ if records:
 
     def dataset_history() -> str:  # built on click only: every stored release of the data set
         return history_report(released[chosen], ledger.records(chosen, scopes=scopes, with_values=True),
-                              ledger.cap_changes(chosen))
+                              ledger.cap_changes(chosen), ledger.person_spend(scopes, chosen), ledger.budget(chosen))
 
     st.download_button("Download its history report (HTML)", dataset_history, "ledger-history.html",
                        mime="text/html", on_click="ignore")

@@ -226,7 +226,7 @@ def test_the_database_holds_keyed_digests_only(tmp_path):
     ledger.charge(ledger.holding(persons), "KM", 0.5)
     with sqlite3.connect(config.data_dir / SQLITE_FILE) as db:
         stored = {d for (d,) in db.execute("SELECT person FROM persons")}
-        members = {d for (d,) in db.execute("SELECT person FROM dataset_persons")}
+        members = {d for (d,) in db.execute("SELECT person FROM persons p JOIN dataset_classes m ON m.class = p.class")}
         keys = {k for (k,) in db.execute("SELECT key FROM datasets")}
         text = "".join(str(row) for t in ("persons", "histories", "releases", "datasets")
                        for row in db.execute(f"SELECT * FROM {t}"))  # noqa: S608 - fixed table names

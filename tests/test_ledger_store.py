@@ -267,3 +267,20 @@ def test_a_data_sets_history_report_lists_every_charge_and_the_values_that_left(
     assert "2 charge(s)" in report and "ε = 0.75, δ = 0" in report and "Gehan &lt;bundled&gt;" in report
     assert "<td>released</td>" in report and "<td>charged</td>" in report
     assert "Released table: counts" in report and "noisy count" in report
+
+
+def test_the_history_report_shows_spend_per_person_against_the_cap_counts_only():
+    import numpy as np
+
+    from dpcore.ledger import Persons, history_report
+
+    ledger = Ledger(default_cap=Budget(10.0, 1e-3))
+    persons = Persons.of_column(np.arange(100), "id")
+    whole = ledger.holding(persons)
+    ledger.charge(whole, "KM", 1.0, label="cohort.csv")
+    ledger.charge(ledger.holding(persons.subset(np.arange(100) < 30)), "KM", 2.5)
+    report = history_report("cohort.csv", ledger.records(whole.key), ledger.cap_changes(whole.key),
+                            ledger.person_spend(dataset=whole.key), ledger.budget(whole.key))
+    assert "100 persons read" in report and "most-charged has spent <b>ε = 3.5, δ = 0</b>" in report
+    assert "<tr><td>1</td><td>0</td><td>70</td></tr>" in report and "<td>3.5</td><td>0</td><td>30</td>" in report
+    assert "nobody is over it" in report and "never shows which person" in report

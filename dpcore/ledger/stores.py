@@ -7,11 +7,14 @@ and each charge is one transaction — SQLite ``BEGIN IMMEDIATE`` (the database'
 lock per custodian scope — so concurrent charges from any number of sessions and processes serialise per scope and
 never take a person past a cap.
 
-Per-person spend lives in three tables (schema version 3): ``persons`` (scope, keyed digest, history), ``histories``
-(a chain: parent, release, the composed total, how many releases) and ``dataset_persons`` (which persons a data set's
-releases read). A charge stages the persons it reads in a temporary table (SQLite ``executemany``, PostgreSQL
-``COPY``), groups them by history in one indexed join, checks one total per distinct history, and moves each group
-to its new history in one set-based statement: nothing per person is held in Python beyond the digests.
+Per-person spend lives in four tables (schema version 3): ``persons`` (scope, keyed digest, class), ``classes``
+(persons that every release so far read together: their history and size), ``histories`` (a chain: parent,
+release, the composed total, how many releases) and ``dataset_classes`` (which classes a data set's releases read).
+A charge stages the persons it reads in a temporary table (SQLite ``executemany``, PostgreSQL ``COPY``), counts them
+per class in one indexed join and checks one total per distinct history. A class read whole moves to its new history
+by one row; only a class read in part splits, and only then are its read persons' rows rewritten. So a release that
+reads again the people of an earlier one writes a handful of rows, and nothing per person is held in Python beyond
+the digests.
 """
 
 from __future__ import annotations
@@ -56,11 +59,11 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # same data (by its schema-2 keys) carries their total over to the persons it reads, once per history.
         "CREATE TABLE histories (id {id}, owner TEXT NOT NULL, parent BIGINT NOT NULL, release_id BIGINT NOT NULL,"
         " epsilon {real} NOT NULL, delta {real} NOT NULL, releases INTEGER NOT NULL, legacy TEXT NOT NULL)",
-        "CREATE TABLE persons (owner TEXT NOT NULL, person TEXT NOT NULL, history BIGINT NOT NULL,"
+        "CREATE TABLE classes (id {id}, owner TEXT NOT NULL, history BIGINT NOT NULL, size BIGINT NOT NULL)",
+        "CREATE TABLE persons (owner TEXT NOT NULL, person TEXT NOT NULL, class BIGINT NOT NULL,"
         " PRIMARY KEY (owner, person)){norowid}",
-        "CREATE INDEX persons_by_history ON persons (history)",
-        "CREATE TABLE dataset_persons (dataset TEXT NOT NULL, person TEXT NOT NULL, PRIMARY KEY (dataset, person))"
-        "{norowid}",
+        "CREATE INDEX persons_by_class ON persons (class)",
+        "CREATE TABLE dataset_classes (dataset TEXT NOT NULL, class BIGINT NOT NULL, PRIMARY KEY (dataset, class))",
         "ALTER TABLE releases ADD COLUMN persons BIGINT NOT NULL DEFAULT 0",
         # the privacy events a release ran (JSON; '' when only its (ε, δ) is known), for a tighter accountant
         "ALTER TABLE releases ADD COLUMN events TEXT NOT NULL DEFAULT ''",
@@ -178,25 +181,27 @@ class SQLStore(abc.ABC):
                 found[key] = (float(eps), float(delta), int(count))
         return found
 
-    def _groups(self, conn, holding) -> list[tuple[int, Spend, frozenset[str]]]:
-        """The staged persons grouped by history: (history id, its spend with any legacy spend carried over, the
-        legacy keys it then includes); history 0 holds the persons no release read yet."""
+    def _groups(self, conn, holding) -> list[tuple[int, int, int, Spend, frozenset[str]]]:
+        """The staged persons grouped by class: (class id, its size, its history, the history's spend with any
+        legacy spend carried over — for the persons read —, the legacy keys it then includes); class 0 holds the
+        persons no release read yet."""
         legacy = self._legacy(conn, holding)
-        counts = self._run(conn, "SELECT COALESCE(p.history, 0), COUNT(*) FROM incoming i LEFT JOIN persons p "
-                                 "ON p.owner = ? AND p.person = i.person GROUP BY COALESCE(p.history, 0)",
+        counts = self._run(conn, "SELECT COALESCE(p.class, 0), COUNT(*) FROM incoming i LEFT JOIN persons p "
+                                 "ON p.owner = ? AND p.person = i.person GROUP BY COALESCE(p.class, 0)",
                            (holding.scope,))
-        ids = [h for h, _ in counts if h]
-        rows = {h: (e, d, r, lg) for h, e, d, r, lg in (self._run(
-            conn, f"SELECT id, epsilon, delta, releases, legacy FROM histories WHERE id IN ({', '.join('?' * len(ids))})",
+        ids = [c for c, _ in counts if c]
+        rows = {c: rest for c, *rest in (self._run(
+            conn, "SELECT c.id, c.size, h.id, h.epsilon, h.delta, h.releases, h.legacy FROM classes c "
+            f"JOIN histories h ON h.id = c.history WHERE c.id IN ({', '.join('?' * len(ids))})",
             tuple(ids)) if ids else [])}
         groups = []
-        for history, count in sorted(counts):
-            eps, delta, releases, included = rows.get(history, (0.0, 0.0, 0, ""))
+        for cls, count in sorted(counts):
+            size, history, eps, delta, releases, included = rows.get(cls, (0, 0, 0.0, 0.0, 0, ""))
             included = frozenset(filter(None, included.split(",")))
             for key, (l_eps, l_delta, l_count) in legacy.items():
                 if key not in included:
                     eps, delta, releases = eps + l_eps, delta + l_delta, releases + l_count
-            groups.append((history, Spend(float(eps), float(delta), int(count), int(releases)),
+            groups.append((cls, int(size), int(history), Spend(float(eps), float(delta), int(count), int(releases)),
                            included | frozenset(legacy)))
         return groups
 
@@ -209,7 +214,7 @@ class SQLStore(abc.ABC):
         with self._reading() as conn:
             self._stage(conn, holding.read())
             groups = self._groups(conn, holding)
-            return Standing(tuple(g for _, g, _ in groups), self._stored_cap(conn, holding.key))
+            return Standing(tuple(g for *_, g, _ in groups), self._stored_cap(conn, holding.key))
 
     def charge(self, holding, label, record, check):
         with self._transaction() as conn:
@@ -217,27 +222,40 @@ class SQLStore(abc.ABC):
             self._ensure(conn, holding.key, holding.scope, label, record.time)
             self._stage(conn, holding.read())
             groups = self._groups(conn, holding)
-            check(Standing(tuple(g for _, g, _ in groups), self._stored_cap(conn, holding.key)))
+            check(Standing(tuple(g for *_, g, _ in groups), self._stored_cap(conn, holding.key)))
             release_id = self._insert(conn, record)
-            self._run(conn, "CREATE TEMPORARY TABLE remap (old BIGINT PRIMARY KEY, new BIGINT NOT NULL)")
-            first = 0  # the new history of the persons no release read before
-            for history, spend, included in groups:
-                eps, delta = compose(spend, record.epsilon, record.delta)
-                ((new,),) = self._run(
-                    conn, "INSERT INTO histories (owner, parent, release_id, epsilon, delta, releases, legacy) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                    (holding.scope, history, release_id, eps, delta, spend.releases + 1, ",".join(sorted(included))))
-                self._run(conn, "INSERT INTO remap (old, new) VALUES (?, ?)", (history, new))
-                first = new if history == 0 else first
-            self._run(conn, "UPDATE persons SET history = remap.new FROM remap WHERE persons.owner = ? "
-                            "AND persons.history = remap.old AND persons.person IN (SELECT person FROM incoming)",
-                      (holding.scope,))
-            if first:
-                self._run(conn, "INSERT INTO persons (owner, person, history) SELECT ?, person, ? FROM incoming "
-                                "WHERE true ON CONFLICT (owner, person) DO NOTHING", (holding.scope, first))
-            self._run(conn, "INSERT INTO dataset_persons (dataset, person) SELECT ?, person FROM incoming WHERE true "
-                            "ON CONFLICT DO NOTHING", (holding.key,))
+            moved: dict[tuple[int, frozenset], int] = {}  # (old history, legacy included) → new history
+            for cls, size, history, spend, included in groups:
+                if (history, included) not in moved:
+                    eps, delta = compose(spend, record.epsilon, record.delta)
+                    ((moved[history, included],),) = self._run(
+                        conn, "INSERT INTO histories (owner, parent, release_id, epsilon, delta, releases, legacy) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id", (holding.scope, history, release_id, eps, delta,
+                                                                      spend.releases + 1, ",".join(sorted(included))))
+                self._move(conn, holding, cls, size, spend.persons, moved[history, included])
         return replace(record, dataset=holding.key, id=release_id)
+
+    def _move(self, conn, holding, cls: int, size: int, read: int, history: int) -> None:
+        """Give the ``read`` staged persons of class ``cls`` (0: new persons) the new ``history``: the whole class
+        by one row, else a new class for the part read; the data set's releases have read the class."""
+        if cls and read == size:
+            self._run(conn, "UPDATE classes SET history = ? WHERE id = ?", (history, cls))
+            target = cls
+        else:
+            ((target,),) = self._run(conn, "INSERT INTO classes (owner, history, size) VALUES (?, ?, ?) RETURNING id",
+                                     (holding.scope, history, read))
+            if cls:
+                self._run(conn, "UPDATE classes SET size = size - ? WHERE id = ?", (read, cls))
+                self._run(conn, "UPDATE persons SET class = ? WHERE owner = ? AND class = ? "
+                                "AND person IN (SELECT person FROM incoming)", (target, holding.scope, cls))
+                self._run(conn, "INSERT INTO dataset_classes (dataset, class) SELECT dataset, ? FROM dataset_classes "
+                                "WHERE class = ?", (target, cls))  # its persons were members where the class was
+            else:
+                self._run(conn, "INSERT INTO persons (owner, person, class) SELECT ?, i.person, ? FROM incoming i "
+                                "LEFT JOIN persons p ON p.owner = ? AND p.person = i.person WHERE p.person IS NULL",
+                          (holding.scope, target, holding.scope))
+        self._run(conn, "INSERT INTO dataset_classes (dataset, class) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                  (holding.key, target))
 
     def _insert(self, conn, record) -> int:
         ((record_id,),) = self._run(
@@ -267,16 +285,15 @@ class SQLStore(abc.ABC):
                       (dataset, actor, cap.epsilon, cap.delta, time))
 
     def _person_spend(self, conn, scopes, dataset) -> list[Spend]:
-        owned, params = self._owned(scopes, "p.owner")
+        owned, params = self._owned(scopes, "c.owner")
         if dataset is None:
-            rows = self._run(conn, "SELECT h.epsilon, h.delta, COUNT(*), h.releases FROM persons p JOIN histories h "
-                             f"ON h.id = p.history WHERE 1 = 1{owned} GROUP BY h.id, h.epsilon, h.delta, h.releases "
-                             "ORDER BY h.epsilon", params)
+            rows = self._run(conn, "SELECT h.epsilon, h.delta, SUM(c.size), h.releases FROM classes c JOIN histories h "
+                             f"ON h.id = c.history WHERE c.size > 0{owned} GROUP BY h.id, h.epsilon, h.delta, "
+                             "h.releases ORDER BY h.epsilon", params)
         else:
-            rows = self._run(conn, "SELECT h.epsilon, h.delta, COUNT(*), h.releases FROM dataset_persons m "
-                             "JOIN datasets d ON d.key = m.dataset "
-                             "JOIN persons p ON p.owner = d.owner AND p.person = m.person "
-                             f"JOIN histories h ON h.id = p.history WHERE m.dataset = ?{owned} "
+            rows = self._run(conn, "SELECT h.epsilon, h.delta, SUM(c.size), h.releases FROM dataset_classes m "
+                             "JOIN classes c ON c.id = m.class JOIN histories h ON h.id = c.history "
+                             f"WHERE m.dataset = ? AND c.size > 0{owned} "
                              "GROUP BY h.id, h.epsilon, h.delta, h.releases ORDER BY h.epsilon", (dataset, *params))
             owned, params = self._owned(scopes, "d.owner")
             ((eps, delta, count),) = self._run(
