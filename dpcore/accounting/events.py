@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass, fields
-from typing import ClassVar, Union
+from typing import ClassVar
 
 import dp_accounting as dpa
 from dp_accounting.pld import common as pld_common
@@ -143,7 +143,7 @@ class Gaussian(_Json):
                              f"{self.delta:g})-DP")
 
     @classmethod
-    def at_delta(cls, sigma: float, sensitivity: float, delta: float) -> "Gaussian":
+    def at_delta(cls, sigma: float, sensitivity: float, delta: float) -> Gaussian:
         """The event of ``N(0, σ²)`` claiming the smallest ε its exact profile allows at ``delta``."""
         def excess(eps: float) -> float:
             return gaussian_privacy_loss_delta(sigma, eps, sensitivity) - delta
@@ -264,7 +264,6 @@ class ZcdpGroup(_Json):
         return self.epsilon, self.delta
 
 
-Event = Union[Laplace, DiscreteLaplace, Gaussian, Selection, ApproxDP, ZcdpGroup]
 KINDS = {cls.kind: cls for cls in (Laplace, DiscreteLaplace, Gaussian, Selection, ApproxDP, ZcdpGroup)}
 
 

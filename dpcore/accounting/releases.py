@@ -28,12 +28,14 @@ Which part maps to which event:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import fields
-from typing import Any, Mapping
+from typing import Any
 
 from dpcore.accounting.events import ApproxDP, DiscreteLaplace, Gaussian, Laplace, Selection, ZcdpGroup
 from dpcore.mechanisms import analytic_gaussian_sigma
-from dpcore.regression import ADASSP, ADASSP_SPLIT, METHOD as ROBUST_LR
+from dpcore.regression import ADASSP, ADASSP_SPLIT
+from dpcore.regression import METHOD as ROBUST_LR
 from dpcore.sparse import SparseParams, peel_plan
 
 SURVIVAL = "DP survival analysis"
