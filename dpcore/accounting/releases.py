@@ -68,12 +68,17 @@ def _regression(method: str, delta: float, parts: Mapping[str, float]) -> list:
 def _peeling(epsilon: float, delta: float, params: Mapping[str, Any]) -> list:
     """The peeling release's calibration, rebuilt with :func:`peel_plan` (ratios ``Δ/scale`` do not depend on n)."""
     names = {f.name for f in fields(SparseParams)}
-    p = SparseParams(**{k: v for k, v in params.items() if k in names})
+    given = {k: v for k, v in params.items() if k in names}
+    if "gradient_steps" in params:  # the bundle's name for fit_T
+        given["fit_T"] = int(params["gradient_steps"])
+    p = SparseParams(**given)
     s = int(params["sparsity"])
     plan = peel_plan(int(params.get("n", 1)), s, epsilon, delta, params.get("loss", "linear"), p,
                      float(params.get("select_share", 0.5)))
     selection = Selection(2.0 * plan.score_sensitivity / plan.gumbel_scale, s, bounded_range=True)
-    steps = 1 if params.get("loss", "linear") == "linear" else p.fit_T  # logistic: one Gaussian per step
+    # logistic: one Gaussian per gradient step (T Gaussians at ρ_fit/T compose to one Gaussian whatever T, so a
+    # page that omits T and gets the default loses nothing)
+    steps = 1 if params.get("loss", "linear") == "linear" else p.fit_T
     fit = [Gaussian.at_delta(nz.scale, nz.sensitivity, delta) for nz in plan.noises.values() for _ in range(steps)]
     return [ZcdpGroup((selection, *fit), epsilon, delta)]
 
