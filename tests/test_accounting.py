@@ -39,7 +39,14 @@ TABLE = {
 def _dp_accounting_pld(events):
     accountant = dpa.pld.PLDAccountant(value_discretization_interval=A.DISCRETISATION)
     for e in events:
-        accountant.compose(e.rdp_event())  # Gaussian / Laplace: the same dp-accounting event both accountants take
+        accountant.compose(e.dp_event())
+    return accountant.get_epsilon(DELTA)
+
+
+def _dp_accounting_rdp(events):
+    accountant = dpa.rdp.RdpAccountant()
+    for e in events:
+        accountant.compose(e.dp_event())
     return accountant.get_epsilon(DELTA)
 
 
@@ -50,6 +57,7 @@ def test_issue_table_matches_dp_accounting(row):
     assert c.epsilon_pld == pytest.approx(_dp_accounting_pld(events), abs=1e-3)  # dp-accounting's own accountant
     assert c.epsilon_tight == pytest.approx(pld, abs=0.005)
     assert c.method == "PLD" and c.epsilon_basic == pytest.approx(10.0)
+    assert c.epsilon_rdp == pytest.approx(_dp_accounting_rdp(events), rel=1e-9)  # Gaussian as zCDP: same numbers
     if rdp is not None:
         assert c.epsilon_rdp == pytest.approx(rdp, abs=0.005)
 
@@ -74,6 +82,11 @@ def test_split_laplace_shift_is_dominated(shares):
     single = pld_lib.from_laplace_mechanism(1.0, pessimistic_estimate=False, use_connect_dots=False)
     for eps in np.linspace(0.0, 1.0, 41):
         assert split.get_delta_for_epsilon(eps) <= single.get_delta_for_epsilon(eps) + 1e-12
+
+
+def test_discrete_laplace_matches_dp_accountings_event():
+    events = [A.DiscreteLaplace(2.0, 2)] * 10
+    assert A.compose(events, DELTA).epsilon_pld == pytest.approx(_dp_accounting_pld(events), abs=1e-3)
 
 
 def test_split_discrete_laplace_shift_is_dominated():
@@ -144,7 +157,8 @@ def test_event_claims_are_checked():
 def test_approx_dp_events_spend_the_total_δ():
     """An (ε, δ) event's δ comes out of the total: at a total δ below it nothing holds; above, both tight figures
     include it (PLD as +∞ loss, RDP by basic composition on top of the rest)."""
-    assert math.isinf(A.compose([A.ApproxDP(1.0, 1e-5)], DELTA).epsilon_tight)
+    none = A.compose([A.ApproxDP(1.0, 1e-5)], DELTA)
+    assert math.isinf(none.epsilon_tight) and none.method == "none"
     c = A.compose([A.ApproxDP(1.0, 5e-7)] + [gauss(1.0)] * 4, DELTA)
     rest = A.compose([gauss(1.0)] * 4, DELTA - 5e-7)
     assert c.epsilon_rdp == pytest.approx(rest.epsilon_rdp + 1.0)
@@ -181,3 +195,13 @@ def test_spend_after_is_one_accounting_per_history():
 def test_empty_history_spends_nothing():
     c = A.compose([], DELTA)
     assert (c.epsilon_tight, c.epsilon_basic, c.method) == (0.0, 0.0, "empty")
+
+
+def test_within_cap_gives_the_verdict_of_the_tight_ε():
+    """Basic, RDP or PLD decides; the verdict is always that of the tight ε, for caps below, between and above."""
+    histories = [A.history([A.Laplace(1.0)] * 3), A.history([gauss(1.0, 1e-8)] * 10),
+                 A.history([A.Laplace(10.0)] * 60 + [A.ApproxDP(0.5, 1e-7)]), A.history([A.Selection(0.2, 40)])]
+    new = [A.Laplace(2.0)]
+    spent = A.spend_after(histories, new, DELTA)
+    for cap in (0.5, 2.0, 3.0, 3.6, 4.0, 5.0, 8.0):
+        assert list(A.within_cap(histories, new, cap, DELTA)) == list(spent <= cap), cap

@@ -7,7 +7,9 @@ An event is a frozen dataclass that knows three things about one mechanism run o
 * :meth:`pld` — a *pessimistic* privacy-loss distribution (dp-accounting's PLD of a dominating pair,
   discretised so that every ``δ(ε)`` read off it is an upper bound);
 * :meth:`rdp_event` — a dp-accounting event the Rényi accountant accepts, or ``None`` when the event has a
-  ``δ > 0`` that RDP cannot carry (then :mod:`dpcore.accounting.compose` adds it by basic composition).
+  ``δ > 0`` that RDP cannot carry (then :mod:`dpcore.accounting.composition` adds it by basic composition);
+* ``dp_event()`` (the three noise kinds) — dp-accounting's own event for the mechanism, which its
+  ``PLDAccountant`` takes (the tests compare against it).
 
 Neighbouring relation. Every sensitivity in dpcore is derived for replace-one (docs/privacy.md). A noise
 mechanism with sensitivity ``Δ`` and scale ``b`` (or ``σ``) is dominated by the pair "noise centred at 0" vs
@@ -32,6 +34,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import ClassVar
 
 import dp_accounting as dpa
+from dp_accounting import dp_event as dpa_events
 from dp_accounting.pld import common as pld_common
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from scipy import optimize
@@ -86,8 +89,11 @@ class Laplace(_Json):
     def pld(self, interval: float):
         return pld_lib.from_laplace_mechanism(self.scale / self.sensitivity, value_discretization_interval=interval)
 
-    def rdp_event(self):
+    def dp_event(self):
         return dpa.LaplaceDpEvent(self.scale / self.sensitivity)
+
+    def rdp_event(self):
+        return self.dp_event()
 
 
 @dataclass(frozen=True)
@@ -115,6 +121,9 @@ class DiscreteLaplace(_Json):
     def pld(self, interval: float):
         return pld_lib.from_discrete_laplace_mechanism(1.0 / self.scale, sensitivity=int(self.sensitivity),
                                                        value_discretization_interval=interval)
+
+    def dp_event(self):
+        return dpa_events.DiscreteLaplaceDpEvent(1.0 / self.scale, int(self.sensitivity))
 
     def rdp_event(self):
         return dpa.ZCDpEvent((self.sensitivity / self.scale) ** 2 / 2.0)
@@ -159,8 +168,13 @@ class Gaussian(_Json):
     def pld(self, interval: float):
         return pld_lib.from_gaussian_mechanism(self.sigma / self.sensitivity, value_discretization_interval=interval)
 
-    def rdp_event(self):
+    def dp_event(self):
         return dpa.GaussianDpEvent(self.sigma / self.sensitivity)
+
+    def rdp_event(self):
+        """``Δ²/(2σ²)``-zCDP: the Gaussian's Rényi divergence is ``α·Δ²/(2σ²)`` at every order α, the same numbers
+        dp-accounting computes for ``GaussianDpEvent`` (without its per-order loop)."""
+        return dpa.ZCDpEvent((self.sensitivity / self.sigma) ** 2 / 2.0)
 
 
 @dataclass(frozen=True)
@@ -203,7 +217,7 @@ class ApproxDP(_Json):
     PLD: the pair with loss ``+ε``, ``−ε`` and ``+∞`` with probability δ dominates every (ε, δ)-DP mechanism
     (Kairouz, Oh & Viswanath 2015; dp-accounting's ``from_privacy_parameters``), so its δ enters the composed
     PLD as infinite loss and counts against the total δ there. RDP: only for δ = 0 (``ε²/2``-zCDP); with
-    δ > 0 :func:`dpcore.accounting.compose.compose` adds ``(ε, δ)`` to the RDP figure by basic composition.
+    δ > 0 :func:`dpcore.accounting.composition.compose` adds ``(ε, δ)`` to the RDP figure by basic composition.
     """
 
     epsilon: float

@@ -25,6 +25,7 @@ claim at a larger δ, not comparable; the tight figure may then exceed ``Σε``,
 
 from __future__ import annotations
 
+import copy
 import math
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
@@ -38,8 +39,8 @@ from dpcore.accounting.events import ZcdpGroup, from_json, to_json
 
 #: PLD loss grid: 10⁻⁴ (dp-accounting's default); pessimistic rounding adds at most about one step per event
 DISCRETISATION = 1e-4
-#: composed PLDs kept (a few MB each at ε ≈ 10): the ledger's live history prefixes
-PLD_CACHE_SIZE = 256
+#: composed PLDs kept (about 1 MB per unit of ε spread at 10⁻⁴, a tenth at 10⁻³): the ledger's live prefixes
+PLD_CACHE_SIZE = 128
 
 Key = tuple  # sorted ((event JSON, count), ...)
 
@@ -77,64 +78,107 @@ def _merge(a: Key, b: Key) -> Key:
     return tuple(sorted(total.items()))
 
 
-def _flat(key: Key) -> Counter:
-    """Event JSON → count with every :class:`ZcdpGroup` opened into its parts (the tight accountants' view)."""
+_event = lru_cache(maxsize=8192)(from_json)  # events are frozen: parse each stored text once
+
+
+@lru_cache(maxsize=1024)
+def _flat(key: Key) -> tuple:
+    """``(event JSON, count)`` with every :class:`ZcdpGroup` opened into its parts (the tight accountants' view)."""
     out: Counter = Counter()
     for text, count in key:
-        event = from_json(text)
-        parts = event.events if isinstance(event, ZcdpGroup) else (event,)
-        for part in parts:
+        event = _event(text)
+        for part in event.events if isinstance(event, ZcdpGroup) else (event,):
             out[to_json(part)] += count
-    return out
+    return tuple(sorted(out.items()))
 
 
 @lru_cache(maxsize=4096)
 def _event_pld(text: str, count: int, interval: float):
-    return from_json(text).pld(interval).self_compose(count)
+    return _event(text).pld(interval).self_compose(count)
 
 
-def _pld_from_scratch(key: Key, interval: float):
-    plds = [_event_pld(text, count, interval) for text, count in sorted(_flat(key).items())]
-    if not plds:
+def _pld(flat: tuple, interval: float):
+    if not flat:
         return pld_lib.identity(value_discretization_interval=interval)
-    out = plds[0]
-    for p in plds[1:]:
-        out = out.compose(p)
-    return out
+    first, *rest = (_event_pld(text, count, interval) for text, count in flat)
+    for factor in rest:
+        first = first.compose(factor)
+    return first
 
 
-_PLDS: OrderedDict = OrderedDict()
+#: one release's PLD, composed onto every history that release reads (a cap check builds it once)
+_release_pld = lru_cache(maxsize=64)(_pld)
 
 
-def _remember(key: Key, interval: float, pld) -> None:
-    _PLDS[(key, interval)] = pld
-    _PLDS.move_to_end((key, interval))
-    while len(_PLDS) > PLD_CACHE_SIZE:
-        _PLDS.popitem(last=False)
+class _State:
+    """A history's composed PLD; its Rényi accountant over the δ-free events; ``Σ(ε, δ)`` of the others.
+
+    The PLD of an extended state is composed on first use: a cap check that basic composition or RDP already
+    decides never pays for the convolution.
+    """
+
+    def __init__(self, pld_factors: tuple, rdp, eps_extra: float = 0.0, delta_extra: float = 0.0):
+        self._factors, self._pld = pld_factors, None
+        self.rdp, self.eps_extra, self.delta_extra = rdp, eps_extra, delta_extra
+
+    @property
+    def pld(self):
+        if self._pld is None:
+            first, *rest = (f.pld if isinstance(f, _State) else f for f in self._factors)
+            for factor in rest:
+                first = first.compose(factor)
+            self._pld, self._factors = first, ()
+        return self._pld
+
+    def extended(self, flat: tuple, pld) -> "_State":
+        """This state with the events ``flat`` (whose composed PLD is ``pld``) added."""
+        return _State((self, pld), *_rdp_extended(self, flat))
+
+
+def _rdp_extended(state, flat: tuple) -> tuple:
+    """``state``'s Rényi accountant (a copy) and its ``Σ(ε, δ)`` of (ε, δ) events, with the events ``flat`` added."""
+    rdp = copy.deepcopy(state.rdp) if state else dpa.rdp.RdpAccountant()
+    eps_extra, delta_extra = (state.eps_extra, state.delta_extra) if state else (0.0, 0.0)
+    for text, count in flat:
+        event = _event(text)
+        rdp_event = event.rdp_event()
+        if rdp_event is None:
+            eps, delta = event.basic()
+            eps_extra, delta_extra = eps_extra + count * eps, delta_extra + count * delta
+        else:
+            rdp.compose(dpa.SelfComposedDpEvent(rdp_event, count))
+    return rdp, eps_extra, delta_extra
+
+
+_STATES: OrderedDict = OrderedDict()
+
+
+def _remember(key: Key, interval: float, state: _State) -> _State:
+    _STATES[(key, interval)] = state
+    _STATES.move_to_end((key, interval))
+    while len(_STATES) > PLD_CACHE_SIZE:
+        _STATES.popitem(last=False)
+    return state
+
+
+def _state(key: Key, interval: float) -> _State:
+    found = _STATES.get((key, interval))
+    if found is None:
+        flat = _flat(key)
+        found = _remember(key, interval, _State((_pld(flat, interval),), *_rdp_extended(None, flat)))
+    return found
 
 
 @dataclass(frozen=True)
 class History:
     """One accounting: the canonical multiset of events (``key``) at a PLD grid ``interval``.
 
-    Hashable and small, so the ledger can keep one per history prefix; the composed PLD lives in a bounded
-    cache (:data:`PLD_CACHE_SIZE`) and is rebuilt from the key if evicted.
+    Hashable and small, so the ledger can keep one per history prefix; the composed PLD and Rényi accountant
+    live in a bounded cache (:data:`PLD_CACHE_SIZE`) and are rebuilt from the key if evicted.
     """
 
     key: Key
     interval: float = DISCRETISATION
-
-    @property
-    def pld(self):
-        found = _PLDS.get((self.key, self.interval))
-        if found is None:
-            found = _pld_from_scratch(self.key, self.interval)
-            _remember(self.key, self.interval, found)
-        return found
-
-    @property
-    def events(self) -> list:
-        return [from_json(text) for text, count in self.key for _ in range(count)]
 
     def composition(self, delta_total: float) -> Composition:
         """The history's ε at ``delta_total`` (memoised per key and δ)."""
@@ -154,45 +198,35 @@ def compose_incremental(prefix: History, new_events) -> History:
     """
     added = _key(new_events)
     key = _merge(prefix.key, added)
-    if (key, prefix.interval) not in _PLDS and added:
-        new = _pld_from_scratch(added, prefix.interval)
-        _remember(key, prefix.interval, prefix.pld.compose(new))
+    if (key, prefix.interval) not in _STATES and added:
+        flat = _flat(added)
+        _remember(key, prefix.interval,
+                  _state(prefix.key, prefix.interval).extended(flat, _release_pld(flat, prefix.interval)))
     return History(key, prefix.interval)
-
-
-def _rdp_epsilon(flat: Counter, delta_total: float) -> float:
-    """RDP over the δ-free events at ``δ_total − Σδ`` of the others, plus their ``Σε`` (basic composition)."""
-    accountant = dpa.rdp.RdpAccountant()
-    eps_extra, delta_extra = 0.0, 0.0
-    for text, count in flat.items():
-        event = from_json(text)
-        rdp_event = event.rdp_event()
-        if rdp_event is None:
-            eps, delta = event.basic()
-            eps_extra, delta_extra = eps_extra + count * eps, delta_extra + count * delta
-        else:
-            accountant.compose(dpa.SelfComposedDpEvent(rdp_event, count))
-    if delta_total <= delta_extra:
-        return math.inf
-    return float(accountant.get_epsilon(delta_total - delta_extra)) + eps_extra
 
 
 @lru_cache(maxsize=65536)
 def _composition(hist: History, delta_total: float) -> Composition:
     if not 0.0 < delta_total < 1.0:
         raise ValueError("the total δ must lie in (0, 1)")
-    claims = [(from_json(text).basic(), count) for text, count in hist.key]
-    eps_basic = math.fsum(c * e for (e, _), c in claims)
-    delta_basic = math.fsum(c * d for (_, d), c in claims)
     if not hist.key:
         return Composition(0.0, delta_total, 0.0, 0.0, "empty", 0.0, 0.0)
-    eps_pld = float(hist.pld.get_epsilon_for_delta(delta_total))
-    eps_rdp = _rdp_epsilon(_flat(hist.key), delta_total)
+    claims = [(_event(text).basic(), count) for text, count in hist.key]
+    eps_basic = math.fsum(c * e for (e, _), c in claims)
+    delta_basic = math.fsum(c * d for (_, d), c in claims)
+    state = _state(hist.key, hist.interval)
+    eps_pld = float(state.pld.get_epsilon_for_delta(delta_total))
+    # RDP over the δ-free events at δ_total − Σδ of the others, plus their Σε (basic composition of the two groups)
+    eps_rdp = (math.inf if delta_total <= state.delta_extra else
+               float(state.rdp.get_epsilon(delta_total - state.delta_extra)) + state.eps_extra)
     candidates = {"PLD": eps_pld, "RDP": eps_rdp}
     if delta_basic <= delta_total:
         candidates["basic"] = eps_basic
     method = min(candidates, key=candidates.get)
-    return Composition(candidates[method], delta_total, eps_basic, delta_basic, method, eps_pld, eps_rdp)
+    eps = candidates[method]
+    if math.isinf(eps):
+        method = "none"  # the (ε, δ) events' δ alone exceeds the total: no guarantee at this δ
+    return Composition(eps, delta_total, eps_basic, delta_basic, method, eps_pld, eps_rdp)
 
 
 def compose(events, delta_total: float, *, interval: float = DISCRETISATION) -> Composition:
@@ -207,3 +241,26 @@ def spend_after(histories, new_events, delta_total: float) -> np.ndarray:
     ``person_history`` each person's index into ``histories`` — one accounting per distinct history.
     """
     return np.array([compose_incremental(h, new_events).composition(delta_total).epsilon_tight for h in histories])
+
+
+def _within(hist: History, cap_epsilon: float, delta_total: float) -> bool:
+    key_basic = [(_event(text).basic(), count) for text, count in hist.key]
+    if (math.fsum(c * d for (_, d), c in key_basic) <= delta_total
+            and math.fsum(c * e for (e, _), c in key_basic) <= cap_epsilon):
+        return True
+    state = _state(hist.key, hist.interval)
+    if (state.delta_extra < delta_total
+            and state.rdp.get_epsilon(delta_total - state.delta_extra) + state.eps_extra <= cap_epsilon):
+        return True
+    return bool(state.pld.get_delta_for_epsilon(cap_epsilon) <= delta_total)
+
+
+def within_cap(histories, new_events, cap_epsilon: float, delta_total: float) -> np.ndarray:
+    """Per history: whether adding ``new_events`` keeps it within ``(cap_epsilon, delta_total)``.
+
+    The same verdict as ``compose_incremental(h, new_events).composition(delta_total).epsilon_tight <=
+    cap_epsilon`` — the min of three upper bounds is within the cap iff one of them is — without searching for
+    ε: basic composition first, then RDP, then the PLD's δ at ε = cap (``ε_PLD(δ) ≤ cap`` iff ``δ_PLD(cap) ≤ δ``,
+    δ(ε) being non-increasing), one vectorised pass. Index the result by each person's history.
+    """
+    return np.array([_within(compose_incremental(h, new_events), cap_epsilon, delta_total) for h in histories])
