@@ -152,6 +152,7 @@ def test_event_claims_are_checked():
         A.ZcdpGroup((gauss(1.0, 1e-6),), 0.5, 1e-6)
     assert A.Gaussian.at_delta(4.0, 1.0, 1e-6).basic()[0] == pytest.approx(
         optimize.brentq(lambda e: gaussian_privacy_loss_delta(4.0, e, 1.0) - 1e-6, 0, 10), rel=1e-6)
+    assert A.Gaussian.at_delta(1e9, 1.0, 1e-6).epsilon == 1e-12  # noise so large that δ(0) is below the target
 
 
 def test_approx_dp_events_spend_the_total_δ():

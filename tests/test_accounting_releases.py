@@ -31,6 +31,8 @@ def test_survival_is_one_discrete_laplace_as_released(groups):
     events = A.events_for_release("DP survival analysis", 1.0, params={"sensitivity_l1": sv.sensitivity(groups)})
     assert events == [A.DiscreteLaplace(noise.scale, int(noise.sensitivity))]
     assert _basic(events) == pytest.approx((1.0, 0.0))
+    by_groups = A.events_for_release("DP survival analysis", 1.0, params={"groups": [f"g{i}" for i in range(groups)]})
+    assert by_groups == events  # without the stated sensitivity, the declared groups give it
 
 
 def _page_parts(shares, keys, eps_stat, eps_prep):

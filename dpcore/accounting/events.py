@@ -157,10 +157,12 @@ class Gaussian(_Json):
         def excess(eps: float) -> float:
             return gaussian_privacy_loss_delta(sigma, eps, sensitivity) - delta
 
-        hi = 1.0
+        lo, hi = 1e-12, 1.0
+        if excess(lo) <= 0:  # so much noise that (almost) nothing is spent at this δ
+            return cls(sigma, sensitivity, lo, delta)
         while excess(hi) > 0:
             hi *= 2.0
-        return cls(sigma, sensitivity, optimize.brentq(excess, 0.0, hi, xtol=1e-12) * (1 + CLAIM_SLACK), delta)
+        return cls(sigma, sensitivity, optimize.brentq(excess, lo, hi, xtol=1e-12) * (1 + CLAIM_SLACK), delta)
 
     def basic(self) -> tuple[float, float]:
         return self.epsilon, self.delta

@@ -11,7 +11,8 @@ charged ``(ε, δ)`` (``tests/test_accounting_releases.py`` checks it method by 
 Which part maps to which event:
 
 * ``DP survival analysis`` — one discrete Laplace on the count matrices, scale ``Δ1/ε`` with
-  ``Δ1 = params["sensitivity_l1"]`` (:func:`dpcore.survival.sensitivity`: 2, or 4 for several groups).
+  ``Δ1 = params["sensitivity_l1"]`` (else :func:`dpcore.survival.sensitivity` of ``params["groups"]``: 2, or 4
+  for several groups).
 * ``AdaSSP`` — parts ``λ_min``, ``XᵀX``, ``Xᵀy`` (with or without the bundle's ``(10%)`` suffix): three
   analytic Gaussians at ``(ε_i, δ·ε_i/Σε)`` (the split shares ε and δ alike, :data:`ADASSP_SPLIT`); any other
   part (``response centre``, ``response scale``) a Laplace at its ε.
@@ -37,6 +38,7 @@ from dpcore.mechanisms import analytic_gaussian_sigma
 from dpcore.regression import ADASSP, ADASSP_SPLIT
 from dpcore.regression import METHOD as ROBUST_LR
 from dpcore.sparse import SparseParams, peel_plan
+from dpcore.survival import sensitivity as survival_sensitivity
 
 SURVIVAL = "DP survival analysis"
 PEELING = "Sparse regression: peeling + private fit"
@@ -89,7 +91,7 @@ def events_for_release(method: str, epsilon: float, delta: float = 0.0, parts: M
     params = dict(params or {})
     parts = dict(parts or {})
     if method == SURVIVAL:
-        sens = int(params.get("sensitivity_l1", 2))
+        sens = int(params.get("sensitivity_l1") or survival_sensitivity(len(params.get("groups") or [None])))
         return [DiscreteLaplace(sens / epsilon, sens)]
     if method in (ADASSP, ROBUST_LR):
         return _regression(method, delta, parts or {"statistics": epsilon})
