@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 import math
+import threading
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
@@ -153,11 +154,15 @@ def _rdp_extended(state, flat: tuple) -> tuple:
 _STATES: OrderedDict = OrderedDict()
 
 
+_STATES_LOCK = threading.Lock()  # sessions run in threads: insert, refresh and evict as one step
+
+
 def _remember(key: Key, interval: float, state: _State) -> _State:
-    _STATES[(key, interval)] = state
-    _STATES.move_to_end((key, interval))
-    while len(_STATES) > PLD_CACHE_SIZE:
-        _STATES.popitem(last=False)
+    with _STATES_LOCK:
+        _STATES[(key, interval)] = state
+        _STATES.move_to_end((key, interval))
+        while len(_STATES) > PLD_CACHE_SIZE:
+            _STATES.popitem(last=False)
     return state
 
 

@@ -63,7 +63,7 @@ class _Json:
 
 def _pure_pld(epsilon: float, count: int, interval: float):
     """PLD of ``count`` runs of any ε-DP mechanism: the pair of randomised response at ε dominates every ε-DP
-    mechanism (Kairouz, Oh & Viswanath 2015, Thm. 2.1), so its ``count``-fold composition is an upper bound."""
+    mechanism (Kairouz, Oh & Viswanath 2015), so its ``count``-fold composition is an upper bound."""
     params = pld_common.DifferentialPrivacyParameters(epsilon, 0.0)
     return pld_lib.from_privacy_parameters(params, value_discretization_interval=interval).self_compose(count)
 
@@ -185,7 +185,7 @@ class Selection(_Json):
 
     PLD: each selection is ε-DP, so the randomised-response pair at ε dominates it (:func:`_pure_pld`);
     dp-accounting has nothing tighter for a selection. RDP: an exponential mechanism (Gumbel noise,
-    ``bounded_range``) is ``ε²/8``-zCDP (Cesar & Rogers 2021, Lemma 3.2 via bounded range); a report-noisy-max
+    ``bounded_range``) is ``ε²/8``-zCDP (bounded range; Cesar & Rogers 2021); a report-noisy-max
     with Laplace noise is only known to be ``ε²/2``-zCDP (pure DP, Bun & Steinke 2016, Prop. 1.4).
     """
 
@@ -260,7 +260,7 @@ class ZcdpGroup(_Json):
 
     Peeling + private fit (:mod:`dpcore.sparse.peeling`) splits ``ρ = approx_dp_to_zcdp(ε, δ)`` between the
     Gumbel selections and the Gaussian fit; no split of ``(ε, δ)`` over the parts holds part by part. Proof of
-    the claim, checked on construction: zCDP composes by adding ρ (Bun & Steinke 2016, Lemma 2.3), and
+    the claim, checked on construction: zCDP composes by adding ρ (Bun & Steinke 2016), and
     ``Σρ_i ≤ approx_dp_to_zcdp(ε, δ)`` implies ``(ε, δ)``-DP (their Prop. 1.3, the inverse is exact).
     :meth:`basic` is the group's claim; the tight accountants see the parts (:attr:`events`).
     """
