@@ -1,5 +1,6 @@
 """events_for_release: per method, the events' basic composition is the charged (ε, δ), and each event is the
-mechanism the release ran (its noise-to-sensitivity ratio from the method's own calibration). Deterministic."""
+mechanism the release ran (its noise-to-sensitivity ratio from the method's own calibration). The sparse bundles draw
+OpenDP noise, but only their public parameters are asserted: no assertion depends on a draw (no false alarm)."""
 
 import math
 
