@@ -50,6 +50,11 @@ def _positive(name: str, value: float) -> None:
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
 
 
+def _positive_int(name: str, value) -> None:
+    if int(value) != value or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+
 class _Json:
     """``to_json()`` / ``from_json(text)`` on every event (the functions at the end of this module)."""
 
@@ -112,8 +117,7 @@ class DiscreteLaplace(_Json):
 
     def __post_init__(self):
         _positive("scale", self.scale)
-        if int(self.sensitivity) != self.sensitivity or self.sensitivity < 1:
-            raise ValueError("a discrete Laplace sensitivity is a positive integer")
+        _positive_int("a discrete Laplace sensitivity", self.sensitivity)
 
     def basic(self) -> tuple[float, float]:
         return self.sensitivity / self.scale, 0.0
@@ -196,8 +200,7 @@ class Selection(_Json):
 
     def __post_init__(self):
         _positive("epsilon", self.epsilon)
-        if int(self.count) != self.count or self.count < 1:
-            raise ValueError("count must be a positive integer")
+        _positive_int("count", self.count)
 
     def basic(self) -> tuple[float, float]:
         return self.count * self.epsilon, 0.0
