@@ -406,15 +406,16 @@ def _one_stream_view(s: fdr.Settings, method: str) -> None:
             st.caption(f"**{one.method} discoveries (preview), by hypothesis label:** "
                        + ui.literal(_labelled(one.rejections)))
         ui.teaching(
-            "1. Each dot is the log p-value of a hypothesis the private rule tested (a candidate), in arrival order; "
-            "the others can never be rejected and are only counted (the shaded region above the candidacy boundary), "
-            "and after the c-th discovery (the dashed line) nothing is tested (the grey strip). "
-            "2. The solid blue step line is the noisy "
-            "threshold log α_t − A + Z_α: the test level α_t of the rule, lowered by the shift A, plus threshold noise "
-            "that is redrawn after every discovery (that is why it jumps at each diamond). 3. A hypothesis is rejected "
-            "when it is a candidate (p < 2λ) and log p + Z_t falls below the line — Z_t is fresh noise for every test, "
-            "so dots just below the line can be missed and dots just above can be hit. 4. The dotted line is what "
-            "non-private SAFFRON would use: no shift, no noise."
+            "1. Each dot is a hypothesis the private rule tested (a candidate), in arrival order, drawn at height −ln p "
+            "on a log axis: higher means a smaller p-value, stronger evidence. The others can never be rejected and "
+            "are only counted (the shaded band at the bottom, below the candidacy boundary −ln 2λ, or −ln 2α_t for "
+            "PAPRIKA AI), and after the c-th discovery (the dashed line) nothing is tested (the grey strip). "
+            "2. The solid blue step line is the noisy threshold A − log α_t − Z_α: the rule's test level α_t as "
+            "−log α_t (the dashed blue line), raised by the shift A, minus threshold noise that is redrawn after every "
+            "discovery (that is why it jumps at each diamond). 3. A hypothesis is rejected when it is a candidate "
+            "(p < 2λ, or 2α_t for PAPRIKA AI) and −ln p − Z_t lies above the line — Z_t is fresh noise for every "
+            "test, so dots just above the line can be missed and dots just below can be hit. 4. The dotted line is "
+            "what non-private SAFFRON would use, −log α_t: no shift, no noise."
         )
         ui.explain(
             "**SparseVector.** Checking 800 p-values against a threshold and revealing every yes/no answer would cost "

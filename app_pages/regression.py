@@ -426,7 +426,8 @@ def _cv_view(*, epsilon: float, split: tuple, prep_share: float, n_test: int) ->
                f"records in every training set); bands 10–90% over "
                f"repeats; thresholds re-tuned for every size and ε (5 × 5 synthetic search). At ε = {epsilon:g}, "
                f"{eq_text}.")
-    ui.teaching("Each repeat re-splits the data, runs the whole private pipeline (including the charged centring) and "
+    ui.teaching("Each repeat re-splits the data, runs the whole private pipeline (including a DP centre and scale "
+                "when they are charged) and "
                 "scores Spearman's ρ on held-out records. Output perturbation and the functional mechanism add noise "
                 "calibrated to much larger worst cases, so their ρ stays near 0 at realistic ε.")
 
