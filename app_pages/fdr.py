@@ -717,6 +717,10 @@ def _at_epsilon(settings: fdr.Settings, method: str) -> None:
     if src == "upload" and sens.source == "binomial":
         with ui.show_errors("Cannot compute the power this upload's design can reach"):
             paragraphs.append(_design_power_text(settings, method))
+    elif src == "upload":
+        paragraphs.append("**What a release of this upload can reach** is simulated from its public design: choose the "
+                          "exact binomial η above and state the records per test and the alternative (with "
+                          f"{ETA_LABELS[sens.source]!r} there is no design to simulate).")
     st.markdown("\n\n".join(paragraphs))  # one element: it is resent on every move of ε
     stream_tab, runs_tab, pi1_tab, eps_tab, frontier_tab = ui.view_switch(VIEWS, key="fdr_view")
     summary = None

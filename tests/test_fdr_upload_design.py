@@ -57,7 +57,7 @@ def _run(data: bytes, **query) -> AppTest:
             return data
 
     at = AppTest.from_file(PAGE, default_timeout=180)
-    at.query_params.update(fdr_src="upload", fdr_etahow="binomial", fdr_nup=str(N), **query)
+    at.query_params.update({"fdr_src": "upload", "fdr_etahow": "binomial", "fdr_nup": str(N), **query})
     with mock.patch.object(st, "file_uploader", lambda *a, **k: _Upload()):
         at.run()
     assert not at.exception, at.exception
@@ -87,3 +87,8 @@ def test_upload_page_defaults_the_floor_from_the_design_and_says_what_power_a_re
     weak = _run(_upload(strong), eps="20", fdr_thup="0.55")
     assert weak.number_input(key="fdr_floor").value == round(-math.log10(fdr.design_floor(N, 0.55)))
     assert "What a release of this upload can reach" in _reach(weak)
+
+
+def test_an_upload_without_a_design_is_told_how_to_get_the_power_statement():
+    at = _run(_upload(np.linspace(0.001, 1, 200)), fdr_etahow="stated")
+    assert "choose the exact binomial η" in _reach(at)
