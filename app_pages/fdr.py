@@ -49,6 +49,14 @@ PAPER = {"fdr_n": 1000, "fdr_etahow": "paper", "fdr_s": 1.0}
 SHARED = {"fdr_src": "bernoulli", "fdr_T": 800, "fdr_pi1": 0.05, "fdr_theta": 0.75, "fdr_alpha": 0.05,
           "fdr_delta": 2.5e-4, "fdr_c": 40, "fdr_lam": 0.2, "fdr_gamma": "power", "fdr_rule": "paper", "eps": 5.0}
 
+#: An upload's stated alternative (success rate per record under the alternative; null 0.5) for the exact binomial
+#: η: with the records per test it is the upload's public design, which sets the default floor μ (as
+#: :func:`dpcore.fdr.design_floor` does for the simulation) and the power the page says the upload can reach.
+#: Never read off the data (issue 44: the constant μ = 10⁻⁶ left an upload of 5,000 records per test no rejection).
+UPLOAD_THETAS = [0.55, 0.6, 0.65, 0.7, 0.75, 0.8]
+#: The share of effects the power statement for an upload assumes (the paper's π1), stated beside it
+UPLOAD_PI1 = 0.05
+
 # ---------------------------------------------------------------- cached work on public (simulated) inputs
 
 ALPHAS = [0.01, 0.02, 0.05, 0.1, 0.2]  # the target-FDR slider's options
@@ -106,6 +114,17 @@ def sim_frontier(T, pi1, theta, alpha, delta, lam, gamma, ai, seed) -> pd.DataFr
     """The release path's power frontier at the page's simulation settings (public inputs only: shared)."""
     settings = fdr.Settings(alpha=alpha, delta=delta, lam_paprika=lam, gamma=gamma)
     return fdr.power_frontier(T=T, pi1=pi1, theta=theta, settings=settings, ai=ai, seed=seed)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def design_frontier(n: int, T: int, theta: float, settings: fdr.Settings, ai: bool, epsilons: tuple,
+                    seed: int) -> pd.DataFrame:
+    """The release path's power at an upload's public design: n records per test, the stated θ, the upload's number
+    of hypotheses T (public: the release lists every decision), π1 = :data:`UPLOAD_PI1`, this page's α, δ, λ, γ and
+    cutoff, over ``epsilons``. No uploaded value goes in. Long streams use fewer simulated streams (bounded work)."""
+    runs = int(np.clip(200_000 // T, 4, fdr.FRONTIER_RUNS))
+    return fdr.power_frontier(records=[n], cutoffs=[settings.cutoff], epsilons=epsilons, T=T, pi1=UPLOAD_PI1,
+                              theta=theta, settings=settings, ai=ai, runs=runs, seed=seed)
 
 
 def _eps_sweep_figure(table: pd.DataFrame, settings: fdr.Settings, T: int):
@@ -265,6 +284,12 @@ with e2:
     if src == "upload" and eta_how != "stated":
         n_obs = int(ui.url_number("Records per hypothesis n", key="fdr_nup", min_value=10, max_value=100_000,
                                   value=1000, step=1))
+    if src == "upload" and eta_how == "binomial":
+        theta = float(ui.url_select_slider(
+            "Stated alternative θ (success rate, null 0.5)", key="fdr_thup", options=UPLOAD_THETAS, value=0.75,
+            help="Part of the upload's public design, stated before looking at the data: the effect size the study "
+                 "was planned for. It sets the default floor μ and the power the page says a release can reach; it "
+                 "is never read off the p-values."))
 eta_confirmed = eta_how != "stated"
 with e3:
     if eta_how == "stated":
@@ -275,14 +300,15 @@ with e3:
                                     "its notes say so. The link never sets this box.")
     elif eta_how == "paper":
         sens = fdr.paper_sensitivity(n_obs)
-    else:  # the simulation's floor follows its design (n, θ) until changed; an upload's starts at 10^−6
-        design_exp = round(-math.log10(fdr.design_floor(n_obs, theta))) if src == "bernoulli" else 6
+    else:  # the floor follows the public design (n and θ: the simulation's, or an upload's stated ones) until changed
+        design_exp = round(-math.log10(fdr.design_floor(n_obs, theta)))
         ui.follow_default("fdr_floor", design_exp)
         floor_exp = int(ui.url_number("Floor μ = 10^(−…)", key="fdr_floor", min_value=1, max_value=300,
                                       value=design_exp, step=1,
                                       help="Below μ one record may move log p by more than η, so p-values are raised "
                                            "to μ. A lower μ lets strong effects count as stronger evidence but raises "
-                                           "η. The simulation starts at the p-value of the alternative's median count."))
+                                           "η. It starts at the p-value of the alternative's median count for n "
+                                           "records per test (the design's, never the data's)."))
         sens = fdr.binomial_sensitivity(n_obs, 10.0 ** -floor_exp)
     st.metric("η used", f"{sens.eta:.4g}")
 if sens.refusal:
@@ -407,15 +433,16 @@ def _one_stream_view(s: fdr.Settings, method: str) -> None:
             st.caption(f"**{one.method} discoveries (preview), by hypothesis label:** "
                        + ui.literal(_labelled(one.rejections)))
         ui.teaching(
-            "1. Each dot is the log p-value of a hypothesis the private rule tested (a candidate), in arrival order; "
-            "the others can never be rejected and are only counted (the shaded region above the candidacy boundary), "
-            "and after the c-th discovery (the dashed line) nothing is tested (the grey strip). "
-            "2. The solid blue step line is the noisy "
-            "threshold log α_t − A + Z_α: the test level α_t of the rule, lowered by the shift A, plus threshold noise "
-            "that is redrawn after every discovery (that is why it jumps at each diamond). 3. A hypothesis is rejected "
-            "when it is a candidate (p < 2λ) and log p + Z_t falls below the line — Z_t is fresh noise for every test, "
-            "so dots just below the line can be missed and dots just above can be hit. 4. The dotted line is what "
-            "non-private SAFFRON would use: no shift, no noise."
+            "1. Each dot is a hypothesis the private rule tested (a candidate), in arrival order, drawn at height −ln p "
+            "on a log axis: higher means a smaller p-value, stronger evidence. The others can never be rejected and "
+            "are only counted (the shaded band at the bottom, below the candidacy boundary −ln 2λ, or −ln 2α_t for "
+            "PAPRIKA AI), and after the c-th discovery (the dashed line) nothing is tested (the grey strip). "
+            "2. The solid blue step line is the noisy threshold A − log α_t − Z_α: the rule's test level α_t as "
+            "−log α_t (the dashed blue line), raised by the shift A, minus threshold noise that is redrawn after every "
+            "discovery (that is why it jumps at each diamond). 3. A hypothesis is rejected when it is a candidate "
+            "(p < 2λ, or 2α_t for PAPRIKA AI) and −ln p − Z_t lies above the line — Z_t is fresh noise for every "
+            "test, so dots just above the line can be missed and dots just below can be hit. 4. The dotted line is "
+            "what non-private SAFFRON would use, −log α_t: no shift, no noise."
         )
         ui.explain(
             "**SparseVector.** Checking 800 p-values against a threshold and revealing every yes/no answer would cost "
@@ -565,6 +592,28 @@ def _frontier_text(frontier: pd.DataFrame, s: fdr.Settings, method: str) -> str:
             + here + _working_text(frontier) + " See the view 'Power frontier'.")
 
 
+def _design_power_text(s: fdr.Settings, method: str) -> str:
+    """What a release of this upload can reach: the release path simulated on its public design (n, stated θ, T),
+    at the chosen ε and over the frontier's ε grid, said before any release."""
+    epsilons = tuple(sorted({*fdr.FRONTIER_EPSILONS, s.epsilon}))
+    table = design_frontier(n_obs, T, theta, dataclasses.replace(s, epsilon=1.0), method == "PAPRIKA AI", epsilons,
+                            seed)
+    here = table.iloc[int(np.argmin(np.abs(table["epsilon"].to_numpy() - s.epsilon)))]
+    design = fdr.design_floor(n_obs, theta)
+    reach = table[table["power"] >= fdr.TARGET_POWER]
+    first = (f"power ≥ {fdr.TARGET_POWER:g} is first reached at ε = {reach['epsilon'].min():g}" if len(reach) else
+             f"no ε up to {max(epsilons):g} reaches power {fdr.TARGET_POWER:g} (the most is "
+             f"{table['power'].max():.2f}): a release would find few or none of the effects; more records per test, "
+             "a stronger alternative or a larger ε are needed")
+    floor = ("" if math.isclose(sens.floor, design) else
+             f" The floor set above (μ = {sens.floor:g}) is not the design's (μ = {design:g}) the simulation uses.")
+    return (f"**What a release of this upload can reach** ({method}, the release path simulated on the upload's "
+            f"public design only: n = {n_obs:,} records per test, the stated alternative θ = {theta:g}, T = {T:,} "
+            f"hypotheses of which {UPLOAD_PI1:.0%} are effects, c = {s.cutoff}, the exact η at the design floor "
+            f"μ = {design:g} and the proven shift; no uploaded value goes in): at ε = {s.epsilon:g} power "
+            f"{here['power']:.2f} ± {here['power_se']:.2f} (FDR {here['FDR']:.3f}); {first}." + floor)
+
+
 def _frontier_view(frontier: pd.DataFrame | None, s: fdr.Settings, method: str) -> None:
     st.subheader("Power frontier: where a release has power")
     if frontier is None:
@@ -666,6 +715,13 @@ def _at_epsilon(settings: fdr.Settings, method: str) -> None:
             ui.head_start("fdr_alpha", [(0.3, lambda a=a: sim_frontier(T, pi1, theta, a, *rest))
                                         for a in ui.steps_around(ALPHAS, settings.alpha)])
             paragraphs.append(_frontier_text(frontier, settings, method))
+    if src == "upload" and sens.source == "binomial":
+        with ui.show_errors("Cannot compute the power this upload's design can reach"):
+            paragraphs.append(_design_power_text(settings, method))
+    elif src == "upload":
+        paragraphs.append("**What a release of this upload can reach** is simulated from its public design: choose the "
+                          "exact binomial η above and state the records per test and the alternative (with "
+                          f"{ETA_LABELS[sens.source]!r} there is no design to simulate).")
     st.markdown("\n\n".join(paragraphs))  # one element: it is resent on every move of ε
     stream_tab, runs_tab, pi1_tab, eps_tab, frontier_tab = ui.view_switch(VIEWS, key="fdr_view")
     summary = None

@@ -91,8 +91,8 @@ st.markdown(
 | page | private result | compared with |
 | --- | --- | --- |
 | **Survival curves** | DP Kaplan–Meier, Nelson–Aalen, cumulative incidence, log-rank (Gondara & Wang) | lifelines on the same data |
-| **Drug sensitivity** | robust private Bayesian linear regression on GDSC (Honkela et al.) | non-private Bayesian regression and private baselines |
-| **Sparse learning** | knowledge-transfer sparse regression (Wang & Gu) | the non-private teacher, DP-IGHT, Frank–Wolfe, two-stage |
+| **Drug sensitivity** | AdaSSP (Wang 2018) released by default; the paper's robust private Bayesian linear regression (Honkela et al.) one click away | non-private regression and private baselines |
+| **Sparse learning** | peeling + private fit released by default; knowledge transfer with private support (Wang & Gu) one click away | the non-private teacher, the paper's knowledge transfer, DP-IGHT, Frank–Wolfe, two-stage |
 | **Online FDR** | PAPRIKA (Zhang, Kamath & Cummings) | SAFFRON, LORD++, alpha-investing |
 | **Privacy audit** | an empirical lower bound on ε from many runs | the claimed ε (and a deliberately broken mechanism) |
 | **Attacker's view** (on the audit page) | the best attacker's guesses about one patient, over many releases | what (ε, δ)-DP allows, a coin flip, and the attack without privacy |

@@ -360,8 +360,9 @@ def _coefficients_view(coefs: dict) -> None:
             stems[LABELS[m]] = coefs[m][0]
     ui.live_chart(sf.stem_figure(stems, feature_names=data.feature_names or None), key="sp_stem")
     ui.teaching(
-        "Each stem is one coefficient; only features that some method selected are shown. Filled dots are in a "
-        "method's support (its s kept coefficients). Peeling + private fit (the release) picks s features from noisy "
+        "Each stem is one coefficient; only features that some method selected are shown. A dot marks a coefficient "
+        "in a method's support (its s kept coefficients); outside its support a method's coefficient is 0 and has no "
+        "stem. Peeling + private fit (the release) picks s features from noisy "
         "scores of all records, then fits them from noisy sums. Knowledge transfer: 1. the teacher (dark grey) is "
         "ordinary sparse regression on the private data; 2. its predictions on random public inputs get Gaussian "
         "noise; 3. the student refits sparse regression to those. The baselines add noise inside their training loops."

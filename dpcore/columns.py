@@ -75,6 +75,24 @@ def _numbers(frame: pd.DataFrame, col) -> np.ndarray | None:
     return values if values.size and np.isfinite(values).all() else None
 
 
+#: Cell texts that stand for a missing value (lower case; a blank cell is the empty text).
+MISSING = ("", "nan", "na", "n/a", "null", "none")
+
+
+def _named_fit(frame: pd.DataFrame, col, fits) -> bool:
+    """Whether a column whose *name* fits a role also fits its type, judged on its finite cells only.
+
+    A column named for the role wins over the type of a few cells: a ``time`` column with a NaN or ``inf`` row is
+    still the time (its validation then names that row), where the strict check sent the guess to another column
+    (``event`` taken as the time, then "mapped to more than one role"). Text cells stay (a group's labels); a
+    column with nothing but missing or infinite cells does not fit.
+    """
+    raw = frame[col].astype(str).str.strip()
+    infinite = np.isinf(pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float))
+    kept = ~(infinite | raw.str.lower().isin(MISSING).to_numpy())
+    return bool(kept.any()) and fits(frame.loc[kept, [col]], col)
+
+
 def _numeric(frame: pd.DataFrame, col) -> bool:
     return _numbers(frame, col) is not None
 
@@ -107,16 +125,17 @@ TYPE_WORDS = {"time": "numbers", "event": "whole numbers", "group": "labels", "r
 
 def guess(frame: pd.DataFrame, role: str, *, exclude: Iterable = (), fallback: bool = True) -> Guess:
     """The column for ``role`` (one of :data:`NAMES`): an exact usual name, then a name containing a keyword,
-    each only if the column's type fits; else (``fallback``) the first column whose type fits."""
+    each only if the column's finite cells fit the type (:func:`_named_fit`: a blank, NaN or ``inf`` cell is left to
+    the role's validation, which names its row); else (``fallback``) the first column whose every cell fits."""
     taken = set(exclude)
     cols = [c for c in frame.columns if c not in taken]
     exact, words = NAMES[role]
     fits = FITS[role]
     for col in cols:
-        if _key(col) in exact and fits(frame, col):
+        if _key(col) in exact and _named_fit(frame, col, fits):
             return Guess(role, col, f"named {str(col)!r}")
     for col in cols:
-        if any(w in _key(col) for w in words) and fits(frame, col):
+        if any(w in _key(col) for w in words) and _named_fit(frame, col, fits):
             return Guess(role, col, f"its name {str(col)!r} suggests it")
     if fallback:
         for col in cols:

@@ -107,10 +107,16 @@ def _last(key: str) -> str:
     return f"_url_last_{key}"
 
 
+def _noted(key: str) -> str:
+    """Session-state key of a link's note and the value the link was moved to (shown while the control keeps it)."""
+    return f"_url_note_{key}"
+
+
 def set_control(key: str, value) -> None:
     """Set a URL-bound control's value for this run (through its state, which also moves the URL)."""
     st.session_state[key] = value
     st.session_state.pop(_last(key), None)
+    st.session_state.pop(_noted(key), None)
 
 
 #: query parameter of an in-app link to a configuration: the page it opens keeps the link's ε (see app.py)
@@ -121,6 +127,7 @@ def forget_control(key: str) -> None:
     """Drop a control's value everywhere (state, memory, URL): it starts from its default."""
     st.session_state.pop(key, None)
     st.session_state.pop(_last(key), None)
+    st.session_state.pop(_noted(key), None)
     if key in st.query_params:
         del st.query_params[key]
 
@@ -144,8 +151,7 @@ def _url_bound(widget, label: str, key: str, default, from_text: Callable[[str],
     """
     if not key:
         raise ValueError("URL-bound widgets need a key (it becomes the query-parameter name)")
-    last = _last(key)
-    note = None
+    last, noted = _last(key), _noted(key)
     if key in st.session_state:
         start = fit(st.session_state[key])
         if start != st.session_state[key]:
@@ -154,12 +160,19 @@ def _url_bound(widget, label: str, key: str, default, from_text: Callable[[str],
         start = fit(st.session_state[last])
     elif raws := st.query_params.get_all(key):
         start, note = from_text(raws[-1])  # a repeated key: the last one counts, as in Streamlit
+        if note:
+            st.session_state[noted] = (note, start)
     else:
         start = default
     value = widget(label, key=key, **seed(start), **kwargs)
     st.session_state[last] = value
-    if note:
-        link_note(note)
+    # the note stays on every run (a fragment's, another control's) while the control keeps the value the link was
+    # moved to: shown only in the run that read the link, a later rerun took it away before it was read
+    kept = st.session_state.get(noted)
+    if kept is not None and kept[1] == value:
+        link_note(kept[0])
+    else:
+        st.session_state.pop(noted, None)
     if value == default:
         if key in st.query_params:
             del st.query_params[key]

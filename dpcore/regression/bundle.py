@@ -99,7 +99,7 @@ def release(
     prep_public, derived = _preparation_params(prep)
     params.update({"d": d, "omega_x": omega_x, "omega_y": omega_y, "Bx": bx, "split (nxx, nxy, nyy)": list(p),
                    "priors": "Gamma(2, 2) on λ and λ0, mean-field VB, ridge 2b (b: the noise's scale on nxx) added to the "
-                             "repaired nxx" if priors else "fixed λ = λ0 = 1",
+                             "repaired nxx" if priors else "fixed λ = λ0 = 1, no ridge (the paper's model)",
                    **prep_public, "threshold tuning": dict(tuning or {"source": "user-chosen ω (public)"})})
     (derived if "σy" in derived else params)["By"] = by  # ωy σy: derived when σy is a DP estimate
     notes = scope_notes + (
