@@ -23,6 +23,8 @@ Configuration (environment variables win over the TOML file; see the README, "Th
     The default per-person caps (ceilings) without a TOML file.
 ``DPCORE_REQUIRE_PERSON_COLUMN``
     ``1``: refuse releases on uploads without a person column (TOML: ``require_person_column = true``).
+``DPCORE_ACCOUNTANT``
+    ``tight`` (default: each person's ε by PLD / RDP at the cap's δ, ``dpcore.accounting``) or ``basic`` (the sum).
 
 """
 
@@ -57,6 +59,8 @@ class LedgerConfig:
     caps: Mapping[str, Budget] = field(default_factory=dict)
     #: refuse releases on uploads without a person column (``DPCORE_REQUIRE_PERSON_COLUMN=1``)
     require_person_column: bool = False
+    #: "tight" (caps checked on each person's PLD / RDP ε at the cap's δ) or "basic" (``DPCORE_ACCOUNTANT``)
+    accountant: str = "tight"
 
     @classmethod
     def from_env(cls, default_dir: Path, environ: Mapping[str, str] = os.environ) -> "LedgerConfig":
@@ -78,7 +82,9 @@ class LedgerConfig:
         url = environ.get("DPCORE_LEDGER_URL") or ledger.get("url", "")
         required = environ.get("DPCORE_REQUIRE_PERSON_COLUMN", "").strip().lower()
         require = required in {"1", "true", "yes"} if required else bool(ledger.get("require_person_column", False))
-        return cls(data_dir=data_dir, url=url, default_cap=default_cap, caps=caps, require_person_column=require)
+        accountant = environ.get("DPCORE_ACCOUNTANT") or ledger.get("accountant", "tight")
+        return cls(data_dir=data_dir, url=url, default_cap=default_cap, caps=caps, require_person_column=require,
+                   accountant=accountant)
 
 
 def open_ledger(config: LedgerConfig) -> Ledger:
@@ -97,7 +103,7 @@ def open_ledger(config: LedgerConfig) -> Ledger:
                            "(or copy it from another server of this deployment)")
     secret = load_secret(secret_path)
     return Ledger(store, secret=secret, default_cap=config.default_cap, caps=config.caps, location=location,
-                  require_person_column=config.require_person_column)
+                  require_person_column=config.require_person_column, accountant=config.accountant)
 
 
 def load_secret(path: Path) -> bytes:

@@ -6,6 +6,7 @@ and not on each other's internals. :func:`compose` is the one place a history's 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Mapping
@@ -45,6 +46,8 @@ class ReleaseRecord:
     via: int = 0
     #: the number of persons it read (0: a release recorded before per-person budgets, charged to its data set)
     persons: int = 0
+    #: the privacy events it ran (JSON list; ``dpcore.accounting``), for the tight accountant
+    events: str = ""
 
 
 @dataclass(frozen=True)
@@ -55,17 +58,25 @@ class Budget:
 
 @dataclass(frozen=True)
 class Spend:
-    """What ``persons`` persons sharing one history have spent: the composition of ``releases`` releases."""
+    """What ``persons`` persons sharing one history have spent: the composition of ``releases`` releases, by basic
+    composition (``epsilon``, ``delta``) and as the privacy events they ran (``events``: a JSON list, for the tight
+    accountant; a release without a tighter description is one (ε, δ) event)."""
 
     epsilon: float
     delta: float
     persons: int
     releases: int = 0
+    events: str = ""
 
 
 def compose(spend: Spend, epsilon: float, delta: float) -> tuple[float, float]:
-    """A history's total after one more release of (ε, δ): basic sequential composition (sum of ε, sum of δ)."""
+    """A history's basic total after one more release of (ε, δ): basic sequential composition (sums)."""
     return spend.epsilon + epsilon, spend.delta + delta
+
+
+def chain(*events: str) -> str:
+    """Privacy-event lists (JSON) joined into one: a history's events are its parent's and its release's."""
+    return json.dumps([e for text in events if text for e in json.loads(text)], sort_keys=True)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ import json
 import math
 from typing import Any, Mapping, Sequence
 
+from dpcore import accounting
 from dpcore.ledger.keys import LOCAL_SCOPE, Persons, dataset_key, person_digests
 from dpcore.ledger.records import (  # noqa: F401 - the records are part of the rules' interface
     CHARGED,
@@ -30,6 +31,7 @@ from dpcore.ledger.records import (  # noqa: F401 - the records are part of the 
     ReleaseRecord,
     Spend,
     Standing,
+    chain,
     compose,
     utc_now,
 )
@@ -65,7 +67,8 @@ class Ledger:
 
     def __init__(self, store: Any = None, *, secret: bytes | None = None,
                  default_cap: Budget | None = None, caps: Mapping[str, Budget] | None = None,
-                 location: str = "in memory", require_person_column: bool = False) -> None:
+                 location: str = "in memory", require_person_column: bool = False,
+                 accountant: str = "tight") -> None:
         self._store = store if store is not None else MemoryStore()
         self._secret = secret
         self._default_cap = default_cap
@@ -74,6 +77,10 @@ class Ledger:
         self.location = location
         #: the deployment refuses releases on uploads without a person column (whole rows as persons)
         self.require_person_column = require_person_column
+        if accountant not in ("tight", "basic"):
+            raise ValueError("the accountant is 'tight' (PLD / RDP, dpcore.accounting) or 'basic'")
+        #: "tight": caps with a δ are checked on each person's tight ε at the cap's δ; "basic": the sum
+        self.accountant = accountant
 
     # -- keys --------------------------------------------------------------
     def dataset_key(self, fingerprint: str, scope: str = LOCAL_SCOPE) -> str:
@@ -115,7 +122,8 @@ class Ledger:
             )
         cap = Budget(float(epsilon), float(delta))
 
-        def check(most: tuple[float, float]) -> None:
+        def check(spend: Sequence[Spend]) -> None:
+            most = self._most(Standing(tuple(spend), None), cap)
             if _over(most, cap):
                 raise BudgetExceeded(
                     f"a person of this data set has already spent ε = {most[0]:g}, δ = {most[1]:g}; "
@@ -158,47 +166,98 @@ class Ledger:
         return self._store.version()
 
     def spent(self, dataset: str | Holding) -> tuple[float, float]:
-        """The most-charged person's total (ε, δ) among those a release on ``dataset`` reads."""
+        """The most-charged person's (ε, δ) among those a release on ``dataset`` reads, as the cap is checked: ε by
+        the tight accountant at the cap's δ where it applies (:meth:`tight_applies`), else basic composition; δ by
+        basic composition."""
+        holding = self._as_holding(dataset)
+        standing = self.standing(holding)
+        return self._most(standing, self._effective(holding.key, standing.cap))
+
+    def spent_basic(self, dataset: str | Holding) -> tuple[float, float]:
+        """The most-charged person's total (ε, δ) by basic composition (the sum), shown beside the tight figure."""
         return self.standing(dataset).most()
 
     def remaining(self, dataset: str | Holding) -> tuple[float, float] | None:
-        """What a release on ``dataset`` may still cost: the cap less the most-charged person's spend (``None``:
-        no cap)."""
+        """What is left under the cap for the most-charged person a release on ``dataset`` reads (``None``: no
+        cap). Under the tight accountant a release's δ is inside its ε, and its ε may cost less than its face value:
+        :meth:`check` decides."""
         holding = self._as_holding(dataset)
         standing = self.standing(holding)
         cap = self._effective(holding.key, standing.cap)
         if cap is None:
             return None
-        eps, delta = standing.most()
-        return max(cap.epsilon - eps, 0.0), max(cap.delta - delta, 0.0)
+        eps, delta = self._most(standing, cap)
+        return max(cap.epsilon - eps, 0.0), (cap.delta if self.tight_applies(cap) else max(cap.delta - delta, 0.0))
 
-    def _refuse_past_cap(self, holding: Holding, name: str, epsilon: float, delta: float,
-                         standing: Standing) -> None:
-        """Refuse if any person would pass the cap, saying how many and by how much — never which ones."""
+    def tight_applies(self, cap: Budget | None) -> bool:
+        """Whether caps are checked by the tight accountant: it is on, and the cap has a δ to compose at."""
+        return self.accountant == "tight" and cap is not None and cap.delta > 0
+
+    def tight_epsilon(self, spend: Spend, delta_total: float, events: str = "") -> float:
+        """A history's ε at total δ (PLD / RDP / basic, the smallest proven; ∞ if its (ε, δ) events' δ exceed it)
+        with the release ``events`` (JSON) added."""
+        joined = chain(spend.events, events)
+        if joined == "[]":
+            return 0.0
+        return accounting.history(accounting.events_from_json(joined)).composition(delta_total).epsilon_tight
+
+    def _most(self, standing: Standing, cap: Budget | None) -> tuple[float, float]:
+        basic = standing.most()
+        if not self.tight_applies(cap):
+            return basic
+        return max((self.tight_epsilon(g, cap.delta) for g in standing.groups), default=0.0), basic[1]
+
+    def refusal(self, holding: Holding, standing: Standing, epsilon: float, delta: float, events: str,
+                name: str = "") -> str:
+        """Why a release of (ε, δ) with ``events`` (JSON) on ``holding`` would be refused ("" if it fits): how many
+        of the persons it reads would pass the cap and by how much — never which ones."""
         cap = self._effective(holding.key, standing.cap)
         if cap is None:
-            return
-        over = [g for g in standing.groups if _over(compose(g, epsilon, delta), cap)]
+            return ""
+        if self.tight_applies(cap):
+            after = {g: (self.tight_epsilon(g, cap.delta, events), cap.delta) for g in standing.groups}
+            rule = f"by the tight accountant at δ = {cap.delta:g}"
+        else:
+            after = {g: compose(g, epsilon, delta) for g in standing.groups}
+            rule = "by basic composition"
+        over = [g for g in standing.groups if _over(after[g], cap)]
         if not over:
-            return
+            return ""
         count = sum(g.persons for g in over)
-        by_eps = max(compose(g, epsilon, delta)[0] for g in over) - cap.epsilon
-        by_delta = max(compose(g, epsilon, delta)[1] for g in over) - cap.delta
+        by_eps = max(after[g][0] for g in over) - cap.epsilon
+        by_delta = max(after[g][1] for g in over) - cap.delta
         excess = ", ".join(text for text, amount in ((f"ε = {by_eps:.4g}", by_eps), (f"δ = {by_delta:.3g}", by_delta))
                            if amount > 0)
-        most = standing.most()
-        raise BudgetExceeded(
-            f"This release costs ε = {epsilon:g}, δ = {delta:g} and reads {standing.persons:,} "
-            f"{_people(standing.persons)} of {name}; it would take {count:,} of them past the per-person cap "
-            f"(ε = {cap.epsilon:g}, δ = {cap.delta:g}), by up to {excess}: the most-charged has "
-            f"ε = {max(cap.epsilon - most[0], 0):g}, δ = {max(cap.delta - most[1], 0):g} left."
-        )
+        most = self._most(standing, cap)
+        return (f"This release costs ε = {epsilon:g}, δ = {delta:g} and reads {standing.persons:,} "
+                f"{_people(standing.persons)} of {name or self.name_of(holding.key)}; it would take {count:,} of them "
+                f"past the per-person cap (ε = {cap.epsilon:g}, δ = {cap.delta:g}) {rule}, by up to {excess}: the "
+                f"most-charged has ε = {max(cap.epsilon - most[0], 0):g}, δ = {max(cap.delta - most[1], 0):g} left.")
 
-    def check(self, dataset: str | Holding, epsilon: float, delta: float = 0.0) -> None:
+    def _refuse_past_cap(self, holding: Holding, name: str, epsilon: float, delta: float, events: str,
+                         standing: Standing) -> None:
+        problem = self.refusal(holding, standing, epsilon, delta, events, name)
+        if problem:
+            raise BudgetExceeded(problem)
+
+    @staticmethod
+    def events_of(method: str, epsilon: float, delta: float, parts: Mapping[str, float] | None,
+                  params: Mapping[str, Any] | None) -> str:
+        """The privacy events a release runs (JSON), from what it is charged with (:mod:`dpcore.accounting`); one
+        (ε, δ) event — basic composition, always sound — when its parameters do not describe it more tightly."""
+        try:
+            events = accounting.events_for_release(method, epsilon, delta, parts, params)
+        except (ValueError, KeyError, TypeError):
+            events = [accounting.ApproxDP(epsilon, delta)]
+        return accounting.events_to_json(events)
+
+    def check(self, dataset: str | Holding, epsilon: float, delta: float = 0.0, *, method: str = "",
+              parts: Mapping[str, float] | None = None, params: Mapping[str, Any] | None = None) -> None:
         """Raise :class:`BudgetExceeded` if charging (ε, δ) now would pass a cap (advice: :meth:`charge` decides)."""
         _valid_cost(epsilon, delta, "a release")
         holding = self._as_holding(dataset)
-        self._refuse_past_cap(holding, self.name_of(holding.key), epsilon, delta, self.standing(holding))
+        events = self.events_of(method, epsilon, delta, parts, params)
+        self._refuse_past_cap(holding, self.name_of(holding.key), epsilon, delta, events, self.standing(holding))
 
     def charge(
         self,
@@ -232,11 +291,11 @@ class Ledger:
             params={str(k): v for k, v in (params or {}).items()},
             parts={str(k): float(v) for k, v in (parts or {}).items()},
             relation=relation, time=utc_now(), page=page, session=session, actor=actor,
-            persons=len(holding.read()),
+            persons=len(holding.read()), events=self.events_of(method, epsilon, delta, parts, params),
         )
         name = label or self.name_of(holding.key)  # read before the transaction: the check reads nothing
-        return self._store.charge(
-            holding, label, record, lambda standing: self._refuse_past_cap(holding, name, epsilon, delta, standing))
+        return self._store.charge(holding, label, record, lambda standing: self._refuse_past_cap(
+            holding, name, epsilon, delta, record.events, standing))
 
     def record_values(self, record: ReleaseRecord, values: str) -> None:
         """Store what a charged release exported (its JSON: DP values and public parameters only)."""

@@ -29,7 +29,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
-from dpcore.ledger.records import CHARGED, Budget, DatasetRow, ReleaseRecord, Spend, Standing, compose, utc_now
+from dpcore.ledger.records import CHARGED, Budget, DatasetRow, ReleaseRecord, Spend, Standing, chain, compose, utc_now
 
 #: MIGRATIONS[i] takes the schema from version i to i + 1 ({real} and {id} are the dialect's column types).
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -58,7 +58,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (  # 3: budgets per person. Earlier releases (persons = 0) stay charged to their data sets: a release on the
         # same data (by its schema-2 keys) carries their total over to the persons it reads, once per history.
         "CREATE TABLE histories (id {id}, owner TEXT NOT NULL, parent BIGINT NOT NULL, release_id BIGINT NOT NULL,"
-        " epsilon {real} NOT NULL, delta {real} NOT NULL, releases INTEGER NOT NULL, legacy TEXT NOT NULL)",
+        " epsilon {real} NOT NULL, delta {real} NOT NULL, releases INTEGER NOT NULL, legacy TEXT NOT NULL,"
+        " events TEXT NOT NULL)",
         "CREATE TABLE classes (id {id}, owner TEXT NOT NULL, history BIGINT NOT NULL, size BIGINT NOT NULL)",
         "CREATE TABLE persons (owner TEXT NOT NULL, person TEXT NOT NULL, class BIGINT NOT NULL,"
         " PRIMARY KEY (owner, person)){norowid}",
@@ -72,7 +73,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 _RECORD_COLUMNS = ("id, dataset, method, epsilon, delta, parts, params, relation, time, page, session, status, actor,"
-                   " via, persons")
+                   " via, persons, events")
 
 
 class SQLStore(abc.ABC):
@@ -191,17 +192,19 @@ class SQLStore(abc.ABC):
                            (holding.scope,))
         ids = [c for c, _ in counts if c]
         rows = {c: rest for c, *rest in (self._run(
-            conn, "SELECT c.id, c.size, h.id, h.epsilon, h.delta, h.releases, h.legacy FROM classes c "
+            conn, "SELECT c.id, c.size, h.id, h.epsilon, h.delta, h.releases, h.legacy, h.events FROM classes c "
             f"JOIN histories h ON h.id = c.history WHERE c.id IN ({', '.join('?' * len(ids))})",
             tuple(ids)) if ids else [])}
         groups = []
         for cls, count in sorted(counts):
-            size, history, eps, delta, releases, included = rows.get(cls, (0, 0, 0.0, 0.0, 0, ""))
+            size, history, eps, delta, releases, included, events = rows.get(cls, (0, 0, 0.0, 0.0, 0, "", ""))
             included = frozenset(filter(None, included.split(",")))
             for key, (l_eps, l_delta, l_count) in legacy.items():
-                if key not in included:
+                if key not in included:  # schema 2's total, as one (ε, δ) event: nothing tighter is known of it
                     eps, delta, releases = eps + l_eps, delta + l_delta, releases + l_count
-            groups.append((cls, int(size), int(history), Spend(float(eps), float(delta), int(count), int(releases)),
+                    events = chain(events, json.dumps([{"kind": "approx_dp", "epsilon": l_eps, "delta": l_delta}]))
+            groups.append((cls, int(size), int(history),
+                           Spend(float(eps), float(delta), int(count), int(releases), events),
                            included | frozenset(legacy)))
         return groups
 
@@ -229,9 +232,10 @@ class SQLStore(abc.ABC):
                 if (history, included) not in moved:
                     eps, delta = compose(spend, record.epsilon, record.delta)
                     ((moved[history, included],),) = self._run(
-                        conn, "INSERT INTO histories (owner, parent, release_id, epsilon, delta, releases, legacy) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id", (holding.scope, history, release_id, eps, delta,
-                                                                      spend.releases + 1, ",".join(sorted(included))))
+                        conn, "INSERT INTO histories (owner, parent, release_id, epsilon, delta, releases, legacy, "
+                        "events) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                        (holding.scope, history, release_id, eps, delta, spend.releases + 1,
+                         ",".join(sorted(included)), chain(spend.events, record.events)))
                 self._move(conn, holding, cls, size, spend.persons, moved[history, included])
         return replace(record, dataset=holding.key, id=release_id)
 
@@ -261,24 +265,19 @@ class SQLStore(abc.ABC):
         ((record_id,),) = self._run(
             conn,
             f"INSERT INTO releases ({_RECORD_COLUMNS.removeprefix('id, ')}, release_json) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '') RETURNING id",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '') RETURNING id",
             (record.dataset, record.method, record.epsilon, record.delta, json.dumps(record.parts),
              json.dumps(record.params, default=str), record.relation, record.time, record.page, record.session,
-             CHARGED, record.actor, record.via, record.persons),
+             CHARGED, record.actor, record.via, record.persons, record.events),
         )
         return record_id
-
-    def _most(self, conn, dataset: str) -> tuple[float, float]:
-        """The most-charged person ever read on ``dataset`` (its schema-2 total if larger)."""
-        spend = self._person_spend(conn, None, dataset)
-        return (max((s.epsilon for s in spend), default=0.0), max((s.delta for s in spend), default=0.0))
 
     def set_cap(self, dataset, scope, label, cap, actor, check):
         with self._transaction() as conn:
             time = utc_now()
             self._lock_scope(conn, scope)
             self._ensure(conn, dataset, scope, label, time)
-            check(self._most(conn, dataset))
+            check(self._person_spend(conn, None, dataset))
             self._run(conn, "UPDATE datasets SET epsilon_cap = ?, delta_cap = ? WHERE key = ?",
                       (cap.epsilon, cap.delta, dataset))
             self._run(conn, "INSERT INTO cap_changes (dataset, actor, epsilon, delta, time) VALUES (?, ?, ?, ?, ?)",
@@ -287,22 +286,24 @@ class SQLStore(abc.ABC):
     def _person_spend(self, conn, scopes, dataset) -> list[Spend]:
         owned, params = self._owned(scopes, "c.owner")
         if dataset is None:
-            rows = self._run(conn, "SELECT h.epsilon, h.delta, SUM(c.size), h.releases FROM classes c JOIN histories h "
-                             f"ON h.id = c.history WHERE c.size > 0{owned} GROUP BY h.id, h.epsilon, h.delta, "
-                             "h.releases ORDER BY h.epsilon", params)
+            rows = self._run(conn, "SELECT h.epsilon, h.delta, SUM(c.size), h.releases, h.events FROM classes c "
+                             f"JOIN histories h ON h.id = c.history WHERE c.size > 0{owned} "
+                             "GROUP BY h.id, h.epsilon, h.delta, h.releases, h.events ORDER BY h.epsilon", params)
         else:
-            rows = self._run(conn, "SELECT h.epsilon, h.delta, SUM(c.size), h.releases FROM dataset_classes m "
+            rows = self._run(conn, "SELECT h.epsilon, h.delta, SUM(c.size), h.releases, h.events FROM dataset_classes m "
                              "JOIN classes c ON c.id = m.class JOIN histories h ON h.id = c.history "
                              f"WHERE m.dataset = ? AND c.size > 0{owned} "
-                             "GROUP BY h.id, h.epsilon, h.delta, h.releases ORDER BY h.epsilon", (dataset, *params))
+                             "GROUP BY h.id, h.epsilon, h.delta, h.releases, h.events ORDER BY h.epsilon",
+                             (dataset, *params))
             owned, params = self._owned(scopes, "d.owner")
             ((eps, delta, count),) = self._run(
                 conn, "SELECT COALESCE(SUM(r.epsilon), 0), COALESCE(SUM(r.delta), 0), COUNT(*) FROM releases r "
                 f"JOIN datasets d ON d.key = r.dataset WHERE r.dataset = ? AND r.persons = 0{owned}",
                 (dataset, *params))
             if count:  # schema 2: the data set's own total, until a release carries it over to its persons
-                rows.append((eps, delta, 0, count))
-        return [Spend(float(e), float(d), int(n), int(r)) for e, d, n, r in rows]
+                rows.append((eps, delta, 0, count, json.dumps([{"kind": "approx_dp", "epsilon": float(eps),
+                                                                 "delta": float(delta)}])))
+        return [Spend(float(e), float(d), int(n), int(r), events) for e, d, n, r, events in rows]
 
     def version(self):
         ((releases, caps),) = self._read("SELECT (SELECT COALESCE(MAX(id), 0) FROM releases), "
@@ -348,7 +349,7 @@ class SQLStore(abc.ABC):
             ReleaseRecord(id=row[0], dataset=row[1], method=row[2], epsilon=row[3], delta=row[4],
                           parts=json.loads(row[5]), params=json.loads(row[6]), relation=row[7], time=row[8],
                           page=row[9], session=row[10], status=row[11], actor=row[12], via=row[13],
-                          persons=row[14], values=row[15] if with_values else "")
+                          persons=row[14], events=row[15], values=row[16] if with_values else "")
             for row in rows
         ]
 
