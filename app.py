@@ -23,7 +23,10 @@ ROOT = Path(__file__).resolve().parent
 # than several threads competing for two cores.
 threadpool_limits(limits=1, user_api="blas")
 
-st.set_page_config(page_title="DP trade-offs for clinical data", page_icon=":material/lock:", layout="wide")
+# The favicon is a file served by this server: a ":material/…:" page icon makes every browser fetch it from a public
+# font server, and a clinical tool on a hospital network must not call out (tests/test_offline_browser.py).
+st.set_page_config(page_title="DP trade-offs for clinical data", page_icon=str(ROOT / "assets" / "favicon.png"),
+                   layout="wide")
 
 METHOD_PAGES = [
     ("app_pages/survival.py", "Survival curves", ":material/monitoring:", "survival"),
