@@ -120,3 +120,5 @@ def test_the_escaping_rule():
     assert [r[0] for r in rows[1:]] == ["'" + CALC, "a", "'-1", "'@x", "'\tq", "'\rr", "'+1", " +ok", "x=1"]
     assert [r[1] for r in rows[1:3]] == ["-1.5", "2.0"] and rows[1][3] == "'+a"
     assert list(table["=label"])[0] == CALC  # the caller's table is not changed
+    safe = spreadsheet_safe(table)
+    assert safe["value"].equals(table["value"]) and safe["flag"].equals(table["flag"])
