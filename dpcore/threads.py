@@ -31,7 +31,8 @@ def bound_threads(threads: int = SESSION_THREADS) -> None:
     count is per calling thread, so it is set for the session's script thread that calls this.
     """
     for name in _LOAD_TIME_SETTINGS:
-        os.environ[name] = str(threads)
+        if os.environ.get(name) != str(threads):  # written once: setenv beside another thread's getenv is unsafe
+            os.environ[name] = str(threads)
     threadpool_limits(limits=threads)
     numba = sys.modules.get("numba")
     if numba is not None:
