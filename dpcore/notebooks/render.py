@@ -21,7 +21,8 @@ def _header(title: str, how: str) -> str:
             "draws OpenDP noise and charges a privacy ledger.")
 
 
-_NOTEBOOK_HOW = "Open it from the project's folder (after `pip install -r requirements.txt`)."
+_NOTEBOOK_HOW = ("Save it in the project's folder and open it there: Jupyter runs a notebook in the folder it is in, "
+                 "where `import dpcore` finds the package (after `pip install -r requirements.txt`).")
 _SCRIPT_HOW = ("Run it from the project's folder, wherever the script is: `python path/to/this-script.py` (after "
                "`pip install -r requirements.txt`); figures are written beside the script.")
 
