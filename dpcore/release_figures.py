@@ -30,10 +30,10 @@ from dpcore.figures import (
     coefficient_figure,
     curve,
     new_spec,
-    vline,
     plot_text,
     relayout,
     to_figure,
+    vline,
 )
 
 KM_TITLE = "survival probability S(t)"
