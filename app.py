@@ -8,7 +8,12 @@ script (no navigation titles, sidebar ledger, teaching toggle or wide layout).
 from pathlib import Path
 
 import streamlit as st
-from threadpoolctl import threadpool_limits
+
+from dpcore.threads import bound_threads
+
+# Before the pages' libraries load (their thread pools read their settings then), and on every run: numba's count
+# is per thread, and each run is a thread of its own.
+bound_threads()
 
 from ui import current_dataset, get_ledger, session_id, url_toggle
 from dpcore.access import CUSTODIAN, VISITOR
@@ -19,11 +24,10 @@ from ui.layout import TEACHING_KEY, literal
 
 ROOT = Path(__file__).resolve().parent
 
-# Many sessions share this process and the linear algebra is small: one BLAS thread per call is much faster
-# than several threads competing for two cores.
-threadpool_limits(limits=1, user_api="blas")
-
-st.set_page_config(page_title="DP trade-offs for clinical data", page_icon=":material/lock:", layout="wide")
+# The favicon is a file served by this server: a ":material/…:" page icon makes every browser fetch it from a public
+# font server, and a clinical tool on a hospital network must not call out (tests/test_offline_browser.py).
+st.set_page_config(page_title="DP trade-offs for clinical data", page_icon=str(ROOT / "assets" / "favicon.png"),
+                   layout="wide")
 
 METHOD_PAGES = [
     ("app_pages/survival.py", "Survival curves", ":material/monitoring:", "survival"),

@@ -55,6 +55,37 @@ def privacy_statement(method: str, epsilon: float, delta: float, relation: str, 
     return text
 
 
+#: what a text cell must not start with in a CSV: a spreadsheet would read it as a formula (OWASP, "CSV injection")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with every text cell and column name that starts like a formula prefixed with a single quote.
+
+    The one escaping every CSV the dashboard writes goes through (OWASP's rule): ``=cmd|' /C calc'!A0`` becomes
+    ``'=cmd|' /C calc'!A0``, which a spreadsheet shows as the text it is. Numbers (and anything else that is not a
+    ``str``) are left as they are, so ``-0.5`` stays a number; a label that is the text ``"-1"`` gets its quote.
+    """
+
+    def text(value):
+        return "'" + value if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
+
+    out = table.rename(columns=text)
+    for position in range(out.shape[1]):
+        column = out.iloc[:, position]
+        if not pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_datetime64_any_dtype(column):
+            out.isetitem(position, column.map(text))
+    return out
+
+
+def csv_text(table: pd.DataFrame) -> str:
+    """``table`` as CSV text (no index), every cell made spreadsheet-safe (:func:`spreadsheet_safe`).
+
+    Lines end in CRLF (RFC 4180), so a cell holding a carriage return or a line feed is quoted rather than
+    breaking its row."""
+    return spreadsheet_safe(table).to_csv(index=False, lineterminator="\r\n")
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, (np.integer,)):
         return int(value)
@@ -142,14 +173,14 @@ class ReleaseBundle:
         return json.dumps(payload, indent=2, ensure_ascii=False)
 
     def to_zip(self) -> bytes:
-        """ZIP with ``release.json``, one CSV per DP table, a self-contained ``report.html``, the script that
+        """ZIP with ``release.json``, one CSV per DP table (spreadsheet-safe: :func:`csv_text`), a self-contained ``report.html``, the script that
         makes the release (``reproduce.py``, when there is one) and every report figure as PNG (300 dpi), SVG
         and PDF under ``figures/`` (or, where no browser can draw them, ``figures/README.txt`` saying why)."""
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
             archive.writestr("release.json", self.to_json())
             for name, table in self.tables.items():
-                archive.writestr(f"{name}.csv", table.to_csv(index=False))
+                archive.writestr(f"{name}.csv", csv_text(table))
             archive.writestr("report.html", html_report([self]))
             if self.script:
                 archive.writestr("reproduce.py", self.script)

@@ -33,6 +33,7 @@ from dpcore.figures import (
     plot_text,
     relayout,
     to_figure,
+    vline,
 )
 
 KM_TITLE = "survival probability S(t)"
@@ -99,6 +100,47 @@ def _paprika(bundle) -> dict[str, go.Figure]:
         title=f"{bundle.method}: released discoveries and test levels α_t")}
 
 
+#: the column of a regression release's coefficients table that holds each coefficient's spread, and what it is
+_SPREADS = {"posterior_sd": "posterior SD", "noise_sd": "SD of the DP noise"}
+
+
+def _regression(bundle) -> dict[str, go.Figure]:
+    """The released coefficients with ±2 of their released standard deviations, one row per feature.
+
+    A predicted-vs-observed plot would need the private records' responses (not in a release, and not DP), so the
+    paper figure of a release is its coefficients: DP values and their post-processed spread only. The intercept
+    (in the response's units, the others per prepared feature) stays in the table.
+    """
+    table = bundle.tables["coefficients"]
+    sd_column = next(c for c in _SPREADS if c in table)
+    rows = table[table["feature"] != "(intercept)"].iloc[::-1]  # the first feature on top
+    names = [plot_text(n) for n in rows["feature"]]
+    sd = rows[sd_column].to_numpy(dtype=float)
+    fig = new_spec()
+    add_trace(fig, dict(type="scatter", x=rows["coefficient"].to_numpy(dtype=float), y=names, mode="markers",
+                        name=f"released coefficient ± 2 {_SPREADS[sd_column]}", marker=dict(color=PRIVATE, size=8),
+                        error_x=dict(type="data", array=2 * sd, color=PRIVATE, thickness=1.5, width=4),
+                        customdata=2 * sd, hovertemplate="%{y}: %{x:.3g} ± %{customdata:.3g}<extra></extra>"))
+    vline(fig, 0.0, dict(color="#999", width=1))
+    base_layout(fig, title=f"{bundle.method}: released coefficients", x_title="coefficient (per prepared feature)",
+                height=140 + 22 * len(names))
+    relayout(fig, hovermode="closest", showlegend=True, yaxis=dict(type="category", automargin=True),
+             legend=dict(y=1.02, yanchor="bottom"))
+    return {"Released coefficients": to_figure(fig)}
+
+
+def _sparse_peeling(bundle) -> dict[str, go.Figure]:
+    """The peeled support and its released coefficients as stems over the public d features (no intercept)."""
+    table = bundle.tables["coefficients"]
+    table = table[table["index"] >= 0]
+    d = int(bundle.public_params["d"])
+    coef, names = np.zeros(d), [f"x{j + 1}" for j in range(d)]  # only the released support is drawn
+    for j, name, value in zip(table["index"].astype(int), table["feature"], table["coefficient"].astype(float)):
+        coef[j], names[j] = value, name
+    return {"coefficients": coefficient_figure({"released (peeling + private fit)": coef}, feature_names=names,
+                                               title="Released coefficients on the peeled support")}
+
+
 def _sparse_private_support(bundle) -> dict[str, go.Figure]:
     votes, coefficients = bundle.tables["noisy_votes"], bundle.tables["coefficients"]
     coef = np.zeros(len(votes))
@@ -113,6 +155,9 @@ BUILDERS: Mapping[str, Callable[[Any], dict[str, go.Figure]]] = {
     "PAPRIKA": _paprika,
     "PAPRIKA AI": _paprika,
     "Sparse regression by knowledge transfer (private support)": _sparse_private_support,
+    "Sparse regression: peeling + private fit": _sparse_peeling,
+    "Robust private linear regression": _regression,
+    "AdaSSP": _regression,
 }
 
 

@@ -102,8 +102,12 @@ def cells(c: RegressionConfig) -> list[Cell]:
              code(f"pv = preview_fit(X, y, private=private, public=public_rows, test=test, {bounds},\n"
                   "                 eps_prep=EPS_PREP, eps_stat=EPS_STAT, omegas=(OMEGA_X, OMEGA_Y), split=SPLIT,\n"
                   "                 priors=PRIORS, rng=rng, draws={draws}, method=METHOD, delta=DELTA)\n"
-                  "print(f'Spearman rho: private {pv.rho[0]:.3f} (one draw), mean {pv.rho.mean():.3f}; '\n"
-                  "      f'non-private {pv.rho_nonprivate:.3f}')", draws=c.draws)),
+                  "def med(v):  # as the page shows a score over the draws: median (5 to 95 %)\n"
+                  "    lo, mid, hi = np.quantile(v, [0.05, 0.5, 0.95])\n"
+                  "    return f'{mid:.3g} ({lo:.3g} to {hi:.3g})'\n\n\n"
+                  "print(f'Held-out scores over {pv.rho.size} preview draws (median, 5–95%): ρ {med(pv.rho)}, '\n"
+                  "      f'R² {med(pv.r2)}, RMSE {med(pv.rmse)}; non-private ρ {pv.rho_nonprivate:.3f}, '\n"
+                  "      f'R² {pv.r2_nonprivate:.3f}, RMSE {pv.rmse_nonprivate:.3g}')", draws=c.draws)),
         Cell("Predicted against observed responses on the test set, private and non-private.",
              "headline = rf.predicted_vs_observed(y[test], pv.pred[0], pv.pred_nonprivate, rho_private=float(pv.rho[0]),\n"
              "                                    rho_nonprivate=pv.rho_nonprivate, y_label=y_label)",
