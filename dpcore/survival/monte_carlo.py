@@ -60,7 +60,7 @@ def _utility_from(exact: Counts, noisy: Counts, estimator: str, alpha: float, le
                   risk_set: str = DEFAULT_RISK_SET, lr_noise_var=0.0) -> Utility:
     if estimator != "cif":
         exact, noisy = exact.collapse_types(), noisy.collapse_types()
-    ex_table, nz_table = postprocess(exact), postprocess(noisy, risk_set=risk_set)
+    ex_table, nz_table = postprocess(exact, risk_set=risk_set), postprocess(noisy, risk_set=risk_set)
     ex = curve_for(ex_table, estimator, alpha=alpha, event_type=event_type)
     nz = curve_for(nz_table, estimator, alpha=alpha, event_type=event_type)
     diff = np.abs(nz.estimate - ex.estimate)  # (..., G, k+1)
