@@ -258,6 +258,26 @@ def curve_for(table: RiskTable, estimator: str, *, alpha: float = 0.05, event_ty
     raise ValueError(f"unknown estimator {estimator!r}; choose from {list(ESTIMATORS)}")
 
 
+#: The fewest noisy people at risk a curve is drawn solid for (see :func:`min_at_risk`).
+MIN_AT_RISK = 10
+
+
+def min_at_risk(noise_std: float) -> float:
+    """The public minimum number at risk: ``max(10, 3 × the noise's standard deviation per count)``.
+
+    A function of ε and Δ1 only (public). Below it a bin's hazard is a ratio of noise-sized numbers: the figures
+    fade the curve there (the tables keep the values and their intervals).
+    """
+    return max(float(MIN_AT_RISK), 3.0 * float(noise_std))
+
+
+def reliable_edges(at_risk: np.ndarray, minimum: float) -> np.ndarray:
+    """``(..., k+1)`` booleans: grid edge ``t_j`` is reliable while every noisy number at risk up to bin j reaches
+    ``minimum`` (``t_0`` always). Post-processing of released values."""
+    ok = np.logical_and.accumulate(np.asarray(at_risk) >= minimum, axis=-1)
+    return np.concatenate([np.ones(ok.shape[:-1] + (1,), bool), ok], axis=-1)
+
+
 def median_survival(S: np.ndarray, times: np.ndarray) -> np.ndarray:
     """First grid time with ``S ≤ 0.5`` (``inf`` when never reached), over the last axis."""
     below = S <= 0.5
@@ -294,7 +314,7 @@ class LogrankArrays:
     expected: np.ndarray
 
 
-def logrank_test(table: RiskTable, *, noise_var=0.0) -> LogrankArrays:
+def logrank_test(table: RiskTable, *, noise_var=0.0, n_types: int = 1) -> LogrankArrays:
     """Log-rank chi-square for G ≥ 2 groups from per-group risk tables (vectorised over draws).
 
     Per bin: ``E_gj = d_j r_gj / r_j`` and hypergeometric covariance
@@ -302,15 +322,21 @@ def logrank_test(table: RiskTable, *, noise_var=0.0) -> LogrankArrays:
     (the factor ``(r−d)/(r−1)`` is 1 where ``r_j ≤ 1``, as in lifelines);
     ``U = (O−E)ᵀ V⁻ (O−E)`` over the first G−1 groups (pseudo-inverse).
 
-    ``noise_var`` (optional, not in the spec): the variance of the DP noise
-    on one event count. The plain statistic treats noisy counts as real
-    people, so its variance ignores the noise and it rejects far too often
-    at small ε. With ``noise_var = σ²`` the covariance gets the noise term
-    ``σ² Σ_j A_j A_jᵀ``, ``A_j[g, h] = (δ_gh − r_gj/r_j)·1{r_hj > 0}`` (the
-    noise of ``d_hj`` enters ``O_g − E_g`` with weight ``δ_gh − r_gj/r_j``;
-    counts clipped to an empty risk set carry no noise). ``noise_var = 0``
-    is the spec's (and lifelines') test. An array ``noise_var`` broadcasts
-    against the leading (draw / ε) axes, e.g. shape ``(n_eps, 1)``.
+    ``noise_var`` (not in the spec): the variance ``σ²`` of the DP noise on one released count. The plain
+    statistic treats noisy counts as real people, so its variance ignores the noise and it rejects far too
+    often at small ε. With ``noise_var`` the covariance gets the delta-method variance of ``O − E`` in the
+    noise of **every** released cell — events, censorings and the count at time 0, which move the risk sets
+    too (the previous noise term had the events only). Linearised at the released values,
+    ``δ(O−E)_g = Σ_h Σ_j A_j[g,h] (δd_hj − λ_j δr_hj)``, ``A_j[g,h] = δ_gh − r_gj/r_j``, ``λ_j = d_j/r_j``,
+    ``δr_hj = δr_1h − Σ_{l<j} (δd_hl + δc_hl)``; so the weight of ``d_hl`` is ``A_l + T_l``, of ``c_hl`` is
+    ``T_l``, of ``r_1h`` is ``−T_0``, with ``T_l = Σ_{j>l} λ_j A_j`` (``T_0`` over all j), and the noise
+    covariance is ``σ² Σ_h (n_types·Σ_l (A_l+T_l)(A_l+T_l)ᵀ + Σ_l T_l T_lᵀ + T_0 T_0ᵀ)`` (an event count that
+    sums ``n_types`` noisy counts has ``n_types·σ²``). For a table from consistent counts (``risk_set`` "bridge"
+    or "isotonic": :func:`_both_ends` projects the released cells orthogonally onto ``r_1 = Σ cells``), the
+    noise covariance is ``σ²(I − uuᵀ/m)``, ``u = (−1, 1, …, 1)``, so ``(uᵀJ)(uᵀJ)ᵀ/m`` per group is subtracted:
+    the risk set is a bridge, not a random walk. Post-processing of released values. ``noise_var = 0`` is the
+    spec's (and lifelines') test. An array ``noise_var`` broadcasts against the leading (draw / ε) axes, e.g.
+    shape ``(n_eps, 1)``.
     """
     G = len(table.groups)
     if G < 2:
@@ -332,9 +358,19 @@ def logrank_test(table: RiskTable, *, noise_var=0.0) -> LogrankArrays:
     V[..., idx, idx] += Vdiag
     nv = np.asarray(noise_var, dtype=float)
     if np.any(nv > 0):
-        alive = (rg > 0).astype(float)  # (..., G, k): does group h's event count carry noise in bin j
+        alive = (rg > 0).astype(float)  # (..., G, k): where group h's counts enter the statistic
         A = (np.eye(G)[:, :, None] - frac[..., :, None, :]) * alive[..., None, :, :]  # (..., g, h, k)
-        V = V + nv[..., None, None] * np.einsum("...ghk,...fhk->...gf", A, A)
+        lam = A * _ratio(d, r)[..., None, None, :]
+        total = lam.sum(-1, keepdims=True)
+        later = total - np.cumsum(lam, axis=-1)  # T_l: Σ_{j>l}
+        noise_cov = (n_types * np.einsum("...ghk,...fhk->...gf", A + later, A + later)
+                     + np.einsum("...ghk,...fhk->...gf", later, later)
+                     + np.einsum("...ghk,...fhk->...gf", total, total))
+        if table.actuarial:  # consistent counts (both ends): the noise projected off the constraint's direction
+            m = 1 + rg.shape[-1] * (n_types + 1)
+            along = total[..., 0] + n_types * (A + later).sum(-1) + later.sum(-1)  # (..., g, h): uᵀJ per group h
+            noise_cov = noise_cov - np.einsum("...gh,...fh->...gf", along, along) / m
+        V = V + nv[..., None, None] * noise_cov
     u = (O - E)[..., : G - 1]
     Vi = np.linalg.pinv(V[..., : G - 1, : G - 1])
     stat = np.einsum("...g,...gh,...h->...", u, Vi, u)

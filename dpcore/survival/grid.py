@@ -156,7 +156,8 @@ def default_bin_width(horizon: float, data_unit: str = "days", *, n: int | None 
         fits = [rung for rung, k in zip(GRID_LADDER, bins) if k <= MAX_DEFAULT_BINS]
         return fits[0] if fits else GRID_LADDER[-1]
     target = target_bins(n, epsilon, n_groups)
-    return GRID_LADDER[int(np.argmin([abs(math.log(k / target)) for k in bins]))]
+    allowed = [i for i, k in enumerate(bins) if k <= MAX_DEFAULT_BINS] or [len(GRID_LADDER) - 1]
+    return GRID_LADDER[min(allowed, key=lambda i: abs(math.log(bins[i] / target)))]
 
 
 def points_grid(horizon: float, n_points: int, *, data_unit: str = "days") -> Grid:

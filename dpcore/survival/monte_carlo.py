@@ -58,6 +58,7 @@ class Utility:
 
 def _utility_from(exact: Counts, noisy: Counts, estimator: str, alpha: float, level: float, event_type: int,
                   risk_set: str = DEFAULT_RISK_SET, lr_noise_var=0.0) -> Utility:
+    n_types = exact.n_types  # the released matrix's event types (their noise adds up when collapsed)
     if estimator != "cif":
         exact, noisy = exact.collapse_types(), noisy.collapse_types()
     ex_table, nz_table = postprocess(exact, risk_set=risk_set), postprocess(noisy, risk_set=risk_set)
@@ -81,9 +82,9 @@ def _utility_from(exact: Counts, noisy: Counts, estimator: str, alpha: float, le
         med = np.full(sup.shape, np.nan)
     p = agree = exact_p = None
     if exact.n_groups >= 2:
-        lr_ex = logrank_test(ex_table if estimator != "cif" else postprocess(exact.collapse_types()))
+        lr_ex = logrank_test(ex_table if estimator != "cif" else postprocess(exact.collapse_types(), risk_set=risk_set))
         lr_nz = logrank_test(nz_table if estimator != "cif" else postprocess(noisy.collapse_types(), risk_set=risk_set),
-                             noise_var=lr_noise_var)
+                             noise_var=lr_noise_var, n_types=n_types)
         exact_p = float(lr_ex.p_value)
         p = lr_nz.p_value
         agree = (p < level) == (exact_p < level)
