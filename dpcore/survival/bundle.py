@@ -116,7 +116,8 @@ def released_tables(rel: Counts, noise: Noise, *, alpha: float = 0.05, band_draw
         "ci_lower": np.where(np.isfinite(low), low, np.nan), "ci_upper": np.where(np.isfinite(high), high, np.nan),
         "reported": [describe_median(m, lo, hi, grid.grid_unit, 1 - alpha) for m, lo, hi in zip(median, low, high)],
         "interval": "the curve's 95 % interval (noise and sampling) inverted at 0.5; empty = not reached"})
-    tables["nelson_aalen"] = _curve_frame(nelson_aalen_curve(table, alpha=alpha), "cumulative_hazard")
+    tables["nelson_aalen"] = _curve_frame(nelson_aalen_curve(table, alpha=alpha), "cumulative_hazard",
+                                          at_risk=table.at_risk, minimum=minimum)
     if rel.n_groups >= 2:
         pooled = postprocess(all_cause.pooled(), risk_set=risk_set)
         pooled_band = noise_band(all_cause, noise, draws=band_draws, rng=rng, alpha=alpha, risk_set=risk_set,
@@ -134,7 +135,8 @@ def released_tables(rel: Counts, noise: Noise, *, alpha: float = 0.05, band_draw
         full = postprocess(rel.pooled(), risk_set=risk_set)
         frames = []
         for k, ev in enumerate(rel.event_labels, start=1):
-            f = _curve_frame(incidence_curve(full, event_type=k, alpha=alpha), "incidence")
+            f = _curve_frame(incidence_curve(full, event_type=k, alpha=alpha), "incidence", at_risk=full.at_risk,
+                             minimum=minimum)
             f.insert(1, "event_type", ev)
             frames.append(f)
         tables["cumulative_incidence"] = pd.concat(frames, ignore_index=True)
