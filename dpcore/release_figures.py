@@ -33,21 +33,11 @@ from dpcore.figures import (
     new_spec,
     plot_text,
     relayout,
+    split_reliable,
     to_figure,
 )
 
 KM_TITLE = "survival probability S(t)"
-
-
-def _faded(values: pd.Series, reliable: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A step curve split where it stops meaning something: (solid part, faded part), NaN elsewhere; they share
-    the first unreliable edge's step so the line is continuous."""
-    y = values.to_numpy(dtype=float)
-    first = int(np.argmin(reliable)) if not reliable.all() else y.size
-    solid, faded = np.full_like(y, np.nan), np.full_like(y, np.nan)
-    solid[:first] = y[:first]
-    faded[max(first - 1, 0):] = y[max(first - 1, 0):]
-    return solid, faded
 
 
 def survival_release_figure(km_table: pd.DataFrame, grid_unit: str, at_risk: pd.DataFrame | None = None, *,
@@ -66,7 +56,7 @@ def survival_release_figure(km_table: pd.DataFrame, grid_unit: str, at_risk: pd.
         band(fig, part["time"], part["ci_lower"], part["ci_upper"], name=f"{label}: 95 % interval (noise + sampling)",
              colour=colour, alpha=0.18, step=True)
         reliable = part["reliable"].to_numpy(bool) if "reliable" in part else np.ones(len(part), bool)
-        solid, faded = _faded(part[value], reliable)
+        solid, faded = split_reliable(part[value], reliable)
         curve(fig, part["time"], solid, name=f"{label}: DP {what}", colour=colour, step=True)
         if not reliable.all():
             faded_any = True

@@ -32,7 +32,7 @@ from dpcore.survival.grid import (  # noqa: F401
     GroupLabelsFromDataWarning, make_grid, points_grid, RELATION,
 )
 from dpcore.survival.statistic import (  # noqa: F401
-    count_matrix, Counts, MappedData, sensitivity, survival_from_frame,
+    count_matrix, Counts, MappedData, sensitivity, survival_from_frame, time_unit_warning,
 )
 from dpcore.survival.mechanism import (  # noqa: F401
     noisy_counts, release_counts, survival_noise,
