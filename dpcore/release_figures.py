@@ -42,7 +42,8 @@ KM_TITLE = "survival probability S(t)"
 
 def survival_release_figure(km_table: pd.DataFrame, grid_unit: str, at_risk: pd.DataFrame | None = None, *,
                             value: str = "survival", y_title: str = KM_TITLE, what: str = "Kaplan–Meier",
-                            group_column: str | None = None, min_at_risk: float | None = None) -> go.Figure:
+                            group_column: str | None = None, min_at_risk: float | None = None,
+                            subtitle: str = "") -> go.Figure:
     """DP-only figure of a released curve table (Kaplan–Meier by default; Nelson–Aalen, incidence via ``value``):
     each group's curve with its released 95 % interval (noise and sampling), the (noisy) numbers at risk under
     it, as clinical papers print them. Where the table's ``reliable`` is False (the noisy number at risk fell
@@ -65,7 +66,7 @@ def survival_release_figure(km_table: pd.DataFrame, grid_unit: str, at_risk: pd.
         if at_risk is not None:
             mine = at_risk[at_risk["group"].astype(str) == str(part["group"].iloc[0])]
             rows.append((label, mine["at_risk"].to_numpy(), colour))
-    base_layout(fig, title=f"Differentially private {what} (released)", x_title=f"time ({grid_unit})",
+    base_layout(fig, title=f"Differentially private {what} (released){subtitle}", x_title=f"time ({grid_unit})",
                 y_title=y_title)
     if faded_any:
         minimum = f" {min_at_risk:.3g}" if min_at_risk is not None else " the public minimum"
@@ -107,9 +108,9 @@ def _survival(bundle) -> dict[str, go.Figure]:
     common = dict(group_column=params.get("group_column"), min_at_risk=params.get("min_at_risk"))
     unit, at_risk = params["grid_unit"], tables.get("numbers_at_risk")
     lr = tables.get("logrank")
-    what = "Kaplan–Meier" + (f" (log-rank p = {float(lr['p_value'].iloc[0]):.3g}, noise-aware)" if lr is not None
-                             else "")
-    figs = {"Kaplan–Meier (DP)": survival_release_figure(tables["kaplan_meier"], unit, at_risk, what=what, **common)}
+    subtitle = f" · log-rank p = {float(lr['p_value'].iloc[0]):.3g} (noise-aware)" if lr is not None else ""
+    figs = {"Kaplan–Meier (DP)": survival_release_figure(tables["kaplan_meier"], unit, at_risk, subtitle=subtitle,
+                                                         **common)}
     if "kaplan_meier_pooled" in tables:
         figs["Kaplan–Meier, groups pooled (DP)"] = survival_release_figure(
             tables["kaplan_meier_pooled"], unit, what="Kaplan–Meier, all groups pooled", **common)
