@@ -41,8 +41,9 @@ class Utility:
         """Mean and 5–95 % band of each measure over the draws (last axis)."""
         rows = []
         for name, label in [("sup_error", "sup-norm error"), ("integrated_error", "integrated absolute error"),
-                            ("median_error", "median survival error"), ("coverage", "CI coverage of exact curve"),
-                            ("covers_all", "CI covers the whole exact curve"), ("p_value", "log-rank p-value"),
+                            ("median_error", "median survival error"),
+                            ("coverage", "Greenwood CI (sampling only) covers exact"),
+                            ("covers_all", "Greenwood CI covers all of exact curve"), ("p_value", "log-rank p-value"),
                             ("logrank_agree", "log-rank decision agrees")]:
             v = getattr(self, name)
             if v is None or (name == "median_error" and self.estimator != "km"):
