@@ -396,14 +396,15 @@ def _at_epsilon() -> None:
                             "non-private one inverts the Greenwood interval). \"Not reached\": the curve or the band "
                             "edge stays above 0.5 up to the horizon.")
             ui.teaching(TEACHING[risk_set])
+            ui.explain(sv.MEASURED_FRONTIER, title="How accurate is the default? (measured)")
             ui.explain(
                 "**Why the grid must be public.** The set of distinct event times is itself private: adding one person "
                 "can add a time point. So the bins come from a unit and a horizon chosen without looking at the data."
-                "\n\n**What the intervals cover.** The blue shaded Greenwood interval treats the noisy counts as if "
-                "they were real people; it covers sampling error only. The lighter *noise-aware band* is recomputed "
-                "from the released counts alone (redrawing the known noise and re-running the post-processing, a "
-                "parametric bootstrap) and covers both sources; it costs no extra privacy. Neither covers bias from "
-                "the grid itself (coarse bins).\n\n"
+                "\n\n**What the intervals cover.** The darker Greenwood interval treats the noisy counts as if "
+                "they were real people; it covers sampling error only. The lighter 95 % interval — the one a release "
+                "reports as ci_lower, ci_upper — is recomputed from the released counts alone (redrawing the known "
+                "noise and re-running the post-processing, a parametric bootstrap, with each redraw's sampling "
+                "error) and covers both sources; it costs no extra privacy.\n\n"
                 "**Sensitivity.** Replacing one person moves them from one cell to another: 2 counts change by 1"
                 + (" per group; with groups released together a person can also switch group, so 4 counts change"
                    if G > 1 else "") + f". The noise scale is sensitivity / ε = {noise.scale:g}.",

@@ -49,7 +49,7 @@ from dpcore.survival.monte_carlo import (  # noqa: F401
     metric_draws, noise_std_people, Utility, utility, utility_curve, UtilityCurve,
 )
 from dpcore.survival.bundle import (  # noqa: F401
-    release, released_tables,
+    MEASURED_FRONTIER, release, released_tables,
 )
 from dpcore.survival.audit import (  # noqa: F401
     audit_scenarios,
