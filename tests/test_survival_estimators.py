@@ -45,7 +45,8 @@ def test_default_grid_rule_uses_every_public_input():
     fine = sv.default_bin_width(1100, "days", n=228, epsilon=5.0, n_groups=2)
     bins = [sv.make_grid(1100, grid_unit=u, width=w).k for w, u in (coarse, fine)]
     assert bins[0] < bins[1] <= sv.grid.MAX_DEFAULT_BINS
-    assert sv.target_bins(10**6, 20.0) == sv.grid.MAX_DEFAULT_BINS and sv.target_bins(20, 0.1) == sv.grid.MIN_DEFAULT_BINS
+    assert sv.target_bins(10**6, 20.0) == sv.grid.MAX_DEFAULT_BINS
+    assert sv.target_bins(20, 0.1) == sv.grid.MIN_DEFAULT_BINS
 
 
 def test_release_table_has_the_noise_aware_interval_per_group_per_edge():
