@@ -63,32 +63,27 @@ RISK_SETS: dict[str, str] = {
     "spec": "clip every count at 0, then subtract (the paper's rule)",
 }
 DEFAULT_RISK_SET = "isotonic"
-#: Most values (rows × k²) one step of :func:`isotonic_increasing` holds (about 32 MB of floats).
-ISOTONIC_CELLS = 4_000_000
-
-
 def isotonic_increasing(y: np.ndarray) -> np.ndarray:
     """Least-squares non-decreasing fit of every row of ``y`` (last axis), vectorised over the leading axes.
 
-    The min–max formula of isotonic regression, ``ŷ_j = max_{i≤j} min_{l≥j} mean(y_i..y_l)``, from prefix sums:
-    O(k²) per row but no loop over rows (rows are taken in steps of :data:`ISOTONIC_CELLS` values, so memory
-    stays bounded on fine grids). Equals the pool-adjacent-violators fit (tested against scipy's).
+    Pool-adjacent-violators, all rows and all violating neighbours at once: each pass computes every block's
+    mean (one ``bincount``) and merges each block with its right neighbour where the means decrease. Merging any
+    adjacent violators is a valid PAVA step (a run A > B > C pools to one block either way), so the passes end
+    at the unique least-squares fit; every pass removes at least one block, and on noisy counts a few dozen
+    passes suffice even for 1,000 bins. Tested equal to scipy's ``isotonic_regression`` row by row.
     """
     y = np.asarray(y, dtype=float)
     k = y.shape[-1]
     flat = y.reshape(-1, k)
-    prefix = np.concatenate([np.zeros((flat.shape[0], 1)), np.cumsum(flat, axis=-1)], axis=-1)
-    i, l = np.arange(k)[:, None], np.arange(k)[None, :]
-    upper = l >= i
-    length = np.where(upper, l - i + 1, 1)
-    out = np.empty_like(flat)
-    step = max(1, ISOTONIC_CELLS // (k * k))
-    for s in range(0, flat.shape[0], step):
-        c = prefix[s:s + step]
-        means = np.where(upper, (c[:, None, 1:] - c[:, :k, None]) / length, np.inf)  # mean(y_i..y_l), l ≥ i
-        tail_min = np.minimum.accumulate(means[..., ::-1], axis=-1)[..., ::-1]  # min over l ≥ j
-        out[s:s + step] = np.where(upper, tail_min, -np.inf).max(axis=-2)  # max over i ≤ j
-    return out.reshape(y.shape)
+    starts = np.ones(flat.shape, dtype=bool)  # does a block start here (every row's first point always does)
+    tol = 1e-12 * max(1.0, float(np.abs(flat).max(initial=0.0)))
+    while True:
+        block = np.cumsum(starts.ravel()) - 1  # block ids, never shared between rows
+        means = (np.bincount(block, weights=flat.ravel()) / np.bincount(block))[block].reshape(flat.shape)
+        violates = starts[:, 1:] & (means[:, :-1] > means[:, 1:] + tol)
+        if not violates.any():
+            return means.reshape(y.shape)
+        starts[:, 1:] &= ~violates
 
 
 def _both_ends(r1: np.ndarray, d: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
