@@ -261,10 +261,12 @@ with c2:
                                      "together (sensitivity 4).")
     if compare:
         aware = ui.url_toggle("Noise-aware log-rank", key="sv_aware", value=True,
-                              help="Recommended (on by default). Adds the known noise variance to the test (free post-processing). The plain "
-                                   "test treats noisy counts as real people and rejects far too often at small ε; "
-                                   "the noise-aware one keeps false positives near 5 % but has less power. Report "
-                                   "the noise-aware p-value.")
+                              help="Recommended (on by default). Adds the variance of the known noise in every "
+                                   "released count — events, censorings and the starting count, which move the risk "
+                                   "sets — to the test (delta method; free post-processing). The plain test treats "
+                                   "noisy counts as real people and rejects far too often at small ε; the noise-aware "
+                                   "one keeps false positives at or below about 5 % but has less power. Report the "
+                                   "noise-aware p-value.")
 with c3:
     seed = int(ui.url_number("Preview seed", key="sv_seed", min_value=0, max_value=10_000, value=0, step=1,
                              help="Seeds the preview only; a release is seeded by the operating system."))
