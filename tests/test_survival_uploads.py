@@ -86,3 +86,22 @@ def test_headline_shows_noisy_numbers_at_risk_and_not_reached_median():
     assert {"Number at risk", "noisy", "true", str(n)} <= set(texts)
     numbers = [int(t) for t in texts if t.isdigit()]
     assert numbers and min(numbers) >= 0
+
+
+def test_the_notebook_gets_the_declared_labels_without_their_spaces():
+    """Declared as "A, B" (a space after the comma): the downloaded script names the groups 'A' and 'B', not ' B'."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    files: dict[str, object] = {}
+    original = MediaFileManager.add_deferred
+
+    def capture(self, data_callable, mimetype, coordinates, file_name=None, **kw):
+        files[file_name] = data_callable
+        return original(self, data_callable, mimetype, coordinates, file_name, **kw)
+
+    rows = "\n".join(f"{i % 30 + 1},{i % 2},{'AB'[i % 2]}" for i in range(60))
+    with mock.patch.object(MediaFileManager, "add_deferred", capture):
+        at = _with_upload(f"time,event,arm\n{rows}\n".encode(), group_labels="A, B")
+    _ok(at)
+    script = next(make() for name, make in files.items() if name and name.endswith(".py"))
+    assert "group_labels=['A', 'B']" in script and "' B'" not in script
