@@ -35,6 +35,27 @@ DRAW_OPTIONS = [50, 100, 200, 500]
 SWEEP_DRAWS = 200
 #: The ε section's views (their labels are Markdown: fixed text only, never a name read from data).
 VIEWS = ["Private vs non-private", "Over R noise draws", "Groups and log-rank"]
+#: What the chosen post-processing does, in words (the teaching note under the headline).
+TEACHING = {rule: "1. People are put in public time bins. 2. The counts per bin get noise. 3. " + step + " 4. The "
+            "usual formulas run on these counts. The dark curve uses the same formulas on the true counts."
+            for rule, step in {
+                "isotonic": "Nothing is clipped yet: the noisy counts are first made consistent (everyone leaves by "
+                            "the horizon, so the exits add up to the noisy number at the start, and the difference is "
+                            "shared out equally — the number at risk is then pinned at both ends instead of drifting), "
+                            "then each count's running total gets the closest never-decreasing fit, so no count is "
+                            "negative without a one-sided clip that would add phantom deaths. People censored in a "
+                            "bin count as at risk for half of it (the life-table rule).",
+                "bridge": "The noisy counts are made consistent (everyone leaves by the horizon, so the exits add up "
+                          "to the noisy number at the start); negative counts are kept (clipping them would add "
+                          "phantom deaths), and the curve is clipped to [0, 1] only when shown.",
+                "running": "The number at risk is the noisy start minus everyone who left earlier (negative counts "
+                           "kept in that sum), never below 0 nor rising; events are clipped at 0.",
+                "spec": "Negative counts are set to 0, the number at risk is rebuilt bin by bin (start minus everyone "
+                        "who had an event or was censored earlier), and a bin cannot have more events than people at "
+                        "risk (the paper's rule).",
+            }.items()}
+RULE_LABELS = {"isotonic": "both ends + monotone fit (default)", "bridge": "both ends, unclipped",
+               "running": "running sum", "spec": "clip, then subtract (paper)"}
 
 
 @dataclass(frozen=True)
@@ -139,7 +160,7 @@ def _upload() -> Source | None:
             placeholder="e.g. control, treatment",
             help="Which groups exist must be declared, not read off the file: a lone person in a rare group would "
                  "otherwise reveal themselves through the list of groups. Rows with other labels are refused.")
-        labels = [g for g in labels.split(",") if g.strip()]
+        labels = [g.strip() for g in labels.split(",") if g.strip()]
         if not labels:
             st.info(ui.literal(f"To compare groups by {gcol!r}, declare its labels above (as the study design fixes "
                                "them). Until then the curves pool everyone."), icon=":material/info:")
@@ -147,6 +168,9 @@ def _upload() -> Source | None:
     with ui.show_errors("The uploaded file cannot be used"):
         m = sv.survival_from_frame(frame, time_col=tcol, event_col=ecol, group_col=None if gcol == none else gcol,
                                    group_labels=labels, n_types=n_types)
+        warning = sv.time_unit_warning(m.time, unit, columns.time_unit(tcol))
+        if warning:
+            st.warning(warning, icon=":material/warning:")
         return Source(f"{name} (uploaded)", fp, m.time, m.event, m.group, m.groups,
                       None if gcol == none else gcol, m.event_labels, unit, UPLOAD_HORIZON[unit], unit, False,
                       persons)
@@ -156,7 +180,7 @@ def _upload() -> Source | None:
 def _upload_columns() -> dict:
     """How the upload's columns map to the roles, for the notebook (it reads the user's CSV from a path)."""
     get, gcol = st.session_state.get, st.session_state.get("sv_gcol", "(none)")
-    labels = tuple(g for g in get("sv_glabels", "").split(",") if g.strip())
+    labels = tuple(g.strip() for g in get("sv_glabels", "").split(",") if g.strip())  # ' 1' is the label '1'
     grouped = gcol != "(none)" and bool(labels)  # without declared labels the page pools everyone
     return dict(time_col=get("sv_tcol"), event_col=get("sv_ecol"), group_col=gcol if grouped else None,
                 group_labels=labels if grouped else None,
@@ -188,9 +212,18 @@ else:
 ui.set_current_dataset(src.label, src.fp)
 
 
+def _rule_inputs() -> dict:
+    """The public inputs of the default grid besides the horizon: n, the chosen ε and the number of groups compared
+    (read from the controls' state: the ε slider sits in the fragment below, which reruns the page when its ε
+    moves the default grid)."""
+    compared = bool(src.groups) and bool(st.session_state.get("sv_cmp", True))
+    return dict(n=int(src.time.size), epsilon=float(st.session_state.get("eps", 1.0)),
+                n_groups=len(src.groups) if compared else 1)
+
+
 def _default_grid(horizon: float) -> tuple[int, str]:
-    """(bin width, unit) by default: the data set's documented unit for bundled data, else the public rule."""
-    return (1, src.grid_unit) if src.bundled else sv.default_bin_width(horizon, src.time_unit)
+    """(bin width, unit) by default: the public rule balancing binning error against noise (sv.GRID_RULE)."""
+    return sv.default_bin_width(horizon, src.time_unit, **_rule_inputs())
 
 
 # a new data set (or time unit) brings its own public metadata: reset the grid controls to it
@@ -231,32 +264,37 @@ with c2:
                                      "together (sensitivity 4).")
     if compare:
         aware = ui.url_toggle("Noise-aware log-rank", key="sv_aware", value=True,
-                              help="Recommended (on by default). Adds the known noise variance to the test (free post-processing). The plain "
-                                   "test treats noisy counts as real people and rejects far too often at small ε; "
-                                   "the noise-aware one keeps false positives near 5 % but has less power. Report "
-                                   "the noise-aware p-value.")
+                              help="Recommended (on by default). Adds the variance of the known noise in every "
+                                   "released count — events, censorings and the starting count, which move the risk "
+                                   "sets — to the test (delta method; free post-processing). The plain test treats "
+                                   "noisy counts as real people and rejects far too often at small ε; the noise-aware "
+                                   "one keeps false positives at or below about 5 % but has less power. Report the "
+                                   "noise-aware p-value.")
 with c3:
     seed = int(ui.url_number("Preview seed", key="sv_seed", min_value=0, max_value=10_000, value=0, step=1,
                              help="Seeds the preview only; a release is seeded by the operating system."))
     kind = ui.url_radio("Preview noise", key="sv_noise", options=["discrete_laplace", "laplace"], horizontal=True,
                         format_func=lambda k: {"discrete_laplace": "discrete Laplace (as released)",
                                                "laplace": "Laplace"}[k])
-    risk_set = ui.url_radio("Risk set from noisy counts", key="sv_rs", options=list(sv.RISK_SETS), horizontal=True,
-                            format_func=lambda r: {"spec": "clip, then subtract (paper)",
-                                                   "running": "running sum (default)"}[r],
-                            help="Both are free post-processing. The paper clips every noisy count at 0 before "
-                                 "rebuilding the risk set, which removes about b/2 phantom people per empty bin; "
-                                 "the running sum subtracts the unclipped noisy counts (zero-mean noise) instead and "
-                                 "is closer to the true curve on the bundled data sets (docs/survival.md).")
+    risk_set = ui.url_radio("Post-processing of the noisy counts", key="sv_rs", options=list(sv.RISK_SETS),
+                            horizontal=True, format_func=lambda r: RULE_LABELS[r],
+                            help="All are free post-processing of the released counts. Default: the counts are made "
+                                 "consistent (everyone leaves by the horizon, so the risk set is estimated from both "
+                                 "ends), nothing is clipped before the hazard, and each count's running total gets a "
+                                 "monotone least-squares fit. The paper clips every noisy count at 0 first, which "
+                                 "adds about b/2 phantom deaths to every quiet bin and pulls the curve down. "
+                                 "Measured on every bundled set: docs/survival.md.")
 
 grid = None
 with ui.show_errors("Cannot build the grid"):
     grid = sv.make_grid(horizon, data_unit=src.time_unit, grid_unit=grid_unit, width=width, max_bins=2_000)
 if grid is None:
     st.stop()
+_inputs = _rule_inputs()
+st.caption(f"Grid: {grid.describe()}. By default the bin width follows a public rule from the horizon, n = "
+           f"{_inputs['n']}, ε = {_inputs['epsilon']:g} and {_inputs['n_groups']} group(s) released together (target "
+           f"k* ≈ {sv.target_bins(**_inputs):.0f} bins): {sv.GRID_RULE}. Change the unit or width to override it.")
 if not src.bundled:
-    st.caption(f"Grid: {grid.describe()}. By default the bin width follows a public rule from the horizon alone: "
-               f"{sv.GRID_RULE}; change the unit or width to override it.")
     if horizon == UPLOAD_HORIZON[src.time_unit]:
         st.info(f"The horizon H = {horizon:g} {src.time_unit} is only the starting value for times in "
                 f"{src.time_unit}; it is not read from your file (the last follow-up time is private). Set H to your "
@@ -311,9 +349,12 @@ def _at_epsilon() -> None:
     Its views are a switch of which only the open one is computed and drawn: a move redraws one chart.
     """
     epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=1.0, width=ui.CONTROL_WIDTH)
+    if (width, grid_unit) == (rule_width, rule_unit) and _default_grid(horizon) != (rule_width, rule_unit):
+        st.rerun(scope="app")  # the default grid depends on ε: rebuild the counts on it (the grid follows the rule)
     noise = sv.survival_noise(epsilon, G, kind=kind)
     rng = np.random.default_rng(seed)
     noisy = sv.noisy_counts(counts, noise, rng=rng)  # the preview release every view shows
+    minimum = sv.min_at_risk(noise.std)  # public (ε and Δ1 only): below it the curves are faded
 
     st.markdown(
         f"**What is noised:** per {'group' if G > 1 else 'data set'}, the number of people at time 0 and, in each of the "
@@ -336,13 +377,18 @@ def _at_epsilon() -> None:
             ui.live_chart(sf.headline_figure(private_pooled, exact_pooled, estimator=estimator,
                                              noise_band=(band_lo, band_hi), time_label=time_label,
                                              title="all groups pooled" if G > 1 else None, legend=False,
-                                             at_risk=private_table.at_risk[0], exact_at_risk=exact_table.at_risk[0]),
+                                             at_risk=private_table.at_risk[0], exact_at_risk=exact_table.at_risk[0],
+                                             min_at_risk=minimum),
                           key="sv_headline")
-            st.caption("Thick blue line: the private curve (one preview draw); darker blue shading: its Greenwood "
-                       "interval; lighter blue shading: the noise-aware band. Dark grey line: the non-private curve; "
-                       "dotted grey lines: its Greenwood interval. Hover over the chart for the values. Under the "
-                       "chart, the number at risk at the start of each column's bin: blue, from the noisy counts "
-                       "(what a release shows: whole, never negative); grey, the true number (never released).")
+            st.caption("Thick blue line: the private curve (one preview draw), dotted and faded where fewer than "
+                       f"{minimum:.3g} people are at risk by the noisy counts (a public minimum: 10 people or 3 noise "
+                       "standard deviations; there a bin's hazard is a ratio of noise-sized numbers — a release keeps "
+                       "those values in its table); lighter blue shading: the released 95 % interval, which covers "
+                       "the noise as well as sampling error (a parametric bootstrap from the noisy counts); darker "
+                       "blue shading: the Greenwood interval, sampling error only. Dark grey line: the non-private "
+                       "curve; dotted grey lines: its Greenwood interval. Under the chart, the number at risk at the "
+                       "start of each column's bin: blue, from the noisy counts (what a release shows); grey, the "
+                       "true number (never released).")
             if estimator == "km":
                 times = private_pooled.times
                 private_median = sv.median_interval(private_pooled.estimate[0], band_lo[0], band_hi[0], times)
@@ -354,21 +400,16 @@ def _at_epsilon() -> None:
                             "noise-aware band at 0.5, so it covers the DP noise as well as sampling error (the "
                             "non-private one inverts the Greenwood interval). \"Not reached\": the curve or the band "
                             "edge stays above 0.5 up to the horizon.")
-            ui.teaching(
-                "1. People are put in public time bins. 2. The counts per bin get noise. 3. Negative counts are set to "
-                "0, the number at risk is rebuilt bin by bin (start minus everyone who had an event or was censored "
-                "earlier), and a bin cannot have more events than people at risk. 4. The usual formulas run on these "
-                "counts. The dark curve uses the same formulas on the true counts — this is what lifelines would give "
-                "on the binned data."
-            )
+            ui.teaching(TEACHING[risk_set])
+            ui.explain(sv.MEASURED_FRONTIER, title="How accurate is the default? (measured)")
             ui.explain(
                 "**Why the grid must be public.** The set of distinct event times is itself private: adding one person "
                 "can add a time point. So the bins come from a unit and a horizon chosen without looking at the data."
-                "\n\n**What the intervals cover.** The blue shaded Greenwood interval treats the noisy counts as if "
-                "they were real people; it covers sampling error only. The lighter *noise-aware band* is recomputed "
-                "from the released counts alone (redrawing the known noise and re-running the post-processing, a "
-                "parametric bootstrap) and covers both sources; it costs no extra privacy. Neither covers bias from "
-                "the grid itself (coarse bins).\n\n"
+                "\n\n**What the intervals cover.** The darker Greenwood interval treats the noisy counts as if "
+                "they were real people; it covers sampling error only. The lighter 95 % interval — the one a release "
+                "reports as ci_lower, ci_upper — is recomputed from the released counts alone (redrawing the known "
+                "noise and re-running the post-processing, a parametric bootstrap, with each redraw's sampling "
+                "error) and covers both sources; it costs no extra privacy.\n\n"
                 "**Sensitivity.** Replacing one person moves them from one cell to another: 2 counts change by 1"
                 + (" per group; with groups released together a person can also switch group, so 4 counts change"
                    if G > 1 else "") + f". The noise scale is sensitivity / ε = {noise.scale:g}.",
@@ -404,14 +445,15 @@ def _at_epsilon() -> None:
         with tabs[2]:
             if tabs[2].open:
                 st.subheader(f"Groups: {ui.literal(src.group_label or 'group')}")
-                lr_exact = sv.logrank_test(sv.postprocess(counts.collapse_types()))
+                lr_exact = sv.logrank_test(sv.postprocess(counts.collapse_types(), risk_set=risk_set))
                 noisy_table = sv.postprocess(noisy.collapse_types(), risk_set=risk_set)
                 lr_plain = sv.logrank_test(noisy_table)
-                lr_aware = sv.logrank_test(noisy_table, noise_var=noise.std**2)
+                lr_aware = sv.logrank_test(noisy_table, noise_var=noise.std**2, n_types=len(src.event_labels))
                 lr_priv = lr_aware if aware else lr_plain
                 st.plotly_chart(sf.groups_figure(_curves(noisy), _curves(counts), estimator=estimator,
                                                  time_label=time_label, p_private=float(lr_priv.p_value),
-                                                 p_exact=float(lr_exact.p_value), at_risk=noisy_table.at_risk),
+                                                 p_exact=float(lr_exact.p_value), at_risk=noisy_table.at_risk,
+                                                 min_at_risk=minimum, group_column=src.group_label),
                                 key="sv_groups")
                 agree = (lr_priv.p_value < 0.05) == (lr_exact.p_value < 0.05)
                 st.markdown(f"Log-rank χ² = {float(lr_priv.statistic):.2f} (private{', noise-aware' if aware else ''}) "
@@ -420,7 +462,9 @@ def _at_epsilon() -> None:
                             + f" Private p-values: **noise-aware {float(lr_aware.p_value):.3g} (report this one)**; "
                               f"plain {float(lr_plain.p_value):.3g}. The plain test treats the noisy counts as real "
                               "people, so at small ε it finds differences that are only noise; the noise-aware test "
-                              "adds the known noise variance and keeps false positives near 5 %. A release carries "
+                              "adds the variance of the known noise in every released count (events, censorings and "
+                              "the starting count, which move the risk sets too) and keeps false positives at or "
+                              "below about 5 %. A release carries "
                               "both and marks the noise-aware one as recommended.")
                 ui.teaching("The log-rank test compares observed and expected events per group in every bin; here it "
                             "runs on the noisy per-group counts, so its p-value is private too. The plain version "
@@ -444,7 +488,8 @@ def _at_epsilon() -> None:
         make_bundle=lambda: release_with_script(sv.release(
             src.time, src.event, grid=grid, epsilon=epsilon, group=src.group if compare else None,
             groups=src.groups if compare else None, n_types=len(src.event_labels), event_labels=src.event_labels,
-            dataset=src.label, fingerprint=src.fp, risk_set=risk_set), config),
+            dataset=src.label, fingerprint=src.fp, risk_set=risk_set,
+            group_column=src.group_label if compare else None), config),
     )
 
     attacker_panel("survival", epsilon)

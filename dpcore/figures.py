@@ -252,6 +252,21 @@ def band(
     return fig
 
 
+def split_reliable(y, reliable) -> tuple[np.ndarray, np.ndarray]:
+    """A step curve split where it stops meaning something: ``(solid, faded)``, NaN outside each part.
+
+    ``reliable`` (booleans per point) is True up to some point and False after it; the faded part starts one
+    point early so the drawn line stays continuous.
+    """
+    y = np.asarray(y, dtype=float)
+    reliable = np.asarray(reliable, dtype=bool)
+    first = int(np.argmin(reliable)) if not reliable.all() else y.size
+    solid, faded = np.full_like(y, np.nan), np.full_like(y, np.nan)
+    solid[:first] = y[:first]
+    faded[max(first - 1, 0):] = y[max(first - 1, 0):]
+    return solid, faded
+
+
 def curve(
     fig,
     x: Sequence[float],

@@ -25,6 +25,7 @@ from dpcore.figures import (
     TRUTH,
     add_numbers_at_risk,
     add_trace,
+    annotate,
     band,
     base_layout,
     coefficient_figure,
@@ -32,6 +33,7 @@ from dpcore.figures import (
     new_spec,
     plot_text,
     relayout,
+    split_reliable,
     to_figure,
     vline,
 )
@@ -39,32 +41,46 @@ from dpcore.figures import (
 KM_TITLE = "survival probability S(t)"
 
 
-def survival_release_figure(km_table: pd.DataFrame, grid_unit: str,
-                            at_risk: pd.DataFrame | None = None) -> go.Figure:
-    """DP-only figure for a release bundle: released KM per group with interval and noise band, and the released
-    (noisy) numbers at risk under it, as clinical papers print them."""
+def survival_release_figure(km_table: pd.DataFrame, grid_unit: str, at_risk: pd.DataFrame | None = None, *,
+                            value: str = "survival", y_title: str = KM_TITLE, what: str = "Kaplan–Meier",
+                            group_column: str | None = None, min_at_risk: float | None = None,
+                            subtitle: str = "") -> go.Figure:
+    """DP-only figure of a released curve table (Kaplan–Meier by default; Nelson–Aalen, incidence via ``value``):
+    each group's curve with its released 95 % interval (noise and sampling), the (noisy) numbers at risk under
+    it, as clinical papers print them. Where the table's ``reliable`` is False (the noisy number at risk fell
+    below the release's public minimum) the curve is faded and dotted, with a note: the table keeps the values.
+    Legends name the group column (``sex = 1: DP Kaplan–Meier``)."""
     fig = new_spec()
-    rows = []
+    rows, faded_any = [], False
     for g, (name, part) in enumerate(km_table.groupby("group", sort=False)):
-        name = plot_text(name)  # a declared label can come from an upload
+        label = plot_text(name if group_column is None or name == "all" else f"{group_column} = {name}")
         colour = PALETTE[g % len(PALETTE)]
-        if "band_lower" in part:
-            band(fig, part["time"], part["band_lower"], part["band_upper"], name=f"{name}: noise-aware band",
-                 colour=colour, alpha=0.12, step=True)
-        band(fig, part["time"], part["ci_lower"], part["ci_upper"], name=f"{name}: Greenwood interval",
-             colour=colour, alpha=0.22, step=True)
-        curve(fig, part["time"], part["survival"], name=f"{name}: DP Kaplan–Meier", colour=colour, step=True)
+        band(fig, part["time"], part["ci_lower"], part["ci_upper"], name=f"{label}: 95 % interval (noise + sampling)",
+             colour=colour, alpha=0.18, step=True)
+        reliable = part["reliable"].to_numpy(bool) if "reliable" in part else np.ones(len(part), bool)
+        solid, faded = split_reliable(part[value], reliable)
+        curve(fig, part["time"], solid, name=f"{label}: DP {what}", colour=colour, step=True)
+        if not reliable.all():
+            faded_any = True
+            curve(fig, part["time"], faded, name=f"{label}: few at risk (noise-dominated)", colour=colour, step=True,
+                  dash="dot", width=1.2, opacity=0.45)
         if at_risk is not None:
             mine = at_risk[at_risk["group"].astype(str) == str(part["group"].iloc[0])]
-            rows.append((name, mine["at_risk"].to_numpy(), colour))
-    base_layout(fig, title="Differentially private Kaplan–Meier (released)", x_title=f"time ({grid_unit})",
-                y_title=KM_TITLE)
+            rows.append((label, mine["at_risk"].to_numpy(), colour))
+    base_layout(fig, title=f"Differentially private {what} (released){subtitle}", x_title=f"time ({grid_unit})",
+                y_title=y_title)
+    if faded_any:
+        minimum = f" {min_at_risk:.3g}" if min_at_risk is not None else " the public minimum"
+        annotate(fig, text=f"dotted: fewer than{minimum} people at risk (noisy count): noise, not signal",
+                 xref="paper", yref="paper", x=1, y=0.02, showarrow=False, xanchor="right", yanchor="bottom",
+                 font=dict(size=11), bgcolor="rgba(255,255,255,0.7)")
     bottom, left = 80, 80
     if rows and len(rows[0][1]):
         edges = np.r_[at_risk["time"].to_numpy()[: len(rows[0][1])], np.inf]
         bottom, left = add_numbers_at_risk(fig, edges, rows, heading="Number at risk (noisy, released)")
-    relayout(fig, yaxis=dict(range=[-0.02, 1.02]), margin=dict(t=110, b=bottom, l=left), legend=dict(y=1.04),
-             height=460 + bottom)
+    if value != "cumulative_hazard":
+        relayout(fig, yaxis=dict(range=[-0.02, 1.02]))
+    relayout(fig, margin=dict(t=110, b=bottom, l=left), legend=dict(y=1.04), height=460 + bottom)
     return to_figure(fig)
 
 
@@ -88,9 +104,26 @@ def fdr_release_figure(rejected: np.ndarray, alpha_t: np.ndarray, *, title: str 
 
 
 def _survival(bundle) -> dict[str, go.Figure]:
-    return {"Kaplan–Meier (DP)": survival_release_figure(bundle.tables["kaplan_meier"],
-                                                         bundle.public_params["grid_unit"],
-                                                         bundle.tables.get("numbers_at_risk"))}
+    """Every released curve: Kaplan–Meier per group (and pooled), Nelson–Aalen, cumulative incidence."""
+    tables, params = bundle.tables, bundle.public_params
+    common = dict(group_column=params.get("group_column"), min_at_risk=params.get("min_at_risk"))
+    unit, at_risk = params["grid_unit"], tables.get("numbers_at_risk")
+    lr = tables.get("logrank")
+    subtitle = f" · log-rank p = {float(lr['p_value'].iloc[0]):.3g} (noise-aware)" if lr is not None else ""
+    figs = {"Kaplan–Meier (DP)": survival_release_figure(tables["kaplan_meier"], unit, at_risk, subtitle=subtitle,
+                                                         **common)}
+    if "kaplan_meier_pooled" in tables:
+        figs["Kaplan–Meier, groups pooled (DP)"] = survival_release_figure(
+            tables["kaplan_meier_pooled"], unit, what="Kaplan–Meier, all groups pooled", **common)
+    figs["Nelson–Aalen (DP)"] = survival_release_figure(
+        tables["nelson_aalen"], unit, value="cumulative_hazard", y_title="cumulative hazard H(t)",
+        what="Nelson–Aalen", **common)
+    if "cumulative_incidence" in tables:
+        for ev, part in tables["cumulative_incidence"].groupby("event_type", sort=False):
+            figs[f"Cumulative incidence, {plot_text(ev)} (DP)"] = survival_release_figure(
+                part, unit, value="incidence", y_title="cumulative incidence F(t)",
+                what=f"cumulative incidence of {plot_text(ev)}", **common)
+    return figs
 
 
 def _paprika(bundle) -> dict[str, go.Figure]:

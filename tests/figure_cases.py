@@ -161,8 +161,7 @@ def attack_and_release_cases() -> dict:
     """The attacker's-view figures and the release report's figures."""
     exact, monte_carlo, curves = _attack_views()
     km = pd.DataFrame({"group": ["a"] * 5 + ["<b>"] * 5, "time": list(range(5)) * 2, "survival": np.linspace(1, .5, 10),
-                       "ci_lower": np.linspace(.9, .4, 10), "ci_upper": np.linspace(1, .6, 10),
-                       "band_lower": np.linspace(.85, .35, 10), "band_upper": np.linspace(1, .65, 10)})
+                       "ci_lower": np.linspace(.9, .4, 10), "ci_upper": np.linspace(1, .6, 10)})
     return {
         "attack.roc_figure": lambda: AF.roc_figure(exact),
         "attack.roc_figure_monte_carlo": lambda: AF.roc_figure(monte_carlo),
@@ -170,8 +169,8 @@ def attack_and_release_cases() -> dict:
         "attack.bound_figure_delta": lambda: AF.bound_figure(2.5, 1e-5),
         "attack.nonprivate_figure": lambda: AF.nonprivate_figure(curves),
         "release.survival_release_figure": lambda: LF.survival_release_figure(km, "months"),
-        "release.survival_release_figure_noband": lambda: LF.survival_release_figure(
-            km.drop(columns=["band_lower", "band_upper"]), "days"),
+        "release.survival_release_figure_faded": lambda: LF.survival_release_figure(
+            km.assign(reliable=[True] * 3 + [False] * 2 + [True] * 5), "days", group_column="arm", min_at_risk=17),
         "release.fdr_release_figure": lambda: LF.fdr_release_figure(np.array([0, 1, 0, 1, 0], bool),
                                                                     np.array([1e-3, 2e-3, 1e-4, 5e-4, 1e-2])),
     }

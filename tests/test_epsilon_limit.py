@@ -39,7 +39,7 @@ def _survival_data(draw):
 
 @settings(max_examples=60, deadline=None)
 @given(data=_survival_data(), kind=st.sampled_from(["discrete_laplace", "laplace"]),
-       risk_set=st.sampled_from(["spec", "running"]), width=st.sampled_from([2.0, 0.25]))
+       risk_set=st.sampled_from(list(sv.RISK_SETS)), width=st.sampled_from([2.0, 0.25]))
 def test_survival_previews_reach_the_exact_curves(data, kind, risk_set, width):
     """At ε = 10⁶ each count's noise has scale ≤ 4·10⁻⁶ people; after rounding to whole people (free
     post-processing) P(any cell moves) ≤ cells · e^(−0.5/4·10⁻⁶) ≈ 0, so the curves must be *equal*.

@@ -44,7 +44,7 @@ def test_km_and_ci_equal_lifelines(name):
     grid = _grid(d)
     t, e = sv.binned_for_lifelines(d.time, d.event != 0, grid)
     kmf = KaplanMeierFitter().fit(t, e)
-    res = sv.kaplan_meier(d.time, d.event, grid=grid)
+    res = sv.kaplan_meier(d.time, d.event, grid=grid, risk_set="running")  # the classical table (no life-table step)
     upto, S = _on_grid(kmf.survival_function_.iloc[:, 0], grid)
     assert upto.sum() >= 2
     np.testing.assert_allclose(res.survival[upto], S, rtol=0, atol=1e-10)
@@ -65,7 +65,7 @@ def test_nelson_aalen_equal_lifelines(name):
     grid = _grid(d)
     t, e = sv.binned_for_lifelines(d.time, d.event != 0, grid)
     naf = NelsonAalenFitter(nelson_aalen_smoothing=False).fit(t, e)
-    res = sv.nelson_aalen(d.time, d.event, grid=grid)
+    res = sv.nelson_aalen(d.time, d.event, grid=grid, risk_set="running")
     upto, H = _on_grid(naf.cumulative_hazard_.iloc[:, 0], grid)
     np.testing.assert_allclose(res.cumulative_hazard[upto], H, rtol=0, atol=1e-10)
     _, lo = _on_grid(naf.confidence_interval_.iloc[:, 0], grid)
@@ -163,8 +163,8 @@ def test_postprocess_risk_set_uses_censorings_and_clips():
     assert table.deaths[0].tolist() == [3, 0, 4, 0]
     S = sv.km(table).estimate[0]
     np.testing.assert_allclose(S, [1, 0.7, 0.7, 0.0, 0.0])
-    # the default running sum subtracts the unclipped counts: r3 = 5-(-2)-1 = 6, kept at 5 (non-increasing)
-    running = sv.postprocess(noisy)
+    # the running sum subtracts the unclipped counts: r3 = 5-(-2)-1 = 6, kept at 5 (non-increasing)
+    running = sv.postprocess(noisy, risk_set="running")
     assert running.at_risk[0].tolist() == [10, 5, 5, 0]
     assert running.deaths[0].tolist() == [3, 0, 5, 0]
 
@@ -173,7 +173,7 @@ def test_postprocess_proportional_type_clipping():
     grid = sv.Grid(np.arange(3.0))
     noisy = sv.Counts(np.array([4]), np.array([[[6, 2], [0, 0]]]), np.array([[0, 0]]), grid,
                       event_labels=("a", "b"))
-    table = sv.postprocess(noisy)
+    table = sv.postprocess(noisy, risk_set="running")
     np.testing.assert_allclose(table.events[0, 0], [3, 1])
 
 

@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 import streamlit as st
 
+from dpcore import survival as sv
+
 from tests.page_views import chart_spec
 from tests.test_columns import SURVIVAL, TABLES
 from tests.test_survival_page import _FakeUpload, _ok, _with_upload
@@ -35,25 +37,40 @@ def test_upload_maps_columns_by_name_and_says_so(name):
     assert any(m.value.startswith("**Median survival**") for m in at.markdown)
 
 
-def test_upload_grid_follows_a_public_rule_from_the_horizon():
+def _rule(horizon: float, n: int, epsilon: float = 1.0) -> tuple[str, int]:
+    width, unit = sv.default_bin_width(horizon, "days", n=n, epsilon=epsilon, n_groups=1)
+    return unit, width
+
+
+def test_upload_grid_follows_a_public_rule_from_the_horizon_n_and_epsilon():
     """Waltons-like: times in days ending near day 75. The grid never comes from the data; the horizon starts at a
-    unit-based value the page flags, and once the user states 75 days the grid follows the rule (2-day bins)."""
+    unit-based value the page flags, the grid follows the public rule (horizon, n, ε, groups) and says why, and a
+    width the user sets stays."""
+    n = len(TABLES["waltons"])
     at = _with_upload(_csv("waltons"))
     _ok(at)
     assert at.number_input(key="sv_hor").value == 365
-    assert (at.selectbox(key="sv_unit").value, at.number_input(key="sv_width").value) == ("weeks", 2)
-    assert any("27 bins of 2 weeks" in c.value and "at most 40 bins" in c.value for c in at.caption)
+    assert (at.selectbox(key="sv_unit").value, at.number_input(key="sv_width").value) == _rule(365, n)
+    assert any(f"n = {n}, ε = 1" in c.value and "balances the binning error" in c.value for c in at.caption)
     assert any("not read from your file" in i.value for i in at.info)
     with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(_csv("waltons"), "waltons.csv")):
         at.number_input(key="sv_hor").set_value(75.0).run()
         _ok(at)
-        assert (at.selectbox(key="sv_unit").value, at.number_input(key="sv_width").value) == ("days", 2)
-        assert any("38 bins of 2 days" in c.value for c in at.caption)
+        assert (at.selectbox(key="sv_unit").value, at.number_input(key="sv_width").value) == _rule(75, n)
         assert not any("not read from your file" in i.value for i in at.info)
+        at.select_slider(key="eps").set_value(5.0).run()  # a larger ε: finer bins (the page reruns on its grid)
+        _ok(at)
+        assert (at.selectbox(key="sv_unit").value, at.number_input(key="sv_width").value) == _rule(75, n, 5.0)
         at.number_input(key="sv_width").set_value(5).run()  # the user's own width stays when H moves
         at.number_input(key="sv_hor").set_value(80.0).run()
         _ok(at)
-        assert at.number_input(key="sv_width").value == 5 and any("16 bins of 5 days" in c.value for c in at.caption)
+        assert at.number_input(key="sv_width").value == 5 and any("bins of 5 " in c.value for c in at.caption)
+
+
+def test_years_like_times_read_as_days_are_flagged_before_a_release():
+    at = _with_upload(b"time,event\n0.1,1\n2.5,0\n10.7,1\n4.2,1\n")
+    _ok(at)
+    assert any("They look like years" in w.value for w in at.warning)
 
 
 def test_headline_shows_noisy_numbers_at_risk_and_not_reached_median():
@@ -69,3 +86,22 @@ def test_headline_shows_noisy_numbers_at_risk_and_not_reached_median():
     assert {"Number at risk", "noisy", "true", str(n)} <= set(texts)
     numbers = [int(t) for t in texts if t.isdigit()]
     assert numbers and min(numbers) >= 0
+
+
+def test_the_notebook_gets_the_declared_labels_without_their_spaces():
+    """Declared as "A, B" (a space after the comma): the downloaded script names the groups 'A' and 'B', not ' B'."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    files: dict[str, object] = {}
+    original = MediaFileManager.add_deferred
+
+    def capture(self, data_callable, mimetype, coordinates, file_name=None, **kw):
+        files[file_name] = data_callable
+        return original(self, data_callable, mimetype, coordinates, file_name, **kw)
+
+    rows = "\n".join(f"{i % 30 + 1},{i % 2},{'AB'[i % 2]}" for i in range(60))
+    with mock.patch.object(MediaFileManager, "add_deferred", capture):
+        at = _with_upload(f"time,event,arm\n{rows}\n".encode(), group_labels="A, B")
+    _ok(at)
+    script = next(make() for name, make in files.items() if name and name.endswith(".py"))
+    assert "group_labels=['A', 'B']" in script and "' B'" not in script

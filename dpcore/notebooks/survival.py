@@ -25,7 +25,7 @@ class SurvivalConfig:
     compare: bool = False
     noise_aware: bool = False
     kind: str = "discrete_laplace"
-    risk_set: str = "spec"
+    risk_set: str = "isotonic"  # dpcore.survival.DEFAULT_RISK_SET (notebooks import no method package here)
     sweep: tuple[float, ...] = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
     sweep_draws: int = 200
     width: float = 1.0  # bin width in grid units (the page's default grid rule for uploads)

@@ -28,18 +28,19 @@ This ``__init__`` is the public API (``from dpcore import survival as sv; sv.cou
 
 from dpcore.survival.grid import (  # noqa: F401
     bin_index, bin_width_text, binned_for_lifelines, default_bin_width, Estimator, ESTIMATORS, Grid, GRID_RULE,
+    target_bins,
     GroupLabelsFromDataWarning, make_grid, points_grid, RELATION,
 )
 from dpcore.survival.statistic import (  # noqa: F401
-    count_matrix, Counts, MappedData, sensitivity, survival_from_frame,
+    count_matrix, Counts, MappedData, sensitivity, survival_from_frame, time_unit_warning,
 )
 from dpcore.survival.mechanism import (  # noqa: F401
     noisy_counts, release_counts, survival_noise,
 )
 from dpcore.survival.estimators import (  # noqa: F401
     curve_for, CurveSet, DEFAULT_RISK_SET, describe_median, incidence_curve, km, loglog_interval, logrank_test,
-    LogrankArrays, median_interval, median_survival, nelson_aalen_curve, noise_band, postprocess, RISK_SETS,
-    RiskTable,
+    isotonic_increasing, LogrankArrays, median_interval, median_survival, min_at_risk, MIN_AT_RISK,
+    nelson_aalen_curve, noise_band, postprocess, reliable_edges, RISK_SETS, RiskTable,
 )
 from dpcore.survival.one_call import (  # noqa: F401
     cumulative_incidence, kaplan_meier, logrank, LogrankResult, nelson_aalen, SurvivalResult,
@@ -48,7 +49,7 @@ from dpcore.survival.monte_carlo import (  # noqa: F401
     metric_draws, noise_std_people, Utility, utility, utility_curve, UtilityCurve,
 )
 from dpcore.survival.bundle import (  # noqa: F401
-    release, released_tables,
+    MEASURED_FRONTIER, release, released_tables,
 )
 from dpcore.survival.audit import (  # noqa: F401
     audit_scenarios,

@@ -24,16 +24,40 @@ from dpcore.figures import (
     plot_text,
     relayout,
     rgba,
+    split_reliable,
     subplots,
     text_legend,
     to_figure,
     vline,
 )
-from dpcore.survival.estimators import CurveSet
+from dpcore.survival.estimators import CurveSet, reliable_edges
 from dpcore.survival.grid import ESTIMATORS
 from dpcore.survival.monte_carlo import UtilityCurve
 
 Y_TITLES = {"km": "survival probability S(t)", "na": "cumulative hazard H(t)", "cif": "cumulative incidence F(t)"}
+FADED_NOTE = "dotted: fewer than {m:.3g} people at risk (noisy count): noise, not signal"
+
+
+def _private_curve(fig, t, y, at_risk, min_at_risk, **style) -> bool:
+    """The private curve, solid while the noisy number at risk reaches ``min_at_risk`` and dotted, faded after;
+    returns whether a part was faded."""
+    if at_risk is None or min_at_risk is None:
+        curve(fig, t, y, **style)
+        return False
+    solid, faded = split_reliable(y, reliable_edges(at_risk, min_at_risk))
+    curve(fig, t, solid, **style)
+    if np.isnan(solid).sum() == 0:
+        return False
+    curve(fig, t, faded, **{**style, "name": style["name"] + ", few at risk", "dash": "dot", "width": 1.2,
+                            "opacity": 0.45, "showlegend": False})
+    return True
+
+
+def _faded_note(fig, min_at_risk: float) -> None:
+    annotate(fig, text=FADED_NOTE.format(m=min_at_risk), xref="paper", yref="paper", x=1, y=0.02, showarrow=False,
+             xanchor="right", yanchor="bottom", font=dict(size=11), bgcolor="rgba(255,255,255,0.7)")
+
+
 def _y_range(estimator: str, *arrays) -> list[float] | None:
     if estimator in ("km", "cif"):
         return [-0.02, 1.02]
@@ -44,13 +68,14 @@ def _y_range(estimator: str, *arrays) -> list[float] | None:
 def headline_figure(private: CurveSet, exact: CurveSet | None, *, estimator: str = "km", group: int = 0,
                     noise_band: tuple[np.ndarray, np.ndarray] | None = None, time_label: str = "time",
                     title: str | None = None, legend: bool = True, at_risk: np.ndarray | None = None,
-                    exact_at_risk: np.ndarray | None = None) -> go.Figure:
+                    exact_at_risk: np.ndarray | None = None, min_at_risk: float | None = None) -> go.Figure:
     """Private vs non-private curve of one group with the Greenwood interval of each and the noise band.
 
     ``legend=False`` draws no legend (the browser draws a chart without one noticeably faster while a slider
     moves): the caller then names the lines in text; the traces keep their names for the hover.
     ``at_risk`` (k,): the noisy number at risk per bin, printed in a numbers-at-risk table under the plot, with
-    ``exact_at_risk`` (the true numbers, a preview's comparison) as a second row.
+    ``exact_at_risk`` (the true numbers, a preview's comparison) as a second row. With ``min_at_risk`` (public)
+    the private curve is dotted and faded where the noisy number at risk falls below it, with a note.
     """
     fig = new_spec()
     t = private.times
@@ -64,7 +89,8 @@ def headline_figure(private: CurveSet, exact: CurveSet | None, *, estimator: str
         curve(fig, np.r_[t, np.nan, t], np.r_[exact.ci_lower[group], np.nan, exact.ci_upper[group]],
               name="non-private interval", colour=NONPRIVATE, width=1, dash="dot", step=True)
         curve(fig, t, exact.estimate[group], name="non-private", colour=NONPRIVATE, step=True)
-    curve(fig, t, private.estimate[group], name="private (one preview draw)", colour=PRIVATE, step=True, width=2.5)
+    faded = _private_curve(fig, t, private.estimate[group], at_risk, min_at_risk, name="private (one preview draw)",
+                           colour=PRIVATE, step=True, width=2.5)
     rows = ([("noisy", at_risk, PRIVATE)] if at_risk is not None else []) + (
         [("true", exact_at_risk, NONPRIVATE)] if exact_at_risk is not None else [])
     bottom, left = add_numbers_at_risk(fig, t, rows, heading="Number at risk") if rows else (55, 60)
@@ -74,6 +100,8 @@ def headline_figure(private: CurveSet, exact: CurveSet | None, *, estimator: str
         relayout(fig, margin=dict(t=80, b=bottom, l=left))
     else:  # nor a second layout pass for margins
         fixed_margins(relayout(fig, showlegend=False), t=30, b=bottom, l=left)
+    if faded:
+        _faded_note(fig, min_at_risk)
     if title:
         annotate(fig, text=title, xref="paper", yref="paper", x=1, y=0.98, showarrow=False, xanchor="right",
                  font=dict(size=12, color=NONPRIVATE), bgcolor="rgba(255,255,255,0.7)")
@@ -159,19 +187,24 @@ def utility_figure(uc: UtilityCurve, epsilon: float | None, *, time_unit: str = 
 
 def groups_figure(private: CurveSet, exact: CurveSet, *, estimator: str = "km", time_label: str = "time",
                   p_private: float | None = None, p_exact: float | None = None,
-                  at_risk: np.ndarray | None = None) -> go.Figure:
+                  at_risk: np.ndarray | None = None, min_at_risk: float | None = None,
+                  group_column: str | None = None) -> go.Figure:
     """Per-group curves, private (solid) and non-private (dotted), with both log-rank p-values in the title.
 
-    ``at_risk`` (G, k): each group's noisy number at risk per bin, printed under the plot in the group's colour.
+    ``at_risk`` (G, k): each group's noisy number at risk per bin, printed under the plot in the group's colour;
+    with ``min_at_risk`` a private curve is faded where its group's noisy number at risk falls below it.
+    ``group_column`` names the groups in the legend (``sex = 1``).
     """
     fig = new_spec()
+    faded = False
     for g, name in enumerate(private.groups):
-        name = plot_text(name)  # a declared label can come from an upload
+        name = plot_text(name if group_column is None else f"{group_column} = {name}")  # labels can come from uploads
         colour = PALETTE[g % len(PALETTE)]
         curve(fig, exact.times, exact.estimate[g], name=f"{name} (non-private)", colour=colour, step=True, dash="dot",
               width=1.5, legendgroup=name)
-        curve(fig, private.times, private.estimate[g], name=f"{name} (private)", colour=colour, step=True,
-              legendgroup=name)
+        faded = _private_curve(fig, private.times, private.estimate[g], None if at_risk is None else at_risk[g],
+                               min_at_risk, name=f"{name} (private)", colour=colour, step=True,
+                               legendgroup=name) or faded
     title = None
     if p_private is not None and p_exact is not None:
         title = f"log-rank p: private {p_private:.3g} · non-private {p_exact:.3g}"
@@ -179,6 +212,8 @@ def groups_figure(private: CurveSet, exact: CurveSet, *, estimator: str = "km", 
     if at_risk is not None:
         rows = [(name, at_risk[g], PALETTE[g % len(PALETTE)]) for g, name in enumerate(private.groups)]
         bottom, left = add_numbers_at_risk(fig, private.times, rows, heading="Number at risk (noisy, from the DP counts)")
+    if faded:
+        _faded_note(fig, min_at_risk)
     base_layout(fig, title=title, x_title=time_label, y_title=Y_TITLES[estimator], height=420 + bottom - 55)
     relayout(fig, margin=dict(t=110, b=bottom, l=left), legend=dict(y=1.04),
              yaxis=dict(range=_y_range(estimator, private.estimate, exact.estimate)))

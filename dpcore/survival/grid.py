@@ -115,25 +115,49 @@ GRID_LADDER: tuple[tuple[int, str], ...] = (
     (1, "days"), (2, "days"), (3, "days"), (4, "days"), (1, "weeks"), (2, "weeks"), (3, "weeks"), (1, "months"),
     (2, "months"), (3, "months"), (6, "months"), (1, "years"), (2, "years"), (5, "years"))
 MAX_DEFAULT_BINS = 40
+MIN_DEFAULT_BINS = 6
 #: The rule, in words, for the page and the docs.
-GRID_RULE = (f"the finest of 1, 2, 3 or 4 days, 1, 2 or 3 weeks, 1, 2, 3 or 6 months, 1, 2 or 5 years that gives at "
-             f"most {MAX_DEFAULT_BINS} bins over the horizon (so about 20–{MAX_DEFAULT_BINS})")
+GRID_RULE = (f"about k* = (0.6 · n per group · ε / (√2 · Δ1))^(2/3) bins, kept within {MIN_DEFAULT_BINS}–"
+             f"{MAX_DEFAULT_BINS}: the width among 1, 2, 3 or 4 days, 1, 2 or 3 weeks, 1, 2, 3 or 6 months, 1, 2 "
+             f"or 5 years whose number of bins over the horizon is nearest k*. It balances the binning error of a "
+             f"step curve (about 0.6/k) against the noise (about 2σ√k / n per group, σ = √2·Δ1/ε); without n and "
+             f"ε, the finest width with at most {MAX_DEFAULT_BINS} bins")
 
 
-def default_bin_width(horizon: float, data_unit: str = "days") -> tuple[int, str]:
+def target_bins(n: int, epsilon: float, n_groups: int = 1) -> float:
+    """The number of bins that balances binning error against noise (public inputs only): :data:`GRID_RULE`.
+
+    A step curve read between its edges is off by up to one bin's drop, about ``D/k`` (``D ≈ 0.6``, the typical
+    total drop); the noise moves a curve estimated from ``k`` bins by about ``2σ√k / m`` (``m = n / G`` people per
+    group, ``σ = √2·Δ1/ε`` the noise of one bin's exits). ``0.6/k + 2σ√k/m`` is least at
+    ``k* = (0.6 m / σ)^(2/3)``, kept within :data:`MIN_DEFAULT_BINS`–:data:`MAX_DEFAULT_BINS`.
+    """
+    delta1 = 2 if n_groups <= 1 else 4  # statistic.sensitivity (grid.py sits below statistic.py)
+    sigma = math.sqrt(2.0) * delta1 / float(epsilon)
+    k = (0.6 * (float(n) / max(1, int(n_groups))) / sigma) ** (2.0 / 3.0)
+    return float(min(MAX_DEFAULT_BINS, max(MIN_DEFAULT_BINS, k)))
+
+
+def default_bin_width(horizon: float, data_unit: str = "days", *, n: int | None = None,
+                      epsilon: float | None = None, n_groups: int = 1) -> tuple[int, str]:
     """The default ``(width, grid_unit)`` for a public ``horizon`` (in ``data_unit``): :data:`GRID_RULE`.
 
-    A function of the horizon and the unit only (both public), never of the data: the same grid for every
-    data set with that horizon. Too few bins for too many people is coarse; too many empty bins is noise
-    (each carries its own noisy counts, and one-day bins over a year made the private curve fall far too early).
+    Every input is public: the horizon and unit, ``n`` (public under replace-one), the ε of the release and
+    the number of declared groups — never the data's times. With ``n`` and ``epsilon`` the width whose number
+    of bins is nearest :func:`target_bins` (in ratio) is chosen; without them, the finest width with at most
+    :data:`MAX_DEFAULT_BINS` bins (too many empty bins is noise: one-day bins over a year made the private
+    curve fall far too early).
     """
     if data_unit not in UNIT_DAYS or not (np.isfinite(horizon) and horizon > 0):
         raise InputError(f"need a positive horizon and a unit among {list(UNIT_DAYS)}")
     days = horizon * UNIT_DAYS[data_unit]
-    for width, unit in GRID_LADDER:
-        if days / (width * UNIT_DAYS[unit]) <= MAX_DEFAULT_BINS + 1e-9:
-            return width, unit
-    return GRID_LADDER[-1]
+    bins = [math.ceil(days / (width * UNIT_DAYS[unit]) - 1e-9) for width, unit in GRID_LADDER]
+    if n is None or epsilon is None:
+        fits = [rung for rung, k in zip(GRID_LADDER, bins) if k <= MAX_DEFAULT_BINS]
+        return fits[0] if fits else GRID_LADDER[-1]
+    target = target_bins(n, epsilon, n_groups)
+    allowed = [i for i, k in enumerate(bins) if k <= MAX_DEFAULT_BINS] or [len(GRID_LADDER) - 1]
+    return GRID_LADDER[min(allowed, key=lambda i: abs(math.log(bins[i] / target)))]
 
 
 def points_grid(horizon: float, n_points: int, *, data_unit: str = "days") -> Grid:

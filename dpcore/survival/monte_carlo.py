@@ -41,8 +41,9 @@ class Utility:
         """Mean and 5–95 % band of each measure over the draws (last axis)."""
         rows = []
         for name, label in [("sup_error", "sup-norm error"), ("integrated_error", "integrated absolute error"),
-                            ("median_error", "median survival error"), ("coverage", "CI coverage of exact curve"),
-                            ("covers_all", "CI covers the whole exact curve"), ("p_value", "log-rank p-value"),
+                            ("median_error", "median survival error"),
+                            ("coverage", "Greenwood CI (sampling only) covers exact"),
+                            ("covers_all", "Greenwood CI covers all of exact curve"), ("p_value", "log-rank p-value"),
                             ("logrank_agree", "log-rank decision agrees")]:
             v = getattr(self, name)
             if v is None or (name == "median_error" and self.estimator != "km"):
@@ -58,9 +59,10 @@ class Utility:
 
 def _utility_from(exact: Counts, noisy: Counts, estimator: str, alpha: float, level: float, event_type: int,
                   risk_set: str = DEFAULT_RISK_SET, lr_noise_var=0.0) -> Utility:
+    n_types = exact.n_types  # the released matrix's event types (their noise adds up when collapsed)
     if estimator != "cif":
         exact, noisy = exact.collapse_types(), noisy.collapse_types()
-    ex_table, nz_table = postprocess(exact), postprocess(noisy, risk_set=risk_set)
+    ex_table, nz_table = postprocess(exact, risk_set=risk_set), postprocess(noisy, risk_set=risk_set)
     ex = curve_for(ex_table, estimator, alpha=alpha, event_type=event_type)
     nz = curve_for(nz_table, estimator, alpha=alpha, event_type=event_type)
     diff = np.abs(nz.estimate - ex.estimate)  # (..., G, k+1)
@@ -81,9 +83,9 @@ def _utility_from(exact: Counts, noisy: Counts, estimator: str, alpha: float, le
         med = np.full(sup.shape, np.nan)
     p = agree = exact_p = None
     if exact.n_groups >= 2:
-        lr_ex = logrank_test(ex_table if estimator != "cif" else postprocess(exact.collapse_types()))
+        lr_ex = logrank_test(ex_table if estimator != "cif" else postprocess(exact.collapse_types(), risk_set=risk_set))
         lr_nz = logrank_test(nz_table if estimator != "cif" else postprocess(noisy.collapse_types(), risk_set=risk_set),
-                             noise_var=lr_noise_var)
+                             noise_var=lr_noise_var, n_types=n_types)
         exact_p = float(lr_ex.p_value)
         p = lr_nz.p_value
         agree = (p < level) == (exact_p < level)

@@ -170,6 +170,26 @@ def survival_from_frame(frame: pd.DataFrame, *, time_col: str, event_col: str, g
     return MappedData(time, event, group, groups, labels)
 
 
+def time_unit_warning(time, unit: str, named_unit: str | None = None) -> str | None:
+    """A warning for the custodian when an upload's times do not look like ``unit`` (``None`` when they do).
+
+    Larynx-like times 0.1–10.7 read as days make a curve that hits 0 in four weeks. When the column's name states
+    no unit (``named_unit`` is None) and times read as days or weeks are fractional and all below 50 (about 1.7
+    months of days), they look like years (up to 15) or months. Shown only to the custodian, who has the data;
+    the unit is never switched from the values (it fixes the public grid, which must not come from the data).
+    """
+    if named_unit is not None or unit not in ("days", "weeks"):
+        return None
+    t = np.asarray(time, dtype=float)
+    if t.size == 0 or t.max() >= 50 or np.all(t == np.round(t)):
+        return None
+    likely = "years" if t.max() <= 15 else "months"
+    return (f"The times run from {t.min():.3g} to {t.max():.3g} and are fractional: read as {unit}, all follow-up "
+            f"would end within {t.max():.3g} {unit}. They look like {likely}: if so, set "
+            f"the unit of the time column to {likely} before a release (the grid and the horizon follow it). The unit "
+            "is not switched for you: it fixes the public grid, which must not be read off the data.")
+
+
 def sensitivity(n_groups: int = 1, relation: str = RELATION) -> int:
     """L1 sensitivity of the released matrices (all groups stacked).
 
