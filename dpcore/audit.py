@@ -343,6 +343,16 @@ class AuditScenario:
         return replace(result, subject=subject), a, b
 
 
+def _without_rng(sampler, which: str, planted_bug: bool, draws: int):
+    return sampler(which, planted_bug, None, draws)
+
+
+def release_path(sampler: Sampler) -> Callable[[str, bool, int], np.ndarray]:
+    """The release-path sampler of a scenario sampler that draws through OpenDP when its ``rng`` is None (the
+    convention of every method's noise functions: ``rng`` given → preview, None → release)."""
+    return partial(_without_rng, sampler)
+
+
 def _release_draws(release_sampler, which: str, planted_bug: bool, rng: np.random.Generator, draws: int):
     """A release-path sampler in the preview's signature: ``rng`` is unused (OpenDP seeds from the OS)."""
     return release_sampler(which, planted_bug, draws)
