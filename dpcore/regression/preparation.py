@@ -131,7 +131,8 @@ def mad_sensitivity(centre, bounds: tuple[float, float], n):
     return np.maximum(hi - np.asarray(centre, dtype=float), np.asarray(centre, dtype=float) - lo)[()] / n
 
 
-def dp_column_mean(X: np.ndarray, bounds: tuple[float, float], epsilon: float, *, rng=None, release=False) -> np.ndarray:
+def dp_column_mean(X: np.ndarray, bounds: tuple[float, float], epsilon: float, *, rng=None,
+                   release=False) -> np.ndarray:
     """DP column means of ``X`` clipped to the public ``bounds`` (Laplace, :func:`column_mean_sensitivity`)."""
     X = np.asarray(X, dtype=float)
     n, d = X.shape

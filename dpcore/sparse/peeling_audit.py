@@ -198,7 +198,8 @@ def _scenario(kind: str, epsilon: float, delta: float, bug: str) -> AuditScenari
              "bound-logistic": "n = 1000, d = 20, s = 3, 10 gradient steps: labels alternate on n − 1 zero records; "
                                "the changed record has every feature at K (raw 50K) and label +1 in A, −1 in B."}
     return AuditScenario(
-        method="sparse", name=names[kind], neighbours=texts[kind], summary=SUMMARY, claimed_epsilon=float(epsilon), delta=float(delta), sampler=sampler, planted_bug_label=PEEL_BUGS[bug],
+        method="sparse", name=names[kind], neighbours=texts[kind], summary=SUMMARY, claimed_epsilon=float(epsilon),
+        delta=float(delta), sampler=sampler, planted_bug_label=PEEL_BUGS[bug],
         release_sampler=release_path(sampler) if loss == "linear" else None)
 
 

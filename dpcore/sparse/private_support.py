@@ -88,8 +88,9 @@ def kt_private_support_batch(X, y, *, sparsity, epsilons, delta, loss="linear", 
     coef_s = np.linalg.solve(gram, rhs[..., None])[..., 0]
     coef = np.zeros((eps.size, R, d))
     np.put_along_axis(coef, supp, coef_s, axis=-1)
-    noises = vote_noises + tuple(Noise("gaussian", float(np.median(sigma[i])), float(np.median(sens[i])), float(e2), delta)
-                    for i, e2 in enumerate(eps2))
+    noises = vote_noises + tuple(
+        Noise("gaussian", float(np.median(sigma[i])), float(np.median(sens[i])), float(e2), delta)
+        for i, e2 in enumerate(eps2))
     return SparseFit("kt_ps", coef, eps, delta, loss, {**p.__dict__, "select_share": select_share}, noises,
                      {"lam": lams, "support": supp, "sigma": sigma})
 
