@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,7 +70,8 @@ MUTATIONS = [
              "nt.release(np.zeros((R, T))))", FDR),
     Mutation("survival-grouped-sensitivity", "survival: grouped sensitivity 4 → 2", "dpcore/survival/statistic.py",
              "return 2 if n_groups <= 1 else 4", "return 2 if n_groups <= 1 else 2", SURVIVAL),
-    Mutation("regression-nxy-sensitivity", "regression: nxy sensitivity 2dBxBy → dBxBy", "dpcore/regression/statistic.py",
+    Mutation("regression-nxy-sensitivity", "regression: nxy sensitivity 2dBxBy → dBxBy",
+             "dpcore/regression/statistic.py",
              "2.0 * d * bx * by, by * by", "1.0 * d * bx * by, by * by", REGRESSION),
     Mutation("sparse-score-sensitivity", "peeling: score sensitivity 2Kr/n → Kr/n", "dpcore/sparse/peeling.py",
              "return 2.0 * p.K * (p.r if loss == \"linear\" else 1.0) / n",
@@ -108,6 +109,9 @@ MUTATIONS = [
     Mutation("survival-release-epsilon", "survival: the release calibrated for 2ε", "dpcore/survival/bundle.py",
              "noise = survival_noise(epsilon, counts.n_groups, kind=\"discrete_laplace\")",
              "noise = survival_noise(2 * epsilon, counts.n_groups, kind=\"discrete_laplace\")", SURVIVAL),
+    Mutation("survival-one-call-epsilon", "survival: the one-call functions' release calibrated for 2ε",
+             "dpcore/survival/one_call.py", "    noise = survival_noise(epsilon, counts.n_groups)\n",
+             "    noise = survival_noise(2 * epsilon, counts.n_groups)\n", SURVIVAL),
     # ---- regression: preparation, robust private LR, AdaSSP
     Mutation("regression-mad-sensitivity", "regression: dp_sigma's MAD sensitivity halved",
              "dpcore/regression/preparation.py",
@@ -170,6 +174,10 @@ MUTATIONS = [
     Mutation("fdr-release-test-halved", "PAPRIKA: the release path's per-test noise halved (preview unchanged)",
              "dpcore/fdr/paprika.py", "nt.release(np.zeros((R, T))))", "nt.with_scale_factor(0.5).release("
              "np.zeros((R, T))))", FDR),
+    Mutation("fdr-release-epsilon", "PAPRIKA: the release drawn at 2ε", "dpcore/fdr/bundle.py",
+             "run_paprika(p, alpha=alpha, epsilon=epsilon,", "run_paprika(p, alpha=alpha, epsilon=2 * epsilon,", FDR),
+    Mutation("fdr-one-call-epsilon", "PAPRIKA: the one-call function drawn at 2ε", "dpcore/fdr/one_call.py",
+             "run_paprika(p, alpha=alpha, epsilon=epsilon,", "run_paprika(p, alpha=alpha, epsilon=2 * epsilon,", FDR),
 ]
 
 
@@ -191,11 +199,11 @@ def run_tests(scratch: Path, tests: tuple[str, ...], python: str, timeout: float
     start = time.monotonic()
     try:
         proc = subprocess.run([python, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests], cwd=scratch,
-                              env=env, capture_output=True, text=True, timeout=timeout)
+                              env=env, capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         return f"error (timeout after {timeout:g} s)", "", time.monotonic() - start
     seconds = time.monotonic() - start
-    failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", proc.stdout, flags=re.M)
+    failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", proc.stdout, flags=re.MULTILINE)
     first = failed[0] if failed else ""
     if proc.returncode == 1:
         return "caught", first, seconds
@@ -268,9 +276,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{m.id}: {outcome} ({seconds:.0f} s) {first}", flush=True)
             status |= outcome != "caught"
     caught = sum(outcome == "caught" for _, outcome, _, _ in rows)
-    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                            text=True).stdout.strip()
+                            text=True, check=True).stdout.strip()
     report = (f"Mutation check, {when}, commit {commit}{' (with uncommitted changes)' if _dirty() else ''}: "
               f"{caught} of {len(rows)} planted bugs caught.\n\n{table(rows)}\n")
     print("\n" + report)
@@ -283,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _dirty() -> bool:
     return bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                               capture_output=True, text=True).stdout.strip())
+                               capture_output=True, text=True, check=True).stdout.strip())
 
 
 if __name__ == "__main__":

@@ -114,6 +114,22 @@ def test_survival_release_counts_have_scale_sensitivity_over_epsilon(opendp, gro
     check_scale(np.concatenate(noise), "discrete_laplace", sensitivity / eps)
 
 
+@pytest.mark.parametrize("grouped", [False, True])
+def test_survival_one_call_releases_have_the_same_scales(opendp, grouped):
+    """The one-call functions without ``rng`` (kaplan_meier; logrank for groups) release through OpenDP too."""
+    rng = np.random.default_rng(5)
+    n, eps = 400, 0.5
+    time, event, group = rng.uniform(0, 100, n), rng.integers(0, 2, n), rng.choice(["a", "b"], n)
+    grid = sv.make_grid(100.0, data_unit="days")
+    for _ in range(3):
+        if grouped:
+            sv.logrank(time, event, group, grid=grid, epsilon=eps, groups=("a", "b"))
+        else:
+            sv.kaplan_meier(time, event, grid=grid, epsilon=eps)
+    assert [d[0] for d in opendp] == ["discrete_laplace"] * 3
+    check_scale(np.concatenate([_noise(d) for d in opendp]), "discrete_laplace", (4 if grouped else 2) / eps)
+
+
 # ------------------------------------------------------------------ regression
 
 
@@ -301,3 +317,14 @@ def test_paprika_release_draws_both_noises_at_their_scales(opendp):
         opendp.clear()
     check_scale(np.concatenate(zalpha, axis=None), "laplace", 2 * eta * c / eps)
     check_scale(np.concatenate(ztest, axis=None), "laplace", 4 * eta * c / eps)
+
+
+def test_paprika_one_call_without_rng_releases_both_noises_at_their_scales(opendp):
+    """``fdr.paprika`` without ``rng`` draws from OpenDP (its release path), at the same two scales."""
+    T, c, eps, eta = 1000, 500, 2.0, 0.02
+    p = np.random.default_rng(6).uniform(size=T)
+    fdr.paprika(p, alpha=0.1, epsilon=eps, delta=1e-3, eta=eta, cutoff=c)
+    (_, va, a), (_, vt, t) = opendp
+    assert (va.shape, vt.shape) == ((1, c + 1), (1, T))
+    check_scale(a - va, "laplace", 2 * eta * c / eps)
+    check_scale(t - vt, "laplace", 4 * eta * c / eps)
