@@ -246,6 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     if not chosen:
         parser.error(f"no bug id starts with {args.only!r}")
     status = 0
+    source = _source()  # what the scratch copy holds, named when it is taken (the tree may change during the run)
     with tempfile.TemporaryDirectory(prefix="dpcore-mutation-") as tmp:
         scratch = Path(tmp)
         scratch_copy(scratch)
@@ -258,13 +259,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.check or status:
             print(f"{len(chosen)} bugs checked" + (": some no longer apply" if status else ", every one applies"))
             return status
+        baseline = "baseline skipped"
         if not args.no_baseline:
             tests = tuple(dict.fromkeys(t for m in chosen for t in m.tests))
             outcome, first, seconds = run_tests(scratch, tests, args.python, args.timeout)
-            print(f"baseline (no bug planted), {len(tests)} test files: {outcome} in {seconds:.0f} s", flush=True)
             if outcome != "NOT caught":  # the unmutated suite must pass
-                print(f"the baseline fails ({first}): fix that first", file=sys.stderr)
+                print(f"the baseline fails ({outcome}, {first}): fix that first", file=sys.stderr)
                 return 1
+            baseline = f"baseline (no bug planted): the {len(tests)} test files pass in {seconds:.0f} s"
+            print(baseline, flush=True)
         rows = []
         for m in chosen:
             original = plant(scratch / m.path, m)
@@ -277,10 +280,8 @@ def main(argv: list[str] | None = None) -> int:
             status |= outcome != "caught"
     caught = sum(outcome == "caught" for _, outcome, _, _ in rows)
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                            text=True, check=True).stdout.strip()
-    report = (f"Mutation check, {when}, commit {commit}{' (with uncommitted changes)' if _dirty() else ''}: "
-              f"{caught} of {len(rows)} planted bugs caught.\n\n{table(rows)}\n")
+    report = (f"Mutation check, {when}, {source}; {baseline}. **{caught} of {len(rows)} planted bugs caught.**\n\n"
+              f"{table(rows)}\n")
     print("\n" + report)
     if args.out:
         out = ROOT / args.out
@@ -289,9 +290,13 @@ def main(argv: list[str] | None = None) -> int:
     return status
 
 
-def _dirty() -> bool:
-    return bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                               capture_output=True, text=True, check=True).stdout.strip())
+def _source() -> str:
+    """``commit <hash>``, with a note when tracked files differ from it."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+
+    dirty = git("status", "--porcelain", "--untracked-files=no")
+    return f"commit {git('rev-parse', '--short', 'HEAD')}" + (" with uncommitted changes" if dirty else "")
 
 
 if __name__ == "__main__":

@@ -79,10 +79,10 @@ def audit_scenarios(epsilon: float) -> list[AuditScenario]:
             if planted_bug:
                 noise = noise.with_scale_factor(0.5)
             if rng is None:  # the release path: one OpenDP call on `draws` stacked copies of the matrices
-                vec = release_counts(counts.from_vector(np.repeat(counts.vector()[None], draws, axis=0)), noise)
+                noisy = release_counts(counts.from_vector(np.repeat(counts.vector()[None], draws, axis=0)), noise)
             else:
-                vec = noisy_counts(counts, noise, rng=rng, draws=draws)
-            return _indicator_summary(vec.vector(), A.vector(), B.vector())
+                noisy = noisy_counts(counts, noise, rng=rng, draws=draws)
+            return _indicator_summary(noisy.vector(), A.vector(), B.vector())
 
         scenarios.append(AuditScenario(
             method="survival", name=title, neighbours=text,
