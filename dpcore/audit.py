@@ -294,6 +294,10 @@ class AuditScenario:
     sampler: Callable[[str, bool, np.random.Generator, int], np.ndarray]
     planted_bug_label: str = "noise scale halved"
     reveal: str = ""
+    #: ``release_sampler(which, planted_bug, draws)``: the same summaries with the noise drawn through the
+    #: method's OpenDP release path (seeded by the operating system, so no ``rng``); None where only the
+    #: preview is simulated. Slower than the preview: audits on this path use fewer runs (:meth:`run`)
+    release_sampler: Callable[[str, bool, int], np.ndarray] | None = None
 
     def run(
         self,
@@ -303,18 +307,52 @@ class AuditScenario:
         seed: int = 0,
         progress: Callable[[float], None] | None = None,
         executor: Executor | None = None,
+        path: str = "preview",
+        confidence: float = 0.99,
     ) -> tuple[AuditResult, np.ndarray, np.ndarray]:
-        """Audit this pair with ``n_runs`` runs per neighbour (see :func:`run_audit`; same seed, same result)."""
+        """Audit this pair with ``n_runs`` runs per neighbour (see :func:`run_audit`; same seed, same result).
+
+        ``path="release"`` draws every run through the method's OpenDP release path (:attr:`release_sampler`):
+        the audit then tests the code users get, not only the preview sampler; its noise is seeded by the
+        operating system, so ``seed`` only fixes the chunking and the result is not reproducible — choose
+        ``confidence`` so that a false alarm is as rare as a test may fail (e.g. ``1 − 10⁻⁵``).
+        """
+        if path == "release":
+            if self.release_sampler is None:
+                raise ValueError(f"{self.method}: {self.name} has no release-path sampler")
+            sampler = partial(_release_draws, self.release_sampler)
+        elif path == "preview":
+            sampler = self.sampler
+        else:
+            raise ValueError(f"path must be 'preview' or 'release', not {path!r}")
         result, a, b = run_audit(
-            partial(self.sampler, "A", planted_bug),
-            partial(self.sampler, "B", planted_bug),
+            partial(sampler, "A", planted_bug),
+            partial(sampler, "B", planted_bug),
             n_runs=n_runs,
             claimed_epsilon=self.claimed_epsilon,
             delta=self.delta,
             seed=seed,
             progress=progress,
+            confidence=confidence,
             executor=executor,
         )
         subject = f"{self.method}: {self.name} — " + (
             f"with a deliberately planted bug ({self.planted_bug_label})" if planted_bug else "the mechanism as released")
+        if path == "release":
+            subject += " (OpenDP release path)"
         return replace(result, subject=subject), a, b
+
+
+def _without_rng(sampler, which: str, planted_bug: bool, draws: int):
+    return sampler(which, planted_bug, None, draws)
+
+
+def release_path(sampler: Sampler) -> Callable[[str, bool, int], np.ndarray]:
+    """The release-path sampler of a scenario sampler that draws through OpenDP when its ``rng`` is None (the
+    convention of every method's noise functions: ``rng`` given → preview, None → release)."""
+    return partial(_without_rng, sampler)
+
+
+def _release_draws(release_sampler, which: str, planted_bug: bool, rng: np.random.Generator, draws: int):
+    """A release-path sampler in the preview's signature: ``rng`` is unused (OpenDP seeds from the OS)."""
+    return release_sampler(which, planted_bug, draws)

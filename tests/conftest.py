@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import secrets
 import shutil
@@ -38,11 +39,20 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").lower() == "true"
+
+
 def _skip_outside_ci(message: str) -> None:
     """Skip with ``message``; under ``CI=true``, where the dependency is installed on purpose, fail."""
-    if os.environ.get("CI", "").lower() == "true":
+    if _in_ci():
         pytest.fail(message)
     pytest.skip(message)
+
+
+def import_outside_ci(name: str):
+    """``pytest.importorskip(name)``, except under ``CI=true``, where a missing module fails the test file."""
+    return importlib.import_module(name) if _in_ci() else pytest.importorskip(name)
 
 
 def _require_chromium() -> None:

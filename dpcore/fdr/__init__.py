@@ -91,8 +91,8 @@ from dpcore.fdr.sensitivity import (  # noqa: F401
     PRIVATE_METHODS, pvalues_from_frame, Rule, Sensitivity, stated_sensitivity, _binomial_tail_table,
 )
 from dpcore.fdr.calibration import (  # noqa: F401
-    gamma_sequence, paprika_noise_scales, paprika_shift, Shift, shift_label, shift_value, STREAM, stream_shift,
-    THEOREM_4_SHIFT,
+    gamma_sequence, paprika_noise_scales, paprika_noises, paprika_shift, Shift, shift_label, shift_value, STREAM,
+    stream_shift, THEOREM_4_SHIFT,
 )
 from dpcore.fdr.core import (  # noqa: F401
     log_pvalues, StreamResult, _alpha_investing_kernel, _compiled, _gamma_kernel,

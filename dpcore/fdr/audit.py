@@ -8,7 +8,7 @@ from typing import Literal, Union
 import numpy as np
 from scipy import special
 
-from dpcore.audit import AuditScenario
+from dpcore.audit import AuditScenario, release_path
 from dpcore.fdr.calibration import STREAM, THEOREM_4_SHIFT, Shift, gamma_sequence, paprika_shift, shift_value
 from dpcore.fdr.paprika import run_paprika
 from dpcore.fdr.sensitivity import P_FLOOR, _binomial_tail_table, eta_binomial_exact, eta_normal_tail_exact
@@ -111,7 +111,7 @@ def _audit_sampler(pair, *, epsilon: float, shift: Shift, summary: Summary,
     p_a, p_b = pair
     T = p_a.size
 
-    def sampler(which: str, planted_bug: bool, rng: np.random.Generator, draws: int) -> np.ndarray:
+    def sampler(which: str, planted_bug: bool, rng: np.random.Generator | None, draws: int) -> np.ndarray:
         rule = "code" if (planted_bug and bug == "code") else "paper"
         factor = 0.5 if (planted_bug and bug == "noise") else 1.0
         used_shift = THEOREM_4_SHIFT if (planted_bug and bug == "calibration") else shift
@@ -157,6 +157,27 @@ def noise_free_reveal(pair, *, epsilon: float, shift: Shift, cutoff: int, ai: bo
             "attacker learns comes through the noise, which (ε, δ) bounds.")
 
 
+def svt_scenario(epsilon: float, m: int = 20) -> AuditScenario:
+    """The SparseVector worst case (:func:`svt_pair`, c = 1) on ``m`` hypotheses; planted bug: noise scales halved.
+
+    Its release-path sampler runs PAPRIKA with OpenDP's noise. That path is slow (OpenDP draws each float
+    Laplace value exactly), so an audit through it uses fewer runs, a shorter stream (``m = 5``: the last
+    hypothesis is rejected first in ≈ 8 % of the runs instead of 0.5 %) and a larger ε (3), where 2·10⁴ runs
+    resolve the halved noise.
+    """
+    svt = svt_pair(epsilon, m=m)
+    sampler = _audit_sampler(svt, epsilon=epsilon, shift=1.0, summary="last", bug="noise")
+    return AuditScenario(
+        method="PAPRIKA", name="SparseVector worst case (c = 1)" + ("" if m == 20 else f", {m} hypotheses"),
+        neighbours=f"{m} p-values; B = A with the first {m - 1} multiplied by e^−η and the last by e^+η "
+                   f"(η = {AUDIT_ETA:.4f}); all are candidates in both",
+        summary="1 if the single allowed rejection is the last hypothesis, else 0",
+        claimed_epsilon=epsilon, delta=AUDIT_DELTA, sampler=sampler,
+        planted_bug_label="noise scales halved", release_sampler=release_path(sampler),
+        reveal=noise_free_reveal(svt, epsilon=epsilon, shift=1.0, cutoff=1),
+    )
+
+
 def audit_scenarios(epsilon: float) -> list:
     """Worst-case neighbouring pairs for the PAPRIKA rejection-vector release (paper rule).
 
@@ -178,27 +199,21 @@ def audit_scenarios(epsilon: float) -> list:
     go undetected; use ε ≤ 3 for a meaningful audit.
     """
     eps = float(epsilon)
-    svt, candidacy = svt_pair(eps), candidacy_pair(eps)
+    candidacy = candidacy_pair(eps)
     boundary = boundary_pair(BOUNDARY_K, cutoff=BOUNDARY_CUTOFF)
+    # rng=None runs PAPRIKA with OpenDP's noise (draw_paprika_noise's release path): the release-path audit
+    flip_sampler = _audit_sampler(candidacy, epsilon=eps, shift=4.0, summary="last", bug="code")
     return [
-        AuditScenario(
-            method="PAPRIKA", name="SparseVector worst case (c = 1)",
-            neighbours="20 p-values; B = A with the first 19 multiplied by e^−η and the last by e^+η "
-                       f"(η = {AUDIT_ETA:.4f}); all are candidates in both",
-            summary="1 if the single allowed rejection is the last hypothesis, else 0",
-            claimed_epsilon=eps, delta=AUDIT_DELTA,
-            sampler=_audit_sampler(svt, epsilon=eps, shift=1.0, summary="last", bug="noise"),
-            planted_bug_label="noise scales halved",
-            reveal=noise_free_reveal(svt, epsilon=eps, shift=1.0, cutoff=1),
-        ),
+        svt_scenario(eps),
         AuditScenario(
             method="PAPRIKA", name="candidacy flip (Theorem 4 shift s = 4)",
             neighbours="21 p-values; the first 20 are candidates (just below 2λ) in A and not in B "
                        "(B = A·e^η); the last is far below A's threshold",
             summary="1 if the last hypothesis is rejected, else 0",
             claimed_epsilon=eps, delta=AUDIT_DELTA,
-            sampler=_audit_sampler(candidacy, epsilon=eps, shift=4.0, summary="last", bug="code"),
+            sampler=flip_sampler,
             planted_bug_label="authors' code rule (γ indexed by candidate counts)",
+            release_sampler=release_path(flip_sampler),
             reveal=noise_free_reveal(candidacy, epsilon=eps, shift=4.0, cutoff=1),
         ),
         AuditScenario(

@@ -17,7 +17,7 @@ from typing import Literal, Union
 import numpy as np
 
 from dpcore.fdr.sensitivity import GammaKind
-from dpcore.mechanisms import laplace_noise
+from dpcore.mechanisms import Noise, laplace_noise
 
 
 def gamma_sequence(kind: GammaKind, length: int, *, exponent: float = 1.6, horizon: int | None = None) -> np.ndarray:
@@ -55,18 +55,23 @@ def gamma_sequence(kind: GammaKind, length: int, *, exponent: float = 1.6, horiz
 # --------------------------------------------------------------------------
 
 
-def paprika_noise_scales(epsilon: float, eta: float, cutoff: int) -> tuple[float, float]:
-    """Scales ``(2ηc/ε, 4ηc/ε)`` of the threshold noise ``Z_α`` and the per-test noise ``Z_t``.
+def paprika_noises(epsilon: float, eta: float, cutoff: int) -> tuple[Noise, Noise]:
+    """The Laplace mechanisms of the threshold noise ``Z_α`` (scale ``2ηc/ε``) and the per-test noise ``Z_t``
+    (``4ηc/ε``) at a finite ε: the one place both scales are written (previews and releases draw from these).
 
     Proof sketch (SparseVector, sensitivity η of ``log p``): the threshold
     noise pays ``η/(2ηc/ε) = ε/(2c)`` per segment and each ⊤ answer pays
     ``2η/(4ηc/ε) = ε/(2c)``; ``c`` segments compose to ``ε``.
     """
+    return laplace_noise(2.0 * eta * cutoff, epsilon), laplace_noise(4.0 * eta * cutoff, epsilon)
+
+
+def paprika_noise_scales(epsilon: float, eta: float, cutoff: int) -> tuple[float, float]:
+    """Scales ``(2ηc/ε, 4ηc/ε)`` of :func:`paprika_noises`; ``(0, 0)`` at ``ε = ∞`` (no noise)."""
     if math.isinf(epsilon):
         return 0.0, 0.0
-    z_alpha = laplace_noise(2.0 * eta * cutoff, epsilon).scale
-    z_test = laplace_noise(4.0 * eta * cutoff, epsilon).scale
-    return z_alpha, z_test
+    z_alpha, z_test = paprika_noises(epsilon, eta, cutoff)
+    return z_alpha.scale, z_test.scale
 
 
 def paprika_shift(epsilon: float, delta: float, eta: float, cutoff: int, horizon: int, shift: float = 1.0) -> float:

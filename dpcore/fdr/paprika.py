@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpcore.fdr.calibration import Shift
+from dpcore.fdr.calibration import Shift, paprika_noise_scales, paprika_noises
 from dpcore.fdr.core import StreamResult, _gamma_run, _shift_per_run
 from dpcore.fdr.rules import _gamma_for
 from dpcore.fdr.sensitivity import P_FLOOR, Rule
-from dpcore.mechanisms import laplace, laplace_noise
+from dpcore.mechanisms import laplace
 
 
 @dataclass(frozen=True)
@@ -39,15 +39,15 @@ def draw_paprika_noise(
     if rng is None:
         if not np.all(eps == eps[0]) or math.isinf(eps[0]):
             raise ValueError("the release path needs one finite ε")
-        na = laplace_noise(2.0 * eta * cutoff, float(eps[0])).with_scale_factor(scale_factor)
-        nt = laplace_noise(4.0 * eta * cutoff, float(eps[0])).with_scale_factor(scale_factor)
+        na, nt = (n.with_scale_factor(scale_factor) for n in paprika_noises(float(eps[0]), eta, cutoff))
         return PaprikaNoise(na.release(np.zeros((R, cutoff + 1))), nt.release(np.zeros((R, T))))
-    with np.errstate(divide="ignore"):
-        unit = np.where(np.isinf(eps), 0.0, eta * cutoff / eps) * scale_factor
+    # the preview's per-row scales come from the same function, once per distinct ε (an ε grid has few)
+    values, row = np.unique(eps, return_inverse=True)
+    scales = np.array([paprika_noise_scales(float(e), eta, cutoff) for e in values]) * scale_factor
     za = laplace(np.zeros((R, cutoff + 1)), 1.0, rng=rng)
-    za *= (2.0 * unit)[:, None]
+    za *= scales[row, 0][:, None]
     zt = laplace(np.zeros((R, T)), 1.0, rng=rng)
-    zt *= (4.0 * unit)[:, None]  # in place (same products; a broadcast product with a fresh temporary is slower)
+    zt *= scales[row, 1][:, None]  # in place (same products; a broadcast product with a fresh temporary is slower)
     return PaprikaNoise(za, zt)
 
 

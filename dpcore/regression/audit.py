@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpcore.audit import AuditScenario
+from dpcore.audit import AuditScenario, release_path
 from dpcore.regression.adassp import ADASSP, ADASSP_SPLIT, adassp_noise, solve_adassp
 from dpcore.regression.linalg import DEFAULT_SPLIT, METHOD, triu_pack
 from dpcore.regression.mechanism import stat_noise
 from dpcore.regression.posterior import posterior_fixed
-from dpcore.regression.statistic import sufficient_stats
+from dpcore.regression.statistic import Stats, sufficient_stats
+
+
+def _draw(noise, value, rng: np.random.Generator | None, draws: int) -> np.ndarray:
+    """``draws`` noisy copies of ``value``: preview (NumPy, ``rng``) or, with ``rng`` None, one OpenDP release."""
+    if rng is None:
+        return noise.release(np.repeat(np.asarray(value, dtype=float)[None], draws, axis=0))
+    return noise.sample(value, rng=rng, draws=draws)
 
 
 def audit_scenarios(epsilon: float):
@@ -52,15 +59,14 @@ def adassp_scenarios(epsilon: float, delta: float = AUDIT_DELTA):
         share = {"lam": ADASSP_SPLIT[0], "xy": ADASSP_SPLIT[2], "fit": 1.0}[kind]  # the audited release gets (ε, δ)
         noise = adassp_noise(by, eps / share, delta / share)
 
-        def sampler(which: str, planted_bug: bool, rng: np.random.Generator, draws: int) -> np.ndarray:
+        def sampler(which: str, planted_bug: bool, rng: np.random.Generator | None, draws: int) -> np.ndarray:
             sign = 1.0 if which == "A" else -1.0
             nz = noise.with_scale_factor(0.5) if (planted_bug and kind != "fit") else noise
             if kind == "xy":
-                xy = row * sign * by
-                return nz.xy.sample(xy, rng=rng, draws=draws) @ row
+                return _draw(nz.xy, row * sign * by, rng, draws) @ row
             if kind == "lam":
                 X = lam_A if which == "A" else lam_B
-                return nz.lam_min.sample(np.linalg.eigvalsh(X.T @ X)[0], rng=rng, draws=draws)
+                return _draw(nz.lam_min, np.linalg.eigvalsh(X.T @ X)[0], rng, draws)
             X, y = rows(row), np.zeros(n)
             y[0] = sign * 50.0 * by
             yc = y if planted_bug else np.clip(y, -by, by)
@@ -80,10 +86,10 @@ def adassp_scenarios(epsilon: float, delta: float = AUDIT_DELTA):
     return [
         AuditScenario(ADASSP, "AdaSSP Xᵀy release (its share of ε, δ)", "A: the row (1, 1)/√2 with y = +By; B: the "
                       "same row with y = −By" + rest, "the released Xᵀy along (1, 1)", eps, delta,
-                      make("xy"), "noise scale halved"),
+                      make("xy"), "noise scale halved", release_sampler=release_path(make("xy"))),
         AuditScenario(ADASSP, "AdaSSP λ_min release (its share of ε, δ)", "A: ten rows e1 and ten e2; B: one e2 row "
                       "replaced by e1 (λ_min 10 → 9)", "the released λ_min(XᵀX)", eps, delta, make("lam"),
-                      "noise scale halved"),
+                      "noise scale halved", release_sampler=release_path(make("lam"))),
         AuditScenario(ADASSP, "AdaSSP whole fit (total ε, δ)", "A: the row (1, 1)/√2 with y = +50By (beyond the bound); "
                       "B: the same row with y = −50By" + rest, "first coefficient", eps, delta, make("fit"),
                       "response not clipped"),
@@ -136,9 +142,14 @@ def robust_scenarios(epsilon: float):
         exact = {w: sufficient_stats(*pairs[kind][i], bx, by) for i, w in enumerate("AB")}
         raw = {w: sufficient_stats(*pairs[kind][i]) for i, w in enumerate("AB")}
 
-        def sampler(which: str, planted_bug: bool, rng: np.random.Generator, draws: int) -> np.ndarray:
+        def sampler(which: str, planted_bug: bool, rng: np.random.Generator | None, draws: int) -> np.ndarray:
             nz = noise.with_scale_factor(0.5) if (planted_bug and bug == "halve") else noise
             s = raw[which] if (planted_bug and bug == "noclip") else exact[which]
+            if rng is None:  # the release path: StatNoise.release (OpenDP) on `draws` stacked copies
+                stacked = Stats(*(np.repeat(np.asarray(v, dtype=float)[None], draws, axis=0)
+                                  for v in (s.nxx, s.nxy, s.nyy)), s.n)
+                released = nz.release(stacked)
+                return {"nxy": released.nxy[:, 0], "nyy": released.nyy, "nxx": released.nxx[:, 0, 0]}[kind]
             if kind == "nxy":
                 return nz.xy.sample(s.nxy, rng=rng, draws=draws)[:, 0]
             if kind == "nyy":
@@ -153,13 +164,14 @@ def robust_scenarios(epsilon: float):
     return [
         AuditScenario(METHOD, "nxy release (its share of ε)", "A: one record at the clipping corner (x = +Bx, "
                       "y = +By); B: the same record with its response flipped (y = −By)" + rest,
-                      "the released nxy", eps, 0.0, make("nxy", "halve"), "noise scale halved"),
+                      "the released nxy", eps, 0.0, make("nxy", "halve"), "noise scale halved",
+                      release_sampler=release_path(make("nxy", "halve"))),
         AuditScenario(METHOD, "nyy release (its share of ε)", "A: one response at the bound +By; B: that response "
                       "replaced by 0" + rest, "the released nyy", eps, 0.0, make("nyy", "halve"),
-                      "noise scale halved"),
+                      "noise scale halved", release_sampler=release_path(make("nyy", "halve"))),
         AuditScenario(METHOD, "nxx release (its share of ε)", "A: one feature 5× beyond the bound Bx; B: that record "
                       "replaced by zeros" + rest, "the released nxx", eps, 0.0, make("nxx", "noclip"),
-                      "clipping skipped"),
+                      "clipping skipped", release_sampler=release_path(make("nxx", "noclip"))),
         AuditScenario(METHOD, "whole fit (total ε)", "A: one record (5Bx, 5By) beyond both bounds; B: the same "
                       "record with its response flipped" + rest, "posterior mean coefficient (λ = λ0 = 1)", eps, 0.0,
                       make("fit", "noclip"), "clipping skipped"),

@@ -32,7 +32,9 @@ from dpcore.regression.linalg import (
 )
 from dpcore.regression.mechanism import StatNoise, stat_noise
 from dpcore.regression.posterior import fit_stats, noise_ridge
-from dpcore.regression.preparation import Preparation, feature_bounds, normalise_rows, prepare, sigma_from_noisy_mad
+from dpcore.regression.preparation import (
+    Preparation, feature_bounds, mad_sensitivity, mean_sensitivity, normalise_rows, prepare, sigma_from_noisy_mad,
+)
 from dpcore.regression.statistic import Stats, clip_features, sensitivities, sufficient_stats
 from dpcore.regression.tuning import threshold_search
 
@@ -96,12 +98,12 @@ def _prep_y(y, bounds, centre, sigma, eps_prep, rng, shape_e):
     share = eps_prep / max(n_dp, 1)  # (E,)
     yc = np.clip(y, lo, hi)
     if centre == "dp":
-        c = yc.mean(axis=1)[:, None] + rng.laplace(size=(R, 1)) * ((hi - lo) / m / share)[None, :]
+        c = yc.mean(axis=1)[:, None] + rng.laplace(size=(R, 1)) * (mean_sensitivity(bounds, m) / share)[None, :]
         c = np.clip(c, lo, hi)
     else:
         c = np.full((R, shape_e), 0.5 * (lo + hi) if centre == "public" else float(centre))
     if sigma == "dp":
-        scale = np.maximum(hi - c, c - lo) / m / share
+        scale = mad_sensitivity(c, bounds, m) / share
         mad = np.abs(yc[:, None, :] - c[..., None]).mean(-1) + rng.laplace(size=(R, 1)) * scale
         sy = sigma_from_noisy_mad(mad, scale, bounds)
     else:

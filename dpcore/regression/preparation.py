@@ -102,44 +102,67 @@ def _dp_value(value, noise: Noise, rng: np.random.Generator | None, release: boo
     return noise.sample(np.asarray(value, dtype=float), rng=rng)
 
 
-def dp_column_mean(X: np.ndarray, bounds: tuple[float, float], epsilon: float, *, rng=None, release=False) -> np.ndarray:
-    """DP column means of ``X`` clipped to the public ``bounds``.
+def column_mean_sensitivity(lo: np.ndarray, hi: np.ndarray, n: int) -> float:
+    """L1 sensitivity of the clipped column means: ``Σ_j (hi_j − lo_j)/n``.
 
-    Sensitivity: replacing one row moves column ``j``'s clipped mean by at
-    most ``(hi_j − lo_j)/n``, so the L1 change is ``≤ Σ_j (hi_j − lo_j)/n``
-    (``d (hi − lo)/n`` for one shared range).
+    Proof: replacing one row moves column ``j``'s clipped mean by at most ``(hi_j − lo_j)/n``; summing over the
+    columns gives the L1 bound (``d (hi − lo)/n`` for one shared range).
     """
+    return float(np.sum(np.asarray(hi, dtype=float) - np.asarray(lo, dtype=float))) / n
+
+
+def mean_sensitivity(bounds: tuple[float, float], n):
+    """Sensitivity ``(hi − lo)/n`` of the mean of ``n`` values clipped to ``bounds`` (``n`` may be an array).
+
+    Proof: each clipped value lies in ``[lo, hi]``; replacing one moves the sum by at most ``hi − lo``.
+    """
+    lo, hi = bounds
+    return (hi - lo) / np.asarray(n, dtype=float)[()]
+
+
+def mad_sensitivity(centre, bounds: tuple[float, float], n):
+    """Sensitivity ``max(hi − c, c − lo)/n`` of the mean absolute deviation around a released (public) centre
+    ``c`` of ``n`` values clipped to ``bounds`` (``centre`` may be an array of centres).
+
+    Proof: ``|clip(y) − c| ∈ [0, M]`` with ``M = max(hi − c, c − lo)``, so replacing one record moves the
+    mean by at most ``M/n``.
+    """
+    lo, hi = bounds
+    return np.maximum(hi - np.asarray(centre, dtype=float), np.asarray(centre, dtype=float) - lo)[()] / n
+
+
+def dp_column_mean(X: np.ndarray, bounds: tuple[float, float], epsilon: float, *, rng=None,
+                   release=False) -> np.ndarray:
+    """DP column means of ``X`` clipped to the public ``bounds`` (Laplace, :func:`column_mean_sensitivity`)."""
     X = np.asarray(X, dtype=float)
     n, d = X.shape
     lo, hi = feature_bounds(bounds, d)
-    noise = laplace_noise(float(np.sum(hi - lo)) / n, epsilon)
+    noise = laplace_noise(column_mean_sensitivity(lo, hi, n), epsilon)
     return _dp_value(np.clip(X, lo, hi).mean(axis=0), noise, rng, release)
 
 
-def dp_mean(y: np.ndarray, bounds: tuple[float, float], epsilon: float, *, rng=None, release=False) -> float:
-    """DP mean of ``y`` clipped to the public ``bounds``.
+def dp_mean_noise(bounds: tuple[float, float], n: int, epsilon: float) -> Noise:
+    """The Laplace mechanism of :func:`dp_mean` (:func:`mean_sensitivity`); its ``std`` is the centre's noise sd."""
+    return laplace_noise(float(mean_sensitivity(bounds, n)), epsilon)
 
-    Sensitivity: each clipped value lies in ``[lo, hi]``; replacing one moves
-    the mean by at most ``(hi − lo)/n``.
-    """
+
+def dp_mean(y: np.ndarray, bounds: tuple[float, float], epsilon: float, *, rng=None, release=False) -> float:
+    """DP mean of ``y`` clipped to the public ``bounds`` (Laplace, :func:`mean_sensitivity`), clipped to them."""
     y = np.asarray(y, dtype=float)
     lo, hi = bounds
-    noise = laplace_noise((hi - lo) / y.size, epsilon)
+    noise = dp_mean_noise(bounds, y.size, epsilon)
     return float(np.clip(_dp_value(np.clip(y, lo, hi).mean(), noise, rng, release), lo, hi))
 
 
 def dp_sigma(y: np.ndarray, centre: float, bounds: tuple[float, float], epsilon: float, *, rng=None,
              release=False) -> float:
     """DP standard deviation via the mean absolute deviation, ``σ ≈ √(π/2)·MAD`` (exact for a normal), taken at
-    the noisy MAD's upper confidence bound (:func:`sigma_from_noisy_mad`, post-processing).
-
-    Sensitivity: ``|clip(y) − c| ≤ M = max(hi − c, c − lo)`` with ``c`` already
-    released (public), so replacing one record moves the mean by ``≤ M/n``.
+    the noisy MAD's upper confidence bound (:func:`sigma_from_noisy_mad`, post-processing); the MAD gets
+    Laplace noise for :func:`mad_sensitivity` (the centre ``c`` already released, so public).
     """
     y = np.asarray(y, dtype=float)
     lo, hi = bounds
-    m = max(hi - centre, centre - lo)
-    noise = laplace_noise(m / y.size, epsilon)
+    noise = laplace_noise(float(mad_sensitivity(centre, bounds, y.size)), epsilon)
     mad = float(_dp_value(np.abs(np.clip(y, lo, hi) - centre).mean(), noise, rng, release))
     return float(sigma_from_noisy_mad(mad, noise.scale, bounds))
 
@@ -219,7 +242,7 @@ def prepare(
     if isinstance(y_centre, str) and y_centre == "dp":
         yc = dp_mean(y, y_bounds, share, rng=rng, release=release)
         sources["y_centre"], parts["response centre"] = "DP mean (charged)", share
-        centre_sd = math.sqrt(2.0) * (y_bounds[1] - y_bounds[0]) / (y.size * share)
+        centre_sd = dp_mean_noise(y_bounds, y.size, share).std
     elif isinstance(y_centre, str) and y_centre == "public":
         yc = 0.5 * (y_bounds[0] + y_bounds[1])
         sources["y_centre"] = "public midpoint of the response range"

@@ -17,7 +17,7 @@ from dpcore.sparse.baseline_dp_ight import dp_ight_noise
 from dpcore.sparse.baseline_two_stage import block_votes, noisy_top_s
 from dpcore.sparse.params import SparseParams, _params, prepare
 from dpcore.sparse.peeling_audit import peel_audit_scenarios, replaced_pair, replaced_record_text
-from dpcore.sparse.private_support import kt_ps_sensitivity
+from dpcore.sparse.private_support import kt_ps_sensitivity, kt_vote_noise
 from dpcore.sparse.solver import clip_responses
 from dpcore.sparse.transfer import fixed_support_teacher, kt_noise, synthetic_features, teacher_fit
 
@@ -201,7 +201,7 @@ class _KTPSExact:
         e1, e2 = epsilon * select_share, epsilon * (1.0 - select_share)
         votes, k = block_votes(X, y, s, loss, p)
         X_syn = synthetic_features(p.n_synthetic(n), d, p.K, p.synthetic_seed)
-        return cls(X, y, s, loss, p, votes, k, 2.0 * s / (k * e1), p.ridge(n, d, s, e2, delta, loss),
+        return cls(X, y, s, loss, p, votes, k, kt_vote_noise(s, k, e1).scale, p.ridge(n, d, s, e2, delta, loss),
                    analytic_gaussian_sigma(1.0, e2, delta), X_syn)
 
     def teacher(self, supports: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -20,7 +20,7 @@ from dpcore.release import ReleaseBundle
 from dpcore.sparse.baseline_two_stage import block_votes
 from dpcore.sparse.params import _setup
 from dpcore.sparse.peeling import peel_plan, release_fit, release_support, screening_scores
-from dpcore.sparse.private_support import kt_ps_sensitivity
+from dpcore.sparse.private_support import kt_ps_sensitivity, kt_vote_noise
 from dpcore.sparse.transfer import fixed_support_teacher, synthetic_features
 
 
@@ -61,7 +61,7 @@ def _release_private_support(X, y, *, sparsity, epsilon, delta, loss, dataset, f
     n, d = X.shape
     e1, e2 = epsilon * select_share, epsilon * (1.0 - select_share)
     votes, k = block_votes(X, y, s, loss, p)
-    vote_noise = Noise("laplace", 2.0 * s / (k * e1), 2.0 * s / k, float(e1))
+    vote_noise = kt_vote_noise(s, k, float(e1))
     noisy_votes = vote_noise.release(votes)
     S = np.sort(np.argsort(-noisy_votes)[:s])
     lam = p.ridge(n, d, s, e2, delta, loss)

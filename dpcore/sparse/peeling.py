@@ -231,10 +231,11 @@ def peel_fit(X, y, *, sparsity, epsilon, delta, loss="linear", rng=None, **param
 # --------------------------------------------------------------------------
 
 
-def release_support(scores: np.ndarray, s: int, plan: PeelPlan) -> np.ndarray:
+def release_support(scores: np.ndarray, s: int, plan: PeelPlan, draws: int | None = None) -> np.ndarray:
     """The s peeled features, in the order peeled, from OpenDP's ``make_noisy_top_k`` (Gumbel, zCDP).
 
     OpenDP's own privacy map at the score sensitivity must not exceed ``ρ_sel``; it is checked before drawing.
+    ``draws=R`` makes R independent releases (R, s) from the same measurement (for audits of the release path).
     """
     import opendp.prelude as dp
 
@@ -244,7 +245,10 @@ def release_support(scores: np.ndarray, s: int, plan: PeelPlan) -> np.ndarray:
     rho = meas.map(float(plan.score_sensitivity))
     if rho > plan.rho_select * (1.0 + 1e-12):
         raise RuntimeError(f"OpenDP charges ρ = {rho:g} for the peeling, above its share ρ = {plan.rho_select:g}")
-    return np.asarray(meas([float(v) for v in scores]), dtype=np.int64)
+    values = [float(v) for v in scores]
+    if draws is None:
+        return np.asarray(meas(values), dtype=np.int64)
+    return np.array([meas(values) for _ in range(int(draws))], dtype=np.int64).reshape(int(draws), int(s))
 
 
 def release_fit(X: np.ndarray, y: np.ndarray, support: np.ndarray, loss: str, plan: PeelPlan,

@@ -9,12 +9,14 @@ the noisy gradient steps of the same term along the path the released gradients 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from scipy.special import logsumexp
 
-from dpcore.audit import AuditScenario
+from dpcore.audit import AuditScenario, release_path
 from dpcore.sparse.params import SparseParams, _params, prepare
-from dpcore.sparse.peeling import (_fit_step, design, gram_vector, noisy_gradient_descent, peel_plan,
+from dpcore.sparse.peeling import (_fit_step, design, gram_vector, noisy_gradient_descent, peel_plan, release_support,
                                    screening_scores, solve_noisy_statistics)
 from dpcore.sparse.solver import _sigmoid
 
@@ -145,7 +147,11 @@ def _llr_sampler(A, B, changed: int, s: int, loss: str, p: SparseParams, epsilon
         uA, uB = pair.scores["A"], pair.scores["B"]
         beta = plan.gumbel_scale * factor
         here = uA if which == "A" else uB
-        S = np.argsort(-(here + beta * rng.gumbel(size=(draws, here.size))), axis=1)[:, :s]
+        if rng is None:  # the release path: OpenDP's top-k (its map checked against the plan's own ρ)
+            S = release_support(here, s, replace(plan, gumbel_scale=beta, rho_select=plan.rho_select / factor**2),
+                                draws)
+        else:
+            S = np.argsort(-(here + beta * rng.gumbel(size=(draws, here.size))), axis=1)[:, :s]
         llr = _peel_log_ratio(S, uA, uB, beta)
         cols = _columns(S, p.intercept)
         sign = 0.5 if which == "A" else -0.5
@@ -153,7 +159,13 @@ def _llr_sampler(A, B, changed: int, s: int, loss: str, p: SparseParams, epsilon
             sg, sm = (plan.noises[k].scale * factor for k in ("gram", "moment"))
             dg, dm = pair.statistic_shift(cols)
             shift = np.sqrt((dg**2).sum(axis=1) / sg**2 + (dm**2).sum(axis=1) / sm**2)
+            if rng is None:  # ln p_A/p_B = e·Δ/σ² ± ‖Δ‖²/(2σ²) for the OpenDP noise e on ZᵀZ and Zᵀy
+                eg, em = (plan.noises[k].with_scale_factor(factor).release(np.zeros(v.shape))
+                          for k, v in (("gram", dg), ("moment", dm)))
+                return llr + (eg * dg).sum(axis=1) / sg**2 + (em * dm).sum(axis=1) / sm**2 + sign * shift**2
             return llr + shift * (rng.standard_normal(draws) + sign * shift)
+        if rng is None:
+            raise ValueError("the release path of the logistic fit's audit is not simulated")
         sigma = plan.noises["gradient"].scale * factor
         theta = np.zeros(cols.shape)
         for _ in range(p.fit_T):
@@ -186,7 +198,9 @@ def _scenario(kind: str, epsilon: float, delta: float, bug: str) -> AuditScenari
              "bound-logistic": "n = 1000, d = 20, s = 3, 10 gradient steps: labels alternate on n − 1 zero records; "
                                "the changed record has every feature at K (raw 50K) and label +1 in A, −1 in B."}
     return AuditScenario(
-        method="sparse", name=names[kind], neighbours=texts[kind], summary=SUMMARY, claimed_epsilon=float(epsilon), delta=float(delta), sampler=sampler, planted_bug_label=PEEL_BUGS[bug])
+        method="sparse", name=names[kind], neighbours=texts[kind], summary=SUMMARY, claimed_epsilon=float(epsilon),
+        delta=float(delta), sampler=sampler, planted_bug_label=PEEL_BUGS[bug],
+        release_sampler=release_path(sampler) if loss == "linear" else None)
 
 
 def peel_audit_scenarios(epsilon: float, delta: float, bug: str = "clip") -> list[AuditScenario]:

@@ -17,6 +17,7 @@ import numpy as np
 from dpcore.mechanisms import (
     Noise,
     analytic_gaussian_sigma,
+    laplace_noise,
 )
 from dpcore.sparse.baseline_two_stage import block_votes, noisy_top_s
 from dpcore.sparse.params import SparseFit, _setup
@@ -36,6 +37,15 @@ def kt_ps_sensitivity(n: int, s: int, gamma: float, lam: float, opt_error: float
     ``n, d, s, ε, δ`` and the public bounds only), as must ``opt_error``.
     """
     return np.asarray(op_norm) * (2.0 * math.sqrt(s) * gamma / (n * lam) + 2.0 * opt_error)
+
+
+def kt_vote_noise(s: int, k: int, epsilon: float) -> Noise:
+    """Laplace on the normalised block votes (``counts/k``) at ``ε1``: scale ``2s/(kε1)``.
+
+    Proof: replace-one changes one block, whose top-s set changes in at most 2s coordinates by one vote
+    each: ℓ1 sensitivity ``2s/k`` of the normalised vote vector.
+    """
+    return laplace_noise(2.0 * s / k, epsilon)
 
 
 def kt_private_support_batch(X, y, *, sparsity, epsilons, delta, loss="linear", rng=None, draws=1,
@@ -58,7 +68,8 @@ def kt_private_support_batch(X, y, *, sparsity, epsilons, delta, loss="linear", 
         raise ValueError("select_share must lie in (0, 1)")
     votes, k = block_votes(X, y, s, loss, p)
     eps1, eps2 = eps * select_share, eps * (1.0 - select_share)
-    supp = noisy_top_s(votes, np.array([2.0 * s / (k * e) for e in eps1]), s, rng, R)  # (E, R, s)
+    vote_noises = tuple(kt_vote_noise(s, k, float(e1)) for e1 in eps1)
+    supp = noisy_top_s(votes, np.array([nz.scale for nz in vote_noises]), s, rng, R)  # (E, R, s)
     lams = np.array([p.ridge(n, d, s, float(e), delta, loss) for e in eps2])
     Xs = np.moveaxis(X[:, supp], 0, -2)  # (E, R, n, s)
     theta, opt_err = fixed_support_teacher(Xs, y, lams[:, None], loss, p)  # opt_err: (E, R)
@@ -77,9 +88,9 @@ def kt_private_support_batch(X, y, *, sparsity, epsilons, delta, loss="linear", 
     coef_s = np.linalg.solve(gram, rhs[..., None])[..., 0]
     coef = np.zeros((eps.size, R, d))
     np.put_along_axis(coef, supp, coef_s, axis=-1)
-    noises = tuple(Noise("laplace", 2.0 * s / (k * float(e1)), 2.0 * s / k, float(e1)) for e1 in eps1)
-    noises += tuple(Noise("gaussian", float(np.median(sigma[i])), float(np.median(sens[i])), float(e2), delta)
-                    for i, e2 in enumerate(eps2))
+    noises = vote_noises + tuple(
+        Noise("gaussian", float(np.median(sigma[i])), float(np.median(sens[i])), float(e2), delta)
+        for i, e2 in enumerate(eps2))
     return SparseFit("kt_ps", coef, eps, delta, loss, {**p.__dict__, "select_share": select_share}, noises,
                      {"lam": lams, "support": supp, "sigma": sigma})
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpcore.audit import AuditScenario
+from dpcore.audit import AuditScenario, release_path
 from dpcore.survival.grid import make_grid
-from dpcore.survival.mechanism import noisy_counts, survival_noise
+from dpcore.survival.mechanism import noisy_counts, release_counts, survival_noise
 from dpcore.survival.statistic import Counts, count_matrix
 
 
@@ -78,11 +78,15 @@ def audit_scenarios(epsilon: float) -> list[AuditScenario]:
             noise = survival_noise(epsilon, counts.n_groups)
             if planted_bug:
                 noise = noise.with_scale_factor(0.5)
-            vec = noisy_counts(counts, noise, rng=rng, draws=draws).vector()
-            return _indicator_summary(vec, A.vector(), B.vector())
+            if rng is None:  # the release path: one OpenDP call on `draws` stacked copies of the matrices
+                noisy = release_counts(counts.from_vector(np.repeat(counts.vector()[None], draws, axis=0)), noise)
+            else:
+                noisy = noisy_counts(counts, noise, rng=rng, draws=draws)
+            return _indicator_summary(noisy.vector(), A.vector(), B.vector())
 
         scenarios.append(AuditScenario(
             method="survival", name=title, neighbours=text,
             summary="number of changed counts whose noisy value lies on A's side (all of them = worst-case event)",
-            claimed_epsilon=float(epsilon), delta=0.0, sampler=sampler, planted_bug_label="noise scale halved"))
+            claimed_epsilon=float(epsilon), delta=0.0, sampler=sampler, planted_bug_label="noise scale halved",
+            release_sampler=release_path(sampler)))
     return scenarios
