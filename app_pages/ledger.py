@@ -4,6 +4,8 @@ A custodian sees and caps their own data sets; a reviewer reads those granted to
 Nothing here depends on another custodian's data (issue: cross-visitor leaks).
 """
 
+from dataclasses import replace
+
 import pandas as pd
 import streamlit as st
 
@@ -106,14 +108,23 @@ def _person_spend_section(scopes: tuple[str, ...]) -> None:
         return
     cap = ledger.ceiling("")
     people = sum(s.persons for s in spend)
-    most = max(spend, key=lambda s: (s.epsilon, s.delta))
-    st.plotly_chart(person_spend_figure(spend, cap.epsilon if cap else None), key="ledger_person_spend")
-    over = sum(s.persons for s in spend if cap and (s.epsilon > cap.epsilon + 1e-12 or s.delta > cap.delta + 1e-15))
-    st.markdown(f"**{people:,}** persons read by releases; the most-charged has spent **ε = {most.epsilon:g}, "
-                f"δ = {most.delta:g}** over {most.releases} release{'s' if most.releases != 1 else ''}"
-                + (f" (the deployment's per-person cap: ε = {cap.epsilon:g}, δ = {cap.delta:g}; "
+    basic = max(spend, key=lambda s: (s.epsilon, s.delta))
+    tight = ledger.tight_applies(cap)
+    checked = [replace(s, epsilon=ledger.tight_epsilon(s, cap.delta)) for s in spend] if tight else spend
+    rule = f"tight accounting at δ = {cap.delta:g}" if tight else "basic composition"
+    st.plotly_chart(person_spend_figure(checked, cap.epsilon if cap else None, rule=rule), key="ledger_person_spend")
+    most = max(checked, key=lambda s: s.epsilon)
+    over = sum(s.persons for s in checked if cap and s.epsilon > cap.epsilon + 1e-12)
+    st.markdown(f"**{people:,}** persons read by releases. The most-charged has spent **ε = {most.epsilon:.4g}** by "
+                f"{rule} over {most.releases} release{'s' if most.releases != 1 else ''}"
+                + (f"; by basic composition the most is ε = {basic.epsilon:g}, δ = {basic.delta:g}" if tight else "")
+                + (f". The deployment's per-person cap: ε = {cap.epsilon:g}, δ = {cap.delta:g}; "
                    + ("nobody is over it" if not over else f"{over:,} over it: caps lowered after their releases")
-                   + ")" if cap else "") + ".")
+                   if cap else "") + ".")
+    st.dataframe(pd.DataFrame([{"persons": s.persons, "releases": s.releases, "ε (as checked)": c.epsilon,
+                                "ε (basic)": s.epsilon, "δ (basic)": s.delta} for s, c in zip(spend, checked)]),
+                 hide_index=True, column_config={c: st.column_config.NumberColumn(c, format="%.4g")
+                                                 for c in ("ε (as checked)", "ε (basic)", "δ (basic)")})
     st.caption("Counts only: the ledger never shows which person has spent what. A data set's own cap may be lower "
                "than the deployment's; it binds the releases made on that data set.")
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dpcore.ledger.keys import Persons
+from dpcore.persons import Persons
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets" / "datasets"
 

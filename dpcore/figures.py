@@ -482,7 +482,8 @@ def add_numbers_at_risk(fig, times: np.ndarray, rows: Sequence[tuple[str, np.nda
 
 
 
-def person_spend_figure(spend: Sequence, cap_epsilon: float | None = None, *, bins: int = 20) -> go.Figure:
+def person_spend_figure(spend: Sequence, cap_epsilon: float | None = None, *, bins: int = 20,
+                        rule: str = "basic composition") -> go.Figure:
     """How many persons have spent how much ε (one bar per range of spend), against the per-person cap.
 
     ``spend`` holds one row per history (``dpcore.ledger.Spend``: ε spent and the number of persons sharing it), so
@@ -503,5 +504,5 @@ def person_spend_figure(spend: Sequence, cap_epsilon: float | None = None, *, bi
     if cap_epsilon is not None:
         vline(fig, cap_epsilon, dict(color=WARNING, dash="dash"), text=f"per-person cap ε = {cap_epsilon:g}",
               position="top left")
-    base_layout(fig, x_title="ε spent by a person (basic composition)", y_title="persons", height=320)
+    base_layout(fig, x_title=f"ε spent by a person ({rule})", y_title="persons", height=320)
     return to_figure(relayout(fig, bargap=0.05, hovermode="closest", showlegend=False))

@@ -41,7 +41,7 @@ SURVIVAL = (LAW, AUDIT, "tests/test_survival_release.py", "tests/test_survival.p
 REGRESSION = (PREP, LAW, AUDIT, "tests/test_regression.py", "tests/test_regression_adassp.py")
 SPARSE = (LAW, AUDIT, "tests/test_sparse_peeling.py", "tests/test_sparse.py")
 FDR = (LAW, AUDIT, "tests/test_fdr.py", "tests/test_fdr_uploads.py")
-LEDGER = ("tests/test_ledger_rules.py", "tests/test_ledger_store.py")
+LEDGER = ("tests/test_ledger_rules.py", "tests/test_ledger_store.py", "tests/test_ledger_keys.py")
 EVERY_RELEASE = (LAW,)
 
 
@@ -82,14 +82,20 @@ MUTATIONS = [
     Mutation("fdr-stream-shift-union-bound", "PAPRIKA: the stream shift drops its union bound over k (ln(2k/3δ) → "
              "ln(2/3δ))", "dpcore/fdr/calibration.py", "b * math.log(2.0 * horizon / (3.0 * delta))",
              "b * math.log(2.0 / (3.0 * delta))", FDR),
-    Mutation("ledger-cap-ignores-new-epsilon", "ledger: the ε cap check ignores the new release's ε",
-             "dpcore/ledger/rules.py", "if eps + epsilon > cap.epsilon + 1e-12 or",
-             "if eps > cap.epsilon + 1e-12 or", LEDGER),
-    Mutation("ledger-cap-ignores-new-delta", "ledger: the δ cap check ignores the new release's δ",
-             "dpcore/ledger/rules.py", "or dl + delta > cap.delta + 1e-15:", "or dl > cap.delta + 1e-15:", LEDGER),
+    Mutation("ledger-cap-ignores-new-epsilon", "ledger: a person's basic total ignores the new release's ε",
+             "dpcore/ledger/records.py", "return spend.epsilon + epsilon, spend.delta + delta",
+             "return spend.epsilon, spend.delta + delta", LEDGER),
+    Mutation("ledger-cap-ignores-new-delta", "ledger: a person's basic total ignores the new release's δ",
+             "dpcore/ledger/records.py", "return spend.epsilon + epsilon, spend.delta + delta",
+             "return spend.epsilon + epsilon, spend.delta", LEDGER),
     Mutation("ledger-cap-max-not-sum", "ledger: spending composed by the largest release instead of the sum",
-             "dpcore/ledger/rules.py", "return math.fsum(c[0] for c in costs), math.fsum(c[1] for c in costs)",
-             "return max((c[0] for c in costs), default=0.0), math.fsum(c[1] for c in costs)", LEDGER),
+             "dpcore/ledger/records.py", "return spend.epsilon + epsilon, spend.delta + delta",
+             "return max(spend.epsilon, epsilon), spend.delta + delta", LEDGER),
+    Mutation("ledger-tight-ignores-new-events", "ledger: the tight check leaves out the new release's events",
+             "dpcore/ledger/rules.py", "joined = chain(spend.events, events)", "joined = chain(spend.events)", LEDGER),
+    Mutation("ledger-one-person-per-release", "ledger: a release charges only its first person",
+             "dpcore/ledger/records.py", 'return self.persons or (f"data set {self.key}",)',
+             'return self.persons[:1] or (f"data set {self.key}",)', LEDGER),
     # ---- the shared release sampler: each kind drawn at half its scale (every preview unchanged)
     Mutation("opendp-discrete-laplace-halved", "OpenDP discrete Laplace at half its scale (every count release)",
              "dpcore/mechanisms.py", "make_laplace(domain, dp.l1_distance(T=int), scale=float(scale))",

@@ -36,7 +36,7 @@ def test_releases_totals_cap_and_report():
     at.session_state["_dp_releases"] = [_bundle()]
     at.run()
     assert not at.exception
-    releases, totals = at.dataframe
+    releases, per_person, totals = at.dataframe
     assert len(releases.value) == 2 and "grid=weeks" in releases.value["parameters"].iloc[0]
     assert totals.value["ε spent"].iloc[0] == 0.75
     # a cap below what is spent is refused with a message
@@ -91,11 +91,11 @@ def test_a_cap_shows_in_the_totals_at_once_and_audits_alone_make_a_report():
     at.session_state["_dp_ledger"] = ledger
     at.session_state["_dp_audits"] = [planted]
     at.run()
-    totals = at.dataframe[1].value
+    totals = at.dataframe[2].value
     assert totals["ε cap"].iloc[0] == "no cap"
     at.number_input(key="cap_eps").set_value(1.5)
     at.button[0].click().run()
-    assert at.dataframe[1].value["ε cap"].iloc[0] == "1.5"  # same run, not the next one
+    assert at.dataframe[2].value["ε cap"].iloc[0] == "1.5"  # same run, not the next one
     assert any("0 release(s) and 1 audit(s)" in c.value for c in at.caption)  # audits alone make a report
     report = html_report([], audits=[planted])
     assert "Privacy audit — survival" in report and "deliberately planted bug" in report

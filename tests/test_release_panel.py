@@ -50,7 +50,8 @@ def test_one_confirmation_is_one_release_charged_before_its_values_are_shown():
     at.button(key="release_button_toy").click().run()  # pressing again only keeps the dialog open
     dialog = " ".join(m.value for m in at.markdown)
     assert "This release costs **ε = 1**" in dialog and "left for everyone read: ε = 10" in dialog
-    assert "ε = 0, δ = 0 spent before this release, ε = 1, δ = 0 after it" in dialog
+    assert "by basic composition: ε = 0, δ = 0 before this release, ε = 1, δ = 0 after it" in dialog
+    assert "By the tight accountant at δ = 0.001 (the figure the cap is checked on): ε = 0 before" in dialog
     assert not _ledger().records()  # nothing charged until confirmed
     at.button(key="release_confirm_toy").click().run()
     assert not at.exception
@@ -115,11 +116,11 @@ def test_ledger_page_shows_the_configured_ceiling_and_only_lowers_a_cap(monkeypa
     assert not at.exception
     assert any("caps this data set at ε = 4" in c.value for c in at.caption)
     assert at.number_input(key="cap_eps").value == 4.0 and at.number_input(key="cap_eps").max == 4.0
-    releases, totals = at.dataframe
+    releases, per_person, totals = at.dataframe
     assert releases.value["this session"].iloc[0] == "" and totals.value["key"].iloc[0] == key
     at.number_input(key="cap_eps").set_value(2.0)
     at.button[0].click().run()
-    assert _ledger().budget(key).epsilon == 2.0 and at.dataframe[1].value["ε cap"].iloc[0] == "2"
+    assert _ledger().budget(key).epsilon == 2.0 and at.dataframe[2].value["ε cap"].iloc[0] == "2"
     assert at.get("download_button")  # the data set's history report is offered
 
 
@@ -130,8 +131,7 @@ def test_the_button_is_disabled_with_the_reason_when_the_budget_left_cannot_cove
     at = _session()
     assert at.button(key="release_button_toy").disabled
     (reason,) = [i.value for i in at.info if "Not enough budget left" in i.value]
-    assert "costs ε = 1" in reason and "1 of the people it reads have less left (the most-charged: ε = 0.5, " \
-        "δ = 0.001)" in reason
+    assert "costs ε = 1" in reason and "would take 1 of them past the per-person cap" in reason
     monkeypatch.setenv("DPCORE_DEFAULT_EPSILON_CAP", "2")
     assert not _session().button(key="release_button_toy").disabled  # exactly what is left: offered
 

@@ -94,7 +94,7 @@ def release(page) -> None:
     wait_for_idle(page)
 
 
-RELEASES, TOTALS = 0, 1  # the Ledger page's tables
+RELEASES, TOTALS = 0, 2  # the Ledger page's tables (spend per person between them)
 
 
 def open_ledger(page, url: str) -> str:

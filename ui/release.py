@@ -95,7 +95,8 @@ def release_panel(
     cost = f"ε = {epsilon:g}" + (f", δ = {delta:g}" if delta else "")
     if parts:
         cost += " (" + ", ".join(f"{k}: {v:.4g}" for k, v in parts.items()) + ")"
-    standing, short = _standing(ledger, dataset, epsilon, delta, persons)
+    events = ledger.events_of(method, epsilon, delta, parts, params)
+    standing, short = _standing(ledger, dataset, epsilon, delta, events, persons)
     st.markdown(  # the heading and its text in one element: the panel is redrawn on every ε move
         "### Release\n\n"
         f"A release costs **{cost}** on *{literal(ledger_label)}*, is recorded in the privacy ledger (every "
@@ -112,7 +113,7 @@ def release_panel(
             key=key, ledger=ledger, dataset=dataset, ledger_label=ledger_label, cost=cost, method=method,
             epsilon=epsilon, delta=delta, parts=parts, params=params, relation=relation, make_bundle=make_bundle,
             utility_note=utility_note, state_key=state_key, actor=person.id,
-        ), ledger=ledger, dataset=dataset, ledger_label=ledger_label, epsilon=epsilon, delta=delta)
+        ), ledger=ledger, dataset=dataset, ledger_label=ledger_label, epsilon=epsilon, delta=delta, events=events)
     bundle = st.session_state.get(state_key)
     if bundle is None:
         return
@@ -158,36 +159,37 @@ def _holding(ledger: Ledger, persons: Persons | None, records: RecordsRead | Non
     return session_memo("release_holding", key, lambda: ledger.holding(persons, scope, legacy_fingerprints=legacy))
 
 
-def _standing(ledger: Ledger, dataset: Holding, epsilon: float, delta: float,
+def _standing(ledger: Ledger, dataset: Holding, epsilon: float, delta: float, events: str,
               persons: Persons | None = None) -> tuple[str, str]:
     """Who this release reads, what the most-charged of them has spent (every session and server process) and
-    what is left under the per-person cap, and, when that cannot cover a release of (ε, δ), why the button is
-    disabled ("" otherwise). Counts only: never which persons."""
+    what is left under the per-person cap, and, when the release of (ε, δ) with ``events`` would take someone past
+    it, why the button is disabled ("" otherwise): the ledger's own rule (:meth:`Ledger.refusal`). Counts only:
+    never which persons."""
     standing = standing_of(ledger, dataset)
-    most_eps, most_delta = standing.most()
+    cap = ledger.budget(dataset.key)
+    most_eps, most_delta = ledger.most_spent(standing, cap)
+    basic = standing.most()
+    rule = f" (tight accounting at δ = {cap.delta:g}; basic composition ε = {basic[0]:g})" \
+        if ledger.tight_applies(cap) and standing.seen else ""
     named = "" if persons is None else f" (persons named by {persons.source})"
     text = f"It reads {standing.persons:,} {'person' if standing.persons == 1 else 'people'}{named}"
     if standing.seen:
         text += (f"; {standing.seen:,} of them were read by earlier releases, and the most-charged has spent "
-                 f"ε = {most_eps:g}, δ = {most_delta:g}.")
+                 f"ε = {most_eps:.4g}, δ = {most_delta:g}{rule}.")
         if persons is not None and persons.source == WHOLE_ROW and standing.seen < standing.persons:
             text += (f" ({standing.seen:,} of this upload's {standing.persons:,} rows were seen before: identical "
                      "whole rows are the same person.)")
     else:
         text += "; none of them was read by an earlier release."
-    cap = ledger.budget(dataset.key)
     if cap is None:
         return text + " No cap is set for this data set.", ""
-    left = (max(cap.epsilon - most_eps, 0.0), max(cap.delta - most_delta, 0.0))
-    text += f" Per-person cap ε = {cap.epsilon:g}, δ = {cap.delta:g}; left for everyone read: ε = {left[0]:g}, " \
-            f"δ = {left[1]:g}."
-    if epsilon > left[0] + 1e-12 or delta > left[1] + 1e-15:
-        over = sum(g.persons for g in standing.groups
-                   if g.epsilon + epsilon > cap.epsilon + 1e-12 or g.delta + delta > cap.delta + 1e-15)
-        return text, (f"Not enough budget left for this release: it costs ε = {epsilon:g}, δ = {delta:g}, and "
-                      f"{over:,} of the people it reads have less left (the most-charged: ε = {left[0]:g}, "
-                      f"δ = {left[1]:g}). Lower ε (or δ), or leave out the people who have spent most (a sub-cohort "
-                      "of others), or raise the data set's cap on the Ledger page if the configuration allows it.")
+    text += f" Per-person cap ε = {cap.epsilon:g}, δ = {cap.delta:g}; left for everyone read: " \
+            f"ε = {max(cap.epsilon - most_eps, 0.0):.4g}."
+    problem = ledger.refusal(dataset, standing, epsilon, delta, events, "this data set")
+    if problem:
+        return text, (f"Not enough budget left for this release. {problem} Lower ε (or δ), or leave out the people "
+                      "who have spent most (a sub-cohort of others), or raise the data set's cap on the Ledger page "
+                      "if the configuration allows it.")
     return text, ""
 
 
@@ -198,7 +200,10 @@ def _with_ledger_note(bundle, ledger: Ledger, dataset: Holding, persons: int):
     note = (f"Privacy ledger: this release was charged to each of the {persons:,} "
             f"{'person' if persons == 1 else 'people'} it read; no release on this custodian's data may take any "
             "person past " + (f"ε = {cap.epsilon:g}, δ = {cap.delta:g} " if cap else "the deployment's cap ")
-            + "in total (basic composition over every release that read them). The ledger protects people against "
+            + "in total (" + ("the tight composition of every release that read them, by dp-accounting's privacy-loss "
+                          "distributions at that δ, with basic composition as a bound" if ledger.tight_applies(cap)
+                          else "basic composition over every release that read them")
+            + "). The ledger protects people against "
             "honest reuse by their custodian: one who invents identifiers, edits values or transforms a file outside "
             "the app without a person column can spend twice.")
     return replace(bundle, notes=(*bundle.notes, note))
@@ -211,17 +216,23 @@ def _dismiss() -> None:
 
 @st.dialog("Confirm the release", on_dismiss=_dismiss)
 def _confirm(key: str, cost: str, release: Callable[[], str], *, ledger: Ledger, dataset: Holding, ledger_label: str,
-             epsilon: float, delta: float) -> None:
+             epsilon: float, delta: float, events: str) -> None:
     if not st.session_state.get(_PENDING + key):  # this confirmation was used (a repeated click): close it
         st.rerun()
     st.markdown(f"This release costs **{cost}** on *{literal(ledger_label)}*. "
-                f"{_standing(ledger, dataset, epsilon, delta)[0]}")
-    most = ledger.standing(dataset).most()
+                f"{_standing(ledger, dataset, epsilon, delta, events)[0]}")
+    standing = ledger.standing(dataset)
+    most = standing.most()
     cap = ledger.budget(dataset.key)
-    st.markdown(f"The most-charged person it reads: ε = {most[0]:g}, δ = {most[1]:g} spent before this release, "
-                f"ε = {most[0] + epsilon:g}, δ = {most[1] + delta:g} after it (basic composition)"
-                + (f", against a per-person cap of ε = {cap.epsilon:g}, δ = {cap.delta:g}" if cap else "")
-                + ". The charge cannot be undone.")
+    text = (f"The most-charged person it reads, by basic composition: ε = {most[0]:g}, δ = {most[1]:g} before this "
+            f"release, ε = {most[0] + epsilon:g}, δ = {most[1] + delta:g} after it.")
+    if ledger.tight_applies(cap):
+        before = max((ledger.tight_epsilon(g, cap.delta) for g in standing.groups), default=0.0)
+        after = max((ledger.tight_epsilon(g, cap.delta, events) for g in standing.groups), default=0.0)
+        text += (f" By the tight accountant at δ = {cap.delta:g} (the figure the cap is checked on): ε = {before:.4g} "
+                 f"before, ε = {after:.4g} after.")
+    st.markdown(text + (f" Per-person cap: ε = {cap.epsilon:g}, δ = {cap.delta:g}." if cap else "")
+                + " The charge cannot be undone.")
     cols = st.columns(2)
     if cols[0].button(f"Release and charge {cost}", key=f"release_confirm_{key}", type="primary"):
         with st.spinner("Charging the ledger and drawing OpenDP noise…"):

@@ -33,33 +33,10 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from dpcore.persons import WHOLE_ROW, Persons, canonical_cells, fingerprint  # noqa: F401 - re-exported
+
 #: the one custodian of a deployment without sign-in (``make run``)
 LOCAL_SCOPE = "local"
-
-
-def fingerprint(*parts: Any) -> str:
-    """Short SHA-256 fingerprint of a data set (bytes, arrays, frames or strings); never stored, only keyed."""
-    digest = hashlib.sha256()
-    for part in parts:
-        if isinstance(part, (bytes, bytearray, memoryview)):
-            digest.update(bytes(part))
-        elif isinstance(part, np.ndarray):
-            digest.update(str(part.dtype).encode() + str(part.shape).encode())
-            digest.update(np.ascontiguousarray(part).tobytes())
-        elif hasattr(part, "to_csv"):
-            digest.update(part.to_csv(index=False).encode())
-        else:
-            digest.update(repr(part).encode())
-        digest.update(b"\x00")
-    return digest.hexdigest()[:16]
-
-
-def _canonical_cells(column: Any) -> pd.Series:
-    """Numbers as floats (72 = 72.0 = 7.2e1, whatever the column's dtype), anything else as stripped text."""
-    series = pd.Series(np.asarray(column, dtype=object) if not isinstance(column, pd.Series) else column)
-    number = pd.to_numeric(series, errors="coerce").astype(float) + 0.0  # -0.0 is 0.0
-    text = series.astype(str).str.strip()
-    return pd.Series(np.where(number.notna(), number.map(repr), "t:" + text), dtype=object)
 
 
 def _row_hashes(frame: pd.DataFrame) -> np.ndarray:
@@ -79,72 +56,6 @@ def table_fingerprint(frame: pd.DataFrame) -> str:
 def _legacy_cells(column: pd.Series) -> pd.Series:
     number = pd.to_numeric(column, errors="coerce").astype(object)
     return number.where(number.notna(), column.astype(str).str.strip())
-
-
-#: what names a person when no person column is given (:meth:`Persons.of_rows`)
-WHOLE_ROW = "the whole row"
-
-
-@dataclass(frozen=True, eq=False)
-class Persons:
-    """The persons of a data set, one canonical identifier per row (row order kept; never stored as such).
-
-    ``fingerprint`` identifies the data set (the multiset of its persons' identifiers, so any row order and, for
-    whole rows, any column order give the same data set); ``ids`` name each row's person; ``rows`` are the rows a
-    release reads (``None``: all), set by :meth:`subset` so that a sub-cohort stays a part of the same data set;
-    ``source`` says what names a person (a column's name, :data:`WHOLE_ROW`, or a bundled set's documented rule).
-    """
-
-    fingerprint: str
-    ids: np.ndarray
-    source: str
-    rows: np.ndarray | None = None
-
-    @classmethod
-    def of_column(cls, values: Any, name: str) -> "Persons":
-        """Persons named by a person column (``72`` = ``72.0``; text stripped). Every row needs its own person:
-        the methods' sensitivities bound what one *row* changes, so a person on two rows is refused."""
-        ids = _canonical_cells(values).to_numpy(dtype=object)
-        missing = pd.isna(pd.Series(values)).to_numpy() | (ids == "t:")
-        if missing.any():
-            raise ValueError(f"the person column '{name}' is empty in row {int(np.flatnonzero(missing)[0]) + 1}: "
-                             "every row needs its person")
-        repeated = pd.Series(ids).duplicated(keep=False).to_numpy()
-        if repeated.any():
-            first, second = np.flatnonzero(repeated & (ids == ids[repeated][0]))[:2] + 1
-            raise ValueError(f"rows {first} and {second} have the same person in column '{name}': this dashboard's "
-                             "methods protect one row per person")
-        return cls(fingerprint("persons", np.sort(ids.astype(str))), ids, f"column '{name}'")
-
-    @classmethod
-    def of_rows(cls, frame: pd.DataFrame) -> "Persons":
-        """Each row is its own person: every column canonicalised and sorted within the row (any column order and
-        names), so that choosing other columns, units or sub-cohorts inside the app never makes new people."""
-        if frame.shape[1] == 0:
-            raise ValueError("a table without columns has no persons")
-        cells = np.column_stack([_canonical_cells(frame[c]).to_numpy(dtype=object) for c in frame.columns])
-        cells = np.sort(cells.astype(str), axis=1)
-        ids = np.array(["\x1f".join(row) for row in cells], dtype=object)
-        return cls(fingerprint("rows", np.sort(ids.astype(str))), ids, WHOLE_ROW)
-
-    @classmethod
-    def named(cls, namespace: str, ids: Sequence[Any], rule: str) -> "Persons":
-        """Persons named by documented identifiers of a bundled set (``rule`` says which, for the release notes)."""
-        canonical = np.array([f"{namespace}:{i}" for i in ids], dtype=object)
-        return cls(fingerprint("named", namespace, np.sort(canonical.astype(str))), canonical, rule)
-
-    def subset(self, rows: Any) -> "Persons":
-        """The same data set, read at ``rows`` (a boolean mask or indices into this one's rows)."""
-        picked = np.arange(len(self.ids))[np.asarray(rows)] if self.rows is None else self.rows[np.asarray(rows)]
-        return Persons(self.fingerprint, self.ids, self.source, picked)
-
-    def read(self) -> np.ndarray:
-        """The identifiers of the persons a release reads (distinct)."""
-        chosen = self.ids if self.rows is None else self.ids[self.rows]
-        return pd.unique(chosen)
-
-    def __len__(self) -> int:
-        return len(self.read())
 
 
 def person_digests(secret: bytes | None, persons: Persons, scope: str = LOCAL_SCOPE) -> tuple[str, ...]:
@@ -167,13 +78,13 @@ class RecordsRead:
     @classmethod
     def of(cls, columns: Sequence[Any] = (), *, exchangeable: Any = None) -> "RecordsRead":
         """From the role columns (in the method's role order) and an optional matrix of order-free columns."""
-        parts = [_canonical_cells(c) for c in columns]
+        parts = [canonical_cells(c) for c in columns]
         if exchangeable is not None:
             matrix = np.asarray(exchangeable, dtype=float)
             if matrix.ndim == 1:
                 matrix = matrix[:, None]
             varying = matrix[:, np.ptp(matrix, axis=0) > 0] if len(matrix) else matrix
-            parts += [_canonical_cells(c) for c in np.sort(varying, axis=1).T]
+            parts += [canonical_cells(c) for c in np.sort(varying, axis=1).T]
         parts = [p for p in parts if p.nunique(dropna=False) > 1] or parts[:1]
         if not parts:
             raise ValueError("a release reads at least one column")

@@ -123,7 +123,7 @@ class Ledger:
         cap = Budget(float(epsilon), float(delta))
 
         def check(spend: Sequence[Spend]) -> None:
-            most = self._most(Standing(tuple(spend), None), cap)
+            most = self.most_spent(Standing(tuple(spend), None), cap)
             if _over(most, cap):
                 raise BudgetExceeded(
                     f"a person of this data set has already spent ε = {most[0]:g}, δ = {most[1]:g}; "
@@ -171,7 +171,7 @@ class Ledger:
         basic composition."""
         holding = self._as_holding(dataset)
         standing = self.standing(holding)
-        return self._most(standing, self._effective(holding.key, standing.cap))
+        return self.most_spent(standing, self._effective(holding.key, standing.cap))
 
     def spent_basic(self, dataset: str | Holding) -> tuple[float, float]:
         """The most-charged person's total (ε, δ) by basic composition (the sum), shown beside the tight figure."""
@@ -186,7 +186,7 @@ class Ledger:
         cap = self._effective(holding.key, standing.cap)
         if cap is None:
             return None
-        eps, delta = self._most(standing, cap)
+        eps, delta = self.most_spent(standing, cap)
         return max(cap.epsilon - eps, 0.0), (cap.delta if self.tight_applies(cap) else max(cap.delta - delta, 0.0))
 
     def tight_applies(self, cap: Budget | None) -> bool:
@@ -201,7 +201,8 @@ class Ledger:
             return 0.0
         return accounting.history(accounting.events_from_json(joined)).composition(delta_total).epsilon_tight
 
-    def _most(self, standing: Standing, cap: Budget | None) -> tuple[float, float]:
+    def most_spent(self, standing: Standing, cap: Budget | None) -> tuple[float, float]:
+        """The most-charged person's (ε, δ) in ``standing`` as ``cap`` is checked (tight ε where it applies)."""
         basic = standing.most()
         if not self.tight_applies(cap):
             return basic
@@ -228,7 +229,7 @@ class Ledger:
         by_delta = max(after[g][1] for g in over) - cap.delta
         excess = ", ".join(text for text, amount in ((f"ε = {by_eps:.4g}", by_eps), (f"δ = {by_delta:.3g}", by_delta))
                            if amount > 0)
-        most = self._most(standing, cap)
+        most = self.most_spent(standing, cap)
         return (f"This release costs ε = {epsilon:g}, δ = {delta:g} and reads {standing.persons:,} "
                 f"{_people(standing.persons)} of {name or self.name_of(holding.key)}; it would take {count:,} of them "
                 f"past the per-person cap (ε = {cap.epsilon:g}, δ = {cap.delta:g}) {rule}, by up to {excess}: the "
