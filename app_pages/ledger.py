@@ -44,8 +44,11 @@ column or row order), so choosing other columns, responses, features, groups, un
 never makes new people, and an unrelated cohort shares nothing unless it shares identifiers (or identical whole
 rows). Bundled sets name their persons by a documented rule (R's row order; GDSC's COSMIC ids).
 
-A person's spend is the **basic sequential composition** of every release that read them: the sum of their ε, and
-likewise δ. The cap is **per person**: a release is refused, on every page and in every session, if it would take
+A person's spend is the composition of every release that read them. Each release records the privacy events its
+mechanism ran, and the cap is checked on the person's **tight ε at the cap's δ** (privacy-loss distributions from
+Google's dp-accounting, RDP as a check, never above **basic composition** — the sum of ε and of δ — which is shown
+beside it). Ten regressions with Gaussian noise at ε = 1 cost a person about ε = 1.4 at δ = 10⁻³, not 10. The cap
+is **per person**: a release is refused, on every page and in every session, if it would take
 any person it reads past it; the refusal says how many and by how much, never which. The charge is recorded before
 the released values are shown. The ledger is kept in the server's database ({literal(ledger.location)}): reloading,
 opening another tab or restarting the server gives no budget back. It holds costs, public parameters, the released
