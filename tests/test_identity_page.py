@@ -159,3 +159,46 @@ def test_a_named_provider_gets_its_own_sign_in_button():
                           "hospital": provider}
     at.run()
     assert not at.exception and [b.label for b in at.sidebar.button] == ["Sign in with hospital"]
+
+
+def test_a_reviewer_granted_on_the_ledger_page_is_a_reviewer_even_without_visitors():
+    """Issue 42 §4: a grant stored in the ledger makes its reviewer a reviewer, as a configured one — shown as one,
+    reading the granting custodian's ledger, and let in where the deployment admits no visitors."""
+    from dpcore.ledger.config import LedgerConfig, open_ledger
+    from ui.state import DEFAULT_DATA_DIR
+
+    write_config(ACCESS.replace("[access]\n", "[access]\nallow_visitors = false\n"))
+    ledger = open_ledger(LedgerConfig.from_env(DEFAULT_DATA_DIR))
+    vera = signed_in("vera@hospital.example", "Vera")
+    assert person_for(vera).role == "visitor"  # before the grant: no role
+    ledger.grant_review("alice@hospital.example", "vera@hospital.example", actor="alice@hospital.example")
+    person = person_for(vera)
+    assert (person.role, person.reviews) == ("reviewer", ("alice@hospital.example",))
+    at = app(user=vera).run()
+    assert not at.exception and at.title[0].value.startswith("Privacy–utility trade-offs")  # let in
+    text = sidebar_text(at)
+    assert "Reviewer: reads the ledger and reports granted to you" in text and "Visitor" not in text
+    assert "sign in" not in " ".join(i.value for i in at.info).lower()
+
+
+def test_visitors_are_told_what_they_can_actually_do():
+    """Issue 44 §12: the embedded default has no sign-in, so a remote visitor is not told to sign in; a signed-in
+    person without a role is told to ask for one."""
+
+    def script():
+        import streamlit as st
+
+        from ui.identity import how_to_become
+
+        st.session_state["advice"] = how_to_become("a custodian")
+
+    bare = AppTest.from_function(script, default_timeout=30).run()
+    assert "no sign-in" in bare.session_state["advice"] and "sign in (sidebar)" not in bare.session_state["advice"]
+    eve = AppTest.from_function(script, default_timeout=30)
+    eve.secrets["auth"] = AUTH
+    eve.user = signed_in("eve@hospital.example", "Eve")
+    assert "no role here" in eve.run().session_state["advice"]
+    out = AppTest.from_function(script, default_timeout=30)
+    out.secrets["auth"] = AUTH
+    out.user = {"is_logged_in": False}
+    assert "sign in (sidebar)" in out.run().session_state["advice"]
