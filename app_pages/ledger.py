@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcore.access import CUSTODIAN, VISITOR
-from dpcore.figures import person_spend_figure
+from dpcore.ledger.figures import person_spend_figure
 from dpcore.ledger import history_report
 from dpcore.report import html_report, internal_notes_html
 from ui import (

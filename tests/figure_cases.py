@@ -13,6 +13,7 @@ from dpcore import attack_figures as AF
 from dpcore import figures as F
 from dpcore import release_figures as LF
 from dpcore.ledger import Spend
+from dpcore.ledger import figures as LedgerF
 from dpcore import survival as sv
 from dpcore.fdr import figures as FF
 from dpcore.fdr.core import StreamResult
@@ -140,7 +141,7 @@ def cases():
                                                            epsilon=2.0, y_title="F1", title="t", log_y=True),
         "figures.epsilon_choice_figure": lambda: F.epsilon_choice_figure(choice, metric_label="coverage"),
         "figures.audit_figure": lambda: F.audit_figure(a, b, audit_res),
-        "figures.person_spend_figure": lambda: F.person_spend_figure(
+        "ledger.person_spend_figure": lambda: LedgerF.person_spend_figure(
             [Spend(1.0, 0.0, 70, 1), Spend(3.0, 1e-6, 30, 2), Spend(9.5, 0.0, 1, 6)], 10.0),
         "figures.audit_figure_discrete": lambda: F.audit_figure(np.r_[np.zeros(90), np.ones(10)], np.zeros(100),
                                                                audit_res),

@@ -29,7 +29,7 @@ def test_dpcore_never_imports_streamlit():
 
 METHODS = ("survival", "regression", "sparse", "fdr")
 #: figure modules: Plotly builders, which may import results but are imported only by figures and reports
-FIGURE_MODULES = {"dpcore.figures", "dpcore.attack_figures", "dpcore.release_figures",
+FIGURE_MODULES = {"dpcore.figures", "dpcore.attack_figures", "dpcore.release_figures", "dpcore.ledger.figures",
                   *(f"dpcore.{m}.figures" for m in METHODS)}
 #: the report layer: renders bundles and decides which figures go with them
 REPORT_MODULES = {"dpcore.report", "dpcore.ledger.history"}

@@ -19,13 +19,14 @@ import pytest
 from dpcore import figures
 from dpcore import attack_figures, release_figures
 from dpcore.fdr import figures as fdr_figures
+from dpcore.ledger import figures as ledger_figures
 from dpcore.regression import figures as regression_figures
 from dpcore.sparse import figures as sparse_figures
 from dpcore.survival import figures as survival_figures
 from tests.figure_cases import cases
 
 MODULES = {"figures": figures, "regression": regression_figures, "fdr": fdr_figures, "survival": survival_figures,
-           "sparse": sparse_figures, "attack": attack_figures, "release": release_figures}
+           "sparse": sparse_figures, "attack": attack_figures, "release": release_figures, "ledger": ledger_figures}
 CASES = cases()
 
 
@@ -218,7 +219,7 @@ BEFORE = {  # the stream figure since issue 14: points only for the tested hypot
                                    ('α = 0.05', 1, 'x domain'), ('α + δT = 0.125', 1, 'x domain')],
                         'hovermode': 'x unified',
                         'hover': 'skip - skip -'},
- 'figures.person_spend_figure': {'traces': 'bar', 'legend': ['persons'], 'subplots': [['x', 'y']], 'axes': {},
+ 'ledger.person_spend_figure': {'traces': 'bar', 'legend': ['persons'], 'subplots': [['x', 'y']], 'axes': {},
                                   'vlines': [['x', 10.0]], 'hlines': [],
                                   'labels': [['per-person cap ε = 10', 10.0, 'x']], 'hovermode': 'closest',
                                   'hover': 'template'},
