@@ -30,10 +30,12 @@ def bound_threads(threads: int = SESSION_THREADS) -> None:
     (numpy's OpenBLAS is, with Streamlit) are limited through threadpoolctl, for every API (BLAS and OpenMP); numba's
     count is per calling thread, so it is set for the session's script thread that calls this.
     """
+    numba = sys.modules.get("numba")
     for name in _LOAD_TIME_SETTINGS:
+        if name == "NUMBA_NUM_THREADS" and numba is not None:
+            continue  # numba re-reads it at every compilation and refuses a value other than its pool's size
         if os.environ.get(name) != str(threads):  # written once: setenv beside another thread's getenv is unsafe
             os.environ[name] = str(threads)
     threadpool_limits(limits=threads)
-    numba = sys.modules.get("numba")
     if numba is not None:
         numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
