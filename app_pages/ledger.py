@@ -12,6 +12,7 @@ import streamlit as st
 from dpcore.access import CUSTODIAN, VISITOR
 from dpcore.ledger.figures import person_spend_figure
 from dpcore.ledger import history_report
+from dpcore.release import spreadsheet_safe
 from dpcore.report import html_report, internal_notes_html
 from ui import (
     audits,
@@ -151,13 +152,13 @@ with tables:
         if not any(r.via for r in records):  # schema 2's charges through shared records, if this ledger has any
             table = table.drop(columns="charged through")
         st.subheader("Releases (all sessions)")
-        st.dataframe(table, hide_index=True, width="stretch", column_config=_EXACT)
+        st.dataframe(spreadsheet_safe(table), hide_index=True, width="stretch", column_config=_EXACT)
         _person_spend_section(scopes)
         st.subheader("Totals per data set")
         totals = pd.DataFrame(ledger.summary(session=session, scopes=scopes))
         for cap in ("ε cap", "δ cap"):  # a missing cap reads "no cap", not "None"
             totals[cap] = [f"{v:g}" if v is not None and pd.notna(v) else "no cap" for v in totals[cap]]
-        st.dataframe(totals, hide_index=True, width="stretch",  # %g: δ = 2.5e-4 must not read 0.0003
+        st.dataframe(spreadsheet_safe(totals), hide_index=True, width="stretch",  # %g: δ = 2.5e-4 must not read 0.0003
                      column_config={c: st.column_config.NumberColumn(c, format="%g") for c in ("ε spent", "δ spent")})
         st.caption("Per data set: the releases made on it, the persons they read, and the most-charged of those "
                    "persons (what they spent on every data set that read them).")

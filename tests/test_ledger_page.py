@@ -99,3 +99,28 @@ def test_a_cap_shows_in_the_totals_at_once_and_audits_alone_make_a_report():
     assert any("0 release(s) and 1 audit(s)" in c.value for c in at.caption)  # audits alone make a report
     report = html_report([], audits=[planted])
     assert "Privacy audit — survival" in report and "deliberately planted bug" in report
+
+
+def test_per_person_spend_is_shown_and_hostile_names_are_escaped_for_spreadsheets():
+    """Issue 42 §3: the distribution of spend per person against the cap, tight and basic side by side; issue 44 §3:
+    a data set named like a formula reaches the tables' CSV download escaped."""
+    import numpy as np
+
+    from dpcore.ledger import Persons
+    from dpcore.ledger.config import LedgerConfig, open_ledger
+    from ui.state import DEFAULT_DATA_DIR
+
+    ledger = open_ledger(LedgerConfig.from_env(DEFAULT_DATA_DIR))
+    persons = Persons.of_column(np.arange(40), "id")
+    ledger.charge(ledger.holding(persons), "KM", 1.0, label="=HYPERLINK(\"x\")")
+    ledger.charge(ledger.holding(persons.subset(np.arange(40) < 10)), "KM", 2.0)
+    at = AppTest.from_file(PAGE, default_timeout=30).run()
+    assert not at.exception
+    releases, per_person, totals = at.dataframe
+    assert releases.value["data set"].iloc[0] == "'=HYPERLINK(\"x\")" and totals.value["data set"].iloc[0][0] == "'"
+    table = per_person.value.sort_values("ε (basic)")
+    assert table["persons"].tolist() == [30, 10] and table["ε (basic)"].tolist() == [1.0, 3.0]
+    assert (table["ε (as checked)"] <= table["ε (basic)"] + 1e-9).all()
+    text = " ".join(m.value for m in at.markdown)
+    assert "**40** persons read by releases" in text and "nobody is over it" in text
+    assert any(c.proto.spec for c in at.get("plotly_chart"))  # the histogram against the cap

@@ -12,6 +12,7 @@ import streamlit as st
 
 from dpcore.access import CUSTODIAN
 from dpcore.ledger import WHOLE_ROW, BudgetExceeded, Holding, Ledger, Persons, RecordsRead, fingerprint
+from dpcore.release import spreadsheet_safe
 from dpcore.report import CustodianNote, html_report, internal_notes_html
 from dpcore.validation import InputError
 from ui.exports import figure_downloads
@@ -124,7 +125,7 @@ def release_panel(
     )
     for name, table in bundle.tables.items():
         with st.expander(f"Released table: {literal(name)} ({len(table)} rows)"):
-            st.dataframe(pd.DataFrame(table), hide_index=True)
+            st.dataframe(spreadsheet_safe(pd.DataFrame(table)), hide_index=True)  # its CSV button too
     stem = bundle.file_stem()
     note = st.session_state.get(f"{state_key}_note")
     # Exports are built only when clicked (callables): a ZIP with its report is ~0.2 s and several MB, which
