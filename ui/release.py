@@ -185,7 +185,7 @@ def _standing(ledger: Ledger, dataset: Holding, epsilon: float, delta: float, ev
     if cap is None:
         return text + " No cap is set for this data set.", ""
     text += f" Per-person cap ε = {cap.epsilon:g}, δ = {cap.delta:g}; left for everyone read: " \
-            f"ε = {max(cap.epsilon - most_eps, 0.0):.4g}."
+            f"ε = {max(cap.epsilon - most_eps, 0.0):.3g}."
     problem = ledger.refusal(dataset, standing, epsilon, delta, events, "this data set")
     if problem:
         return text, (f"Not enough budget left for this release. {problem} Lower ε (or δ), or leave out the people "

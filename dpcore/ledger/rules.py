@@ -233,7 +233,7 @@ class Ledger:
         return (f"This release costs ε = {epsilon:g}, δ = {delta:g} and reads {standing.persons:,} "
                 f"{_people(standing.persons)} of {name or self.name_of(holding.key)}; it would take {count:,} of them "
                 f"past the per-person cap (ε = {cap.epsilon:g}, δ = {cap.delta:g}) {rule}, by up to {excess}: the "
-                f"most-charged has ε = {max(cap.epsilon - most[0], 0):g}, δ = {max(cap.delta - most[1], 0):g} left.")
+                f"most-charged has ε = {max(cap.epsilon - most[0], 0):.3g}, δ = {max(cap.delta - most[1], 0):.3g} left.")
 
     def _refuse_past_cap(self, holding: Holding, name: str, epsilon: float, delta: float, events: str,
                          standing: Standing) -> None:
