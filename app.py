@@ -18,7 +18,7 @@ bound_threads()
 from ui import current_dataset, get_ledger, session_id, url_toggle
 from dpcore.access import CUSTODIAN, VISITOR
 from ui.identity import account_panel, current_person
-from ui.state import current_holding, forget_current_dataset, readable_scopes, standing_of
+from ui.state import current_holding, forget_current_dataset, on_status_redraw, readable_scopes, standing_of
 from ui.widgets import LINKED, forget_control
 from ui.layout import TEACHING_KEY, literal
 
@@ -109,11 +109,18 @@ if st.session_state.get("_page") != navigation.url_path:
         del st.query_params[LINKED]
 
 # Drawn before the page (kept when the page stops early with st.stop, which drops anything drawn after
-# it) and again after it, replacing the first, so a release made in this run shows at once.
-with status.container():
-    _session_status()
+# it) and again after it, replacing the first, so a release made in this run shows at once; an upload that fails
+# redraws it at once (ui.data), before its page stops.
+
+
+def _draw_status() -> None:
+    with status.container():
+        _session_status()
+
+
+on_status_redraw(_draw_status)
+_draw_status()
 try:
     navigation.run()
 finally:
-    with status.container():
-        _session_status()
+    _draw_status()

@@ -50,3 +50,23 @@ def test_a_million_columns_are_named_within_seconds_and_leave_the_server_idle(ap
     time.sleep(3.0)
     share = (cpu_seconds(app_server.pid) - before) / (time.monotonic() - t0)
     assert share < IDLE_SHARE, f"the server used {share:.0%} of a core after the tab closed"
+
+
+def test_after_a_failed_upload_the_sidebar_names_no_data_set(app_server, _browser, streamlit_idle, tmp_path):
+    """Issue 44 §12: the sidebar's "Current data set" went on naming the bundled set after an upload failed."""
+    wide = tmp_path / "wide.csv"
+    wide.write_bytes(wide_csv())
+    context = _browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.goto(f"{app_server}/survival")
+    streamlit_idle(page)
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    assert "(bundled)" in sidebar.inner_text()
+    page.get_by_text("upload a CSV").first.click()
+    streamlit_idle(page)
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(wide)
+    page.locator('[data-testid="stAlertContentError"]', has_text=f"The header names {WIDE:,} columns").wait_for()
+    streamlit_idle(page)
+    text = sidebar.inner_text()
+    assert "none chosen yet" in text and "(bundled)" not in text, text
+    context.close()

@@ -94,12 +94,13 @@ def upload_csv(key: str, *, label: str = "Upload a CSV file", hint: str = "", he
     else:
         if hint:
             st.info(hint)
+        forget_current_dataset(redraw=True)  # no file: no data set is current (the page stops here)
         return None
     try:
         frame = read_csv(data)
     except InputError as err:
         st.error(literal(f"{name}: {err}"), icon=":material/warning:")
-        forget_current_dataset()  # the sidebar must not go on naming the data set shown before
+        forget_current_dataset(redraw=True)  # the sidebar must not go on naming the data set shown before
         return None
     st.session_state[_kept(key)] = (name, data)
     fp = table_fingerprint(frame)
@@ -111,7 +112,7 @@ def upload_csv(key: str, *, label: str = "Upload a CSV file", hint: str = "", he
                                else Persons.of_column(frame[chosen], str(chosen)))
     except ValueError as err:
         st.error(literal(f"{name}: {err}. Choose another person column, or none."), icon=":material/warning:")
-        forget_current_dataset()
+        forget_current_dataset(redraw=True)
         return None
     return UploadedTable(frame=frame if chosen is None else frame.drop(columns=[chosen]), fingerprint=fp, name=name,
                          persons=persons)

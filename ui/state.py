@@ -24,6 +24,7 @@ _SESSION = "_dp_session"
 _RELEASES = "_dp_releases"
 _CURRENT = "_dp_current_dataset"
 _CURRENT_HOLDING = "_dp_current_holding"
+_REDRAW = "_dp_status_redraw"
 _OPENED = "_dp_opened_datasets"
 #: data sets a session remembers for the cap form (a few dict entries: memory stays bounded)
 OPENED_KEPT = 20
@@ -112,10 +113,20 @@ def standing_of(ledger: Ledger, holding):
     return session_memo("ledger_standing", (holding, ledger.version()), lambda: ledger.standing(holding))
 
 
-def forget_current_dataset() -> None:
-    """No data set is current until the page shown names one (called when the page changes or an upload fails)."""
+def forget_current_dataset(*, redraw: bool = False) -> None:
+    """No data set is current until the page shown names one (called when the page changes or an upload fails).
+
+    ``redraw``: redraw the sidebar's status now (:func:`on_status_redraw`), for a page that stops early (``st.stop``
+    drops what the entry point would draw after the page)."""
     st.session_state.pop(_CURRENT, None)
     st.session_state.pop(_CURRENT_HOLDING, None)
+    if redraw and callable(st.session_state.get(_REDRAW)):
+        st.session_state[_REDRAW]()
+
+
+def on_status_redraw(redraw) -> None:
+    """The entry point's function that redraws the sidebar's status in this run (kept in this session only)."""
+    st.session_state[_REDRAW] = redraw
 
 
 _MEMO = "_dp_memo_"
