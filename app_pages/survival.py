@@ -40,22 +40,24 @@ TEACHING = {rule: "1. People are put in public time bins. 2. The counts per bin 
             "usual formulas run on these counts. The dark curve uses the same formulas on the true counts."
             for rule, step in {
                 "isotonic": "Nothing is clipped yet: the noisy counts are first made consistent (everyone leaves by "
-                            "the horizon, so the exits add up to the noisy number at the start, and the difference is "
-                            "shared out equally — the number at risk is then pinned at both ends instead of drifting), "
+                            "the horizon, so all exits add up to the number of people n, which is known, and the "
+                            "difference is shared out equally; the number at risk is the sum of the exits still to "
+                            "come, so it shrinks to nothing at the horizon instead of drifting), "
                             "then each count's running total gets the closest never-decreasing fit, so no count is "
                             "negative without a one-sided clip that would add phantom deaths. People censored in a "
                             "bin count as at risk for half of it (the life-table rule).",
-                "bridge": "The noisy counts are made consistent (everyone leaves by the horizon, so the exits add up "
-                          "to the noisy number at the start); negative counts are kept (clipping them would add "
+                "bridge": "The noisy counts are made consistent (everyone leaves by the horizon, so all exits add up "
+                          "to the known n); negative counts are kept (clipping them would add "
                           "phantom deaths), and the curve is clipped to [0, 1] only when shown.",
                 "running": "The number at risk is the noisy start minus everyone who left earlier (negative counts "
                            "kept in that sum), never below 0 nor rising; events are clipped at 0.",
-                "spec": "Negative counts are set to 0, the number at risk is rebuilt bin by bin (start minus everyone "
+                "spec": "The paper's release also noises the number at the start of each group. Negative counts are "
+                        "set to 0, the number at risk is rebuilt bin by bin (start minus everyone "
                         "who had an event or was censored earlier), and a bin cannot have more events than people at "
                         "risk (the paper's rule).",
             }.items()}
 RULE_LABELS = {"isotonic": "both ends + monotone fit (default)", "bridge": "both ends, unclipped",
-               "running": "running sum", "spec": "clip, then subtract (paper)"}
+               "running": "running sum", "spec": "the paper's release and rule"}
 
 
 @dataclass(frozen=True)
@@ -107,15 +109,16 @@ def _sweep_and_figure(src: Source, horizon, grid_unit, width, *args):
 def _sweep(src: Source, horizon, grid_unit, width, compare, estimator, draws, seed, kind, event_type,
            risk_set, aware) -> sv.UtilityCurve:
     grid = sv.make_grid(horizon, data_unit=src.time_unit, grid_unit=grid_unit, width=width)
-    counts = _counts(src, grid, compare)
+    counts = _counts(src, grid, compare, risk_set)
     return sv.utility_curve(counts, SWEEP, draws=draws, rng=np.random.default_rng(seed + 1), estimator=estimator,
                             kind=kind, event_type=event_type, risk_set=risk_set, noise_aware_logrank=aware)
 
 
-def _counts(src: Source, grid: sv.Grid, compare: bool) -> sv.Counts:
+def _counts(src: Source, grid: sv.Grid, compare: bool, risk_set: str) -> sv.Counts:
+    """The counts as the chosen rule's release noises them (the paper's rule: the paper's matrix)."""
     return sv.count_matrix(src.time, src.event, grid, group=src.group if compare else None,
                            groups=src.groups if compare else None, n_types=len(src.event_labels),
-                           event_labels=src.event_labels)
+                           event_labels=src.event_labels, statistic=sv.statistic_for(risk_set))
 
 
 def _upload() -> Source | None:
@@ -261,7 +264,8 @@ with c2:
     if src.groups:
         compare = ui.url_toggle(f"Compare by {ui.literal(src.group_label or 'group')}", key="sv_cmp", value=True,
                                 help="Per-group curves and a log-rank test; the groups' counts are released "
-                                     "together (sensitivity 4).")
+                                     "together (sensitivity 2; 4 with the paper's rule, which also releases each "
+                                     "group's number at the start).")
     if compare:
         aware = ui.url_toggle("Noise-aware log-rank", key="sv_aware", value=True,
                               help="Recommended (on by default). Adds the variance of the known noise in every "
@@ -279,9 +283,10 @@ with c3:
     risk_set = ui.url_radio("Post-processing of the noisy counts", key="sv_rs", options=list(sv.RISK_SETS),
                             horizontal=True, format_func=lambda r: RULE_LABELS[r],
                             help="All are free post-processing of the released counts. Default: the counts are made "
-                                 "consistent (everyone leaves by the horizon, so the risk set is estimated from both "
-                                 "ends), nothing is clipped before the hazard, and each count's running total gets a "
-                                 "monotone least-squares fit. The paper clips every noisy count at 0 first, which "
+                                 "consistent (everyone leaves by the horizon, so all exits add up to the known n), "
+                                 "nothing is clipped before the hazard, and each count's running total gets a "
+                                 "monotone least-squares fit. The paper also releases each group's number at the "
+                                 "start (twice the noise with groups) and clips every noisy count at 0 first, which "
                                  "adds about b/2 phantom deaths to every quiet bin and pulls the curve down. "
                                  "Measured on every bundled set: docs/survival.md.")
 
@@ -301,7 +306,7 @@ if not src.bundled:
                 "study's planned follow-up: if follow-up ended earlier, the bins after it hold noise only.",
                 icon=":material/schedule:")
 
-counts = _counts(src, grid, compare)
+counts = _counts(src, grid, compare, risk_set)
 records = ui.records_read([src.time, src.event])  # the ledger's key for these people, outside the ε fragment
 G = counts.n_groups
 time_label = f"time ({grid.grid_unit})"
@@ -351,17 +356,18 @@ def _at_epsilon() -> None:
     epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=1.0, width=ui.CONTROL_WIDTH)
     if (width, grid_unit) == (rule_width, rule_unit) and _default_grid(horizon) != (rule_width, rule_unit):
         st.rerun(scope="app")  # the default grid depends on ε: rebuild the counts on it (the grid follows the rule)
-    noise = sv.survival_noise(epsilon, G, kind=kind)
+    noise = sv.noise_for(counts, epsilon, kind=kind)
     rng = np.random.default_rng(seed)
     noisy = sv.noisy_counts(counts, noise, rng=rng)  # the preview release every view shows
     minimum = sv.min_at_risk(noise.std)  # public (ε and Δ1 only): below it the curves are faded
 
-    st.markdown(
-        f"**What is noised:** per {'group' if G > 1 else 'data set'}, the number of people at time 0 and, in each of the "
-        f"{grid.k} bins, the number of events{' of each type' if len(src.event_labels) > 1 else ''} and of censorings. "
-        f"Each count gets independent {noise.describe()} — that is **each count ± {noise.std:.2g} people** "
-        f"(standard deviation). Everything else is computed from those noisy counts."
-    )
+    events_text = f"the number of events{' of each type' if len(src.event_labels) > 1 else ''} and of censorings"
+    noised = (f"per {'group' if G > 1 else 'data set'}, the number of people at time 0 and, in each of the {grid.k} "
+              f"bins, {events_text} (the paper's release)" if counts.statistic == "matrix" else
+              f"in each of the {grid.k} bins{' of each group' if G > 1 else ''}, {events_text}; the number at time 0 "
+              f"is their sum{' per group' if G > 1 else ''}, pinned to the total n = {src.time.size:,}")
+    st.markdown(f"**What is noised:** {noised}. Each count gets independent {noise.describe()} — that is **each count "
+                f"± {noise.std:.2g} people** (standard deviation). Everything else is computed from those noisy counts.")
     labels = VIEWS if G > 1 else VIEWS[:2]
     tabs = ui.view_switch(labels, key="sv_view")
 
@@ -411,8 +417,11 @@ def _at_epsilon() -> None:
                 "noise and re-running the post-processing, a parametric bootstrap, with each redraw's sampling "
                 "error) and covers both sources; it costs no extra privacy.\n\n"
                 "**Sensitivity.** Replacing one person moves them from one cell to another: 2 counts change by 1"
-                + (" per group; with groups released together a person can also switch group, so 4 counts change"
-                   if G > 1 else "") + f". The noise scale is sensitivity / ε = {noise.scale:g}.",
+                + ((", even when they switch group, since only the cells are released (the number at the start is "
+                    "their sum, and the total n is the same for both data sets)" if counts.statistic == "histogram"
+                    else "; with the paper's release each group's number at the start is noised too, so a person "
+                         "who switches group changes 4 counts") if G > 1 else "")
+                + f". The noise scale is sensitivity / ε = {noise.scale:g}.",
                 title="What was noised, and what the intervals mean",
             )
 
@@ -473,8 +482,8 @@ def _at_epsilon() -> None:
 
     # ---- release ---------------------------------------------------------------------
     params = {"grid": grid.describe(), "groups": list(counts.groups), "estimators": "KM, NA, CIF, log-rank",
-              "risk_set": risk_set,
-              "sensitivity_l1": sv.sensitivity(G)}
+              "risk_set": risk_set, "statistic": counts.statistic,
+              "sensitivity_l1": sv.sensitivity(G, statistic=counts.statistic)}
     config = SurvivalConfig(
         dataset=name, horizon=horizon, grid_unit=grid_unit, width=width, epsilon=epsilon, seed=seed,
         estimator=estimator, event_type=event_type, compare=compare, noise_aware=aware, kind=kind, risk_set=risk_set,
@@ -488,7 +497,7 @@ def _at_epsilon() -> None:
         make_bundle=lambda: release_with_script(sv.release(
             src.time, src.event, grid=grid, epsilon=epsilon, group=src.group if compare else None,
             groups=src.groups if compare else None, n_types=len(src.event_labels), event_labels=src.event_labels,
-            dataset=src.label, fingerprint=src.fp, risk_set=risk_set,
+            dataset=src.label, fingerprint=src.fp, risk_set=risk_set, statistic=counts.statistic,
             group_column=src.group_label if compare else None), config),
     )
 

@@ -1,7 +1,8 @@
 """Reproduce the evaluation of Gondara & Wang (DP survival function estimation) on the bundled data.
 
 Nine data sets (the paper's), ε ∈ {1, 2, 3}, R noise draws each (the paper
-averaged 10 runs; default here 200), discrete Laplace noise as released.
+averaged 10 runs; default here 200), discrete Laplace noise on the paper's count matrix (``statistic="matrix"``:
+the number at the start noised too, so Δ1 = 4 with groups; the dashboard's default histogram has Δ1 = 2).
 Kaplan–Meier of the whole data set (one matrix, Δ1 = 2): mean sup-norm
 error, integrated absolute error (in grid units), median error (spec
 post-processing; also the sup error with the optional running-sum risk set); log-rank
@@ -48,8 +49,8 @@ def nine_rows(name: str, draws: int, seed: np.random.SeedSequence) -> list[dict]
     d = load_survival(name)
     grid = _grid(d)
     groups = tuple(manifest()["survival"][name]["groups"])
-    overall = sv.count_matrix(d.time, d.event, grid)
-    grouped = sv.count_matrix(d.time, d.event, grid, group=d.group, groups=groups)
+    overall = sv.count_matrix(d.time, d.event, grid, statistic="matrix")
+    grouped = sv.count_matrix(d.time, d.event, grid, group=d.group, groups=groups, statistic="matrix")
     km_uc = sv.utility_curve(overall, EPSILONS, draws=draws, rng=rng, kind="discrete_laplace")
     lr_uc = sv.utility_curve(grouped, EPSILONS, draws=draws, rng=rng, kind="discrete_laplace")
     na_uc = sv.utility_curve(grouped, EPSILONS, draws=draws, rng=rng, kind="discrete_laplace",
@@ -76,7 +77,7 @@ def competing_rows(name: str, draws: int, seed: np.random.SeedSequence) -> list[
     rng = np.random.default_rng(seed)
     d = load_survival(name)
     grid = _grid(d)
-    counts = sv.count_matrix(d.time, d.event, grid, n_types=2)
+    counts = sv.count_matrix(d.time, d.event, grid, n_types=2, statistic="matrix")
     uc = sv.utility_curve(counts, EPSILONS, draws=draws, rng=rng, kind="discrete_laplace", estimator="cif",
                           event_type=1)
     return [{"data set": name, "n": d.time.size, "bins": grid.k, "ε": eps, "event of interest": d.event_labels[1],
@@ -110,14 +111,15 @@ def risk_set_rows(name: str, draws: int, seed: np.random.SeedSequence) -> list[d
     grid = _grid(d)
     event = (np.asarray(d.event) != 0).astype(np.int64)
     groups = tuple(manifest()["survival"][name]["groups"])
-    releases = {"one matrix": sv.count_matrix(d.time, event, grid)}
+    releases = {"one matrix": sv.count_matrix(d.time, event, grid, statistic="matrix")}
     if groups:
-        releases["pooled from groups"] = sv.count_matrix(d.time, event, grid, group=d.group, groups=groups)
+        releases["pooled from groups"] = sv.count_matrix(d.time, event, grid, group=d.group, groups=groups,
+                                                         statistic="matrix")
     rows = []
     for release, counts in releases.items():
         exact = sv.km(sv.postprocess(counts.pooled())).estimate[0]
         for eps in RISK_SET_EPSILONS:
-            noisy = sv.noisy_counts(counts, sv.survival_noise(eps, counts.n_groups), rng=rng, draws=draws).pooled()
+            noisy = sv.noisy_counts(counts, sv.noise_for(counts, eps), rng=rng, draws=draws).pooled()
             row = {"data set": name, "release": release, "bins": grid.k, "ε": eps}
             for risk_set in ("spec", "running"):
                 diff = np.abs(sv.km(sv.postprocess(noisy, risk_set=risk_set)).estimate[:, 0] - exact)
@@ -141,9 +143,10 @@ def cancer_at_month_13(draws: int = 500, seed: int = 0) -> pd.DataFrame:
     13 — the true value, the page's seed-0 preview draw, and the mean and 5–95 % of ``draws`` draws per risk set."""
     d = load_survival("cancer")
     grid = _grid(d)
-    counts = sv.count_matrix(d.time, d.event, grid, group=d.group, groups=tuple(manifest()["survival"]["cancer"]["groups"]))
+    counts = sv.count_matrix(d.time, d.event, grid, group=d.group, groups=tuple(manifest()["survival"]["cancer"]["groups"]),
+                             statistic="matrix")
     j = int(np.argmin(np.abs(grid.display - 13)))
-    noise = sv.survival_noise(1.0, 2)
+    noise = sv.noise_for(counts, 1.0)
     page = sv.noisy_counts(counts, noise, rng=np.random.default_rng(0)).pooled()
     many = sv.noisy_counts(counts, noise, rng=np.random.default_rng(seed), draws=draws).pooled()
     rows = [{"curve": "non-private", "S(13 months)": sv.km(sv.postprocess(counts.pooled())).estimate[0, j]}]

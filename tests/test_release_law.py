@@ -93,29 +93,34 @@ def _zcdp_rho(epsilon: float, delta: float) -> float:
 # ------------------------------------------------------------------ survival
 
 
-@pytest.mark.parametrize("groups, sensitivity", [(None, 2), (("a", "b"), 4)])
-def test_survival_release_counts_have_scale_sensitivity_over_epsilon(opendp, groups, sensitivity):
-    """survival.md: discrete Laplace of scale Δ1/ε on every count, Δ1 = 2 (one group) or 4 (groups together)."""
+@pytest.mark.parametrize("groups, statistic, sensitivity",
+                         [(None, "histogram", 2), (("a", "b"), "histogram", 2), (("a", "b"), "matrix", 4)])
+def test_survival_release_counts_have_scale_sensitivity_over_epsilon(opendp, groups, statistic, sensitivity):
+    """survival.md and docs/survival.md: discrete Laplace of scale Δ1/ε on every released count: the default
+    histogram (cells only) has Δ1 = 2 with or without groups; the paper's matrix (r_1 too) 2, or 4 with groups."""
     rng = np.random.default_rng(0)  # the data only; the noise is OpenDP's
     n, eps = 400, 1.0
     time, event = rng.uniform(0, 100, n), rng.integers(0, 2, n)
     group = rng.choice(["a", "b"], n) if groups else None
     grid = sv.make_grid(100.0, data_unit="days")
-    exact = sv.count_matrix(time, event, grid, group=group, groups=groups).vector()
+    exact = sv.count_matrix(time, event, grid, group=group, groups=groups, statistic=statistic).vector()
+    first_cell = 1 if statistic == "matrix" else 0  # the matrix carries r_1 before the cells
     noise = []
     for _ in range(3):
-        bundle = sv.release(time, event, grid=grid, epsilon=eps, group=group, groups=groups, band_draws=2)
-        assert [d[0] for d in opendp] == ["discrete_laplace"]  # one OpenDP draw of the whole matrix per release
+        bundle = sv.release(time, event, grid=grid, epsilon=eps, group=group, groups=groups, band_draws=2,
+                            statistic=statistic)
+        assert [d[0] for d in opendp] == ["discrete_laplace"]  # one OpenDP draw of all released counts per release
         (_, value, out), = opendp
         np.testing.assert_array_equal(value, exact)
         unclipped = bundle.tables["counts_unclipped"]
-        np.testing.assert_array_equal(unclipped["censored"], out[..., 1:].reshape(-1, 2)[:, 1])  # exported
+        np.testing.assert_array_equal(unclipped["censored"], out[..., first_cell:].reshape(-1, 2)[:, 1])  # exported
         noise.append(_noise(opendp.pop()))
     check_scale(np.concatenate(noise), "discrete_laplace", sensitivity / eps)
 
 
-@pytest.mark.parametrize("grouped", [False, True])
-def test_survival_one_call_releases_have_the_same_scales(opendp, grouped):
+@pytest.mark.parametrize("grouped, statistic, sensitivity",
+                         [(False, "histogram", 2), (True, "histogram", 2), (True, "matrix", 4)])
+def test_survival_one_call_releases_have_the_same_scales(opendp, grouped, statistic, sensitivity):
     """The one-call functions without ``rng`` (kaplan_meier; logrank for groups) release through OpenDP too."""
     rng = np.random.default_rng(5)
     n, eps = 400, 0.5
@@ -123,11 +128,11 @@ def test_survival_one_call_releases_have_the_same_scales(opendp, grouped):
     grid = sv.make_grid(100.0, data_unit="days")
     for _ in range(3):
         if grouped:
-            sv.logrank(time, event, group, grid=grid, epsilon=eps, groups=("a", "b"))
+            sv.logrank(time, event, group, grid=grid, epsilon=eps, groups=("a", "b"), statistic=statistic)
         else:
-            sv.kaplan_meier(time, event, grid=grid, epsilon=eps)
+            sv.kaplan_meier(time, event, grid=grid, epsilon=eps, statistic=statistic)
     assert [d[0] for d in opendp] == ["discrete_laplace"] * 3
-    check_scale(np.concatenate([_noise(d) for d in opendp]), "discrete_laplace", (4 if grouped else 2) / eps)
+    check_scale(np.concatenate([_noise(d) for d in opendp]), "discrete_laplace", sensitivity / eps)
 
 
 # ------------------------------------------------------------------ regression

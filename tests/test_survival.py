@@ -235,23 +235,26 @@ records = st.tuples(st.floats(0, 30, allow_nan=False), st.integers(0, 2), st.sam
 
 @settings(max_examples=150, deadline=None)
 @given(data=st.lists(records, min_size=1, max_size=40), new=records, pos=st.integers(0, 1000),
-       width=st.sampled_from([1.0, 3.0, 7.0]))
-def test_sensitivity_replace_one_random(data, new, pos, width):
+       width=st.sampled_from([1.0, 3.0, 7.0]), statistic=st.sampled_from(list(sv.STATISTICS)))
+def test_sensitivity_replace_one_random(data, new, pos, width, statistic):
     grid = sv.make_grid(20.0, data_unit="days", grid_unit="days", width=width)
     t, e, g = map(np.array, zip(*data))
     t2, e2, g2 = t.copy(), e.copy(), g.copy()
     i = pos % len(data)
     t2[i], e2[i], g2[i] = new
     groups = ("a", "b", "c")
-    one = _l1(sv.count_matrix(t, e, grid, n_types=2), sv.count_matrix(t2, e2, grid, n_types=2))
-    assert one <= sv.sensitivity(1)
-    many = _l1(sv.count_matrix(t, e, grid, group=g, groups=groups, n_types=2),
-               sv.count_matrix(t2, e2, grid, group=g2, groups=groups, n_types=2))
-    assert many <= sv.sensitivity(3)
+    one = _l1(sv.count_matrix(t, e, grid, n_types=2, statistic=statistic),
+              sv.count_matrix(t2, e2, grid, n_types=2, statistic=statistic))
+    assert one <= sv.sensitivity(1, statistic=statistic)
+    many = _l1(sv.count_matrix(t, e, grid, group=g, groups=groups, n_types=2, statistic=statistic),
+               sv.count_matrix(t2, e2, grid, group=g2, groups=groups, n_types=2, statistic=statistic))
+    assert many <= sv.sensitivity(3, statistic=statistic)
 
 
 @pytest.mark.parametrize("case", ["first-last", "event-censored", "between-groups", "beyond-horizon"])
 def test_sensitivity_adversarial(case):
+    """The default histogram moves by at most 2 whatever the groups; the paper's grouped matrix by 4 (attained by
+    a person who changes group: both groups' r_1 move as well)."""
     grid = sv.make_grid(100.0, data_unit="days", grid_unit="days", width=10)
     t = np.array([5.0, 50, 95, 20, 0]); e = np.array([1, 0, 1, 1, 0]); g = np.array(["a", "b", "a", "b", "a"])
     t2, e2, g2 = t.copy(), e.copy(), g.copy()
@@ -263,23 +266,50 @@ def test_sensitivity_adversarial(case):
         t2[0], e2[0], g2[0] = 99.0, 0, "b"
     else:
         t2[1], e2[1] = 1e9, 1  # far beyond the horizon: censored at H
-    single = _l1(sv.count_matrix(t, e, grid), sv.count_matrix(t2, e2, grid))
-    grouped = _l1(sv.count_matrix(t, e, grid, group=g, groups=("a", "b")),
-                  sv.count_matrix(t2, e2, grid, group=g2, groups=("a", "b")))
-    assert single <= sv.sensitivity(1) == 2
-    assert grouped <= sv.sensitivity(2) == 4
-    if case == "between-groups":
-        assert grouped == 4  # the bound is attained
-    if case == "first-last":
-        assert single == 2
+    for statistic in sv.STATISTICS:
+        single = _l1(sv.count_matrix(t, e, grid, statistic=statistic), sv.count_matrix(t2, e2, grid, statistic=statistic))
+        grouped = _l1(sv.count_matrix(t, e, grid, group=g, groups=("a", "b"), statistic=statistic),
+                      sv.count_matrix(t2, e2, grid, group=g2, groups=("a", "b"), statistic=statistic))
+        assert single <= sv.sensitivity(1, statistic=statistic) == 2
+        assert grouped <= sv.sensitivity(2, statistic=statistic) == (2 if statistic == "histogram" else 4)
+        if case == "between-groups":
+            assert grouped == sv.sensitivity(2, statistic=statistic)  # the bound is attained
+        if case == "first-last":
+            assert single == 2
 
 
 def test_add_remove_sensitivity():
     grid = sv.make_grid(10.0)
     t = np.array([1.0, 2, 3]); e = np.array([1, 0, 1]); g = np.array(["a", "b", "a"])
-    a = sv.count_matrix(t, e, grid, group=g, groups=("a", "b"))
-    b = sv.count_matrix(t[:2], e[:2], grid, group=g[:2], groups=("a", "b"))
-    assert _l1(a, b) <= sv.sensitivity(2, "add/remove-one") == 2
+    for statistic, bound in (("matrix", 2), ("histogram", 1)):
+        a = sv.count_matrix(t, e, grid, group=g, groups=("a", "b"), statistic=statistic)
+        b = sv.count_matrix(t[:2], e[:2], grid, group=g[:2], groups=("a", "b"), statistic=statistic)
+        assert _l1(a, b) <= sv.sensitivity(2, "add/remove-one", statistic=statistic) == bound
+
+
+def test_noise_of_another_statistic_is_refused():
+    """The histogram's noise (Δ1 = 2) on the paper's grouped matrix (Δ1 = 4) would halve its ε: refused."""
+    grid = sv.make_grid(10.0)
+    t = np.array([1.0, 2, 3]); e = np.array([1, 0, 1]); g = np.array(["a", "b", "a"])
+    matrix = sv.count_matrix(t, e, grid, group=g, groups=("a", "b"), statistic="matrix")
+    with pytest.raises(ValueError, match="Δ1 = 4"):
+        sv.noisy_counts(matrix, sv.survival_noise(1.0, 2), rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="Δ1 = 4"):
+        sv.release_counts(matrix, sv.survival_noise(1.0, 2))
+    assert sv.noise_for(matrix, 1.0).scale == 4.0
+
+
+def test_histogram_release_pins_the_public_n():
+    """The histogram's r_1 is the sum of each group's cells, and the post-processing pins all cells to n."""
+    d = load_survival("veteran")
+    grid = _grid(d)
+    counts = sv.count_matrix(d.time, d.event, grid, group=d.group, groups=d.groups)
+    assert counts.statistic == "histogram" and counts.total == d.time.size
+    assert counts.vector().shape == (2, grid.k * 2)  # cells only
+    noisy = sv.noisy_counts(counts, sv.noise_for(counts, 20.0), rng=np.random.default_rng(3), draws=50)
+    assert np.array_equal(noisy.at_start, noisy.events.sum((-1, -2)) + noisy.censored.sum(-1))
+    table = sv.postprocess(noisy, risk_set="bridge")
+    assert np.allclose(table.at_risk[..., 0].sum(-1), d.time.size)  # pinned: the groups' r_1 add up to n
 
 
 # --------------------------------------------------------------------------
@@ -298,8 +328,8 @@ def test_preview_is_vectorised_and_calibrated():
     z = draws.vector() - counts.vector()
     assert np.issubdtype(z.dtype, np.integer)
     assert z.std() == pytest.approx(noise.std, rel=0.03)
-    g = sv.survival_noise(1.0, 2, kind="laplace")
-    assert g.scale == 4.0
+    assert sv.survival_noise(1.0, 2, kind="laplace").scale == 2.0  # the histogram: Δ1 = 2 with groups too
+    assert sv.survival_noise(1.0, 2, kind="laplace", statistic="matrix").scale == 4.0
 
 
 def test_release_uses_opendp_and_integers():
@@ -388,7 +418,7 @@ def test_one_call_results_have_documented_attributes():
 @pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0])
 def test_audit_passes_and_catches_halved_noise(epsilon):
     scenarios = sv.audit_scenarios(epsilon)
-    assert len(scenarios) == 3
+    assert len(scenarios) == 4  # three on the histogram, one on the paper's grouped matrix
     for sc in scenarios:
         ok, _, _ = sc.run(60_000, seed=11)
         assert not ok.violation, (sc.name, ok.describe())
@@ -404,7 +434,7 @@ def test_release_bundle_contains_dp_values_only():
     assert bundle.epsilon == 1.0 and bundle.mechanisms
     assert set(bundle.tables) >= {"counts", "kaplan_meier", "nelson_aalen", "logrank"}
     payload = json.loads(bundle.to_json())
-    assert payload["public_parameters"]["sensitivity_l1"] == 4
+    assert payload["public_parameters"]["sensitivity_l1"] == 2  # the histogram, groups released together
     counts = bundle.tables["counts"]
     exact = sv.count_matrix(d.time, d.event, grid, group=d.group, groups=_groups("veteran"))
     # the released counts are noisy: not all equal to the exact ones

@@ -143,7 +143,7 @@ def test_km_figures_print_numbers_at_risk():
     assert len(columns) <= figures.RISK_COLUMNS
     numbers = [int(t) for t in texts if t.isdigit()]
     assert len(numbers) == 2 * len(columns) and min(numbers) >= 0
-    assert numbers[0] == int(table.at_risk[0, 0])
+    assert numbers[0] == round(table.at_risk[0, 0])
     assert list(fig.layout.xaxis.tickvals) == list(counts.grid.display[columns])
     pooled, pooled_exact = sv.postprocess(noisy.pooled()), sv.postprocess(counts.pooled())
     head = sf.headline_figure(sv.km(pooled), sv.km(pooled_exact), at_risk=pooled.at_risk[0],

@@ -83,11 +83,11 @@ def cells(c: SurvivalConfig) -> list[Cell]:
                   "ESTIMATOR, EVENT_TYPE, RISK_SET, NOISE = {est}, {etype}, {rs}, {kind}\n\n"
                   "grid = sv.make_grid({h}, data_unit=time_unit, grid_unit={unit}, width={w}, max_bins=2000)\n"
                   f"counts = sv.count_matrix(time, event, grid, {grouped}, n_types=len(event_labels),\n"
-                  "                         event_labels=event_labels)",
+                  "                         event_labels=event_labels, statistic=sv.statistic_for(RISK_SET))",
                   eps=c.epsilon, seed=c.seed, est=c.estimator, etype=c.event_type, rs=c.risk_set, kind=c.kind,
                   h=c.horizon, unit=c.grid_unit, w=c.width)),
-        Cell("One preview release: noise on every count of the count matrix, drawn with the page's seed.",
-             "noise = sv.survival_noise(EPSILON, counts.n_groups, kind=NOISE)\n"
+        Cell("One preview release: noise on every released count, drawn with the page's seed.",
+             "noise = sv.noise_for(counts, EPSILON, kind=NOISE)\n"
              "rng = np.random.default_rng(SEED)\n"
              "noisy = sv.noisy_counts(counts, noise, rng=rng)\n"
              "print(noise.describe())"),
@@ -104,6 +104,7 @@ def cells(c: SurvivalConfig) -> list[Cell]:
                   sweep=list(c.sweep), draws=c.sweep_draws, aware=c.noise_aware), figure="utility"),
         release_cell(METHOD, "EPSILON", "0.0", (
             f"bundle = sv.release(time, event, grid=grid, epsilon=EPSILON, {grouped},\n"
-            "                    n_types=len(event_labels), event_labels=event_labels, risk_set=RISK_SET)"),
+            "                    n_types=len(event_labels), event_labels=event_labels, risk_set=RISK_SET,\n"
+            "                    statistic=counts.statistic)"),
             "survival"),
     ]

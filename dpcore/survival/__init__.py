@@ -5,7 +5,8 @@ Specification: ``shared/docs/survival.md`` (Gondara & Wang, "Differentially Priv
 Estimation", with the spec's fixes: a public grid and censoring counts).
 
 **Sensitivity proof:** :mod:`dpcore.survival.statistic` (its module docstring and :func:`sensitivity`):
-L1 sensitivity 2 (one group) or 4 (several groups released together) under replace-one.
+under replace-one, L1 sensitivity 2 for the default release (the histogram of group × bin × outcome, with or
+without groups); the paper's matrix (the number at the start noised too) has 2, or 4 with several groups.
 
 The files, in the order data flows (each imports only the ones above it):
 
@@ -32,21 +33,22 @@ from dpcore.survival.grid import (  # noqa: F401
     GroupLabelsFromDataWarning, make_grid, points_grid, RELATION,
 )
 from dpcore.survival.statistic import (  # noqa: F401
-    count_matrix, Counts, MappedData, sensitivity, survival_from_frame, time_unit_warning,
+    count_matrix, Counts, DEFAULT_STATISTIC, MappedData, sensitivity, STATISTICS, survival_from_frame,
+    time_unit_warning,
 )
 from dpcore.survival.mechanism import (  # noqa: F401
-    noisy_counts, release_counts, survival_noise,
+    noise_for, noisy_counts, release_counts, survival_noise,
 )
 from dpcore.survival.estimators import (  # noqa: F401
     curve_for, CurveSet, DEFAULT_RISK_SET, describe_median, incidence_curve, km, loglog_interval, logrank_test,
     isotonic_increasing, LogrankArrays, median_interval, median_survival, min_at_risk, MIN_AT_RISK,
-    nelson_aalen_curve, noise_band, postprocess, reliable_edges, RISK_SETS, RiskTable,
+    nelson_aalen_curve, noise_band, postprocess, reliable_edges, RISK_SETS, RiskTable, statistic_for,
 )
 from dpcore.survival.one_call import (  # noqa: F401
     cumulative_incidence, kaplan_meier, logrank, LogrankResult, nelson_aalen, SurvivalResult,
 )
 from dpcore.survival.monte_carlo import (  # noqa: F401
-    metric_draws, noise_std_people, Utility, utility, utility_curve, UtilityCurve,
+    metric_draws, Utility, utility, utility_curve, UtilityCurve,
 )
 from dpcore.survival.bundle import (  # noqa: F401
     MEASURED_FRONTIER, release, released_tables,

@@ -6,12 +6,12 @@ import numpy as np
 
 from dpcore.audit import AuditScenario, release_path
 from dpcore.survival.grid import make_grid
-from dpcore.survival.mechanism import noisy_counts, release_counts, survival_noise
+from dpcore.survival.mechanism import noise_for, noisy_counts, release_counts
 from dpcore.survival.statistic import Counts, count_matrix
 
 
-def _audit_counts(kind: str) -> tuple[Counts, Counts, str]:
-    """Worst-case neighbouring data sets (n = 20 on a 5-bin grid) for one scenario."""
+def _audit_counts(kind: str, statistic: str = "histogram") -> tuple[Counts, Counts, str]:
+    """Worst-case neighbouring data sets (n = 21 on a 5-bin grid) for one scenario, counted as ``statistic``."""
     grid = make_grid(5.0, data_unit="days")
     base_t = np.array([1, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5, 1.5, 2.5, 3.5, 4.5, 0.5, 1.2, 2.2, 6.0])
     base_e = np.array([1, 1, 0, 1, 0, 1, 1, 0, 1, 1, 0, 0, 1, 1, 0, 1, 1, 0, 1, 0])
@@ -19,23 +19,25 @@ def _audit_counts(kind: str) -> tuple[Counts, Counts, str]:
     if kind == "first-last":
         tA, eA = np.append(base_t, 0.3), np.append(base_e, 1)
         tB, eB = np.append(base_t, 4.9), np.append(base_e, 0)
-        A = count_matrix(tA, eA, grid)
-        B = count_matrix(tB, eB, grid)
+        A = count_matrix(tA, eA, grid, statistic=statistic)
+        B = count_matrix(tB, eB, grid, statistic=statistic)
         text = ("A: one extra person has an event in the first bin; B: that person is replaced by someone "
                 "censored in the last bin (everything else equal).")
     elif kind == "event-censored":
         tA, eA = np.append(base_t, 2.5), np.append(base_e, 1)
         tB, eB = np.append(base_t, 2.5), np.append(base_e, 0)
-        A = count_matrix(tA, eA, grid)
-        B = count_matrix(tB, eB, grid)
+        A = count_matrix(tA, eA, grid, statistic=statistic)
+        B = count_matrix(tB, eB, grid, statistic=statistic)
         text = "A: one person has an event in bin 3; B: the same person is censored at the same time instead."
     elif kind == "between-groups":
         tA, eA, gA = np.append(base_t, 0.3), np.append(base_e, 1), np.append(base_g, "a")
         tB, eB, gB = np.append(base_t, 4.9), np.append(base_e, 0), np.append(base_g, "b")
-        A = count_matrix(tA, eA, grid, group=gA, groups=("a", "b"))
-        B = count_matrix(tB, eB, grid, group=gB, groups=("a", "b"))
+        A = count_matrix(tA, eA, grid, group=gA, groups=("a", "b"), statistic=statistic)
+        B = count_matrix(tB, eB, grid, group=gB, groups=("a", "b"), statistic=statistic)
         text = ("Groups released together (log-rank): A has an extra person in group a with an event in the "
-                "first bin; B replaces them by a person in group b censored in the last bin — four counts differ.")
+                "first bin; B replaces them by a person in group b censored in the last bin — "
+                + ("two cells differ." if statistic == "histogram" else
+                   "four counts differ (the paper's matrix: both groups' numbers at the start move too)."))
     else:
         raise ValueError(kind)
     return A, B, text
@@ -59,7 +61,8 @@ def _indicator_summary(vec: np.ndarray, a_vec: np.ndarray, b_vec: np.ndarray) ->
 
 
 def audit_scenarios(epsilon: float) -> list[AuditScenario]:
-    """Worst-case neighbouring pairs for the survival release (discrete Laplace on the count matrices).
+    """Worst-case neighbouring pairs for the survival releases (discrete Laplace on the histogram, the default,
+    and on the paper's matrix, whose grouped release has the larger sensitivity).
 
     The summary counts the changed cells whose noisy value lies on data set
     A's side; "all of them" is the event with the largest privacy loss
@@ -68,14 +71,16 @@ def audit_scenarios(epsilon: float) -> list[AuditScenario]:
     :func:`count_matrix` every time, so a wrong sensitivity is caught too.
     """
     scenarios = []
-    for kind, title in [("first-last", "record moved from the first to the last bin, event → censored"),
-                        ("event-censored", "event ↔ censored in the same bin"),
-                        ("between-groups", "record moved between groups (log-rank release)")]:
-        A, B, text = _audit_counts(kind)
+    for kind, statistic, title in [
+            ("first-last", "histogram", "record moved from the first to the last bin, event → censored"),
+            ("event-censored", "histogram", "event ↔ censored in the same bin"),
+            ("between-groups", "histogram", "record moved between groups (log-rank release)"),
+            ("between-groups", "matrix", "record moved between groups (the paper's matrix)")]:
+        A, B, text = _audit_counts(kind, statistic)
 
         def sampler(which, planted_bug, rng, draws, A=A, B=B):
             counts = A if which == "A" else B
-            noise = survival_noise(epsilon, counts.n_groups)
+            noise = noise_for(counts, epsilon)
             if planted_bug:
                 noise = noise.with_scale_factor(0.5)
             if rng is None:  # the release path: one OpenDP call on `draws` stacked copies of the matrices

@@ -30,9 +30,9 @@ from dpcore.survival.estimators import (
     reliable_edges,
 )
 from dpcore.survival.grid import RELATION, Grid
-from dpcore.survival.mechanism import release_counts, survival_noise
+from dpcore.survival.mechanism import noise_for, release_counts
 from dpcore.survival.one_call import _declared_groups
-from dpcore.survival.statistic import Counts, count_matrix, sensitivity
+from dpcore.survival.statistic import DEFAULT_STATISTIC, STATISTICS, Counts, count_matrix, sensitivity
 
 
 def _curve_frame(cs: CurveSet, name: str, band: tuple[np.ndarray, np.ndarray] | None = None,
@@ -65,7 +65,8 @@ def _whole(x) -> np.ndarray:
 COUNTS_NOTE = ("The 'counts' table shows whole, non-negative numbers: the noise can push a count of people below 0, "
                "which is no count at all, so each is rounded and clipped at 0 (free post-processing). The mechanism's "
                "raw output, negative values included, is 'counts_unclipped': it is unbiased, and the default "
-               "post-processing (risk set from both ends, monotone fit, no clipping before the hazard) is computed "
+               "post-processing (counts made consistent with the total, monotone fit, no clipping before the "
+               "hazard) is computed "
                "from it.")
 #: Which of the two log-rank p-values to report, and why (in the release's table, notes and on the page).
 LOGRANK_ADVICE = ("Report the noise-aware p-value. The plain test treats the noisy counts as real people: its "
@@ -173,13 +174,16 @@ def derived_from_tables(tables: dict[str, pd.DataFrame]) -> dict:
 def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequence[str] | None = None,
             n_types: int = 1, event_labels: Sequence[str] | None = None, dataset: str = "uploaded data",
             fingerprint: str = "", alpha: float = 0.05, band_draws: int = 200,
-            risk_set: str = DEFAULT_RISK_SET, group_column: str | None = None):
+            risk_set: str = DEFAULT_RISK_SET, group_column: str | None = None,
+            statistic: str = DEFAULT_STATISTIC):
     """One OpenDP release of the count matrices and everything derived from them, as a ReleaseBundle.
 
     Only the discrete-Laplace-noised counts and their post-processing are
     exported; the exact counts never leave this function. With ``group``,
     the declared label list ``groups`` is required (see :func:`count_matrix`);
     ``group_column`` (public: the column's name) names the groups in figures ("sex = 1").
+    ``statistic`` (:data:`STATISTICS`): the default noises the histogram of (group, bin, outcome) at Δ1 = 2;
+    ``"matrix"`` is the paper's release (the number at the start noised too; Δ1 = 4 with groups).
 
     The ``kaplan_meier`` table has one row per group per grid edge: ``survival``, and ``ci_lower``/``ci_upper``,
     the 95 % interval that covers the privacy noise as well as the sampling error (:func:`noise_band`: a
@@ -188,21 +192,27 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
     reaches the public :func:`min_at_risk`).
     """
     groups = _declared_groups(group, groups, epsilon, None)
-    counts = count_matrix(time, event, grid, group=group, groups=groups, n_types=n_types, event_labels=event_labels)
-    noise = survival_noise(epsilon, counts.n_groups, kind="discrete_laplace")
+    counts = count_matrix(time, event, grid, group=group, groups=groups, n_types=n_types, event_labels=event_labels,
+                          statistic=statistic)
+    noise = noise_for(counts, epsilon, kind="discrete_laplace")
     rel = release_counts(counts, noise)
     tables = released_tables(rel, noise, alpha=alpha, band_draws=band_draws, risk_set=risk_set)
     params = {**grid.public_params(), "groups": list(counts.groups), "event_types": list(counts.event_labels),
-              "time_above_horizon": "censored at the horizon", "sensitivity_l1": sensitivity(counts.n_groups),
+              "time_above_horizon": "censored at the horizon", "sensitivity_l1": sensitivity(counts.n_groups, statistic=counts.statistic),
               "noise": noise.describe(), "noise_std_per_count": noise.std, "alpha": alpha,
               "interval": f"parametric bootstrap from the released counts, {band_draws} redraws, each with its own "
                           "sampling error (post-processing)",
               "min_at_risk": min_at_risk(noise.std), "group_column": group_column,
-              "risk_set": risk_set,
+              "risk_set": risk_set, "statistic": statistic, "released_statistic": STATISTICS[statistic],
               "post_processing": f"{RISK_SETS[risk_set]}; events clipped to the number at risk"}
+    released = ("per group and bin, the events of each type and the censorings (the number at time 0 of each "
+                "group is their sum, and all groups together are pinned to the total n, which replace-one "
+                "neighbours share and this release treats as public)" if statistic == "histogram" else
+                "per group, the number at risk at time 0 and, per bin, the events of each type and the censorings "
+                "(the paper's release)")
     notes = (
-        f"Released: per group, the number at risk at time 0 and, per bin, the events of each type and the "
-        f"censorings, each with discrete Laplace noise (scale {noise.scale:g}, ± {noise.std:.3g} people).",
+        f"Released: {released}, each with discrete Laplace noise (scale {noise.scale:g}, ± {noise.std:.3g} "
+        "people).",
         "Curves, intervals, medians and the log-rank test are post-processing of those counts.",
         "The 95 % interval (ci_lower, ci_upper) covers the added noise as well as sampling error (a parametric "
         "bootstrap from the released counts); the Greenwood interval (greenwood_lower, greenwood_upper) covers "
@@ -216,6 +226,6 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
     ) + ((LOGRANK_ADVICE,) if counts.n_groups >= 2 else ())
     return ReleaseBundle(method="DP survival analysis", dataset=dataset, fingerprint=fingerprint,
                          epsilon=float(epsilon), delta=0.0,
-                         mechanisms=(f"discrete Laplace (OpenDP), Δ1 = {sensitivity(counts.n_groups)}",),
+                         mechanisms=(f"discrete Laplace (OpenDP), Δ1 = {sensitivity(counts.n_groups, statistic=counts.statistic)}",),
                          public_params=params, tables=tables, derived_params=derived_from_tables(tables),
                          relation=RELATION, notes=notes)

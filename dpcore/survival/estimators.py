@@ -7,7 +7,7 @@ run on noisy counts they give the DP estimates. Every array function accepts lea
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import special, stats
@@ -24,7 +24,8 @@ class RiskTable:
 
     ``actuarial``: the hazard of a bin divides by ``at_risk − censored/2`` (:attr:`exposed`, the life-table
     estimator: people censored within a bin were at risk for half of it on average), not by everyone at its
-    start. On a coarse grid this is far closer to the Kaplan–Meier curve of the raw times (Cancer, 6-month
+    start. ``statistic`` and ``pinned`` record how the counts were released (:data:`STATISTICS`) and whether the
+    histogram's cells were pinned to the public n: the noise-aware log-rank variance depends on both. On a coarse grid this is far closer to the Kaplan–Meier curve of the raw times (Cancer, 6-month
     bins: largest gap 0.060 → 0.017), where counting the censored as at risk for the whole bin lifts the curve.
     """
 
@@ -35,6 +36,8 @@ class RiskTable:
     groups: tuple[str, ...]
     event_labels: tuple[str, ...]
     actuarial: bool = False
+    statistic: str = "matrix"
+    pinned: bool = False
 
     @property
     def exposed(self) -> np.ndarray:
@@ -49,20 +52,31 @@ class RiskTable:
         return self.events.sum(-1)
 
     def pooled(self) -> "RiskTable":
-        return RiskTable(self.at_risk.sum(-2, keepdims=True), self.events.sum(-3, keepdims=True),
-                         self.censored.sum(-2, keepdims=True), self.grid, ("all",), self.event_labels, self.actuarial)
+        return replace(self, at_risk=self.at_risk.sum(-2, keepdims=True), events=self.events.sum(-3, keepdims=True),
+                       censored=self.censored.sum(-2, keepdims=True), groups=("all",))
 
 
 #: The post-processing rules that rebuild a risk table from noisy counts (all free post-processing), default first.
 RISK_SETS: dict[str, str] = {
-    "isotonic": "risk set from both ends (exits sum to the noisy n: least-squares split of the residual), no "
+    "isotonic": "consistent counts (the exits sum to n — the public n for the histogram, the noisy n for the paper's "
+                "matrix: least-squares split of the residual), no "
                 "clipping before the hazard, isotonic (monotone least-squares) fit of each cumulative hazard",
-    "bridge": "risk set from both ends (exits sum to the noisy n: least-squares split of the residual), "
+    "bridge": "consistent counts (the exits sum to n — the public n for the histogram, the noisy n for the paper's "
+              "matrix: least-squares split of the residual), "
               "unclipped events",
     "running": "running sum of the unclipped noisy counts, clipped at 0 and non-increasing; events clipped at 0",
     "spec": "clip every count at 0, then subtract (the paper's rule)",
 }
 DEFAULT_RISK_SET = "isotonic"
+
+
+def statistic_for(risk_set: str) -> str:
+    """The released statistic that goes with a post-processing rule on the page: the paper's rule (``"spec"``)
+    reproduces the paper's release (the matrix, ``r_1`` noised too); every other rule runs on the default
+    histogram, whose smaller sensitivity with groups (2, not 4) halves the noise (measured: docs/survival.md)."""
+    if risk_set not in RISK_SETS:
+        raise ValueError(f"risk_set must be one of {list(RISK_SETS)}, not {risk_set!r}")
+    return "matrix" if risk_set == "spec" else "histogram"
 def isotonic_increasing(y: np.ndarray) -> np.ndarray:
     """Least-squares non-decreasing fit of every row of ``y`` (last axis), vectorised over the leading axes.
 
@@ -101,11 +115,24 @@ def _both_ends(r1: np.ndarray, d: np.ndarray, c: np.ndarray) -> tuple[np.ndarray
     return r1 - share, d + share[..., None, None], c + share[..., None]
 
 
+def _pinned_histogram(d: np.ndarray, c: np.ndarray, total: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(r_1, d, c)`` from a released histogram: every record leaves by the horizon, so all groups' cells sum to
+    the public ``n`` (``total``, replace-one); the least-squares fit under that one constraint, with i.i.d. noise
+    on the ``M = G·k(K+1)`` cells, adds ``(n − Σ cells')/M`` to every cell; each group's ``r_1`` is then the sum of
+    its cells, so its risk set is the sum of its exits from bin j on. Without ``total`` (add/remove-one, where n
+    is private) the cells are kept. Post-processing of released counts and a public number only."""
+    if total is not None:
+        share = (total - d.sum((-1, -2, -3)) - c.sum((-1, -2))) / (c.shape[-2] * c.shape[-1] * (d.shape[-1] + 1))
+        d, c = d + share[..., None, None, None], c + share[..., None, None]
+    return d.sum((-1, -2)) + c.sum(-1), d, c
+
+
 def postprocess(counts: Counts, *, risk_set: str = DEFAULT_RISK_SET) -> RiskTable:
     """Post-processing (free): a risk table (numbers at risk, events) from released counts; see :data:`RISK_SETS`.
 
     ``risk_set="isotonic"`` (default, measured best in ``bench/bench_survival_estimators.py``): the counts are made
-    consistent (:func:`_both_ends`: the risk set estimated from both ends), nothing is clipped before the hazard
+    consistent (for the default histogram :func:`_pinned_histogram`: all exits sum to the public n, the risk set is
+    the sum of the exits to come; for the paper's matrix :func:`_both_ends`: the risk set from both ends), nothing is clipped before the hazard
     (clipping a count at 0 adds about b/2 phantom events to every quiet bin, a downward bias of the curve), the
     cumulative hazard of each event type ``Σ_{l≤j} d_l/r_l`` gets its least-squares non-decreasing fit
     (:func:`isotonic_increasing`, so every hazard is ≥ 0 without a one-sided clip), and the events are
@@ -124,6 +151,8 @@ def postprocess(counts: Counts, *, risk_set: str = DEFAULT_RISK_SET) -> RiskTabl
     the Kidney set stayed 1.0 off at ε = 10⁶).
     """
     whole = [np.rint(np.asarray(x, dtype=float)) for x in (counts.at_start, counts.events, counts.censored)]
+    if counts.statistic == "histogram":  # r_1 is not released: the cells' sum, pinned to the public n
+        whole = list(_pinned_histogram(whole[1], whole[2], counts.total))
     actuarial = risk_set in ("isotonic", "bridge")
     if actuarial:
         r1, d, c = _both_ends(*whole)
@@ -146,11 +175,12 @@ def postprocess(counts: Counts, *, risk_set: str = DEFAULT_RISK_SET) -> RiskTabl
         at_risk = np.minimum.accumulate(np.maximum(r1[..., None] - before, 0.0), axis=-1)
     else:
         raise ValueError(f"risk_set must be one of {list(RISK_SETS)}, not {risk_set!r}")
-    table = RiskTable(at_risk, d, c, counts.grid, counts.groups, counts.event_labels, actuarial)
+    table = RiskTable(at_risk, d, c, counts.grid, counts.groups, counts.event_labels, actuarial, counts.statistic,
+                      counts.statistic == "histogram" and counts.total is not None)
     total, room = d.sum(-1), table.exposed
     with np.errstate(divide="ignore", invalid="ignore"):
         factor = np.where(total > room, room / np.where(total > 0, total, 1.0), 1.0)
-    return RiskTable(at_risk, d * factor[..., None], c, counts.grid, counts.groups, counts.event_labels, actuarial)
+    return replace(table, events=d * factor[..., None])
 
 
 def _ratio(num, den):
@@ -329,7 +359,10 @@ def logrank_test(table: RiskTable, *, noise_var=0.0, n_types: int = 1) -> Logran
     sums ``n_types`` noisy counts has ``n_types·σ²``). For a table from consistent counts (``risk_set`` "bridge"
     or "isotonic": :func:`_both_ends` projects the released cells orthogonally onto ``r_1 = Σ cells``), the
     noise covariance is ``σ²(I − uuᵀ/m)``, ``u = (−1, 1, …, 1)``, so ``(uᵀJ)(uᵀJ)ᵀ/m`` per group is subtracted:
-    the risk set is a bridge, not a random walk. Post-processing of released values. ``noise_var = 0`` is the
+    the risk set is a bridge, not a random walk. For the histogram release (the default statistic) ``r_1h`` is
+    not released but the sum of group h's cells, so the weight ``−T_0`` moves onto every cell (events
+    ``A_l + T_l − T_0``, censorings ``T_l − T_0``), and pinning all cells to the public n makes their noise
+    ``σ²(I − 11ᵀ/M)`` over the ``M = G·k(K+1)`` cells. Post-processing of released values. ``noise_var = 0`` is the
     spec's (and lifelines') test. An array ``noise_var`` broadcasts against the leading (draw / ε) axes, e.g.
     shape ``(n_eps, 1)``.
     """
@@ -358,13 +391,22 @@ def logrank_test(table: RiskTable, *, noise_var=0.0, n_types: int = 1) -> Logran
         lam = A * _ratio(d, r)[..., None, None, :]
         total = lam.sum(-1, keepdims=True)
         later = total - np.cumsum(lam, axis=-1)  # T_l: Σ_{j>l}
-        noise_cov = (n_types * np.einsum("...ghk,...fhk->...gf", A + later, A + later)
-                     + np.einsum("...ghk,...fhk->...gf", later, later)
-                     + np.einsum("...ghk,...fhk->...gf", total, total))
-        if table.actuarial:  # consistent counts (both ends): the noise projected off the constraint's direction
-            m = 1 + rg.shape[-1] * (n_types + 1)
-            along = total[..., 0] + n_types * (A + later).sum(-1) + later.sum(-1)  # (..., g, h): uᵀJ per group h
-            noise_cov = noise_cov - np.einsum("...gh,...fh->...gf", along, along) / m
+        if table.statistic == "histogram":  # r_1h = Σ_l (d_hl + c_hl): its weight −T_0 moves onto every cell
+            w_event, w_censored = A + later - total, later - total
+            noise_cov = (n_types * np.einsum("...ghk,...fhk->...gf", w_event, w_event)
+                         + np.einsum("...ghk,...fhk->...gf", w_censored, w_censored))
+            if table.pinned:  # the cells of all groups projected onto Σ = n: σ²(I − 11ᵀ/M) over the M cells
+                m = G * rg.shape[-1] * (n_types + 1)
+                along = (n_types * w_event.sum(-1) + w_censored.sum(-1)).sum(-1)  # (..., g): Jᵀ1 over all cells
+                noise_cov = noise_cov - np.einsum("...g,...f->...gf", along, along) / m
+        else:
+            noise_cov = (n_types * np.einsum("...ghk,...fhk->...gf", A + later, A + later)
+                         + np.einsum("...ghk,...fhk->...gf", later, later)
+                         + np.einsum("...ghk,...fhk->...gf", total, total))
+            if table.actuarial:  # consistent counts (both ends): the noise projected off the constraint's direction
+                m = 1 + rg.shape[-1] * (n_types + 1)
+                along = total[..., 0] + n_types * (A + later).sum(-1) + later.sum(-1)  # (..., g, h): uᵀJ per group
+                noise_cov = noise_cov - np.einsum("...gh,...fh->...gf", along, along) / m
         V = V + nv[..., None, None] * noise_cov
     u = (O - E)[..., : G - 1]
     Vi = np.linalg.pinv(V[..., : G - 1, : G - 1])

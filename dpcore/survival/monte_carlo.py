@@ -9,7 +9,7 @@ import pandas as pd
 
 from dpcore.mechanisms import sample_sweep
 from dpcore.survival.estimators import DEFAULT_RISK_SET, curve_for, logrank_test, median_survival, postprocess
-from dpcore.survival.mechanism import noisy_counts, survival_noise
+from dpcore.survival.mechanism import noise_for, noisy_counts
 from dpcore.survival.statistic import Counts
 
 
@@ -100,7 +100,7 @@ def utility(counts: Counts, epsilon: float, *, draws: int = 200, rng: np.random.
     ``noise_aware_logrank`` adds the noise variance to the log-rank test
     (see :func:`logrank_test`); ``risk_set`` as in :func:`postprocess`.
     """
-    noise = survival_noise(epsilon, counts.n_groups, kind=kind)
+    noise = noise_for(counts, epsilon, kind=kind)
     return _utility_from(counts, noisy_counts(counts, noise, rng=rng, draws=draws), estimator, alpha, level,
                          event_type, risk_set, noise.std**2 if noise_aware_logrank else 0.0)
 
@@ -141,7 +141,7 @@ def utility_curve(counts: Counts, epsilons, *, draws: int = 200, rng: np.random.
     otherwise held several GB at once.
     """
     eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
-    noises = [survival_noise(float(e), counts.n_groups, kind=kind) for e in eps]
+    noises = [noise_for(counts, float(e), kind=kind) for e in eps]
     vector = counts.vector()
     step = max(1, SWEEP_CELLS // max(1, int(draws) * vector.size))
     parts = []
@@ -158,11 +158,6 @@ def utility_curve(counts: Counts, epsilons, *, draws: int = 200, rng: np.random.
     return UtilityCurve(eps, joined("sup_error"), joined("integrated_error"), joined("median_error"),
                         joined("coverage"), joined("logrank_agree"), joined("p_value"), parts[0].exact_p_value,
                         estimator)
-
-
-def noise_std_people(epsilon: float, n_groups: int = 1, kind: str = "discrete_laplace") -> float:
-    """Standard deviation of the noise on each count, in people ("each count ± …")."""
-    return survival_noise(epsilon, n_groups, kind=kind).std
 
 
 def metric_draws(counts: Counts, metric: str, epsilons, draws: int, rng: np.random.Generator,

@@ -13,8 +13,8 @@ import pandas as pd
 
 from dpcore.survival.estimators import DEFAULT_RISK_SET, curve_for, logrank_test, median_survival, postprocess
 from dpcore.survival.grid import Grid
-from dpcore.survival.mechanism import noisy_counts, release_counts, survival_noise
-from dpcore.survival.statistic import Counts, count_matrix
+from dpcore.survival.mechanism import noise_for, noisy_counts, release_counts
+from dpcore.survival.statistic import DEFAULT_STATISTIC, Counts, count_matrix
 from dpcore.validation import InputError
 
 
@@ -85,7 +85,7 @@ def _noised(counts: Counts, epsilon: float | None, rng) -> tuple[Counts, str]:
     """Exact counts (ε None), a preview draw (rng given) or an OpenDP release (rng None)."""
     if epsilon is None:
         return counts, "none (non-private)"
-    noise = survival_noise(epsilon, counts.n_groups)
+    noise = noise_for(counts, epsilon)
     if rng is None:
         return release_counts(counts, noise), noise.describe() + " — OpenDP release"
     return noisy_counts(counts, noise, rng=rng), noise.describe() + " — NumPy preview, do not publish"
@@ -113,10 +113,10 @@ def _declared_groups(group, groups, epsilon, rng):
 
 
 def _one_call(estimator: str, time, event, group, groups, grid, epsilon, rng, alpha, n_types, event_type=1,
-              risk_set=DEFAULT_RISK_SET):
+              risk_set=DEFAULT_RISK_SET, statistic=DEFAULT_STATISTIC):
     groups = _declared_groups(group, groups, epsilon, rng)
     grid = _as_grid(grid, time)
-    counts = count_matrix(time, event, grid, group=group, groups=groups, n_types=n_types)
+    counts = count_matrix(time, event, grid, group=group, groups=groups, n_types=n_types, statistic=statistic)
     if estimator != "cif":
         counts = counts.collapse_types()
     noisy, desc = _noised(counts, epsilon, rng)
@@ -128,44 +128,49 @@ def _one_call(estimator: str, time, event, group, groups, grid, epsilon, rng, al
 
 def kaplan_meier(time, event, *, grid, epsilon: float | None = None, rng: np.random.Generator | None = None,
                  group=None, groups: Sequence[str] | None = None, alpha: float = 0.05,
-                 risk_set: str = DEFAULT_RISK_SET) -> SurvivalResult:
+                 risk_set: str = DEFAULT_RISK_SET, statistic: str = DEFAULT_STATISTIC) -> SurvivalResult:
     """Kaplan–Meier curve with log(−log) Greenwood interval on a public ``grid``.
 
     ``grid``: a :class:`Grid` (see :func:`make_grid`) or public edges.
     ``epsilon=None``: non-private (equals lifelines on the binned data).
     With ``epsilon`` and ``rng``: a NumPy preview draw; with ``rng=None``: a
-    real OpenDP release (discrete Laplace, scale 2/ε, or 4/ε with ``group``),
+    real OpenDP release (discrete Laplace, scale 2/ε on the histogram of bin × outcome, with or without
+    ``group``; ``statistic="matrix"``: the paper's release, scale 4/ε with ``group``),
     which needs the declared label list ``groups`` (previews may infer it, with a warning).
-    Any non-zero event code counts as an event. ``risk_set``: see :func:`postprocess`.
+    Any non-zero event code counts as an event. ``risk_set``: see :func:`postprocess`; ``statistic``: see
+    :data:`STATISTICS`.
     """
     ev = (np.asarray(event) != 0).astype(np.int64)
-    return _one_call("km", time, ev, group, groups, grid, epsilon, rng, alpha, 1, risk_set=risk_set)
+    return _one_call("km", time, ev, group, groups, grid, epsilon, rng, alpha, 1, risk_set=risk_set,
+                     statistic=statistic)
 
 
 def nelson_aalen(time, event, *, grid, epsilon: float | None = None, rng: np.random.Generator | None = None,
                  group=None, groups: Sequence[str] | None = None, alpha: float = 0.05,
-                 risk_set: str = DEFAULT_RISK_SET) -> SurvivalResult:
+                 risk_set: str = DEFAULT_RISK_SET, statistic: str = DEFAULT_STATISTIC) -> SurvivalResult:
     """Nelson–Aalen cumulative hazard (as lifelines with ``nelson_aalen_smoothing=False``); see :func:`kaplan_meier`."""
     ev = (np.asarray(event) != 0).astype(np.int64)
-    return _one_call("na", time, ev, group, groups, grid, epsilon, rng, alpha, 1, risk_set=risk_set)
+    return _one_call("na", time, ev, group, groups, grid, epsilon, rng, alpha, 1, risk_set=risk_set,
+                     statistic=statistic)
 
 
 def cumulative_incidence(time, event, *, grid, event_type: int = 1, n_types: int | None = None,
                          epsilon: float | None = None, rng: np.random.Generator | None = None, group=None,
                          groups: Sequence[str] | None = None, alpha: float = 0.05,
-                         risk_set: str = DEFAULT_RISK_SET) -> SurvivalResult:
+                         risk_set: str = DEFAULT_RISK_SET, statistic: str = DEFAULT_STATISTIC) -> SurvivalResult:
     """Aalen–Johansen cumulative incidence of ``event_type`` (codes 0 censored, 1..n_types).
 
     ``n_types`` is the public number of event types (default: ``max(2, event_type)``).
     """
     K = int(n_types or max(2, event_type))
-    return _one_call("cif", time, event, group, groups, grid, epsilon, rng, alpha, K, event_type, risk_set=risk_set)
+    return _one_call("cif", time, event, group, groups, grid, epsilon, rng, alpha, K, event_type, risk_set=risk_set,
+                     statistic=statistic)
 
 
 def logrank(time, event, group, *, grid, epsilon: float | None = None, rng: np.random.Generator | None = None,
             groups: Sequence[str] | None = None, risk_set: str = DEFAULT_RISK_SET,
-            noise_aware: bool = True) -> LogrankResult:
-    """Log-rank test (G ≥ 2 groups) from the groups' count matrices, released together (Δ1 = 4).
+            noise_aware: bool = True, statistic: str = DEFAULT_STATISTIC) -> LogrankResult:
+    """Log-rank test (G ≥ 2 groups) from the groups' counts, released together (Δ1 = 2; 4 for the paper's matrix).
 
     ``noise_aware=True`` (default, the p-value to report) adds the known noise variance to the test's
     covariance (see :func:`logrank_test`): it keeps the false-positive rate near α at small ε, at the price
@@ -175,11 +180,11 @@ def logrank(time, event, group, *, grid, epsilon: float | None = None, rng: np.r
     groups = _declared_groups(group, groups, epsilon, rng)
     grid = _as_grid(grid, time)
     ev = (np.asarray(event) != 0).astype(np.int64)
-    counts = count_matrix(time, ev, grid, group=group, groups=groups)
+    counts = count_matrix(time, ev, grid, group=group, groups=groups, statistic=statistic)
     if counts.n_groups < 2:
         raise InputError("the log-rank test needs at least two groups")
     noisy, desc = _noised(counts, epsilon, rng)
-    nv = survival_noise(epsilon, counts.n_groups).std ** 2 if (noise_aware and epsilon is not None) else 0.0
+    nv = noise_for(counts, epsilon).std ** 2 if (noise_aware and epsilon is not None) else 0.0
     res = logrank_test(postprocess(noisy, risk_set=risk_set), noise_var=nv)
     return LogrankResult(float(res.statistic), float(res.p_value), res.dof, counts.groups, epsilon, desc,
                          res.observed, res.expected)

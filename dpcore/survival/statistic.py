@@ -1,15 +1,22 @@
-"""Stage 1 — the statistic: the survival count matrix, and its sensitivity (with the proof).
+"""Stage 1 — the statistic: the survival counts, and their sensitivity (with the proof).
 
 :func:`count_matrix` gives, per group, the number of people at the start ``r_1`` and, per grid bin,
-the events of each type and the censorings. Every release of this method noises exactly this matrix.
+the events of each type and the censorings. Two releases of these counts exist (:data:`STATISTICS`):
 
-Sensitivity (proof; :func:`sensitivity` returns it):
+- ``"histogram"`` (the default, issue 43): only the cells — the histogram of (group, bin, outcome) — are noised;
+  ``r_1`` of each group is the sum of its cells, and the total ``n`` (public under replace-one) pins them;
+- ``"matrix"`` (the paper's release): ``r_1`` of each group is noised as well, ``M = [r_1; cells]``.
 
-- replace-one, one group: the replaced person leaves one cell (an event or a censoring in some bin)
-  and the new one enters one cell; ``r_1 = n`` is unchanged, so ``‖M − M'‖1 ≤ 1 + 1 = 2``;
-- replace-one, G ≥ 2 groups released together: the old person leaves group a (``r_1^a`` −1 and one
-  cell −1) and the new one joins group b (``r_1^b`` +1 and one cell +1), so ``‖ΔM‖1 ≤ 4`` (2 when a = b);
-- add/remove-one: ``r_1`` of one group and one cell change by 1, so 2.
+Sensitivity (proof; :func:`sensitivity` returns it), replace-one (``n`` unchanged):
+
+- histogram, any number of groups: the replaced person leaves one cell (an event or a censoring in some bin of
+  their group) and the new one enters one cell (of any group), so ``‖H − H'‖1 ≤ 1 + 1 = 2``;
+- matrix, one group: the same two cells, and ``r_1 = n`` is unchanged: 2;
+- matrix, G ≥ 2 groups released together: the old person leaves group a (``r_1^a`` −1 and one cell −1) and the
+  new one joins group b (``r_1^b`` +1 and one cell +1), so ``‖ΔM‖1 ≤ 4`` (2 when a = b).
+
+Under add/remove-one: histogram 1 (one cell), matrix 2 (``r_1`` of one group and one cell); ``n`` is then
+private, so no consistency step may use it (:func:`count_matrix` records ``total`` only under replace-one).
 
 Time above the horizon is censored at the horizon, so every record falls in exactly one cell.
 """
@@ -17,7 +24,7 @@ Time above the horizon is censored at the horizon, so every record falls in exac
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import numpy as np
@@ -25,6 +32,16 @@ import pandas as pd
 
 from dpcore.survival.grid import RELATION, Grid, GroupLabelsFromDataWarning, bin_index
 from dpcore.validation import InputError, declared_category_column, distinct_columns, numeric_column, role_code_column
+
+#: The two releases of the survival counts (see the module docstring), the default first.
+STATISTICS: dict[str, str] = {
+    "histogram": "the histogram of (group, bin, outcome): every bin's events and censorings per group are noised, "
+                 "the number at the start of each group is their sum (the total n is public under replace-one); "
+                 "L1 sensitivity 2 with or without groups",
+    "matrix": "the paper's release: the number at the start of each group is noised too; L1 sensitivity 2, or 4 "
+              "when several groups are released together",
+}
+DEFAULT_STATISTIC = "histogram"
 
 
 @dataclass(frozen=True)
@@ -34,6 +51,9 @@ class Counts:
     ``at_start`` (..., G): people at risk at time 0 (``r_1``); ``events``
     (..., G, k, K): events of type 1..K per bin; ``censored`` (..., G, k).
     Leading axes are Monte-Carlo draws (and ε values in a sweep).
+    ``statistic`` (:data:`STATISTICS`) says which of them a release noises: for ``"histogram"`` the cells only,
+    and ``at_start`` of a noisy release is the sum of each group's noisy cells; ``total`` is the public ``n``
+    (replace-one) that the post-processing pins the cells' sum to (``None``: not known).
     """
 
     at_start: np.ndarray
@@ -42,6 +62,8 @@ class Counts:
     grid: Grid
     groups: tuple[str, ...] = ("all",)
     event_labels: tuple[str, ...] = ("event",)
+    statistic: str = "matrix"
+    total: float | None = None
 
     @property
     def n_groups(self) -> int:
@@ -52,33 +74,39 @@ class Counts:
         return len(self.event_labels)
 
     def vector(self) -> np.ndarray:
-        """The released matrix M per group, flattened: ``(..., G, 1 + k(K+1))``."""
+        """What a release noises, per group, flattened: the cells ``(..., G, k(K+1))`` for the histogram, the
+        matrix ``(..., G, 1 + k(K+1))`` (``r_1`` first) for the paper's release."""
         lead = self.censored.shape[:-1]
         cells = np.concatenate([self.events, self.censored[..., None]], axis=-1).reshape(lead + (-1,))
+        if self.statistic == "histogram":
+            return cells
         return np.concatenate([self.at_start[..., None], cells], axis=-1)
 
     def from_vector(self, vec: np.ndarray) -> "Counts":
-        """Counts with the same grid/labels from a (possibly noisy, possibly stacked) vector."""
+        """Counts with the same grid/labels/statistic from a (possibly noisy, possibly stacked) released vector;
+        for the histogram ``at_start`` is the sum of each group's cells (post-processing)."""
         k, K = self.grid.k, self.n_types
-        cells = vec[..., 1:].reshape(vec.shape[:-1] + (k, K + 1))
-        return Counts(vec[..., 0], cells[..., :K], cells[..., K], self.grid, self.groups, self.event_labels)
+        first = 0 if self.statistic == "histogram" else 1
+        cells = vec[..., first:].reshape(vec.shape[:-1] + (k, K + 1))
+        at_start = cells.sum((-1, -2)) if self.statistic == "histogram" else vec[..., 0]
+        return replace(self, at_start=at_start, events=cells[..., :K], censored=cells[..., K])
 
     def pooled(self) -> "Counts":
         """All groups summed (post-processing when applied to released counts)."""
-        return Counts(self.at_start.sum(-1, keepdims=True), self.events.sum(-3, keepdims=True),
-                      self.censored.sum(-2, keepdims=True), self.grid, ("all",), self.event_labels)
+        return replace(self, at_start=self.at_start.sum(-1, keepdims=True), events=self.events.sum(-3, keepdims=True),
+                       censored=self.censored.sum(-2, keepdims=True), groups=("all",))
 
     def collapse_types(self) -> "Counts":
         """Events of any type as one type (for KM / Nelson–Aalen / log-rank)."""
         if self.n_types == 1:
             return self
-        return Counts(self.at_start, self.events.sum(-1, keepdims=True), self.censored, self.grid, self.groups,
-                      ("any event",))
+        return replace(self, events=self.events.sum(-1, keepdims=True), event_labels=("any event",))
 
 
 def count_matrix(time, event, grid: Grid, *, group=None, groups: Sequence[str] | None = None,
-                 n_types: int = 1, event_labels: Sequence[str] | None = None) -> Counts:
-    """Exact count matrix per group on the public grid (stage 1).
+                 n_types: int = 1, event_labels: Sequence[str] | None = None,
+                 statistic: str = DEFAULT_STATISTIC) -> Counts:
+    """Exact count matrix per group on the public grid (stage 1), to be released as ``statistic``.
 
     ``event``: 0 = censored, 1..``n_types`` = event type (``n_types`` is
     public: the declared coding). ``groups`` is the public list of group
@@ -118,6 +146,8 @@ def count_matrix(time, event, grid: Grid, *, group=None, groups: Sequence[str] |
         if (gidx < 0).any():
             bad = group[int(np.argmax(gidx < 0))]
             raise InputError(f"group label {bad!r} is not among the declared groups {list(groups)}")
+    if statistic not in STATISTICS:
+        raise ValueError(f"statistic must be one of {list(STATISTICS)}, not {statistic!r}")
     G, k, K = len(groups), grid.k, int(n_types)
     j = bin_index(time, grid)
     kind = np.where(time > grid.horizon, 0, event)  # 0 censored, 1..K event type
@@ -127,7 +157,9 @@ def count_matrix(time, event, grid: Grid, *, group=None, groups: Sequence[str] |
     at_start = np.bincount(gidx, minlength=G).astype(np.int64)
     labels = tuple(event_labels) if event_labels is not None else (
         ("event",) if K == 1 else tuple(f"type {i}" for i in range(1, K + 1)))
-    return Counts(at_start, flat[..., :K].astype(np.int64), flat[..., K].astype(np.int64), grid, tuple(groups), labels)
+    total = float(time.size) if RELATION == "replace-one" else None  # n is public only under replace-one
+    return Counts(at_start, flat[..., :K].astype(np.int64), flat[..., K].astype(np.int64), grid, tuple(groups), labels,
+                  statistic, total)
 
 
 @dataclass(frozen=True)
@@ -190,19 +222,18 @@ def time_unit_warning(time, unit: str, named_unit: str | None = None) -> str | N
             "is not switched for you: it fixes the public grid, which must not be read off the data.")
 
 
-def sensitivity(n_groups: int = 1, relation: str = RELATION) -> int:
-    """L1 sensitivity of the released matrices (all groups stacked).
+def sensitivity(n_groups: int = 1, relation: str = RELATION, statistic: str = DEFAULT_STATISTIC) -> int:
+    """L1 sensitivity of the released counts (all groups stacked); the proof is the module docstring's.
 
-    Replace-one, one group: the replaced person leaves one cell (event or
-    censoring in some bin) and the new one enters one cell; ``r_1 = n`` is
-    unchanged, so ``‖M − M'‖1 ≤ 1 + 1 = 2``.
-    Replace-one, G ≥ 2 groups released together: the old person leaves group
-    a (``r_1^a`` −1 and one cell −1), the new one joins group b (``r_1^b`` +1
-    and one cell +1): ``‖ΔM‖1 ≤ 4`` (2 when a = b).
-    Add/remove-one: ``r_1`` of one group and one cell change by 1: 2.
+    Replace-one: the replaced person leaves one cell and the new one enters one cell, so the histogram moves by
+    ``1 + 1 = 2`` whatever the groups; the paper's matrix also carries ``r_1`` per group, unchanged with one group
+    (2) but −1 in the old group and +1 in the new one when several groups are released together (4).
+    Add/remove-one: one cell (histogram: 1), or one cell and ``r_1`` of its group (matrix: 2).
     """
+    if statistic not in STATISTICS:
+        raise ValueError(f"statistic must be one of {list(STATISTICS)}, not {statistic!r}")
     if relation == "add/remove-one":
-        return 2
+        return 1 if statistic == "histogram" else 2
     if relation != "replace-one":
         raise ValueError(f"unknown neighbouring relation {relation!r}")
-    return 2 if n_groups <= 1 else 4
+    return 2 if (statistic == "histogram" or n_groups <= 1) else 4
