@@ -1,9 +1,11 @@
 """Benchmark: which post-processing of the noisy count matrix gives the most accurate DP Kaplan–Meier (issue 43).
 
-Every candidate of ``dpcore.survival.RISK_SETS`` gets the **same** discrete-Laplace draws (the NumPy preview,
-equal in distribution to an OpenDP release) on every bundled survival set, at ε ∈ {0.5, 1, 2, 5}, on the page's
-default grid (``default_bin_width(horizon, unit, n=, epsilon=, n_groups=)``; ``--legacy-grid``: the manifest's
-unit, one bin each). Sets with a group comparison are released by groups (Δ1 = 4), as the page does by default;
+Every candidate (:data:`CANDIDATES`: a released statistic — the histogram of cells, Δ1 = 2, or the paper's matrix,
+Δ1 = 4 with groups — and a rule of ``dpcore.survival.RISK_SETS``) gets the **same** discrete-Laplace draws per
+statistic (the NumPy preview, equal in distribution to an OpenDP release) on every bundled survival set, at
+ε ∈ {0.5, 1, 2, 5}, on the page's default grid (``default_bin_width(horizon, unit, n=, epsilon=, n_groups=)``;
+``--legacy-grid``: the manifest's unit, one bin each). Sets with a group comparison are released by groups, as the
+page does by default;
 the two competing-risk sets as one matrix. Measures, against lifelines' ``KaplanMeierFitter`` on the **raw**
 times, read at every grid edge where at least 10 % of the group is still at risk:
 
@@ -75,6 +77,17 @@ def logrank_p(time, event, group, groups) -> float:
     return float(logrank_test(time[a], time[b], event[a] != 0, event[b] != 0).p_value)
 
 
+#: The candidates: (released statistic, post-processing rule). The histogram (cells only, Δ1 = 2 with groups) with
+#: each consistent rule, and the paper's matrix (r_1 noised too, Δ1 = 4 with groups) with every rule.
+CANDIDATES: tuple[tuple[str, str], ...] = (
+    ("histogram", "isotonic"), ("histogram", "bridge"),
+    ("matrix", "isotonic"), ("matrix", "bridge"), ("matrix", "running"), ("matrix", "spec"))
+
+
+def candidate_name(statistic: str, rule: str) -> str:
+    return f"{statistic} + {rule}"
+
+
 def candidate_rows(name: str, epsilon: float, draws: int, band_draws: int, n_null: int, legacy: bool,
                    rng: np.random.Generator) -> list[dict]:
     d = load_survival(name)
@@ -82,19 +95,21 @@ def candidate_rows(name: str, epsilon: float, draws: int, band_draws: int, n_nul
     group = d.group if len(groups) > 1 else None
     event = (np.asarray(d.event) != 0).astype(np.int64)
     grid = default_grid(d, len(groups), epsilon, legacy)
-    counts = sv.count_matrix(d.time, event, grid, group=group, groups=groups if group is not None else None)
-    noise = sv.survival_noise(epsilon, counts.n_groups)
-    noisy = sv.noisy_counts(counts, noise, rng=rng, draws=draws)
     exact, read, exact_median = exact_curves(d.time, event, group, groups, grid)
     lr = group is not None
     if lr:
         exact_p = logrank_p(d.time, event, group, groups)
-        # the null: labels permuted (n_null data sets), one release each, for every candidate
-        perm = np.array([rng.permutation(group) for _ in range(n_null)])
-        null_counts = [sv.count_matrix(d.time, event, grid, group=p, groups=groups) for p in perm]
-        null_noisy = [sv.noisy_counts(c, noise, rng=rng, draws=draws // 4 or 1) for c in null_counts]
+        perm = np.array([rng.permutation(group) for _ in range(n_null)])  # the null: labels permuted
+    released = {}  # per statistic: the same draws for every rule
+    for statistic in dict.fromkeys(s for s, _ in CANDIDATES):
+        counts = sv.count_matrix(d.time, event, grid, group=group, groups=groups if lr else None, statistic=statistic)
+        noise = sv.noise_for(counts, epsilon)
+        null = ([sv.noisy_counts(sv.count_matrix(d.time, event, grid, group=p, groups=groups, statistic=statistic),
+                                 noise, rng=rng, draws=draws // 4 or 1) for p in perm] if lr else [])
+        released[statistic] = (noise, sv.noisy_counts(counts, noise, rng=rng, draws=draws), null)
     rows = []
-    for rule in sv.RISK_SETS:
+    for statistic, rule in CANDIDATES:
+        noise, noisy, null_noisy = released[statistic]
         est = sv.km(sv.postprocess(noisy, risk_set=rule)).estimate  # (R, G, k+1)
         err = np.where(read, np.abs(est - exact), 0.0)
         lo, hi = sv.noise_band(noisy, noise, draws=band_draws, rng=rng, risk_set=rule)
@@ -102,7 +117,8 @@ def candidate_rows(name: str, epsilon: float, draws: int, band_draws: int, n_nul
         _, m_lo, m_hi = sv.median_interval(est, lo, hi, grid.display)  # the released median's interval
         m_in = np.where(np.isinf(exact_median), np.isinf(m_hi), (m_lo <= exact_median) & (exact_median <= m_hi))
         row = {"data set": name, "n": d.time.size, "groups": len(groups), "bins": grid.k,
-               "grid": sv.bin_width_text(grid.width, grid.grid_unit), "ε": epsilon, "candidate": rule,
+               "grid": sv.bin_width_text(grid.width, grid.grid_unit), "ε": epsilon,
+               "candidate": candidate_name(statistic, rule),
                "bias": float(np.where(read, np.abs(est.mean(0) - exact), 0.0).max()),
                "sup error median": float(np.median(err.max((-1, -2)))),
                "sup error p90": float(np.quantile(err.max((-1, -2)), 0.9)),
@@ -119,6 +135,25 @@ def candidate_rows(name: str, epsilon: float, draws: int, band_draws: int, n_nul
                         "log-rank size (null)": float(np.mean(null_p < ALPHA))})
         rows.append(row)
     return rows
+
+
+def prefix_release_variances(cells_per_group=(12, 16, 28, 40, 80)) -> pd.DataFrame:
+    """Exact noise variances (in units of the variance of one count at Δ1 = 2) of what a Kaplan–Meier curve of two
+    groups needs — one bin's events, and the number at risk at the worst bin — for three releases of m cells per
+    group: the histogram (Δ1 = 2; r_j the sum of the exits to come, both groups pinned to n), the paper's matrix
+    (Δ1 = 4, so 4× the variance per count; the bridge pinned at both ends), and a binary-tree release of the
+    histogram's prefix sums (every one of L = ⌈log2 m⌉ + 1 levels carries Δ1 = 2, so each node has L² the
+    variance; a prefix sum adds up to ⌈log2 m⌉ nodes). All linear, so the variances are exact."""
+    rows = []
+    for m in cells_per_group:
+        levels = int(np.ceil(np.log2(m))) + 1
+        # histogram, two groups pinned together (2m cells, σ²(I − 11ᵀ/2m)): var of the suffix sum of p cells
+        hist_r = max(p - p * p / (2 * m) for p in range(m + 1))
+        matrix_r = 4 * max(p * (m + 1 - p) / (m + 1) for p in range(m + 1))  # bridge over m + 1 counts, 4σ² each
+        rows.append({"cells per group m": m, "events of a bin: histogram": 1.0, "matrix": 4.0,
+                     "tree": float(levels ** 2), "number at risk (worst bin): histogram": hist_r, "matrix ": matrix_r,
+                     "tree ": float((levels - 1) * levels ** 2)})
+    return pd.DataFrame(rows)
 
 
 def markdown(table: pd.DataFrame) -> str:
@@ -163,14 +198,16 @@ def main() -> None:
         rng = np.random.default_rng(seed)
         for eps in (float(e) for e in args.epsilons.split(",")):
             rows += candidate_rows(name, eps, args.draws, args.band_draws, args.null, args.legacy_grid, rng)
-            print(pd.DataFrame(rows[-len(sv.RISK_SETS):]).drop(columns=["n", "groups"]).to_string(index=False),
+            print(pd.DataFrame(rows[-len(CANDIDATES):]).drop(columns=["n", "groups"]).to_string(index=False),
                   flush=True)
     table = pd.DataFrame(rows)
     out = Path(str(args.out) + ("_legacy_grid" if args.legacy_grid else ""))
     out.parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(out.with_suffix(".csv"), index=False)
     summ = summary(table)
-    out.with_suffix(".md").write_text("## Per set\n\n" + markdown(table) + "\n## Summary\n\n" + markdown(summ))
+    out.with_suffix(".md").write_text("## Per set\n\n" + markdown(table) + "\n## Summary\n\n" + markdown(summ)
+                                      + "\n## Noise variances of three releases (exact)\n\n"
+                                      + markdown(prefix_release_variances()))
     print(summ.to_string(index=False))
 
 

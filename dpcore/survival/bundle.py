@@ -80,17 +80,19 @@ LOGRANK_ADVICE = ("Report the noise-aware p-value. The plain test treats the noi
 #: the issue-43 goals are out of reach: shown on the page under "How accurate is the default?".
 MEASURED_FRONTIER = (
     "Measured on the bundled sets (200 releases per set and ε, against lifelines on the raw times where ≥ 10 % "
-    "are at risk; `docs/survival.md`). **Cohorts of 400+ people** (Myeloid, PBC, Transplant): bias ≤ 0.010 at "
-    "ε = 1; sup error median / 90th percentile ≤ 0.034 / 0.055 at ε = 2; the 95 % interval covers the truth at "
-    "≥ 97 % of points (ε = 1); the log-rank decision agrees with the non-private one in 85 % of releases on Myeloid "
-    "(p = 0.002) at ε = 2, with ≤ 4 % false positives under the null. **137–241 people** (Cancer, Mgus, "
-    "Stanford, Veteran; two groups): bias ≤ 0.030 at ε = 1 and 90th-percentile sup error ≤ 0.118 at ε = 2 "
-    "meet the goals, but the median sup error reaches 0.070 and the log-rank agreement where the true p is "
-    "0.001–0.012 is only 39–62 % at ε = 2 (93 % on Cancer at ε = 5). **23–76 people** (Gehan, Kidney, "
-    "Leukemia, Ovarian): each count carries ± 5.7 people of noise at ε = 1 with two groups, against 12–38 "
-    "people per group; no post-processing reaches the accuracy goals there (sup error 0.17–0.44 at ε = 2), "
-    "though the interval still covers the truth at ≥ 92 % of points (ε = 1). This default was the closest of the four "
-    "rules measured; the paper's rule is one click away.")
+    "are at risk; `docs/survival.md`). The default releases only the per-bin counts (sensitivity 2 even with "
+    "groups, half the noise of the paper's grouped release). **Cohorts of 400+ people** (Myeloid, PBC, "
+    "Transplant): bias ≤ 0.007 at ε = 1; sup error median / 90th percentile ≤ 0.022 / 0.038 at ε = 2; the 95 % "
+    "interval covers the truth at ≥ 98 % of points (ε = 1); the log-rank decision agrees with the non-private one "
+    "in all releases on Myeloid (p = 0.002) at ε = 2. **137–241 people** (Cancer, Mgus, Stanford, Veteran; two "
+    "groups): bias ≤ 0.022 at ε = 1, sup error ≤ 0.041 / 0.080 at ε = 2, and log-rank agreement 90 % on Cancer "
+    "(p = 0.001) and Stanford (p = 0.010) at ε = 2, but only 60 % on Mgus (p = 0.012, a weaker effect). "
+    "**Out of reach:** the log-rank test's false-positive rate under no difference is 5.5–7 % on Myeloid and Mgus "
+    "at ε = 1–2 (the non-private binned test itself reaches 6 % on Myeloid); and on **23–76 people** (Gehan, "
+    "Kidney, Leukemia, Ovarian) each count carries ± 2.8 people of noise at ε = 1 against 12–38 per group, so no "
+    "release reaches the accuracy goals (sup error 0.13–0.28 at ε = 2), though the interval still covers the truth "
+    "at ≥ 95 % of points (ε = 1). This default was the closest of the six releases and rules measured; the paper's "
+    "release and rule are one click away.")
 
 
 def numbers_at_risk_frame(table: RiskTable) -> pd.DataFrame:
