@@ -60,9 +60,21 @@ with st.sidebar:
     status = st.empty()
 
 
+def _spent(most: dict) -> str:
+    """What a most-charged person has spent (``Ledger.most_charged``, or a ``Ledger.summary`` row): the tight ε the cap
+    is checked on, with basic composition beside it; basic composition alone where the cap is checked on it."""
+    cap = f" of {most['ε cap']:g}" if most["ε cap"] is not None else ""
+    delta = f", δ {most['δ spent']:.2g}" if most["δ spent"] else ""
+    if most["ε spent (tight)"] is None:
+        return f"ε {most['ε spent']:g}{cap}{delta}"
+    return (f"ε {most['ε spent (tight)']:.4g}{cap} (tight, at δ {most['δ cap']:g}; basic composition "
+            f"ε {most['ε spent']:g}{delta})")
+
+
 def _session_status() -> None:
     """Current data set (and its most-charged person), and the ledger (every session) with this session's releases
-    counted. Budgets are per person: each data set shows the most-charged person it has read."""
+    counted. Budgets are per person: each data set shows the most-charged person it has read, by the figure its cap
+    is checked on (tight accounting where it applies) with basic composition beside it."""
     current = current_dataset()
     st.markdown("**Current data set**")
     st.caption(literal(current[0]) if current else "none chosen yet")
@@ -73,19 +85,16 @@ def _session_status() -> None:
     holding = current_holding()
     if holding is not None and person.role == CUSTODIAN:
         standing = standing_of(ledger, holding)
-        most = standing.most()
-        cap = ledger.budget(holding.key)
-        st.caption(f"Its most-charged person has spent ε {most[0]:g}" + (f" of {cap.epsilon:g}" if cap else "")
-                   + f" ({standing.seen:,} of its {standing.persons:,} people read before).")
+        most = ledger.most_charged(standing.groups, ledger.budget(holding.key))
+        st.caption(f"Its most-charged person has spent {_spent(most)}; {standing.seen:,} of its "
+                   f"{standing.persons:,} people were read before.")
     st.markdown("**Privacy ledger (your data sets, all sessions)**" if person.role == CUSTODIAN
                 else "**Privacy ledger (data sets granted to you)**")
     summary = ledger.summary(session=session_id(), scopes=readable_scopes(person))
     if summary:
         for row in summary:
-            cap = f" of {row['ε cap']:g}" if row["ε cap"] is not None else ""
-            delta = f", δ {row['δ spent']:.2g}" if row["δ spent"] else ""
             mine = f" ({row['this session']} in this session)" if row["this session"] else ""
-            st.markdown(f"**{literal(row['data set'])}**  \nmost-charged person: ε {row['ε spent']:g}{cap}{delta} spent · "
+            st.markdown(f"**{literal(row['data set'])}**  \nmost-charged person: {_spent(row)} spent · "
                         f"{row['releases']} release{'s' if row['releases'] != 1 else ''}{mine}")
     else:
         st.caption("No release yet: previews are free, releases are charged here." if person.role == CUSTODIAN

@@ -4,8 +4,6 @@ A custodian sees and caps their own data sets; a reviewer reads those granted to
 Nothing here depends on another custodian's data (issue: cross-visitor leaks).
 """
 
-from dataclasses import replace
-
 import pandas as pd
 import streamlit as st
 
@@ -113,15 +111,16 @@ def _person_spend_section(scopes: tuple[str, ...]) -> None:
     cap = ledger.ceiling("")
     people = sum(s.persons for s in spend)
     basic = max(spend, key=lambda s: (s.epsilon, s.delta))
-    tight = ledger.tight_applies(cap)
-    checked = [replace(s, epsilon=ledger.tight_epsilon(s, cap.delta)) for s in spend] if tight else spend
-    rule = f"tight accounting at δ = {cap.delta:g}" if tight else "basic composition"
+    tight = ledger.tight_spend(spend, cap)
+    checked = spend if tight is None else tight
+    rule = "basic composition" if tight is None else f"tight accounting at δ = {cap.delta:g}"
     st.plotly_chart(person_spend_figure(checked, cap.epsilon if cap else None, rule=rule), key="ledger_person_spend")
     most = max(checked, key=lambda s: s.epsilon)
     over = sum(s.persons for s in checked if cap and s.epsilon > cap.epsilon + 1e-12)
     st.markdown(f"**{people:,}** persons read by releases. The most-charged has spent **ε = {most.epsilon:.4g}** by "
                 f"{rule} over {most.releases} release{'s' if most.releases != 1 else ''}"
-                + (f"; by basic composition the most is ε = {basic.epsilon:g}, δ = {basic.delta:g}" if tight else "")
+                + ("" if tight is None else f"; by basic composition the most is ε = {basic.epsilon:g}, "
+                   f"δ = {basic.delta:g}")
                 + (f". The deployment's per-person cap: ε = {cap.epsilon:g}, δ = {cap.delta:g}; "
                    + ("nobody is over it" if not over else f"{over:,} over it: caps lowered after their releases")
                    if cap else "") + ".")
@@ -158,10 +157,14 @@ with tables:
         totals = pd.DataFrame(ledger.summary(session=session, scopes=scopes))
         for cap in ("ε cap", "δ cap"):  # a missing cap reads "no cap", not "None"
             totals[cap] = [f"{v:g}" if v is not None and pd.notna(v) else "no cap" for v in totals[cap]]
+        totals["ε spent (tight)"] = [f"{v:.4g}" if v is not None and pd.notna(v) else "not used"
+                                     for v in totals["ε spent (tight)"]]
         st.dataframe(spreadsheet_safe(totals), hide_index=True, width="stretch",  # %g: δ = 2.5e-4 must not read 0.0003
                      column_config={c: st.column_config.NumberColumn(c, format="%g") for c in ("ε spent", "δ spent")})
         st.caption("Per data set: the releases made on it, the persons they read, and the most-charged of those "
-                   "persons (what they spent on every data set that read them).")
+                   "persons (what they spent on every data set that read them): ε and δ spent by basic composition, "
+                   "and ε spent (tight), the tight ε at the cap's δ that the cap is checked on (\"not used\" where the "
+                   "cap has no δ, there is no cap, or the deployment uses basic composition).")
     elif person.role != VISITOR:
         st.info("No release yet on your data sets. Previews are free; the Release button on each page is charged "
                 "here." if is_custodian else "No release yet on the data sets granted to you.")
@@ -173,8 +176,9 @@ if records:
                           key="history_dataset")
 
     def dataset_history() -> str:  # built on click only: every stored release of the data set
+        spend, cap = ledger.person_spend(scopes, chosen), ledger.budget(chosen)
         return history_report(released[chosen], ledger.records(chosen, scopes=scopes, with_values=True),
-                              ledger.cap_changes(chosen), ledger.person_spend(scopes, chosen), ledger.budget(chosen))
+                              ledger.cap_changes(chosen), spend, cap, ledger.tight_spend(spend, cap))
 
     st.download_button("Download its history report (HTML)", dataset_history, "ledger-history.html",
                        mime="text/html", on_click="ignore")

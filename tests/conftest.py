@@ -62,7 +62,7 @@ def _require_chromium() -> None:
 
 
 LEDGER_ENV = ("DPCORE_DATA_DIR", "DPCORE_LEDGER_URL", "DPCORE_CONFIG", "DPCORE_DEFAULT_EPSILON_CAP",
-              "DPCORE_DEFAULT_DELTA_CAP")
+              "DPCORE_DEFAULT_DELTA_CAP", "DPCORE_ACCOUNTANT")
 
 
 @pytest.fixture(autouse=True)

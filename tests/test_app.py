@@ -2,9 +2,15 @@
 
 from pathlib import Path
 
+import pandas as pd
+import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpcore.ledger import Ledger
+from dpcore.ledger import Ledger, Persons
+from dpcore.ledger.config import LedgerConfig, open_ledger
+from dpcore.regression import ADASSP, ADASSP_SPLIT
+from ui.layout import literal
+from ui.state import DEFAULT_DATA_DIR
 
 
 def _app():
@@ -29,6 +35,37 @@ def test_sidebar_ledger_shows_a_release_recorded_through_the_api():
     assert not at.exception
     text = " ".join(m.value for m in at.sidebar.markdown)
     assert r"**Gehan \(bundled\)**" in text and "ε 0.7 spent · 1 release" in text  # escaped: prints as typed
+
+
+@pytest.mark.parametrize("accountant", ["tight", "basic"])
+def test_sidebar_shows_the_figure_the_cap_is_checked_on_with_basic_composition_beside_it(monkeypatch, accountant):
+    """Issue 45: ten AdaSSP releases (three analytic Gaussians each, ε 1, δ 10⁻⁶) under the default cap (ε 10,
+    δ 10⁻³) cost a person ε ≈ 1.3 by tight accounting, 10 by basic composition: the sidebar shows the first against
+    the cap and the second beside it; with DPCORE_ACCOUNTANT=basic the cap is checked on the sums, shown alone."""
+    monkeypatch.setenv("DPCORE_ACCOUNTANT", accountant)
+    ledger = open_ledger(LedgerConfig.from_env(DEFAULT_DATA_DIR))
+    holding = ledger.holding(Persons.of_column(pd.Series(range(40)), "id"))
+    parts = dict(zip(("λ_min", "XᵀX", "Xᵀy"), ADASSP_SPLIT))
+    for _ in range(10):
+        ledger.charge(holding, ADASSP, 1.0, 1e-6, parts=parts, label="cohort_[1].csv")
+    at = _app()
+    at.session_state["_dp_current_dataset"] = ("cohort_[1].csv", "fp", holding.key)  # as a method page names it
+    at.session_state["_dp_current_holding"] = holding
+    at.run()
+    assert not at.exception
+    current = " ".join(c.value for c in at.sidebar.caption)
+    listed = " ".join(m.value for m in at.sidebar.markdown)
+    assert f"**{literal('cohort_[1].csv')}**" in listed  # the name prints as typed
+    if accountant == "basic":
+        assert "Its most-charged person has spent ε 10 of 10, δ 1e-05; 40 of its 40 people were read before." in current
+        assert "most-charged person: ε 10 of 10, δ 1e-05 spent · 10 releases" in listed
+        assert "tight" not in current + listed
+        return
+    tight = ledger.spent(holding)[0]
+    assert 1.2 < tight < 1.5  # docs/accounting.md: ten regressions cost about 1.4 at δ 10⁻³
+    both = f"ε {tight:.4g} of 10 (tight, at δ 0.001; basic composition ε 10, δ 1e-05)"
+    assert f"Its most-charged person has spent {both}; 40 of its 40 people were read before." in current
+    assert f"most-charged person: {both} spent · 10 releases" in listed
 
 
 def test_teaching_mode_is_bound_to_the_url():

@@ -7,6 +7,9 @@ from conftest import start_app, stop_app, wait_for_idle
 from dpcore.ledger.config import LedgerConfig, open_ledger
 
 pytestmark = pytest.mark.browser
+#: the sidebar after one survival release at ε = 1 under the default cap: the tight ε the cap is checked on (0.9984
+#: at its δ), basic composition beside it
+ONE_RELEASE = "of 10 (tight, at δ 0.001; basic composition ε 1) spent · 1 release"
 
 
 def _open(browser, url: str):
@@ -40,12 +43,12 @@ def test_spent_budget_survives_reload_second_browser_and_restart(_browser, tmp_p
         context, page = _open(_browser, url)
         _release(page, clicks=3)  # three quick clicks on one confirmation: one release
         page.get_by_text("Released DP survival analysis").first.wait_for()
-        assert "ε 1 of 10 spent · 1 release (1 in this session)" in _sidebar(page)
+        assert ONE_RELEASE + " (1 in this session)" in _sidebar(page)
         page.reload()
         wait_for_idle(page)
-        assert "ε 1 of 10 spent · 1 release" in _sidebar(page)
+        assert ONE_RELEASE in _sidebar(page)
         second, other = _open(_browser, url)
-        assert "ε 1 of 10 spent · 1 release" in _sidebar(other)
+        assert ONE_RELEASE in _sidebar(other)
         second.close()
         context.close()
     finally:
@@ -55,7 +58,7 @@ def test_spent_budget_survives_reload_second_browser_and_restart(_browser, tmp_p
     proc, url = start_app(data_dir)  # a restart
     try:
         context, page = _open(_browser, url)
-        assert "ε 1 of 10 spent · 1 release" in _sidebar(page)
+        assert ONE_RELEASE in _sidebar(page)
         context.close()
     finally:
         stop_app(proc)
@@ -77,7 +80,7 @@ def test_two_servers_on_one_postgres_ledger_share_its_cap(_browser, tmp_path, po
         assert page_two.get_by_text("Released DP survival analysis").count() == 0
         page_two.reload()
         wait_for_idle(page_two)
-        assert "ε 1 of 1.5 spent · 1 release" in _sidebar(page_two)
+        assert "of 1.5 (tight, at δ 0.001; basic composition ε 1) spent · 1 release" in _sidebar(page_two)
         one.close()
         two.close()
     finally:

@@ -307,6 +307,10 @@ def test_caps_are_checked_on_the_tight_per_person_figure_with_basic_beside_it(le
     assert [type(e).__name__ for e in events] == ["Gaussian"] * 3  # the release's events, as it ran
     expected = accounting.compose(events * 10, 1e-3).epsilon_tight
     assert tight[0] == pytest.approx(expected)
+    (row,) = ledger.summary()  # every view shows both: the figure the cap is checked on, and the sums
+    assert (row["ε spent (tight)"], row["ε spent"], row["δ spent"]) == (tight[0], basic[0], basic[1])
+    assert ledger.most_charged(ledger.standing(holding).groups, ledger.budget(holding.key)) == {
+        "ε spent": basic[0], "δ spent": basic[1], "ε spent (tight)": tight[0], "ε cap": CAP, "δ cap": 1e-3}
     made = _spend_all(ledger, holding, 1.0)  # Laplace-like (ε, δ) releases on top, until refused
     assert ledger.spent(holding)[0] <= CAP + 1e-9 and made >= 8
     with pytest.raises(BudgetExceeded, match="by the tight accountant at δ = 0.001"):
@@ -319,3 +323,7 @@ def test_the_basic_accountant_stays_available_and_pure_caps_use_it():
     assert _spend_all(basic, holding, 1.0) == 3
     pure = Ledger(secret=SECRET, default_cap=Budget(3.0, 0.0))  # no δ to compose at: the sum
     assert _spend_all(pure, pure.holding("t"), 1.0) == 3
+    for ledger in (basic, pure, Ledger()):  # no cap either: nothing tight to show beside the sums
+        ledger.charge("u", "KM", 1.0)
+        assert {row["ε spent (tight)"] for row in ledger.summary()} == {None}
+        assert ledger.tight_spend(ledger.person_spend(), ledger.budget("u")) is None

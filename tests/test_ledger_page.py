@@ -5,7 +5,7 @@ from pathlib import Path
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-from dpcore.ledger import Ledger
+from dpcore.ledger import Budget, Ledger
 from dpcore.release import ReleaseBundle
 from dpcore.report import html_report
 
@@ -39,14 +39,19 @@ def test_releases_totals_cap_and_report():
     releases, per_person, totals = at.dataframe
     assert len(releases.value) == 2 and "grid=weeks" in releases.value["parameters"].iloc[0]
     assert totals.value["ε spent"].iloc[0] == 0.75
+    assert totals.value["ε spent (tight)"].iloc[0] == "not used"  # no cap: nothing is checked at a δ
     # a cap below what is spent is refused with a message
     at.number_input(key="cap_eps").set_value(0.5)
     at.button[0].click().run()
     assert any("already spent" in e.value for e in at.error)
     at.number_input(key="cap_eps").set_value(1.0)
+    at.number_input(key="cap_delta").set_value(1e-3)
     at.button[0].click().run()
-    assert ledger.budget("fp1").epsilon == 1.0
+    assert ledger.budget("fp1") == Budget(1.0, 1e-3)
     assert any("Cap for Gehan \\(bundled\\)" in s.value for s in at.success)  # names print as typed
+    # the cap has a δ: the tight ε it is checked on, beside basic composition's 0.75
+    (totals,) = [t.value for t in at.dataframe if "ε spent (tight)" in t.value]
+    assert totals["ε spent"].iloc[0] == 0.75 and float(totals["ε spent (tight)"].iloc[0]) < 0.75
 
 
 def test_default_delta_cap_can_be_set_after_a_delta_release():

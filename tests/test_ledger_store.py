@@ -284,3 +284,13 @@ def test_the_history_report_shows_spend_per_person_against_the_cap_counts_only()
     assert "100 persons read" in report and "most-charged has spent <b>ε = 3.5, δ = 0</b>" in report
     assert "<tr><td>1</td><td>0</td><td>70</td></tr>" in report and "<td>3.5</td><td>0</td><td>30</td>" in report
     assert "nobody is over it" in report and "never shows which person" in report
+    # with the tight figures the cap is checked on (at its δ), basic composition beside them
+    spend, cap = ledger.person_spend(dataset=whole.key), ledger.budget(whole.key)
+    tight = ledger.tight_spend(spend, cap)
+    report = history_report("cohort.csv", ledger.records(whole.key), ledger.cap_changes(whole.key), spend, cap, tight)
+    most = ledger.spent(whole)[0]
+    assert 3 < most < 3.5 and most == max(s.epsilon for s in tight)
+    assert (f"most-charged has spent <b>ε = {most:.4g}</b> by tight accounting at δ = 0.001 (by basic composition "
+            "ε = 3.5, δ = 0)") in report
+    assert "<th>ε spent (tight, at δ = 0.001)</th><th>ε spent (basic)</th>" in report
+    assert f"<tr><td>{most:.4g}</td><td>3.5</td><td>0</td><td>30</td></tr>" in report and "nobody is over it" in report

@@ -94,7 +94,8 @@ def test_the_cap_holds_across_sessions_and_each_session_sees_the_deployment_tota
     assert len(_ledger().records()) == 1
     app = AppTest.from_file(APP, default_timeout=60).run()  # a third session (a reload) sees the same total
     sidebar = " ".join(m.value for m in app.sidebar.markdown)
-    assert "ε 1 of 1.5 spent · 1 release" in sidebar and "in this session" not in sidebar
+    assert "of 1.5 (tight, at δ 0.001; basic composition ε 1) spent · 1 release" in sidebar  # tight: ε 0.9986
+    assert "in this session" not in sidebar
 
 
 def test_sidebar_marks_this_sessions_releases():
@@ -104,7 +105,8 @@ def test_sidebar_marks_this_sessions_releases():
     ledger.charge(key, "Toy counts", 0.5, label="Toy (bundled)", session=at.session_state["_dp_session"])
     ledger.charge(key, "Toy counts", 0.25, label="Toy (bundled)", session="another tab")
     at.run()
-    assert "ε 0.75 of 10 spent · 2 releases (1 in this session)" in " ".join(m.value for m in at.sidebar.markdown)
+    assert "of 10 (tight, at δ 0.001; basic composition ε 0.75) spent · 2 releases (1 in this session)" in " ".join(
+        m.value for m in at.sidebar.markdown)
 
 
 def test_ledger_page_shows_the_configured_ceiling_and_only_lowers_a_cap(monkeypatch):

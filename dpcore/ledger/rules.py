@@ -9,14 +9,17 @@ diffprivlib's accountant, would mix unrelated deployments.
 them. A release on n persons moves each distinct history h among them to a new history h + release, so persons with
 the same releases share one row and one accounting (computed once per history, not per person); a release reading
 10⁶ people who share a handful of histories checks a handful of totals. A history's total is the composition of its
-releases: basic composition (the sum of ε and of δ) today; a tighter accountant replaces :func:`compose` and reads
-the same chains, with no migration of the people.
+releases: the tight ε at the cap's δ (:mod:`dpcore.accounting`, from the privacy events the chain keeps) where the
+cap has a δ, which caps are checked on, with basic composition (the sum of ε and of δ, :func:`compose`) beside it in
+every view (:meth:`Ledger.most_charged`).
 """
 
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
+from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
 from dpcore import accounting
@@ -49,6 +52,16 @@ def _valid_cost(epsilon: float, delta: float, what: str) -> None:
 
 def _over(spend: tuple[float, float], cap: Budget) -> bool:
     return spend[0] > cap.epsilon + 1e-12 or spend[1] > cap.delta + 1e-15
+
+
+@lru_cache(maxsize=256)
+def _tight_epsilon(history_events: str, release_events: str, delta_total: float) -> float:
+    """:meth:`Ledger.tight_epsilon`, kept per history (and release) and δ: the sidebar and the Ledger page ask for
+    every history of every data set on each redraw, and parsing a long history's events costs milliseconds."""
+    joined = chain(history_events, release_events)
+    if joined == "[]":
+        return 0.0
+    return accounting.history(accounting.events_from_json(joined)).composition(delta_total).epsilon_tight
 
 
 class Ledger:
@@ -196,17 +209,31 @@ class Ledger:
     def tight_epsilon(self, spend: Spend, delta_total: float, events: str = "") -> float:
         """A history's ε at total δ (PLD / RDP / basic, the smallest proven; ∞ if its (ε, δ) events' δ exceed it)
         with the release ``events`` (JSON) added."""
-        joined = chain(spend.events, events)
-        if joined == "[]":
-            return 0.0
-        return accounting.history(accounting.events_from_json(joined)).composition(delta_total).epsilon_tight
+        return _tight_epsilon(spend.events, events, float(delta_total))
+
+    def tight_spend(self, spend: Sequence[Spend], cap: Budget | None) -> list[Spend] | None:
+        """``spend`` (one row per history) with each ε the tight ε at the cap's δ, the figure ``cap`` is checked on
+        (δ stays the basic sum); ``None`` where the cap is checked on basic composition (:meth:`tight_applies`)."""
+        if not self.tight_applies(cap):
+            return None
+        return [replace(s, epsilon=self.tight_epsilon(s, cap.delta)) for s in spend]
 
     def most_spent(self, standing: Standing, cap: Budget | None) -> tuple[float, float]:
         """The most-charged person's (ε, δ) in ``standing`` as ``cap`` is checked (tight ε where it applies)."""
-        basic = standing.most()
-        if not self.tight_applies(cap):
-            return basic
-        return max((self.tight_epsilon(g, cap.delta) for g in standing.groups), default=0.0), basic[1]
+        most = self.most_charged(standing.groups, cap)
+        tight = most["ε spent (tight)"]
+        return (most["ε spent"] if tight is None else tight), most["δ spent"]
+
+    def most_charged(self, spend: Sequence[Spend], cap: Budget | None) -> dict[str, float | None]:
+        """The most-charged person among ``spend`` (one row per history) against ``cap``, as every view shows it:
+        ``"ε spent"``, ``"δ spent"`` by basic composition (the sums), ``"ε spent (tight)"`` the tight ε at the cap's δ
+        that the cap is checked on (``None`` where it is checked on basic composition), ``"ε cap"``, ``"δ cap"``
+        (``None``: no cap)."""
+        tight = self.tight_spend(spend, cap)
+        return {"ε spent": max((s.epsilon for s in spend), default=0.0),
+                "δ spent": max((s.delta for s in spend), default=0.0),
+                "ε spent (tight)": None if tight is None else max((s.epsilon for s in tight), default=0.0),
+                "ε cap": cap.epsilon if cap else None, "δ cap": cap.delta if cap else None}
 
     def refusal(self, holding: Holding, standing: Standing, epsilon: float, delta: float, events: str,
                 name: str = "") -> str:
@@ -346,19 +373,17 @@ class Ledger:
 
     def summary(self, session: str = "", *, scopes: Sequence[str] | None = None) -> list[dict[str, Any]]:
         """One row per data set of ``scopes``: name, key, releases made on it (and how many from ``session``),
-        persons read, the most-charged of them (ε, δ), and the per-person cap."""
+        persons read, the most-charged of them and the per-person cap (:meth:`most_charged`: basic composition, and
+        the tight ε the cap is checked on where it applies)."""
         chosen = None if scopes is None else tuple(scopes)
         records = self.records(scopes=chosen)
         rows = []
         for row in self._store.datasets(chosen):
             mine = [r for r in records if r.dataset == row.key]
             spend = self.person_spend(chosen, row.key)
-            cap = self._effective(row.key, row.cap)
             entry = {"data set": row.label, "key": row.key, "releases": len(mine),
                      "persons": sum(s.persons for s in spend),
-                     "ε spent": max((s.epsilon for s in spend), default=0.0),
-                     "δ spent": max((s.delta for s in spend), default=0.0),
-                     "ε cap": cap.epsilon if cap else None, "δ cap": cap.delta if cap else None}
+                     **self.most_charged(spend, self._effective(row.key, row.cap))}
             if session:
                 entry["this session"] = sum(r.session == session for r in mine)
             rows.append(entry)
