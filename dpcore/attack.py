@@ -429,8 +429,8 @@ def survival_pair(time, event, grid, *, epsilon: float, index: int, alt_time: fl
                   n_types: int = 1, event_labels: Sequence[str] | None = None) -> NeighbourPair:
     """A: the data set as it is; B: record ``index`` replaced by ``(alt_time, alt_event)`` (one group).
 
-    The release is the survival count matrix with discrete Laplace noise
-    (:func:`dpcore.survival.survival_noise`). Without noise the attacker
+    The release is the default survival statistic (the histogram of cells) with
+    discrete Laplace noise (:func:`dpcore.survival.noise_for`). Without noise the attacker
     subtracts the counts of the n − 1 records they know from the released
     counts: one person is left, in one cell — the bin of their time and
     whether they had an event or were censored (the differencing attack).
@@ -449,7 +449,8 @@ def survival_pair(time, event, grid, *, epsilon: float, index: int, alt_time: fl
     labels = c_a.event_labels
 
     def cell(c) -> str:
-        left = np.flatnonzero((c.vector() - others.vector()).ravel()[1:])[0]  # the lone person's cell
+        cells = lambda m: np.concatenate([m.events, m.censored[..., None]], axis=-1).ravel()
+        left = np.flatnonzero(cells(c) - cells(others))[0]  # the lone person's cell
         j, col = divmod(int(left), len(labels) + 1)
         what = "was censored" if col == len(labels) else ("had an event" if len(labels) == 1 else
                                                           f"had an event ({labels[col]})")
@@ -471,7 +472,7 @@ def survival_pair(time, event, grid, *, epsilon: float, index: int, alt_time: fl
         "survival", f"record {index + 1} replaced",
         f"A: the data set as it is (patient {index + 1}: time {time[index]:g} {grid.data_unit}, {shown(event[index])}); "
         f"B: the same patient with time {float(alt_time):g} {grid.data_unit}, {shown(alt_event)}.",
-        (Block(sv.survival_noise(epsilon, 1), c_a.vector(), c_b.vector()),), reveal,
+        (Block(sv.noise_for(c_a, epsilon), c_a.vector(), c_b.vector()),), reveal,
         dict(x=grid.display, A=curve(c_a), B=curve(c_b), x_label=f"time ({grid.grid_unit})",
              y_label="survival (non-private)"))
 
