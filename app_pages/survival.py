@@ -444,7 +444,9 @@ def _at_epsilon() -> None:
                                            for m, lo, hi in zip(summary["mean"], summary["q05"], summary["q95"])]
             st.table(summary[["measure", "mean [5 %, 95 %]"]].set_index("measure"))
             st.caption(f"Errors in {grid.grid_unit} (integrated) or probability (sup). Mean and 5–95 % of {draws} "
-                       "preview releases; log-rank decision at α = 0.05"
+                       "preview releases. Coverage: share of grid points where an interval contains the non-private "
+                       "curve — the released interval is the one a release exports (noise and sampling), "
+                       "Greenwood's treats the noisy counts as real people; log-rank decision at α = 0.05"
                        + (f"; non-private p = {util.exact_p_value:.3g}." if util.exact_p_value is not None else "."))
             ui.teaching("Each thin line is one possible release. One lucky draw can look perfect; the band shows what "
                         "to expect.")

@@ -136,7 +136,8 @@ def released_tables(rel: Counts, noise: Noise, *, alpha: float = 0.05, band_draw
         "ci_lower": np.where(np.isfinite(low), low, np.nan), "ci_upper": np.where(np.isfinite(high), high, np.nan),
         "reported": [describe_median(m, lo, hi, grid.grid_unit, 1 - alpha) for m, lo, hi in zip(median, low, high)],
         "interval": "the curve's 95 % interval (noise and sampling) inverted at 0.5; empty = not reached"})
-    tables["nelson_aalen"] = _curve_frame(nelson_aalen_curve(table, alpha=alpha), "cumulative_hazard",
+    na_band = noise_band(all_cause, noise, draws=band_draws, rng=rng, estimator="na", alpha=alpha, risk_set=risk_set)
+    tables["nelson_aalen"] = _curve_frame(nelson_aalen_curve(table, alpha=alpha), "cumulative_hazard", na_band,
                                           at_risk=table.at_risk, minimum=minimum)
     if rel.n_groups >= 2:
         pooled = postprocess(all_cause.pooled(), risk_set=risk_set)
@@ -155,8 +156,10 @@ def released_tables(rel: Counts, noise: Noise, *, alpha: float = 0.05, band_draw
         full = postprocess(rel.pooled(), risk_set=risk_set)
         frames = []
         for k, ev in enumerate(rel.event_labels, start=1):
-            f = _curve_frame(incidence_curve(full, event_type=k, alpha=alpha), "incidence", at_risk=full.at_risk,
-                             minimum=minimum)
+            band_k = noise_band(rel, noise, draws=band_draws, rng=rng, estimator="cif", alpha=alpha, event_type=k,
+                                risk_set=risk_set, pool_groups=True)
+            f = _curve_frame(incidence_curve(full, event_type=k, alpha=alpha), "incidence", band_k,
+                             at_risk=full.at_risk, minimum=minimum)
             f.insert(1, "event_type", ev)
             frames.append(f)
         tables["cumulative_incidence"] = pd.concat(frames, ignore_index=True)
@@ -191,7 +194,8 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
     the 95 % interval that covers the privacy noise as well as the sampling error (:func:`noise_band`: a
     parametric bootstrap from the released counts alone, so free post-processing), the Greenwood interval
     (sampling only) as ``greenwood_lower``/``greenwood_upper``, and ``reliable`` (the noisy number at risk
-    reaches the public :func:`min_at_risk`).
+    reaches the public :func:`min_at_risk`). The ``nelson_aalen`` and ``cumulative_incidence`` tables carry
+    their own noise-aware interval the same way (sampling-only beside it).
     """
     groups = _declared_groups(group, groups, epsilon, None)
     counts = count_matrix(time, event, grid, group=group, groups=groups, n_types=n_types, event_labels=event_labels,
@@ -216,9 +220,9 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
         f"Released: {released}, each with discrete Laplace noise (scale {noise.scale:g}, ± {noise.std:.3g} "
         "people).",
         "Curves, intervals, medians and the log-rank test are post-processing of those counts.",
-        "The 95 % interval (ci_lower, ci_upper) covers the added noise as well as sampling error (a parametric "
-        "bootstrap from the released counts); the Greenwood interval (greenwood_lower, greenwood_upper) covers "
-        "sampling error only.",
+        "Every curve's 95 % interval (ci_lower, ci_upper: survival, cumulative hazard, cumulative incidence) covers "
+        "the added noise as well as sampling error (a parametric bootstrap from the released counts); the "
+        "sampling-only interval (greenwood_lower, greenwood_upper) is kept beside it.",
         f"Where the noisy number at risk falls below {min_at_risk(noise.std):.3g} (the public minimum: 10 people "
         "or 3 noise standard deviations) a bin's hazard is a ratio of noise-sized numbers: 'reliable' is False "
         "there and the figures fade the curve; the values and intervals are kept.",

@@ -246,11 +246,13 @@ def nelson_aalen_curve(table: RiskTable, *, alpha: float = 0.05) -> CurveSet:
     """
     d, r = table.deaths, table.exposed
     H = _prepend(np.cumsum(_ratio(d, r), axis=-1), 0.0)
-    var = _prepend(np.cumsum(_ratio(d * np.maximum(r - d, 0.0), r**3), axis=-1), 0.0)
+    seen = np.maximum(d, 0.0)  # a noisy count below 0 adds no variance (it would make the variance negative)
+    var = _prepend(np.cumsum(_ratio(seen * np.maximum(r - seen, 0.0), r**3), axis=-1), 0.0)
     z = special.ndtri(1 - alpha / 2)
     safe = np.where(H == 0, 1.0, H)
-    lo = H * np.exp(-z * np.sqrt(var) / safe)
-    hi = H * np.exp(z * np.sqrt(var) / safe)
+    with np.errstate(over="ignore"):  # a tiny H with a wide variance: the upper end is +inf, honestly
+        lo = H * np.exp(-z * np.sqrt(var) / safe)
+        hi = H * np.exp(z * np.sqrt(var) / safe)
     return CurveSet(table.grid.display, H, var, lo, hi, table.groups, alpha)
 
 

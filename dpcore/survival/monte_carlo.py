@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from dpcore.mechanisms import sample_sweep
-from dpcore.survival.estimators import DEFAULT_RISK_SET, curve_for, logrank_test, median_survival, postprocess
+from dpcore.survival.estimators import (DEFAULT_RISK_SET, curve_for, logrank_test, median_survival, noise_band,
+                                       postprocess)
 from dpcore.survival.mechanism import noise_for, noisy_counts
 from dpcore.survival.statistic import Counts
 
@@ -21,8 +22,11 @@ class Utility:
     ``integrated_error``: Σ over bins of ``|private − exact| × width`` (grid
     units), averaged over groups; ``median_error``: ``|median' − median|``
     (grid units, NaN when only one of them is reached, 0 when neither);
-    ``coverage``: share of grid points where the private interval contains
-    the exact curve; ``covers_all``: it does at every point; ``p_value`` and
+    ``coverage``: share of grid points where the private Greenwood interval
+    (sampling error only) contains the exact curve; ``covers_all``: it does at
+    every point; ``released_coverage`` / ``released_covers_all``: the same for
+    the interval a release exports (:func:`noise_band`, noise and sampling),
+    when :func:`utility` computed it; ``p_value`` and
     ``logrank_agree`` (decision at ``level`` equal to the exact one) when
     G ≥ 2, else None.
     """
@@ -36,12 +40,16 @@ class Utility:
     logrank_agree: np.ndarray | None
     exact_p_value: float | None
     estimator: str
+    released_coverage: np.ndarray | None = None
+    released_covers_all: np.ndarray | None = None
 
     def summary(self) -> pd.DataFrame:
         """Mean and 5–95 % band of each measure over the draws (last axis)."""
         rows = []
         for name, label in [("sup_error", "sup-norm error"), ("integrated_error", "integrated absolute error"),
                             ("median_error", "median survival error"),
+                            ("released_coverage", "released 95 % interval (noise + sampling) covers exact"),
+                            ("released_covers_all", "released interval covers all of exact curve"),
                             ("coverage", "Greenwood CI (sampling only) covers exact"),
                             ("covers_all", "Greenwood CI covers all of exact curve"), ("p_value", "log-rank p-value"),
                             ("logrank_agree", "log-rank decision agrees")]:
@@ -94,15 +102,31 @@ def _utility_from(exact: Counts, noisy: Counts, estimator: str, alpha: float, le
 
 def utility(counts: Counts, epsilon: float, *, draws: int = 200, rng: np.random.Generator, estimator: str = "km",
             kind: str = "laplace", alpha: float = 0.05, level: float = 0.05, event_type: int = 1,
-            risk_set: str = DEFAULT_RISK_SET, noise_aware_logrank: bool = False) -> Utility:
+            risk_set: str = DEFAULT_RISK_SET, noise_aware_logrank: bool = False, interval_draws: int = 100) -> Utility:
     """Utility measures of ``survival.md`` over ``draws`` preview releases, one vectorised pass.
 
     ``noise_aware_logrank`` adds the noise variance to the log-rank test
-    (see :func:`logrank_test`); ``risk_set`` as in :func:`postprocess`.
+    (see :func:`logrank_test`); ``risk_set`` as in :func:`postprocess`. With ``interval_draws > 0`` each preview
+    release also gets the interval a release exports (:func:`noise_band` with that many redraws, in steps of at
+    most :data:`SWEEP_CELLS` redrawn counts), and its coverage of the exact curve is measured.
     """
     noise = noise_for(counts, epsilon, kind=kind)
-    return _utility_from(counts, noisy_counts(counts, noise, rng=rng, draws=draws), estimator, alpha, level,
-                         event_type, risk_set, noise.std**2 if noise_aware_logrank else 0.0)
+    noisy = noisy_counts(counts, noise, rng=rng, draws=draws)
+    util = _utility_from(counts, noisy, estimator, alpha, level, event_type, risk_set,
+                         noise.std**2 if noise_aware_logrank else 0.0)
+    if interval_draws <= 0:
+        return util
+    exact_counts = counts if estimator == "cif" else counts.collapse_types()
+    exact = curve_for(postprocess(exact_counts, risk_set=risk_set), estimator, alpha=alpha, event_type=event_type)
+    step = max(1, SWEEP_CELLS // max(1, int(interval_draws) * counts.vector().size))
+    inside = []
+    for start in range(0, draws, step):
+        part = noisy.from_vector(noisy.vector()[start:start + step])
+        lo, hi = noise_band(part, noise, draws=interval_draws, rng=rng, estimator=estimator, alpha=alpha,
+                            event_type=event_type, risk_set=risk_set)
+        inside.append((lo <= exact.estimate + 1e-12) & (exact.estimate <= hi + 1e-12))
+    inside = np.concatenate(inside, axis=0)
+    return replace(util, released_coverage=inside.mean(axis=(-1, -2)), released_covers_all=inside.all(axis=(-1, -2)))
 
 
 @dataclass(frozen=True)
