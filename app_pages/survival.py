@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 import ui
@@ -22,6 +23,7 @@ from ui.accuracy import accuracy_first
 from ui.exports import code_downloads, release_with_script  # notebook, script
 from dpcore.notebooks import SurvivalConfig
 from dpcore.utility import describe_draws
+from dpcore.accounting.planning import survival_plan
 from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
 from ui.widgets import EPSILON_STEPS
 
@@ -56,6 +58,11 @@ TEACHING = {rule: "1. People are put in public time bins. 2. The counts per bin 
                         "who had an event or was censored earlier), and a bin cannot have more events than people at "
                         "risk (the paper's rule).",
             }.items()}
+#: The noise choices (``?sv_noise=``): what each is for, shortly.
+NOISE_LABELS = {"discrete_laplace": "discrete Laplace (one release)", "gaussian": "Gaussian (several releases)",
+                "laplace": "Laplace (preview only)"}
+#: The Gaussian's δ per release (``?sv_delta=``; the default is the second).
+DELTA_OPTIONS = [1e-5, 1e-6, 1e-7, 1e-8]
 RULE_LABELS = {"isotonic": "both ends + monotone fit (default)", "bridge": "both ends, unclipped",
                "running": "running sum", "spec": "the paper's release and rule"}
 
@@ -88,16 +95,17 @@ def _bundled(name: str) -> Source:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _bundled_sweep(name: str, horizon: float, grid_unit: str, width: float, compare: bool, estimator: str, draws: int,
-                   seed: int, kind: str, event_type: int, risk_set: str, aware: bool) -> sv.UtilityCurve:
+                   seed: int, kind: str, delta: float, event_type: int, risk_set: str, aware: bool) -> sv.UtilityCurve:
     src = _bundled(name)
-    return _sweep(src, horizon, grid_unit, width, compare, estimator, draws, seed, kind, event_type, risk_set, aware)
+    return _sweep(src, horizon, grid_unit, width, compare, estimator, draws, seed, kind, delta, event_type, risk_set,
+                  aware)
 
 
 @ui.public_cache("survival sweep figures", max_entries=128)  # shared, not unpickled on every rerun
 def _bundled_sweep_figure(name: str, horizon: float, grid_unit: str, width: float, compare: bool, estimator: str,
-                          draws: int, seed: int, kind: str, event_type: int, risk_set: str, aware: bool):
-    uc = _bundled_sweep(name, horizon, grid_unit, width, compare, estimator, draws, seed, kind, event_type, risk_set,
-                        aware)
+                          draws: int, seed: int, kind: str, delta: float, event_type: int, risk_set: str, aware: bool):
+    uc = _bundled_sweep(name, horizon, grid_unit, width, compare, estimator, draws, seed, kind, delta, event_type,
+                        risk_set, aware)
     return sf.utility_figure(uc, None, time_unit=grid_unit)
 
 
@@ -106,12 +114,13 @@ def _sweep_and_figure(src: Source, horizon, grid_unit, width, *args):
     return uc, sf.utility_figure(uc, None, time_unit=grid_unit)
 
 
-def _sweep(src: Source, horizon, grid_unit, width, compare, estimator, draws, seed, kind, event_type,
+def _sweep(src: Source, horizon, grid_unit, width, compare, estimator, draws, seed, kind, delta, event_type,
            risk_set, aware) -> sv.UtilityCurve:
     grid = sv.make_grid(horizon, data_unit=src.time_unit, grid_unit=grid_unit, width=width)
     counts = _counts(src, grid, compare, risk_set)
     return sv.utility_curve(counts, SWEEP, draws=draws, rng=np.random.default_rng(seed + 1), estimator=estimator,
-                            kind=kind, event_type=event_type, risk_set=risk_set, noise_aware_logrank=aware)
+                            kind=kind, delta=delta, event_type=event_type, risk_set=risk_set,
+                            noise_aware_logrank=aware)
 
 
 def _counts(src: Source, grid: sv.Grid, compare: bool, risk_set: str) -> sv.Counts:
@@ -277,9 +286,20 @@ with c2:
 with c3:
     seed = int(ui.url_number("Preview seed", key="sv_seed", min_value=0, max_value=10_000, value=0, step=1,
                              help="Seeds the preview only; a release is seeded by the operating system."))
-    kind = ui.url_radio("Preview noise", key="sv_noise", options=["discrete_laplace", "laplace"], horizontal=True,
-                        format_func=lambda k: {"discrete_laplace": "discrete Laplace (as released)",
-                                               "laplace": "Laplace"}[k])
+    kind = ui.url_radio("Noise", key="sv_noise", options=list(NOISE_LABELS), horizontal=True,
+                        format_func=NOISE_LABELS.get,
+                        help="Discrete Laplace (the default) is the most accurate for one release. Gaussian noise "
+                             "costs a small δ as well, and several Gaussian releases of the same people add up to "
+                             "far less than their sum under the ledger's tight accounting: from about five "
+                             "releases on one budget it gives each curve less noise (see 'Several releases on one "
+                             "budget' below). Laplace is the paper's continuous noise, for previews only: a release "
+                             "with it uses discrete Laplace.")
+    delta = 0.0
+    if kind == "gaussian":
+        delta = float(ui.url_selectbox("δ of this release", key="sv_delta", options=DELTA_OPTIONS, index=1,
+                                       format_func=lambda d: f"{d:g}",
+                                       help="The small probability with which the Gaussian's guarantee may fail; "
+                                            "keep it well below 1/n."))
     risk_set = ui.url_radio("Post-processing of the noisy counts", key="sv_rs", options=list(sv.RISK_SETS),
                             horizontal=True, format_func=lambda r: RULE_LABELS[r],
                             help="All are free post-processing of the released counts. Default: the counts are made "
@@ -330,7 +350,7 @@ def _sweep_at(sweep_draws: int) -> tuple[sv.UtilityCurve, object]:
 
     Cached for bundled data; for an upload memoised in the session (never in a cache shared by sessions).
     """
-    args = (horizon, grid_unit, width, compare, estimator, sweep_draws, seed, kind, event_type, risk_set, aware)
+    args = (horizon, grid_unit, width, compare, estimator, sweep_draws, seed, kind, delta, event_type, risk_set, aware)
     if src.bundled:
         return _bundled_sweep(name, *args), _bundled_sweep_figure(name, *args)
     return ui.session_memo("sv_sweep", (src.fp, *args), lambda: _sweep_and_figure(src, *args))
@@ -347,6 +367,39 @@ def _utility_note(epsilon: float) -> str:
                f"{np.mean(uc.logrank_agree[i]):.0%} of releases" if uc.logrank_agree is not None else "") + ".")
 
 
+def _several_releases(epsilon: float) -> None:
+    """Discrete Laplace or Gaussian when several releases share this ε: each noise's plan, measured on these counts
+    (preview simulation, on demand: a toggle, off by default)."""
+    if not ui.url_toggle("Several releases on one budget: discrete Laplace or Gaussian?", key="sv_plan", value=False,
+                         help="Plan k releases of these people that together spend the ε above (and a total δ), "
+                              "and measure which noise gives each release the smaller error."):
+        return
+    total_delta = float(ui.url_selectbox("Total δ of the planned releases", key="sv_plan_delta",
+                                         options=DELTA_OPTIONS, index=1, format_func=lambda d: f"{d:g}"))
+    plan = survival_plan(counts, epsilon, total_delta, draws=100, rng=np.random.default_rng(seed + 13),
+                         estimator=estimator, event_type=event_type, risk_set=risk_set)
+    shown = pd.DataFrame({
+        "releases": plan["releases"],
+        "discrete Laplace: ε each": plan["dl_epsilon_each"].map("{:.3g}".format),
+        "discrete Laplace: ± per count": plan["dl_sd_per_count"].map("{:.3g}".format),
+        "Gaussian: ε, δ each": [f"{e:.3g}, {d:.2g}" for e, d in zip(plan["gaussian_epsilon_each"],
+                                                                  plan["gaussian_delta_each"])],
+        "Gaussian: ± per count": plan["gaussian_sd_per_count"].map("{:.3g}".format),
+        "sup error, discrete Laplace": plan["dl_sup_error_median"].map("{:.3f}".format),
+        "sup error, Gaussian": plan["gaussian_sup_error_median"].map("{:.3f}".format),
+        "less noise": plan["less_noise"]}).set_index("releases")
+    st.table(shown)
+    st.caption(f"Each row: k releases of these people that together spend ε = {epsilon:g}, δ = {total_delta:g} under "
+               "the tight accounting the ledger checks caps on. Discrete Laplace: the largest ε per release whose k "
+               "releases stay within the total. Gaussian: k Gaussians of σ·√k compose to exactly the one Gaussian "
+               "that spends the total, so noise grows like √k instead of k; each release is charged the (ε, δ) shown. "
+               "Sup error: median over 100 preview releases of the largest gap to the non-private curve. To follow a "
+               "Gaussian row, choose Noise = Gaussian, its δ, and the largest ε step at or below its ε.")
+    ui.teaching("One release: discrete Laplace is the better noise. Many releases of the same people: each "
+                "Gaussian release costs less of the shared budget, so from about five releases on one budget each "
+                "curve gets less noise with Gaussian noise.")
+
+
 @ui.live_fragment
 def _at_epsilon() -> None:
     """Everything that depends on ε: moving the ε slider reruns only this (the sweep over ε below stays).
@@ -356,7 +409,7 @@ def _at_epsilon() -> None:
     epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=1.0, width=ui.CONTROL_WIDTH)
     if (width, grid_unit) == (rule_width, rule_unit) and _default_grid(horizon) != (rule_width, rule_unit):
         st.rerun(scope="app")  # the default grid depends on ε: rebuild the counts on it (the grid follows the rule)
-    noise = sv.noise_for(counts, epsilon, kind=kind)
+    noise = sv.noise_for(counts, epsilon, kind=kind, delta=delta)
     rng = np.random.default_rng(seed)
     noisy = sv.noisy_counts(counts, noise, rng=rng)  # the preview release every view shows
     minimum = sv.min_at_risk(noise.std)  # public (ε and Δ1 only): below it the curves are faded
@@ -421,7 +474,10 @@ def _at_epsilon() -> None:
                     "their sum, and the total n is the same for both data sets)" if counts.statistic == "histogram"
                     else "; with the paper's release each group's number at the start is noised too, so a person "
                          "who switches group changes 4 counts") if G > 1 else "")
-                + f". The noise scale is sensitivity / ε = {noise.scale:g}.",
+                + (f". The noise scale is sensitivity / ε = {noise.scale:g}." if noise.kind != "gaussian" else
+                   f". Gaussian noise is calibrated on the L2 norm of that change, √(counts changed) = "
+                   f"{noise.sensitivity:.3g}: σ = {noise.scale:.3g} is the smallest σ that is (ε, δ)-DP at it "
+                   "(the analytic Gaussian mechanism)."),
                 title="What was noised, and what the intervals mean",
             )
 
@@ -438,7 +494,8 @@ def _at_epsilon() -> None:
             ui.live_chart(sf.draws_figure(exact_pooled.times, draw_curves, exact_pooled.estimate[0],
                                           estimator=estimator, time_label=time_label), key="sv_draws")
             util = sv.utility(counts, epsilon, draws=draws, rng=np.random.default_rng(seed + 11), estimator=estimator,
-                              kind=kind, event_type=event_type, risk_set=risk_set, noise_aware_logrank=aware)
+                              kind=kind, delta=delta, event_type=event_type, risk_set=risk_set,
+                              noise_aware_logrank=aware)
             summary = util.summary()
             summary["mean [5 %, 95 %]"] = [f"{m:.3g} [{lo:.2g}, {hi:.2g}]"
                                            for m, lo, hi in zip(summary["mean"], summary["q05"], summary["q95"])]
@@ -482,25 +539,29 @@ def _at_epsilon() -> None:
                             "forgets that the counts carry noise, so at small ε it often 'finds' differences that are "
                             "only noise; the noise-aware version adds the noise's variance and is more cautious.")
 
+    _several_releases(epsilon)
+
     # ---- release ---------------------------------------------------------------------
+    released_noise = "gaussian" if kind == "gaussian" else "discrete_laplace"  # Laplace is for previews only
     params = {"grid": grid.describe(), "groups": list(counts.groups), "estimators": "KM, NA, CIF, log-rank",
-              "risk_set": risk_set, "statistic": counts.statistic,
+              "risk_set": risk_set, "statistic": counts.statistic, "noise_kind": released_noise,
               "sensitivity_l1": sv.sensitivity(G, statistic=counts.statistic)}
     config = SurvivalConfig(
         dataset=name, horizon=horizon, grid_unit=grid_unit, width=width, epsilon=epsilon, seed=seed,
-        estimator=estimator, event_type=event_type, compare=compare, noise_aware=aware, kind=kind, risk_set=risk_set,
+        estimator=estimator, event_type=event_type, compare=compare, noise_aware=aware, kind=kind, delta=delta,
+        risk_set=risk_set,
         sweep=tuple(SWEEP), sweep_draws=int(st.session_state.get("sv_Rc", SWEEP_DRAWS)),
         **({} if src.bundled else _upload_columns()))
     code_downloads(config)
     ui.release_panel(
         key="survival", dataset_label=src.label, fingerprint=src.fp, persons=src.persons, records=records,
-        method="DP survival analysis", epsilon=epsilon,
+        method="DP survival analysis", epsilon=epsilon, delta=delta,
         params=params, utility_note=partial(_utility_note, epsilon),
         make_bundle=lambda: release_with_script(sv.release(
             src.time, src.event, grid=grid, epsilon=epsilon, group=src.group if compare else None,
             groups=src.groups if compare else None, n_types=len(src.event_labels), event_labels=src.event_labels,
             dataset=src.label, fingerprint=src.fp, risk_set=risk_set, statistic=counts.statistic,
-            group_column=src.group_label if compare else None), config),
+            noise_kind=released_noise, delta=delta, group_column=src.group_label if compare else None), config),
     )
 
     attacker_panel("survival", epsilon)
@@ -519,7 +580,7 @@ def _trade_off() -> None:
     ui.live_chart(utility_fig, key="sv_curve")
     if src.bundled:  # a head start for the draws one step either side (public data only: a shared cache)
         args = (horizon, grid_unit, width, compare, estimator)
-        rest = (seed, kind, event_type, risk_set, aware)
+        rest = (seed, kind, delta, event_type, risk_set, aware)
         ui.head_start("sv_Rc", [(0.3, lambda r=r: _bundled_sweep_figure(name, *args, r, *rest))
                                 for r in ui.steps_around(DRAW_OPTIONS, sweep_draws)])
     ui.teaching("Each point repeats the whole release many times at one ε and measures how far the private curve "
@@ -528,7 +589,7 @@ def _trade_off() -> None:
                 "axis.")
     accuracy_first(key="sv_acc", grid=uc.epsilons, draws=uc.sup_error, metric_label="sup-norm error",
                    default_threshold=0.1, basis=src.label, public_data=src.bundled,  # only bundled data may go to Dask
-                   simulate=partial(sv.metric_draws, counts, "sup_error", estimator=estimator, kind=kind,
+                   simulate=partial(sv.metric_draws, counts, "sup_error", estimator=estimator, kind=kind, delta=delta,
                                     event_type=event_type, risk_set=risk_set))
 
 

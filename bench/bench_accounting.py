@@ -20,14 +20,14 @@ import time
 from pathlib import Path
 
 import numpy as np
-from scipy import optimize
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from dpcore import accounting as A  # noqa: E402
 from dpcore import regression as R  # noqa: E402
-from dpcore.mechanisms import discrete_laplace_noise, gaussian_privacy_loss_delta  # noqa: E402
+from dpcore.accounting.planning import PLANNED_RELEASES, discrete_laplace_share, gaussian_share  # noqa: E402
+from dpcore.mechanisms import discrete_laplace_noise  # noqa: E402
 from dpcore.sparse import peel_parts  # noqa: E402
 
 PERSONS, RELEASES, HISTORIES = 100_000, 100, 50
@@ -144,24 +144,18 @@ def workload_table() -> list[dict]:
 # ---- (c) survival counts: discrete Laplace vs Gaussian under tight composition ----------------------------------
 
 
-def _per_release(k: int, total: float, delta: float, events_at) -> float:
-    """Largest per-release ε whose k releases compose (tight) to at most ``total`` at ``delta`` (bisection)."""
-    return optimize.brentq(lambda e: A.compose(events_at(e) * k, delta).epsilon_tight - total, 1e-3, total * 1.5,
-                           xtol=1e-4) - 1e-4
-
-
 def survival_noise_table(total: float = 1.0, delta: float = 1e-6) -> list[dict]:
     """Noise sd per count after k survival releases that together spend (total, δ): the discrete Laplace's
-    per-release ε from the tight accountant vs the Gaussian whose k-fold composition is exactly a Gaussian
-    of multiplier m/√k (L2 sensitivity √2: one person moves two cells by one)."""
+    per-release ε from the tight accountant vs the Gaussian whose k-fold composition is one Gaussian of
+    multiplier m (L2 sensitivity √2: one person moves two cells by one); the plans of
+    :mod:`dpcore.accounting.planning`, which the survival page measures on the cohort."""
     rows = []
-    l2 = math.sqrt(2.0)
-    for k in (1, 2, 5, 10, 20):
-        eps_dl = _per_release(k, total, delta, survival)
+    for k in PLANNED_RELEASES:
+        eps_dl = discrete_laplace_share(k, total, delta, 2.0)
         sd_dl = discrete_laplace_noise(2, eps_dl).std
-        m = optimize.brentq(lambda s: gaussian_privacy_loss_delta(s, total, 1.0) - delta, 0.05, 1e3) * math.sqrt(k)
+        sd_g = gaussian_share(k, total, delta).sigma * math.sqrt(2.0)
         rows.append({"releases": k, "total_epsilon": total, "delta": delta, "per_release_epsilon_dl": eps_dl,
-                     "sd_discrete_laplace": sd_dl, "sd_gaussian": m * l2, "gaussian_over_dl": m * l2 / sd_dl})
+                     "sd_discrete_laplace": sd_dl, "sd_gaussian": sd_g, "gaussian_over_dl": sd_g / sd_dl})
     return rows
 
 

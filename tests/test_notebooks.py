@@ -73,8 +73,9 @@ def trace(spec: dict, name: str, axis: str = "y") -> np.ndarray:
 # ---- every page's notebook reproduces its preview --------------------------------------------------------------
 
 
-def test_survival_notebook_prints_the_pages_preview():
-    at, files = page_downloads("survival.py", {"sv_data": "veteran", "eps": "2.0", "sv_seed": "3"})
+@pytest.mark.parametrize("noise", [{}, {"sv_noise": "gaussian", "sv_delta": "1e-07"}])
+def test_survival_notebook_prints_the_pages_preview(noise):
+    at, files = page_downloads("survival.py", {"sv_data": "veteran", "eps": "2.0", "sv_seed": "3", **noise})
     assert set(files) == {"survival-preview.ipynb", "survival-preview.py"}
     spec = chart_spec(at, "sv_headline")  # the curve is drawn solid, then faded where few are at risk
     solid, faded = trace(spec, "private (one preview draw)"), trace(spec, "private (one preview draw), few")
@@ -167,10 +168,13 @@ def test_literal_refuses_what_is_not_a_plain_value():
     assert notebooks.literal(np.float64(0.5)) == "0.5" and notebooks.literal((1, "a")) == "(1, 'a')"
 
 
-def test_the_script_runs_and_its_release_is_off_until_switched_on(tmp_path):
-    """The .py form runs as a program: figures to HTML, no release; switched on, it charges and saves one."""
+@pytest.mark.parametrize("noise", [{}, {"kind": "gaussian", "delta": 1e-6}])
+def test_the_script_runs_and_its_release_is_off_until_switched_on(tmp_path, noise):
+    """The .py form runs as a program: figures to HTML, no release; switched on, it charges and saves one (a
+    Gaussian release charged with its noise, so the ledger composes it as the Gaussian it is)."""
     config = notebooks.SurvivalConfig(dataset="gehan", horizon=35.0, grid_unit="weeks", epsilon=1.0, seed=0,
-                                      sweep=(1.0, 10.0), sweep_draws=20)
+                                      sweep=(1.0, 10.0), sweep_draws=20, **noise)
+    assert "params={'noise_kind': RELEASED_NOISE}" in notebooks.script(config)
     script = tmp_path / "survival.py"
     script.write_text(notebooks.script(config))
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}

@@ -118,6 +118,29 @@ def test_survival_release_counts_have_scale_sensitivity_over_epsilon(opendp, gro
     check_scale(np.concatenate(noise), "discrete_laplace", sensitivity / eps)
 
 
+@pytest.mark.parametrize("groups", [None, ("a", "b")])
+def test_survival_gaussian_release_has_the_analytic_sigma_at_the_l2_sensitivity(opendp, groups):
+    """docs/survival.md: the Gaussian survival release noises the histogram with the analytic σ for (ε, δ) at
+    Δ2 = √2 (one person moves two cells by one, with or without groups); the bundle states δ and the noise."""
+    rng = np.random.default_rng(1)
+    n, eps, delta = 400, 1.0, 1e-6
+    time, event = rng.uniform(0, 100, n), rng.integers(0, 2, n)
+    group = rng.choice(["a", "b"], n) if groups else None
+    grid = sv.make_grid(100.0, data_unit="days")
+    exact = sv.count_matrix(time, event, grid, group=group, groups=groups).vector()
+    noise = []
+    for _ in range(3):
+        bundle = sv.release(time, event, grid=grid, epsilon=eps, group=group, groups=groups, band_draws=2,
+                            noise_kind="gaussian", delta=delta)
+        assert [d[0] for d in opendp] == ["gaussian"]
+        (_, value, _), = opendp
+        np.testing.assert_array_equal(value, exact)
+        assert bundle.delta == delta and bundle.public_params["noise_kind"] == "gaussian"
+        assert bundle.public_params["sensitivity_l2"] == pytest.approx(math.sqrt(2.0))
+        noise.append(_noise(opendp.pop()))
+    check_scale(np.concatenate(noise), "gaussian", M.analytic_gaussian_sigma(math.sqrt(2.0), eps, delta))
+
+
 @pytest.mark.parametrize("grouped, statistic, sensitivity",
                          [(False, "histogram", 2), (True, "histogram", 2), (True, "matrix", 4)])
 def test_survival_one_call_releases_have_the_same_scales(opendp, grouped, statistic, sensitivity):

@@ -230,6 +230,10 @@ def _l1(a: sv.Counts, b: sv.Counts) -> int:
     return int(np.abs(a.vector().astype(np.int64) - b.vector().astype(np.int64)).sum())
 
 
+def _l2(a: sv.Counts, b: sv.Counts) -> float:
+    return float(np.sqrt(((a.vector().astype(np.int64) - b.vector().astype(np.int64)) ** 2).sum()))
+
+
 records = st.tuples(st.floats(0, 30, allow_nan=False), st.integers(0, 2), st.sampled_from(["a", "b", "c"]))
 
 
@@ -249,6 +253,9 @@ def test_sensitivity_replace_one_random(data, new, pos, width, statistic):
     many = _l1(sv.count_matrix(t, e, grid, group=g, groups=groups, n_types=2, statistic=statistic),
                sv.count_matrix(t2, e2, grid, group=g2, groups=groups, n_types=2, statistic=statistic))
     assert many <= sv.sensitivity(3, statistic=statistic)
+    many_l2 = _l2(sv.count_matrix(t, e, grid, group=g, groups=groups, n_types=2, statistic=statistic),
+                  sv.count_matrix(t2, e2, grid, group=g2, groups=groups, n_types=2, statistic=statistic))
+    assert many_l2 <= sv.l2_sensitivity(3, statistic=statistic) + 1e-12
 
 
 @pytest.mark.parametrize("case", ["first-last", "event-censored", "between-groups", "beyond-horizon"])
@@ -272,8 +279,13 @@ def test_sensitivity_adversarial(case):
                       sv.count_matrix(t2, e2, grid, group=g2, groups=("a", "b"), statistic=statistic))
         assert single <= sv.sensitivity(1, statistic=statistic) == 2
         assert grouped <= sv.sensitivity(2, statistic=statistic) == (2 if statistic == "histogram" else 4)
+        grouped_l2 = _l2(sv.count_matrix(t, e, grid, group=g, groups=("a", "b"), statistic=statistic),
+                         sv.count_matrix(t2, e2, grid, group=g2, groups=("a", "b"), statistic=statistic))
+        assert grouped_l2 <= sv.l2_sensitivity(2, statistic=statistic) + 1e-12  # Gaussian noise: the L2 bound
+        assert sv.l2_sensitivity(2, statistic=statistic) == pytest.approx(np.sqrt(2) if statistic == "histogram" else 2)
         if case == "between-groups":
             assert grouped == sv.sensitivity(2, statistic=statistic)  # the bound is attained
+            assert grouped_l2 == pytest.approx(sv.l2_sensitivity(2, statistic=statistic))
         if case == "first-last":
             assert single == 2
 
@@ -297,6 +309,10 @@ def test_noise_of_another_statistic_is_refused():
     with pytest.raises(ValueError, match="Δ1 = 4"):
         sv.release_counts(matrix, sv.survival_noise(1.0, 2))
     assert sv.noise_for(matrix, 1.0).scale == 4.0
+    with pytest.raises(ValueError, match="Δ2 = 2"):  # the Gaussian's check is on the L2 sensitivity
+        sv.noisy_counts(matrix, sv.survival_noise(1.0, 2, kind="gaussian", delta=1e-6), rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="needs a δ"):
+        sv.noise_for(matrix, 1.0, kind="gaussian")
 
 
 def test_histogram_release_pins_the_public_n():
@@ -418,7 +434,7 @@ def test_one_call_results_have_documented_attributes():
 @pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0])
 def test_audit_passes_and_catches_halved_noise(epsilon):
     scenarios = sv.audit_scenarios(epsilon)
-    assert len(scenarios) == 4  # three on the histogram, one on the paper's grouped matrix
+    assert len(scenarios) == 5  # three on the histogram, one on the paper's grouped matrix, one Gaussian
     for sc in scenarios:
         ok, _, _ = sc.run(60_000, seed=11)
         assert not ok.violation, (sc.name, ok.describe())

@@ -267,3 +267,30 @@ def test_links_reproduce_the_views_controls():
     at.select_slider(key="sv_Rc").set_value(200).run()  # back to the default: leaves the link
     _ok(at)
     assert "sv_Rc" not in at.query_params and at.query_params["sv_R"] == "500"
+
+
+def test_gaussian_noise_is_offered_charged_as_a_gaussian_and_planned_against_discrete_laplace():
+    """Issue 45: Gaussian noise on the survival counts, with its δ; the release is charged (ε, δ) with the Gaussian's
+    event (tight accounting), and the plan measures both noises for several releases on one budget."""
+    from dpcore import accounting
+    from ui import state
+
+    at = _app()
+    at.radio(key="sv_noise").set_value("gaussian").run()
+    _ok(at)
+    assert at.selectbox(key="sv_delta").value == 1e-6
+    noised = next(m.value for m in at.markdown if m.value.startswith("**What is noised"))
+    assert "Gaussian noise, σ = " in noised and "Δ2 = 1.41" in noised
+    at.toggle(key="sv_plan").set_value(True).run()
+    _ok(at)
+    plan = next(t for t in at.table if "less noise" in t.value.columns).value
+    assert list(plan.index) == [1, 2, 5, 10, 20]
+    assert list(plan["less noise"]) == ["discrete Laplace"] * 2 + ["Gaussian"] * 3  # k = 5: 0.95 of the sd
+    at.button(key="release_button_survival").click().run()
+    at.button(key="release_confirm_survival").click().run()
+    _ok(at)
+    bundle = at.session_state["_release_last_survival"]
+    assert (bundle.epsilon, bundle.delta) == (1.0, 1e-6) and bundle.public_params["noise_kind"] == "gaussian"
+    (record,) = at.session_state[state._LEDGER].records()
+    (event,) = accounting.events_from_json(record.events)
+    assert isinstance(event, accounting.Gaussian) and (record.epsilon, record.delta) == (1.0, 1e-6)

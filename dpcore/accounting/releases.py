@@ -10,9 +10,9 @@ charged ``(ε, δ)`` (``tests/test_accounting_releases.py`` checks it method by 
 
 Which part maps to which event:
 
-* ``DP survival analysis`` — one discrete Laplace on the count matrices, scale ``Δ1/ε`` with
-  ``Δ1 = params["sensitivity_l1"]`` (else :func:`dpcore.survival.sensitivity` of ``params["groups"]``: 2, or 4
-  for several groups).
+* ``DP survival analysis`` — one discrete Laplace on the counts, scale ``Δ1/ε`` with
+  ``Δ1 = params["sensitivity_l1"]`` (else :func:`dpcore.survival.sensitivity` of ``params["groups"]``); with
+  ``params["noise_kind"] == "gaussian"`` one analytic Gaussian at ``(ε, δ)``.
 * ``AdaSSP`` — parts ``λ_min``, ``XᵀX``, ``Xᵀy`` (with or without the bundle's ``(10%)`` suffix): three
   analytic Gaussians at ``(ε_i, δ·ε_i/Σε)`` (the split shares ε and δ alike, :data:`ADASSP_SPLIT`); any other
   part (``response centre``, ``response scale``) a Laplace at its ε.
@@ -91,6 +91,8 @@ def events_for_release(method: str, epsilon: float, delta: float = 0.0, parts: M
     params = dict(params or {})
     parts = dict(parts or {})
     if method == SURVIVAL:
+        if params.get("noise_kind") == "gaussian":  # the analytic σ at (ε, δ): its loss depends on σ/Δ2 alone
+            return [_gaussian(epsilon, delta)]
         sens = int(params.get("sensitivity_l1") or survival_sensitivity(len(params.get("groups") or [None])))
         return [DiscreteLaplace(sens / epsilon, sens)]
     if method in (ADASSP, ROBUST_LR):

@@ -23,10 +23,11 @@ _RELEASE_MARKDOWN = (
 )
 
 
-def release_cell(method: str, epsilon: str, delta: str, release_call: str, stem: str) -> Cell:
+def release_cell(method: str, epsilon: str, delta: str, release_call: str, stem: str, params: str = "") -> Cell:
     """The guarded release: ``release_call`` (code returning a ReleaseBundle) runs only after the charge.
 
-    ``epsilon`` and ``delta`` are code (names defined in earlier cells); ``method`` and ``stem`` are fixed text.
+    ``epsilon``, ``delta`` and ``params`` (the charge's public parameters, e.g. which noise ran; empty: none) are
+    code (names defined in earlier cells); ``method`` and ``stem`` are fixed text.
     """
     body = "\n".join("    " + line for line in release_call.splitlines())
     return Cell(_RELEASE_MARKDOWN, (
@@ -37,7 +38,7 @@ def release_cell(method: str, epsilon: str, delta: str, release_call: str, stem:
         "    dataset = ledger.dataset_key(\"my data set\")\n"
         "    ledger.set_budget(dataset, epsilon=10.0, delta=1e-3)  # the data set's cap (refuses releases past it)\n"
         + code("    record = ledger.charge(dataset, {method}, ", method=method)
-        + f"{epsilon}, {delta})\n"
+        + f"{epsilon}, {delta}{', params=' + params if params else ''})\n"
         f"{body}\n"
         "    ledger.record_values(record, bundle.to_json())\n"
         + code("    Path({name}).write_bytes(bundle.to_zip())\n", name=f"{stem}-release.zip")

@@ -25,6 +25,7 @@ class SurvivalConfig:
     compare: bool = False
     noise_aware: bool = False
     kind: str = "discrete_laplace"
+    delta: float = 0.0  # the Gaussian's δ (kind "gaussian")
     risk_set: str = "isotonic"  # dpcore.survival.DEFAULT_RISK_SET (notebooks import no method package here)
     sweep: tuple[float, ...] = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
     sweep_draws: int = 200
@@ -80,14 +81,16 @@ def cells(c: SurvivalConfig) -> list[Cell]:
         *_data(c),
         Cell("The page's settings. The grid (unit and horizon) is public: chosen without looking at the data.",
              code("EPSILON = {eps}\nSEED = {seed}  # the preview's seed; a release is seeded by the operating system\n"
-                  "ESTIMATOR, EVENT_TYPE, RISK_SET, NOISE = {est}, {etype}, {rs}, {kind}\n\n"
+                  "ESTIMATOR, EVENT_TYPE, RISK_SET, NOISE, DELTA = {est}, {etype}, {rs}, {kind}, {delta}\n\n"
                   "grid = sv.make_grid({h}, data_unit=time_unit, grid_unit={unit}, width={w}, max_bins=2000)\n"
                   f"counts = sv.count_matrix(time, event, grid, {grouped}, n_types=len(event_labels),\n"
                   "                         event_labels=event_labels, statistic=sv.statistic_for(RISK_SET))",
                   eps=c.epsilon, seed=c.seed, est=c.estimator, etype=c.event_type, rs=c.risk_set, kind=c.kind,
+                  delta=c.delta,
                   h=c.horizon, unit=c.grid_unit, w=c.width)),
         Cell("One preview release: noise on every released count, drawn with the page's seed.",
-             "noise = sv.noise_for(counts, EPSILON, kind=NOISE)\n"
+             "noise = sv.noise_for(counts, EPSILON, kind=NOISE, delta=DELTA)\n"
+             "RELEASED_NOISE = 'gaussian' if NOISE == 'gaussian' else 'discrete_laplace'  # Laplace: previews only\n"
              "rng = np.random.default_rng(SEED)\n"
              "noisy = sv.noisy_counts(counts, noise, rng=rng)\n"
              "print(noise.describe())"),
@@ -98,13 +101,13 @@ def cells(c: SurvivalConfig) -> list[Cell]:
              "                              time_label=f'time ({grid.grid_unit})')", figure="headline"),
         Cell("The privacy–utility trade-off: many simulated releases at each ε of a grid, with the page's seed.",
              code("trade_off = sv.utility_curve(counts, {sweep}, draws={draws}, rng=np.random.default_rng(SEED + 1),\n"
-                  "                             estimator=ESTIMATOR, kind=NOISE, event_type=EVENT_TYPE,\n"
+                  "                             estimator=ESTIMATOR, kind=NOISE, delta=DELTA, event_type=EVENT_TYPE,\n"
                   "                             risk_set=RISK_SET, noise_aware_logrank={aware})\n"
                   "utility = sf.utility_figure(trade_off, EPSILON, time_unit=grid.grid_unit)",
                   sweep=list(c.sweep), draws=c.sweep_draws, aware=c.noise_aware), figure="utility"),
-        release_cell(METHOD, "EPSILON", "0.0", (
+        release_cell(METHOD, "EPSILON", "DELTA", (
             f"bundle = sv.release(time, event, grid=grid, epsilon=EPSILON, {grouped},\n"
             "                    n_types=len(event_labels), event_labels=event_labels, risk_set=RISK_SET,\n"
-            "                    statistic=counts.statistic)"),
-            "survival"),
+            "                    statistic=counts.statistic, noise_kind=RELEASED_NOISE, delta=DELTA)"),
+            "survival", params="{'noise_kind': RELEASED_NOISE}"),
     ]

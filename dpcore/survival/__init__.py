@@ -33,11 +33,11 @@ from dpcore.survival.grid import (  # noqa: F401
     GroupLabelsFromDataWarning, make_grid, points_grid, RELATION,
 )
 from dpcore.survival.statistic import (  # noqa: F401
-    count_matrix, Counts, DEFAULT_STATISTIC, MappedData, sensitivity, STATISTICS, survival_from_frame,
+    count_matrix, Counts, DEFAULT_STATISTIC, l2_sensitivity, MappedData, sensitivity, STATISTICS, survival_from_frame,
     time_unit_warning,
 )
 from dpcore.survival.mechanism import (  # noqa: F401
-    noise_for, noisy_counts, release_counts, survival_noise,
+    NOISE_KINDS, noise_for, noisy_counts, release_counts, survival_noise,
 )
 from dpcore.survival.estimators import (  # noqa: F401
     curve_for, CurveSet, DEFAULT_RISK_SET, describe_median, incidence_curve, km, loglog_interval, logrank_test,

@@ -180,7 +180,7 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
             n_types: int = 1, event_labels: Sequence[str] | None = None, dataset: str = "uploaded data",
             fingerprint: str = "", alpha: float = 0.05, band_draws: int = 200,
             risk_set: str = DEFAULT_RISK_SET, group_column: str | None = None,
-            statistic: str = DEFAULT_STATISTIC):
+            statistic: str = DEFAULT_STATISTIC, noise_kind: str = "discrete_laplace", delta: float = 0.0):
     """One OpenDP release of the count matrices and everything derived from them, as a ReleaseBundle.
 
     Only the discrete-Laplace-noised counts and their post-processing are
@@ -189,6 +189,8 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
     ``group_column`` (public: the column's name) names the groups in figures ("sex = 1").
     ``statistic`` (:data:`STATISTICS`): the default noises the histogram of (group, bin, outcome) at Δ1 = 2;
     ``"matrix"`` is the paper's release (the number at the start noised too; Δ1 = 4 with groups).
+    ``noise_kind``: ``"discrete_laplace"`` (ε-DP, the default) or ``"gaussian"`` (``(ε, delta)``-DP at the L2
+    sensitivity, for several releases on one budget: see :data:`dpcore.survival.NOISE_KINDS`).
 
     The ``kaplan_meier`` table has one row per group per grid edge: ``survival``, and ``ci_lower``/``ci_upper``,
     the 95 % interval that covers the privacy noise as well as the sampling error (:func:`noise_band`: a
@@ -200,11 +202,15 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
     groups = _declared_groups(group, groups, epsilon, None)
     counts = count_matrix(time, event, grid, group=group, groups=groups, n_types=n_types, event_labels=event_labels,
                           statistic=statistic)
-    noise = noise_for(counts, epsilon, kind="discrete_laplace")
+    if noise_kind not in ("discrete_laplace", "gaussian"):
+        raise ValueError(f"a survival release uses discrete Laplace or Gaussian noise, not {noise_kind!r}")
+    noise = noise_for(counts, epsilon, kind=noise_kind, delta=delta)
     rel = release_counts(counts, noise)
     tables = released_tables(rel, noise, alpha=alpha, band_draws=band_draws, risk_set=risk_set)
     params = {**grid.public_params(), "groups": list(counts.groups), "event_types": list(counts.event_labels),
-              "time_above_horizon": "censored at the horizon", "sensitivity_l1": sensitivity(counts.n_groups, statistic=counts.statistic),
+              "time_above_horizon": "censored at the horizon", "noise_kind": noise.kind,
+              "sensitivity_l1": sensitivity(counts.n_groups, statistic=counts.statistic),
+              **({"sensitivity_l2": noise.sensitivity} if noise.kind == "gaussian" else {}),
               "noise": noise.describe(), "noise_std_per_count": noise.std, "alpha": alpha,
               "interval": f"parametric bootstrap from the released counts, {band_draws} redraws, each with its own "
                           "sampling error (post-processing)",
@@ -217,8 +223,7 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
                 "per group, the number at risk at time 0 and, per bin, the events of each type and the censorings "
                 "(the paper's release)")
     notes = (
-        f"Released: {released}, each with discrete Laplace noise (scale {noise.scale:g}, ± {noise.std:.3g} "
-        "people).",
+        f"Released: {released}, each with {noise.describe()} (± {noise.std:.3g} people).",
         "Curves, intervals, medians and the log-rank test are post-processing of those counts.",
         "Every curve's 95 % interval (ci_lower, ci_upper: survival, cumulative hazard, cumulative incidence) covers "
         "the added noise as well as sampling error (a parametric bootstrap from the released counts); the "
@@ -229,9 +234,13 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
         COUNTS_NOTE,
         "Median survival: the first grid time where the released curve reaches 0.5 ('not reached' if it never "
         "does); its interval inverts the 95 % interval, so it covers the DP noise as well as sampling error.",
-    ) + ((LOGRANK_ADVICE,) if counts.n_groups >= 2 else ())
+    ) + ((LOGRANK_ADVICE,) if counts.n_groups >= 2 else ()) + ((
+        f"Gaussian noise: (ε, δ) = ({epsilon:g}, {noise.delta:g}) for this release. Several Gaussian releases of the "
+        "same people compose to one Gaussian (the ledger's tight accounting), so their noise grows like the square "
+        "root of their number; one release alone is less accurate than with discrete Laplace noise.",)
+        if noise.kind == "gaussian" else ())
     return ReleaseBundle(method="DP survival analysis", dataset=dataset, fingerprint=fingerprint,
-                         epsilon=float(epsilon), delta=0.0,
-                         mechanisms=(f"discrete Laplace (OpenDP), Δ1 = {sensitivity(counts.n_groups, statistic=counts.statistic)}",),
+                         epsilon=float(epsilon), delta=float(noise.delta),
+                         mechanisms=(f"{noise.describe()} (OpenDP)",),
                          public_params=params, tables=tables, derived_params=derived_from_tables(tables),
                          relation=RELATION, notes=notes)

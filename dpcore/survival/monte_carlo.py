@@ -102,15 +102,17 @@ def _utility_from(exact: Counts, noisy: Counts, estimator: str, alpha: float, le
 
 def utility(counts: Counts, epsilon: float, *, draws: int = 200, rng: np.random.Generator, estimator: str = "km",
             kind: str = "laplace", alpha: float = 0.05, level: float = 0.05, event_type: int = 1,
-            risk_set: str = DEFAULT_RISK_SET, noise_aware_logrank: bool = False, interval_draws: int = 100) -> Utility:
+            risk_set: str = DEFAULT_RISK_SET, noise_aware_logrank: bool = False, interval_draws: int = 100,
+            delta: float = 0.0) -> Utility:
     """Utility measures of ``survival.md`` over ``draws`` preview releases, one vectorised pass.
 
     ``noise_aware_logrank`` adds the noise variance to the log-rank test
     (see :func:`logrank_test`); ``risk_set`` as in :func:`postprocess`. With ``interval_draws > 0`` each preview
     release also gets the interval a release exports (:func:`noise_band` with that many redraws, in steps of at
-    most :data:`SWEEP_CELLS` redrawn counts), and its coverage of the exact curve is measured.
+    most :data:`SWEEP_CELLS` redrawn counts), and its coverage of the exact curve is measured. ``delta``: the
+    Gaussian's (``kind="gaussian"``).
     """
-    noise = noise_for(counts, epsilon, kind=kind)
+    noise = noise_for(counts, epsilon, kind=kind, delta=delta)
     noisy = noisy_counts(counts, noise, rng=rng, draws=draws)
     util = _utility_from(counts, noisy, estimator, alpha, level, event_type, risk_set,
                          noise.std**2 if noise_aware_logrank else 0.0)
@@ -157,7 +159,8 @@ SWEEP_CELLS = 4_000_000
 
 def utility_curve(counts: Counts, epsilons, *, draws: int = 200, rng: np.random.Generator, estimator: str = "km",
                   kind: str = "laplace", alpha: float = 0.05, level: float = 0.05, event_type: int = 1,
-                  risk_set: str = DEFAULT_RISK_SET, noise_aware_logrank: bool = False) -> UtilityCurve:
+                  risk_set: str = DEFAULT_RISK_SET, noise_aware_logrank: bool = False,
+                  delta: float = 0.0) -> UtilityCurve:
     """Per-draw utility measures over an ε grid (``(n_eps, R)`` arrays), vectorised over draws and ε.
 
     The ε grid is taken in steps of at most :data:`SWEEP_CELLS` noisy counts (one step when it fits, which
@@ -165,7 +168,7 @@ def utility_curve(counts: Counts, epsilons, *, draws: int = 200, rng: np.random.
     otherwise held several GB at once.
     """
     eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
-    noises = [noise_for(counts, float(e), kind=kind) for e in eps]
+    noises = [noise_for(counts, float(e), kind=kind, delta=delta) for e in eps]
     vector = counts.vector()
     step = max(1, SWEEP_CELLS // max(1, int(draws) * vector.size))
     parts = []

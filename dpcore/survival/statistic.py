@@ -18,6 +18,10 @@ Sensitivity (proof; :func:`sensitivity` returns it), replace-one (``n`` unchange
 Under add/remove-one: histogram 1 (one cell), matrix 2 (``r_1`` of one group and one cell); ``n`` is then
 private, so no consistency step may use it (:func:`count_matrix` records ``total`` only under replace-one).
 
+L2 sensitivity (for Gaussian noise, :func:`l2_sensitivity`): every count above moves by at most 1 and the moved
+counts are the ones listed, so ``‖Δ‖2 = √(number of moved counts)``: histogram √2 (replace-one) or 1
+(add/remove-one); matrix √2 with one group, 2 with several (replace-one), √2 under add/remove-one.
+
 Time above the horizon is censored at the horizon, so every record falls in exactly one cell.
 """
 
@@ -237,3 +241,12 @@ def sensitivity(n_groups: int = 1, relation: str = RELATION, statistic: str = DE
     if relation != "replace-one":
         raise ValueError(f"unknown neighbouring relation {relation!r}")
     return 2 if (statistic == "histogram" or n_groups <= 1) else 4
+
+
+def l2_sensitivity(n_groups: int = 1, relation: str = RELATION, statistic: str = DEFAULT_STATISTIC) -> float:
+    """L2 sensitivity of the released counts (Gaussian noise); the proof is the module docstring's.
+
+    One person moves each count by at most 1, so the L2 norm is the square root of the number of moved counts,
+    which is the L1 sensitivity: ``√(sensitivity(...))``.
+    """
+    return float(np.sqrt(sensitivity(n_groups, relation, statistic)))
