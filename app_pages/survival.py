@@ -515,8 +515,9 @@ def _at_epsilon() -> None:
                 st.subheader(f"Groups: {ui.literal(src.group_label or 'group')}")
                 lr_exact = sv.logrank_test(sv.postprocess(counts.collapse_types(), risk_set=risk_set))
                 noisy_table = sv.postprocess(noisy.collapse_types(), risk_set=risk_set)
-                lr_plain = sv.logrank_test(noisy_table)
-                lr_aware = sv.logrank_test(noisy_table, noise_var=noise.std**2, n_types=len(src.event_labels))
+                lr_table = sv.logrank_table(noisy.collapse_types(), noise.std, risk_set=risk_set)
+                lr_plain = sv.logrank_test(lr_table)
+                lr_aware = sv.logrank_test(lr_table, noise_var=noise.std**2, n_types=len(src.event_labels))
                 lr_priv = lr_aware if aware else lr_plain
                 st.plotly_chart(sf.groups_figure(_curves(noisy), _curves(counts), estimator=estimator,
                                                  time_label=time_label, p_private=float(lr_priv.p_value),

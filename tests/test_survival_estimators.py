@@ -59,7 +59,11 @@ def test_release_table_has_the_noise_aware_interval_per_group_per_edge():
     km = bundle.tables["kaplan_meier"]
     assert len(km) == len(d.groups) * (grid.k + 1)
     assert ((km["ci_lower"] <= km["survival"] + 1e-9) & (km["survival"] <= km["ci_upper"] + 1e-9)).mean() > 0.9
-    assert (km["ci_upper"] - km["ci_lower"]).mean() > (km["greenwood_upper"] - km["greenwood_lower"]).mean()
+    # wider than sampling alone where the curve means something: over 200 OpenDP releases the median ratio on the
+    # reliable edges was at least 1.37 (median 1.8); the mean width over all edges failed 3 % of releases (a noisy tail's
+    # Greenwood interval can be wider than the bootstrap's), so it is not the measure
+    shown = km[km["reliable"] & (km["time"] > 0)]
+    assert np.median((shown["ci_upper"] - shown["ci_lower"]) / (shown["greenwood_upper"] - shown["greenwood_lower"])) > 1
     assert km["reliable"].dtype == bool and km.groupby("group")["reliable"].first().all()
     figs = figures_for(bundle)
     assert {"Kaplan–Meier (DP)", "Kaplan–Meier, groups pooled (DP)", "Nelson–Aalen (DP)"} <= set(figs)

@@ -15,14 +15,16 @@ The files, in the order data flows (each imports only the ones above it):
 3. ``mechanism.py`` — **mechanism**: :func:`noisy_counts` (NumPy preview, R draws) or
    :func:`release_counts` (one OpenDP discrete-Laplace draw);
 4. ``estimators.py`` — **post-processing**: :func:`postprocess`, :func:`km`, :func:`nelson_aalen_curve`,
-   :func:`incidence_curve`, :func:`logrank_test`, :func:`noise_band` (on exact counts: the non-private
-   baseline, equal to lifelines on the binned data);
-5. ``one_call.py`` — one-call functions for notebooks: :func:`kaplan_meier`, :func:`nelson_aalen`,
+   :func:`incidence_curve`, :func:`noise_band` (on exact counts: the non-private baseline, equal to lifelines
+   on the binned data);
+5. ``logrank.py`` — **post-processing**, the test: :func:`logrank_test` (noise-aware variance) and
+   :func:`logrank_table`, the table a release's test reads;
+6. ``one_call.py`` — one-call functions for notebooks: :func:`kaplan_meier`, :func:`nelson_aalen`,
    :func:`cumulative_incidence`, :func:`logrank`;
-6. ``monte_carlo.py`` — Monte-Carlo utility over R draws and over ε;
-7. ``bundle.py`` — :func:`release`: one OpenDP release as a ReleaseBundle (data only);
-8. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
-9. ``audit.py`` — worst-case neighbouring pairs for the black-box audit.
+7. ``monte_carlo.py`` — Monte-Carlo utility over R draws and over ε;
+8. ``bundle.py`` — :func:`release`: one OpenDP release as a ReleaseBundle (data only);
+9. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
+10. ``audit.py`` — worst-case neighbouring pairs for the black-box audit.
 
 This ``__init__`` is the public API (``from dpcore import survival as sv; sv.count_matrix(...)``).
 """
@@ -40,9 +42,12 @@ from dpcore.survival.mechanism import (  # noqa: F401
     NOISE_KINDS, noise_for, noisy_counts, release_counts, survival_noise,
 )
 from dpcore.survival.estimators import (  # noqa: F401
-    curve_for, CurveSet, DEFAULT_RISK_SET, describe_median, incidence_curve, km, loglog_interval, logrank_test,
-    isotonic_increasing, LogrankArrays, median_interval, median_survival, min_at_risk, MIN_AT_RISK,
-    nelson_aalen_curve, noise_band, postprocess, reliable_edges, RISK_SETS, RiskTable, statistic_for,
+    curve_for, CurveSet, DEFAULT_RISK_SET, describe_median, incidence_curve, km, loglog_interval,
+    isotonic_increasing, median_interval, median_survival, min_at_risk, MIN_AT_RISK, nelson_aalen_curve, noise_band,
+    postprocess, reliable_edges, RISK_SETS, RiskTable, statistic_for,
+)
+from dpcore.survival.logrank import (  # noqa: F401
+    linear_logrank, logrank_table, logrank_test, LOGRANK_LINEAR_MIN, LogrankArrays,
 )
 from dpcore.survival.one_call import (  # noqa: F401
     cumulative_incidence, kaplan_meier, logrank, LogrankResult, nelson_aalen, SurvivalResult,

@@ -21,7 +21,6 @@ from dpcore.survival.estimators import (
     describe_median,
     incidence_curve,
     km,
-    logrank_test,
     median_interval,
     min_at_risk,
     nelson_aalen_curve,
@@ -30,6 +29,7 @@ from dpcore.survival.estimators import (
     reliable_edges,
 )
 from dpcore.survival.grid import RELATION, Grid
+from dpcore.survival.logrank import logrank_table, logrank_test
 from dpcore.survival.mechanism import noise_for, release_counts
 from dpcore.survival.one_call import _declared_groups
 from dpcore.survival.statistic import DEFAULT_STATISTIC, STATISTICS, Counts, count_matrix, sensitivity
@@ -82,18 +82,18 @@ MEASURED_FRONTIER = (
     "Measured on the bundled sets (200 releases per set and ε, against lifelines on the raw times where ≥ 10 % "
     "are at risk; `docs/survival.md`). The default releases only the per-bin counts (sensitivity 2 even with "
     "groups, half the noise of the paper's grouped release). **Cohorts of 400+ people** (Myeloid, PBC, "
-    "Transplant): bias ≤ 0.007 at ε = 1; sup error median / 90th percentile ≤ 0.022 / 0.038 at ε = 2; the 95 % "
+    "Transplant): bias ≤ 0.006 at ε = 1; sup error median / 90th percentile ≤ 0.022 / 0.038 at ε = 2; the 95 % "
     "interval covers the truth at ≥ 98 % of points (ε = 1); the log-rank decision agrees with the non-private one "
     "in all releases on Myeloid (p = 0.002) at ε = 2. **137–241 people** (Cancer, Mgus, Stanford, Veteran; two "
-    "groups): bias ≤ 0.022 at ε = 1, sup error ≤ 0.041 / 0.080 at ε = 2, and log-rank agreement 90 % on Cancer "
-    "(p = 0.001) and Stanford (p = 0.010) at ε = 2, but only 60 % on Mgus (p = 0.012, a weaker effect). "
-    "**Out of reach:** the log-rank test's false-positive rate under no difference reaches 6–7.7 % on Mgus at "
-    "ε = 1–2 (up to 6.4 % on Myeloid at ε = 5, where the non-private binned test itself has 6.2 %; 2,000 "
-    "permutations each; a bootstrap-calibrated null did not fix it); and on **23–76 people** (Gehan, "
+    "groups): bias ≤ 0.021 at ε = 1, sup error ≤ 0.042 / 0.075 at ε = 2, and log-rank agreement 90 % on Cancer "
+    "(p = 0.001) and 87 % on Stanford (p = 0.010) at ε = 2, but only 59 % on Mgus (p = 0.012, a weaker effect). "
+    "The log-rank test's false-positive rate under no difference is 2–5.6 % on these sets (2,000 permutations "
+    "each, ± 0.5 %). **Out of reach:** on **23–76 people** (Gehan, "
     "Kidney, Leukemia, Ovarian) each count carries ± 2.8 people of noise at ε = 1 against 12–38 per group, so no "
-    "release reaches the accuracy goals (sup error 0.13–0.28 at ε = 2), though the interval still covers the truth "
-    "at ≥ 95 % of points (ε = 1). This default was the closest of the six releases and rules measured; the paper's "
-    "release and rule are one click away.")
+    "release reaches the accuracy goals (sup error 0.12–0.27 at ε = 2), though the interval still covers the truth "
+    "at ≥ 96 % of points (ε = 1); there the log-rank false-positive rate reaches 5.7–6.1 % at ε = 5 (the "
+    "non-private binned test: 4.6–5.6 %). This default was the closest of the six releases and rules measured; the "
+    "paper's release and rule are one click away.")
 
 
 def numbers_at_risk_frame(table: RiskTable) -> pd.DataFrame:
@@ -146,8 +146,9 @@ def released_tables(rel: Counts, noise: Noise, *, alpha: float = 0.05, band_draw
                                  pool_groups=True)
         tables["kaplan_meier_pooled"] = _curve_frame(km(pooled, alpha=alpha), "survival", pooled_band,
                                                      pooled.at_risk, minimum)
-        lr = logrank_test(table)
-        lr_na = logrank_test(table, noise_var=noise.std**2, n_types=rel.n_types)
+        lr_table = logrank_table(all_cause, noise.std, risk_set=risk_set)
+        lr = logrank_test(lr_table)
+        lr_na = logrank_test(lr_table, noise_var=noise.std**2, n_types=rel.n_types)
         tables["logrank"] = pd.DataFrame({
             "variance": ["hypergeometric + DP noise (noise-aware)", "hypergeometric (spec)"],
             "recommended": [True, False],

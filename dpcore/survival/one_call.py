@@ -11,7 +11,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from dpcore.survival.estimators import DEFAULT_RISK_SET, curve_for, logrank_test, median_survival, postprocess
+from dpcore.survival.estimators import DEFAULT_RISK_SET, curve_for, median_survival, postprocess
+from dpcore.survival.logrank import logrank_table, logrank_test
 from dpcore.survival.grid import Grid
 from dpcore.survival.mechanism import noise_for, noisy_counts, release_counts
 from dpcore.survival.statistic import DEFAULT_STATISTIC, Counts, count_matrix
@@ -184,7 +185,7 @@ def logrank(time, event, group, *, grid, epsilon: float | None = None, rng: np.r
     if counts.n_groups < 2:
         raise InputError("the log-rank test needs at least two groups")
     noisy, desc = _noised(counts, epsilon, rng)
-    nv = noise_for(counts, epsilon).std ** 2 if (noise_aware and epsilon is not None) else 0.0
-    res = logrank_test(postprocess(noisy, risk_set=risk_set), noise_var=nv)
+    std = noise_for(counts, epsilon).std if epsilon is not None else 0.0
+    res = logrank_test(logrank_table(noisy, std, risk_set=risk_set), noise_var=std**2 if noise_aware else 0.0)
     return LogrankResult(float(res.statistic), float(res.p_value), res.dof, counts.groups, epsilon, desc,
                          res.observed, res.expected)
