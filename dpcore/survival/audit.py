@@ -112,7 +112,7 @@ def audit_scenarios(epsilon: float) -> list[AuditScenario]:
 
         scenarios.append(AuditScenario(
             method="survival", name=title, neighbours=text,
-            summary=("projection of the noisy counts on A − B (the most powerful test for Gaussian noise)"
+            summary=("projection of the noisy counts on A − B, the most powerful test for Gaussian noise"
                      if noise_kind == "gaussian" else
                      "number of changed counts whose noisy value lies on A's side (all of them = worst-case event)"),
             claimed_epsilon=float(epsilon), delta=delta, sampler=sampler,

@@ -91,12 +91,14 @@ def _utility_from(exact: Counts, noisy: Counts, estimator: str, alpha: float, le
         med = np.full(sup.shape, np.nan)
     p = agree = exact_p = None
     if exact.n_groups >= 2:  # the test a release reports: on the table of logrank_table (per ε in a sweep)
-        lr_ex = logrank_test(postprocess(exact.collapse_types(), risk_set=risk_set))
+        lr_ex = logrank_test(ex_table if estimator != "cif" else postprocess(exact.collapse_types(), risk_set=risk_set))
         all_cause = noisy.collapse_types()
+        tables = {} if estimator == "cif" else {risk_set: nz_table}  # the curves' all-cause table, not redone
 
         def p_on(rule: str) -> np.ndarray:
-            table = postprocess(all_cause, risk_set=rule)
-            return logrank_test(table, noise_var=lr_noise_var, n_types=n_types).p_value
+            if rule not in tables:
+                tables[rule] = postprocess(all_cause, risk_set=rule)
+            return logrank_test(tables[rule], noise_var=lr_noise_var, n_types=n_types).p_value
 
         linear = np.asarray(linear_logrank(all_cause, noise_std)) & (risk_set == "isotonic")  # () or (n_eps, 1)
         p = p_on("bridge") if linear.all() else p_on(risk_set)
@@ -127,10 +129,11 @@ def utility(counts: Counts, epsilon: float, *, draws: int = 200, rng: np.random.
         return util
     exact_counts = counts if estimator == "cif" else counts.collapse_types()
     exact = curve_for(postprocess(exact_counts, risk_set=risk_set), estimator, alpha=alpha, event_type=event_type)
-    step = max(1, SWEEP_CELLS // max(1, int(interval_draws) * counts.vector().size))
+    released = noisy.vector()  # (draws, G, cells): the preview releases, in steps of `step`
+    step = max(1, SWEEP_CELLS // max(1, int(interval_draws) * released[0].size))
     inside = []
     for start in range(0, draws, step):
-        part = noisy.from_vector(noisy.vector()[start:start + step])
+        part = noisy.from_vector(released[start:start + step])
         lo, hi = noise_band(part, noise, draws=interval_draws, rng=rng, estimator=estimator, alpha=alpha,
                             event_type=event_type, risk_set=risk_set)
         inside.append((lo <= exact.estimate + 1e-12) & (exact.estimate <= hi + 1e-12))
