@@ -3,7 +3,7 @@
 Every candidate (:data:`CANDIDATES`: a released statistic — the histogram of cells, Δ1 = 2, or the paper's matrix,
 Δ1 = 4 with groups — and a rule of ``dpcore.survival.RISK_SETS``) gets the **same** discrete-Laplace draws per
 statistic (the NumPy preview, equal in distribution to an OpenDP release) on every bundled survival set, at
-ε ∈ {0.5, 1, 2, 5}, on the page's default grid (``default_bin_width(horizon, unit, n=, epsilon=, n_groups=)``;
+ε ∈ {0.5, 1, 2, 5, 10}, on the page's default grid (``default_bin_width(horizon, unit, n=, epsilon=, n_groups=)``;
 ``--legacy-grid``: the manifest's unit, one bin each). Sets with a group comparison are released by groups, as the
 page does by default;
 the two competing-risk sets as one matrix. Measures, against lifelines' ``KaplanMeierFitter`` on the **raw**
@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 from dpcore import survival as sv  # noqa: E402
 from dpcore.datasets import load_survival, manifest, survival_names  # noqa: E402
 
-EPSILONS = (0.5, 1.0, 2.0, 5.0)
+EPSILONS = (0.5, 1.0, 2.0, 5.0, 10.0)
 ALPHA = 0.05
 
 
