@@ -29,9 +29,10 @@ A *visitor* (signed out, or signed in without a role) sees the bundled data and 
 Identity. With ``identify_by = "subject"`` a person's id is ``<iss>#<sub>`` from the ID token: stable and never
 reassigned, but opaque (the sidebar shows each signed-in person their id, to send to the administrator). With
 ``"email"`` it is the lower-cased ``email`` claim; use it only with a provider that controls the addresses (a
-hospital's directory), and a token whose ``email_verified`` is false identifies nobody. A person's id is also
-their budget scope, so changing ``identify_by`` or moving a person into a group gives them a fresh scope: their
-earlier data sets stay with the old one.
+hospital's directory); only a token whose ``email_verified`` claim is present and true identifies anyone (a token
+without the claim, or with false or any other value, identifies nobody). A person's id is also their budget scope,
+so changing ``identify_by`` or moving a person into a group gives them a fresh scope: their earlier data sets stay
+with the old one.
 
 Mistakes fail closed: an unknown key or role, a person in two groups, a person both custodian and reviewer, a
 grant of an unknown group or of a group member's own id (grant the group) are errors, and the app shows the
@@ -124,7 +125,8 @@ class AccessConfig:
         """A signed-in person's id from their ID token's claims ("" when the claims identify nobody)."""
         if self.identify_by == "email":
             email = str(claims.get("email") or "").strip().lower()
-            if claims.get("email_verified", True) is not True or not _EMAIL.fullmatch(email):
+            # only a provider's explicit JSON true vouches for the address: a missing claim, false, "true" or 1 do not
+            if claims.get("email_verified") is not True or not _EMAIL.fullmatch(email):
                 return ""
             return email
         issuer, subject = str(claims.get("iss") or ""), str(claims.get("sub") or "")

@@ -24,7 +24,9 @@ members = ["carol@hospital.example", "dave@hospital.example"]
 
 
 def claims(email: str, **extra) -> dict:
-    return {"iss": ISSUER, "sub": f"sub-{email}", "email": email, "name": email.split("@")[0].title(), **extra}
+    """An ID token's claims for ``email``, verified by the provider unless ``extra`` says otherwise."""
+    return {"iss": ISSUER, "sub": f"sub-{email}", "email": email, "email_verified": True,
+            "name": email.split("@")[0].title(), **extra}
 
 
 def test_custodians_own_their_scope_and_group_members_share_the_group_scope():
@@ -58,7 +60,37 @@ def test_an_unverified_email_identifies_nobody():
     mallory = config.person(claims("alice@hospital.example", email_verified=False))
     assert (mallory.id, mallory.role, mallory.scope) == ("", VISITOR, "")
     assert config.person(claims("alice@hospital.example", email_verified=True)).role == CUSTODIAN
-    assert config.person({"iss": ISSUER, "sub": "x", "email": "group:oncology"}).role == VISITOR
+    assert config.person({"iss": ISSUER, "sub": "x", "email": "group:oncology", "email_verified": True}).role == VISITOR
+
+
+@pytest.mark.parametrize("verified", ["missing", False, None, "true", "True", 1, "yes", [True]])
+def test_an_email_identifies_someone_only_when_the_token_says_email_verified_true(verified):
+    """identify_by = "email" trusts the address only on an explicit JSON true: a token without the claim (a provider
+    that does not vouch for addresses), or with false, a string or a number, identifies nobody and gets no role."""
+    config = AccessConfig.from_table(HOSPITAL)
+    token = claims("alice@hospital.example")
+    if verified == "missing":
+        del token["email_verified"]
+    else:
+        token["email_verified"] = verified
+    assert config.identify(token) == ""
+    assert config.person(token) == Person("", "Alice", VISITOR, "", ())
+    token["email_verified"] = True
+    assert config.identify(token) == "alice@hospital.example"
+    assert config.person(token).role == CUSTODIAN
+
+
+def test_subject_identity_does_not_depend_on_email_verified():
+    """identify_by = "subject" reads the issuer and subject only: an unverified e-mail claim changes nothing."""
+    subject_id = f"{ISSUER}#sub-alice@hospital.example"
+    config = AccessConfig.from_table({"custodians": [subject_id]})
+    for verified in ("missing", False, True):
+        token = claims("alice@hospital.example")
+        if verified == "missing":
+            del token["email_verified"]
+        else:
+            token["email_verified"] = verified
+        assert (config.identify(token), config.person(token).role) == (subject_id, CUSTODIAN)
 
 
 def test_subject_ids_join_issuer_and_subject():

@@ -36,7 +36,8 @@ def write_config(text: str) -> None:
 
 
 def signed_in(email: str, name: str) -> dict:
-    return {"is_logged_in": True, "iss": ISSUER, "sub": f"sub-{email}", "email": email, "name": name}
+    return {"is_logged_in": True, "iss": ISSUER, "sub": f"sub-{email}", "email": email, "email_verified": True,
+            "name": name}
 
 
 def app(*, auth: bool = True, user: dict | None = None) -> AppTest:

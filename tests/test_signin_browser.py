@@ -14,10 +14,11 @@ from oidc_provider import oidc_provider, signin_app
 pytestmark = [pytest.mark.browser, pytest.mark.filterwarnings("ignore::DeprecationWarning:authlib.*"),
               pytest.mark.filterwarnings("ignore::DeprecationWarning:oidc_provider_mock.*")]
 
+#: the provider vouches for each address (identify_by = "email" accepts a token only with email_verified true)
 PEOPLE = {
-    "alice": {"email": "alice@hospital.example", "name": "Alice Ames"},
-    "bob": {"email": "bob@hospital.example", "name": "Bob Brown"},
-    "rita": {"email": "rita@hospital.example", "name": "Rita Reviewer"},
+    "alice": {"email": "alice@hospital.example", "email_verified": True, "name": "Alice Ames"},
+    "bob": {"email": "bob@hospital.example", "email_verified": True, "name": "Bob Brown"},
+    "rita": {"email": "rita@hospital.example", "email_verified": True, "name": "Rita Reviewer"},
 }
 ACCESS = """
 [access]
