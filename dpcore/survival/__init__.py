@@ -19,12 +19,15 @@ The files, in the order data flows (each imports only the ones above it):
    on the binned data);
 5. ``logrank.py`` — **post-processing**, the test: :func:`logrank_test` (noise-aware variance) and
    :func:`logrank_table`, the table a release's test reads;
-6. ``one_call.py`` — one-call functions for notebooks: :func:`kaplan_meier`, :func:`nelson_aalen`,
+6. ``read.py`` — **post-processing**, the curve read where a clinician reads it: one within-bin rule
+   (:data:`WITHIN_BIN_RULE`), :func:`survival_at` (any time, from a released table), :func:`median_read`,
+   :func:`rmst`, :func:`read_tables` (survival at chosen times, restricted mean, differences between groups);
+7. ``one_call.py`` — one-call functions for notebooks: :func:`kaplan_meier`, :func:`nelson_aalen`,
    :func:`cumulative_incidence`, :func:`logrank`;
-7. ``monte_carlo.py`` — Monte-Carlo utility over R draws and over ε;
-8. ``bundle.py`` — :func:`release`: one OpenDP release as a ReleaseBundle (data only);
-9. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
-10. ``audit.py`` — worst-case neighbouring pairs for the black-box audit.
+8. ``monte_carlo.py`` — Monte-Carlo utility over R draws and over ε;
+9. ``bundle.py`` — :func:`release`: one OpenDP release as a ReleaseBundle (data only);
+10. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
+11. ``audit.py`` — worst-case neighbouring pairs for the black-box audit.
 
 This ``__init__`` is the public API (``from dpcore import survival as sv; sv.count_matrix(...)``).
 """
@@ -42,12 +45,16 @@ from dpcore.survival.mechanism import (  # noqa: F401
     NOISE_KINDS, noise_for, noisy_counts, release_counts, survival_noise,
 )
 from dpcore.survival.estimators import (  # noqa: F401
-    curve_for, CurveSet, DEFAULT_RISK_SET, describe_median, incidence_curve, km, loglog_interval,
+    bootstrap_curves, curve_for, CurveSet, DEFAULT_RISK_SET, describe_median, incidence_curve, km, loglog_interval,
     isotonic_increasing, median_interval, median_survival, min_at_risk, MIN_AT_RISK, nelson_aalen_curve, noise_band,
     postprocess, reliable_edges, RISK_SETS, RiskTable, statistic_for,
 )
 from dpcore.survival.logrank import (  # noqa: F401
     linear_logrank, logrank_table, logrank_test, LOGRANK_LINEAR_MIN, LogrankArrays,
+)
+from dpcore.survival.read import (  # noqa: F401
+    BAND_RULES, band_at, DEFAULT_BAND, fine_times, first_below, median_read, median_table, path, read_tables, rmst,
+    survival_at, WITHIN_BIN_RULE,
 )
 from dpcore.survival.one_call import (  # noqa: F401
     cumulative_incidence, kaplan_meier, logrank, LogrankResult, nelson_aalen, SurvivalResult,

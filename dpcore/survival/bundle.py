@@ -18,20 +18,21 @@ from dpcore.survival.estimators import (
     RISK_SETS,
     CurveSet,
     RiskTable,
-    describe_median,
+    bootstrap_curves,
     incidence_curve,
     km,
-    median_interval,
     min_at_risk,
     nelson_aalen_curve,
     noise_band,
     postprocess,
     reliable_edges,
 )
+from dpcore.datasets import UNIT_DAYS
 from dpcore.survival.grid import RELATION, Grid
 from dpcore.survival.logrank import logrank_table, logrank_test
 from dpcore.survival.mechanism import noise_for, release_counts
 from dpcore.survival.one_call import _declared_groups
+from dpcore.survival.read import BAND_RULES, DEFAULT_BAND, WITHIN_BIN_RULE, fine_times, median_table, read_tables, survival_at
 from dpcore.survival.statistic import DEFAULT_STATISTIC, STATISTICS, Counts, count_matrix, sensitivity
 
 
@@ -103,9 +104,27 @@ def numbers_at_risk_frame(table: RiskTable) -> pd.DataFrame:
                       for g, label in enumerate(table.groups)], ignore_index=True)
 
 
+#: Times a summary table reads the curve at by default, in years (converted to the grid's unit; those past the
+#: horizon are dropped).
+READ_YEARS = (1.0, 2.0, 5.0)
+#: Points per bin of the exported curve read by the within-bin rule (``kaplan_meier_curve``).
+CURVE_POINTS_PER_BIN = 8
+
+
+def default_read_times(grid: Grid, years=READ_YEARS) -> tuple[float, ...]:
+    """``years`` in the grid's display unit, those inside the horizon (public: the grid and the years only)."""
+    per_year = UNIT_DAYS["years"] / UNIT_DAYS[grid.grid_unit]
+    return tuple(float(y * per_year) for y in years if 0 < y * per_year <= grid.display[-1] + 1e-9)
+
+
 def released_tables(rel: Counts, noise: Noise, *, alpha: float = 0.05, band_draws: int = 200,
-                    rng: np.random.Generator | None = None, risk_set: str = DEFAULT_RISK_SET) -> dict[str, pd.DataFrame]:
-    """Every table of a release, computed from the released (noisy) counts only."""
+                    rng: np.random.Generator | None = None, risk_set: str = DEFAULT_RISK_SET,
+                    read_times=None, rmst_horizon: float | None = None) -> dict[str, pd.DataFrame]:
+    """Every table of a release, computed from the released (noisy) counts only.
+
+    ``read_times`` (grid units; default 1, 2 and 5 years inside the horizon) and ``rmst_horizon`` (grid units;
+    default the horizon) are public choices of the summary tables (:func:`dpcore.survival.read.read_tables`).
+    """
     rng = rng if rng is not None else np.random.default_rng()
     grid, K = rel.grid, rel.n_types
     tables: dict[str, pd.DataFrame] = {}
@@ -128,15 +147,17 @@ def released_tables(rel: Counts, noise: Noise, *, alpha: float = 0.05, band_draw
                                        "noisy_n_unclipped": rel.at_start})
     tables["numbers_at_risk"] = numbers_at_risk_frame(table)
     cs = km(table, alpha=alpha)
-    band = noise_band(all_cause, noise, draws=band_draws, rng=rng, alpha=alpha, risk_set=risk_set)
+    redraws = bootstrap_curves(all_cause, noise, draws=band_draws, rng=rng, alpha=alpha, risk_set=risk_set)
+    band = tuple(np.quantile(redraws, [alpha / 2, 1 - alpha / 2], axis=0))
     minimum = min_at_risk(noise.std)
     tables["kaplan_meier"] = _curve_frame(cs, "survival", band, table.at_risk, minimum)
-    median, low, high = median_interval(cs.estimate, band[0], band[1], cs.times)
-    tables["median"] = pd.DataFrame({
-        "group": rel.groups, "median_survival": np.where(np.isfinite(median), median, np.nan),
-        "ci_lower": np.where(np.isfinite(low), low, np.nan), "ci_upper": np.where(np.isfinite(high), high, np.nan),
-        "reported": [describe_median(m, lo, hi, grid.grid_unit, 1 - alpha) for m, lo, hi in zip(median, low, high)],
-        "interval": "the curve's 95 % interval (noise and sampling) inverted at 0.5; empty = not reached"})
+    # read where a clinician reads it: every table below from the released kaplan_meier table (and its redraws)
+    tables["kaplan_meier_curve"] = survival_at(tables["kaplan_meier"], fine_times(grid.display, CURVE_POINTS_PER_BIN))
+    tables["median"] = median_table(tables["kaplan_meier"], grid.grid_unit, alpha=alpha)
+    times = default_read_times(grid) if read_times is None else tuple(read_times)
+    tables.update(read_tables(cs.times, cs.estimate, band[0], band[1], redraws, rel.groups, times=times,
+                              tau=grid.display[-1] if rmst_horizon is None else float(rmst_horizon),
+                              unit=grid.grid_unit, alpha=alpha))
     na_band = noise_band(all_cause, noise, draws=band_draws, rng=rng, estimator="na", alpha=alpha, risk_set=risk_set)
     tables["nelson_aalen"] = _curve_frame(nelson_aalen_curve(table, alpha=alpha), "cumulative_hazard", na_band,
                                           at_risk=table.at_risk, minimum=minimum)
@@ -170,7 +191,8 @@ def released_tables(rel: Counts, noise: Noise, *, alpha: float = 0.05, band_draw
 
 def derived_from_tables(tables: dict[str, pd.DataFrame]) -> dict:
     """The headline values a release reports, read off its own DP tables (median survival, the log-rank p to use)."""
-    derived = {"median_survival": dict(zip(tables["median"]["group"], tables["median"]["reported"]))}
+    derived = {"median_survival": dict(zip(tables["median"]["group"], tables["median"]["reported"])),
+               "restricted_mean_survival": dict(zip(tables["rmst"]["group"], tables["rmst"]["reported"]))}
     if "logrank" in tables:
         best = tables["logrank"][tables["logrank"]["recommended"]].iloc[0]
         derived.update(logrank_recommended=best["variance"], logrank_p_value=float(best["p_value"]),
@@ -182,7 +204,8 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
             n_types: int = 1, event_labels: Sequence[str] | None = None, dataset: str = "uploaded data",
             fingerprint: str = "", alpha: float = 0.05, band_draws: int = 200,
             risk_set: str = DEFAULT_RISK_SET, group_column: str | None = None,
-            statistic: str = DEFAULT_STATISTIC, noise_kind: str = "discrete_laplace", delta: float = 0.0):
+            statistic: str = DEFAULT_STATISTIC, noise_kind: str = "discrete_laplace", delta: float = 0.0,
+            read_times=None, rmst_horizon: float | None = None):
     """One OpenDP release of the count matrices and everything derived from them, as a ReleaseBundle.
 
     Only the discrete-Laplace-noised counts and their post-processing are
@@ -208,7 +231,8 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
         raise ValueError(f"a survival release uses discrete Laplace or Gaussian noise, not {noise_kind!r}")
     noise = noise_for(counts, epsilon, kind=noise_kind, delta=delta)
     rel = release_counts(counts, noise)
-    tables = released_tables(rel, noise, alpha=alpha, band_draws=band_draws, risk_set=risk_set)
+    tables = released_tables(rel, noise, alpha=alpha, band_draws=band_draws, risk_set=risk_set,
+                             read_times=read_times, rmst_horizon=rmst_horizon)
     params = {**grid.public_params(), "groups": list(counts.groups), "event_types": list(counts.event_labels),
               "time_above_horizon": "censored at the horizon", "noise_kind": noise.kind,
               "sensitivity_l1": sensitivity(counts.n_groups, statistic=counts.statistic),
@@ -217,6 +241,8 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
               "interval": f"parametric bootstrap from the released counts, {band_draws} redraws, each with its own "
                           "sampling error (post-processing)",
               "min_at_risk": min_at_risk(noise.std), "group_column": group_column,
+              "within_bin_rule": WITHIN_BIN_RULE, "band_between_edges": f"widened {BAND_RULES[DEFAULT_BAND]:g} of the "
+              "way to the monotone envelope",
               "risk_set": risk_set, "statistic": statistic, "released_statistic": STATISTICS[statistic],
               "post_processing": f"{RISK_SETS[risk_set]}; events clipped to the number at risk"}
     released = ("per group and bin, the events of each type and the censorings (the number at time 0 of each "
@@ -234,8 +260,15 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
         "or 3 noise standard deviations) a bin's hazard is a ratio of noise-sized numbers: 'reliable' is False "
         "there and the figures fade the curve; the values and intervals are kept.",
         COUNTS_NOTE,
-        "Median survival: the first grid time where the released curve reaches 0.5 ('not reached' if it never "
-        "does); its interval inverts the 95 % interval, so it covers the DP noise as well as sampling error.",
+        f"Between grid edges every curve, table and figure is read by one rule: {WITHIN_BIN_RULE}. The 95 % band "
+        f"between edges is the edges' band on the same path, widened {BAND_RULES[DEFAULT_BAND]:.0%} of the way to what "
+        "a never-increasing curve allows inside the bin (between the neighbouring edges' bounds); "
+        "'kaplan_meier_curve' is the curve and band so read at 8 points per bin.",
+        "Median survival: where the curve read by that rule reaches 0.5 ('not reached' if it does not by the "
+        "horizon); its interval inverts the band at 0.5 (Brookmeyer–Crowley), so it covers the DP noise as well as "
+        "sampling error, and is never of zero width. 'survival_at_times' (1, 2 and 5 years by default), 'rmst' "
+        "(the restricted mean survival time to the horizon, its interval from the band's redraws) and, with "
+        "groups, 'differences' are read the same way.",
     ) + ((LOGRANK_ADVICE,) if counts.n_groups >= 2 else ()) + ((
         f"Gaussian noise: (ε, δ) = ({epsilon:g}, {noise.delta:g}) for this release. Several Gaussian releases of the "
         "same people compose to one Gaussian (the ledger's tight accounting), so their noise grows like the square "

@@ -332,6 +332,39 @@ def describe_median(median: float, low: float, high: float, unit: str, level: fl
     return f"{head} ({level:.0%} CI {text(low)} to {text(high)})".replace("%", " %")
 
 
+def bootstrap_curves(released: Counts, noise: Noise, *, draws: int = 200, rng: np.random.Generator,
+                     estimator: str = "km", alpha: float = 0.05, include_sampling: bool = True, event_type: int = 1,
+                     pool_groups: bool = False, risk_set: str = DEFAULT_RISK_SET) -> np.ndarray:
+    """The redrawn curves behind :func:`noise_band`: ``(draws, ..., G, k+1)``, from the released counts alone.
+
+    Redraw the known noise around the released matrix ``M'`` (``M* = M' + Z*``), re-run the post-processing and
+    the estimator; with ``include_sampling`` each redrawn curve is also moved by its own sampling error (one normal
+    deviate per redrawn curve on the interval's scale: log(−log) for KM, log for Nelson–Aalen, linear for
+    incidence). Post-processing of released values and the public noise distribution, so free. Summaries that
+    need the joint law over time or groups (restricted mean, differences between groups) read these redraws.
+    """
+    boot = noisy_counts(released, noise, rng=rng, draws=draws)
+    if pool_groups:
+        boot = boot.pooled()
+    table = postprocess(boot.collapse_types() if estimator == "km" else boot, risk_set=risk_set)
+    cs = curve_for(table, estimator, alpha=alpha, event_type=event_type)
+    est = cs.estimate
+    if include_sampling:
+        z = rng.standard_normal(est.shape[:-1] + (1,))  # one sampling deviate per redrawn curve
+        with np.errstate(all="ignore"):
+            if estimator == "km":
+                v = np.log(est)
+                sd = np.sqrt(_ratio(cs.variance, est**2)) / np.where(v < 0, -v, 1.0)
+                moved = np.exp(-np.exp(np.log(-v) + z * sd))
+                est = np.where((est > 0) & (est < 1), moved, est)
+            elif estimator == "na":
+                sd = np.sqrt(cs.variance) / np.where(est > 0, est, 1.0)
+                est = est * np.exp(z * sd)
+            else:
+                est = np.clip(est + z * np.sqrt(cs.variance), 0.0, 1.0)
+    return est
+
+
 def noise_band(released: Counts, noise: Noise, *, draws: int = 200, rng: np.random.Generator,
                estimator: str = "km", alpha: float = 0.05, include_sampling: bool = True,
                event_type: int = 1, method: str = "percentile", pool_groups: bool = False,
@@ -356,25 +389,11 @@ def noise_band(released: Counts, noise: Noise, *, draws: int = 200, rng: np.rand
     post-processing (the interval of the pooled curve of a grouped release).
     Returns ``(lower, upper)`` shaped like the curve (..., G, k+1).
     """
-    boot = noisy_counts(released, noise, rng=rng, draws=draws)
+    est = bootstrap_curves(released, noise, draws=draws, rng=rng, estimator=estimator, alpha=alpha,
+                           include_sampling=include_sampling, event_type=event_type, pool_groups=pool_groups,
+                           risk_set=risk_set)
     if pool_groups:
-        boot, released = boot.pooled(), released.pooled()
-    table = postprocess(boot.collapse_types() if estimator == "km" else boot, risk_set=risk_set)
-    cs = curve_for(table, estimator, alpha=alpha, event_type=event_type)
-    est = cs.estimate
-    if include_sampling:
-        z = rng.standard_normal(est.shape[:-1] + (1,))  # one sampling deviate per redrawn curve
-        with np.errstate(all="ignore"):
-            if estimator == "km":
-                v = np.log(est)
-                sd = np.sqrt(_ratio(cs.variance, est**2)) / np.where(v < 0, -v, 1.0)
-                moved = np.exp(-np.exp(np.log(-v) + z * sd))
-                est = np.where((est > 0) & (est < 1), moved, est)
-            elif estimator == "na":
-                sd = np.sqrt(cs.variance) / np.where(est > 0, est, 1.0)
-                est = est * np.exp(z * sd)
-            else:
-                est = np.clip(est + z * np.sqrt(cs.variance), 0.0, 1.0)
+        released = released.pooled()
     q_lo, q_hi = np.quantile(est, [alpha / 2, 1 - alpha / 2], axis=0)
     if method == "percentile":
         return q_lo, q_hi

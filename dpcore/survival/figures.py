@@ -4,6 +4,7 @@ from __future__ import annotations
 
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
 from dpcore.figures import (
@@ -33,6 +34,7 @@ from dpcore.figures import (
 from dpcore.survival.estimators import CurveSet, reliable_edges
 from dpcore.survival.grid import ESTIMATORS
 from dpcore.survival.monte_carlo import UtilityCurve
+from dpcore.survival.read import fine_times, survival_at
 
 Y_TITLES = {"km": "survival probability S(t)", "na": "cumulative hazard H(t)", "cif": "cumulative incidence F(t)"}
 FADED_NOTE = "dotted: fewer than {m:.3g} people at risk (noisy count): noise, not signal"
@@ -99,6 +101,65 @@ def headline_figure(private: CurveSet, exact: CurveSet | None, *, estimator: str
     if legend:
         relayout(fig, margin=dict(t=80, b=bottom, l=left))
     else:  # nor a second layout pass for margins
+        fixed_margins(relayout(fig, showlegend=False), t=30, b=bottom, l=left)
+    if faded:
+        _faded_note(fig, min_at_risk)
+    if title:
+        annotate(fig, text=title, xref="paper", yref="paper", x=1, y=0.98, showarrow=False, xanchor="right",
+                 font=dict(size=12, color=NONPRIVATE), bgcolor="rgba(255,255,255,0.7)")
+    return to_figure(fig)
+
+
+def read_figure(km_table, *, reference: tuple[np.ndarray, np.ndarray] | None = None,
+                reference_band: tuple[np.ndarray, np.ndarray] | None = None,
+                binned: tuple[np.ndarray, np.ndarray] | None = None, group=None, time_label: str = "time",
+                title: str | None = None, at_risk: np.ndarray | None = None, exact_at_risk: np.ndarray | None = None,
+                min_at_risk: float | None = None, legend: bool = True, points_per_bin: int = 16) -> go.Figure:
+    """The released Kaplan–Meier curve and its 95 % band **read by the within-bin rule** (every point drawn comes
+    from :func:`dpcore.survival.read.survival_at` on the released table: an exponential path between edges, not a
+    step), beside the non-private reference a clinician would compute: ``reference = (times, S)`` — lifelines'
+    Kaplan–Meier on the exact times, drawn as its step, with ``reference_band`` its interval. ``binned`` (edges, S):
+    the same rule on the exact binned counts, to show what the grid alone costs. ``at_risk`` (k,) the noisy number
+    at risk per bin (numbers-at-risk table; the curve is dotted and faded below ``min_at_risk``).
+    """
+    group = km_table["group"].iloc[0] if group is None else group
+    mine = km_table[km_table["group"] == group].sort_values("time")
+    edges = mine["time"].to_numpy(float)
+    t = fine_times(edges, points_per_bin)
+    read = survival_at(mine, t)
+    fig = new_spec()
+    band(fig, t, read["ci_lower"].to_numpy(), read["ci_upper"].to_numpy(), name="private: 95 % band (noise and "
+         "sampling)", colour=PRIVATE, alpha=0.15)
+    if reference is not None:
+        if reference_band is not None:
+            curve(fig, np.r_[reference[0], np.nan, reference[0]], np.r_[reference_band[0], np.nan, reference_band[1]],
+                  name="non-private interval", colour=NONPRIVATE, width=1, dash="dot", step=True)
+        curve(fig, reference[0], reference[1], name="non-private: lifelines on the exact times", colour=NONPRIVATE,
+              step=True)
+    if binned is not None:
+        curve(fig, t, survival_at(pd.DataFrame({"group": group, "time": binned[0], "survival": binned[1],
+                                                "ci_lower": binned[1], "ci_upper": binned[1]}), t)["survival"],
+              name="non-private on the grid (binning alone)", colour=NONPRIVATE, width=1.2, dash="dash")
+    y = read["survival"].to_numpy()
+    faded = False
+    if at_risk is not None and min_at_risk is not None:
+        ok = reliable_edges(at_risk, min_at_risk)[np.clip(np.searchsorted(edges, t, side="left"), 0, edges.size - 1)]
+        solid, rest = split_reliable(y, ok)
+        curve(fig, t, solid, name="private (read between edges)", colour=PRIVATE, width=2.5)
+        if not np.isnan(solid).sum() == 0:
+            faded = True
+            curve(fig, t, rest, name="private, few at risk", colour=PRIVATE, width=1.2, dash="dot", opacity=0.45,
+                  showlegend=False)
+    else:
+        curve(fig, t, y, name="private (read between edges)", colour=PRIVATE, width=2.5)
+    rows = ([("noisy", at_risk, PRIVATE)] if at_risk is not None else []) + (
+        [("true", exact_at_risk, NONPRIVATE)] if exact_at_risk is not None else [])
+    bottom, left = add_numbers_at_risk(fig, edges, rows, heading="Number at risk") if rows else (55, 60)
+    base_layout(fig, x_title=time_label, y_title=Y_TITLES["km"], height=460 + bottom - 55)
+    relayout(fig, yaxis=dict(range=[-0.02, 1.02]))
+    if legend:
+        relayout(fig, margin=dict(t=80, b=bottom, l=left))
+    else:
         fixed_margins(relayout(fig, showlegend=False), t=30, b=bottom, l=left)
     if faded:
         _faded_note(fig, min_at_risk)
@@ -220,4 +281,4 @@ def groups_figure(private: CurveSet, exact: CurveSet, *, estimator: str = "km", 
     return to_figure(fig)
 
 
-__all__ = ["headline_figure", "draws_figure", "utility_figure", "groups_figure", "add_numbers_at_risk", "ESTIMATORS"]
+__all__ = ["headline_figure", "read_figure", "draws_figure", "utility_figure", "groups_figure", "add_numbers_at_risk", "ESTIMATORS"]

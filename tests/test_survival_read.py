@@ -1,0 +1,186 @@
+"""Issue 53: the DP survival curve read where a clinician reads it — between grid edges by one within-bin rule,
+the median and its interval (never zero width, "not reached" honestly), survival at chosen times, the restricted
+mean, differences between groups; all from released values. Every random test is seeded (deterministic); where a
+bound is statistical its margin is stated."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpcore import survival as sv
+from dpcore.datasets import load_survival, manifest
+
+
+def _gbsg2():
+    import lifelines.datasets as ld
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        d = ld.load_gbsg2()  # 686 people, times in days (public, shipped with lifelines)
+    return d["time"].to_numpy(float), d["cens"].to_numpy(int)
+
+
+def _lifelines(time, event):
+    from lifelines import KaplanMeierFitter
+
+    return KaplanMeierFitter().fit(time, event != 0)
+
+
+def _table(times, S, lo, hi, group="all") -> pd.DataFrame:
+    return pd.DataFrame({"group": group, "time": times, "survival": S, "ci_lower": lo, "ci_upper": hi})
+
+
+def test_between_edges_the_curve_follows_a_constant_hazard_not_the_previous_edge():
+    edges = np.array([0.0, 12, 24, 36])
+    S = np.array([1.0, 0.8, 0.5, 0.4])
+    out = sv.survival_at(_table(edges, S, S - 0.1, np.minimum(S + 0.1, 1)), [0, 6, 12, 18, 30, 36, 40])
+    s = out["survival"].to_numpy()
+    assert s[0] == 1 and s[2] == pytest.approx(0.8) and s[5] == pytest.approx(0.4)  # the edges are the table's
+    assert s[1] == pytest.approx(np.sqrt(0.8)) and s[3] == pytest.approx(0.8 * np.sqrt(0.5 / 0.8))  # exponential
+    assert s[1] < 1 and s[3] < 0.8  # not the previous edge's value (a step)
+    assert np.isnan(s[6])  # nothing is released past the horizon
+    lo, hi = out["ci_lower"].to_numpy(), out["ci_upper"].to_numpy()
+    assert (lo[:6] <= s[:6]).all() and (s[:6] <= hi[:6]).all()
+    assert lo[2] == pytest.approx(0.7) and hi[2] == pytest.approx(0.9)  # exact at an edge
+    # between edges: half-way from the band on the path to what a monotone curve allows (the neighbours' bounds)
+    path_lo, path_hi = sv.band_at(edges, S - 0.1, np.minimum(S + 0.1, 1), [18.0], widen=0.0)
+    assert lo[3] == pytest.approx(path_lo[0] - 0.5 * (path_lo[0] - 0.4))
+    assert hi[3] == pytest.approx(path_hi[0] + 0.5 * (0.9 - path_hi[0]))
+    env_lo, env_hi = sv.band_at(edges, S - 0.1, S + 0.1, [18.0], widen=1.0)
+    assert (env_lo[0], env_hi[0]) == pytest.approx((0.4, 0.9))
+    assert sv.path(edges, np.array([1.0, 0.5, 0.0, 0.0]), [18.0])[0] == pytest.approx(0.25)  # linear into a 0
+
+
+def test_median_is_read_by_the_same_rule_and_its_interval_is_never_of_zero_width():
+    edges = np.arange(5.0)
+    S = np.array([1, 0.8, 0.6, 0.45, 0.3])
+    m, low, high = sv.median_read(edges, S, S - 0.1, np.minimum(S + 0.1, 1))
+    assert 2 < m < 3 and sv.path(edges, S, [m])[0] == pytest.approx(0.5, abs=1e-3)
+    assert low < m < high
+    # a vertical drop with a band of no width: the old reading gave "2 to 2"; now the interval is the bin
+    S = np.array([1.0, 0.9, 0.2, 0.1, 0.05])
+    m, low, high = sv.median_read(edges, S, S, S)
+    assert 1 < m < 2 and high > low and low <= m <= high
+    # not reached: the curve stays above 0.5 up to the horizon
+    S = np.array([1.0, 0.9, 0.8, 0.7, 0.6])
+    m, low, high = sv.median_read(edges, S, S - 0.15, S)
+    assert np.isinf(m) and np.isinf(high) and np.isfinite(low)
+    text = sv.median_table(_table(edges, S, S - 0.15, S), "months")["reported"].iloc[0]
+    assert text.startswith("not reached (95 % CI") and text.endswith("to not reached)")
+
+
+def _preview_reads(time, event, grid, epsilon, draws=60, seed=0, band_draws=100):
+    """``draws`` seeded preview releases: the curve (R, k+1) and the 95 % band at the edges."""
+    counts = sv.count_matrix(time, event, grid)
+    noise = sv.noise_for(counts, epsilon)
+    rng = np.random.default_rng(seed)
+    noisy = sv.noisy_counts(counts, noise, rng=rng, draws=draws)
+    est = sv.km(sv.postprocess(noisy)).estimate[:, 0]
+    lo, hi = np.quantile(sv.bootstrap_curves(noisy, noise, draws=band_draws, rng=rng)[:, :, 0], [0.025, 0.975],
+                         axis=0)
+    return est, lo, hi
+
+
+@pytest.mark.parametrize("epsilon", [1.0, 2.0])
+@pytest.mark.parametrize("grid_kind", ["yearly", "default"])
+def test_median_interval_covers_the_exact_time_median_on_a_686_person_cohort(epsilon, grid_kind):
+    """60 seeded preview releases: the interval holds lifelines' median on the exact times in ≥ 90 % of them and is
+    never of zero width. The old reading (first edge below 0.5, interval snapped to edges) covered it in 3 % of
+    releases on the yearly grid (measured: bench/bench_survival_read.py). Measured 100 % at both ε: if the true
+    coverage were as low as 0.97, P(≤ 53 of 60) < 1e-3; the test is seeded, so it never flips by chance."""
+    time, event = _gbsg2()
+    if grid_kind == "yearly":
+        grid = sv.make_grid(2557.0, data_unit="days", grid_unit="years")
+    else:
+        width, unit = sv.default_bin_width(2557.0, "days", n=time.size, epsilon=epsilon)
+        grid = sv.make_grid(2557.0, data_unit="days", grid_unit=unit, width=width)
+    truth = _lifelines(time, event).median_survival_time_ / grid.step
+    est, lo, hi = _preview_reads(time, event, grid, epsilon)
+    m, a, b = sv.median_read(grid.display, est, lo, hi)
+    assert np.all(b - a > 0)
+    assert np.mean((a <= truth) & (truth <= b)) >= 0.9
+    assert np.median(np.abs(m - truth)) <= 0.05 * grid.display[-1]  # the issue's goal: ≤ 5 % of the horizon
+
+
+def test_the_band_covers_the_exact_curve_between_edges_on_a_yearly_grid():
+    """At every half-year on a yearly grid (half of the points between edges), ε = 1: the old step reading covered
+    lifelines' curve at 65 % of (release, point) pairs with bias 0.095; the rule: bias ≤ 0.03, coverage ≥ 90 %."""
+    time, event = _gbsg2()
+    grid = sv.make_grid(2557.0, data_unit="days", grid_unit="years")
+    est, lo, hi = _preview_reads(time, event, grid, 1.0, seed=1)
+    half = np.arange(0.5, 7.0, 0.5)
+    truth = _lifelines(time, event).survival_function_at_times(half * grid.step).to_numpy()
+    s = sv.path(grid.display, est, half)
+    b_lo, b_hi = sv.band_at(grid.display, lo, hi, half)
+    assert np.abs(s.mean(0) - truth).max() <= 0.03
+    assert np.mean((b_lo <= truth) & (truth <= b_hi)) >= 0.9
+    step = est[:, np.floor(half).astype(int)]  # what the page drew before: the previous edge's value
+    assert np.abs(step.mean(0) - truth).max() > 0.05
+
+
+def test_veteran_median_interval_is_never_zero_width():
+    """The page printed "6 to 6" on Veteran (137 people, monthly grid): 60 seeded previews at ε = 1."""
+    d = load_survival("veteran")
+    grid = sv.make_grid(d.horizon, data_unit=d.time_unit, grid_unit="months")
+    est, lo, hi = _preview_reads(d.time, (d.event != 0).astype(int), grid, 1.0, seed=2)
+    _, a, b = sv.median_read(grid.display, est, lo, hi)
+    assert np.all(b - a > 0)
+    _, old_a, old_b = sv.median_interval(est, lo, hi, grid.display)
+    assert np.any(old_b - old_a == 0)  # the old reading snapped both ends to one edge
+
+
+def test_rmst_on_exact_counts_is_lifelines_on_exact_times():
+    from lifelines.utils import restricted_mean_survival_time
+
+    time, event = _gbsg2()
+    grid = sv.make_grid(2557.0, data_unit="days", grid_unit="months")
+    exact = sv.km(sv.postprocess(sv.count_matrix(time, event, grid))).estimate[0]
+    ours = sv.rmst(grid.display, exact, grid.display[-1]) * grid.step
+    theirs = restricted_mean_survival_time(_lifelines(time, event), t=2557.0)
+    assert ours == pytest.approx(theirs, rel=0.01)
+
+
+def test_a_release_reads_its_summaries_from_its_own_released_table():
+    d = load_survival("myeloid")
+    groups = tuple(manifest()["survival"]["myeloid"]["groups"])
+    grid = sv.make_grid(d.horizon, data_unit=d.time_unit, grid_unit="months", width=3)
+    bundle = sv.release(d.time, d.event, grid=grid, epsilon=1.0, group=d.group, groups=groups, band_draws=60)
+    km = bundle.tables["kaplan_meier"]
+    at = bundle.tables["survival_at_times"]
+    assert sorted(at["time"].unique()) == pytest.approx([12.0, 24.0, 60.0])  # 1, 2 and 5 years in months
+    again = sv.survival_at(km, [12.0, 24.0, 60.0])
+    np.testing.assert_allclose(at[["survival", "ci_lower", "ci_upper"]].to_numpy(),
+                               again[["survival", "ci_lower", "ci_upper"]].to_numpy())
+    curve = bundle.tables["kaplan_meier_curve"]
+    assert len(curve) == 2 * (8 * grid.k + 1)
+    med = bundle.tables["median"]
+    again = sv.median_table(km, "months")
+    np.testing.assert_allclose(med["median_survival"], again["median_survival"])
+    assert ((med["ci_upper"].fillna(np.inf) - med["ci_lower"]) > 0).all()
+    rmst = bundle.tables["rmst"]
+    assert ((rmst["ci_lower"] <= rmst["rmst"]) & (rmst["rmst"] <= rmst["ci_upper"])).all()
+    diff = bundle.tables["differences"]
+    assert set(diff["comparison"]) == {"B − A"} and len(diff) == 5
+    finite = diff.dropna()
+    assert ((finite["ci_lower"] <= finite["difference"]) & (finite["difference"] <= finite["ci_upper"])).all()
+    assert "restricted_mean_survival" in bundle.derived_params
+    assert any("constant hazard" in note for note in bundle.notes)
+
+
+def test_the_page_figure_is_drawn_from_survival_at():
+    from dpcore.survival import figures as sf
+
+    edges = np.array([0.0, 12, 24, 36])
+    S = np.array([1.0, 0.8, 0.5, 0.4])
+    table = _table(edges, S, S - 0.1, np.minimum(S + 0.1, 1))
+    fig = sf.read_figure(table, reference=(np.array([0.0, 5, 20, 30]), np.array([1.0, 0.9, 0.6, 0.45])),
+                         time_label="months")
+    private = [t for t in fig.data if t.name == "private (read between edges)"][0]
+    drawn = pd.DataFrame({"time": private.x, "survival": private.y}).dropna()
+    expected = sv.survival_at(table, drawn["time"].to_numpy())["survival"].to_numpy()
+    np.testing.assert_allclose(drawn["survival"].to_numpy(), expected)
+    assert private.line.shape in (None, "linear")  # not a step
