@@ -33,7 +33,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from dpcore.persons import WHOLE_ROW, Persons, canonical_cells, fingerprint  # noqa: F401 - re-exported
+from dpcore.persons import WHOLE_ROW, Persons, canonical_cells, fingerprint, legacy_cells  # noqa: F401
 
 #: the one custodian of a deployment without sign-in (``make run``)
 LOCAL_SCOPE = "local"
@@ -58,14 +58,52 @@ def _legacy_cells(column: pd.Series) -> pd.Series:
     return number.where(number.notna(), column.astype(str).str.strip())
 
 
+def content_key(origin: str, content: str) -> str:
+    """The key of one content as found in one upload (both keyed digests): contents link persons only within an
+    upload and the uploads recognised as the same people, never by coincidence across unrelated cohorts."""
+    return hashlib.sha256(f"{origin}\x1e{content}".encode()).hexdigest()[:32]
+
+
+def _scope_key(secret: bytes | None, scope: str) -> bytes:
+    return hmac.new(secret if secret is not None else b"in-memory ledger", b"persons\x00" + scope.encode(),
+                    hashlib.sha256).digest()
+
+
+def _digests(key: bytes, values: Any, prefix: str = "") -> list[str]:
+    return [hashlib.blake2b(f"{prefix}{v}".encode(), key=key, digest_size=16).hexdigest() for v in values]
+
+
 def person_digests(secret: bytes | None, persons: Persons, scope: str = LOCAL_SCOPE) -> tuple[str, ...]:
     """Keyed digests of the persons a release reads (distinct, sorted): BLAKE2b-128 keyed with a per-scope key
     derived from the server's secret, so the same person has one digest per custodian and none without the secret.
     BLAKE2b's keyed mode is a MAC (a PRF), and about three times faster than HMAC-SHA256 for 10⁶ persons."""
-    key = hmac.new(secret if secret is not None else b"in-memory ledger", b"persons\x00" + scope.encode(),
-                   hashlib.sha256).digest()
-    return tuple(sorted({hashlib.blake2b(str(i).encode(), key=key, digest_size=16).hexdigest()
-                         for i in persons.read()}))
+    return tuple(sorted(set(row_keys(secret, persons, scope)["primary"])))
+
+
+def row_keys(secret: bytes | None, persons: Persons, scope: str = LOCAL_SCOPE) -> dict[str, Any]:
+    """Every key of every row a release reads, keyed per scope: ``primary`` (one per row), ``links`` (primary,
+    another key of its row), ``lookups`` (primary, the key a ledger before linking gave it), ``contents``
+    (primary, keyed content digest), ``upload`` (every content of the whole upload, read or not) and ``origin``
+    (the upload's keyed fingerprint).
+
+    An id names its row's primary key (the digest earlier versions gave it). Without an id the primary key is the
+    row's content *as found in this upload* (:func:`content_key` of origin and content), so that rows of unrelated
+    cohorts that happen to coincide stay apart; the store links contents across uploads it recognises as the same
+    people (:data:`dpcore.persons.RECOGNITION_SHARE`)."""
+    key = _scope_key(secret, scope)
+    ids, contents, legacy = persons.keyed_rows()
+    origin = _digests(key, [persons.origin], "origin\x00")[0] if persons.origin else ""
+    content_digests = [_digests(key, c, "content\x00") for c in contents]
+    upload = sorted({d for kind in persons.contents for d in _digests(key, pd.unique(kind), "content\x00")})
+    own = [[content_key(origin, d) for d in kind] for kind in content_digests]
+    primary = own[0] if persons.source == WHOLE_ROW else _digests(key, ids)
+    links = {(p, k) for kind in own for p, k in zip(primary, kind) if k != p}
+    lookups = set()
+    if legacy is not None:
+        lookups = {(p, k) for p, k in zip(primary, _digests(key, legacy)) if k != p}
+    return {"primary": primary, "links": tuple(sorted(links)), "lookups": tuple(sorted(lookups)),
+            "contents": tuple(sorted({(p, d) for kind in content_digests for p, d in zip(primary, kind)})),
+            "upload": tuple(upload), "origin": origin}
 
 
 @dataclass(frozen=True)
@@ -78,13 +116,13 @@ class RecordsRead:
     @classmethod
     def of(cls, columns: Sequence[Any] = (), *, exchangeable: Any = None) -> "RecordsRead":
         """From the role columns (in the method's role order) and an optional matrix of order-free columns."""
-        parts = [canonical_cells(c) for c in columns]
+        parts = [legacy_cells(c) for c in columns]
         if exchangeable is not None:
             matrix = np.asarray(exchangeable, dtype=float)
             if matrix.ndim == 1:
                 matrix = matrix[:, None]
             varying = matrix[:, np.ptp(matrix, axis=0) > 0] if len(matrix) else matrix
-            parts += [canonical_cells(c) for c in np.sort(varying, axis=1).T]
+            parts += [legacy_cells(c) for c in np.sort(varying, axis=1).T]
         parts = [p for p in parts if p.nunique(dropna=False) > 1] or parts[:1]
         if not parts:
             raise ValueError("a release reads at least one column")

@@ -106,12 +106,26 @@ class Holding:
     """A data set as one custodian holds it, read by one release: its key, the scope that owns it, the keyed
     digests of the persons the release reads, and the schema-2 keys of the same data (their spend carries over).
 
+    Each person read is named by a primary digest (``persons``); ``links`` pair a primary with the other keys its
+    row has (the store links them for good), ``lookups`` with keys earlier ledger versions gave it (followed, never
+    created), ``contents`` with the keyed digests of its row's contents; the store recognises a re-export of an
+    earlier upload by the contents of the whole ``upload`` (``origin``: its keyed fingerprint, whatever column
+    names its persons).
+
     Without ``persons`` the data set itself is the one person (a notebook's ``ledger.charge("my-data", …)``)."""
 
     key: str
     scope: str = LOCAL_SCOPE
     persons: tuple[str, ...] = ()
     legacy: tuple[str, ...] = ()
+    links: tuple[tuple[str, str], ...] = ()
+    lookups: tuple[tuple[str, str], ...] = ()
+    contents: tuple[tuple[str, str], ...] = ()
+    origin: str = ""
+    #: every content of the whole upload (read or not): what the upload is recognised by
+    upload: tuple[str, ...] = ()
+    #: the rows the release reads (persons as declared: identical rows declared different people count apart)
+    rows: int = 0
 
     def read(self) -> tuple[str, ...]:
         return self.persons or (f"data set {self.key}",)

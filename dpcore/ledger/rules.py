@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
 from dpcore import accounting
-from dpcore.ledger.keys import LOCAL_SCOPE, Persons, dataset_key, person_digests
+from dpcore.ledger.keys import LOCAL_SCOPE, Persons, dataset_key, row_keys
 from dpcore.ledger.records import (  # noqa: F401 - the records are part of the rules' interface
     CHARGED,
     FAILED,
@@ -105,12 +105,14 @@ class Ledger:
         """What a release on ``data`` reads in ``scope``: the data set's key and its persons' keyed digests (or a
         fingerprint alone: the data set is one person), with the keys schema version 2 gave the same data
         (``legacy_fingerprints``: the values read, the whole table) so that their spend carries over."""
-        if isinstance(data, Persons):
-            key, persons = self.dataset_key(data.fingerprint, scope), person_digests(self._secret, data, scope)
-        else:
-            key, persons = self.dataset_key(data, scope), ()
-        legacy = tuple(k for k in dict.fromkeys(self.dataset_key(f, scope) for f in legacy_fingerprints) if k != key)
-        return Holding(key, scope, persons, legacy)
+        legacy = tuple(k for k in dict.fromkeys(self.dataset_key(f, scope) for f in legacy_fingerprints)
+                       if k != self.dataset_key(data.fingerprint if isinstance(data, Persons) else data, scope))
+        if not isinstance(data, Persons):
+            return Holding(self.dataset_key(data, scope), scope, (), legacy)
+        keys = row_keys(self._secret, data, scope)
+        return Holding(self.dataset_key(data.fingerprint, scope), scope, tuple(sorted(set(keys["primary"]))), legacy,
+                       keys["links"], keys["lookups"], keys["contents"], keys["origin"], keys["upload"],
+                       len(keys["primary"]))
 
     @staticmethod
     def _as_holding(dataset: str | Holding) -> Holding:
@@ -319,7 +321,7 @@ class Ledger:
             params={str(k): v for k, v in (params or {}).items()},
             parts={str(k): float(v) for k, v in (parts or {}).items()},
             relation=relation, time=utc_now(), page=page, session=session, actor=actor,
-            persons=len(holding.read()), events=self.events_of(method, epsilon, delta, parts, params),
+            persons=holding.rows or len(holding.read()), events=self.events_of(method, epsilon, delta, parts, params),
         )
         name = label or self.name_of(holding.key)  # read before the transaction: the check reads nothing
         return self._store.charge(holding, label, record, lambda standing: self._refuse_past_cap(

@@ -29,6 +29,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
+from dpcore.ledger import links
 from dpcore.ledger.records import CHARGED, Budget, DatasetRow, ReleaseRecord, Spend, Standing, chain, compose, utc_now
 
 #: MIGRATIONS[i] takes the schema from version i to i + 1 ({real} and {id} are the dialect's column types).
@@ -69,6 +70,16 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # the privacy events a release ran (JSON; '' when only its (ε, δ) is known), for a tighter accountant
         "ALTER TABLE releases ADD COLUMN events TEXT NOT NULL DEFAULT ''",
     ),
+    (  # 4: keys seen together are one person (dpcore.ledger.links): every key → its root person; every upload's
+        # contents by origin, to recognise a re-export. Each person recorded so far is its own key.
+        "CREATE TABLE person_keys (owner TEXT NOT NULL, key TEXT NOT NULL, person TEXT NOT NULL,"
+        " PRIMARY KEY (owner, key)){norowid}",
+        "CREATE INDEX person_keys_by_person ON person_keys (owner, person)",
+        "INSERT INTO person_keys (owner, key, person) SELECT owner, person, person FROM persons",
+        "CREATE TABLE content_origins (owner TEXT NOT NULL, content TEXT NOT NULL, origin TEXT NOT NULL,"
+        " PRIMARY KEY (owner, content, origin)){norowid}",
+        "CREATE INDEX content_origins_by_origin ON content_origins (owner, origin)",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -93,8 +104,13 @@ class SQLStore(abc.ABC):
         """Start a write transaction."""
 
     @abc.abstractmethod
-    def _stage(self, conn, persons: tuple[str, ...]) -> None:
+    def _bulk(self, conn, table: str, columns: tuple[str, ...], rows) -> None:
+        """Create the connection's temporary table ``table`` of text ``columns`` (``creates``: an integer) and fill
+        it with ``rows``."""
+
+    def _stage(self, conn, persons) -> None:
         """Fill the connection's temporary table ``incoming (person)`` with these distinct digests."""
+        self._bulk(conn, "incoming", ("person",), [(p,) for p in persons])
 
     def _lock_scope(self, conn, scope: str) -> None:
         """Serialise one owner's charges and cap changes (SQLite: BEGIN IMMEDIATE already holds the database)."""
@@ -215,15 +231,72 @@ class SQLStore(abc.ABC):
     # -- the Store protocol --------------------------------------------------
     def standing(self, holding):
         with self._reading() as conn:
-            self._stage(conn, holding.read())
+            found = links.resolve(self, conn, holding)
+            if not found.merges:
+                self._stage_roots(conn, holding, found)
+                groups = self._groups(conn, holding)
+                return Standing(tuple(g for *_, g, _ in groups), self._stored_cap(conn, holding.key))
+        conn = self._connect(write=True)  # persons to merge: merged as a charge would, then rolled back
+        try:
+            self._begin(conn)
+            self._lock_scope(conn, holding.scope)
+            self._stage_roots(conn, holding, links.resolve(self, conn, holding), write=True)
             groups = self._groups(conn, holding)
             return Standing(tuple(g for *_, g, _ in groups), self._stored_cap(conn, holding.key))
+        finally:
+            conn.rollback()
+            conn.close()
+
+    def _stage_roots(self, conn, holding, found: links.Resolution, *, write: bool = False) -> None:
+        """Stage the roots of the persons ``holding`` reads as ``incoming`` (:mod:`dpcore.ledger.links`); with
+        ``write``, first merge the roots its rows join, link its keys and record its contents' origin."""
+        if write:
+            for survivor, (releases, carried, legacy, members) in links.merged_histories(
+                    self, conn, holding.scope, found.merges).items():
+                self._merge(conn, holding.scope, survivor, releases, carried, legacy, members)
+            self._bulk(conn, "final_roots", ("person", "root"), list(found.roots.items()))
+            self._run(conn, "INSERT INTO person_keys (owner, key, person) SELECT DISTINCT ?, i.key, f.root FROM "
+                            "incoming_keys i JOIN final_roots f ON f.person = i.person WHERE i.creates = 1 "
+                            "ON CONFLICT (owner, key) DO NOTHING", (holding.scope,))
+            if holding.upload:
+                self._run(conn, "INSERT INTO content_origins (owner, content, origin) SELECT ?, content, ? "
+                                "FROM upload_contents WHERE 1 = 1 ON CONFLICT DO NOTHING", (holding.scope, holding.origin))
+        self._stage(conn, sorted(set(found.roots.values())))
+
+    def _merge(self, conn, scope: str, survivor: str, releases: list[int], carried: list[tuple[float, float]],
+               legacy: str, members: list[tuple[str, int]]) -> None:
+        """One person from several roots: a history of the union of their releases, the survivor in a class of
+        its own (with every data set the merged classes belonged to), the others' keys pointing to it."""
+        events = links.release_events(self, conn, releases)
+        eps = sum(e for e, _ in carried)
+        delta = sum(d for _, d in carried)
+        chained = [{"kind": "approx_dp", "epsilon": e, "delta": d} for e, d in carried]
+        history = 0
+        for count, release in enumerate(releases, start=1):
+            r_eps, r_delta, r_events = events[release]
+            eps, delta, chained = eps + r_eps, delta + r_delta, chained + r_events
+            ((history,),) = self._run(
+                conn, "INSERT INTO histories (owner, parent, release_id, epsilon, delta, releases, legacy, events) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                (scope, history, release, eps, delta, count, legacy, json.dumps(chained, sort_keys=True)))
+        ((target,),) = self._run(conn, "INSERT INTO classes (owner, history, size) VALUES (?, ?, 1) RETURNING id",
+                                 (scope, history))
+        for person, cls in members:
+            self._run(conn, "UPDATE classes SET size = size - 1 WHERE id = ?", (cls,))
+            self._run(conn, "INSERT INTO dataset_classes (dataset, class) SELECT dataset, ? FROM dataset_classes "
+                            "WHERE class = ? ON CONFLICT DO NOTHING", (target, cls))
+            if person == survivor:
+                self._run(conn, "UPDATE persons SET class = ? WHERE owner = ? AND person = ?", (target, scope, person))
+            else:
+                self._run(conn, "DELETE FROM persons WHERE owner = ? AND person = ?", (scope, person))
+                self._run(conn, "UPDATE person_keys SET person = ? WHERE owner = ? AND person = ?",
+                          (survivor, scope, person))
 
     def charge(self, holding, label, record, check):
         with self._transaction() as conn:
             self._lock_scope(conn, holding.scope)
             self._ensure(conn, holding.key, holding.scope, label, record.time)
-            self._stage(conn, holding.read())
+            self._stage_roots(conn, holding, links.resolve(self, conn, holding), write=True)
             groups = self._groups(conn, holding)
             check(Standing(tuple(g for *_, g, _ in groups), self._stored_cap(conn, holding.key)))
             release_id = self._insert(conn, record)
@@ -375,6 +448,10 @@ class SQLStore(abc.ABC):
         return [{"id": i, "subject": s, "summary": json.loads(summary), "time": t} for i, s, summary, t in rows]
 
 
+def _columns(columns: tuple[str, ...]) -> str:
+    return ", ".join(f"{c} INTEGER" if c == "creates" else f"{c} TEXT" for c in columns)
+
+
 class SQLiteStore(SQLStore):
     """One file in WAL mode; every charge is a ``BEGIN IMMEDIATE`` transaction (one writer at a time)."""
 
@@ -400,9 +477,11 @@ class SQLiteStore(SQLStore):
     def _begin(self, conn) -> None:
         conn.execute("BEGIN IMMEDIATE")
 
-    def _stage(self, conn, persons):
-        conn.execute("CREATE TEMPORARY TABLE incoming (person TEXT PRIMARY KEY) WITHOUT ROWID")
-        conn.executemany("INSERT INTO incoming (person) VALUES (?)", ((p,) for p in persons))
+    def _bulk(self, conn, table, columns, rows):
+        conn.execute(f"CREATE TEMPORARY TABLE {table} ({_columns(columns)})")
+        conn.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(columns))})", rows)
+        if table == "incoming_keys":
+            conn.execute("CREATE INDEX incoming_keys_by_key ON incoming_keys (key)")
 
     def integrity(self) -> str:
         """SQLite's own check of the file (``"ok"`` when sound)."""
@@ -428,13 +507,13 @@ class PostgresStore(SQLStore):
     def _begin(self, conn) -> None:
         """psycopg opens the transaction with the first statement (READ COMMITTED; the scope's advisory lock)."""
 
-    def _stage(self, conn, persons):
-        self._run(conn, "CREATE TEMPORARY TABLE incoming (person TEXT PRIMARY KEY)")
-        with conn.cursor().copy("COPY incoming (person) FROM STDIN") as copy:
-            for person in persons:
-                copy.write_row((person,))
-        if len(persons) > 1000:  # the planner's row estimate for a fresh temporary table is a guess
-            self._run(conn, "ANALYZE incoming")
+    def _bulk(self, conn, table, columns, rows):
+        self._run(conn, f"CREATE TEMPORARY TABLE {table} ({_columns(columns)})")
+        with conn.cursor().copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+        if len(rows) > 1000:  # the planner's row estimate for a fresh temporary table is a guess
+            self._run(conn, f"ANALYZE {table}")
 
     def _lock_schema(self, conn) -> None:
         self._run(conn, "SELECT pg_advisory_xact_lock(?)", (self._SCHEMA_LOCK,))
