@@ -345,6 +345,88 @@ exact_table = _table(counts.pooled())
 exact_pooled = sv.curve_for(exact_table, estimator, event_type=event_type)
 
 
+def _years_to_times(text: str) -> tuple[float, ...]:
+    """Comma-separated years → times in the grid's unit, inside the horizon (unreadable parts are skipped)."""
+    per_year = UNIT_DAYS["years"] / UNIT_DAYS[grid.grid_unit]
+    years = []
+    for part in text.split(","):
+        try:
+            years.append(float(part))
+        except ValueError:
+            continue
+    return tuple(y * per_year for y in years if 0 < y * per_year <= grid.display[-1] + 1e-9)
+
+
+def _read_times() -> tuple[tuple[float, ...], float]:
+    """The times (in the grid's unit) the summary table reads the curve at, and the restricted mean's horizon: public
+    choices (``?sv_years=``, ``?sv_tau=``), never read off the data."""
+    c1, c2 = st.columns(2)
+    with c1:
+        text = st.text_input("Survival at (years, comma-separated)", key="sv_years", value="1, 2, 5",
+                             help="Public times a paper quotes, e.g. 1, 2 and 5 years; those past the horizon are "
+                                  "left out.")
+    times = _years_to_times(text)
+    with c2:
+        tau = float(ui.url_number(f"Restricted mean up to ({grid.grid_unit})", key="sv_tau", min_value=0.001,
+                                  max_value=float(grid.display[-1]), value=float(grid.display[-1]), format="%g",
+                                  help="The horizon of the restricted mean survival time (public; at most the "
+                                       "grid's horizon)."))
+    return times, tau
+
+
+def _km_headline(noisy: sv.Counts, noise, rng: np.random.Generator, minimum: float) -> None:
+    """The Kaplan–Meier headline: the preview read between edges by the release's rule (the figure is drawn from
+    ``survival_at`` on the table a release would export), beside lifelines on the exact times; what the grid and the
+    noise cost; the median, survival at chosen times and the restricted mean, each with its interval."""
+    all_cause = noisy.collapse_types()
+    private_table = sv.postprocess(all_cause.pooled(), risk_set=risk_set)
+    private = sv.km(private_table)
+    redraws = sv.bootstrap_curves(all_cause, noise, draws=200, rng=rng, pool_groups=True, risk_set=risk_set)
+    lo, hi = np.quantile(redraws, [0.025, 0.975], axis=0)
+    released = sv.curve_table(grid.display, private.estimate, lo, hi, ("all",))
+    ref = sv.lifelines_reference(src.time, src.event, grid)[0]  # non-private: shown here, never exported
+    st.subheader("Kaplan–Meier survival: private vs lifelines on the exact times")
+    ui.live_chart(sf.read_figure(released, reference=(ref.times, ref.survival), reference_band=(ref.ci_lower,
+                                 ref.ci_upper), binned=(grid.display, exact_pooled.estimate[0]), time_label=time_label,
+                                 title="all groups pooled" if G > 1 else None, legend=False,
+                                 at_risk=private_table.at_risk[0], exact_at_risk=exact_table.at_risk[0],
+                                 min_at_risk=minimum), key="sv_headline")
+    binning, noise_cost = sv.costs(grid.display, private.estimate[0], exact_pooled.estimate[0], ref)
+    st.caption("Thick blue line: the private curve (one preview draw) read between grid edges by the release's rule — "
+               f"{sv.WITHIN_BIN_RULE}; dotted and faded where fewer than {minimum:.3g} people are at risk by the "
+               "noisy counts. Blue shading: the released 95 % band (noise and sampling, a parametric bootstrap from "
+               "the noisy counts), widened between edges towards what a never-increasing curve allows. Dark grey "
+               "steps: lifelines' Kaplan–Meier on the exact times (what you would compute without privacy), dotted: "
+               "its 95 % interval; dashed grey: the same rule on the true binned counts. Under the chart, the number "
+               "at risk at the start of each column's bin: blue, from the noisy counts; grey, the true number (never "
+               "released).")
+    st.markdown(f"**What each step costs** (largest gap where ≥ 10 % are at risk): binning alone **{binning:.3f}** "
+                f"(the rule on the true binned counts against lifelines on the exact times) · noise **{noise_cost:.3f}** "
+                "(this preview against the rule on the true binned counts).")
+    unit = grid.grid_unit
+    median = sv.median_table(released, unit)["reported"].iloc[0]
+    st.markdown(f"**Median survival** (private, this preview draw): {median} · lifelines on the exact times: "
+                f"{sv.describe_read(ref.median, *ref.median_ci, unit)}. The private median is where the curve read by "
+                "the rule reaches 0.5; its interval inverts the band at 0.5 (Brookmeyer–Crowley), so it covers the DP "
+                "noise as well as sampling error and never has zero width. \"Not reached\": the curve or a band edge "
+                "stays above 0.5 up to the horizon.")
+    times, tau = _read_times()
+    summary = sv.read_tables(grid.display, private.estimate, lo, hi, redraws, ("all",), times=times, tau=tau,
+                             unit=unit)
+    at = summary["survival_at_times"]
+    ref_lo, ref_hi = ref.band_at(at["time"].to_numpy())
+    rows = [{"summary": f"survival at {t:g} {unit}", "private (95 % CI)": r,
+             "lifelines, exact times (95 % CI)": f"{s:.2f} ({a:.2f} to {b:.2f})"}
+            for t, r, s, a, b in zip(at["time"], at["reported"], ref.at(at["time"].to_numpy()), ref_lo, ref_hi)]
+    rm = summary["rmst"].iloc[0]
+    rows.append({"summary": f"restricted mean to {rm['horizon']:g} {unit}", "private (95 % CI)": rm["reported"],
+                 "lifelines, exact times (95 % CI)": f"{ref.rmst(rm['horizon']):.3g} {unit}"})
+    st.table(pd.DataFrame(rows).set_index("summary"))
+    st.caption("Every private value is read off the released curve and band by the same rule (a release exports "
+               "them as 'survival_at_times', 'rmst' and, with groups, 'differences'); the restricted mean's interval "
+               "comes from the band's redraws.")
+
+
 def _sweep_at(sweep_draws: int) -> tuple[sv.UtilityCurve, object]:
     """The privacy–utility sweep over ε and its figure, for this configuration and ``sweep_draws`` draws per ε.
 
@@ -427,38 +509,30 @@ def _at_epsilon() -> None:
     # ---- headline ----------------------------------------------------------------
     with tabs[0]:
         if tabs[0].open:
-            private_table = _table(noisy.pooled())
-            private_pooled = sv.curve_for(private_table, estimator, event_type=event_type)
-            band_lo, band_hi = sv.noise_band(noisy.collapse_types() if collapse else noisy, noise, draws=200, rng=rng,
-                                             estimator=estimator, event_type=event_type, pool_groups=True,
-                                             risk_set=risk_set)
-            st.subheader(f"{sv.ESTIMATORS[estimator]}: private vs non-private")
-            ui.live_chart(sf.headline_figure(private_pooled, exact_pooled, estimator=estimator,
-                                             noise_band=(band_lo, band_hi), time_label=time_label,
-                                             title="all groups pooled" if G > 1 else None, legend=False,
-                                             at_risk=private_table.at_risk[0], exact_at_risk=exact_table.at_risk[0],
-                                             min_at_risk=minimum),
-                          key="sv_headline")
-            st.caption("Thick blue line: the private curve (one preview draw), dotted and faded where fewer than "
-                       f"{minimum:.3g} people are at risk by the noisy counts (a public minimum: 10 people or 3 noise "
-                       "standard deviations; there a bin's hazard is a ratio of noise-sized numbers — a release keeps "
-                       "those values in its table); lighter blue shading: the released 95 % interval, which covers "
-                       "the noise as well as sampling error (a parametric bootstrap from the noisy counts); darker "
-                       "blue shading: the Greenwood interval, sampling error only. Dark grey line: the non-private "
-                       "curve; dotted grey lines: its Greenwood interval. Under the chart, the number at risk at the "
-                       "start of each column's bin: blue, from the noisy counts (what a release shows); grey, the "
-                       "true number (never released).")
             if estimator == "km":
-                times = private_pooled.times
-                private_median = sv.median_interval(private_pooled.estimate[0], band_lo[0], band_hi[0], times)
-                exact_median = sv.median_interval(exact_pooled.estimate[0], exact_pooled.ci_lower[0],
-                                                  exact_pooled.ci_upper[0], times)
-                st.markdown(f"**Median survival** (private, this preview draw): "
-                            f"{sv.describe_median(*private_median, grid.grid_unit)} · non-private: "
-                            f"{sv.describe_median(*exact_median, grid.grid_unit)}. The private interval inverts the "
-                            "noise-aware band at 0.5, so it covers the DP noise as well as sampling error (the "
-                            "non-private one inverts the Greenwood interval). \"Not reached\": the curve or the band "
-                            "edge stays above 0.5 up to the horizon.")
+                _km_headline(noisy, noise, rng, minimum)
+            else:
+                private_table = _table(noisy.pooled())
+                private_pooled = sv.curve_for(private_table, estimator, event_type=event_type)
+                band_lo, band_hi = sv.noise_band(noisy.collapse_types() if collapse else noisy, noise, draws=200, rng=rng,
+                                                 estimator=estimator, event_type=event_type, pool_groups=True,
+                                                 risk_set=risk_set)
+                st.subheader(f"{sv.ESTIMATORS[estimator]}: private vs non-private")
+                ui.live_chart(sf.headline_figure(private_pooled, exact_pooled, estimator=estimator,
+                                                 noise_band=(band_lo, band_hi), time_label=time_label,
+                                                 title="all groups pooled" if G > 1 else None, legend=False,
+                                                 at_risk=private_table.at_risk[0], exact_at_risk=exact_table.at_risk[0],
+                                                 min_at_risk=minimum),
+                              key="sv_headline")
+                st.caption("Thick blue line: the private curve (one preview draw), dotted and faded where fewer than "
+                           f"{minimum:.3g} people are at risk by the noisy counts (a public minimum: 10 people or 3 noise "
+                           "standard deviations; there a bin's hazard is a ratio of noise-sized numbers — a release keeps "
+                           "those values in its table); lighter blue shading: the released 95 % interval, which covers "
+                           "the noise as well as sampling error (a parametric bootstrap from the noisy counts); darker "
+                           "blue shading: the Greenwood interval, sampling error only. Dark grey line: the non-private "
+                           "curve; dotted grey lines: its Greenwood interval. Under the chart, the number at risk at the "
+                           "start of each column's bin: blue, from the noisy counts (what a release shows); grey, the "
+                           "true number (never released).")
             ui.teaching(TEACHING[risk_set])
             ui.explain(sv.MEASURED_FRONTIER, title="How accurate is the default? (measured)")
             ui.explain(
@@ -562,10 +636,18 @@ def _at_epsilon() -> None:
             src.time, src.event, grid=grid, epsilon=epsilon, group=src.group if compare else None,
             groups=src.groups if compare else None, n_types=len(src.event_labels), event_labels=src.event_labels,
             dataset=src.label, fingerprint=src.fp, risk_set=risk_set, statistic=counts.statistic,
-            noise_kind=released_noise, delta=delta, group_column=src.group_label if compare else None), config),
+            noise_kind=released_noise, delta=delta, group_column=src.group_label if compare else None,
+            **_release_reads()), config),
     )
 
     attacker_panel("survival", epsilon)
+
+
+def _release_reads() -> dict:
+    """The summary times and the restricted mean's horizon the Kaplan–Meier view shows, for the release."""
+    times = _years_to_times(str(st.session_state.get("sv_years", "1, 2, 5")))
+    tau = st.session_state.get("sv_tau")
+    return {"read_times": times, "rmst_horizon": None if tau is None else min(float(tau), float(grid.display[-1]))}
 
 
 @ui.live_fragment

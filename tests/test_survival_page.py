@@ -199,13 +199,13 @@ def test_only_the_open_view_is_computed_and_drawn():
     """The ε section's views are a view switch: only the open one is computed and drawn, so a slider move redraws one
     chart (issue 14). The trade-off curve over ε below is independent of the views."""
     with mock.patch.object(sv, "utility", wraps=sv.utility) as utility, \
-            mock.patch.object(sv, "noise_band", wraps=sv.noise_band) as band:
+            mock.patch.object(sv, "bootstrap_curves", wraps=sv.bootstrap_curves) as band:
         at = _app()
         assert list(at.button_group(key="sv_view").options) == [HEADLINE, DRAWS, GROUPS]
         assert _charts(at) == ["sv_headline", "sv_curve"]  # accuracy first: closed
         at.select_slider(key="eps").set_value(2.0).run()
         _ok(at)
-        assert utility.call_count == 0 and band.call_count == 2  # the headline's noise band, nothing of the draws
+        assert utility.call_count == 0 and band.call_count == 2  # the headline's band redraws, nothing of the draws
         _view(at, DRAWS)
         assert _charts(at) == ["sv_draws", "sv_curve"] and band.call_count == 2  # accuracy first: closed
         assert utility.call_count == 1 and utility.call_args.kwargs["draws"] == 200
@@ -227,8 +227,23 @@ def test_headline_has_no_legend_and_a_caption_names_its_lines():
     spec = chart_spec(at, "sv_headline")
     assert spec["layout"]["showlegend"] is False
     captions = " ".join(c.value for c in at.caption)
-    assert "Thick blue line: the private curve" in captions and "Dark grey line: the non-private curve" in captions
+    assert "Thick blue line: the private curve" in captions and "Dark grey steps: lifelines' Kaplan–Meier" in captions
     assert "only the open view is computed" in captions
+
+
+def test_headline_reads_the_curve_between_edges_beside_lifelines_and_prices_the_grid():
+    """Issue 53: the Kaplan–Meier headline is drawn by the within-bin rule (not steps), lifelines on the exact times
+    is the reference, the grid's and the noise's costs are shown apart, and the median, survival at 1, 2 and 5
+    years and the restricted mean are quoted with intervals."""
+    at = _app()
+    spec = chart_spec(at, "sv_headline")
+    names = {t.get("name"): t for t in spec["data"]}
+    assert names["private (read between edges)"]["line"]["shape"] == "linear"
+    assert "non-private: lifelines on the exact times" in names
+    text = " ".join(m.value for m in at.markdown)
+    assert "binning alone" in text and "noise" in text and "lifelines on the exact times" in text
+    summary = at.table[0].value
+    assert any("survival at" in str(i) for i in summary.index) and any("restricted mean" in str(i) for i in summary.index)
 
 
 def test_release_note_reads_the_trade_off_curve_at_epsilon():

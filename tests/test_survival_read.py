@@ -184,3 +184,19 @@ def test_the_page_figure_is_drawn_from_survival_at():
     expected = sv.survival_at(table, drawn["time"].to_numpy())["survival"].to_numpy()
     np.testing.assert_allclose(drawn["survival"].to_numpy(), expected)
     assert private.line.shape in (None, "linear")  # not a step
+
+
+def test_the_reading_and_the_export_never_touch_private_inputs():
+    """``read.py`` works on released arrays and tables only (it imports no statistic, mechanism or reference), and the
+    release never imports the non-private lifelines reference."""
+    import ast
+    from pathlib import Path
+
+    here = Path(sv.__file__).parent
+
+    def imports(name):
+        tree = ast.parse((here / name).read_text(encoding="utf-8"))
+        return {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+
+    assert {m for m in imports("read.py") if m.startswith("dpcore")} == set()
+    assert "dpcore.survival.reference" not in imports("bundle.py")

@@ -22,12 +22,15 @@ The files, in the order data flows (each imports only the ones above it):
 6. ``read.py`` — **post-processing**, the curve read where a clinician reads it: one within-bin rule
    (:data:`WITHIN_BIN_RULE`), :func:`survival_at` (any time, from a released table), :func:`median_read`,
    :func:`rmst`, :func:`read_tables` (survival at chosen times, restricted mean, differences between groups);
-7. ``one_call.py`` — one-call functions for notebooks: :func:`kaplan_meier`, :func:`nelson_aalen`,
+7. ``reference.py`` — the **non-private** reference (previews and benchmarks only, never exported): lifelines'
+   Kaplan–Meier on the exact times (:func:`lifelines_reference`) and what the grid and the noise cost
+   (:func:`costs`);
+8. ``one_call.py`` — one-call functions for notebooks: :func:`kaplan_meier`, :func:`nelson_aalen`,
    :func:`cumulative_incidence`, :func:`logrank`;
-8. ``monte_carlo.py`` — Monte-Carlo utility over R draws and over ε;
-9. ``bundle.py`` — :func:`release`: one OpenDP release as a ReleaseBundle (data only);
-10. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
-11. ``audit.py`` — worst-case neighbouring pairs for the black-box audit.
+9. ``monte_carlo.py`` — Monte-Carlo utility over R draws and over ε;
+10. ``bundle.py`` — :func:`release`: one OpenDP release as a ReleaseBundle (data only);
+11. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
+12. ``audit.py`` — worst-case neighbouring pairs for the black-box audit.
 
 This ``__init__`` is the public API (``from dpcore import survival as sv; sv.count_matrix(...)``).
 """
@@ -53,8 +56,11 @@ from dpcore.survival.logrank import (  # noqa: F401
     linear_logrank, logrank_table, logrank_test, LOGRANK_LINEAR_MIN, LogrankArrays,
 )
 from dpcore.survival.read import (  # noqa: F401
-    BAND_RULES, band_at, DEFAULT_BAND, fine_times, first_below, median_read, median_table, path, read_tables, rmst,
+    BAND_RULES, band_at, curve_table, DEFAULT_BAND, describe as describe_read, fine_times, first_below, median_read, median_table, path, read_tables, rmst,
     survival_at, WITHIN_BIN_RULE,
+)
+from dpcore.survival.reference import (  # noqa: F401
+    costs, lifelines_reference, Reference,
 )
 from dpcore.survival.one_call import (  # noqa: F401
     cumulative_incidence, kaplan_meier, logrank, LogrankResult, nelson_aalen, SurvivalResult,

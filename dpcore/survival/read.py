@@ -86,6 +86,14 @@ def _as_arrays(km_table: pd.DataFrame, value: str = "survival"):
     return groups, edges, *stack
 
 
+def curve_table(times, estimate, lower, upper, groups) -> pd.DataFrame:
+    """A released curve as the table :func:`survival_at` reads (``group, time, survival, ci_lower, ci_upper``) from
+    arrays (G, k+1) at the edges ``times``."""
+    return pd.concat([pd.DataFrame({"group": g, "time": np.asarray(times, float), "survival": estimate[i],
+                                    "ci_lower": lower[i], "ci_upper": upper[i]}) for i, g in enumerate(groups)],
+                     ignore_index=True)
+
+
 def survival_at(km_table: pd.DataFrame, times, *, widen: float | None = None) -> pd.DataFrame:
     """The released curve and its 95 % band at any ``times`` (in the table's own unit), read by the one rule.
 
