@@ -357,6 +357,31 @@ def _years_to_times(text: str) -> tuple[float, ...]:
     return tuple(y * per_year for y in years if 0 < y * per_year <= grid.display[-1] + 1e-9)
 
 
+def _group_references() -> list[tuple[np.ndarray, np.ndarray]]:
+    """lifelines on each group's exact times (non-private: drawn beside the private curves, never exported)."""
+    refs = sv.lifelines_reference(src.time, src.event, grid, group=src.group, groups=src.groups)
+    return [(r.times, r.survival) for r in refs]
+
+
+def _group_differences(noisy: sv.Counts, noise) -> None:
+    """Each group against the first: survival at the chosen times, the median and the restricted mean, with the
+    intervals a release exports ('differences'), read by the within-bin rule from the preview's released values."""
+    all_cause = noisy.collapse_types()
+    curves = sv.km(sv.postprocess(all_cause, risk_set=risk_set))
+    redraws = sv.bootstrap_curves(all_cause, noise, draws=200, rng=np.random.default_rng(seed + 17),
+                                  risk_set=risk_set)
+    lo, hi = np.quantile(redraws, [0.025, 0.975], axis=0)
+    times = _years_to_times(str(st.session_state.get("sv_years", "1, 2, 5")))
+    tau = float(st.session_state.get("sv_tau", grid.display[-1]))
+    diff = sv.read_tables(grid.display, curves.estimate, lo, hi, redraws, counts.groups, times=times,
+                          tau=min(tau, float(grid.display[-1])), unit=grid.grid_unit)["differences"]
+    st.table(diff[["comparison", "measure", "reported"]].set_index(["comparison", "measure"]))
+    st.caption("Differences between groups (this preview draw), each with its 95 % interval from the band's redraws "
+               "(noise and sampling), read by the within-bin rule; a release exports them as 'differences'. A "
+               "median difference is 'not estimable' where a group's median is not reached in more than 2.5 % of "
+               "the redraws.")
+
+
 def _read_times() -> tuple[tuple[float, ...], float]:
     """The times (in the grid's unit) the summary table reads the curve at, and the restricted mean's horizon: public
     choices (``?sv_years=``, ``?sv_tau=``), never read off the data."""
@@ -596,8 +621,11 @@ def _at_epsilon() -> None:
                 st.plotly_chart(sf.groups_figure(_curves(noisy), _curves(counts), estimator=estimator,
                                                  time_label=time_label, p_private=float(lr_priv.p_value),
                                                  p_exact=float(lr_exact.p_value), at_risk=noisy_table.at_risk,
-                                                 min_at_risk=minimum, group_column=src.group_label),
+                                                 min_at_risk=minimum, group_column=src.group_label,
+                                                 references=_group_references() if estimator == "km" else None),
                                 key="sv_groups")
+                if estimator == "km":
+                    _group_differences(noisy, noise)
                 agree = (lr_priv.p_value < 0.05) == (lr_exact.p_value < 0.05)
                 st.markdown(f"Log-rank χ² = {float(lr_priv.statistic):.2f} (private{', noise-aware' if aware else ''}) "
                             f"vs {float(lr_exact.statistic):.2f} (non-private), {lr_exact.dof} df. Decision at "

@@ -309,3 +309,13 @@ def test_gaussian_noise_is_offered_charged_as_a_gaussian_and_planned_against_dis
     (record,) = at.session_state[state._LEDGER].records()
     (event,) = accounting.events_from_json(record.events)
     assert isinstance(event, accounting.Gaussian) and (record.epsilon, record.delta) == (1.0, 1e-6)
+
+
+def test_groups_view_reads_between_edges_and_quotes_differences():
+    at = _view(_app(), GROUPS)
+    spec = chart_spec(at, "sv_groups")
+    private = [t for t in spec["data"] if str(t.get("name", "")).endswith("(private)")]
+    assert private and all(t["line"]["shape"] == "linear" for t in private)
+    table = at.table[0].value
+    measures = " ".join(str(i) for i in table.index)
+    assert "median survival" in measures and "restricted mean" in measures

@@ -246,26 +246,53 @@ def utility_figure(uc: UtilityCurve, epsilon: float | None, *, time_unit: str = 
     return to_figure(fig)
 
 
+def _read_private(fig, edges, y_edges, at_risk, min_at_risk, *, points_per_bin: int = 16, **style) -> bool:
+    """A private Kaplan–Meier curve read between edges by the within-bin rule (:func:`survival_at`), solid while
+    the noisy number at risk reaches ``min_at_risk``, dotted after; returns whether a part was faded."""
+    edges = np.asarray(edges, float)
+    t = fine_times(edges, points_per_bin)
+    y = survival_at(pd.DataFrame({"group": "g", "time": edges, "survival": y_edges, "ci_lower": y_edges,
+                                  "ci_upper": y_edges}), t)["survival"].to_numpy()
+    if at_risk is None or min_at_risk is None:
+        curve(fig, t, y, **style)
+        return False
+    ok = reliable_edges(at_risk, min_at_risk)[np.clip(np.searchsorted(edges, t, side="left"), 0, edges.size - 1)]
+    solid, rest = split_reliable(y, ok)
+    curve(fig, t, solid, **style)
+    if np.isnan(solid).sum() == 0:
+        return False
+    curve(fig, t, rest, **{**style, "name": style["name"] + ", few at risk", "dash": "dot", "width": 1.2,
+                           "opacity": 0.45, "showlegend": False})
+    return True
+
+
 def groups_figure(private: CurveSet, exact: CurveSet, *, estimator: str = "km", time_label: str = "time",
                   p_private: float | None = None, p_exact: float | None = None,
                   at_risk: np.ndarray | None = None, min_at_risk: float | None = None,
-                  group_column: str | None = None) -> go.Figure:
+                  group_column: str | None = None, references=None) -> go.Figure:
     """Per-group curves, private (solid) and non-private (dotted), with both log-rank p-values in the title.
 
     ``at_risk`` (G, k): each group's noisy number at risk per bin, printed under the plot in the group's colour;
     with ``min_at_risk`` a private curve is faded where its group's noisy number at risk falls below it.
-    ``group_column`` names the groups in the legend (``sex = 1``).
+    ``group_column`` names the groups in the legend (``sex = 1``). Kaplan–Meier curves are read between edges by
+    the within-bin rule (not steps); with ``references`` (per group ``(times, S)``: lifelines on the exact times)
+    those steps are the non-private curves instead of the binned ones.
     """
     fig = new_spec()
     faded = False
     for g, name in enumerate(private.groups):
         name = plot_text(name if group_column is None else f"{group_column} = {name}")  # labels can come from uploads
         colour = PALETTE[g % len(PALETTE)]
-        curve(fig, exact.times, exact.estimate[g], name=f"{name} (non-private)", colour=colour, step=True, dash="dot",
+        ref_t, ref_y = (exact.times, exact.estimate[g]) if references is None else references[g]
+        curve(fig, ref_t, ref_y, name=f"{name} (non-private)", colour=colour, step=True, dash="dot",
               width=1.5, legendgroup=name)
-        faded = _private_curve(fig, private.times, private.estimate[g], None if at_risk is None else at_risk[g],
-                               min_at_risk, name=f"{name} (private)", colour=colour, step=True,
-                               legendgroup=name) or faded
+        style = dict(name=f"{name} (private)", colour=colour, legendgroup=name)
+        g_risk = None if at_risk is None else at_risk[g]
+        if estimator == "km":
+            faded = _read_private(fig, private.times, private.estimate[g], g_risk, min_at_risk, **style) or faded
+        else:
+            faded = _private_curve(fig, private.times, private.estimate[g], g_risk, min_at_risk, step=True,
+                                   **style) or faded
     title = None
     if p_private is not None and p_exact is not None:
         title = f"log-rank p: private {p_private:.3g} · non-private {p_exact:.3g}"
