@@ -418,7 +418,7 @@ def _km_headline(noisy: sv.Counts, noise, rng: np.random.Generator, minimum: flo
                                  min_at_risk=minimum), key="sv_headline")
     binning, noise_cost = sv.costs(grid.display, private.estimate[0], exact_pooled.estimate[0], ref)
     st.caption("Thick blue line: the private curve (one preview draw) read between grid edges by the release's rule — "
-               f"{sv.WITHIN_BIN_RULE}; dotted and faded where fewer than {minimum:.3g} people are at risk by the "
+               f"{sv.WITHIN_BIN_RULE}; blue dots: its released values at the grid edges; dotted and faded where fewer than {minimum:.3g} people are at risk by the "
                "noisy counts. Blue shading: the released 95 % band (noise and sampling, a parametric bootstrap from "
                "the noisy counts), widened between edges towards what a never-increasing curve allows. Dark grey "
                "steps: lifelines' Kaplan–Meier on the exact times (what you would compute without privacy), dotted: "

@@ -71,6 +71,28 @@ def _curves_code(c: SurvivalConfig) -> str:
             + "print('private:', private.estimate[0].round(3))\nprint('non-private:', exact.estimate[0].round(3))")
 
 
+def _read_cells(c: SurvivalConfig) -> list[Cell]:
+    """Kaplan–Meier only: the curve read between edges by the release's rule, beside lifelines on the exact times."""
+    if c.estimator != "km":
+        return []
+    return [Cell(
+        "Read the private curve where a clinician reads it: between grid edges by one rule (a constant hazard inside "
+        "a bin, as the actuarial estimator assumes), the median with its interval (the band inverted at 0.5), "
+        "survival at 1, 2 and 5 years. The reference is lifelines on the exact times (non-private: for comparison "
+        "only, never exported).",
+        "released = sv.curve_table(grid.display, private.estimate, band[0], band[1], ('all',))\n"
+        "print(sv.survival_at(released, sv.default_read_times(grid)))\n"
+        "print(sv.median_table(released, grid.grid_unit)['reported'].iloc[0])\n"
+        "reference = sv.lifelines_reference(time, event, grid)[0]\n"
+        "print('lifelines on the exact times:', sv.describe_read(reference.median, *reference.median_ci, "
+        "grid.grid_unit))\n"
+        "binning, noise_cost = sv.costs(grid.display, private.estimate[0], exact.estimate[0], reference)\n"
+        "print(f'binning alone: sup {binning:.3f}; noise: sup {noise_cost:.3f}')\n"
+        "read = sf.read_figure(released, reference=(reference.times, reference.survival),\n"
+        "                      binned=(grid.display, exact.estimate[0]), time_label=f'time ({grid.grid_unit})')",
+        figure="read")]
+
+
 def cells(c: SurvivalConfig) -> list[Cell]:
     """The notebook's steps, in the page's order and with its seeds (so the numbers are the page's)."""
     grouped = "group=group, groups=groups" if c.compare else "group=None, groups=None"
@@ -99,6 +121,7 @@ def cells(c: SurvivalConfig) -> list[Cell]:
         Cell("Private versus non-private curve.",
              "headline = sf.headline_figure(private, exact, estimator=ESTIMATOR, noise_band=band,\n"
              "                              time_label=f'time ({grid.grid_unit})')", figure="headline"),
+        *_read_cells(c),
         Cell("The privacy–utility trade-off: many simulated releases at each ε of a grid, with the page's seed.",
              code("trade_off = sv.utility_curve(counts, {sweep}, draws={draws}, rng=np.random.default_rng(SEED + 1),\n"
                   "                             estimator=ESTIMATOR, kind=NOISE, delta=DELTA, event_type=EVENT_TYPE,\n"

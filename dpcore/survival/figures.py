@@ -140,18 +140,16 @@ def read_figure(km_table, *, reference: tuple[np.ndarray, np.ndarray] | None = N
         curve(fig, t, survival_at(pd.DataFrame({"group": group, "time": binned[0], "survival": binned[1],
                                                 "ci_lower": binned[1], "ci_upper": binned[1]}), t)["survival"],
               name="non-private on the grid (binning alone)", colour=NONPRIVATE, width=1.2, dash="dash")
-    y = read["survival"].to_numpy()
-    faded = False
-    if at_risk is not None and min_at_risk is not None:
-        ok = reliable_edges(at_risk, min_at_risk)[np.clip(np.searchsorted(edges, t, side="left"), 0, edges.size - 1)]
-        solid, rest = split_reliable(y, ok)
-        curve(fig, t, solid, name="private (read between edges)", colour=PRIVATE, width=2.5)
-        if not np.isnan(solid).sum() == 0:
-            faded = True
-            curve(fig, t, rest, name="private, few at risk", colour=PRIVATE, width=1.2, dash="dot", opacity=0.45,
-                  showlegend=False)
-    else:
-        curve(fig, t, y, name="private (read between edges)", colour=PRIVATE, width=2.5)
+    # the released values themselves: a dot at every edge (solid, then faded where few are at risk)
+    y_edges = mine["survival"].to_numpy(float)
+    solid, rest = (split_reliable(y_edges, reliable_edges(at_risk, min_at_risk))
+                   if at_risk is not None and min_at_risk is not None else (y_edges, np.full_like(y_edges, np.nan)))
+    dots = dict(mode="markers", marker=dict(size=5, color=PRIVATE), hoverinfo="x+y")
+    curve(fig, edges, solid, name="private (one preview draw)", colour=PRIVATE, **dots)
+    curve(fig, edges, rest, name="private (one preview draw), few at risk", colour=PRIVATE, showlegend=False,
+          opacity=0.45, **dots)
+    faded = _read_private(fig, edges, y_edges, at_risk, min_at_risk, points_per_bin=points_per_bin,
+                          name="private (read between edges)", colour=PRIVATE, width=2.5)
     rows = ([("noisy", at_risk, PRIVATE)] if at_risk is not None else []) + (
         [("true", exact_at_risk, NONPRIVATE)] if exact_at_risk is not None else [])
     bottom, left = add_numbers_at_risk(fig, edges, rows, heading="Number at risk") if rows else (55, 60)
