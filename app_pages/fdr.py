@@ -17,7 +17,7 @@ import ui
 from dpcore import columns
 from dpcore import fdr
 from dpcore.fdr import figures as ff
-from dpcore.ledger import fingerprint
+from dpcore.ledger import Holding, fingerprint
 from dpcore.validation import InputError
 from ui.accuracy import accuracy_first
 from ui.exports import code_downloads, release_with_script  # notebook, script
@@ -201,7 +201,7 @@ presets.button("The paper's settings: n = 1,000, the paper's η and shift s = 1 
 src = ui.url_radio("Data source", key="fdr_src", options=["bernoulli", "truncexp", "upload"], horizontal=True,
                    format_func=lambda s: {"bernoulli": "Bernoulli simulation", "truncexp": "truncated-exponential "
                                           "simulation", "upload": "upload p-values (CSV)"}[s])
-upload_p = upload_truth = upload_labels = None
+upload_p = upload_truth = upload_labels = cohort = None
 theta = None
 if src in ("bernoulli", "truncexp"):
     c1, c2, c3, c4, c5 = st.columns(5)
@@ -267,6 +267,7 @@ else:
     if upload_p is None or (lcol != none and upload_labels is None):
         st.stop()
     T = upload_p.size
+    cohort = ui.cohort_behind_stream("fdr_cohort")  # the people charged: every one of them is in every test
     label = f"{name} (uploaded)"
     R = int(ui.url_select_slider("Noise draws for the utility panel", key="fdr_Rup", options=[20, 50, 100],
                                  value=50))
@@ -646,6 +647,14 @@ def _notebook_config(s: fdr.Settings, method: str) -> FdrConfig:
                      sweep=EPS_GRID, **{**data, **eta})
 
 
+def _charged(behind) -> dict:
+    """The release panel's persons: an uploaded stream charges the cohort behind it (a data set's persons, or a
+    declared cohort); a simulated stream reads nobody real and is charged as one data set."""
+    if isinstance(behind, Holding):
+        return {"holding": behind, "ledger_label": ui.get_ledger().name_of(behind.key)}
+    return {} if behind is None else {"persons": behind, "ledger_label": behind.source.capitalize()}
+
+
 def _release(s: fdr.Settings, method: str, summary: pd.DataFrame | None) -> None:
     if not math.isfinite(s.epsilon):
         return
@@ -675,8 +684,10 @@ def _release(s: fdr.Settings, method: str, summary: pd.DataFrame | None) -> None
     config = _notebook_config(s, method)
     code_downloads(config)
     stream = p_runs[0] if upload_p is None else upload_p
+    if upload_p is not None and cohort is None:
+        blockers.append("Name the cohort the p-values came from (above) to release: its people are charged.")
     ui.release_panel(
-        key="fdr", dataset_label=label, fingerprint=data_fp,
+        key="fdr", dataset_label=label, fingerprint=data_fp, **_charged(cohort),
         records=records, method=f"{method} discovery list",
         epsilon=s.epsilon, delta=s.delta, params=params, utility_note=utility_note,
         blocked=" ".join(blockers) or None,

@@ -206,6 +206,37 @@ class Persons:
     def __len__(self) -> int:
         return len(self.read())
 
+    def keying_note(self) -> str:
+        """Who the persons are and what the ledger can and cannot recognise, in plain words (the confirm dialog
+        and the release notes): the guarantee per person rests on it."""
+        if self.source == WHOLE_ROW:
+            text = ("Persons are this file's rows (no person column): compared canonically (any column order, names, "
+                    "text case, spacing), so every choice made inside the app, and a re-export of most of this "
+                    "file's rows, meet the same budget. The ledger cannot recognise these people in a file changed "
+                    "outside the app (other units, edited values) or sharing only a minority of its rows with this "
+                    "one; an id column fixes that.")
+            if self.identical_rows:
+                text += (f" {self.identical_rows:,} rows repeat another row; the custodian declared them different "
+                         "people, so the guarantee rests on that declaration (each group of identical rows is charged "
+                         "as one record whenever any copy is read).")
+            return text
+        if self.source.startswith("column "):
+            return (f"Persons are named by {self.source}, compared without case, spacing or leading zeros: the same "
+                    "ids in any file meet the same budget, and the rows' contents link an id-less copy of this file "
+                    "to them. Invented or re-numbered ids cannot be recognised.")
+        if self.source.startswith("declared cohort"):
+            return (f"The p-values come from a {self.source}: every stream declared on that cohort meets the same "
+                    "budget, and the guarantee rests on the custodian's declaration of the cohort behind them.")
+        return f"Persons are named by {self.source}."
+
+
+def repeated_rows(frame: pd.DataFrame) -> int:
+    """How many rows repeat an earlier row, compared canonically (the rows :meth:`Persons.of_rows` refuses)."""
+    if frame.shape[1] == 0:
+        return 0
+    whole = _row_contents(_cells(frame))
+    return int(len(whole) - pd.Series(whole).nunique())
+
 
 def _cells(frame: pd.DataFrame) -> np.ndarray:
     return np.column_stack([canonical_cells(frame[c]).to_numpy(dtype=object) for c in frame.columns])

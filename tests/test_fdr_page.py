@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.page_views import chart_keys as _charts
+from ui.cohort import NEW_COHORT
 
 PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "fdr.py")
 #: The paper's experiments (n = 1000, η = √(ln n / n), s = 1): the page opens on a releasable configuration instead
@@ -213,6 +214,8 @@ def test_an_uploaded_stream_releases_only_with_an_eta_the_user_states():
         assert not at.exception, at.exception
         assert at.button(key="release_button_fdr").disabled and "Tick the box" in _release_reason(at)
         at.checkbox(key="fdr_eta_confirm").check().run()
+        assert at.button(key="release_button_fdr").disabled and "Name the cohort" in _release_reason(at)
+        _declare_cohort(at)
         assert not at.button(key="release_button_fdr").disabled, _release_reason(at)
         at.button(key="release_button_fdr").click().run()
         at.button(key="release_confirm_fdr").click().run()  # the confirmation dialog
@@ -339,9 +342,19 @@ def _upload_page(csv: str, **query):
     patch.start()
     try:
         at.run()
+        _declare_cohort(at)
     finally:
         patch.stop()
     return at, patch
+
+
+def _declare_cohort(at, name: str = "Trial A", size: int = 1000) -> None:
+    """Name the cohort the uploaded p-values came from (a release charges its people)."""
+    if at.exception or not any(box.key == "fdr_cohort" for box in at.selectbox):
+        return
+    at.selectbox(key="fdr_cohort").set_value(NEW_COHORT).run()
+    at.text_input(key="fdr_cohort_name").input(name).run()
+    at.number_input(key="fdr_cohort_size").set_value(size).run()
 
 
 def _sums(T=300, n=1000, seed=2):

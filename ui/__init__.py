@@ -1,6 +1,7 @@
 """Streamlit-side helpers shared by every page (dpcore itself never imports Streamlit)."""
 
 from ui.cache import public_cache
+from ui.cohort import cohort_behind_stream
 from ui.data import UploadedTable, upload_csv
 from ui.errors import show_errors
 from ui.fragments import live_fragment, view_switch
@@ -25,7 +26,7 @@ from ui.widgets import (
 )
 
 __all__ = [
-    "public_cache", "UploadedTable", "upload_csv", "show_errors", "live_fragment", "view_switch", "live_chart", "head_start", "steps_around", "explain", "literal", "page_header", "preview_notice", "teaching",
+    "public_cache", "cohort_behind_stream", "UploadedTable", "upload_csv", "show_errors", "live_fragment", "view_switch", "live_chart", "head_start", "steps_around", "explain", "literal", "page_header", "preview_notice", "teaching",
     "teaching_mode", "records_read", "release_panel", "audits", "current_dataset", "get_ledger", "release_notes", "releases",
     "session_id", "session_memo", "set_current_dataset",
     "CONTROL_WIDTH", "epsilon_slider", "follow_default", "reset_when_changed", "url_multiselect", "url_number", "url_radio", "url_select_slider", "url_selectbox", "url_slider", "url_toggle",

@@ -10,6 +10,7 @@ import streamlit as st
 from dpcore import columns
 from dpcore.access import VISITOR
 from dpcore.ledger import Persons, table_fingerprint
+from dpcore.persons import repeated_rows
 from dpcore.validation import InputError, read_csv
 from ui.identity import current_person, how_to_become
 from ui.layout import literal
@@ -107,15 +108,41 @@ def upload_csv(key: str, *, label: str = "Upload a CSV file", hint: str = "", he
     if not rows_are_persons:
         return UploadedTable(frame=frame, fingerprint=fp, name=name)
     chosen = _person_column(key, frame)
+    distinct = chosen is None and _identical_rows_declared(key, frame)
     try:
-        persons = session_memo(f"persons_{key}", (fp, chosen), lambda: Persons.of_rows(frame) if chosen is None
-                               else Persons.of_column(frame[chosen], str(chosen)))
+        persons = session_memo(f"persons_{key}", (fp, chosen, distinct), lambda: Persons.of_column(
+            frame[chosen], str(chosen), frame) if chosen is not None else Persons.of_rows(
+            frame, identical_rows_are_different_people=distinct))
     except ValueError as err:
-        st.error(literal(f"{name}: {err}. Choose another person column, or none."), icon=":material/warning:")
+        advice = "." if chosen is None else ". Choose another person column, or none."
+        st.error(literal(f"{name}: {err}{advice}"), icon=":material/warning:")
         forget_current_dataset(redraw=True)
         return None
     return UploadedTable(frame=frame if chosen is None else frame.drop(columns=[chosen]), fingerprint=fp, name=name,
                          persons=persons)
+
+
+#: the keying rule and its limits when rows have no id (the person block, the confirm dialog, the release notes)
+KEYING_RULE_WITHOUT_IDS = (
+    "No person column: each whole row (every column) is one person, so choosing other columns, groups or "
+    "sub-cohorts here never makes new people, and a re-export of most of an earlier file's rows (other column "
+    "order, names or case) is recognised as the same people. The ledger **cannot** recognise these people in a "
+    "file changed outside this app (days → months, an edited value) or in a file that shares only a minority "
+    "of its rows with an earlier one: those would get a budget of their own. Add an id column to your file so "
+    "that budgets follow the people.")
+
+
+def _identical_rows_declared(key: str, frame: pd.DataFrame) -> bool:
+    """Whether the custodian declares identical rows to be different people (asked only when some rows repeat)."""
+    repeats = session_memo(f"repeats_{key}", table_fingerprint(frame), lambda: repeated_rows(frame))
+    if not repeats:
+        return False
+    return st.checkbox(
+        f"The {repeats:,} rows that repeat another row are different people", key=f"{key}_distinct_rows",
+        help="Identical rows cannot be told apart. Read as one person, that person would be read several times by "
+             "each release, so such files are refused unless you declare here that they are different people; "
+             "the guarantee then rests on your declaration (the release notes say so). An id column avoids the "
+             "question.")
 
 
 def _person_column(key: str, frame: pd.DataFrame):
@@ -128,10 +155,7 @@ def _person_column(key: str, frame: pd.DataFrame):
         help="Each person's privacy budget follows this identifier across every release, file, column choice and "
              "unit. Identifiers are never stored, logged or exported: the ledger keeps keyed digests of them.")
     if chosen == WHOLE_ROW_OPTION:
-        st.caption("No person column: each whole row (every column) is one person, so choosing other columns, "
-                   "groups or sub-cohorts here never makes new people. A copy changed outside this app (days → "
-                   "months, an edited value) would be other rows with a budget of their own: add an id column "
-                   "to your file so that budgets follow the people.")
+        st.markdown(KEYING_RULE_WITHOUT_IDS)
         return None
     why = f" (guessed: {guess.reason})" if chosen == guess.column else ""
     st.caption(literal(f"Persons are named by column '{chosen}'{why}; it is used for the privacy ledger only."))

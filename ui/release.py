@@ -52,6 +52,7 @@ def release_panel(
     utility_note: str | Callable[[], str] = "",
     blocked: str | None = None,
     ledger_label: str | None = None,
+    holding: Holding | None = None,
 ) -> None:
     """Draw the release section of a method page.
 
@@ -80,6 +81,7 @@ def release_panel(
     within the custodian's scope; without them the data set is one person (``fingerprint``). ``records`` and
     ``fingerprint`` are also the keys earlier ledgers gave the same data: their spend carries over. Only a
     custodian sees this panel's standing and releases; everything it shows comes from their own data sets.
+    ``holding`` charges an earlier data set's persons instead (an FDR stream from that cohort).
     """
     person = current_person()
     if person.role != CUSTODIAN:
@@ -88,7 +90,7 @@ def release_panel(
         return
     ledger = get_ledger()
     ledger_label = ledger_label or dataset_label
-    dataset = _holding(ledger, persons, records, fingerprint, person.scope)
+    dataset = holding or _holding(ledger, persons, records, fingerprint, person.scope)
     set_current_dataset(ledger_label, fingerprint, dataset.key, person.scope, holding=dataset)  # the cap form's too
     if persons is not None and persons.source == WHOLE_ROW and ledger.require_person_column:
         blocked = blocked or ("This deployment requires a person column before any release: choose the column "
@@ -113,8 +115,9 @@ def release_panel(
         _confirm(key, cost, lambda: _release(
             key=key, ledger=ledger, dataset=dataset, ledger_label=ledger_label, cost=cost, method=method,
             epsilon=epsilon, delta=delta, parts=parts, params=params, relation=relation, make_bundle=make_bundle,
-            utility_note=utility_note, state_key=state_key, actor=person.id,
-        ), ledger=ledger, dataset=dataset, ledger_label=ledger_label, epsilon=epsilon, delta=delta, events=events)
+            utility_note=utility_note, state_key=state_key, actor=person.id, persons=persons,
+        ), ledger=ledger, dataset=dataset, ledger_label=ledger_label, epsilon=epsilon, delta=delta, events=events,
+            persons=persons)
     bundle = st.session_state.get(state_key)
     if bundle is None:
         return
@@ -194,7 +197,7 @@ def _standing(ledger: Ledger, dataset: Holding, epsilon: float, delta: float, ev
     return text, ""
 
 
-def _with_ledger_note(bundle, ledger: Ledger, dataset: Holding, persons: int):
+def _with_ledger_note(bundle, ledger: Ledger, dataset: Holding, persons: int, named: Persons | None = None):
     """The bundle with the ledger's guarantee per person, and what the ledger cannot do, in its notes (and so in its
     JSON, ZIP and report)."""
     cap = ledger.budget(dataset.key)
@@ -207,6 +210,8 @@ def _with_ledger_note(bundle, ledger: Ledger, dataset: Holding, persons: int):
             + "). The ledger protects people against "
             "honest reuse by their custodian: one who invents identifiers, edits values or transforms a file outside "
             "the app without a person column can spend twice.")
+    if named is not None:
+        note += " " + named.keying_note()
     return replace(bundle, notes=(*bundle.notes, note))
 
 
@@ -217,7 +222,7 @@ def _dismiss() -> None:
 
 @st.dialog("Confirm the release", on_dismiss=_dismiss)
 def _confirm(key: str, cost: str, release: Callable[[], str], *, ledger: Ledger, dataset: Holding, ledger_label: str,
-             epsilon: float, delta: float, events: str) -> None:
+             epsilon: float, delta: float, events: str, persons: Persons | None = None) -> None:
     if not st.session_state.get(_PENDING + key):  # this confirmation was used (a repeated click): close it
         st.rerun()
     st.markdown(f"This release costs **{cost}** on *{literal(ledger_label)}*. "
@@ -234,6 +239,8 @@ def _confirm(key: str, cost: str, release: Callable[[], str], *, ledger: Ledger,
                  f"before, ε = {after:.4g} after.")
     st.markdown(text + (f" Per-person cap: ε = {cap.epsilon:g}, δ = {cap.delta:g}." if cap else "")
                 + " The charge cannot be undone.")
+    if persons is not None:
+        st.markdown(literal(persons.keying_note()))
     cols = st.columns(2)
     if cols[0].button(f"Release and charge {cost}", key=f"release_confirm_{key}", type="primary"):
         with st.spinner("Charging the ledger and drawing OpenDP noise…"):
@@ -249,7 +256,7 @@ def _confirm(key: str, cost: str, release: Callable[[], str], *, ledger: Ledger,
 def _release(*, key: str, ledger: Ledger, dataset: Holding, ledger_label: str, cost: str, method: str,
              epsilon: float, delta: float, parts: Mapping[str, float] | None, params: Mapping[str, Any] | None,
              relation: str, make_bundle: Callable[[], Any], utility_note: str | Callable[[], str], state_key: str,
-             actor: str) -> str:
+             actor: str, persons: Persons | None = None) -> str:
     """Use up the confirmation, charge, draw, store what was released; "" when done, else what went wrong.
 
     Nothing here draws a Streamlit element: a click arriving meanwhile cannot interrupt the run between the
@@ -264,7 +271,7 @@ def _release(*, key: str, ledger: Ledger, dataset: Holding, ledger_label: str, c
     except BudgetExceeded as err:
         return f"Release refused: {literal(str(err))}"
     try:
-        bundle = _with_ledger_note(make_bundle(), ledger, dataset, record.persons)
+        bundle = _with_ledger_note(make_bundle(), ledger, dataset, record.persons, persons)
     except Exception as err:  # noqa: BLE001 - the charge stays whatever went wrong; say so plainly
         ledger.record_failure(record)
         _log.error("release failed after its charge: %s", type(err).__name__)

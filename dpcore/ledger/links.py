@@ -158,3 +158,33 @@ def release_events(store, conn, ids: list[int]) -> dict[int, tuple[float, float,
                       tuple(ids))
     return {i: (e, d, json.loads(ev) if ev else [{"kind": "approx_dp", "epsilon": e, "delta": d}])
             for i, e, d, ev in rows}
+
+
+def merge(store, conn, scope: str, survivor: str, releases: list[int], carried: list[tuple[float, float]],
+          legacy: str, members: list[tuple[str, int]]) -> None:
+    """One person from several roots: a history of the union of their releases, the survivor in a class of
+    its own (with every data set the merged classes belonged to), the others' keys pointing to it."""
+    events = release_events(store, conn, releases)
+    eps = sum(e for e, _ in carried)
+    delta = sum(d for _, d in carried)
+    chained = [{"kind": "approx_dp", "epsilon": e, "delta": d} for e, d in carried]
+    history = 0
+    for count, release in enumerate(releases, start=1):
+        r_eps, r_delta, r_events = events[release]
+        eps, delta, chained = eps + r_eps, delta + r_delta, chained + r_events
+        ((history,),) = store._run(
+            conn, "INSERT INTO histories (owner, parent, release_id, epsilon, delta, releases, legacy, events) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            (scope, history, release, eps, delta, count, legacy, json.dumps(chained, sort_keys=True)))
+    ((target,),) = store._run(conn, "INSERT INTO classes (owner, history, size) VALUES (?, ?, 1) RETURNING id",
+                             (scope, history))
+    for person, cls in members:
+        store._run(conn, "UPDATE classes SET size = size - 1 WHERE id = ?", (cls,))
+        store._run(conn, "INSERT INTO dataset_classes (dataset, class) SELECT dataset, ? FROM dataset_classes "
+                        "WHERE class = ? ON CONFLICT DO NOTHING", (target, cls))
+        if person == survivor:
+            store._run(conn, "UPDATE persons SET class = ? WHERE owner = ? AND person = ?", (target, scope, person))
+        else:
+            store._run(conn, "DELETE FROM persons WHERE owner = ? AND person = ?", (scope, person))
+            store._run(conn, "UPDATE person_keys SET person = ? WHERE owner = ? AND person = ?",
+                      (survivor, scope, person))

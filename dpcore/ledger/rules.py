@@ -114,6 +114,14 @@ class Ledger:
                        keys["links"], keys["lookups"], keys["contents"], keys["origin"], keys["upload"],
                        len(keys["primary"]))
 
+    def dataset_holding(self, dataset: str, scope: str = LOCAL_SCOPE) -> Holding:
+        """A release on the persons an earlier data set's releases read (an FDR stream from that cohort): the same
+        persons, whatever file the new release reads; refused outside ``scope``."""
+        persons = tuple(self._store.dataset_persons(dataset, scope))
+        if not persons:
+            raise ValueError("no release of yours has read persons of this data set")
+        return Holding(dataset, scope, persons, rows=len(persons))
+
     @staticmethod
     def _as_holding(dataset: str | Holding) -> Holding:
         return dataset if isinstance(dataset, Holding) else Holding(dataset)

@@ -31,56 +31,8 @@ from typing import Any, Iterator
 
 from dpcore.ledger import links
 from dpcore.ledger.records import CHARGED, Budget, DatasetRow, ReleaseRecord, Spend, Standing, chain, compose, utc_now
+from dpcore.ledger.schema import MIGRATIONS
 
-#: MIGRATIONS[i] takes the schema from version i to i + 1 ({real} and {id} are the dialect's column types).
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
-    (
-        "CREATE TABLE datasets (key TEXT PRIMARY KEY, label TEXT NOT NULL, epsilon_cap {real}, delta_cap {real},"
-        " created TEXT NOT NULL)",
-        "CREATE TABLE releases (id {id}, dataset TEXT NOT NULL REFERENCES datasets (key), method TEXT NOT NULL,"
-        " epsilon {real} NOT NULL, delta {real} NOT NULL, parts TEXT NOT NULL, params TEXT NOT NULL,"
-        " relation TEXT NOT NULL, time TEXT NOT NULL, page TEXT NOT NULL, session TEXT NOT NULL,"
-        " status TEXT NOT NULL, release_json TEXT NOT NULL)",
-        "CREATE INDEX releases_by_dataset ON releases (dataset)",
-        "CREATE TABLE audits (id {id}, subject TEXT NOT NULL, summary TEXT NOT NULL, time TEXT NOT NULL)",
-    ),
-    (  # 2: owners (custodian scopes), keyed record digests, who acted, charges through shared records, grants
-        "ALTER TABLE datasets ADD COLUMN owner TEXT NOT NULL DEFAULT 'local'",
-        "ALTER TABLE releases ADD COLUMN actor TEXT NOT NULL DEFAULT ''",
-        "ALTER TABLE releases ADD COLUMN via BIGINT NOT NULL DEFAULT 0",
-        "CREATE TABLE record_digests (dataset TEXT NOT NULL REFERENCES datasets (key) ON DELETE CASCADE,"
-        " digest TEXT NOT NULL, PRIMARY KEY (dataset, digest))",
-        "CREATE INDEX record_digests_by_digest ON record_digests (digest)",
-        "CREATE TABLE cap_changes (id {id}, dataset TEXT NOT NULL REFERENCES datasets (key) ON DELETE CASCADE,"
-        " actor TEXT NOT NULL, epsilon {real} NOT NULL, delta {real} NOT NULL, time TEXT NOT NULL)",
-        "CREATE TABLE review_grants (owner TEXT NOT NULL, reviewer TEXT NOT NULL, actor TEXT NOT NULL,"
-        " time TEXT NOT NULL, PRIMARY KEY (owner, reviewer))",
-    ),
-    (  # 3: budgets per person. Earlier releases (persons = 0) stay charged to their data sets: a release on the
-        # same data (by its schema-2 keys) carries their total over to the persons it reads, once per history.
-        "CREATE TABLE histories (id {id}, owner TEXT NOT NULL, parent BIGINT NOT NULL, release_id BIGINT NOT NULL,"
-        " epsilon {real} NOT NULL, delta {real} NOT NULL, releases INTEGER NOT NULL, legacy TEXT NOT NULL,"
-        " events TEXT NOT NULL)",
-        "CREATE TABLE classes (id {id}, owner TEXT NOT NULL, history BIGINT NOT NULL, size BIGINT NOT NULL)",
-        "CREATE TABLE persons (owner TEXT NOT NULL, person TEXT NOT NULL, class BIGINT NOT NULL,"
-        " PRIMARY KEY (owner, person)){norowid}",
-        "CREATE INDEX persons_by_class ON persons (class)",
-        "CREATE TABLE dataset_classes (dataset TEXT NOT NULL, class BIGINT NOT NULL, PRIMARY KEY (dataset, class))",
-        "ALTER TABLE releases ADD COLUMN persons BIGINT NOT NULL DEFAULT 0",
-        # the privacy events a release ran (JSON; '' when only its (ε, δ) is known), for a tighter accountant
-        "ALTER TABLE releases ADD COLUMN events TEXT NOT NULL DEFAULT ''",
-    ),
-    (  # 4: keys seen together are one person (dpcore.ledger.links): every key → its root person; every upload's
-        # contents by origin, to recognise a re-export. Each person recorded so far is its own key.
-        "CREATE TABLE person_keys (owner TEXT NOT NULL, key TEXT NOT NULL, person TEXT NOT NULL,"
-        " PRIMARY KEY (owner, key)){norowid}",
-        "CREATE INDEX person_keys_by_person ON person_keys (owner, person)",
-        "INSERT INTO person_keys (owner, key, person) SELECT owner, person, person FROM persons",
-        "CREATE TABLE content_origins (owner TEXT NOT NULL, content TEXT NOT NULL, origin TEXT NOT NULL,"
-        " PRIMARY KEY (owner, content, origin)){norowid}",
-        "CREATE INDEX content_origins_by_origin ON content_origins (owner, origin)",
-    ),
-)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 _RECORD_COLUMNS = ("id, dataset, method, epsilon, delta, parts, params, relation, time, page, session, status, actor,"
@@ -253,7 +205,7 @@ class SQLStore(abc.ABC):
         if write:
             for survivor, (releases, carried, legacy, members) in links.merged_histories(
                     self, conn, holding.scope, found.merges).items():
-                self._merge(conn, holding.scope, survivor, releases, carried, legacy, members)
+                links.merge(self, conn, holding.scope, survivor, releases, carried, legacy, members)
             self._bulk(conn, "final_roots", ("person", "root"), list(found.roots.items()))
             self._run(conn, "INSERT INTO person_keys (owner, key, person) SELECT DISTINCT ?, i.key, f.root FROM "
                             "incoming_keys i JOIN final_roots f ON f.person = i.person WHERE i.creates = 1 "
@@ -262,35 +214,6 @@ class SQLStore(abc.ABC):
                 self._run(conn, "INSERT INTO content_origins (owner, content, origin) SELECT ?, content, ? "
                                 "FROM upload_contents WHERE 1 = 1 ON CONFLICT DO NOTHING", (holding.scope, holding.origin))
         self._stage(conn, sorted(set(found.roots.values())))
-
-    def _merge(self, conn, scope: str, survivor: str, releases: list[int], carried: list[tuple[float, float]],
-               legacy: str, members: list[tuple[str, int]]) -> None:
-        """One person from several roots: a history of the union of their releases, the survivor in a class of
-        its own (with every data set the merged classes belonged to), the others' keys pointing to it."""
-        events = links.release_events(self, conn, releases)
-        eps = sum(e for e, _ in carried)
-        delta = sum(d for _, d in carried)
-        chained = [{"kind": "approx_dp", "epsilon": e, "delta": d} for e, d in carried]
-        history = 0
-        for count, release in enumerate(releases, start=1):
-            r_eps, r_delta, r_events = events[release]
-            eps, delta, chained = eps + r_eps, delta + r_delta, chained + r_events
-            ((history,),) = self._run(
-                conn, "INSERT INTO histories (owner, parent, release_id, epsilon, delta, releases, legacy, events) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                (scope, history, release, eps, delta, count, legacy, json.dumps(chained, sort_keys=True)))
-        ((target,),) = self._run(conn, "INSERT INTO classes (owner, history, size) VALUES (?, ?, 1) RETURNING id",
-                                 (scope, history))
-        for person, cls in members:
-            self._run(conn, "UPDATE classes SET size = size - 1 WHERE id = ?", (cls,))
-            self._run(conn, "INSERT INTO dataset_classes (dataset, class) SELECT dataset, ? FROM dataset_classes "
-                            "WHERE class = ? ON CONFLICT DO NOTHING", (target, cls))
-            if person == survivor:
-                self._run(conn, "UPDATE persons SET class = ? WHERE owner = ? AND person = ?", (target, scope, person))
-            else:
-                self._run(conn, "DELETE FROM persons WHERE owner = ? AND person = ?", (scope, person))
-                self._run(conn, "UPDATE person_keys SET person = ? WHERE owner = ? AND person = ?",
-                          (survivor, scope, person))
 
     def charge(self, holding, label, record, check):
         with self._transaction() as conn:
@@ -377,6 +300,13 @@ class SQLStore(abc.ABC):
                 rows.append((eps, delta, 0, count, json.dumps([{"kind": "approx_dp", "epsilon": float(eps),
                                                                  "delta": float(delta)}])))
         return [Spend(float(e), float(d), int(n), int(r), events) for e, d, n, r, events in rows]
+
+    def dataset_persons(self, dataset, scope):
+        """The root digests of every person the releases on ``dataset`` (owned by ``scope``) read."""
+        return [p for (p,) in self._read(
+            "SELECT DISTINCT p.person FROM dataset_classes m JOIN persons p ON p.class = m.class JOIN datasets d "
+            "ON d.key = m.dataset WHERE m.dataset = ? AND d.owner = ? AND p.owner = ? ORDER BY p.person",
+            (dataset, scope, scope))]
 
     def version(self):
         ((releases, caps),) = self._read("SELECT (SELECT COALESCE(MAX(id), 0) FROM releases), "
