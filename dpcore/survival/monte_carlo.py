@@ -8,9 +8,10 @@ import numpy as np
 import pandas as pd
 
 from dpcore.mechanisms import sample_sweep
-from dpcore.survival.estimators import DEFAULT_RISK_SET, curve_for, median_survival, noise_band, postprocess
+from dpcore.survival.estimators import DEFAULT_RISK_SET, curve_for, noise_band, postprocess
 from dpcore.survival.logrank import linear_logrank, logrank_test
 from dpcore.survival.mechanism import noise_for, noisy_counts
+from dpcore.survival.read import fine_times, first_below, path
 from dpcore.survival.statistic import Counts
 
 
@@ -20,8 +21,8 @@ class Utility:
 
     ``sup_error``: max over grid (and groups) of ``|private − exact|``;
     ``integrated_error``: Σ over bins of ``|private − exact| × width`` (grid
-    units), averaged over groups; ``median_error``: ``|median' − median|``
-    (grid units, NaN when only one of them is reached, 0 when neither);
+    units), averaged over groups; ``median_error``: ``|median' − median|``, each median read by the within-bin rule
+    (:mod:`dpcore.survival.read`; grid units, NaN when only one of them is reached, 0 when neither);
     ``coverage``: share of grid points where the private Greenwood interval
     (sampling error only) contains the exact curve; ``covers_all``: it does at
     every point; ``released_coverage`` / ``released_covers_all``: the same for
@@ -80,9 +81,10 @@ def _utility_from(exact: Counts, noisy: Counts, estimator: str, alpha: float, le
     inside = (nz.ci_lower <= ex.estimate + 1e-12) & (ex.estimate <= nz.ci_upper + 1e-12)
     coverage = inside.mean(axis=(-1, -2))
     covers = inside.all(axis=(-1, -2))
-    if estimator == "km":
-        m_ex = median_survival(ex.estimate, ex.times)
-        m_nz = median_survival(nz.estimate, nz.times)
+    if estimator == "km":  # read by the within-bin rule, as the release reads its median
+        fine = fine_times(ex.times, 16)
+        m_ex = first_below(fine, path(ex.times, ex.estimate, fine))
+        m_nz = first_below(fine, path(nz.times, nz.estimate, fine))
         both_inf = np.isinf(m_ex) & np.isinf(m_nz)
         with np.errstate(invalid="ignore"):
             me = np.where(both_inf, 0.0, np.where(np.isinf(m_ex) | np.isinf(m_nz), np.nan, np.abs(m_nz - m_ex)))
