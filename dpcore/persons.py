@@ -28,10 +28,12 @@ import pandas as pd
 WHOLE_ROW = "the whole row"
 
 #: Across files, an upload's contents link to an earlier upload's persons only when at least this share of the
-#: smaller of the two is the same content (a re-export, a subset, a union with it). Measured on the bundled and
-#: lifelines cohorts (``docs/ledger.md``): unrelated cohorts whose columns agree share at most a few per cent of
-#: their rows, a re-export or subset shares all of them.
-RECOGNITION_SHARE = 0.5
+#: smaller one's distinct contents is found in the other (a re-export, a subset, a union with it, a file with a
+#: few values corrected). Measured by ``bench/bench_ledger_links.py`` on lifelines' cohorts (``docs/ledger.md``):
+#: a re-export shares all of them (0.97–1.00 with 3 % of rows edited); two unrelated halves of one cohort share
+#: 0–0.23 on whole rows, up to 0.83–0.89 on files of two or three coarse columns, whose rows cannot tell people
+#: apart (such files repeat rows, and are refused without an id column unless the rows are declared people).
+RECOGNITION_SHARE = 0.95
 
 _SPACES = re.compile(r"[\s\u200b\u200c\u200d\u2060\ufeff]+")
 
