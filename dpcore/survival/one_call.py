@@ -11,10 +11,11 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from dpcore.survival.estimators import DEFAULT_RISK_SET, curve_for, median_survival, postprocess
+from dpcore.survival.estimators import DEFAULT_RISK_SET, curve_for, postprocess
 from dpcore.survival.logrank import logrank_table, logrank_test
 from dpcore.survival.grid import Grid
 from dpcore.survival.mechanism import noise_for, noisy_counts, release_counts
+from dpcore.survival.read import fine_times, first_below, path
 from dpcore.survival.statistic import DEFAULT_STATISTIC, Counts, count_matrix
 from dpcore.validation import InputError
 
@@ -122,7 +123,10 @@ def _one_call(estimator: str, time, event, group, groups, grid, epsilon, rng, al
         counts = counts.collapse_types()
     noisy, desc = _noised(counts, epsilon, rng)
     cs = curve_for(postprocess(noisy, risk_set=risk_set), estimator, alpha=alpha, event_type=event_type)
-    median = _squeeze(median_survival(cs.estimate, cs.times)) if estimator == "km" else None
+    median = None
+    if estimator == "km":  # where the curve read by the within-bin rule reaches 0.5 (inf: not reached)
+        fine = fine_times(cs.times)
+        median = _squeeze(first_below(fine, path(cs.times, cs.estimate, fine)))
     return SurvivalResult(estimator, cs.times, _squeeze(cs.estimate), _squeeze(cs.variance), _squeeze(cs.ci_lower),
                           _squeeze(cs.ci_upper), counts.groups, epsilon, desc, median, noisy)
 
