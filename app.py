@@ -54,6 +54,7 @@ navigation = st.navigation(
 )
 
 account_panel()  # who is signed in (shared deployments); stops here for anyone not admitted
+get_ledger()  # opened before any page: a refused ledger (a shared deployment without its secret) stops every page
 
 with st.sidebar:
     url_toggle("Teaching mode", key=TEACHING_KEY, help="Show step-by-step explanations beside each figure.")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import secrets
 import sys
 import tempfile
 import time
@@ -60,7 +61,9 @@ def _run(backend: str, url: str, n: int, rng) -> dict:
 
             context = postgres_schema(url)
             url = context.__enter__()
-        ledger = open_ledger(LedgerConfig(data_dir=Path(folder), url=url, default_cap=Budget(10.0, 1e-3)))
+        # PostgreSQL makes the deployment shared: its secret is given from outside the data folder
+        ledger = open_ledger(LedgerConfig(data_dir=Path(folder), url=url, default_cap=Budget(10.0, 1e-3),
+                                          secret=secrets.token_bytes(32) if url else b""))
         ids = pd.Series(rng.permutation(10 * n)[:n])
         persons = Persons.of_column(ids, "patient_id")
         holding, digest_s, _ = _timed(lambda: ledger.holding(persons))

@@ -62,7 +62,9 @@ def _require_chromium() -> None:
 
 
 LEDGER_ENV = ("DPCORE_DATA_DIR", "DPCORE_LEDGER_URL", "DPCORE_CONFIG", "DPCORE_DEFAULT_EPSILON_CAP",
-              "DPCORE_DEFAULT_DELTA_CAP", "DPCORE_ACCOUNTANT")
+              "DPCORE_DEFAULT_DELTA_CAP", "DPCORE_ACCOUNTANT", "DPCORE_LEDGER_SECRET", "DPCORE_LEDGER_SECRET_FILE")
+#: the HMAC secret the tests give a shared deployment (PostgreSQL or sign-in), which keeps it outside its data folder
+SHARED_SECRET = bytes(range(32))
 
 
 @pytest.fixture(autouse=True)
@@ -115,6 +117,7 @@ def start_app(data_dir: Path, *, ledger_url: str = "", extra_env: dict | None = 
     env.update(PYTHONPATH=str(ROOT), DPCORE_DATA_DIR=str(data_dir), **(extra_env or {}))
     if ledger_url:
         env["DPCORE_LEDGER_URL"] = ledger_url
+        env.setdefault("DPCORE_LEDGER_SECRET", SHARED_SECRET.hex())  # a shared deployment: its secret from outside
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
          "--server.address", address, "--server.headless", "true", "--browser.gatherUsageStats", "false"],

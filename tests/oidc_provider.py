@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import werkzeug.serving
-from conftest import start_app, stop_app
+from conftest import SHARED_SECRET, start_app, stop_app
 from oidc_provider_mock import User
 from oidc_provider_mock import app as provider_app
 
@@ -60,7 +60,9 @@ def signin_app(issuer: str, folder: Path, access: str) -> Iterator[str]:
     secrets_file.write_text(auth_secrets(issuer))
     secrets_file.chmod(0o600)
     proc, url = start_app(data_dir, extra_env={"STREAMLIT_SECRETS_FILES": str(secrets_file),
-                                               "AUTHLIB_INSECURE_TRANSPORT": "1"})
+                                               "AUTHLIB_INSECURE_TRANSPORT": "1",
+                                               # sign-in makes it shared: its ledger secret kept outside the data
+                                               "DPCORE_LEDGER_SECRET": SHARED_SECRET.hex()})
     try:
         yield url
     finally:

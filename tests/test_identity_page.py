@@ -28,6 +28,14 @@ custodians = ["alice@hospital.example"]
 """
 
 
+@pytest.fixture(autouse=True)
+def _shared_secret(monkeypatch):
+    """Sign-in makes a deployment shared: its ledger's secret comes from the environment, not the data folder."""
+    from conftest import SHARED_SECRET
+
+    monkeypatch.setenv("DPCORE_LEDGER_SECRET", SHARED_SECRET.hex())
+
+
 def write_config(text: str) -> None:
     """The deployment's TOML file, where the ledger reads it (the test's private DPCORE_DATA_DIR)."""
     data_dir = Path(os.environ["DPCORE_DATA_DIR"])

@@ -2,7 +2,7 @@
 PostgreSQL ledger and its cap."""
 
 import pytest
-from conftest import start_app, stop_app, wait_for_idle
+from conftest import SHARED_SECRET, start_app, stop_app, wait_for_idle
 
 from dpcore.ledger.config import LedgerConfig, open_ledger
 
@@ -65,7 +65,7 @@ def test_spent_budget_survives_reload_second_browser_and_restart(_browser, tmp_p
 
 
 def test_two_servers_on_one_postgres_ledger_share_its_cap(_browser, tmp_path, postgres_url):
-    data_dir = tmp_path / "shared"  # both servers use its secret, as two machines with a copied secret file would
+    data_dir = tmp_path / "shared"  # both servers are given one secret (start_app: DPCORE_LEDGER_SECRET)
     cap = {"DPCORE_DEFAULT_EPSILON_CAP": "1.5"}
     first, first_url = start_app(data_dir, ledger_url=postgres_url, extra_env=cap)
     second, second_url = start_app(data_dir, ledger_url=postgres_url, extra_env=cap)
@@ -86,5 +86,5 @@ def test_two_servers_on_one_postgres_ledger_share_its_cap(_browser, tmp_path, po
     finally:
         stop_app(first)
         stop_app(second)
-    ledger = open_ledger(LedgerConfig(data_dir=data_dir, url=postgres_url))
+    ledger = open_ledger(LedgerConfig(data_dir=data_dir, url=postgres_url, secret=SHARED_SECRET))
     assert [r.epsilon for r in ledger.records()] == [1.0]

@@ -13,6 +13,7 @@ import sqlite3
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import SHARED_SECRET
 
 from dpcore.ledger import Budget, BudgetExceeded, Ledger, Persons, RecordsRead, table_fingerprint
 from dpcore.ledger.config import SQLITE_FILE, LedgerConfig, open_ledger
@@ -43,7 +44,7 @@ def ledger(request, tmp_path):
     from conftest import postgres_schema
 
     with postgres_schema(request.getfixturevalue("postgres_server")) as url:
-        yield open_ledger(LedgerConfig(data_dir=tmp_path / "data", url=url, default_cap=cap))
+        yield open_ledger(LedgerConfig(data_dir=tmp_path / "data", url=url, default_cap=cap, secret=SHARED_SECRET))
 
 
 def _spend_all(ledger: Ledger, holding, epsilon: float) -> int:

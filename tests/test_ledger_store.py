@@ -7,10 +7,12 @@ import stat
 import subprocess
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
+from conftest import SHARED_SECRET
 from hypothesis import strategies as st
 
 from dpcore.ledger import CHARGED, FAILED, RELEASED, Budget, BudgetExceeded, Ledger, MemoryStore
@@ -23,9 +25,10 @@ WORKER = Path(__file__).resolve().parent / "ledger_worker.py"
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def config(request, tmp_path):
-    """A fresh deployment configuration on each back end (PostgreSQL: a private schema of the test server)."""
+    """A fresh deployment configuration on each back end (PostgreSQL: a private schema of the test server, and a
+    secret given from outside the data folder, as a shared deployment must)."""
     url = request.getfixturevalue("postgres_url") if request.param == "postgres" else ""
-    return LedgerConfig(data_dir=tmp_path / "data", url=url)
+    return LedgerConfig(data_dir=tmp_path / "data", url=url, secret=SHARED_SECRET if url else b"")
 
 
 def test_a_release_is_recorded_with_everything_a_reviewer_needs_and_survives_a_restart(config):
@@ -62,9 +65,12 @@ def test_data_sets_are_keyed_by_hmac_with_a_secret_kept_beside_the_database(conf
     assert key != "0123456789abcdef" and len(key) == 32
     assert open_ledger(config).dataset_key("0123456789abcdef") == key  # the secret persists
     secret = config.data_dir / SECRET_FILE
-    assert stat.S_IMODE(secret.stat().st_mode) == 0o600
-    other = LedgerConfig(data_dir=tmp_path / "other", url=config.url)
+    other = replace(config, data_dir=tmp_path / "other", secret=SHARED_SECRET[::-1] if config.url else b"")
     assert open_ledger(other).dataset_key("0123456789abcdef") != key  # another server, another secret
+    if config.url:  # shared (PostgreSQL): the secret is given from outside, none is written beside the data
+        assert not secret.exists()
+        return
+    assert stat.S_IMODE(secret.stat().st_mode) == 0o600
     ledger.charge(key, "m", 0.1, label="t")
     if not config.url:
         database = (config.data_dir / SQLITE_FILE).read_bytes()
@@ -74,6 +80,10 @@ def test_data_sets_are_keyed_by_hmac_with_a_secret_kept_beside_the_database(conf
 def test_a_lost_secret_is_refused_rather_than_replaced(config):
     ledger = open_ledger(config)
     ledger.charge(ledger.dataset_key("fp"), "m", 1.0, label="t")
+    if config.url:  # a shared deployment without its secret from outside is refused (test_ledger_secret.py)
+        with pytest.raises(RuntimeError, match="DPCORE_LEDGER_SECRET"):
+            open_ledger(replace(config, secret=b""))
+        return
     (config.data_dir / SECRET_FILE).unlink()
     with pytest.raises(RuntimeError, match="restore it from the backup"):
         open_ledger(config)
@@ -88,8 +98,7 @@ def test_a_readable_secret_is_refused(tmp_path):
 
 
 def test_configured_caps_are_ceilings_the_page_may_lower_only(config):
-    ledger = open_ledger(LedgerConfig(data_dir=config.data_dir, url=config.url, default_cap=Budget(4.0, 1e-5),
-                                      caps={"special": Budget(1.0, 0.0)}))
+    ledger = open_ledger(replace(config, default_cap=Budget(4.0, 1e-5), caps={"special": Budget(1.0, 0.0)}))
     assert ledger.budget("new") == Budget(4.0, 1e-5) and ledger.budget("special") == Budget(1.0, 0.0)
     with pytest.raises(ValueError, match="not raised above"):
         ledger.set_budget("new", 5.0, 1e-5)
@@ -104,7 +113,7 @@ def test_configured_caps_are_ceilings_the_page_may_lower_only(config):
     with pytest.raises(BudgetExceeded, match="already spent"):
         ledger.set_budget("new", 1.0, 1e-6)
     # a configuration lowered after the fact wins over a cap set earlier on the page
-    tighter = open_ledger(LedgerConfig(data_dir=config.data_dir, url=config.url, default_cap=Budget(1.5, 1e-7)))
+    tighter = open_ledger(replace(config, default_cap=Budget(1.5, 1e-7)))
     assert tighter.budget("new") == Budget(1.5, 1e-7)
     assert tighter.remaining("new") == (pytest.approx(0.0, abs=1e-3), pytest.approx(1e-7))
 
@@ -203,6 +212,8 @@ def test_sqlite_interleavings_of_two_servers_never_pass_a_cap(cap, operations):
 # -- separate processes ----------------------------------------------------------------------------------------
 def _worker_env(config: LedgerConfig, cap: float | None = None) -> dict:
     env = dict(os.environ, PYTHONPATH=str(ROOT), DPCORE_DATA_DIR=str(config.data_dir), DPCORE_LEDGER_URL=config.url)
+    if config.secret:  # a shared deployment's every server is given the same secret
+        env["DPCORE_LEDGER_SECRET"] = config.secret.hex()
     if cap is not None:  # races count charges against the sum (basic composition)
         env["DPCORE_DEFAULT_EPSILON_CAP"], env["DPCORE_ACCOUNTANT"] = str(cap), "basic"
     return env

@@ -14,7 +14,8 @@ from pathlib import Path
 import streamlit as st
 
 from dpcore.ledger import Ledger
-from dpcore.ledger.config import LedgerConfig, open_ledger
+from dpcore.ledger.config import LedgerConfig, LedgerSecretError, open_ledger
+from ui.layout import literal
 
 #: where ``make run`` keeps the ledger when DPCORE_DATA_DIR is not set (git-ignored)
 DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent / ".dpcore-data"
@@ -39,10 +40,18 @@ def _deployment_ledger(key: str, _config: LedgerConfig) -> Ledger:
 
 
 def get_ledger() -> Ledger:
-    """The deployment's ledger, configured by the environment (DPCORE_DATA_DIR, DPCORE_LEDGER_URL, DPCORE_CONFIG)."""
+    """The deployment's ledger, configured by the environment (DPCORE_DATA_DIR, DPCORE_LEDGER_URL, DPCORE_CONFIG,
+    DPCORE_LEDGER_SECRET…); with sign-in configured it is a shared deployment's, whose secret must be given."""
     if _LEDGER not in st.session_state:
-        config = LedgerConfig.from_env(DEFAULT_DATA_DIR)
-        st.session_state[_LEDGER] = _deployment_ledger(repr(config), config)
+        from ui.identity import sign_in_configured  # (ui.identity imports this module)
+
+        try:
+            config = LedgerConfig.from_env(DEFAULT_DATA_DIR, sign_in=sign_in_configured())
+            st.session_state[_LEDGER] = _deployment_ledger(repr(config), config)
+        except LedgerSecretError as refused:  # e.g. a shared deployment without its secret: no page works
+            st.error(f"The privacy ledger cannot be opened, so nothing can be shown: {literal(str(refused))}",
+                     icon=":material/gpp_bad:")
+            st.stop()
     return st.session_state[_LEDGER]
 
 
