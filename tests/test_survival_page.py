@@ -130,7 +130,7 @@ def test_upload_bad_csv_shows_named_error():
 def test_upload_good_csv_runs_with_groups_and_competing_codes():
     rng = np.random.default_rng(0)
     n = 120
-    rows = ["days,status,arm"] + [f"{rng.exponential(200):.1f},{rng.integers(0, 3)},{'AB'[i % 2]}" for i in range(n)]
+    rows = ["days,status,arm"] + [f"{rng.exponential(200):.4f},{rng.integers(0, 3)},{'AB'[i % 2]}" for i in range(n)]
     at = _with_upload("\n".join(rows).encode(), group_labels="A, B", sv_tcol="days", sv_ecol="status",
                       sv_gcol="arm", sv_k=2, view=GROUPS)
     _ok(at)

@@ -76,7 +76,7 @@ def test_years_like_times_read_as_days_are_flagged_before_a_release():
 def test_headline_shows_noisy_numbers_at_risk_and_not_reached_median():
     rng = np.random.default_rng(4)
     n = 200
-    rows = ["time,event"] + [f"{rng.uniform(1, 365):.1f},{int(rng.random() < 0.1)}" for _ in range(n)]
+    rows = ["time,event"] + [f"{rng.uniform(1, 365):.4f},{int(rng.random() < 0.1)}" for _ in range(n)]
     at = _with_upload("\n".join(rows).encode())
     _ok(at)
     median = next(m.value for m in at.markdown if m.value.startswith("**Median survival**"))
@@ -99,7 +99,7 @@ def test_the_notebook_gets_the_declared_labels_without_their_spaces():
         files[file_name] = data_callable
         return original(self, data_callable, mimetype, coordinates, file_name, **kw)
 
-    rows = "\n".join(f"{i % 30 + 1},{i % 2},{'AB'[i % 2]}" for i in range(60))
+    rows = "\n".join(f"{i + 1},{i % 2},{'AB'[i % 2]}" for i in range(60))  # no two rows alike (one person each)
     with mock.patch.object(MediaFileManager, "add_deferred", capture):
         at = _with_upload(f"time,event,arm\n{rows}\n".encode(), group_labels="A, B")
     _ok(at)
