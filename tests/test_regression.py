@@ -520,5 +520,17 @@ def test_coarse_to_fine_search_chooses_what_the_whole_grid_chooses(n, d, epsilon
     fast = threshold_search(n, d, **kw)
     assert (fast.omega_x, fast.omega_y) == (full.omega_x, full.omega_y)
     scored = np.isfinite(fast.scores)
-    np.testing.assert_allclose(fast.scores[scored], full.scores[scored], atol=1e-6)
+    # The two searches score the same pairs on the same data and noise, but in batches of other shapes, so BLAS may
+    # sum in another order (it depends on the build and its thread count): the scores agree up to rounding, which
+    # is bounded here. A score is the mean over the S·R realisations of ρ = Σ_k order_k·r_k / Σ_k r_k², with
+    # order_k ∈ [0, n) and r_k = k − (n−1)/2, the sum taken in float32: Σ_k |order_k·r_k| ≤ 3·Σ_k r_k², so each run's
+    # ρ is within 3·γ_n (γ_n = n·u/(1 − n·u), u = 2⁻²⁴) of the exact one (Higham's bound for a dot product): 6·γ_n
+    # between the runs. And a last-bit change in a float32 prediction can move it across one of the 16-bit
+    # quantisation steps the ranking uses, swapping two neighbouring ranks; a swap moves ρ by
+    # |order_i − order_j| / Σ r_k² ≤ 12 / (n(n+1)) (the observed differences, e.g. 1.24·10⁻⁶ at n = 500, are
+    # single such swaps divided by S·R = 36). The bound allows one swap in every realisation.
+    u = np.finfo(np.float32).eps / 2
+    gamma = n * u / (1 - n * u)
+    tolerance = 6 * gamma + 12 / (n * (n + 1))
+    np.testing.assert_allclose(fast.scores[scored], full.scores[scored], rtol=0, atol=tolerance)
     assert fast.pairs_scored < 0.25 * full.pairs_scored and full.pairs_scored == R.OMEGA_GRID.size ** 2
