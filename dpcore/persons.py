@@ -28,12 +28,13 @@ import pandas as pd
 WHOLE_ROW = "the whole row"
 
 #: Across files, an upload's contents link to an earlier upload's persons only when at least this share of the
-#: smaller one's distinct contents is found in the other (a re-export, a subset, a union with it, a file with a
-#: few values corrected). Measured by ``bench/bench_ledger_links.py`` on lifelines' cohorts (``docs/ledger.md``):
-#: a re-export shares all of them (0.97–1.00 with 3 % of rows edited); two unrelated halves of one cohort share
-#: 0–0.23 on whole rows, up to 0.83–0.89 on files of two or three coarse columns, whose rows cannot tell people
-#: apart (such files repeat rows, and are refused without an id column unless the rows are declared people).
-RECOGNITION_SHARE = 0.95
+#: smaller one's distinct contents (of one kind: whole rows, or rows without the person column) is found in the
+#: other: a re-export, a subset, a union with it, a file with a few values corrected, a file sharing at least half
+#: its people. Measured by ``bench/bench_ledger_links.py`` on lifelines' cohorts (``docs/ledger.md``): a re-export
+#: shares 0.97–1.00 (3 % of rows edited); two unrelated halves of one cohort share 0–0.23 on whole rows; only
+#: files of two or three coarse columns share more (up to 0.89), and their rows cannot tell people apart (they
+#: repeat rows, refused without an id column unless the rows are declared different people).
+RECOGNITION_SHARE = 0.5
 
 _SPACES = re.compile(r"[\s\u200b\u200c\u200d\u2060\ufeff]+")
 

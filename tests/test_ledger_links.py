@@ -190,3 +190,22 @@ def test_a_person_recorded_before_keys_were_linked_keeps_their_spend(ledger):
     ledger.charge(ledger.holding(old), "KM", CAP)
     with pytest.raises(BudgetExceeded):
         ledger.charge(ledger.holding(keyed(frame, "patient")), "KM", 0.5)
+
+
+def test_two_records_of_one_person_merge_into_the_union_of_their_releases(ledger):
+    """A person first known by id in one file and by content in another (a file without ids sharing too few rows
+    to be recognised) has two records; the file that shows both keys on one row merges them, and from then on the
+    person's spend is every release of either record (their union: a release both had counts once)."""
+    frame = cohort(40)
+    ledger._default_cap = Budget(3.0, 0.0)
+    ledger.charge(ledger.holding(keyed(frame.iloc[:10], "patient")), "KM", 1.0)  # person 0..9 by id
+    other = frame.iloc[8:40].drop(columns="patient")  # persons 8..39 by content: 8, 9 not recognised (2 of 32)
+    ledger.charge(ledger.holding(keyed(other, None)), "KM", 1.0)
+    both = ledger.holding(keyed(frame, "patient"))  # a subset of `other`'s rows: recognised, rows 8, 9 show both
+    assert ledger.spent(both)[0] == pytest.approx(2.0)
+    ledger.charge(both, "KM", 1.0)  # persons 8, 9 now at 3 = the cap: one record, three releases
+    with pytest.raises(BudgetExceeded, match="take 2 of them past"):
+        ledger.charge(ledger.holding(keyed(frame.iloc[8:10], "record")), "KM", 0.5)
+    with pytest.raises(BudgetExceeded, match="take 2 of them past"):
+        ledger.charge(ledger.holding(keyed(other.iloc[:2], None)), "KM", 0.5)
+    ledger.charge(ledger.holding(keyed(frame.iloc[10:12], "patient")), "KM", 0.5)  # persons at 2 still have room

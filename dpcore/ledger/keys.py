@@ -83,7 +83,8 @@ def person_digests(secret: bytes | None, persons: Persons, scope: str = LOCAL_SC
 def row_keys(secret: bytes | None, persons: Persons, scope: str = LOCAL_SCOPE) -> dict[str, Any]:
     """Every key of every row a release reads, keyed per scope: ``primary`` (one per row), ``links`` (primary,
     another key of its row), ``lookups`` (primary, the key a ledger before linking gave it), ``contents``
-    (primary, keyed content digest), ``upload`` (every content of the whole upload, read or not) and ``origin``
+    (primary, keyed content digest), ``upload`` (every content of the whole upload, read or not, with its kind: 0 the whole row, 1 without
+    the person column) and ``origin``
     (the upload's keyed fingerprint).
 
     An id names its row's primary key (the digest earlier versions gave it). Without an id the primary key is the
@@ -94,7 +95,8 @@ def row_keys(secret: bytes | None, persons: Persons, scope: str = LOCAL_SCOPE) -
     ids, contents, legacy = persons.keyed_rows()
     origin = _digests(key, [persons.origin], "origin\x00")[0] if persons.origin else ""
     content_digests = [_digests(key, c, "content\x00") for c in contents]
-    upload = sorted({d for kind in persons.contents for d in _digests(key, pd.unique(kind), "content\x00")})
+    upload = sorted({(d, kind) for kind, column in enumerate(persons.contents)
+                     for d in _digests(key, pd.unique(column), "content\x00")})
     own = [[content_key(origin, d) for d in kind] for kind in content_digests]
     primary = own[0] if persons.source == WHOLE_ROW else _digests(key, ids)
     links = {(p, k) for kind in own for p, k in zip(primary, kind) if k != p}

@@ -54,21 +54,27 @@ class _Components:
 
 
 def recognised_keys(store, conn, holding) -> list[tuple[str, str]]:
-    """The content keys of earlier uploads this one is recognised as (primary, key): for each earlier origin
-    sharing at least :data:`RECOGNITION_SHARE` of the smaller of the two uploads' contents."""
+    """The content keys of earlier uploads this one is recognised as (primary, key): for each earlier origin one
+    of whose kinds of content (whole rows, rows without the person column) shares at least
+    :data:`RECOGNITION_SHARE` of the smaller side's distinct contents with one kind of this upload's."""
     if not holding.upload:
         return []
     store._bulk(conn, "incoming_contents", ("person", "content"), holding.contents)
-    store._bulk(conn, "upload_contents", ("content",), [(c,) for c in holding.upload])
-    shared = store._run(conn, "SELECT o.origin, COUNT(*) FROM content_origins o JOIN upload_contents i "
-                              "ON i.content = o.content WHERE o.owner = ? AND o.origin <> ? GROUP BY o.origin",
-                        (holding.scope, holding.origin))
+    store._bulk(conn, "upload_contents", ("content", "kind"), holding.upload)
+    shared = store._run(conn, "SELECT o.origin, o.kind, i.kind, COUNT(*) FROM content_origins o JOIN upload_contents "
+                              "i ON i.content = o.content WHERE o.owner = ? AND o.origin <> ? "
+                              "GROUP BY o.origin, o.kind, i.kind", (holding.scope, holding.origin))
     if not shared:
         return []
-    origins = [o for o, _ in shared]
-    sizes = dict(store._run(conn, f"SELECT origin, COUNT(*) FROM content_origins WHERE owner = ? AND origin IN "
-                                  f"({', '.join('?' * len(origins))}) GROUP BY origin", (holding.scope, *origins)))
-    chosen = [o for o, n in shared if n >= RECOGNITION_SHARE * min(len(holding.upload), int(sizes[o]))]
+    origins = sorted({o for o, *_ in shared})
+    sizes = {(o, k): int(n) for o, k, n in store._run(
+        conn, f"SELECT origin, kind, COUNT(*) FROM content_origins WHERE owner = ? AND origin IN "
+              f"({', '.join('?' * len(origins))}) GROUP BY origin, kind", (holding.scope, *origins))}
+    mine: dict[int, int] = {}
+    for _, kind in holding.upload:
+        mine[kind] = mine.get(kind, 0) + 1
+    chosen = sorted({o for o, theirs, ours, n in shared
+                     if n >= RECOGNITION_SHARE * min(mine[int(ours)], sizes[o, theirs])})
     if not chosen:
         return []
     rows = store._run(conn, "SELECT i.person, o.origin, i.content FROM incoming_contents i JOIN content_origins o "

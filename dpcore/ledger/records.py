@@ -122,8 +122,8 @@ class Holding:
     lookups: tuple[tuple[str, str], ...] = ()
     contents: tuple[tuple[str, str], ...] = ()
     origin: str = ""
-    #: every content of the whole upload (read or not): what the upload is recognised by
-    upload: tuple[str, ...] = ()
+    #: every content of the whole upload (read or not) and its kind: what the upload is recognised by
+    upload: tuple[tuple[str, int], ...] = ()
     #: the rows the release reads (persons as declared: identical rows declared different people count apart)
     rows: int = 0
 

@@ -44,8 +44,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " PRIMARY KEY (owner, key)){norowid}",
         "CREATE INDEX person_keys_by_person ON person_keys (owner, person)",
         "INSERT INTO person_keys (owner, key, person) SELECT owner, person, person FROM persons",
+        # kind: 0 the whole row, 1 the row without its person column
         "CREATE TABLE content_origins (owner TEXT NOT NULL, content TEXT NOT NULL, origin TEXT NOT NULL,"
-        " PRIMARY KEY (owner, content, origin)){norowid}",
+        " kind INTEGER NOT NULL, PRIMARY KEY (owner, content, origin, kind)){norowid}",
         "CREATE INDEX content_origins_by_origin ON content_origins (owner, origin)",
     ),
 )

@@ -57,7 +57,7 @@ class SQLStore(abc.ABC):
 
     @abc.abstractmethod
     def _bulk(self, conn, table: str, columns: tuple[str, ...], rows) -> None:
-        """Create the connection's temporary table ``table`` of text ``columns`` (``creates``: an integer) and fill
+        """Create the connection's temporary table ``table`` of text ``columns`` (``creates``, ``kind``: integers) and fill
         it with ``rows``."""
 
     def _stage(self, conn, persons) -> None:
@@ -211,8 +211,9 @@ class SQLStore(abc.ABC):
                             "incoming_keys i JOIN final_roots f ON f.person = i.person WHERE i.creates = 1 "
                             "ON CONFLICT (owner, key) DO NOTHING", (holding.scope,))
             if holding.upload:
-                self._run(conn, "INSERT INTO content_origins (owner, content, origin) SELECT ?, content, ? "
-                                "FROM upload_contents WHERE 1 = 1 ON CONFLICT DO NOTHING", (holding.scope, holding.origin))
+                self._run(conn, "INSERT INTO content_origins (owner, content, origin, kind) SELECT ?, content, ?, "
+                                "kind FROM upload_contents WHERE 1 = 1 ON CONFLICT DO NOTHING",
+                          (holding.scope, holding.origin))
         self._stage(conn, sorted(set(found.roots.values())))
 
     def charge(self, holding, label, record, check):
@@ -379,7 +380,7 @@ class SQLStore(abc.ABC):
 
 
 def _columns(columns: tuple[str, ...]) -> str:
-    return ", ".join(f"{c} INTEGER" if c == "creates" else f"{c} TEXT" for c in columns)
+    return ", ".join(f"{c} INTEGER" if c in ("creates", "kind") else f"{c} TEXT" for c in columns)
 
 
 class SQLiteStore(SQLStore):

@@ -1,0 +1,169 @@
+"""The person ledger against a reference model: random custodian sessions never take a true person past the cap.
+
+A hypothesis state machine plays a custodian on one small cohort of true persons: releases on subsets, subsets of
+subsets, splits and unions, re-uploads in another column order, names, id case or row order, under every person
+column the upload page offers and none, the id column dropped, a row duplicated, an FDR stream of the cohort
+re-keyed. Its first upload is the whole cohort with ids: files without ids are recognised by content only when at
+least half of them is an earlier file's rows (``dpcore.persons.RECOGNITION_SHARE``, the documented limit). The model is a dict of true person → spend (basic composition: the cap has no δ, so the ledger's
+check is the sum). After every step: no true person has spent more than the cap, the ledger never reports less
+than the model for the persons a release reads, and a release reading only never-read persons is accepted. Run on
+the in-memory, SQLite and PostgreSQL stores.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, settings, strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from dpcore.ledger import Budget, BudgetExceeded, Ledger, Persons
+from dpcore.ledger.stores import PostgresStore, SQLiteStore
+
+CAP = 3.0
+PEOPLE = 14
+KEYINGS = ("patient", "record", None)
+
+
+def _cohort() -> pd.DataFrame:
+    rng = np.random.default_rng(11)
+    return pd.DataFrame({"patient": [f"P{i:03d}" for i in range(PEOPLE)],
+                         "record": rng.permutation(np.arange(500, 500 + PEOPLE)),
+                         "time": rng.integers(1, 400, PEOPLE), "event": rng.integers(0, 2, PEOPLE),
+                         "sex": rng.choice(["Male", "Female"], PEOPLE), "age": rng.integers(30, 90, PEOPLE)})
+
+
+COHORT = _cohort()
+
+
+class CustodianSession(RuleBasedStateMachine):
+    """One custodian's releases on one cohort, however they upload and key it."""
+
+    store_kind = "memory"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ledger = Ledger(_store(self.store_kind), secret=b"m" * 32, default_cap=Budget(CAP, 0.0))
+        self.spent = {who: 0.0 for who in COHORT.patient}
+        self.fdr_cohort_spent = 0.0
+        # the custodian's first upload: the whole cohort with its ids. Later files without ids are recognised as
+        # these people by their contents (the documented rule: at least half of a file's rows an earlier file's)
+        self._release(COHORT, "patient", 0.5, COHORT.patient)
+
+    def _release(self, frame: pd.DataFrame, keying: str | None, epsilon: float, truth: pd.Series,
+                 persons: Persons | None = None) -> None:
+        persons = persons or (Persons.of_rows(frame) if keying is None else
+                              Persons.of_column(frame[keying], keying, frame))
+        holding = self.ledger.holding(persons)
+        fresh = all(self.spent[w] == 0 for w in truth)
+        before = self.ledger.spent(holding)[0]
+        assert before >= max(self.spent[w] for w in truth) - 1e-9, "the ledger reports less than was spent"
+        try:
+            self.ledger.charge(holding, "KM", epsilon)
+        except BudgetExceeded:
+            assert not fresh or epsilon > CAP, "a release on never-read persons was refused"
+            return
+        for who in pd.unique(truth):
+            self.spent[who] += epsilon
+
+    @rule(rows=st.sets(st.integers(0, PEOPLE - 1), min_size=1), keying=st.sampled_from(KEYINGS),
+          epsilon=st.sampled_from([0.5, 1.0, 1.5]), reshape=st.sampled_from(
+              ["as is", "shuffled", "columns reversed and renamed", "ids lower-cased", "text upper-cased"]))
+    def release_on_an_upload(self, rows, keying, epsilon, reshape):
+        frame = COHORT.iloc[sorted(rows)]
+        if reshape == "shuffled":
+            frame = frame.sample(frac=1, random_state=len(rows))
+        elif reshape == "columns reversed and renamed":
+            frame = frame[frame.columns[::-1]].rename(columns=lambda c: c if c in ("patient", "record") else c.upper())
+        elif reshape == "ids lower-cased":
+            frame = frame.assign(patient=frame.patient.str.lower())
+        elif reshape == "text upper-cased":
+            frame = frame.assign(sex=frame.sex.str.upper())
+        self._release(frame, keying, epsilon, frame.patient.str.upper())
+
+    @rule(rows=st.sets(st.integers(0, PEOPLE - 1), min_size=1), epsilon=st.sampled_from([0.5, 1.0]),
+          keying=st.sampled_from(["record", None]))
+    def release_without_the_id_column(self, rows, epsilon, keying):
+        frame = COHORT.iloc[sorted(rows)]
+        self._release(frame.drop(columns="patient"), keying, epsilon, frame.patient)
+
+    @rule(rows=st.sets(st.integers(0, PEOPLE - 1), min_size=2), keying=st.sampled_from(KEYINGS),
+          inner=st.data(), epsilon=st.sampled_from([0.5, 1.0]))
+    def release_on_a_sub_cohort_of_an_upload(self, rows, keying, inner, epsilon):
+        frame = COHORT.iloc[sorted(rows)]
+        persons = Persons.of_rows(frame) if keying is None else Persons.of_column(frame[keying], keying, frame)
+        mask = np.array(inner.draw(st.lists(st.booleans(), min_size=len(frame), max_size=len(frame))))
+        if not mask.any():
+            return
+        sub = persons.subset(mask)
+        if mask.sum() > 1 and inner.draw(st.booleans()):  # a subset of the subset
+            second = np.zeros(mask.sum(), dtype=bool)
+            second[0] = True
+            sub = sub.subset(second)
+            chosen = frame.patient.to_numpy()[np.flatnonzero(mask)[:1]]
+        else:
+            chosen = frame.patient.to_numpy()[mask]
+        self._release(frame, keying, epsilon, pd.Series(chosen), persons=sub)
+
+    @rule(row=st.integers(0, PEOPLE - 1))
+    def a_repeated_row_without_ids_is_refused(self, row):
+        frame = pd.concat([COHORT, COHORT.iloc[[row]]], ignore_index=True).drop(columns=["patient", "record"])
+        with pytest.raises(ValueError, match="identical and there is no person column"):
+            Persons.of_rows(frame)
+
+    @rule(epsilon=st.sampled_from([0.5, 1.0]), name=st.sampled_from(["Trial A", "trial a", " TRIAL  A "]))
+    def release_an_fdr_stream_of_the_declared_cohort(self, epsilon, name):
+        holding = self.ledger.holding(Persons.cohort(name, PEOPLE))
+        try:
+            self.ledger.charge(holding, "PAPRIKA discovery list", epsilon)
+        except BudgetExceeded:
+            assert self.fdr_cohort_spent + epsilon > CAP
+            return
+        self.fdr_cohort_spent += epsilon
+
+    @invariant()
+    def nobody_passes_the_cap(self):
+        assert max(self.spent.values()) <= CAP + 1e-9
+        assert self.fdr_cohort_spent <= CAP + 1e-9
+
+
+def _store(kind: str):
+    if kind == "memory":
+        return None
+    if kind == "sqlite":
+        import tempfile
+
+        store = SQLiteStore(os.path.join(tempfile.mkdtemp(prefix="dpcore-model-"), "ledger.sqlite3"))
+    else:
+        store = PostgresStore(_postgres_url())
+        with store._transaction() as conn:  # a fresh schema per example: drop what the last one made
+            for table in ("schema_version", "content_origins", "person_keys", "dataset_classes", "persons",
+                          "classes", "histories", "review_grants", "cap_changes", "record_digests", "audits",
+                          "releases", "datasets"):
+                store._run(conn, f"DROP TABLE IF EXISTS {table} CASCADE")
+    store.migrate()
+    return store
+
+
+_POSTGRES = {}
+
+
+def _postgres_url() -> str:
+    return _POSTGRES["url"]
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite", "postgres"])
+def test_no_custodian_session_takes_a_true_person_past_the_cap(kind, request):
+    if kind == "postgres":
+        from conftest import postgres_schema
+
+        context = postgres_schema(request.getfixturevalue("postgres_server"))
+        _POSTGRES["url"] = context.__enter__()
+        request.addfinalizer(lambda: context.__exit__(None, None, None))
+    machine = type(f"CustodianSession_{kind}", (CustodianSession,), {"store_kind": kind})
+    runs = {"memory": 60, "sqlite": 25, "postgres": 15}[kind]
+    settings(max_examples=runs, stateful_step_count=12, deadline=None, derandomize=True,
+             suppress_health_check=list(HealthCheck))(machine).TestCase().runTest()
