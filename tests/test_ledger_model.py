@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, settings, strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from dpcore.ledger import Budget, BudgetExceeded, Ledger, Persons
 from dpcore.ledger.stores import PostgresStore, SQLiteStore
