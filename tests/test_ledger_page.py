@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpcore.ledger import Budget, Ledger
@@ -129,3 +130,130 @@ def test_per_person_spend_is_shown_and_hostile_names_are_escaped_for_spreadsheet
     text = " ".join(m.value for m in at.markdown)
     assert "**40** persons read by releases" in text and "nobody is over it" in text
     assert any(c.proto.spec for c in at.get("plotly_chart"))  # the histogram against the cap
+
+
+# -- who sees what: a visitor, reviewers with and without a grant, and a second custodian --------------------------
+ALICE, BOB = "alice@hospital.example", "bob@hospital.example"
+SHARED_ACCESS = """
+[access]
+identify_by = "email"
+custodians = ["alice@hospital.example", "bob@hospital.example"]
+[access.reviewers]
+"rita@hospital.example" = ["alice@hospital.example"]
+"olaf@hospital.example" = []
+"""
+AUTH = {"redirect_uri": "http://127.0.0.1:8501/oauth2callback", "cookie_secret": "0123456789abcdef" * 2,
+        "client_id": "dp-dashboard", "client_secret": "not-used-here",
+        "server_metadata_url": "https://sso.hospital.example/.well-known/openid-configuration"}
+COHORTS = ("alice-cohort.csv", "bob-cohort.csv")
+
+
+def _signed_in(email: str) -> dict:
+    return {"is_logged_in": True, "iss": "https://sso.hospital.example", "sub": f"sub-{email}", "email": email,
+            "email_verified": True, "name": email.split("@")[0].title()}
+
+
+@pytest.fixture
+def shared_ledger(monkeypatch):
+    """A deployment with sign-in: Alice released twice on 30 people, Bob once on 20 (ids overlapping hers)."""
+    import os
+
+    from conftest import SHARED_SECRET
+
+    from dpcore.ledger import Persons
+    from dpcore.ledger.config import LedgerConfig, open_ledger
+    from ui.state import DEFAULT_DATA_DIR
+
+    monkeypatch.setenv("DPCORE_LEDGER_SECRET", SHARED_SECRET.hex())
+    data_dir = Path(os.environ["DPCORE_DATA_DIR"])
+    data_dir.mkdir(parents=True, exist_ok=True)
+    (data_dir / "dpcore.toml").write_text(SHARED_ACCESS)
+    ledger = open_ledger(LedgerConfig.from_env(DEFAULT_DATA_DIR, sign_in=True))
+
+    def cohort(first: int, n: int):
+        return Persons.of_column(pd.Series([f"P{first + i:04d}" for i in range(n)]), "patient_id")
+
+    alice, bob = ledger.holding(cohort(0, 30), ALICE), ledger.holding(cohort(10, 20), BOB)
+    ledger.charge(alice, "DP survival analysis", 1.0, label=COHORTS[0], actor=ALICE)
+    ledger.charge(alice, "DP survival analysis", 0.5, label=COHORTS[0], actor=ALICE)
+    ledger.charge(bob, "DP regression", 2.0, label=COHORTS[1], actor=BOB)
+    return ledger
+
+
+def _ledger_page_as(user: dict) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.secrets["auth"] = AUTH
+    at.user = user
+    at.run()
+    assert not at.exception
+    return at
+
+
+def _shown(at: AppTest) -> str:
+    """Every text the page shows: headings, text, notes, tables' cells and the choices its select boxes offer."""
+    parts = [e.value for kind in (at.subheader, at.markdown, at.caption, at.info, at.success, at.warning, at.error)
+             for e in kind]
+    parts += [table.value.to_string() for table in at.dataframe]
+    parts += [str(option) for box in at.selectbox for option in box.options]
+    return "\n".join(parts)
+
+
+def _can_change_anything(at: AppTest) -> bool:
+    """Whether the page offers a cap form or a grant of read access."""
+    return bool(at.number_input) or any(b.label in ("Set cap", "Grant read access") for b in at.button)
+
+
+@pytest.mark.parametrize("who", ["signed out", "signed in without a role"])
+def test_a_visitor_sees_no_ledger_at_all(shared_ledger, who):
+    """A visitor is told how to get access and sees nothing of any custodian's ledger: no data set, release or count
+    of people, and no control."""
+    user = {"is_logged_in": False} if who == "signed out" else _signed_in("eve@hospital.example")
+    at = _ledger_page_as(user)
+    shown = _shown(at)
+    assert "The ledger is shown to data custodians" in shown
+    assert not any(name in shown for name in COHORTS) and "persons read" not in shown
+    assert not any("method" in table.value.columns for table in at.dataframe)
+    assert not _can_change_anything(at)
+
+
+def test_a_reviewer_without_a_grant_sees_no_ledger(shared_ledger):
+    at = _ledger_page_as(_signed_in("olaf@hospital.example"))
+    shown = _shown(at)
+    assert "No release yet on the data sets granted to you" in shown
+    assert not any(name in shown for name in COHORTS) and "persons read" not in shown
+    assert not any("method" in table.value.columns for table in at.dataframe)
+    assert not _can_change_anything(at)
+
+
+@pytest.mark.parametrize("reviewer", ["granted on the Ledger page", "granted in the configuration"])
+def test_a_reviewer_reads_exactly_the_ledger_granted_and_changes_nothing(shared_ledger, reviewer):
+    """Olaf once Alice grants him on the page, Rita by the configuration: Alice's releases and her 30 people, nothing
+    of Bob's, and no cap form or grant."""
+    if reviewer == "granted on the Ledger page":
+        shared_ledger.grant_review(ALICE, "olaf@hospital.example", actor=ALICE)
+        email = "olaf@hospital.example"
+    else:
+        email = "rita@hospital.example"
+    at = _ledger_page_as(_signed_in(email))
+    shown = _shown(at)
+    releases = next(t.value for t in at.dataframe if "method" in t.value.columns)
+    assert releases["data set"].tolist() == [COHORTS[0]] * 2 and releases["ε"].tolist() == [1.0, 0.5]
+    assert "**30** persons read by releases" in shown
+    assert COHORTS[0] in shown and COHORTS[1] not in shown
+    assert not _can_change_anything(at)
+
+
+@pytest.mark.parametrize("custodian, own, other, releases, persons", [
+    (BOB, COHORTS[1], COHORTS[0], [2.0], 20), (ALICE, COHORTS[0], COHORTS[1], [1.0, 0.5], 30)])
+def test_a_custodian_sees_and_caps_only_their_own_data_sets(shared_ledger, custodian, own, other, releases,
+                                                             persons):
+    """Each of two custodians sees their own releases and people, offers caps on their own data sets only, and sees
+    nothing of the other's (not even that it exists)."""
+    at = _ledger_page_as(_signed_in(custodian))
+    shown = _shown(at)
+    table = next(t.value for t in at.dataframe if "method" in t.value.columns)
+    assert table["data set"].tolist() == [own] * len(releases) and table["ε"].tolist() == releases
+    assert f"**{persons}** persons read by releases" in shown
+    assert own in shown and other not in shown
+    assert all(own in str(option) for option in at.selectbox(key="cap_dataset").options)
+    assert any(b.label == "Grant read access" for b in at.button)
