@@ -63,6 +63,9 @@ NOISE_LABELS = {"discrete_laplace": "discrete Laplace (one release)", "gaussian"
                 "laplace": "Laplace (preview only)"}
 #: The Gaussian's δ per release (``?sv_delta=``; the default is the second).
 DELTA_OPTIONS = [1e-5, 1e-6, 1e-7, 1e-8]
+#: The band between grid edges (``?sv_band=``): the default first.
+BAND_LABELS = {"half": "half-way to the monotone envelope (default)",
+               "envelope": "full envelope (times in whole grid units)"}
 RULE_LABELS = {"isotonic": "both ends + monotone fit (default)", "bridge": "both ends, unclipped",
                "running": "running sum", "spec": "the paper's release and rule"}
 
@@ -374,7 +377,8 @@ def _group_differences(noisy: sv.Counts, noise) -> None:
     times = _years_to_times(str(st.session_state.get("sv_years", "1, 2, 5")))
     tau = float(st.session_state.get("sv_tau", grid.display[-1]))
     diff = sv.read_tables(grid.display, curves.estimate, lo, hi, redraws, counts.groups, times=times,
-                          tau=min(tau, float(grid.display[-1])), unit=grid.grid_unit)["differences"]
+                          tau=min(tau, float(grid.display[-1])), unit=grid.grid_unit,
+                          widen=sv.BAND_RULES[st.session_state.get("sv_band", sv.DEFAULT_BAND)])["differences"]
     st.table(diff[["comparison", "measure", "reported"]].set_index(["comparison", "measure"]))
     st.caption("Differences between groups (this preview draw), each with its 95 % interval from the band's redraws "
                "(noise and sampling), read by the within-bin rule; a release exports them as 'differences'. A "
@@ -403,6 +407,14 @@ def _km_headline(noisy: sv.Counts, noise, rng: np.random.Generator, minimum: flo
     """The Kaplan–Meier headline: the preview read between edges by the release's rule (the figure is drawn from
     ``survival_at`` on the table a release would export), beside lifelines on the exact times; what the grid and the
     noise cost; the median, survival at chosen times and the restricted mean, each with its interval."""
+    band_rule = ui.url_radio("Band between grid edges", key="sv_band", options=list(BAND_LABELS), horizontal=True,
+                             format_func=BAND_LABELS.get,
+                             help="Between two edges the curve follows a constant hazard. The band there is the "
+                                  "edges' band on that path, widened half-way to what a never-increasing curve "
+                                  "allows (measured to cover on continuous times). Where times are recorded in "
+                                  "whole grid units (e.g. whole years on a yearly grid) the exact curve drops only "
+                                  "at the edges: choose the full envelope, which covers wherever the edges do.")
+    widen = sv.BAND_RULES[band_rule]
     all_cause = noisy.collapse_types()
     private_table = sv.postprocess(all_cause.pooled(), risk_set=risk_set)
     private = sv.km(private_table)
@@ -415,10 +427,11 @@ def _km_headline(noisy: sv.Counts, noise, rng: np.random.Generator, minimum: flo
                                  ref.ci_upper), binned=(grid.display, exact_pooled.estimate[0]), time_label=time_label,
                                  title="all groups pooled" if G > 1 else None, legend=False,
                                  at_risk=private_table.at_risk[0], exact_at_risk=exact_table.at_risk[0],
-                                 min_at_risk=minimum), key="sv_headline")
+                                 min_at_risk=minimum, widen=widen), key="sv_headline")
     binning, noise_cost = sv.costs(grid.display, private.estimate[0], exact_pooled.estimate[0], ref)
     st.caption("Thick blue line: the private curve (one preview draw) read between grid edges by the release's rule — "
-               f"{sv.WITHIN_BIN_RULE}; blue dots: its released values at the grid edges; dotted and faded where fewer than {minimum:.3g} people are at risk by the "
+               f"{sv.WITHIN_BIN_RULE}; blue dots: its released values at the grid edges; dotted and faded where "
+               f"fewer than {minimum:.3g} people are at risk by the "
                "noisy counts. Blue shading: the released 95 % band (noise and sampling, a parametric bootstrap from "
                "the noisy counts), widened between edges towards what a never-increasing curve allows. Dark grey "
                "steps: lifelines' Kaplan–Meier on the exact times (what you would compute without privacy), dotted: "
@@ -426,10 +439,11 @@ def _km_headline(noisy: sv.Counts, noise, rng: np.random.Generator, minimum: flo
                "at risk at the start of each column's bin: blue, from the noisy counts; grey, the true number (never "
                "released).")
     st.markdown(f"**What each step costs** (largest gap where ≥ 10 % are at risk): binning alone **{binning:.3f}** "
-                f"(the rule on the true binned counts against lifelines on the exact times) · noise **{noise_cost:.3f}** "
+                "(the rule on the true binned counts against lifelines on the exact times) · "
+                f"noise **{noise_cost:.3f}** "
                 "(this preview against the rule on the true binned counts).")
     unit = grid.grid_unit
-    median = sv.median_table(released, unit)["reported"].iloc[0]
+    median = sv.median_table(released, unit, widen=widen)["reported"].iloc[0]
     st.markdown(f"**Median survival** (private, this preview draw): {median} · lifelines on the exact times: "
                 f"{sv.describe_read(ref.median, *ref.median_ci, unit)}. The private median is where the curve read by "
                 "the rule reaches 0.5; its interval inverts the band at 0.5 (Brookmeyer–Crowley), so it covers the DP "
@@ -437,7 +451,7 @@ def _km_headline(noisy: sv.Counts, noise, rng: np.random.Generator, minimum: flo
                 "stays above 0.5 up to the horizon.")
     times, tau = _read_times()
     summary = sv.read_tables(grid.display, private.estimate, lo, hi, redraws, ("all",), times=times, tau=tau,
-                             unit=unit)
+                             unit=unit, widen=widen)
     at = summary["survival_at_times"]
     ref_lo, ref_hi = ref.band_at(at["time"].to_numpy())
     rows = [{"summary": f"survival at {t:g} {unit}", "private (95 % CI)": r,
@@ -539,7 +553,8 @@ def _at_epsilon() -> None:
             else:
                 private_table = _table(noisy.pooled())
                 private_pooled = sv.curve_for(private_table, estimator, event_type=event_type)
-                band_lo, band_hi = sv.noise_band(noisy.collapse_types() if collapse else noisy, noise, draws=200, rng=rng,
+                band_lo, band_hi = sv.noise_band(noisy.collapse_types() if collapse else noisy, noise, draws=200,
+                                                 rng=rng,
                                                  estimator=estimator, event_type=event_type, pool_groups=True,
                                                  risk_set=risk_set)
                 st.subheader(f"{sv.ESTIMATORS[estimator]}: private vs non-private")
@@ -550,12 +565,14 @@ def _at_epsilon() -> None:
                                                  min_at_risk=minimum),
                               key="sv_headline")
                 st.caption("Thick blue line: the private curve (one preview draw), dotted and faded where fewer than "
-                           f"{minimum:.3g} people are at risk by the noisy counts (a public minimum: 10 people or 3 noise "
-                           "standard deviations; there a bin's hazard is a ratio of noise-sized numbers — a release keeps "
+                           f"{minimum:.3g} people are at risk by the noisy counts (a public minimum: 10 people or 3 "
+                           "noise standard deviations; there a bin's hazard is a ratio of noise-sized numbers — a "
+                           "release keeps "
                            "those values in its table); lighter blue shading: the released 95 % interval, which covers "
                            "the noise as well as sampling error (a parametric bootstrap from the noisy counts); darker "
                            "blue shading: the Greenwood interval, sampling error only. Dark grey line: the non-private "
-                           "curve; dotted grey lines: its Greenwood interval. Under the chart, the number at risk at the "
+                           "curve; dotted grey lines: its Greenwood interval. Under the chart, the number at risk at "
+                           "the "
                            "start of each column's bin: blue, from the noisy counts (what a release shows); grey, the "
                            "true number (never released).")
             ui.teaching(TEACHING[risk_set])
@@ -675,7 +692,8 @@ def _release_reads() -> dict:
     """The summary times and the restricted mean's horizon the Kaplan–Meier view shows, for the release."""
     times = _years_to_times(str(st.session_state.get("sv_years", "1, 2, 5")))
     tau = st.session_state.get("sv_tau")
-    return {"read_times": times, "rmst_horizon": None if tau is None else min(float(tau), float(grid.display[-1]))}
+    return {"read_times": times, "rmst_horizon": None if tau is None else min(float(tau), float(grid.display[-1])),
+            "band_rule": st.session_state.get("sv_band", sv.DEFAULT_BAND)}
 
 
 @ui.live_fragment

@@ -119,14 +119,16 @@ def rows_for(name: str, eps: float, draws: int, band_draws: int, rng: np.random.
     binning = float(np.abs(sv.path(edges, exact, read) - S_true).max())
     noise_sup = float(np.median(np.abs(s_read - sv.path(edges, exact, read)).max(-1)))
     base = {"data set": name, "n": time.size, "events": int((event != 0).sum()), "ε": eps,
-            "grid": ("" if kind == "default" else f"{kind}: ") + sv.bin_width_text(grid.width, grid.grid_unit), "bins": grid.k,
+            "grid": ("" if kind == "default" else f"{kind}: ") + sv.bin_width_text(grid.width, grid.grid_unit),
+            "bins": grid.k,
             "half-years read": read.size, "bias at half-years": float(np.abs(s_read.mean(0) - S_true).max()),
             "binning alone (sup)": binning, "noise (median sup)": noise_sup,
             "lifelines median": m_true_g, "unit": grid.grid_unit}
     r_est = sv.rmst(edges, est, edges[-1])
     r_draws = sv.rmst(edges, redraws, edges[-1])
     r_lo, r_hi = np.quantile(r_draws, [0.025, 0.975], axis=0)
-    base.update({"RMST coverage": float(np.mean((np.minimum(r_lo, r_est) <= r_true_g) & (r_true_g <= np.maximum(r_hi, r_est)))),
+    r_in = (np.minimum(r_lo, r_est) <= r_true_g) & (r_true_g <= np.maximum(r_hi, r_est))
+    base.update({"RMST coverage": float(np.mean(r_in)),
                  "RMST width / horizon": float(np.mean(r_hi - r_lo) / edges[-1]),
                  "RMST error / horizon": float(np.median(np.abs(r_est - r_true_g)) / edges[-1])})
     # the old reading: a step between edges, the first edge below 0.5, the interval snapped to edges
@@ -148,7 +150,8 @@ def rows_for(name: str, eps: float, draws: int, band_draws: int, rng: np.random.
     pm, pl, ph = sv.median_interval(p_est, p_lo, p_hi, edges)
     rows.append({**base, "reading": "paper: Gondara & Wang, step", "bias at half-years":
                  float(np.abs(p_est[:, step_idx].mean(0) - S_true).max()),
-                 "band coverage": float(np.mean((p_lo[:, step_idx] <= S_true + 1e-9) & (S_true <= p_hi[:, step_idx] + 1e-9))),
+                 "band coverage": float(np.mean((p_lo[:, step_idx] <= S_true + 1e-9)
+                                                & (S_true <= p_hi[:, step_idx] + 1e-9))),
                  "band width": float(np.mean(p_hi[:, step_idx] - p_lo[:, step_idx])),
                  **_median_stats(pm, pl, ph, m_true_g, edges[-1])})
     for rule, widen in WIDENS:

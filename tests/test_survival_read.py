@@ -200,3 +200,44 @@ def test_the_reading_and_the_export_never_touch_private_inputs():
 
     assert {m for m in imports("read.py") if m.startswith("dpcore")} == set()
     assert "dpcore.survival.reference" not in imports("bundle.py")
+
+
+def test_times_in_whole_grid_units_need_the_envelope_band():
+    """Democracy durations (lifelines ``dd``, 1,808 people) are whole years: on a yearly grid the exact curve drops
+    only at the edges, so the constant-hazard path misreads mid-bin (measured bias 0.15; the default band covers
+    lifelines' curve at ~75 % of half-years). The envelope band (``band_rule="envelope"``) covers it at ≥ 90 % and its
+    median interval holds lifelines' median (an edge), over 30 seeded previews at ε = 1 (measured 99 % / 100 %)."""
+    import lifelines.datasets as ld
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        d = ld.load_dd()
+    time, event = d["duration"].to_numpy(float), d["observed"].to_numpy(int)
+    grid = sv.make_grid(45.0, data_unit="years", grid_unit="years")
+    est, lo, hi = _preview_reads(time, event, grid, 1.0, draws=30, seed=5)
+    kmf = _lifelines(time, event)
+    half = np.arange(0.5, 45.0, 1.0)
+    half = half[[(time >= t).mean() >= 0.1 for t in half]]
+    truth = kmf.survival_function_at_times(half).to_numpy()
+    env = sv.BAND_RULES["envelope"]
+    b_lo, b_hi = sv.band_at(grid.display, lo, hi, half, widen=env)
+    assert np.mean((b_lo <= truth) & (truth <= b_hi)) >= 0.9
+    d_lo, d_hi = sv.band_at(grid.display, lo, hi, half)
+    assert np.mean((d_lo <= truth) & (truth <= d_hi)) < 0.9  # why the choice exists
+    _, a, b = sv.median_read(grid.display, est, lo, hi, widen=env)
+    m = kmf.median_survival_time_
+    assert np.mean((a <= m) & (m <= b)) >= 0.9
+
+
+def test_a_release_records_its_band_rule():
+    rng = np.random.default_rng(0)
+    time, event = rng.exponential(300, 600), (rng.random(600) < 0.7).astype(int)
+    grid = sv.make_grid(1000, data_unit="days", grid_unit="months", width=3)
+    bundle = sv.release(time, event, grid=grid, epsilon=1.0, band_draws=40, band_rule="envelope")
+    assert bundle.public_params["band_between_edges"] == "envelope"
+    km = bundle.tables["kaplan_meier"]
+    curve = bundle.tables["kaplan_meier_curve"]
+    again = sv.survival_at(km, curve["time"].to_numpy()[: 8 * grid.k + 1], widen=1.0)
+    np.testing.assert_allclose(curve["ci_lower"].to_numpy(), again["ci_lower"].to_numpy())
+    with pytest.raises(ValueError):
+        sv.release(time, event, grid=grid, epsilon=1.0, band_draws=10, band_rule="wide")

@@ -56,7 +56,8 @@ from dpcore.survival.logrank import (  # noqa: F401
     linear_logrank, logrank_table, logrank_test, LOGRANK_LINEAR_MIN, LogrankArrays,
 )
 from dpcore.survival.read import (  # noqa: F401
-    BAND_RULES, band_at, curve_table, DEFAULT_BAND, describe as describe_read, fine_times, first_below, median_read, median_table, path, read_tables, rmst,
+    BAND_RULES, band_at, curve_table, DEFAULT_BAND, describe as describe_read, fine_times, first_below, median_read,
+    median_table, path, read_tables, rmst,
     survival_at, WITHIN_BIN_RULE,
 )
 from dpcore.survival.reference import (  # noqa: F401

@@ -114,19 +114,21 @@ def read_figure(km_table, *, reference: tuple[np.ndarray, np.ndarray] | None = N
                 reference_band: tuple[np.ndarray, np.ndarray] | None = None,
                 binned: tuple[np.ndarray, np.ndarray] | None = None, group=None, time_label: str = "time",
                 title: str | None = None, at_risk: np.ndarray | None = None, exact_at_risk: np.ndarray | None = None,
-                min_at_risk: float | None = None, legend: bool = True, points_per_bin: int = 16) -> go.Figure:
+                min_at_risk: float | None = None, legend: bool = True, points_per_bin: int = 16,
+                widen: float | None = None) -> go.Figure:
     """The released Kaplan–Meier curve and its 95 % band **read by the within-bin rule** (every point drawn comes
     from :func:`dpcore.survival.read.survival_at` on the released table: an exponential path between edges, not a
     step), beside the non-private reference a clinician would compute: ``reference = (times, S)`` — lifelines'
     Kaplan–Meier on the exact times, drawn as its step, with ``reference_band`` its interval. ``binned`` (edges, S):
     the same rule on the exact binned counts, to show what the grid alone costs. ``at_risk`` (k,) the noisy number
-    at risk per bin (numbers-at-risk table; the curve is dotted and faded below ``min_at_risk``).
+    at risk per bin (numbers-at-risk table; the curve is dotted and faded below ``min_at_risk``). ``widen``: the
+    band rule's widening between edges (:data:`dpcore.survival.read.BAND_RULES`; default the release's).
     """
     group = km_table["group"].iloc[0] if group is None else group
     mine = km_table[km_table["group"] == group].sort_values("time")
     edges = mine["time"].to_numpy(float)
     t = fine_times(edges, points_per_bin)
-    read = survival_at(mine, t)
+    read = survival_at(mine, t, widen=widen)
     fig = new_spec()
     band(fig, t, read["ci_lower"].to_numpy(), read["ci_upper"].to_numpy(), name="private: 95 % band (noise and "
          "sampling)", colour=PRIVATE, alpha=0.15)
