@@ -1,0 +1,110 @@
+"""In Chromium, on both stores: an honest custodian's clicks never hand the same people a fresh cap.
+
+The cap is ε = 1 per person and one release at ε = 1 spends it. Then the same upload under another person column
+or none, the file without its id column, with lower-cased ids or other text case, all find those people spent (the
+Release button disabled with the reason); a file with a repeated row and no id column is refused with a message
+naming the rows; an unrelated cohort with the same columns keeps its own budget.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+
+import pytest
+from conftest import start_app, stop_app, wait_for_idle
+
+pytestmark = pytest.mark.browser
+
+N = 120
+ROWS = [(f"P{i:03d}", 70_000 + (i * 37) % 1000, 5 + 3 * i, [1, 0, 1, 1, 0][i % 5], ["Male", "Female"][i % 2],
+         30 + (i * 7) % 50) for i in range(N)]
+
+
+def _csv(header: str, rows) -> str:
+    return header + "\n" + "\n".join(",".join(str(v) for v in row) for row in rows) + "\n"
+
+
+TRIAL = _csv("patient,record,time,status,sex,age", ROWS)
+COPIES = {
+    "without the id column": _csv("record,time,status,sex,age", [r[1:] for r in ROWS]),
+    "ids lower-cased": _csv("patient,record,time,status,sex,age", [(r[0].lower(), *r[1:]) for r in ROWS]),
+    "text re-exported in lower case, columns reordered": _csv(
+        "age,sex,status,time,record", [(r[5], r[4].lower(), r[3], r[2], r[1]) for r in ROWS]),
+}
+UNRELATED = _csv("record,time,status,sex,age", [(90_000 + i, *r[2:]) for i, r in enumerate(ROWS)])
+REPEATED = _csv("time,status,sex,age", [r[2:] for r in ROWS] + [ROWS[3][2:]] * 2)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def app(request, tmp_path):
+    url_env = ""
+    if request.param == "postgres":
+        from conftest import postgres_schema
+
+        schema = postgres_schema(request.getfixturevalue("postgres_server"))
+        url_env = schema.__enter__()
+        request.addfinalizer(lambda: schema.__exit__(None, None, None))
+    proc, url = start_app(tmp_path / "ledger", ledger_url=url_env, extra_env={"DPCORE_DEFAULT_EPSILON_CAP": "1"})
+    yield url
+    stop_app(proc)
+
+
+@contextlib.contextmanager
+def _opened(browser, url: str):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(90_000)
+        page.goto(url)
+        wait_for_idle(page)
+        yield page
+        assert page.locator('[data-testid="stException"]').count() == 0
+    finally:
+        context.close()
+
+
+def _upload(page, folder, name: str, text: str) -> None:
+    path = folder / name
+    path.write_text(text)
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(path))
+    wait_for_idle(page)
+
+
+def _person_column(page, option: str) -> None:
+    box = page.get_by_role("combobox", name=re.compile("Person column"))
+    box.click()
+    page.keyboard.type(option)
+    page.keyboard.press("Enter")
+    wait_for_idle(page)
+    assert box.input_value() == option
+
+
+def _refused(page, what: str) -> None:
+    page.get_by_text("Not enough budget left for this release").first.wait_for()
+    assert page.get_by_role("button", name="Release with ε = 1").is_disabled(), what
+
+
+def test_no_keying_choice_or_honest_re_export_gives_spent_people_a_fresh_cap(app, _browser, tmp_path,
+                                                                             page_screenshot):
+    with _opened(_browser, f"{app}/survival?eps=1&sv_src=upload") as page:
+        _upload(page, tmp_path, "trial.csv", TRIAL)
+        _person_column(page, "patient")
+        page.get_by_text(f"It reads {N} people (persons named by column 'patient')").first.wait_for()
+        page.get_by_role("button", name="Release with ε = 1").click()
+        page.get_by_role("button", name="Release and charge ε = 1").click()
+        wait_for_idle(page)
+        page.get_by_text("Released ").first.wait_for()
+        for option in ("(none: each whole row is one person)", "record"):
+            _person_column(page, option)
+            _refused(page, f"the same upload keyed by {option}")
+        page_screenshot(page, "links-keying-switch-refused")
+        for i, (variant, text) in enumerate(COPIES.items()):
+            _upload(page, tmp_path, f"copy{i}.csv", text)
+            _refused(page, variant)
+        _upload(page, tmp_path, "repeated.csv", REPEATED)
+        page.get_by_text(re.compile(r"rows 4 and 121 are identical and there is no person column")).first.wait_for()
+        _upload(page, tmp_path, "other-study.csv", UNRELATED)
+        _person_column(page, "(none: each whole row is one person)")
+        page.get_by_text("none of them was read by an earlier release").first.wait_for()
+        assert page.get_by_role("button", name="Release with ε = 1").is_enabled()
