@@ -464,6 +464,7 @@ def _km_headline(noisy: sv.Counts, noise, rng: np.random.Generator, minimum: flo
     st.caption("Every private value is read off the released curve and band by the same rule (a release exports "
                "them as 'survival_at_times', 'rmst' and, with groups, 'differences'); the restricted mean's interval "
                "comes from the band's redraws.")
+    ui.explain(sv.READ_FRONTIER, title="How well does the curve read between edges? (measured)")
 
 
 def _sweep_at(sweep_draws: int) -> tuple[sv.UtilityCurve, object]:

@@ -70,7 +70,7 @@ from dpcore.survival.monte_carlo import (  # noqa: F401
     metric_draws, Utility, utility, utility_curve, UtilityCurve,
 )
 from dpcore.survival.bundle import (  # noqa: F401
-    default_read_times, MEASURED_FRONTIER, READ_YEARS, release, released_tables,
+    default_read_times, MEASURED_FRONTIER, READ_FRONTIER, READ_YEARS, release, released_tables,
 )
 from dpcore.survival.audit import (  # noqa: F401
     audit_scenarios,

@@ -82,7 +82,8 @@ def _as_arrays(km_table: pd.DataFrame, value: str = "survival"):
     groups = tuple(dict.fromkeys(km_table["group"]))
     parts = [km_table[km_table["group"] == g].sort_values("time") for g in groups]
     edges = parts[0]["time"].to_numpy(float)
-    stack = [np.array([p[c].to_numpy(float) for p in parts]) for c in (value, "ci_lower", "ci_upper")]
+    stack = [np.array([p[c if c in p else value].to_numpy(float) for p in parts])  # no band: the curve itself
+             for c in (value, "ci_lower", "ci_upper")]
     return groups, edges, *stack
 
 
