@@ -176,7 +176,11 @@ def _standing(ledger: Ledger, dataset: Holding, epsilon: float, delta: float, ev
     rule = f" (tight accounting at δ = {cap.delta:g}; basic composition ε = {basic[0]:g})" \
         if ledger.tight_applies(cap) and standing.seen else ""
     named = "" if persons is None else f" (persons named by {persons.source})"
-    text = f"It reads {standing.persons:,} {'person' if standing.persons == 1 else 'people'}{named}"
+    read = dataset.rows or standing.persons  # as declared: identical rows declared different people count apart
+    text = f"It reads {read:,} {'person' if read == 1 else 'people'}{named}"
+    if persons is not None and persons.identical_rows:
+        text += (f", {persons.identical_rows:,} of whom repeat another row: declared different people, each group "
+                 "is kept as one record, charged whenever any copy is read")
     if standing.seen:
         text += (f"; {standing.seen:,} of them were read by earlier releases, and the most-charged has spent "
                  f"ε = {most_eps:.4g}, δ = {most_delta:g}{rule}.")
