@@ -144,8 +144,8 @@ def test_the_persons_keyed_digests_are_computed_once_per_session_and_scope(monke
     from dpcore.ledger import rules
 
     calls = []
-    real = rules.person_digests
-    monkeypatch.setattr(rules, "person_digests", lambda secret, persons, scope: calls.append(scope)
+    real = rules.row_keys
+    monkeypatch.setattr(rules, "row_keys", lambda secret, persons, scope: calls.append(scope)
                         or real(secret, persons, scope))
 
     def page():
