@@ -45,7 +45,7 @@ def test_survival_page_epsilon_slider(app_server, chromium_page, streamlit_idle,
 def test_epsilon_survives_waiting_for_an_upload(app_server, chromium_page, streamlit_idle, tmp_path):
     """The ε slider is not drawn while the page waits for a file; when it comes back it must show (and use)
     the ε chosen before, not its first option (a widget seeded through session state did that)."""
-    rows = "\n".join(f"{i % 30 + 1},{i % 2},{'AB'[i % 2]}" for i in range(60))
+    rows = "\n".join(f"{i + 1},{i % 2},{'AB'[i % 2]}" for i in range(60))  # no two rows alike
     csv = tmp_path / "trial.csv"
     csv.write_text("time,event,arm\n" + rows + "\n")
     page = chromium_page
