@@ -14,7 +14,8 @@ Configuration (environment variables win over the TOML file; see the README, "Th
     while a ``ledger.secret`` is still in its data directory: whoever copies the data folder must not get the key
     with it. Every server sharing the database needs the same secret. The local default (SQLite, no sign-in) keeps
     ``ledger.secret`` beside the database unless one is given. The same secret bytes give the same keys wherever
-    they are read from: moving ``ledger.secret``'s hex digits into either variable keeps every budget.
+    they are read from: moving ``ledger.secret`` out (its hex digits in ``DPCORE_LEDGER_SECRET``, or the file where
+    ``DPCORE_LEDGER_SECRET_FILE`` points) keeps every budget. See docs/ledger.md, "Where the secret lives".
 ``DPCORE_CONFIG``
     A TOML file (default ``DPCORE_DATA_DIR/dpcore.toml``, optional)::
 
