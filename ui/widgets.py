@@ -28,6 +28,11 @@ CONTROL_WIDTH = 430
 _JS_MAX_INT = 2**53 - 1
 #: Characters of a link's value quoted in a note (a link can carry thousands).
 _SHOWN_CHARS = 40
+#: The longest link value a control reads (longer for a choice with longer option texts, :func:`_link_cap`). A longer
+#: value is refused on its length alone, before any parsing, and gives the default with a note: a value that long is
+#: never a number or a switch, and nothing in a link's text then costs more than a length check (issue 54 item 8:
+#: ``?eps=`` followed by 100,000 characters).
+MAX_LINK_CHARS = 200
 
 
 def _is_number(x) -> bool:
@@ -39,8 +44,27 @@ def _shown(raw: str) -> str:
     return repr(raw if len(raw) <= _SHOWN_CHARS else raw[:_SHOWN_CHARS] + "…")
 
 
+def _link_cap(options=()) -> int:
+    """The longest link value a control reads: :data:`MAX_LINK_CHARS`, or a choice's longest option text."""
+    return max([MAX_LINK_CHARS, *(len(str(o)) for o in options)])
+
+
+def _default_text(default) -> str:
+    if isinstance(default, (bool, np.bool_)):
+        return str(bool(default)).lower()
+    return f"{default:g}" if _is_number(default) else str(default)
+
+
+def _too_long(raw: str, default) -> str:
+    """The note for a link value refused on its length alone."""
+    return (f"the link's value {_shown(raw)} is {len(raw):,} characters long, too long for this control; showing the "
+            f"default {_default_text(default)}")
+
+
 def _as_number(raw: str) -> float:
-    """The number written in ``raw``, or NaN (also for text too long to be a number)."""
+    """The number written in ``raw``, or NaN (also for text too long to be a number: read on its length alone)."""
+    if len(raw) > MAX_LINK_CHARS:
+        return math.nan
     try:
         return float(raw.strip())
     except (ValueError, OverflowError):
@@ -138,7 +162,7 @@ def link_note(note: str) -> None:
 
 
 def _url_bound(widget, label: str, key: str, default, from_text: Callable[[str], tuple], fit: Callable,
-               seed: Callable[[object], dict], **kwargs):
+               seed: Callable[[object], dict], cap: int = MAX_LINK_CHARS, **kwargs):
     """Draw ``widget`` bound to ``?key=…``; the one place a link's text becomes a control's value.
 
     The starting value is the last value the control had in this session (kept across runs in which it
@@ -147,7 +171,8 @@ def _url_bound(widget, label: str, key: str, default, from_text: Callable[[str],
     passed as the widget's default (``seed``; the key is the widget's identity, so this never resets
     it). Seeding through ``st.session_state`` instead left a widget that reappears after a run without
     it (e.g. while an upload is pending) showing its first option while keeping another value. The
-    value is written back to the URL, or dropped when it equals ``default``, after each run.
+    value is written back to the URL, or dropped when it equals ``default``, after each run. A link value longer
+    than ``cap`` characters gives ``default`` and a note without being parsed (:data:`MAX_LINK_CHARS`).
     """
     if not key:
         raise ValueError("URL-bound widgets need a key (it becomes the query-parameter name)")
@@ -159,7 +184,8 @@ def _url_bound(widget, label: str, key: str, default, from_text: Callable[[str],
     elif last in st.session_state:
         start = fit(st.session_state[last])
     elif raws := st.query_params.get_all(key):
-        start, note = from_text(raws[-1])  # a repeated key: the last one counts, as in Streamlit
+        raw = raws[-1]  # a repeated key: the last one counts, as in Streamlit
+        start, note = (default, _too_long(raw, default)) if len(raw) > cap else from_text(raw)
         if note:
             st.session_state[noted] = (note, start)
     else:
@@ -192,7 +218,7 @@ def _choice_bound(widget, label: str, key: str, options, default, format_func, *
         widget, label, key, default,
         from_text=lambda raw: _option_from_text(raw, options, default),
         fit=lambda v: v if v in options else default,
-        seed=lambda v: {seed_arg: v if seed_arg == "value" else options.index(v)},
+        seed=lambda v: {seed_arg: v if seed_arg == "value" else options.index(v)}, cap=_link_cap(options),
         options=options, format_func=_labels(options, format_func or str), **kwargs,
     )
 
@@ -289,10 +315,19 @@ def url_number(label: str, *, key: str, value, min_value=None, max_value=None, s
 
 
 def url_multiselect(label: str, *, key: str, options, format_func=str, **kwargs):
-    """Native binding: Streamlit keeps only offered options from a link (repeated keys select several)."""
+    """Native binding: Streamlit keeps only offered options from a link (repeated keys select several). A link
+    value longer than any option's text is dropped from the URL before Streamlit reads it (:data:`MAX_LINK_CHARS`),
+    so the control starts from its default, with a note."""
     options = list(options)
-    return st.multiselect(label, key=key, bind="query-params", options=options,
-                          format_func=_labels(options, format_func), **kwargs)
+    raws = st.query_params.get_all(key) if key not in st.session_state else []
+    long_raw = next((raw for raw in raws if len(raw) > _link_cap(options)), None)
+    if long_raw is not None:
+        del st.query_params[key]
+    value = st.multiselect(label, key=key, bind="query-params", options=options,
+                           format_func=_labels(options, format_func), **kwargs)
+    if long_raw is not None:
+        link_note(_too_long(long_raw, "selection"))
+    return value
 
 
 def epsilon_options(min_value: float = 0.05, max_value: float = 20.0) -> list[float]:
