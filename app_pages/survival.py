@@ -458,8 +458,8 @@ def _km_headline(noisy: sv.Counts, noise, rng: np.random.Generator, minimum: flo
              "lifelines, exact times (95 % CI)": f"{s:.2f} ({a:.2f} to {b:.2f})"}
             for t, r, s, a, b in zip(at["time"], at["reported"], ref.at(at["time"].to_numpy()), ref_lo, ref_hi)]
     rm = summary["rmst"].iloc[0]
-    rows.append({"summary": f"restricted mean to {rm['horizon']:g} {unit}", "private (95 % CI)": rm["reported"],
-                 "lifelines, exact times (95 % CI)": f"{ref.rmst(rm['horizon']):.3g} {unit}"})
+    rows.append({"summary": f"restricted mean to {rm['horizon']:.4g} {unit}", "private (95 % CI)": rm["reported"],
+                 "lifelines, exact times (95 % CI)": f"{ref.rmst(rm['horizon']):.3g} {unit} (no interval)"})
     st.table(pd.DataFrame(rows).set_index("summary"))
     st.caption("Every private value is read off the released curve and band by the same rule (a release exports "
                "them as 'survival_at_times', 'rmst' and, with groups, 'differences'); the restricted mean's interval "

@@ -78,7 +78,10 @@ def band_at(edges, lower, upper, times, *, widen: float | None = None) -> tuple[
 
 
 def _as_arrays(km_table: pd.DataFrame, value: str = "survival"):
-    """``(groups, edges, curve (G, k+1), lower, upper)`` from a released curve table (one row per group and edge)."""
+    """``(groups, edges, curve (G, k+1), lower, upper)`` from a released curve table (one row per group and edge;
+    without a ``group`` column, one group ``"all"``)."""
+    if "group" not in km_table:
+        km_table = km_table.assign(group="all")
     groups = tuple(dict.fromkeys(km_table["group"]))
     parts = [km_table[km_table["group"] == g].sort_values("time") for g in groups]
     edges = parts[0]["time"].to_numpy(float)
@@ -255,7 +258,7 @@ def read_tables(edges, estimate, lower, upper, redraws, groups, *, times, tau: f
                          "ci_upper": b})
             a, b = np.quantile(r_draws[:, i] - r_draws[:, 0], [alpha / 2, 1 - alpha / 2])
             rp = r_est[i] - r_est[0]
-            rows.append({"comparison": name, "measure": f"restricted mean to {min(tau, edges[-1]):g} {unit}",
+            rows.append({"comparison": name, "measure": f"restricted mean to {min(tau, edges[-1]):.4g} {unit}",
                          "difference": rp, "ci_lower": min(a, rp), "ci_upper": max(b, rp)})
         diff = pd.DataFrame(rows)
         diff["reported"] = [("not estimable (a median not reached in the redraws)" if not np.isfinite(r.ci_lower)
