@@ -209,3 +209,15 @@ def test_two_records_of_one_person_merge_into_the_union_of_their_releases(ledger
     with pytest.raises(BudgetExceeded, match="take 2 of them past"):
         ledger.charge(ledger.holding(keyed(other.iloc[:2], None)), "KM", 0.5)
     ledger.charge(ledger.holding(keyed(frame.iloc[10:12], "patient")), "KM", 0.5)  # persons at 2 still have room
+
+
+def test_other_ids_with_the_same_other_values_are_other_people(ledger):
+    """Two files that both name their persons by ids, whose rows agree on everything but the ids: the ids say they
+    are other people (an unrelated cohort with the same times and events), so the second keeps its own budget."""
+    frame = cohort()
+    TruePersons(ledger).release_until_refused(keyed(frame, "patient"), frame.patient)
+    other = frame.assign(patient=[f"Z{i:04d}" for i in range(len(frame))],
+                         record=frame.record + 50_000)
+    standing = ledger.standing(ledger.holding(keyed(other, "patient")))
+    assert standing.seen == 0
+    assert TruePersons(ledger).release_until_refused(keyed(other, "patient"), other.patient) == 3

@@ -83,7 +83,7 @@ def person_digests(secret: bytes | None, persons: Persons, scope: str = LOCAL_SC
 def row_keys(secret: bytes | None, persons: Persons, scope: str = LOCAL_SCOPE) -> dict[str, Any]:
     """Every key of every row a release reads, keyed per scope: ``primary`` (one per row), ``links`` (primary,
     another key of its row), ``lookups`` (primary, the key a ledger before linking gave it), ``contents``
-    (primary, keyed content digest), ``upload`` (every content of the whole upload, read or not, with its kind: 0 the whole row, 1 without
+    (primary, keyed content digest, kind), ``upload`` (every content of the whole upload, read or not, with its kind: 0 the whole row, 1 without
     the person column) and ``origin``
     (the upload's keyed fingerprint).
 
@@ -104,7 +104,8 @@ def row_keys(secret: bytes | None, persons: Persons, scope: str = LOCAL_SCOPE) -
     if legacy is not None:
         lookups = {(p, k) for p, k in zip(primary, _digests(key, legacy)) if k != p}
     return {"primary": primary, "links": tuple(sorted(links)), "lookups": tuple(sorted(lookups)),
-            "contents": tuple(sorted({(p, d) for kind in content_digests for p, d in zip(primary, kind)})),
+            "contents": tuple(sorted({(p, d, kind) for kind, column in enumerate(content_digests)
+                                      for p, d in zip(primary, column)})),
             "upload": tuple(upload), "origin": origin}
 
 

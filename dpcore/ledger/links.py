@@ -55,14 +55,19 @@ class _Components:
 
 def recognised_keys(store, conn, holding) -> list[tuple[str, str]]:
     """The content keys of earlier uploads this one is recognised as (primary, key): for each earlier origin one
-    of whose kinds of content (whole rows, rows without the person column) shares at least
-    :data:`RECOGNITION_SHARE` of the smaller side's distinct contents with one kind of this upload's."""
+    of whose kinds of content (0 whole rows, 1 rows without the person column) shares at least
+    :data:`RECOGNITION_SHARE` of the smaller side's distinct contents with one kind of this upload's.
+
+    Rows without their person column on *both* sides (kind 1 against kind 1) never recognise: both files name
+    their persons by ids, and ids that differ say the rows are other people however alike the rest is (an
+    unrelated cohort with the same times and events). A file of the same people keyed by another column still
+    matches whole row against whole row."""
     if not holding.upload:
         return []
-    store._bulk(conn, "incoming_contents", ("person", "content"), holding.contents)
+    store._bulk(conn, "incoming_contents", ("person", "content", "kind"), holding.contents)
     store._bulk(conn, "upload_contents", ("content", "kind"), holding.upload)
     shared = store._run(conn, "SELECT o.origin, o.kind, i.kind, COUNT(*) FROM content_origins o JOIN upload_contents "
-                              "i ON i.content = o.content WHERE o.owner = ? AND o.origin <> ? "
+                              "i ON i.content = o.content WHERE o.owner = ? AND o.origin <> ? AND o.kind + i.kind < 2 "
                               "GROUP BY o.origin, o.kind, i.kind", (holding.scope, holding.origin))
     if not shared:
         return []
@@ -73,13 +78,14 @@ def recognised_keys(store, conn, holding) -> list[tuple[str, str]]:
     mine: dict[int, int] = {}
     for _, kind in holding.upload:
         mine[kind] = mine.get(kind, 0) + 1
-    chosen = sorted({o for o, theirs, ours, n in shared
+    chosen = sorted({(o, int(theirs), int(ours)) for o, theirs, ours, n in shared
                      if n >= RECOGNITION_SHARE * min(mine[int(ours)], sizes[o, theirs])})
     if not chosen:
         return []
-    rows = store._run(conn, "SELECT i.person, o.origin, i.content FROM incoming_contents i JOIN content_origins o "
-                            f"ON o.content = i.content AND o.owner = ? WHERE o.origin IN "
-                            f"({', '.join('?' * len(chosen))})", (holding.scope, *chosen))
+    store._bulk(conn, "recognised", ("origin", "kind", "ours"), chosen)
+    rows = store._run(conn, "SELECT DISTINCT i.person, o.origin, i.content FROM incoming_contents i JOIN content_origins "
+                            "o ON o.content = i.content AND o.owner = ? JOIN recognised r ON r.origin = o.origin "
+                            "AND r.kind = o.kind AND r.ours = i.kind", (holding.scope,))
     return [(person, content_key(origin, content)) for person, origin, content in rows]
 
 

@@ -120,7 +120,7 @@ class Holding:
     legacy: tuple[str, ...] = ()
     links: tuple[tuple[str, str], ...] = ()
     lookups: tuple[tuple[str, str], ...] = ()
-    contents: tuple[tuple[str, str], ...] = ()
+    contents: tuple[tuple[str, str, int], ...] = ()
     origin: str = ""
     #: every content of the whole upload (read or not) and its kind: what the upload is recognised by
     upload: tuple[tuple[str, int], ...] = ()

@@ -57,7 +57,7 @@ class SQLStore(abc.ABC):
 
     @abc.abstractmethod
     def _bulk(self, conn, table: str, columns: tuple[str, ...], rows) -> None:
-        """Create the connection's temporary table ``table`` of text ``columns`` (``creates``, ``kind``: integers) and fill
+        """Create the connection's temporary table ``table`` of text ``columns`` (``creates``, ``kind``, ``ours``: integers) and fill
         it with ``rows``."""
 
     def _stage(self, conn, persons) -> None:
@@ -380,7 +380,7 @@ class SQLStore(abc.ABC):
 
 
 def _columns(columns: tuple[str, ...]) -> str:
-    return ", ".join(f"{c} INTEGER" if c in ("creates", "kind") else f"{c} TEXT" for c in columns)
+    return ", ".join(f"{c} INTEGER" if c in ("creates", "kind", "ours") else f"{c} TEXT" for c in columns)
 
 
 class SQLiteStore(SQLStore):
