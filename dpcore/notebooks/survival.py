@@ -72,14 +72,17 @@ def _curves_code(c: SurvivalConfig) -> str:
 
 
 def _read_cells(c: SurvivalConfig) -> list[Cell]:
-    """Kaplan–Meier only: the curve read between edges by the release's rule, beside lifelines on the exact times."""
+    """The headline figure: for Kaplan–Meier the curve read between edges by the release's rule, beside lifelines on
+    the exact times (as the page draws it); the other estimators' curves as before."""
     if c.estimator != "km":
-        return []
+        return [Cell("Private versus non-private curve.",
+                     "headline = sf.headline_figure(private, exact, estimator=ESTIMATOR, noise_band=band,\n"
+                     "                              time_label=f'time ({grid.grid_unit})')", figure="headline")]
     return [Cell(
         "Read the private curve where a clinician reads it: between grid edges by one rule (a constant hazard inside "
         "a bin, as the actuarial estimator assumes), the median with its interval (the band inverted at 0.5), "
         "survival at 1, 2 and 5 years. The reference is lifelines on the exact times (non-private: for comparison "
-        "only, never exported).",
+        "only, never exported). The figure is the page's headline.",
         "released = sv.curve_table(grid.display, private.estimate, band[0], band[1], ('all',))\n"
         "print(sv.survival_at(released, sv.default_read_times(grid)))\n"
         "print(sv.median_table(released, grid.grid_unit)['reported'].iloc[0])\n"
@@ -88,9 +91,9 @@ def _read_cells(c: SurvivalConfig) -> list[Cell]:
         "grid.grid_unit))\n"
         "binning, noise_cost = sv.costs(grid.display, private.estimate[0], exact.estimate[0], reference)\n"
         "print(f'binning alone: sup {binning:.3f}; noise: sup {noise_cost:.3f}')\n"
-        "read = sf.read_figure(released, reference=(reference.times, reference.survival),\n"
-        "                      binned=(grid.display, exact.estimate[0]), time_label=f'time ({grid.grid_unit})')",
-        figure="read")]
+        "headline = sf.read_figure(released, reference=(reference.times, reference.survival),\n"
+        "                          binned=(grid.display, exact.estimate[0]), time_label=f'time ({grid.grid_unit})')",
+        figure="headline")]
 
 
 def cells(c: SurvivalConfig) -> list[Cell]:
@@ -118,9 +121,6 @@ def cells(c: SurvivalConfig) -> list[Cell]:
              "print(noise.describe())"),
         Cell("Post-processing (free): the same estimator on the noisy and on the exact counts, all groups pooled, "
              "and the noise-aware band redrawn from the noisy counts alone.", _curves_code(c)),
-        Cell("Private versus non-private curve.",
-             "headline = sf.headline_figure(private, exact, estimator=ESTIMATOR, noise_band=band,\n"
-             "                              time_label=f'time ({grid.grid_unit})')", figure="headline"),
         *_read_cells(c),
         Cell("The privacy–utility trade-off: many simulated releases at each ε of a grid, with the page's seed.",
              code("trade_off = sv.utility_curve(counts, {sweep}, draws={draws}, rng=np.random.default_rng(SEED + 1),\n"
