@@ -95,7 +95,8 @@ def _session_status() -> None:
     if summary:
         for row in summary:
             mine = f" ({row['this session']} in this session)" if row["this session"] else ""
-            st.markdown(f"**{literal(row['data set'])}**  \nmost-charged person: {_spent(row)} spent · "
+            also = "".join(f"  \nalso read as {literal(f)}" for f in row["also read as"])
+            st.markdown(f"**{literal(row['data set'])}**{also}  \nmost-charged person: {_spent(row)} spent · "
                         f"{row['releases']} release{'s' if row['releases'] != 1 else ''}{mine}")
     else:
         st.caption("No release yet: previews are free, releases are charged here." if person.role == CUSTODIAN

@@ -139,7 +139,8 @@ with tables:
         ids = {r.id: r for r in records}
         table = pd.DataFrame(
             [
-                {"data set": ledger.name_of(r.dataset), "method": r.method, "ε": r.epsilon, "δ": r.delta,
+                {"file read": r.read_from(ledger.name_of(r.dataset)), "data set": ledger.name_of(r.dataset),
+                 "method": r.method, "ε": r.epsilon, "δ": r.delta,
                  "relation": r.relation, "time (UTC)": r.time, "page": r.page,
                  "persons read": r.persons or "(before per-person budgets)",
                  "charged through": ledger.name_of(ids[r.via].dataset) if r.via in ids else "",

@@ -221,3 +221,22 @@ def test_other_ids_with_the_same_other_values_are_other_people(ledger):
     standing = ledger.standing(ledger.holding(keyed(other, "patient")))
     assert standing.seen == 0
     assert TruePersons(ledger).release_until_refused(keyed(other, "patient"), other.patient) == 3
+
+
+def test_each_release_names_the_file_it_read_while_the_budget_stays_with_the_persons():
+    """The same people by id in two files: both releases charge one data set's persons, and the audit trail names
+    the file each release actually read (the records, the data set's summary, the history report)."""
+    from dpcore.ledger.history import history_report
+
+    ledger = Ledger(secret=SECRET, default_cap=Budget(CAP, 1e-5))
+    days = cohort()
+    months = days.assign(time=(days.time / 30.44).round(2))
+    first = ledger.charge(ledger.holding(keyed(days, "patient")), "KM", 1.0, label="cohort_ids_days.csv")
+    second = ledger.charge(ledger.holding(keyed(months, "patient")), "KM", 1.0, label="cohort_ids_months.csv")
+    assert first.dataset == second.dataset  # the persons' data set: one budget
+    records = ledger.records(first.dataset)
+    assert [r.source for r in records] == ["cohort_ids_days.csv", "cohort_ids_months.csv"]
+    (row,) = ledger.summary()
+    assert row["data set"] == "cohort_ids_days.csv" and row["also read as"] == ["cohort_ids_months.csv"]
+    report = history_report(row["data set"], ledger.records(first.dataset, with_values=True))
+    assert "<td>cohort_ids_months.csv</td>" in report

@@ -31,7 +31,8 @@ def history_report(name: str, records: Sequence[ReleaseRecord],
     epsilon = math.fsum(r.epsilon for r in records)
     delta = math.fsum(r.delta for r in records)
     rows = "".join(
-        f"<tr><td>{_esc(r.time)}</td><td>{_esc(r.method)}</td><td>{r.epsilon:g}</td><td>{r.delta:g}</td>"
+        f"<tr><td>{_esc(r.time)}</td><td>{_esc(r.read_from(name))}</td><td>{_esc(r.method)}</td><td>{r.epsilon:g}</td>"
+        f"<td>{r.delta:g}</td>"
         f"<td>{_esc(r.page)}</td><td>{_esc(r.actor)}</td><td>{_esc(r.status)}"
         f"{' (through shared records)' if r.via else ''}</td></tr>"
         for r in records
@@ -42,7 +43,8 @@ def history_report(name: str, records: Sequence[ReleaseRecord],
         f"<p>{len(records)} charge(s) recorded in the privacy ledger for {_esc(name)}; total by basic composition "
         f"<b>ε = {epsilon:g}, δ = {delta:g}</b>. A charge whose status is not “released” drew no values that left "
         "(its drawing failed or was interrupted) but its cost stays.</p>"
-        "<table><tr><th>time (UTC)</th><th>method</th><th>ε</th><th>δ</th><th>page</th><th>by</th><th>status</th>"
+        "<table><tr><th>time (UTC)</th><th>file read</th><th>method</th><th>ε</th><th>δ</th><th>page</th><th>by</th>"
+        "<th>status</th>"
         f"</tr>{rows}</table>"
     )
     if person_spend:

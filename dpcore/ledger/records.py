@@ -48,6 +48,12 @@ class ReleaseRecord:
     persons: int = 0
     #: the privacy events it ran (JSON list; ``dpcore.accounting``), for the tight accountant
     events: str = ""
+    #: the file (and what of it) it read, as its page named it: a data set keeps its first file's name
+    source: str = ""
+
+    def read_from(self, dataset_name: str) -> str:
+        """What this release read, for the audit trail: its own file where recorded, else its data set's name."""
+        return self.source or dataset_name
 
 
 @dataclass(frozen=True)

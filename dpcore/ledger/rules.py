@@ -308,13 +308,15 @@ class Ledger:
         parts: Mapping[str, float] | None = None,
         relation: str = "replace-one",
         label: str = "",
+        source: str = "",
         page: str = "",
         session: str = "",
         actor: str = "",
     ) -> ReleaseRecord:
         """Check every person the release reads against the cap and record the release in one atomic step.
 
-        Every person read gets the release added to their history. Charge *before* drawing: the record says
+        Every person read gets the release added to their history. ``label`` names the data set when this is its
+        first release; ``source`` (default ``label``) is the file this release read, kept with it for the trail. Charge *before* drawing: the record says
         ``charged`` until :meth:`record_values` (or :meth:`record_failure`) completes it, and the charge stays
         whatever happens.
         """
@@ -330,6 +332,7 @@ class Ledger:
             parts={str(k): float(v) for k, v in (parts or {}).items()},
             relation=relation, time=utc_now(), page=page, session=session, actor=actor,
             persons=holding.rows or len(holding.read()), events=self.events_of(method, epsilon, delta, parts, params),
+            source=source or label,
         )
         name = label or self.name_of(holding.key)  # read before the transaction: the check reads nothing
         return self._store.charge(holding, label, record, lambda standing: self._refuse_past_cap(
@@ -382,7 +385,8 @@ class Ledger:
         return self._store.person_spend(None if scopes is None else tuple(scopes), dataset)
 
     def summary(self, session: str = "", *, scopes: Sequence[str] | None = None) -> list[dict[str, Any]]:
-        """One row per data set of ``scopes``: name, key, releases made on it (and how many from ``session``),
+        """One row per data set of ``scopes``: name, key, releases made on it (and how many from ``session``), the
+        other files its releases read (``"also read as"``: the same persons in another file),
         persons read, the most-charged of them and the per-person cap (:meth:`most_charged`: basic composition, and
         the tight ε the cap is checked on where it applies)."""
         chosen = None if scopes is None else tuple(scopes)
@@ -391,7 +395,8 @@ class Ledger:
         for row in self._store.datasets(chosen):
             mine = [r for r in records if r.dataset == row.key]
             spend = self.person_spend(chosen, row.key)
-            entry = {"data set": row.label, "key": row.key, "releases": len(mine),
+            files = [f for f in dict.fromkeys(r.read_from(row.label) for r in mine) if f != row.label]
+            entry = {"data set": row.label, "key": row.key, "releases": len(mine), "also read as": files,
                      "persons": sum(s.persons for s in spend),
                      **self.most_charged(spend, self._effective(row.key, row.cap))}
             if session:
