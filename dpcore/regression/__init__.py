@@ -47,7 +47,7 @@ from dpcore.regression.preparation import (  # noqa: F401
     dp_column_mean, dp_mean, dp_sigma, feature_bounds, normalise_rows, Preparation, prepare,
 )
 from dpcore.regression.statistic import (  # noqa: F401
-    clip, clip_features, sensitivities, Stats, sufficient_stats,
+    clip, clip_features, prediction_features, sensitivities, Stats, sufficient_stats,
 )
 from dpcore.regression.mechanism import (  # noqa: F401
     stat_noise, StatNoise,

@@ -105,10 +105,13 @@ def release(
     notes = scope_notes + (
         "Statistics are computed after centring with the listed centre, scaling each record to unit L2 norm "
         "and clipping features at ±Bx and responses at ±By.",
-        "nxx was released as its upper triangle (d(d+1)/2 values) and mirrored; the PSD repair, the ridge (from the "
-        "public noise scale) and the posterior are post-processing of the noisy statistics.",
+        "nxx was released as its upper triangle (d(d+1)/2 values) and mirrored; the PSD repair"
+        + (", the ridge (from the public noise scale)" if priors else "") + " and the posterior are post-processing "
+        "of the noisy statistics.",
         "Coefficients apply to records prepared as above (centred, divided by half their public range, scaled to "
-        "unit length, features clipped at ±Bx); the intercept row is the response centre. Standard deviations are "
+        + ("unit length, features clipped at ±Bx)" if priors else
+           "unit length; features not clipped, as in the authors' code, which ranks unclipped test rows)")
+        + "; the intercept row is the response centre. Standard deviations are "
         "the posterior's given the noisy statistics (post-processing); the intercept's is that of the DP centre's "
         "noise (0 for a public centre).",
     ) + tuple(source_notes)

@@ -11,7 +11,7 @@ import numpy as np
 from dpcore.regression.linalg import DEFAULT_SPLIT, _split
 from dpcore.regression.mechanism import StatNoise, stat_noise
 from dpcore.regression.posterior import fit_stats, noise_ridge
-from dpcore.regression.statistic import Stats, clip_features, sufficient_stats
+from dpcore.regression.statistic import Stats, prediction_features, sufficient_stats
 
 
 @dataclass(frozen=True)
@@ -30,8 +30,9 @@ class RobustPrivateLR:
     sd: np.ndarray | None = None  # posterior standard deviations (given the noisy statistics)
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        """Predictions for prepared records, their features clipped at ±Bx as in the fit (:func:`clip_features`)."""
-        return clip_features(X, self.bx) @ self.coef
+        """Predictions for prepared records: features clipped at ±Bx as in the fit with the priors, unclipped in the
+        paper's mode, as in the authors' code (:func:`~dpcore.regression.statistic.prediction_features`)."""
+        return prediction_features(X, self.bx, priors=self.priors) @ self.coef
 
 
 def robust_private_lr(

@@ -35,7 +35,7 @@ from dpcore.regression.posterior import fit_stats, noise_ridge
 from dpcore.regression.preparation import (
     Preparation, feature_bounds, mad_sensitivity, mean_sensitivity, normalise_rows, prepare, sigma_from_noisy_mad,
 )
-from dpcore.regression.statistic import Stats, clip_features, sensitivities, sufficient_stats
+from dpcore.regression.statistic import Stats, prediction_features, sensitivities, sufficient_stats
 from dpcore.regression.tuning import threshold_search
 
 OmegaFn = Callable[[int, int, float, tuple], tuple[float, float]]
@@ -290,11 +290,12 @@ def monte_carlo_cv(
         ada = _adassp_cv(Xp, yp, by_ada, eps_stat, adassp_delta or 1.0 / m**2, rng,
                          public=(Xpub, y0) if n_pub else None)
         coefs[MODELS[5]] = (ada[..., :-1] / math.sqrt(2.0), c + ada[..., -1] / math.sqrt(2.0))  # rows were / √2
-        clip_at = {MODELS[1]: bx}  # the robust fit predicts on features clipped as in its fit (others: |x| ≤ 1)
         for mi, name in enumerate(MODELS):
             coef, centre = coefs[name]
-            Xq = Xt[:, None] if name not in clip_at else np.clip(Xt[:, None], -clip_at[name][None, :, None, None],
-                                                                  clip_at[name][None, :, None, None])
+            # the robust fit predicts on features clipped as in its fit with the priors, unclipped in the paper's mode
+            # (prediction_features); the others on the prepared rows (|x| ≤ 1)
+            Xq = prediction_features(Xt[:, None], bx[None, :, None, None], priors=priors) if name == MODELS[1] \
+                else Xt[:, None]
             pred = np.einsum("reti,rei->ret", np.broadcast_to(Xq, (repeats, E) + Xt.shape[1:]), coef) + centre[..., None]
             rho[mi, si] = spearman(pred, yt[:, None, :]).T
             mse[mi, si] = ((pred - yt[:, None, :]) ** 2).mean(-1).T
@@ -310,7 +311,8 @@ class Preview:
     """Preview draws of one method (:func:`preview_fit`) on one split, and the non-private fit on the same records.
 
     ``coef`` (draws, d) and ``pred`` (draws, t) are the private fits and their test predictions (test
-    features clipped at ±Bx, as in the fit; ``bx`` is ∞ for AdaSSP), ``rho``, ``r2``, ``rmse`` (draws,) their
+    features clipped at ±Bx as in the fit with the priors, unclipped in the paper's mode (``prediction_features``);
+    ``bx`` is ∞ for AdaSSP), ``rho``, ``r2``, ``rmse`` (draws,) their
     Spearman ρ, held-out R² and RMSE; ``coef_sd`` (draws, d) the coefficients' standard deviations; ``intercept``
     (draws,) the prediction at a zero prepared record; ``*_nonprivate`` are the same pipeline without noise or clipping: the same
     training records (private and public) and the exact value of the response centre the private fit
@@ -417,7 +419,7 @@ def preview_fit(
         coef, coef_sd, intercept = post.coef, post.sd, c
         coef_np = fit_stats(sufficient_stats(prep.transform(X[train]), y[train] - centre), priors=priors).coef
         intercept_np = centre
-        pred = coef @ clip_features(Xt, bx).T + c[:, None]
+        pred = coef @ prediction_features(Xt, bx, priors=priors).T + c[:, None]
     pred_np = Xt @ coef_np + intercept_np
     r2, rmse = r2_rmse(pred, yt)
     r2_np, rmse_np = r2_rmse(pred_np, yt)
