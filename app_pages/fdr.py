@@ -652,7 +652,7 @@ def _charged(behind) -> dict:
     declared cohort); a simulated stream reads nobody real and is charged as one data set."""
     if isinstance(behind, Holding):
         return {"holding": behind, "ledger_label": ui.get_ledger().name_of(behind.key)}
-    return {} if behind is None else {"persons": behind, "ledger_label": behind.source.capitalize()}
+    return {} if behind is None else {"persons": behind, "ledger_label": behind.source[:1].upper() + behind.source[1:]}
 
 
 def _release(s: fdr.Settings, method: str, summary: pd.DataFrame | None) -> None:

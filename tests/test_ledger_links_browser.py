@@ -108,3 +108,40 @@ def test_no_keying_choice_or_honest_re_export_gives_spent_people_a_fresh_cap(app
         _person_column(page, "(none: each whole row is one person)")
         page.get_by_text("none of them was read by an earlier release").first.wait_for()
         assert page.get_by_role("button", name="Release with ε = 1").is_enabled()
+
+
+def _stream(p_values, column: str = "p", labels: bool = False) -> str:
+    header = column + (",gene" if labels else "")
+    return header + "\n" + "\n".join(f"{p:.6g}" + (f",g{i}" if labels else "") for i, p in enumerate(p_values)) + "\n"
+
+
+def test_an_fdr_stream_of_one_cohort_meets_its_budget_however_it_is_re_uploaded(app, _browser, tmp_path):
+    import numpy as np
+
+    p = np.random.default_rng(3).random(200) ** 3
+    with _opened(_browser, f"{app}/fdr?fdr_src=upload&fdr_etahow=stated&eps=1") as page:
+        _upload(page, tmp_path, "stream.csv", _stream(p))
+        page.get_by_text("I state that one person moves every log p").first.click()
+        wait_for_idle(page)
+        page.get_by_text("Name the cohort the p-values came from").first.wait_for()
+        name = page.get_by_role("textbox", name="Name of the cohort")
+        name.fill("Trial A")
+        name.press("Enter")
+        size = page.get_by_role("spinbutton", name="People in it")
+        size.fill("300")
+        size.press("Enter")
+        wait_for_idle(page)
+        page.get_by_text("It reads 300 people (persons named by declared cohort 'Trial A'").first.wait_for()
+        page.get_by_role("button", name=re.compile(r"^Release with ε = 1")).click()
+        page.get_by_role("button", name=re.compile(r"^Release and charge ε = 1")).click()
+        wait_for_idle(page)
+        page.get_by_text("Released ").first.wait_for()
+        for i, text in enumerate([_stream(p, "pvalue"), _stream(p, labels=True), _stream([*p, 0.5]),
+                                  _stream(np.random.default_rng(4).random(150))]):  # …and a second stream
+            _upload(page, tmp_path, f"stream{i}.csv", text)
+            statement = page.get_by_role("checkbox", name=re.compile("I state that one person moves every log p"))
+            if not statement.is_checked():  # a file with other columns asks for the statement again
+                page.get_by_text("I state that one person moves every log p").first.click()
+                wait_for_idle(page)
+            page.get_by_text("Not enough budget left for this release").first.wait_for()
+            assert page.get_by_role("button", name=re.compile(r"^Release with ε = 1")).is_disabled(), i
