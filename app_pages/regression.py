@@ -584,6 +584,10 @@ def _at_epsilon() -> None:
             st.caption(f"Held-out scores over {pv.rho.size} preview draws (median, 5–95%): ρ {_med(pv.rho)}, "
                        f"R² {_med(pv.r2)}, RMSE {_med(pv.rmse)}; non-private ρ {rho_np:.3f}, R² {pv.r2_nonprivate:.3f}, "
                        f"RMSE {pv.rmse_nonprivate:.3g}. R² below 0 means worse than predicting the mean."
+                       + (" The paper's mode scores the test records unclipped, as the authors' code: it ranks them "
+                          "(ρ) as the paper did, but coefficients fitted on features clipped at ±Bx put unclipped "
+                          "records on too large a scale, so R² can fall far below 0 (the default, with the priors, "
+                          "clips them)." if robust and not priors else "")
                        + (" Each draw is a whole release: it redraws the DP centre and σy too, which at small ε move "
                           "R² more than the noise on the statistics does. The plot and the text above show the first "
                           "draw." if eps_prep else ""))

@@ -11,9 +11,11 @@ clipping: its predictions stay on the response's scale (held-out R²), which the
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 from scipy.stats import spearmanr
+from streamlit.testing.v1 import AppTest
 
 from dpcore.regression import evaluation
 from dpcore.regression.bundle import release
@@ -123,3 +125,15 @@ def test_the_paper_mode_release_says_its_coefficients_apply_to_unclipped_rows():
         bundle = release(X, y, prep=prep, epsilon=EPS, omega_x=WX, omega_y=WY, priors=priors, public=None)
         assert any(phrase in note for note in bundle.notes), bundle.notes
         assert any("ridge" in note for note in bundle.notes) == priors
+
+
+def test_the_page_says_the_papers_mode_scores_unclipped_records():
+    page = str(Path(__file__).resolve().parent.parent / "app_pages" / "regression.py")
+    for priors, said in (("false", True), ("true", False)):
+        at = AppTest.from_file(page, default_timeout=180)
+        at.query_params["rg_method"] = "robust"
+        at.query_params["rg_priors"] = priors
+        at.run()
+        assert not at.exception, at.exception
+        captions = " ".join(c.value for c in at.caption)
+        assert ("scores the test records unclipped, as the authors' code" in captions) == said
