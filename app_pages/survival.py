@@ -608,8 +608,13 @@ def _at_epsilon() -> None:
             st.subheader(f"Utility over {draws} noise draws")
             many = sv.noisy_counts(counts, noise, rng=np.random.default_rng(seed + 7), draws=draws)
             draw_curves = _curves(many.pooled()).estimate[:, 0]
+            reference = None
+            if estimator == "km":  # lifelines on the exact times (non-private, never exported)
+                ref = sv.lifelines_reference(src.time, src.event, grid)[0]
+                reference = (ref.times, ref.survival)
             ui.live_chart(sf.draws_figure(exact_pooled.times, draw_curves, exact_pooled.estimate[0],
-                                          estimator=estimator, time_label=time_label), key="sv_draws")
+                                          estimator=estimator, time_label=time_label, reference=reference),
+                          key="sv_draws")
             util = sv.utility(counts, epsilon, draws=draws, rng=np.random.default_rng(seed + 11), estimator=estimator,
                               kind=kind, delta=delta, event_type=event_type, risk_set=risk_set,
                               noise_aware_logrank=aware)

@@ -241,3 +241,15 @@ def test_a_release_records_its_band_rule():
     np.testing.assert_allclose(curve["ci_lower"].to_numpy(), again["ci_lower"].to_numpy())
     with pytest.raises(ValueError):
         sv.release(time, event, grid=grid, epsilon=1.0, band_draws=10, band_rule="wide")
+
+
+def test_the_draws_figure_reads_kaplan_meier_draws_between_edges():
+    from dpcore.survival import figures as sf
+
+    edges = np.array([0.0, 12, 24, 36])
+    draws = np.array([[1.0, 0.8, 0.5, 0.4], [1.0, 0.7, 0.5, 0.3]])
+    fig = sf.draws_figure(edges, draws, draws[0], reference=(np.array([0.0, 10, 30]), np.array([1.0, 0.7, 0.4])))
+    mean = next(t for t in fig.data if t.name == "private: mean of draws")
+    assert mean.line.shape == "linear" and len(mean.x) == 8 * 3 + 1
+    np.testing.assert_allclose(mean.y, sv.path(edges, draws, mean.x).mean(0))
+    assert next(t for t in fig.data if t.name == "non-private").line.shape == "hv"  # lifelines' own steps

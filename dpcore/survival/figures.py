@@ -34,7 +34,7 @@ from dpcore.figures import (
 from dpcore.survival.estimators import CurveSet, reliable_edges
 from dpcore.survival.grid import ESTIMATORS
 from dpcore.survival.monte_carlo import UtilityCurve
-from dpcore.survival.read import fine_times, survival_at
+from dpcore.survival.read import fine_times, path, survival_at
 
 Y_TITLES = {"km": "survival probability S(t)", "na": "cumulative hazard H(t)", "cif": "cumulative incidence F(t)"}
 FADED_NOTE = "dotted: fewer than {m:.3g} people at risk (noisy count): noise, not signal"
@@ -170,12 +170,20 @@ def read_figure(km_table, *, reference: tuple[np.ndarray, np.ndarray] | None = N
 
 
 def draws_figure(times: np.ndarray, draws: np.ndarray, exact: np.ndarray, *, estimator: str = "km",
-                 time_label: str = "time", n_shown: int = 30) -> go.Figure:
+                 time_label: str = "time", n_shown: int = 30,
+                 reference: tuple[np.ndarray, np.ndarray] | None = None) -> go.Figure:
     """Band of R private curves (5–95 % and the mean) around the non-private curve, plus a few draws.
 
     Redrawn on every move of ε or of the draws: the legend is text and the margins are fixed
-    (:func:`dpcore.figures.text_legend`).
+    (:func:`dpcore.figures.text_legend`). Kaplan–Meier curves with a ``reference`` (lifelines on the exact times,
+    ``(times, S)``, drawn as its steps instead of ``exact``) are read between the edges by the within-bin rule
+    (:func:`dpcore.survival.read.path`, 8 points per bin), as a release reads them; otherwise steps.
     """
+    step = True
+    if estimator == "km" and reference is not None:
+        fine = fine_times(times, 8)
+        draws = path(times, draws, fine)
+        times, step = fine, False
     fig = new_spec()
     lo, hi = np.nanquantile(draws, [0.05, 0.95], axis=0)
     m = min(n_shown, draws.shape[0])
@@ -183,13 +191,17 @@ def draws_figure(times: np.ndarray, draws: np.ndarray, exact: np.ndarray, *, est
         # one trace, curves separated by gaps: far cheaper to build and render than m traces
         xs = np.concatenate([np.append(times, np.nan) for _ in range(m)])
         ys = np.concatenate([np.append(draws[i], np.nan) for i in range(m)])
-        add_trace(fig, dict(type="scatter", x=xs, y=ys, mode="lines", line=dict(color=PRIVATE, width=0.6, shape="hv"),
+        add_trace(fig, dict(type="scatter", x=xs, y=ys, mode="lines",
+                            line=dict(color=PRIVATE, width=0.6, shape="hv" if step else "linear"),
                             opacity=0.3, hoverinfo="skip", name=f"{m} single private draws", connectgaps=False))
     band_alpha = 0.22
     band(fig, times, lo, hi, name=f"private: 5–95 % of {draws.shape[0]} draws", colour=PRIVATE, alpha=band_alpha,
-         step=True)
-    curve(fig, times, draws.mean(axis=0), name="private: mean of draws", colour=PRIVATE, step=True, dash="dash")
-    curve(fig, times, exact, name="non-private", colour=NONPRIVATE, step=True)
+         step=step)
+    curve(fig, times, draws.mean(axis=0), name="private: mean of draws", colour=PRIVATE, step=step, dash="dash")
+    if reference is not None and estimator == "km":
+        curve(fig, reference[0], reference[1], name="non-private", colour=NONPRIVATE, step=True)
+    else:
+        curve(fig, times, exact, name="non-private", colour=NONPRIVATE, step=True)
     base_layout(fig, x_title=time_label, y_title=Y_TITLES[estimator], height=400)
     legend = ([("━━", rgba(PRIVATE, 0.45), f"{m} single private draws")] if m else []) + [
         ("■", rgba(PRIVATE, band_alpha), f"private: 5–95 % of {draws.shape[0]} draws"),
