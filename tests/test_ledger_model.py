@@ -1,7 +1,7 @@
 """The person ledger against a reference model: random custodian sessions never take a true person past the cap.
 
 A hypothesis state machine plays a custodian on one small cohort of true persons: releases on subsets, subsets of
-subsets, splits and unions, re-uploads in another column order, names, id case or row order, under every person
+subsets, splits and unions, re-uploads in another unit (with ids), column order, names, id case or row order, under every person
 column the upload page offers and none, the id column dropped, a row duplicated, an FDR stream of the cohort
 re-keyed. Its first upload is the whole cohort with ids: files without ids are recognised by content only when at
 least half of them is an earlier file's rows (``dpcore.persons.RECOGNITION_SHARE``, the documented limit). The model is a dict of true person → spend (basic composition: the cap has no δ, so the ledger's
@@ -71,7 +71,8 @@ class CustodianSession(RuleBasedStateMachine):
 
     @rule(rows=st.sets(st.integers(0, PEOPLE - 1), min_size=1), keying=st.sampled_from(KEYINGS),
           epsilon=st.sampled_from([0.5, 1.0, 1.5]), reshape=st.sampled_from(
-              ["as is", "shuffled", "columns reversed and renamed", "ids lower-cased", "text upper-cased"]))
+              ["as is", "shuffled", "columns reversed and renamed", "ids lower-cased", "text upper-cased",
+               "time in months"]))
     def release_on_an_upload(self, rows, keying, epsilon, reshape):
         frame = COHORT.iloc[sorted(rows)]
         if reshape == "shuffled":
@@ -82,6 +83,11 @@ class CustodianSession(RuleBasedStateMachine):
             frame = frame.assign(patient=frame.patient.str.lower())
         elif reshape == "text upper-cased":
             frame = frame.assign(sex=frame.sex.str.upper())
+        elif reshape == "time in months":  # another unit: other contents, the same ids
+            frame = frame.assign(time=(frame.time / 30.44).round(3))
+            if keying is None:
+                return  # without ids another unit is other rows: the documented limit
+
         self._release(frame, keying, epsilon, frame.patient.str.upper())
 
     @rule(rows=st.sets(st.integers(0, PEOPLE - 1), min_size=1), epsilon=st.sampled_from([0.5, 1.0]),
