@@ -143,7 +143,7 @@ def median_read(edges, S, lower, upper, *, widen: float | None = None,
                 level: float = LEVEL) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Median (where the curve, read by the rule, reaches ``level``) and its interval (Brookmeyer–Crowley: the times
     where the band's lower and upper bounds reach it). ``inf`` = not reached by the horizon. Never zero width:
-    where the two bounds cross at the same time (a vertical band) the interval is the bin holding the median.
+    where the two bounds cross within one sub-step (a vertical band) the interval is the bin holding the median.
     Arrays (..., k+1) → (...)."""
     edges = np.asarray(edges, float)
     t = fine_times(edges)
@@ -152,9 +152,10 @@ def median_read(edges, S, lower, upper, *, widen: float | None = None,
     low, high = first_below(t, b_lo, level, side="before"), first_below(t, b_hi, level, side="after")
     low = np.minimum(low, median)  # the interval holds its own estimate (the band holds the curve)
     high = np.maximum(high, median)
-    with np.errstate(invalid="ignore"):  # inf − inf where nothing is reached
-        flat = np.isfinite(median) & (high - low <= 0)
     j = np.clip(np.searchsorted(edges, median, side="left") - 1, 0, edges.size - 2)
+    step = np.diff(edges)[j] / SUBSTEPS
+    with np.errstate(invalid="ignore"):  # inf − inf where nothing is reached
+        flat = np.isfinite(median) & (high - low <= step * (1 + 1e-9))  # both bounds cross within one sub-step
     low = np.where(flat, edges[j], low)
     high = np.where(flat, edges[j + 1], high)
     return median, low, high
