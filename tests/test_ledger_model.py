@@ -85,8 +85,8 @@ class CustodianSession(RuleBasedStateMachine):
             frame = frame.assign(sex=frame.sex.str.upper())
         elif reshape == "time in months":  # another unit: other contents, the same ids
             frame = frame.assign(time=(frame.time / 30.44).round(3))
-            if keying is None:
-                return  # without ids another unit is other rows: the documented limit
+            if keying != "patient":
+                return  # other rows unless the file's own ids name them: the documented limit
 
         self._release(frame, keying, epsilon, frame.patient.str.upper())
 

@@ -48,7 +48,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE TABLE content_origins (owner TEXT NOT NULL, content TEXT NOT NULL, origin TEXT NOT NULL,"
         " kind INTEGER NOT NULL, PRIMARY KEY (owner, content, origin, kind)){norowid}",
         "CREATE INDEX content_origins_by_origin ON content_origins (owner, origin)",
-        # the file (and what of it) each release read: a data set's name is its first file's, its budget the persons'
+    ),
+    (  # 5: the file (and what of it) each release read: a data set's name is its first file's, its budget the persons'
         "ALTER TABLE releases ADD COLUMN source TEXT NOT NULL DEFAULT ''",
     ),
 )
