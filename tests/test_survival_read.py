@@ -253,3 +253,30 @@ def test_the_draws_figure_reads_kaplan_meier_draws_between_edges():
     assert mean.line.shape == "linear" and len(mean.x) == 8 * 3 + 1
     np.testing.assert_allclose(mean.y, sv.path(edges, draws, mean.x).mean(0))
     assert next(t for t in fig.data if t.name == "non-private").line.shape == "hv"  # lifelines' own steps
+
+
+def test_reading_keeps_a_monotone_curve_monotone_and_inside_its_band():
+    """Seeded random monotone curves and bands: read at random times, the curve never rises, stays within its band,
+    and the band stays within the monotone envelope of the neighbouring edges (so it is never wider than the rule
+    can be wrong)."""
+    rng = np.random.default_rng(11)
+    for _ in range(50):
+        k = int(rng.integers(2, 30))
+        edges = np.r_[0.0, np.cumsum(rng.uniform(0.5, 3.0, k))]
+        S = np.r_[1.0, np.cumprod(rng.uniform(0.6, 1.0, k))]
+        S[1:][rng.random(k) < 0.05] = 0.0  # a curve may reach 0 (the linear piece of the rule)
+        S = np.minimum.accumulate(S)
+        lo = np.minimum.accumulate(S * rng.uniform(0.7, 1.0, k + 1))
+        hi = np.minimum(np.minimum.accumulate(S + rng.uniform(0, 0.2, k + 1)), 1.0)
+        lo[0] = hi[0] = 1.0
+        table = _table(edges, S, lo, hi)
+        t = np.sort(rng.uniform(0, edges[-1], 200))
+        out = sv.survival_at(table, t)
+        s, a, b = out["survival"].to_numpy(), out["ci_lower"].to_numpy(), out["ci_upper"].to_numpy()
+        assert np.all(np.diff(s) <= 1e-12)
+        assert np.all(a <= s + 1e-12) and np.all(s <= b + 1e-12)
+        j = np.clip(np.searchsorted(edges, t, side="right") - 1, 0, k - 1)
+        assert np.all(a >= lo[j + 1] - 1e-12) and np.all(b <= hi[j] + 1e-12)
+        m, low, high = sv.median_read(edges, S, lo, hi)
+        if np.isfinite(m):
+            assert low <= m <= high and high > low

@@ -108,6 +108,7 @@ def survival_at(km_table: pd.DataFrame, times, *, widen: float | None = None) ->
     times = np.atleast_1d(np.asarray(times, float))
     est = path(edges, S, times)
     b_lo, b_hi = band_at(edges, lo, hi, times, widen=widen)
+    b_lo, b_hi = np.fmin(b_lo, est), np.fmax(b_hi, est)  # the band holds its curve (a straight piece into 0 too)
     return pd.concat([pd.DataFrame({"group": g, "time": times, "survival": est[i], "ci_lower": b_lo[i],
                                     "ci_upper": b_hi[i]}) for i, g in enumerate(groups)], ignore_index=True)
 
@@ -218,6 +219,7 @@ def read_tables(edges, estimate, lower, upper, redraws, groups, *, times, tau: f
     tables: dict[str, pd.DataFrame] = {}
     est_t = path(edges, estimate, times)
     lo_t, hi_t = band_at(edges, lower, upper, times, widen=widen)
+    lo_t, hi_t = np.fmin(lo_t, est_t), np.fmax(hi_t, est_t)
     tables["survival_at_times"] = pd.concat([pd.DataFrame({
         "group": g, "time": times, "survival": est_t[i], "ci_lower": lo_t[i], "ci_upper": hi_t[i],
         "reported": [f"{s:.2f} (95 % CI {a:.2f} to {b:.2f})" for s, a, b in zip(est_t[i], lo_t[i], hi_t[i])]})
