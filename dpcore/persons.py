@@ -90,6 +90,13 @@ def _row_contents(cells: np.ndarray) -> np.ndarray:
     return np.array(["\x1f".join(row) for row in ordered], dtype=object)
 
 
+def _aligned_rows(cells: np.ndarray) -> np.ndarray:
+    """Each row's canonical cells in column order: identical rows are these (the content of :func:`_row_contents`,
+    which forgets columns, may also coincide for rows whose values are permuted across columns: they are other
+    people, kept as one record charged whenever either is read — sound, as each is read once per release)."""
+    return np.array(["\x1f".join(row) for row in cells.astype(str)], dtype=object)
+
+
 def _first_repeat(ids: np.ndarray) -> tuple[int, int] | None:
     repeated = pd.Series(ids).duplicated(keep=False).to_numpy()
     if not repeated.any():
@@ -159,14 +166,15 @@ class Persons:
         spend bounds each one's."""
         if frame.shape[1] == 0:
             raise ValueError("a table without columns has no persons")
-        whole = _row_contents(_cells(frame))
-        repeat = _first_repeat(whole)
+        cells = _cells(frame)
+        whole = _row_contents(cells)
+        repeat = _first_repeat(_aligned_rows(cells))
         if repeat and not identical_rows_are_different_people:
             raise ValueError(
                 f"rows {repeat[0]} and {repeat[1]} are identical and there is no person column: read as one person, "
                 "that person would be read twice by every release. Choose a person column, or declare that "
                 "identical rows are different people")
-        identical = int(len(whole) - pd.Series(whole).nunique())
+        identical = int(len(whole) - pd.Series(_aligned_rows(cells)).nunique())
         legacy = _row_contents(np.column_stack([legacy_cells(frame[c]).to_numpy(dtype=object)
                                                 for c in frame.columns]))
         return cls(fingerprint("rows", np.sort(whole.astype(str))), whole, WHOLE_ROW, None, (whole,),
@@ -237,8 +245,8 @@ def repeated_rows(frame: pd.DataFrame) -> int:
     """How many rows repeat an earlier row, compared canonically (the rows :meth:`Persons.of_rows` refuses)."""
     if frame.shape[1] == 0:
         return 0
-    whole = _row_contents(_cells(frame))
-    return int(len(whole) - pd.Series(whole).nunique())
+    aligned = _aligned_rows(_cells(frame))
+    return int(len(aligned) - pd.Series(aligned).nunique())
 
 
 def _cells(frame: pd.DataFrame) -> np.ndarray:

@@ -49,3 +49,14 @@ def test_rows_without_ids_are_one_person_in_any_column_order_case_or_spacing_and
     assert set(Persons.of_rows(frame).ids) != set(Persons.of_rows(changed).ids)
     swapped = frame.assign(sex=["Female", "Male"])  # the same cells in other rows: other people
     assert set(Persons.of_rows(frame).ids).isdisjoint(Persons.of_rows(swapped).ids)
+
+
+def test_rows_whose_values_are_permuted_across_columns_are_other_people_not_repeats():
+    """Only rows identical column by column are refused as one person read twice; rows whose values are the same
+    but in other columns are other people (their column-free contents coincide: kept as one record, charged
+    whenever either is read)."""
+    frame = pd.DataFrame({"a": [1, 2, 1], "b": [2, 1, 1]})
+    persons = Persons.of_rows(frame)
+    assert persons.identical_rows == 0 and len(persons.keyed_rows()[0]) == 3
+    with pytest.raises(ValueError, match="rows 1 and 2 are identical"):
+        Persons.of_rows(pd.DataFrame({"a": [1, 1], "b": [2, 2]}))
