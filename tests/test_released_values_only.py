@@ -157,6 +157,8 @@ SURVIVAL_CASES = {
     "two groups, the paper's matrix": dict(grouped=True, statistic="matrix"),
     "two groups, Gaussian": dict(grouped=True, noise_kind="gaussian", delta=1e-6),
     "competing risks": dict(grouped=False, event_types=2),
+    "two groups, envelope band, chosen read times": dict(grouped=True, band_rule="envelope", read_times=(3.0, 9.0),
+                                                         rmst_horizon=20.0, risk_set="spec"),
 }
 
 
