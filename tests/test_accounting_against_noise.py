@@ -395,3 +395,43 @@ def test_paprika_is_charged_for_its_sparse_vector_noise_and_shift(drawn, ai):
         charges = _charges(bundle, f"{method} discovery list", eps, None, page_params, delta_total)
         for how, charged in charges.items():
             assert_charged_as_drawn(charged, reference, f"{method} at δ = {delta_total:g}, {how}")
+
+
+# ------------------------------------------------------------------ several releases on one person
+
+
+def test_a_history_of_gaussian_releases_at_other_sensitivities_is_charged_as_drawn(drawn):
+    """Three releases read one person: two Gaussian survival releases (Δ2 = 2, the grouped matrix; Δ2 = √2) and a
+    peeling release (Gaussians at √2·z² and 2r·z, selections). The ledger's tight ε of the whole history is the
+    composition of the noises drawn (read from the bundles), never less — Gaussians compose by σ/Δ, not by σ."""
+    rng = np.random.default_rng(8)
+    n, delta, delta_total = 300, 1e-6, 1e-4
+    time, event, group = rng.uniform(0, 100, n), rng.integers(0, 2, n), rng.choice(["a", "b"], n)
+    grid = sv.make_grid(100.0, data_unit="days", grid_unit="weeks", width=2)
+    ledger = Ledger(default_cap=Budget(1000.0, delta_total))
+    mechanisms, basic = [], []
+    for groups, statistic, eps in ((("a", "b"), "matrix", 0.8), (None, "histogram", 0.5)):
+        bundle = sv.release(time, event, grid=grid, epsilon=eps, group=group if groups else None, groups=groups,
+                            band_draws=10, statistic=statistic, noise_kind="gaussian", delta=delta)
+        pp = bundle.public_params
+        mechanisms.append(("gaussian", pp["noise_std_per_count"], pp["sensitivity_l2"]))
+        basic.append((bundle.epsilon, bundle.delta))
+        ledger.charge("cohort", bundle.method, eps, delta, params={"groups": list(groups or ["all"]),
+                                                                   "statistic": statistic, "noise_kind": "gaussian"})
+    data = sp.make_synthetic(n, 20, 3, n_test=1, rng=np.random.default_rng(9))
+    bundle = sp.release_sparse(data.X, data.y, sparsity=3, epsilon=1.0, delta=1e-5)
+    pp = bundle.public_params
+    mechanisms += [("selection", 2 * pp["score_sensitivity_linf"] / pp["gumbel_scale"], 3),
+                   ("gaussian", pp["sigma_gram"], pp["l2_sensitivity_gram"]),
+                   ("gaussian", pp["sigma_moment"], pp["l2_sensitivity_moment"])]
+    basic.append((bundle.epsilon, bundle.delta))
+    ledger.charge("cohort", bundle.method, bundle.epsilon, bundle.delta, parts=sp.peel_parts(bundle.epsilon),
+                  params={"variant": "peeling", "loss": "linear", "sparsity": 3, "K": pp["K"], "r": pp["r"],
+                          "intercept": pp["intercept"], "select_share": 0.5})
+    assert [k for k, _, _ in drawn] == ["gaussian", "gaussian", "gumbel top-s", "gaussian", "gaussian"]
+    assert [m[1] for m in mechanisms if m[0] == "gaussian"] == pytest.approx(
+        [scale for kind, scale, _ in drawn if kind == "gaussian"], rel=1e-12)
+    reference = reference_epsilon(mechanisms, delta_total)
+    if sum(d for _, d in basic) <= delta_total:
+        reference = min(reference, sum(e for e, _ in basic))
+    assert_charged_as_drawn(ledger.spent("cohort")[0], reference, "a history of three releases")
