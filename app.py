@@ -17,6 +17,7 @@ bound_threads()
 
 from ui import current_dataset, get_ledger, session_id, url_toggle
 from dpcore.access import CUSTODIAN, VISITOR
+from dpcore.ledger.records import SPEND_EXPLAINED, spend_in_words
 from ui.identity import account_panel, current_person
 from ui.state import current_holding, forget_current_dataset, on_status_redraw, readable_scopes, standing_of
 from ui.widgets import LINKED, forget_control
@@ -61,17 +62,6 @@ with st.sidebar:
     status = st.empty()
 
 
-def _spent(most: dict) -> str:
-    """What a most-charged person has spent (``Ledger.most_charged``, or a ``Ledger.summary`` row): the tight ε the cap
-    is checked on, with basic composition beside it; basic composition alone where the cap is checked on it."""
-    cap = f" of {most['ε cap']:g}" if most["ε cap"] is not None else ""
-    delta = f", δ {most['δ spent']:.2g}" if most["δ spent"] else ""
-    if most["ε spent (tight)"] is None:
-        return f"ε {most['ε spent']:g}{cap}{delta}"
-    return (f"ε {most['ε spent (tight)']:.4g}{cap} (tight, at δ {most['δ cap']:g}; basic composition "
-            f"ε {most['ε spent']:g}{delta})")
-
-
 def _session_status() -> None:
     """Current data set (and its most-charged person), and the ledger (every session) with this session's releases
     counted. Budgets are per person: each data set shows the most-charged person it has read, by the figure its cap
@@ -87,16 +77,16 @@ def _session_status() -> None:
     if holding is not None and person.role == CUSTODIAN:
         standing = standing_of(ledger, holding)
         most = ledger.most_charged(standing.groups, ledger.budget(holding.key))
-        st.caption(f"Its most-charged person has spent {_spent(most)}; {standing.seen:,} of its "
+        st.caption(f"Its most-charged person has spent {spend_in_words(most)}; {standing.seen:,} of its "
                    f"{standing.persons:,} people were read before.")
     st.markdown("**Privacy ledger (your data sets, all sessions)**" if person.role == CUSTODIAN
-                else "**Privacy ledger (data sets granted to you)**")
+                else "**Privacy ledger (data sets granted to you)**", help=SPEND_EXPLAINED)
     summary = ledger.summary(session=session_id(), scopes=readable_scopes(person))
     if summary:
         for row in summary:
             mine = f" ({row['this session']} in this session)" if row["this session"] else ""
             also = "".join(f"  \nalso read as {literal(f)}" for f in row["also read as"])
-            st.markdown(f"**{literal(row['data set'])}**{also}  \nmost-charged person: {_spent(row)} spent · "
+            st.markdown(f"**{literal(row['data set'])}**{also}  \nmost-charged person: {spend_in_words(row)} spent · "
                         f"{row['releases']} release{'s' if row['releases'] != 1 else ''}{mine}")
     else:
         st.caption("No release yet: previews are free, releases are charged here." if person.role == CUSTODIAN

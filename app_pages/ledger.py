@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcore.access import CUSTODIAN, VISITOR
+from dpcore.ledger.records import SPEND_EXPLAINED
 from dpcore.ledger.figures import person_spend_figure
 from dpcore.ledger import history_report
 from dpcore.release import spreadsheet_safe
@@ -39,14 +40,19 @@ explain(
     f"""
 Each release spends privacy budget on **every person it reads**. A person is named by the person column of an upload
 (a patient id, a COSMIC id), or, without one, by the **whole uploaded row** (every column; numbers as numbers; any
-column or row order), so choosing other columns, responses, features, groups, units or sub-cohorts inside the app
-never makes new people, and an unrelated cohort shares nothing unless it shares identifiers (or identical whole
-rows). Bundled sets name their persons by a documented rule (R's row order; GDSC's COSMIC ids).
+column or row order, text case or spacing). Every key a row has — its id under any person column, its content — is
+linked to the others for good, so choosing another person column or none, other responses, features, groups, units or
+sub-cohorts inside the app never makes new people, and a re-export of most of a file's rows (without its ids, in
+another case) meets the same budget. An unrelated cohort shares nothing unless it shares identifiers, or most of its
+whole rows. Identical rows without an id column are refused unless declared different people. An online-FDR stream
+charges the cohort its p-values came from. Bundled sets name their persons by a documented rule (R's row order;
+GDSC's COSMIC ids).
 
 A person's spend is the composition of every release that read them. Each release records the privacy events its
 mechanism ran, and the cap is checked on the person's **tight ε at the cap's δ** (privacy-loss distributions from
 Google's dp-accounting, RDP as a check, never above **basic composition** — the sum of ε and of δ — which is shown
-beside it). Ten regressions with Gaussian noise at ε = 1 cost a person about ε = 1.4 at δ = 10⁻³, not 10. The cap
+beside it). {SPEND_EXPLAINED} Ten regressions with Gaussian noise at ε = 1 cost a person about ε = 1.4 at
+δ = 10⁻³, not 10. The cap
 is **per person**: a release is refused, on every page and in every session, if it would take
 any person it reads past it; the refusal says how many and by how much, never which. The charge is recorded before
 the released values are shown. The ledger is kept in the server's database ({literal(ledger.location)}): reloading,

@@ -63,7 +63,7 @@ def test_sidebar_shows_the_figure_the_cap_is_checked_on_with_basic_composition_b
         return
     tight = ledger.spent(holding)[0]
     assert 1.2 < tight < 1.5  # docs/accounting.md: ten regressions cost about 1.4 at δ 10⁻³
-    both = f"ε {tight:.4g} of 10 (tight, at δ 0.001; basic composition ε 10, δ 1e-05)"
+    both = f"ε {tight:.3g} of 10 (their ε add up to 10)"
     assert f"Its most-charged person has spent {both}; 40 of its 40 people were read before." in current
     assert f"most-charged person: {both} spent · 10 releases" in listed
 

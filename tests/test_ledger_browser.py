@@ -9,7 +9,7 @@ from dpcore.ledger.config import LedgerConfig, open_ledger
 pytestmark = pytest.mark.browser
 #: the sidebar after one survival release at ε = 1 under the default cap: the tight ε the cap is checked on (0.9984
 #: at its δ), basic composition beside it
-ONE_RELEASE = "of 10 (tight, at δ 0.001; basic composition ε 1) spent · 1 release"
+ONE_RELEASE = "of 10 (their ε add up to 1) spent · 1 release"
 
 
 def _open(browser, url: str):
@@ -80,7 +80,7 @@ def test_two_servers_on_one_postgres_ledger_share_its_cap(_browser, tmp_path, po
         assert page_two.get_by_text("Released DP survival analysis").count() == 0
         page_two.reload()
         wait_for_idle(page_two)
-        assert "of 1.5 (tight, at δ 0.001; basic composition ε 1) spent · 1 release" in _sidebar(page_two)
+        assert "of 1.5 (their ε add up to 1) spent · 1 release" in _sidebar(page_two)
         one.close()
         two.close()
     finally:

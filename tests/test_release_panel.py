@@ -94,7 +94,7 @@ def test_the_cap_holds_across_sessions_and_each_session_sees_the_deployment_tota
     assert len(_ledger().records()) == 1
     app = AppTest.from_file(APP, default_timeout=60).run()  # a third session (a reload) sees the same total
     sidebar = " ".join(m.value for m in app.sidebar.markdown)
-    assert "of 1.5 (tight, at δ 0.001; basic composition ε 1) spent · 1 release" in sidebar  # tight: ε 0.9986
+    assert "ε 0.999 of 1.5 (their ε add up to 1) spent · 1 release" in sidebar  # tight: ε 0.9986
     assert "in this session" not in sidebar
 
 
@@ -105,7 +105,7 @@ def test_sidebar_marks_this_sessions_releases():
     ledger.charge(key, "Toy counts", 0.5, label="Toy (bundled)", session=at.session_state["_dp_session"])
     ledger.charge(key, "Toy counts", 0.25, label="Toy (bundled)", session="another tab")
     at.run()
-    assert "of 10 (tight, at δ 0.001; basic composition ε 0.75) spent · 2 releases (1 in this session)" in " ".join(
+    assert "of 10 (their ε add up to 0.75) spent · 2 releases (1 in this session)" in " ".join(
         m.value for m in at.sidebar.markdown)
 
 

@@ -162,8 +162,8 @@ def test_custodians_see_only_their_own_ledger_and_the_reviewer_reads_without_rel
     assert "none of them was read by an earlier release" in matching
     upload_on_survival(bob, signin_server, copy)
     release(bob)  # charged to his own copy: Alice's budget is untouched
-    assert re.search(rf"{re.escape(COHORT)} \(uploaded\)\nmost-charged person: ε 0\.99\d* of 10 \(tight, at δ 0\.001; "
-                     r"basic composition ε 1\) spent", sidebar(bob))
+    assert re.search(rf"{re.escape(COHORT)} \(uploaded\)\nmost-charged person: ε 0\.99\d* of 10 \(their ε add up to "
+                     r"1\) spent", sidebar(bob))
     open_ledger(bob, signin_server)
     set_cap(bob, 2)  # the cap of his copy; Alice's stays where she set it
     assert [(row["ε spent"], row["ε cap"]) for row in table(bob, TOTALS)] == [("1", "2")]

@@ -12,6 +12,7 @@ import streamlit as st
 
 from dpcore.access import CUSTODIAN
 from dpcore.ledger import WHOLE_ROW, BudgetExceeded, Holding, Ledger, Persons, RecordsRead, fingerprint
+from dpcore.ledger.records import spend_in_words
 from dpcore.release import spreadsheet_safe
 from dpcore.report import CustodianNote, html_report, internal_notes_html
 from dpcore.validation import InputError
@@ -171,10 +172,7 @@ def _standing(ledger: Ledger, dataset: Holding, epsilon: float, delta: float, ev
     never which persons."""
     standing = standing_of(ledger, dataset)
     cap = ledger.budget(dataset.key)
-    most_eps, most_delta = ledger.most_spent(standing, cap)
-    basic = standing.most()
-    rule = f" (tight accounting at δ = {cap.delta:g}; basic composition ε = {basic[0]:g})" \
-        if ledger.tight_applies(cap) and standing.seen else ""
+    most_eps, _ = ledger.most_spent(standing, cap)
     named = "" if persons is None else f" (persons named by {persons.source})"
     read = dataset.rows or standing.persons  # as declared: identical rows declared different people count apart
     text = f"It reads {read:,} {'person' if read == 1 else 'people'}{named}"
@@ -183,7 +181,7 @@ def _standing(ledger: Ledger, dataset: Holding, epsilon: float, delta: float, ev
                  "is kept as one record, charged whenever any copy is read")
     if standing.seen:
         text += (f"; {standing.seen:,} of them were read by earlier releases, and the most-charged has spent "
-                 f"ε = {most_eps:.4g}, δ = {most_delta:g}{rule}.")
+                 f"{spend_in_words(ledger.most_charged(standing.groups, cap))}.")
         if persons is not None and persons.source == WHOLE_ROW and standing.seen < standing.persons:
             text += (f" ({standing.seen:,} of this upload's {standing.persons:,} rows were seen before: identical "
                      "whole rows are the same person.)")

@@ -75,6 +75,28 @@ class Spend:
     events: str = ""
 
 
+def spend_in_words(most: Mapping[str, Any]) -> str:
+    """What a most-charged person has spent, as one number to check against the cap and, where it differs, the
+    releases' ε added up beside it (``Ledger.most_charged`` or a ``Ledger.summary`` row; :data:`SPEND_EXPLAINED`
+    says why in one sentence)."""
+    cap = f" of {most['ε cap']:g}" if most["ε cap"] is not None else ""
+    delta = f", δ {most['δ spent']:.2g}" if most["δ spent"] else ""
+    tight, basic = most["ε spent (tight)"], most["ε spent"]
+    if tight is None:
+        return f"ε {basic:.3g}{cap}{delta}"
+    lead = f"ε {tight:.3g}{cap}"
+    if abs(basic - tight) <= 5e-4 * max(1.0, basic):
+        return lead
+    return f"{lead} (their ε add up to {basic:.3g})"
+
+
+#: the one plain sentence beside :func:`spend_in_words` (the sidebar, the release panel, the teaching notes)
+SPEND_EXPLAINED = (
+    "Spend is the number the cap is checked on: every release that read the person, composed tightly "
+    "(dp-accounting's privacy-loss distributions at the cap's δ). It is never more than the releases' ε added up, "
+    "shown in brackets where it differs: two Gaussian releases of ε 1 cost less together than 2.")
+
+
 def compose(spend: Spend, epsilon: float, delta: float) -> tuple[float, float]:
     """A history's basic total after one more release of (ε, δ): basic sequential composition (sums)."""
     return spend.epsilon + epsilon, spend.delta + delta
