@@ -200,7 +200,12 @@ REGRESSION_CASES = {
     "AdaSSP, public preparation": dict(method="adassp", dp_prep=False),
     "robust private LR, priors": dict(method="robust", dp_prep=True, priors=True),
     "robust private LR, the paper's mode": dict(method="robust", dp_prep=True, priors=False),
+    "AdaSSP with public rows": dict(method="adassp", dp_prep=True, public=True),
+    "robust private LR with public rows": dict(method="robust", dp_prep=False, priors=True, public=True),
 }
+
+#: rows declared public (the same in both runs): they enter without noise, the private rows never do
+PUBLIC_ROWS = R.PublicRows(*_regression_rows(99, n=6), ids=tuple(f"P{i}" for i in range(6)), basis="published")
 
 
 @pytest.mark.parametrize("case", REGRESSION_CASES)
@@ -214,7 +219,8 @@ def test_regression_exports_depend_on_the_released_statistics_only(replay, case)
         prep = R.prepare(X, y, x_bounds=(-2.0, 2.0), y_bounds=(-6.0, 6.0), x_centre="public",
                          y_centre="dp" if opts["dp_prep"] else "public", sigma_y="dp" if opts["dp_prep"] else "public",
                          epsilon=0.2 if opts["dp_prep"] else 0.0, release=True)
-        common = dict(prep=prep, public=None, dataset="training rows", feature_names=["age", "dose", "bmi", "ldl"])
+        common = dict(prep=prep, public=PUBLIC_ROWS if opts.get("public") else None, dataset="training rows",
+                      feature_names=["age", "dose", "bmi", "ldl"])
         if opts["method"] == "adassp":
             return R.release_adassp(X, y, epsilon=1.0, delta=1e-5, **common)
         return R.release(X, y, epsilon=1.0, omega_x=0.5, omega_y=1.0, priors=opts["priors"], **common)
