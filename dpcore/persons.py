@@ -217,16 +217,21 @@ class Persons:
     def __len__(self) -> int:
         return len(self.read())
 
-    def keying_note(self) -> str:
+    def keying_note(self, *, exported: bool = False) -> str:
         """Who the persons are and what the ledger can and cannot recognise, in plain words (the confirm dialog
-        and the release notes): the guarantee per person rests on it."""
+        and, ``exported``, the release notes): the guarantee per person rests on it. An exported note says nothing
+        that depends on the rows (not how many repeat, nor whether any do)."""
         if self.source == WHOLE_ROW:
             text = ("Persons are this file's rows (no person column): compared canonically (any column order, names, "
                     "text case, spacing), so every choice made inside the app, and a re-export of most of this "
                     "file's rows, meet the same budget. The ledger cannot recognise these people in a file changed "
                     "outside the app (other units, edited values) or sharing only a minority of its rows with this "
                     "one; an id column fixes that.")
-            if self.identical_rows:
+            if exported:
+                text += (" Identical rows, if any, are accepted only when the custodian declares them different "
+                         "people; the guarantee then rests on that declaration (each group of identical rows is "
+                         "charged as one record whenever any copy is read).")
+            elif self.identical_rows:
                 text += (f" {self.identical_rows:,} rows repeat another row; the custodian declared them different "
                          "people, so the guarantee rests on that declaration (each group of identical rows is charged "
                          "as one record whenever any copy is read).")

@@ -213,7 +213,7 @@ def _with_ledger_note(bundle, ledger: Ledger, dataset: Holding, persons: int, na
             "honest reuse by their custodian: one who invents identifiers, edits values or transforms a file outside "
             "the app without a person column can spend twice.")
     if named is not None:
-        note += " " + named.keying_note()
+        note += " " + named.keying_note(exported=True)
     return replace(bundle, notes=(*bundle.notes, note))
 
 
