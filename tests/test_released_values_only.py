@@ -354,10 +354,6 @@ def test_a_table_that_reads_the_private_rows_is_caught(replay, monkeypatch):
 # ------------------------------------------------------------------ what the release panel adds to every export
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ui/release.py:_with_ledger_note appends Persons.keying_note() (dpcore/persons.py:229-232) to every release's "
-    "notes, and that note states the exact number of identical rows in the upload: a count of the private rows, "
-    "without noise, in the JSON, ZIP and report"))
 def test_the_ledger_note_every_release_carries_does_not_depend_on_the_private_rows(replay):
     """The release panel adds the ledger's note (who the persons are, what the ledger can do) to every bundle it
     exports. Two uploads of the same size without a person column, their identical rows declared different people,
