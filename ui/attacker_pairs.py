@@ -133,7 +133,8 @@ def _fdr_stream() -> tuple[np.ndarray, str, dict] | None:
                                             "truncexp": "truncated-exponential simulation"}[s])
     if kind == "upload":
         table = upload_csv("atk_fdr_upload", label="Upload a CSV of p-values (one row per hypothesis, in stream order)",
-                           hint="A column of p-values in [0, 1] in the order the hypotheses arrived.")
+                           hint="A column of p-values in [0, 1] in the order the hypotheses arrived.",
+                           rows_are_persons=False)  # rows are hypotheses (repeated p-values are not people)
         if table is None:
             return None
         cols = list(table.frame.columns)
