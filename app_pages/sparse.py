@@ -576,24 +576,24 @@ ui.explain(
     "(3) the textbook Gaussian σ, which we replace by the exact (analytic) σ whenever that is larger (ε > 1).",
     title="How knowledge transfer works, and what its guarantee assumes",
 )
-st.warning(
-    "**Caveat found by our audit.** Assumption (1) fails for the hard-thresholded teacher: when one record tips "
-    "which features the teacher keeps, the teacher jumps by O(1), not O(1/n). On such a neighbouring pair the "
-    "audit (Privacy audit page; `dpcore.sparse.known_violation_scenarios`) shows ε ≥ 9 for a claimed ε = 1 — "
-    "all that 10⁵ runs can show; the true privacy loss on that pair is ε ≈ 690. "
-    "The knowledge-transfer guarantee therefore holds only when the teacher's support is stable under any "
-    "one-record change, which no public check here can certify. The default release (**peeling + private fit**), "
-    "DP-IGHT, Frank–Wolfe, two-stage and **KT with private support** do not rely on that assumption.",
-    icon=":material/warning:",
-)
-
 ui.preview_notice("One view at a time: only the open view below is computed, and moving ε, δ or the repeats redraws "
                   "just that view.")
 _live()
+if "kt" in methods:  # the caveat where it applies: the paper's knowledge transfer is shown
+    st.warning(
+        "**Caveat found by our audit.** Assumption (1) fails for the hard-thresholded teacher: when one record tips "
+        "which features the teacher keeps, the teacher jumps by O(1), not O(1/n). On such a neighbouring pair the "
+        "audit (Privacy audit page; `dpcore.sparse.known_violation_scenarios`) shows ε ≥ 9 for a claimed ε = 1 — "
+        "all that 10⁵ runs can show; the true privacy loss on that pair is ε ≈ 690. "
+        "The knowledge-transfer guarantee therefore holds only when the teacher's support is stable under any "
+        "one-record change, which no public check here can certify. The default release (**peeling + private fit**), "
+        "DP-IGHT, Frank–Wolfe, two-stage and **KT with private support** do not rely on that assumption.",
+        icon=":material/warning:",
+    )
 
 # ---- what a release exports (static) ---------------------------------------------------------------------
 st.caption("Peeling + private fit (default) or KT with private support can be released; the paper's knowledge "
-           "transfer cannot: it fails the audit (caveat above).")
+           "transfer cannot: it fails the audit (docs/sparse.md; the caveat is shown with its results).")
 st.caption("Peeling exports the peeled features in order, the coefficients with the intercept, and the noisy "
            "statistics they were computed from (ZᵀZ and Zᵀy, or the noisy gradients); KT with private support exports "
            f"the student's coefficients, the m = {m_syn} noisy synthetic responses and the noisy votes. Never the data.")
