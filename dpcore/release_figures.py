@@ -44,26 +44,34 @@ KM_TITLE = "survival probability S(t)"
 def survival_release_figure(km_table: pd.DataFrame, grid_unit: str, at_risk: pd.DataFrame | None = None, *,
                             value: str = "survival", y_title: str = KM_TITLE, what: str = "Kaplan–Meier",
                             group_column: str | None = None, min_at_risk: float | None = None,
-                            subtitle: str = "") -> go.Figure:
+                            subtitle: str = "", curve_table: pd.DataFrame | None = None) -> go.Figure:
     """DP-only figure of a released curve table (Kaplan–Meier by default; Nelson–Aalen, incidence via ``value``):
     each group's curve with its released 95 % interval (noise and sampling), the (noisy) numbers at risk under
     it, as clinical papers print them. Where the table's ``reliable`` is False (the noisy number at risk fell
     below the release's public minimum) the curve is faded and dotted, with a note: the table keeps the values.
-    Legends name the group column (``sex = 1: DP Kaplan–Meier``)."""
+    Legends name the group column (``sex = 1: DP Kaplan–Meier``). With ``curve_table`` (the release's curve read
+    between edges by its within-bin rule, ``dpcore.survival.survival_at``) the curve and band are drawn from it, as
+    the page draws them, with dots at the released edge values; without, as steps between edges."""
     fig = new_spec()
     rows, faded_any = [], False
     for g, (name, part) in enumerate(km_table.groupby("group", sort=False)):
         label = plot_text(name if group_column is None or name == "all" else f"{group_column} = {name}")
         colour = PALETTE[g % len(PALETTE)]
-        band(fig, part["time"], part["ci_lower"], part["ci_upper"], name=f"{label}: 95 % interval (noise + sampling)",
-             colour=colour, alpha=0.18, step=True)
-        reliable = part["reliable"].to_numpy(bool) if "reliable" in part else np.ones(len(part), bool)
-        solid, faded = split_reliable(part[value], reliable)
-        curve(fig, part["time"], solid, name=f"{label}: DP {what}", colour=colour, step=True)
+        drawn, step = part, True
+        if curve_table is not None:  # between edges by the release's rule; reliable where its bin's edge is
+            drawn, step = _read_between_edges(curve_table[curve_table["group"] == name], part), False
+        band(fig, drawn["time"], drawn["ci_lower"], drawn["ci_upper"],
+             name=f"{label}: 95 % interval (noise + sampling)", colour=colour, alpha=0.18, step=step)
+        reliable = drawn["reliable"].to_numpy(bool) if "reliable" in drawn else np.ones(len(drawn), bool)
+        solid, faded = split_reliable(drawn[value], reliable)
+        curve(fig, drawn["time"], solid, name=f"{label}: DP {what}", colour=colour, step=step)
+        if curve_table is not None:
+            add_trace(fig, dict(type="scatter", x=part["time"], y=part[value], mode="markers", showlegend=False,
+                                name=f"{label}: released edge values", marker=dict(size=5, color=colour)))
         if not reliable.all():
             faded_any = True
-            curve(fig, part["time"], faded, name=f"{label}: few at risk (noise-dominated)", colour=colour, step=True,
-                  dash="dot", width=1.2, opacity=0.45)
+            curve(fig, drawn["time"], faded, name=f"{label}: few at risk (noise-dominated)", colour=colour,
+                  step=step, dash="dot", width=1.2, opacity=0.45)
         if at_risk is not None:
             mine = at_risk[at_risk["group"].astype(str) == str(part["group"].iloc[0])]
             rows.append((label, mine["at_risk"].to_numpy(), colour))
@@ -82,6 +90,14 @@ def survival_release_figure(km_table: pd.DataFrame, grid_unit: str, at_risk: pd.
         relayout(fig, yaxis=dict(range=[-0.02, 1.02]))
     relayout(fig, margin=dict(t=110, b=bottom, l=left), legend=dict(y=1.04), height=460 + bottom)
     return to_figure(fig)
+
+
+def _read_between_edges(curve: pd.DataFrame, edges: pd.DataFrame) -> pd.DataFrame:
+    """The curve table with each point's reliability taken from the released edge at or before it."""
+    if "reliable" not in edges:
+        return curve
+    marks = edges[["time", "reliable"]].sort_values("time")
+    return pd.merge_asof(curve.sort_values("time"), marks, on="time", direction="backward")
 
 
 def fdr_release_figure(rejected: np.ndarray, alpha_t: np.ndarray, *, title: str = "Released discoveries") -> go.Figure:
@@ -111,7 +127,7 @@ def _survival(bundle) -> dict[str, go.Figure]:
     lr = tables.get("logrank")
     subtitle = f" · log-rank p = {float(lr['p_value'].iloc[0]):.3g} (noise-aware)" if lr is not None else ""
     figs = {"Kaplan–Meier (DP)": survival_release_figure(tables["kaplan_meier"], unit, at_risk, subtitle=subtitle,
-                                                         **common)}
+                                                         curve_table=tables.get("kaplan_meier_curve"), **common)}
     if "kaplan_meier_pooled" in tables:
         figs["Kaplan–Meier, groups pooled (DP)"] = survival_release_figure(
             tables["kaplan_meier_pooled"], unit, what="Kaplan–Meier, all groups pooled", **common)

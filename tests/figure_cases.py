@@ -123,6 +123,10 @@ def cases():
         "survival.headline_figure_na": lambda: VF.headline_figure(cs, None, estimator="na", group=1),
         "survival.headline_figure_nolegend": lambda: VF.headline_figure(cs, cs_exact, noise_band=(cs.ci_lower, cs.ci_upper),
                                                                         title="pooled", legend=False),
+        "survival.read_figure": lambda: VF.read_figure(
+            sv.curve_table(cs.times, cs.estimate[:1], cs.ci_lower[:1], cs.ci_upper[:1], ("all",)),
+            reference=(cs_exact.times, cs_exact.estimate[0]), binned=(cs.times, cs_exact.estimate[0]),
+            time_label="time (months)", at_risk=np.linspace(200, 20, cs.times.size - 1), min_at_risk=30.0),
         "survival.draws_figure": lambda: VF.draws_figure(cs.times, draws, cs_exact.estimate[0]),
         "survival.groups_figure": lambda: VF.groups_figure(cs, cs_exact, p_private=0.1, p_exact=0.05),
         "survival.utility_figure": lambda: VF.utility_figure(_surv_utility(rng_fixed(5)), 1.0),

@@ -582,3 +582,27 @@ BEFORE.update({'attack.roc_figure': {'traces': 'scatter*6',
                                 'hover': '-*2'}})
 #: the headline without its legend draws the same traces (the page names them in a caption below the chart)
 BEFORE["survival.headline_figure_nolegend"] = BEFORE["survival.headline_figure"]
+#: the released curve read between edges by the within-bin rule, beside lifelines and the binned reference
+BEFORE["survival.read_figure"] = {'axes': {},
+     'hlines': [],
+     'hover': 'skip -*6',
+     'hovermode': 'x unified',
+     'labels': [['Number at risk', 0, 'paper'],
+                ['noisy', 0, 'paper'],
+                ['200', 0.0, 'x'],
+                ['176', 3.2, 'x'],
+                ['151', 6.4, 'x'],
+                ['127', 9.6, 'x'],
+                ['102', 12.8, 'x'],
+                ['78', 16.0, 'x'],
+                ['54', 19.2, 'x'],
+                ['29', 22.4, 'x'],
+                ['dotted: fewer than 30 people at risk (noisy count): noise, not signal', 1, 'paper']],
+     'legend': ['private: 95 % band (noise and sampling)',
+                'non-private: lifelines on the exact times',
+                'non-private on the grid (binning alone)',
+                'private (one preview draw)',
+                'private (read between edges)'],
+     'subplots': [['x', 'y']],
+     'traces': 'scatter*7',
+     'vlines': []}
