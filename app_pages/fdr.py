@@ -649,7 +649,7 @@ def _notebook_config(s: fdr.Settings, method: str) -> FdrConfig:
 
 def _charged(behind) -> dict:
     """The release panel's persons: an uploaded stream charges the cohort behind it (a data set's persons, or a
-    declared cohort); a simulated stream reads nobody real and is charged as one data set."""
+    declared cohort); a simulated stream reads nobody real and charges nobody (``simulated``)."""
     if isinstance(behind, Holding):
         return {"holding": behind, "ledger_label": ui.get_ledger().name_of(behind.key)}
     return {} if behind is None else {"persons": behind, "ledger_label": behind.source[:1].upper() + behind.source[1:]}
@@ -687,7 +687,7 @@ def _release(s: fdr.Settings, method: str, summary: pd.DataFrame | None) -> None
     if upload_p is not None and cohort is None:
         blockers.append("Name the cohort the p-values came from (above) to release: its people are charged.")
     ui.release_panel(
-        key="fdr", dataset_label=label, fingerprint=data_fp, **_charged(cohort),
+        key="fdr", dataset_label=label, fingerprint=data_fp, **_charged(cohort), simulated=upload_p is None,
         records=records, method=f"{method} discovery list",
         epsilon=s.epsilon, delta=s.delta, params=params, utility_note=utility_note,
         blocked=" ".join(blockers) or None,

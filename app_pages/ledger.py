@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcore.access import CUSTODIAN, VISITOR
-from dpcore.ledger.records import SPEND_EXPLAINED
+from dpcore.ledger.records import NOBODY, SPEND_EXPLAINED
 from dpcore.ledger.figures import person_spend_figure
 from dpcore.ledger import history_report
 from dpcore.release import spreadsheet_safe
@@ -148,7 +148,8 @@ with tables:
                 {"file read": r.read_from(ledger.name_of(r.dataset)), "data set": ledger.name_of(r.dataset),
                  "method": r.method, "ε": r.epsilon, "δ": r.delta,
                  "relation": r.relation, "time (UTC)": r.time, "page": r.page,
-                 "persons read": r.persons or "(before per-person budgets)",
+                 "persons read": ("nobody (simulated data)" if r.persons == NOBODY else
+                                  r.persons or "(before per-person budgets)"),
                  "charged through": ledger.name_of(ids[r.via].dataset) if r.via in ids else "",
                  "this session": "✓" if r.session == session else "", "by": r.actor, "status": r.status,
                  "parameters": "; ".join(f"{k}={v}" for k, v in r.params.items())}

@@ -714,6 +714,7 @@ def _at_epsilon() -> None:
     ui.release_panel(key="regression", dataset_label=src.label, fingerprint=src.fp, method=method,
                      persons=None if src.persons is None else src.persons.subset(priv), records=records,
                      ledger_label=GDSC_LEDGER_LABEL if src.kind == "gdsc" else None,
+                     simulated=src.kind == "synthetic",
                      epsilon=round(float(math.fsum(parts.values())), 12), delta=delta, parts=parts, params=params,
                      make_bundle=lambda: release_with_script(_bundle(), config), utility_note=utility_note,
                      blocked=src.blocked)

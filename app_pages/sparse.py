@@ -184,7 +184,7 @@ if source == "synthetic":
         st.stop()
     public_key = ("synthetic", n, d, s_star, loss, noise_sd, 0)
     data = _synthetic(*public_key[1:])
-    persons = None  # synthetic records are nobody: the data set is charged as one
+    persons = None  # synthetic records are nobody: the release is recorded and charges nobody
     label, fp = f"synthetic n={n}, d={d}, s*={s_star} ({loss})", fingerprint("synthetic-sparse", *public_key)
     st.caption("x ~ N(0, I) clipped to [−K, K] with K = 1; θ* has s* entries ±1 at random positions; "
                + ("y = xᵀθ* + N(0, σ²)." if loss == "linear" else "P(y = 1) = sigmoid(xᵀθ*).")
@@ -544,7 +544,7 @@ def _live() -> None:
     ui.release_panel(
         key="sparse", dataset_label=label, fingerprint=fp, utility_note=utility_note,
         persons=persons, records=records,
-        ledger_label=GDSC_LEDGER_LABEL if source == "gdsc" else None,
+        ledger_label=GDSC_LEDGER_LABEL if source == "gdsc" else None, simulated=source == "synthetic",
         method=method_name,
         epsilon=epsilon, delta=delta, parts=parts,
         params=release_params,

@@ -160,9 +160,10 @@ def test_release_charges_the_ledger_and_exports_only_the_rejection_set():
     at.button(key="release_confirm_fdr").click().run()  # the confirmation dialog
     assert not at.exception, at.exception
     assert any("Released PAPRIKA" in s.value for s in at.success)
-    ledger = at.session_state["_dp_ledger"]
-    assert ledger.summary()[0]["ε spent"] == 5.0
+    ledger = at.session_state["_dp_ledger"]  # a simulated stream: recorded, nobody real read or charged
+    assert ledger.summary()[0]["releases"] == 1 and ledger.summary()[0]["ε spent"] == 0.0
     bundle = at.session_state["_release_last_fdr"]
+    assert any("reads no real person and charges nobody" in n for n in bundle.notes)
     assert list(bundle.tables["rejections"].columns) == ["hypothesis", "rejected", "alpha_t"]
     notes = " ".join(bundle.notes)
     assert "Every test in the stream runs on the same records" in notes and "exact sensitivity" in notes
@@ -178,8 +179,8 @@ def test_the_release_uses_the_settings_and_epsilon_of_the_fragment():
     at.button(key="release_button_fdr").click().run()
     at.button(key="release_confirm_fdr").click().run()
     assert not at.exception, at.exception
-    row = at.session_state["_dp_ledger"].summary()[0]
-    assert row["ε spent"] == 3.0 and row["δ spent"] == 1e-05
+    (record,) = at.session_state["_dp_ledger"].records()  # recorded at the fragment's (ε, δ); nobody charged
+    assert record.epsilon == 3.0 and record.delta == 1e-05
     bundle = at.session_state["_release_last_fdr"]
     assert bundle.method.startswith("PAPRIKA AI") and bundle.epsilon == 3.0 and bundle.delta == 1e-05
 

@@ -240,3 +240,15 @@ def test_each_release_names_the_file_it_read_while_the_budget_stays_with_the_per
     assert row["data set"] == "cohort_ids_days.csv" and row["also read as"] == ["cohort_ids_months.csv"]
     report = history_report(row["data set"], ledger.records(first.dataset, with_values=True))
     assert "<td>cohort_ids_months.csv</td>" in report
+
+
+def test_simulated_data_read_nobody_and_charge_nobody_on_every_store(ledger):
+    """One rule for simulated and synthetic data (nothing real is read): their releases are recorded for the trail,
+    charge no person, so no cap applies, and add nothing to any person's spend or any data set's standing."""
+    holding = ledger.simulated_holding("fdr-sim-seed-0")
+    for _ in range(5):  # five times the cap: nobody is charged
+        record = ledger.charge(holding, "PAPRIKA discovery list", 1.0, label="Simulated Bernoulli stream")
+    assert record.persons == -1 and len(ledger.records(holding.key)) == 5
+    assert ledger.person_spend() == [] and ledger.standing(holding).groups == ()
+    (row,) = ledger.summary()
+    assert row["persons"] == 0 and row["ε spent"] == 0.0

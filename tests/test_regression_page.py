@@ -272,7 +272,8 @@ def test_upload_errors_are_named_and_good_upload_runs():
     at.radio(key="rg_src").set_value("upload").run()
     assert not at.exception and any("Upload a CSV" in i.value for i in at.info)
 
-    at = _with_upload(b"y,a,b\n1,0,1\n2,x,0\n" + b"1,0,1\n" * 40, rg_ycol="y", rg_xcols=["a", "b"])
+    at = _with_upload(b"y,a,b\n1,0,1\n2,x,0\n" + b"".join(b"%d,0,1\n" % (i + 3) for i in range(40)),
+                      rg_ycol="y", rg_xcols=["a", "b"])  # distinct rows: identical ones would be one person
     assert not at.exception
     assert any("'a'" in e.value and "row 3" in e.value for e in at.error), [e.value for e in at.error]
 
@@ -352,7 +353,7 @@ def test_upload_rows_never_enter_a_release_without_noise():
     for value in (12.9, -9.9):  # the same record with its response at either end of the public range
         y2 = y.copy()
         y2[row] = value
-        rows = ["resp,g1,g2,g3,g4"] + [f"{v:.3f}," + ",".join(map(str, r)) for v, r in zip(y2, X)]
+        rows = ["resp,g1,g2,g3,g4"] + [f"{v:.6f}," + ",".join(map(str, r)) for v, r in zip(y2, X)]
         outs.append(_released_minus_noised(rows, rg_ycol="resp", rg_xcols=["g1", "g2", "g3", "g4"], rg_method=ROBUST))
     np.testing.assert_allclose(outs[0], outs[1], atol=1e-9)
     np.testing.assert_allclose(outs[0], 0.0, atol=1e-9)
@@ -364,7 +365,7 @@ def test_upload_rows_marked_public_are_listed_in_the_release():
     X = rng.integers(0, 2, size=(n, 3))
     y = X @ np.array([1.0, -1.0, 0.5]) + rng.normal(0, 1, n)
     mark = (np.arange(n) < 7).astype(int)
-    rows = ["resp,g1,g2,g3,open"] + [f"{v:.3f}," + ",".join(map(str, r)) + f",{m}" for v, r, m in zip(y, X, mark)]
+    rows = ["resp,g1,g2,g3,open"] + [f"{v:.6f}," + ",".join(map(str, r)) + f",{m}" for v, r, m in zip(y, X, mark)]
     data = "\n".join(rows).encode()
     at = _with_upload(data, rg_ycol="resp", rg_xcols=["g1", "g2", "g3"])
     _ok(at)

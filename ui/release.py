@@ -54,6 +54,7 @@ def release_panel(
     blocked: str | None = None,
     ledger_label: str | None = None,
     holding: Holding | None = None,
+    simulated: bool = False,
 ) -> None:
     """Draw the release section of a method page.
 
@@ -82,7 +83,8 @@ def release_panel(
     within the custodian's scope; without them the data set is one person (``fingerprint``). ``records`` and
     ``fingerprint`` are also the keys earlier ledgers gave the same data: their spend carries over. Only a
     custodian sees this panel's standing and releases; everything it shows comes from their own data sets.
-    ``holding`` charges an earlier data set's persons instead (an FDR stream from that cohort).
+    ``holding`` charges an earlier data set's persons instead (an FDR stream from that cohort). ``simulated``: the
+    data are simulated or synthetic from a public seed, nobody real: the release is recorded and charges nobody.
     """
     person = current_person()
     if person.role != CUSTODIAN:
@@ -91,7 +93,8 @@ def release_panel(
         return
     ledger = get_ledger()
     ledger_label = ledger_label or dataset_label
-    dataset = holding or _holding(ledger, persons, records, fingerprint, person.scope)
+    dataset = holding or (ledger.simulated_holding(fingerprint, person.scope) if simulated else
+                          _holding(ledger, persons, records, fingerprint, person.scope))
     set_current_dataset(ledger_label, fingerprint, dataset.key, person.scope, holding=dataset)  # the cap form's too
     if persons is not None and persons.source == WHOLE_ROW and ledger.require_person_column:
         blocked = blocked or ("This deployment requires a person column before any release: choose the column "
@@ -170,6 +173,8 @@ def _standing(ledger: Ledger, dataset: Holding, epsilon: float, delta: float, ev
     what is left under the per-person cap, and, when the release of (ε, δ) with ``events`` would take someone past
     it, why the button is disabled ("" otherwise): the ledger's own rule (:meth:`Ledger.refusal`). Counts only:
     never which persons."""
+    if dataset.nobody:
+        return (f"{SIMULATED_NOTE} It is recorded in the ledger for the trail; no cap applies.", "")
     standing = standing_of(ledger, dataset)
     cap = ledger.budget(dataset.key)
     most_eps, _ = ledger.most_spent(standing, cap)
@@ -199,9 +204,16 @@ def _standing(ledger: Ledger, dataset: Holding, epsilon: float, delta: float, ev
     return text, ""
 
 
+#: what the panel and the release notes say of a release on simulated or synthetic data
+SIMULATED_NOTE = ("These data are simulated from a public seed: the release reads no real person and charges nobody's "
+                  "budget.")
+
+
 def _with_ledger_note(bundle, ledger: Ledger, dataset: Holding, persons: int, named: Persons | None = None):
     """The bundle with the ledger's guarantee per person, and what the ledger cannot do, in its notes (and so in its
     JSON, ZIP and report)."""
+    if dataset.nobody:
+        return replace(bundle, notes=(*bundle.notes, f"Privacy ledger: {SIMULATED_NOTE}"))
     cap = ledger.budget(dataset.key)
     note = (f"Privacy ledger: this release was charged to each of the {persons:,} "
             f"{'person' if persons == 1 else 'people'} it read; no release on this custodian's data may take any "

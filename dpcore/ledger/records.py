@@ -14,6 +14,9 @@ from typing import Any, Mapping
 from dpcore.ledger.keys import LOCAL_SCOPE
 
 
+#: ``ReleaseRecord.persons`` of a release on simulated or synthetic data: it read no real person and charged nobody
+NOBODY = -1
+
 #: ``ReleaseRecord.status``: charged, values not (yet) recorded — a release interrupted after its charge keeps it
 CHARGED = "charged"
 #: the release was drawn and its exported JSON is in ``ReleaseRecord.values``
@@ -44,7 +47,8 @@ class ReleaseRecord:
     actor: str = ""
     #: schema version 2: 0 for a release on this data set; else the release on another data set sharing records
     via: int = 0
-    #: the number of persons it read (0: a release recorded before per-person budgets, charged to its data set)
+    #: the number of persons it read (0: a release recorded before per-person budgets, charged to its data set;
+    #: :data:`NOBODY`: simulated or synthetic data, no real person read)
     persons: int = 0
     #: the privacy events it ran (JSON list; ``dpcore.accounting``), for the tight accountant
     events: str = ""
@@ -154,8 +158,12 @@ class Holding:
     upload: tuple[tuple[str, int], ...] = ()
     #: the rows the release reads (persons as declared: identical rows declared different people count apart)
     rows: int = 0
+    #: simulated or synthetic data: no real person is read, so the release is recorded and charges nobody
+    nobody: bool = False
 
     def read(self) -> tuple[str, ...]:
+        if self.nobody:
+            return ()
         return self.persons or (f"data set {self.key}",)
 
 

@@ -26,6 +26,7 @@ from dpcore import accounting
 from dpcore.ledger.keys import LOCAL_SCOPE, Persons, dataset_key, row_keys
 from dpcore.ledger.records import (  # noqa: F401 - the records are part of the rules' interface
     CHARGED,
+    NOBODY,
     FAILED,
     RELEASED,
     Budget,
@@ -113,6 +114,11 @@ class Ledger:
         return Holding(self.dataset_key(data.fingerprint, scope), scope, tuple(sorted(set(keys["primary"]))), legacy,
                        keys["links"], keys["lookups"], keys["contents"], keys["origin"], keys["upload"],
                        len(keys["primary"]))
+
+    def simulated_holding(self, fingerprint: str, scope: str = LOCAL_SCOPE) -> Holding:
+        """A release on simulated or synthetic data (a public seed, nobody real): recorded under its data set's key
+        for the trail, charged to nobody, so no cap applies (``privacy.md``: one rule on every page)."""
+        return Holding(self.dataset_key(fingerprint, scope), scope, nobody=True)
 
     def dataset_holding(self, dataset: str, scope: str = LOCAL_SCOPE) -> Holding:
         """A release on the persons an earlier data set's releases read (an FDR stream from that cohort): the same
@@ -331,7 +337,7 @@ class Ledger:
             params={str(k): v for k, v in (params or {}).items()},
             parts={str(k): float(v) for k, v in (parts or {}).items()},
             relation=relation, time=utc_now(), page=page, session=session, actor=actor,
-            persons=holding.rows or len(holding.read()), events=self.events_of(method, epsilon, delta, parts, params),
+            persons=NOBODY if holding.nobody else holding.rows or len(holding.read()), events=self.events_of(method, epsilon, delta, parts, params),
             source=source or label,
         )
         name = label or self.name_of(holding.key)  # read before the transaction: the check reads nothing
