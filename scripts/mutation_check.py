@@ -1,17 +1,20 @@
-"""Plant privacy bugs one at a time in a scratch copy and report which the test suite catches (issue 46).
+"""Plant privacy bugs one at a time in a scratch copy and report which the test suite catches (issues 46 and 51).
 
 Each entry of :data:`MUTATIONS` replaces one exact piece of code (it must occur exactly once) by a bug that
-weakens a release: a halved noise scale or sensitivity, a doubled budget, a release path that draws less noise
-than its preview, a composition or cap rule that lets too much through. The script copies the working tree
-(tracked and untracked, not ignored files) to a temporary folder, optionally checks that the unmutated tests
-pass there (a red baseline would make every bug look caught), then for each bug: plants it, runs the bug's test
-files with ``pytest -x``, and puts the file back. A bug is *caught* when pytest reports failing tests.
+breaks a promise to a reviewer: a halved noise scale or sensitivity, a doubled budget, a release path that draws
+less noise than its preview, a composition or cap rule that lets too much through, a person keyed twice, a ledger
+read outside its scopes, an accountant that understates ε, a non-DP value in an export, an upload limit moved. The
+script copies the working tree (tracked and untracked, not ignored files) to a temporary folder, optionally checks
+that the unmutated tests pass there (a red baseline would make every bug look caught), then for each bug: plants
+it, runs the bug's test files with ``pytest -x``, and puts the file back. A bug is *caught* when pytest reports
+failing tests.
 
-Run it before changing a mechanism, a sensitivity or a noise path, and add an entry for every new noise scale or
-sensitivity (docs/mutation.md):
+Run it before every change to ``dpcore/ledger/``, ``dpcore/persons.py``, ``dpcore/access.py``,
+``dpcore/accounting/``, a release path or an export, and add an entry for every new noise scale, sensitivity,
+ledger rule or export (docs/mutation.md). The full run takes about 31 minutes on two shared cores:
 
     python scripts/mutation_check.py                     # every bug, with the baseline; writes the table
-    python scripts/mutation_check.py --only survival-    # ids starting with these prefixes (comma-separated)
+    python scripts/mutation_check.py --only ledger-,links-  # ids starting with these prefixes (comma-separated)
     python scripts/mutation_check.py --check             # only check that every bug still applies (no tests)
 
 The table goes to stdout and to ``--out`` (default ``bench/results/mutation.md``). Exit status 1 when a bug is not
