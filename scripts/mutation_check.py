@@ -112,7 +112,7 @@ MUTATIONS = [
              "joined = chain(history_events)", LEDGER),
     Mutation("ledger-one-person-per-release", "ledger: a release charges only its first person",
              "dpcore/ledger/records.py", 'return self.persons or (f"data set {self.key}",)',
-             'return self.persons[:1] or (f"data set {self.key}",)', LEDGER),
+             'return self.persons[:1] or (f"data set {self.key}",)', (G_LEDGER, *LEDGER)),
     # ---- the shared release sampler: each kind drawn at half its scale (every preview unchanged)
     Mutation("opendp-discrete-laplace-halved", "OpenDP discrete Laplace at half its scale (every count release)",
              "dpcore/mechanisms.py", "make_laplace(domain, dp.l1_distance(T=int), scale=float(scale))",
