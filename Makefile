@@ -4,7 +4,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
-# the embedded default serves one person, on this machine: anyone else must sign in (README, "Sign-in and roles")
+# the embedded default serves one person, on this machine: anyone else must sign in (docs/deploy.md, "Sign-in and roles")
 ADDRESS ?= 127.0.0.1
 
 .PHONY: run test bench assets clean

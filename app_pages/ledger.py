@@ -89,7 +89,7 @@ elif is_custodian:
         if ceiling is not None:
             st.caption(f"The server's configuration caps this data set at ε = {ceiling.epsilon:g}, "
                        f"δ = {ceiling.delta:g} (its own cap, or the default for new data sets). A cap can be lowered "
-                       "here, not raised above that; see the README, \"The privacy ledger\".")
+                       "here, not raised above that; see docs/privacy-model.md, \"The privacy ledger\".")
         cols = st.columns(2)
         spent_eps, spent_delta = ledger.spent(fp)  # defaults above what is spent (a cap below it cannot be set)
         cap_eps = cols[0].number_input("Total ε cap", min_value=0.01,

@@ -1,11 +1,12 @@
-"""README statements that went stale (issue 44 item 10): sparse uploads have one public bound K (no per-feature
-ranges), and every quoted F1 of the sparse default release names the design it was measured on."""
+"""Statements of the user documentation (the README and docs/) that went stale: sparse uploads have one public bound
+K (no per-feature ranges), and every quoted F1 of the sparse default release names the design it was measured on."""
 
 import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-README = re.sub(r"\s+", " ", (ROOT / "README.md").read_text())  # one line: statements wrap
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+README = re.sub(r"\s+", " ", " ".join(p.read_text() for p in DOCS))  # one line: statements wrap
 
 
 def _bullet(start: str) -> str:

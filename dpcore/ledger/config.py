@@ -1,6 +1,6 @@
 """The deployment's ledger: where it lives, its secret and its configured caps (the server's configuration).
 
-Configuration (environment variables win over the TOML file; see the README, "The privacy ledger"):
+Configuration (environment variables win over the TOML file; see docs/privacy-model.md, "The privacy ledger"):
 
 ``DPCORE_DATA_DIR``
     Directory the server owns: the SQLite ledger ``ledger.sqlite3`` (WAL mode) and, in the local default only, the
