@@ -39,7 +39,7 @@ VIEWS = ["One stream", "All methods over runs", "FDR and power vs π1", "FDR and
 #: Records per test of the simulations: the frontier's grid (Bernoulli); the truncated-exponential simulation draws
 #: every record, so it stays at the paper's sizes
 RECORDS = {"bernoulli": list(fdr.FRONTIER_RECORDS), "truncexp": [100, 200, 500, 1000, 2000]}
-#: The page opens on a configuration whose release has power (issue 28): with the paper's other settings, the power
+#: The page opens on a configuration whose release has power: with the paper's other settings, the power
 #: frontier (view "Power frontier") finds 5,000 records per test the fewest reaching power 0.8 at ε ≤ 5 with the exact
 #: η and the proven shift (tests/test_fdr_frontier.py checks it). The paper's settings are one click away.
 RELEASABLE = {"fdr_n": 5000, "fdr_etahow": "binomial", "fdr_s": fdr.STREAM}

@@ -1,4 +1,4 @@
-"""Benchmark: checking and charging one release on 10⁵ and 10⁶ persons (issue 42), SQLite and PostgreSQL.
+"""Benchmark: checking and charging one release on 10⁵ and 10⁶ persons, SQLite and PostgreSQL.
 
 For each back end and n: the persons' keyed digests (an upload's person column), then three releases through
 ``Ledger.charge`` — the first (everyone new), a second on everyone (one history moves), and one on a random half (a

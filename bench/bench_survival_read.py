@@ -1,4 +1,4 @@
-"""Benchmark: the DP survival curve read where a clinician reads it (issue 53).
+"""Benchmark: the DP survival curve read where a clinician reads it.
 
 On public cohorts of ≥ 500 people where available (lifelines' GBSG2, kidney transplant and democracy-duration
 sets, the bundled Myeloid and Transplant sets; Rossi and PBC as smaller checks), at ε ∈ {0.5, 1, 2, 5}, on the
@@ -18,7 +18,7 @@ on the **exact** times:
 - the old reading (a step between edges, the median the first edge below 0.5, its interval snapped to edges) for
   comparison; the published baseline (Gondara & Wang's release and rule — the matrix with the number at the start
   noised, counts clipped then subtracted — with its band, read as the paper reads it); a grid twice as fine as the
-  default ("finer": the other lever the issue names) and a yearly grid (the coarse grid the issue's cohorts got).
+  default ("finer": the other lever) and a yearly grid (the coarse grid of a review's cohorts).
 
 Writes ``bench/results/survival_read.{csv,md}``.
 
@@ -114,7 +114,7 @@ def _lifelines_at(time, event, t: float) -> float:
 
 def _grid(unit, horizon, n, eps, kind: str) -> sv.Grid:
     """``kind``: "default" (the page's rule), "finer" (twice as many bins), "yearly" (one-year bins, the coarse grid
-    the issue's hidden cohorts got at ε = 1)."""
+    hidden cohorts got at ε = 1)."""
     if kind == "yearly":
         return sv.make_grid(horizon, data_unit=unit, grid_unit="years", width=1)
     width, gunit = sv.default_bin_width(horizon, unit, n=n, epsilon=eps, n_groups=1)
@@ -293,7 +293,7 @@ def summary(table: pd.DataFrame) -> str:
     """The tables docs/survival.md quotes: the default rule ("rule, band half") beside the old reading and the
     paper's, per grid; the band rules side by side; the restricted mean and the costs."""
     out = []
-    for kind, title in (("default", "The page's default grid"), ("yearly", "A yearly grid (the issue's coarse case)"),
+    for kind, title in (("default", "The page's default grid"), ("yearly", "A yearly grid (a coarse case)"),
                         ("finer", "A grid twice as fine as the default")):
         part = table[table["grid"].str.startswith(f"{kind}: ") if kind != "default"
                      else ~table["grid"].str.contains(":")]

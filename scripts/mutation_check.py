@@ -1,4 +1,4 @@
-"""Plant privacy bugs one at a time in a scratch copy and report which the test suite catches (issues 46 and 51).
+"""Plant privacy bugs one at a time in a scratch copy and report which the test suite catches.
 
 Each entry of :data:`MUTATIONS` replaces one exact piece of code (it must occur exactly once) by a bug that
 breaks a promise to a reviewer: a halved noise scale or sensitivity, a doubled budget, a release path that draws
@@ -203,7 +203,7 @@ MUTATIONS = [
              "run_paprika(p, alpha=alpha, epsilon=epsilon,", "run_paprika(p, alpha=alpha, epsilon=2 * epsilon,", FDR),
     Mutation("fdr-one-call-epsilon", "PAPRIKA: the one-call function drawn at 2ε", "dpcore/fdr/one_call.py",
              "run_paprika(p, alpha=alpha, epsilon=epsilon,", "run_paprika(p, alpha=alpha, epsilon=2 * epsilon,", FDR),
-    # ---- the ledger's stores and rules (guards, issue 51)
+    # ---- the ledger's stores and rules (guards)
     Mutation("ledger-split-leaves-read-persons", "ledger: a release on part of a class leaves the persons it read on "
              "their old history", "dpcore/ledger/stores.py", "UPDATE persons SET class = ? WHERE owner = ? AND class = ? \"",
              "UPDATE persons SET class = ? WHERE owner = ? AND class = ? AND 1 = 0 \"", STORE),

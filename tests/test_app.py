@@ -39,7 +39,7 @@ def test_sidebar_ledger_shows_a_release_recorded_through_the_api():
 
 @pytest.mark.parametrize("accountant", ["tight", "basic"])
 def test_sidebar_shows_the_figure_the_cap_is_checked_on_with_basic_composition_beside_it(monkeypatch, accountant):
-    """Issue 45: ten AdaSSP releases (three analytic Gaussians each, ε 1, δ 10⁻⁶) under the default cap (ε 10,
+    """Ten AdaSSP releases (three analytic Gaussians each, ε 1, δ 10⁻⁶) under the default cap (ε 10,
     δ 10⁻³) cost a person ε ≈ 1.3 by tight accounting, 10 by basic composition: the sidebar shows the first against
     the cap and the second beside it; with DPCORE_ACCOUNTANT=basic the cap is checked on the sums, shown alone."""
     monkeypatch.setenv("DPCORE_ACCOUNTANT", accountant)

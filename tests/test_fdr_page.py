@@ -1,5 +1,5 @@
 """AppTest of the online-FDR page: renders, reacts to ε in the URL, releases and charges the ledger; its views are
-tabs of which only the open one is computed and drawn (issue 14)."""
+tabs of which only the open one is computed and drawn."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The figure builders' contract (issue 14): specs built without Plotly's validation are valid and draw as before.
+"""The figure builders' contract: specs built without Plotly's validation are valid and draw as before.
 
 Every public builder of ``dpcore.figures`` and ``dpcore.<method>.figures`` returns a ``go.Figure`` made by
 ``dpcore.figures.to_figure`` from a plain spec, WITHOUT validation (it was a third to two thirds of each rerun).

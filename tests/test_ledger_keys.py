@@ -1,4 +1,4 @@
-"""Who a person is (dpcore.ledger.keys) and per-person budgets (issue 42), on memory, SQLite and PostgreSQL.
+"""Who a person is (dpcore.ledger.keys) and per-person budgets, on memory, SQLite and PostgreSQL.
 
 Every scenario of the review is here with a per-person cap: random subsets of one table, the table padded with
 invented people, other time units with the same ids, other feature and response selections of one upload, sliding
@@ -174,7 +174,7 @@ def test_a_lowered_data_set_cap_binds_releases_on_it(ledger):
 
 
 def test_another_custodians_identical_table_shares_nothing_and_reveals_nothing():
-    """The cross-visitor attack (issue 31): B's guesses see identical standing whether or not they match A's data."""
+    """The cross-visitor attack: B's guesses see identical standing whether or not they match A's data."""
     table = _cohort(300)
     ledger = Ledger(secret=SECRET, default_cap=Budget(1.0, 1e-3))
     ledger.charge(ledger.holding(Persons.of_column(table.id, "id"), "alice"), "KM", 1.0, label="a.csv")
@@ -294,7 +294,7 @@ def test_bundled_sets_name_their_persons_by_a_documented_rule():
 
 
 def test_caps_are_checked_on_the_tight_per_person_figure_with_basic_beside_it(ledger):
-    """Issue 45: ten AdaSSP releases (three analytic Gaussians each) cost a person ε ≈ 1.4 at δ = 10⁻³, not 10: under
+    """Ten AdaSSP releases (three analytic Gaussians each) cost a person ε ≈ 1.4 at δ = 10⁻³, not 10: under
     a cap of 10 the tight accountant admits more of them than basic composition, and never a person past the cap."""
     from dpcore import accounting
     from dpcore.regression import ADASSP, ADASSP_SPLIT

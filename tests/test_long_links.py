@@ -1,4 +1,4 @@
-"""Long link values (issue 54 item 8): ``?eps=`` followed by 100,000 characters, on any page, gives the default.
+"""Long link values: ``?eps=`` followed by 100,000 characters, on any page, gives the default.
 
 A link is anyone's text, of any length. A control reads a value no longer than ``MAX_LINK_CHARS`` (or its longest
 option's text); a longer one is refused on its length alone, before any parsing, so it costs a length check

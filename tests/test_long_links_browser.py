@@ -1,4 +1,4 @@
-"""A 100,000-character link value in Chromium (issue 54 item 8): the page renders its default ε as fast as with a
+"""A 100,000-character link value in Chromium: the page renders its default ε as fast as with a
 plain link, with a note that quotes the value cut short, and the value leaves the URL.
 
 The browser's location holds the whole link; the document request is sent to the server without the query (the
@@ -44,7 +44,7 @@ def test_a_100000_character_eps_renders_the_default_as_fast_as_a_plain_link(app_
     page.route(lambda url: len(url) > 10_000, lambda route: route.continue_(url=route.request.url.split("?")[0]))
     long = _open(page, f"{app_server}/{path}?eps={LONG_NUMBER}", "100,000 characters long")
     assert _eps_thumb(page).inner_text() == default  # not 0.1, the number the whole text spells
-    assert long < plain + 5 and long < 60, (long, plain)  # the issue saw no render for 190 s
+    assert long < plain + 5 and long < 60, (long, plain)  # a review saw no render for 190 s
     note = page.get_by_text("100,000 characters long").first.inner_text()
     assert "showing the default" in note and "0.1111" in note and len(note) < 200, note  # quoted, cut short
     streamlit_idle(page)

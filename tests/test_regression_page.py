@@ -408,7 +408,7 @@ def _editor_key(features: list[str], lo: float = 0.0, hi: float = 1.0) -> str:
 
 
 def test_upload_features_ranges_and_unit_of_privacy():
-    """Issue 32: the response is guessed ('target') and every other column is a feature, also after the response
+    """The response is guessed ('target') and every other column is a feature, also after the response
     changes; each feature gets its own public range in an editable table (default: the public rule typed above, never
     the data), a bad range names its feature; the unit of privacy is the user's, and a release waits for it and for
     the ranges' confirmation."""

@@ -1,4 +1,4 @@
-"""The paper's mode predicts on unclipped test rows, as the authors' code does (issue 54 item 9).
+"""The paper's mode predicts on unclipped test rows, as the authors' code does.
 
 The authors' ``diffpri.py`` (DPBayes/robust-private-lr) clips the private and non-private training rows in
 ``processData`` and hands ``x_test`` normalised but unclipped to ``predictL`` / ``predictMCMC``; their threshold search

@@ -54,7 +54,7 @@ def test_km_and_ci_equal_lifelines(name):
     _, hi = _on_grid(ci.iloc[:, 1], grid)
     np.testing.assert_allclose(res.ci_lower[upto], lo, rtol=0, atol=1e-10)
     np.testing.assert_allclose(res.ci_upper[upto], hi, rtol=0, atol=1e-10)
-    # median: lifelines' time is a bin right edge in data units; ours is read by the within-bin rule (issue 53),
+    # median: lifelines' time is a bin right edge in data units; ours is read by the within-bin rule,
     # so it lies inside the bin that edge closes
     med = kmf.median_survival_time_
     if np.isinf(med):

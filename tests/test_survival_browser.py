@@ -91,7 +91,7 @@ def test_draws_slider_in_its_view_redraws_that_view_only(app_server, chromium_pa
 
 
 def test_km_plots_print_numbers_at_risk(app_server, chromium_page, streamlit_idle, tmp_path):
-    """The headline and the per-group Kaplan–Meier plots carry a numbers-at-risk table under the axis (issue 28):
+    """The headline and the per-group Kaplan–Meier plots carry a numbers-at-risk table under the axis:
     drawn by Plotly inside the chart, whole numbers, the noisy rows labelled; screenshots of both charts."""
     import os
     import shutil

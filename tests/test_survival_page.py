@@ -197,7 +197,7 @@ def test_accuracy_first_refines_the_survival_estimate_with_more_draws():
 
 def test_only_the_open_view_is_computed_and_drawn():
     """The ε section's views are a view switch: only the open one is computed and drawn, so a slider move redraws one
-    chart (issue 14). The trade-off curve over ε below is independent of the views."""
+    chart. The trade-off curve over ε below is independent of the views."""
     with mock.patch.object(sv, "utility", wraps=sv.utility) as utility, \
             mock.patch.object(sv, "bootstrap_curves", wraps=sv.bootstrap_curves) as band:
         at = _app()
@@ -232,7 +232,7 @@ def test_headline_has_no_legend_and_a_caption_names_its_lines():
 
 
 def test_headline_reads_the_curve_between_edges_beside_lifelines_and_prices_the_grid():
-    """Issue 53: the Kaplan–Meier headline is drawn by the within-bin rule (not steps), lifelines on the exact times
+    """The Kaplan–Meier headline is drawn by the within-bin rule (not steps), lifelines on the exact times
     is the reference, the grid's and the noise's costs are shown apart, and the median, survival at 1, 2 and 5
     years and the restricted mean are quoted with intervals."""
     at = _app()

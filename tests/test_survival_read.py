@@ -1,4 +1,4 @@
-"""Issue 53: the DP survival curve read where a clinician reads it — between grid edges by one within-bin rule,
+"""The DP survival curve read where a clinician reads it — between grid edges by one within-bin rule,
 the median and its interval (never zero width, "not reached" honestly), survival at chosen times, the restricted
 mean, differences between groups; all from released values. Every random test is seeded (deterministic); where a
 bound is statistical its margin is stated."""

@@ -27,7 +27,7 @@ def _names(feature_names: Sequence[str] | None, d: int) -> list[str]:
 
 
 def _preparation_params(prep: Preparation) -> tuple[dict, dict]:
-    """The preparation's constants split into public inputs and values derived from its DP outputs (issue 27 §3)."""
+    """The preparation's constants split into public inputs and values derived from its DP outputs."""
     public = {"feature centre": prep.x_centre.tolist(), "feature scale (half the public range)": prep.x_scale.tolist(),
               "σx": prep.sigma_x, "preparation": dict(prep.sources)}
     derived: dict = {}

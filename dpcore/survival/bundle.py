@@ -105,7 +105,7 @@ MEASURED_FRONTIER = (
     "paper's release and rule are one click away.")
 
 
-#: How the curve reads between edges, measured (bench/bench_survival_read.py, docs/survival.md, issue 53): shown on
+#: How the curve reads between edges, measured (bench/bench_survival_read.py, docs/survival.md): shown on
 #: the page beside the curve.
 READ_FRONTIER = (
     "Measured on nine public cohorts of 646–7,874 people (GBSG2, kidney transplant and democracy durations from "

@@ -1,4 +1,4 @@
-"""Post-processing — the curve read where a clinician reads it (issue 53): between the grid edges, the median and
+"""Post-processing — the curve read where a clinician reads it: between the grid edges, the median and
 its interval, survival at chosen times, the restricted mean, differences between groups.
 
 Everything here reads **released** values only: a release's ``kaplan_meier`` table (its edges, curve and 95 %
