@@ -27,10 +27,9 @@ def cohort_behind_stream(key: str) -> Holding | Persons | None:
     person = current_person()
     ledger = get_ledger()
     scopes = (person.scope,)
-    keys = ledger.datasets(scopes=scopes)
-    names = {k: ledger.name_of(k) for k in keys}
+    names = ledger.dataset_names(scopes)
     previous = [r.dataset for r in ledger.records(scopes=scopes) if r.method.endswith(FDR_METHODS) and r.persons]
-    options = [*dict.fromkeys([*reversed(previous), *keys]), NEW_COHORT]
+    options = [*dict.fromkeys([*reversed(previous), *names]), NEW_COHORT]
     chosen = st.selectbox(
         "Cohort the p-values came from (the people charged)", options, key=key,
         format_func=lambda k: k if k == NEW_COHORT else names.get(k, k),

@@ -177,7 +177,8 @@ def _standing(ledger: Ledger, dataset: Holding, epsilon: float, delta: float, ev
         return (f"{SIMULATED_NOTE} It is recorded in the ledger for the trail; no cap applies.", "")
     standing = standing_of(ledger, dataset)
     cap = ledger.budget(dataset.key)
-    most_eps, _ = ledger.most_spent(standing, cap)
+    most = ledger.most_charged(standing.groups, cap)
+    most_eps = ledger.checked_epsilon(most)
     named = "" if persons is None else f" (persons named by {persons.source})"
     read = dataset.rows or standing.persons  # as declared: identical rows declared different people count apart
     text = f"It reads {read:,} {'person' if read == 1 else 'people'}{named}"
@@ -186,7 +187,7 @@ def _standing(ledger: Ledger, dataset: Holding, epsilon: float, delta: float, ev
                  "is kept as one record, charged whenever any copy is read")
     if standing.seen:
         text += (f"; {standing.seen:,} of them were read by earlier releases, and the most-charged has spent "
-                 f"{spend_in_words(ledger.most_charged(standing.groups, cap))}.")
+                 f"{spend_in_words(most)}.")
         if persons is not None and persons.source == WHOLE_ROW and standing.seen < standing.persons:
             text += (f" ({standing.seen:,} of this upload's {standing.persons:,} rows were seen before: identical "
                      "whole rows are the same person.)")

@@ -237,8 +237,13 @@ class Ledger:
     def most_spent(self, standing: Standing, cap: Budget | None) -> tuple[float, float]:
         """The most-charged person's (ε, δ) in ``standing`` as ``cap`` is checked (tight ε where it applies)."""
         most = self.most_charged(standing.groups, cap)
+        return self.checked_epsilon(most), most["δ spent"]
+
+    @staticmethod
+    def checked_epsilon(most: Mapping[str, float | None]) -> float:
+        """The ε a :meth:`most_charged` row is checked against its cap on: tight where it applies, else the sum."""
         tight = most["ε spent (tight)"]
-        return (most["ε spent"] if tight is None else tight), most["δ spent"]
+        return most["ε spent"] if tight is None else tight
 
     def most_charged(self, spend: Sequence[Spend], cap: Budget | None) -> dict[str, float | None]:
         """The most-charged person among ``spend`` (one row per history) against ``cap``, as every view shows it:
@@ -383,7 +388,11 @@ class Ledger:
         return self._store.records(dataset, None if scopes is None else tuple(scopes), with_values)
 
     def datasets(self, scopes: Sequence[str] | None = None) -> list[str]:
-        return [row.key for row in self._store.datasets(None if scopes is None else tuple(scopes))]
+        return list(self.dataset_names(scopes))
+
+    def dataset_names(self, scopes: Sequence[str] | None = None) -> dict[str, str]:
+        """Each data set's key and name in ``scopes`` (one query, for lists drawn on every rerun)."""
+        return {row.key: row.label for row in self._store.datasets(None if scopes is None else tuple(scopes))}
 
     def person_spend(self, scopes: Sequence[str] | None = None, dataset: str | None = None) -> list[Spend]:
         """Every person's spend in ``scopes`` (or among the persons ever read on ``dataset``), one row per history:
