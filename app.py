@@ -74,7 +74,10 @@ def _session_status() -> None:
         return
     ledger = get_ledger()
     holding = current_holding()
-    if holding is not None and person.role == CUSTODIAN:
+    if holding is not None and holding.nobody and person.role == CUSTODIAN:
+        st.caption("Simulated from a public seed: nobody real is read, so releases on it are recorded and charge "
+                   "nobody.")
+    elif holding is not None and person.role == CUSTODIAN:
         standing = standing_of(ledger, holding)
         most = ledger.most_charged(standing.groups, ledger.budget(holding.key))
         st.caption(f"Its most-charged person has spent {spend_in_words(most)}; {standing.seen:,} of its "

@@ -252,3 +252,15 @@ def test_simulated_data_read_nobody_and_charge_nobody_on_every_store(ledger):
     assert ledger.person_spend() == [] and ledger.standing(holding).groups == ()
     (row,) = ledger.summary()
     assert row["persons"] == 0 and row["ε spent"] == 0.0
+
+
+def test_the_sidebar_says_simulated_data_charge_nobody():
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=180).run()
+    at.switch_page("app_pages/fdr.py").run()
+    assert not at.exception, at.exception
+    sidebar = " ".join(c.value for c in at.sidebar.caption)
+    assert "charge nobody" in sidebar and "people were read before" not in sidebar, sidebar
