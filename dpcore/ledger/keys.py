@@ -81,22 +81,24 @@ def person_digests(secret: bytes | None, persons: Persons, scope: str = LOCAL_SC
 
 
 def row_keys(secret: bytes | None, persons: Persons, scope: str = LOCAL_SCOPE) -> dict[str, Any]:
-    """Every key of every row a release reads, keyed per scope: ``primary`` (one per row), ``links`` (primary,
-    another key of its row), ``lookups`` (primary, the key a ledger before linking gave it), ``contents``
-    (primary, keyed content digest, kind), ``upload`` (every content of the whole upload, read or not, with its kind: 0 the whole row, 1 without
-    the person column) and ``origin``
-    (the upload's keyed fingerprint).
+    """Every key of every row a release reads, keyed per scope.
+
+    ``primary`` (one per row); ``links`` (primary, another key of its row); ``lookups`` (primary, the key a ledger
+    before linking gave it); ``contents`` (primary, keyed content digest, kind); ``upload`` (every content of the
+    whole upload, read or not, and its kind: 0 the whole row, 1 without the person column); ``origin`` (the upload's
+    keyed fingerprint).
 
     An id names its row's primary key (the digest earlier versions gave it). Without an id the primary key is the
     row's content *as found in this upload* (:func:`content_key` of origin and content), so that rows of unrelated
     cohorts that happen to coincide stay apart; the store links contents across uploads it recognises as the same
-    people (:data:`dpcore.persons.RECOGNITION_SHARE`)."""
+    people (:data:`dpcore.persons.RECOGNITION_SHARE`). Each distinct content is keyed once.
+    """
     key = _scope_key(secret, scope)
     ids, contents, legacy = persons.keyed_rows()
     origin = _digests(key, [persons.origin], "origin\x00")[0] if persons.origin else ""
-    content_digests = [_digests(key, c, "content\x00") for c in contents]
-    upload = sorted({(d, kind) for kind, column in enumerate(persons.contents)
-                     for d in _digests(key, pd.unique(column), "content\x00")})
+    keyed = [dict(zip(unique, _digests(key, unique, "content\x00")))
+             for unique in (pd.unique(column) for column in persons.contents)]
+    content_digests = [[table[c] for c in column] for table, column in zip(keyed, contents)]
     own = [[content_key(origin, d) for d in kind] for kind in content_digests]
     primary = own[0] if persons.source == WHOLE_ROW else _digests(key, ids)
     links = {(p, k) for kind in own for p, k in zip(primary, kind) if k != p}
@@ -106,7 +108,8 @@ def row_keys(secret: bytes | None, persons: Persons, scope: str = LOCAL_SCOPE) -
     return {"primary": primary, "links": tuple(sorted(links)), "lookups": tuple(sorted(lookups)),
             "contents": tuple(sorted({(p, d, kind) for kind, column in enumerate(content_digests)
                                       for p, d in zip(primary, column)})),
-            "upload": tuple(upload), "origin": origin}
+            "upload": tuple(sorted((d, kind) for kind, table in enumerate(keyed) for d in set(table.values()))),
+            "origin": origin}
 
 
 @dataclass(frozen=True)
