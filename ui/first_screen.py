@@ -1,0 +1,100 @@
+"""The first screen every method page shares: the question, ε beside the answer, and everything else folded.
+
+A method page answers one question: what the private result looks like next to the non-private one at the ε
+chosen. On a 1366×768 laptop the first screen holds, in this order and without scrolling:
+
+1. the page title (``ui.page_header``) and a :func:`question_row`: the data set and the one or two controls
+   that define the question (compare by, the drug, …);
+2. the :func:`first_screen` columns, drawn inside the page's ε fragment: on the left the ε slider, the
+   :func:`answer` line and the Release button; on the right the main figure, at most :data:`FIGURE_HEIGHT`
+   px tall, with a legend in the words a clinician uses.
+
+Expert settings go into one folded :class:`settings_group` whose label repeats their current values; prose and
+formulas go into :func:`what_this_page_shows` (or teaching mode). Streamlit's own layout (columns,
+expanders) only: no CSS, which breaks when Streamlit renames its classes. ``tests/test_first_screen_browser.py``
+holds every method page to this at 1440×900 and 1366×768.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.layout import explain, literal
+
+#: The tallest main figure that still leaves half of it in the first 768 px under the title, the question row
+#: and the view switch (measured in Chromium, ``tests/test_first_screen_browser.py``).
+FIGURE_HEIGHT = 440
+#: Widths of the controls column and the figure column of :func:`first_screen`.
+FIRST_SCREEN_WIDTHS = (1.0, 2.3)
+#: The separator between the values a settings label lists.
+SEPARATOR = " · "
+
+
+def question_row(*widths: float):
+    """Columns for the data set and the controls that define the question, bottom-aligned so that a
+    selectbox, a toggle and a radio of different heights line up. Page level (a change reruns the page)."""
+    return st.columns(list(widths) or [2, 1], vertical_alignment="bottom")
+
+
+def first_screen(widths: tuple[float, float] = FIRST_SCREEN_WIDTHS):
+    """``(controls, figure)``: the ε slider, the answer and the Release button beside the main figure.
+
+    Call it inside the page's ε fragment, which must draw into both columns (a fragment may not write into
+    containers made outside it). The figure sits beside the slider, so a keyboard move of ε, which reruns
+    the fragment, redraws the figure where the reader is already looking.
+    """
+    return st.columns(list(widths), gap="medium", vertical_alignment="top")
+
+
+def answer(measure: str, private: str, nonprivate: str, *, verdict: str = "") -> None:
+    """The one line a reader takes away: ``measure: private … · non-private …`` and an optional ``verdict``.
+
+    e.g. "Median survival: private 11.8 months (95 % CI 9.6–14.1) · non-private 12.0 (10.6–13.4)". The parts
+    are shown as typed (:func:`ui.layout.literal`): they may carry names read from data.
+    """
+    line = f"**{literal(measure)}:** private **{literal(private)}** · non-private {literal(nonprivate)}"
+    st.markdown(line + (f"  \n{literal(verdict)}" if verdict else ""))
+
+
+class settings_group:  # noqa: N801 - used like st.expander: ``with ui.settings_group(...) as settings:``
+    """One folded expander of expert settings whose label lists their current values on one line.
+
+    ``with settings_group("sv_settings") as settings:`` draw the widgets, and after each call
+    ``settings.shows("Kaplan–Meier")`` (the value as a reader says it). The label must exist before the widgets
+    inside it, so it repeats what the previous run showed; when that differs from what this run shows (the
+    session's first run, a setting just changed, a value that follows ε) the page reruns once at the end of
+    the block, before any heavy work below it, so the label is never stale. Page level only, not in a fragment.
+    """
+
+    def __init__(self, key: str, title: str = "Settings") -> None:
+        self._key, self._title, self._parts = key, title, []
+        self._memory = f"_{key}_summary"
+        self._box = None
+
+    def shows(self, text: str) -> None:
+        """Add ``text`` to the label (shown as typed)."""
+        self._parts.append(str(text))
+
+    @property
+    def summary(self) -> str:
+        return SEPARATOR.join(self._parts)
+
+    def _label(self, summary: str | None) -> str:
+        return f"{self._title}: {literal(summary)}" if summary else self._title
+
+    def __enter__(self) -> "settings_group":
+        self._shown = st.session_state.get(self._memory)
+        self._box = st.expander(self._label(self._shown), expanded=False, key=self._key)
+        self._box.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._box.__exit__(*exc)
+        if exc[0] is None and self.summary != self._shown:
+            st.session_state[self._memory] = self.summary
+            st.rerun(scope="app")
+
+
+def what_this_page_shows(markdown: str) -> None:
+    """The page's prose and formulas, folded under one title: the first screen keeps the answer only."""
+    explain(markdown, title="What this page shows")
