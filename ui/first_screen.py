@@ -56,7 +56,7 @@ def answer(measure: str, private: str, nonprivate: str, *, verdict: str = "") ->
     st.markdown(line + (f"  \n{literal(verdict)}" if verdict else ""))
 
 
-class settings_group:  # noqa: N801 - used like st.expander: ``with ui.settings_group(...) as settings:``
+class settings_group:  # lower case: used like st.expander, ``with ui.settings_group(...) as settings:``
     """One folded expander of expert settings whose label lists their current values on one line.
 
     ``with settings_group("sv_settings") as settings:`` draw the widgets, and after each call
@@ -82,7 +82,7 @@ class settings_group:  # noqa: N801 - used like st.expander: ``with ui.settings_
     def _label(self, summary: str | None) -> str:
         return f"{self._title}: {literal(summary)}" if summary else self._title
 
-    def __enter__(self) -> "settings_group":
+    def __enter__(self) -> settings_group:
         self._shown = st.session_state.get(self._memory)
         self._box = st.expander(self._label(self._shown), expanded=False, key=self._key)
         self._box.__enter__()
