@@ -80,8 +80,9 @@ def _session_status() -> None:
     elif holding is not None and person.role == CUSTODIAN:
         standing = standing_of(ledger, holding)
         most = ledger.most_charged(standing.groups, ledger.budget(holding.key))
-        st.caption(f"Its most-charged person has spent {spend_in_words(most)}; {standing.seen:,} of its "
-                   f"{standing.persons:,} people were read before.")
+        read = (f"{standing.seen:,} of its {standing.persons:,} people were read before" if standing.persons != 1
+                else f"its one person was {'' if standing.seen else 'not '}read before")  # never "1 people"
+        st.caption(f"Its most-charged person has spent {spend_in_words(most)}; {read}.")
     st.markdown("**Privacy ledger (your data sets, all sessions)**" if person.role == CUSTODIAN
                 else "**Privacy ledger (data sets granted to you)**", help=SPEND_EXPLAINED)
     summary = ledger.summary(session=session_id(), scopes=readable_scopes(person))

@@ -25,6 +25,8 @@ from ui import (
     show_errors,
 )
 from ui.identity import current_person, how_to_become
+from ui.chart import chart
+from dpcore.provenance import SETTINGS_CHOSEN_EXPLAINED
 from ui.state import opened_datasets, readable_scopes
 
 ledger = get_ledger()
@@ -120,7 +122,7 @@ def _person_spend_section(scopes: tuple[str, ...]) -> None:
     tight = ledger.tight_spend(spend, cap)
     checked = spend if tight is None else tight
     rule = "basic composition" if tight is None else f"tight accounting at δ = {cap.delta:g}"
-    st.plotly_chart(person_spend_figure(checked, cap.epsilon if cap else None, rule=rule), key="ledger_person_spend")
+    chart(person_spend_figure(checked, cap.epsilon if cap else None, rule=rule), key="ledger_person_spend")
     most = max(checked, key=lambda s: s.epsilon)
     over = sum(s.persons for s in checked if cap and s.epsilon > cap.epsilon + 1e-12)
     st.markdown(f"**{people:,}** persons read by releases. The most-charged has spent **ε = {most.epsilon:.4g}** by "
@@ -152,6 +154,7 @@ with tables:
                                   r.persons or "(before per-person budgets)"),
                  "charged through": ledger.name_of(ids[r.via].dataset) if r.via in ids else "",
                  "this session": "✓" if r.session == session else "", "by": r.actor, "status": r.status,
+                 "settings chosen": r.settings_choice().label,
                  "parameters": "; ".join(f"{k}={v}" for k, v in r.params.items())}
                 for r in records
             ]
@@ -160,6 +163,7 @@ with tables:
             table = table.drop(columns="charged through")
         st.subheader("Releases (all sessions)")
         st.dataframe(spreadsheet_safe(table), hide_index=True, width="stretch", column_config=_EXACT)
+        st.caption(SETTINGS_CHOSEN_EXPLAINED)
         _person_spend_section(scopes)
         st.subheader("Totals per data set")
         totals = pd.DataFrame(ledger.summary(session=session, scopes=scopes))
@@ -206,12 +210,19 @@ kept_audits = ledger.audit_records()
 if kept_audits:
     st.subheader("Audits kept in the ledger")
     st.caption("Every audit run on this deployment (synthetic worst-case neighbours, no data), newest first.")
-    st.dataframe(pd.DataFrame([{"time (UTC)": a["time"], "audit": a["subject"],
+    # minutes, not raw ISO timestamps; the audit's name gets the room (it names the method and the pair)
+    st.dataframe(pd.DataFrame([{"time (UTC)": pd.Timestamp(a["time"]).strftime("%Y-%m-%d %H:%M"),
+                                "audit": a["subject"],
                                 "claimed ε": a["summary"].get("claimed_epsilon"),
                                 "empirical ε lower bound": a["summary"].get("epsilon_lower"),
                                 "runs": a["summary"].get("n_runs"), "planted bug": a["summary"].get("planted_bug"),
                                 "refuted": a["summary"].get("violation")} for a in reversed(kept_audits)]),
-                 hide_index=True, width="stretch")
+                 hide_index=True, width="stretch",
+                 column_config={"audit": st.column_config.TextColumn("audit", width="large"),
+                                "claimed ε": st.column_config.NumberColumn("claimed ε", format="%g"),
+                                "empirical ε lower bound": st.column_config.NumberColumn(
+                                    "empirical ε lower bound", format="%.3f"),
+                                "runs": st.column_config.NumberColumn("runs", format="localized")})
 
 st.subheader("Session report")
 bundles = releases()

@@ -68,6 +68,18 @@ def test_sidebar_shows_the_figure_the_cap_is_checked_on_with_basic_composition_b
     assert f"most-charged person: {both} spent · 10 releases" in listed
 
 
+def test_sidebar_says_one_person_in_words_never_one_people():
+    """A cohort of one (an FDR stream's declared cohort can be one person) reads "its one person", not "1 people"."""
+    ledger = open_ledger(LedgerConfig.from_env(DEFAULT_DATA_DIR))
+    holding = ledger.holding(Persons.of_column(pd.Series(["p1"]), "id"))
+    at = _app()
+    at.session_state["_dp_current_dataset"] = ("one.csv", "fp", holding.key)
+    at.session_state["_dp_current_holding"] = holding
+    at.run()
+    assert not at.exception
+    current = " ".join(c.value for c in at.sidebar.caption)
+    assert "its one person was not read before." in current and "1 people" not in current, current
+
 def test_teaching_mode_is_bound_to_the_url():
     at = _app()
     at.query_params["teach"] = "true"
