@@ -15,6 +15,10 @@ on the **exact** times:
 - the restricted mean to the horizon: coverage of lifelines' (``restricted_mean_survival_time``) and width;
 - the binning alone (the same rule on the exact binned counts) and the noise (a release against that) as sup
   errors over the half-years;
+- with a declared resolution (``RECORDED_IN_WHOLE``: times recorded in whole years or weeks), the same rule read
+  as the staircase such times give ("rule, as recorded": the release's reading when the custodian declares it);
+- the binning alone anywhere: the rule on the exact binned counts against lifelines at 16 points per bin where
+  ≥ 10 % are at risk (not only at half-years, which a 6-month grid reads at its edges);
 - the old reading (a step between edges, the median the first edge below 0.5, its interval snapped to edges) for
   comparison; the published baseline (Gondara & Wang's release and rule — the matrix with the number at the start
   noised, counts clipped then subtracted — with its band, read as the paper reads it); a grid twice as fine as the
@@ -84,6 +88,9 @@ def cohort(name: str) -> tuple[np.ndarray, np.ndarray, str, float, str]:
 R_SETS = {"colon": ("time", "status", 9), "rotterdam": ("dtime", "death", 19), "nwtco": ("edrel", "rel", 16),
           "flchain": ("futime", "death", 14)}
 SETS = ("gbsg2", "kidney_transplant", "dd", "myeloid", "transplant", "rossi", "pbc")
+#: How each cohort's times were recorded, as its source states (public; data units): ``dd`` in whole years, Rossi
+#: in whole weeks. The others are in days, far below any grid's bins, so none is declared.
+RECORDED_IN_WHOLE = {"dd": 1.0, "rossi": 1.0}
 
 
 def available_sets() -> tuple[str, ...]:
@@ -112,12 +119,31 @@ def _lifelines_at(time, event, t: float) -> float:
     return float(KaplanMeierFitter().fit(time, event != 0).survival_function_at_times([t]).iloc[0])
 
 
-def _grid(unit, horizon, n, eps, kind: str) -> sv.Grid:
-    """``kind``: "default" (the page's rule), "finer" (twice as many bins), "yearly" (one-year bins, the coarse grid
-    hidden cohorts got at ε = 1)."""
+def previous_rule(horizon, unit, n, eps) -> tuple[int, str]:
+    """The default grid before the rule balanced the constant-hazard reading: ``k* = (0.6 n / σ)^(2/3)`` bins (a
+    step read between edges misses by a bin's whole drop), the nearest rung of the same ladder."""
+    import math
+
+    from dpcore.survival import grid as grid_rules
+
+    k = (0.6 * n / (2 * math.sqrt(2.0) / eps)) ** (2 / 3)
+    k = min(grid_rules.MAX_DEFAULT_BINS, max(grid_rules.MIN_DEFAULT_BINS, k))
+    days = horizon * UNIT_DAYS[unit]
+    rungs = [(w, u, math.ceil(days / (w * UNIT_DAYS[u]) - 1e-9)) for w, u in grid_rules.GRID_LADDER]
+    rungs = [r for r in rungs if r[2] <= grid_rules.MAX_DEFAULT_BINS]
+    w, u, _ = min(rungs, key=lambda r: abs(math.log(r[2] / k)))
+    return w, u
+
+
+def _grid(unit, horizon, n, eps, kind: str, resolution: float | None = None) -> sv.Grid:
+    """``kind``: "default" (the page's rule), "previous" (the rule balanced for a step reading), "finer" (twice as
+    many bins), "yearly" (one-year bins, the coarse grid hidden cohorts got at ε = 1)."""
     if kind == "yearly":
         return sv.make_grid(horizon, data_unit=unit, grid_unit="years", width=1)
-    width, gunit = sv.default_bin_width(horizon, unit, n=n, epsilon=eps, n_groups=1)
+    if kind == "previous":
+        width, gunit = previous_rule(horizon, unit, n, eps)
+        return sv.make_grid(horizon, data_unit=unit, grid_unit=gunit, width=width)
+    width, gunit = sv.default_bin_width(horizon, unit, n=n, epsilon=eps, n_groups=1, resolution=resolution)
     grid = sv.make_grid(horizon, data_unit=unit, grid_unit=gunit, width=width)
     if kind == "finer":
         grid = sv.points_grid(horizon, 2 * grid.k, data_unit=unit)
@@ -127,7 +153,7 @@ def _grid(unit, horizon, n, eps, kind: str) -> sv.Grid:
 
 def rows_for(name: str, eps: float, draws: int, band_draws: int, rng: np.random.Generator, kind: str) -> list[dict]:
     time, event, unit, horizon, source = cohort(name)
-    grid = _grid(unit, horizon, time.size, eps, kind)
+    grid = _grid(unit, horizon, time.size, eps, kind, RECORDED_IN_WHOLE.get(name))
     half = 0.5 * UNIT_DAYS["years"] / UNIT_DAYS[unit]  # half a year in data units
     read_data = np.arange(half, horizon + 1e-9, half)
     read_data = read_data[[(time >= t).mean() >= 0.1 for t in read_data]]
@@ -145,12 +171,15 @@ def rows_for(name: str, eps: float, draws: int, band_draws: int, rng: np.random.
     exact = sv.km(sv.postprocess(counts)).estimate[0]
     s_read = sv.path(edges, est, read)  # (R, m)
     binning = float(np.abs(sv.path(edges, exact, read) - S_true).max())
+    reference = sv.lifelines_reference(time, event, grid)[0]
+    binning_anywhere = sv.costs(edges, exact, exact, reference)[0]
     noise_sup = float(np.median(np.abs(s_read - sv.path(edges, exact, read)).max(-1)))
     base = {"data set": name, "n": time.size, "events": int((event != 0).sum()), "ε": eps,
             "grid": ("" if kind == "default" else f"{kind}: ") + sv.bin_width_text(grid.width, grid.grid_unit),
             "bins": grid.k,
             "half-years read": read.size, "bias at half-years": float(np.abs(s_read.mean(0) - S_true).max()),
-            "binning alone (sup)": binning, "noise (median sup)": noise_sup,
+            "binning alone (sup)": binning, "binning alone anywhere (sup)": binning_anywhere,
+            "noise (median sup)": noise_sup,
             "lifelines median": m_true_g, "unit": grid.grid_unit}
     r_est = sv.rmst(edges, est, edges[-1])
     r_draws = sv.rmst(edges, redraws, edges[-1])
@@ -194,15 +223,31 @@ def rows_for(name: str, eps: float, draws: int, band_draws: int, rng: np.random.
                                                 & (S_true <= p_hi[:, step_idx] + 1e-9))),
                  "band width": float(np.mean(p_hi[:, step_idx] - p_lo[:, step_idx])),
                  **_median_stats(pm, pl, ph, m_true_g, edges[-1])})
-    for rule, widen in WIDENS:
-        b_lo, b_hi = sv.band_at(edges, lo, hi, read, widen=widen)
+    resolution = RECORDED_IN_WHOLE.get(name)
+    readings = [(f"rule, band {rule}", widen, None) for rule, widen in WIDENS]
+    if resolution is not None:
+        readings.append(("rule, as recorded", sv.BAND_RULES[sv.DEFAULT_BAND], resolution / grid.step))
+    for reading, widen, res in readings:
+        at = sv.on_resolution(read, res)
+        s_at = sv.path(edges, est, at)
+        b_lo, b_hi = sv.band_at(edges, lo, hi, at, widen=widen)
+        b_lo, b_hi = np.fmin(b_lo, s_at), np.fmax(b_hi, s_at)  # as survival_at: the band holds its curve
         cov = float(np.mean((b_lo <= S_true + 1e-9) & (S_true <= b_hi + 1e-9)))
-        m, a, b = sv.median_read(edges, est, lo, hi, widen=widen)
-        m_lo, m_hi = sv.band_at(edges, lo, hi, m_at, widen=widen)
-        rows.append({**base, **at_median(sv.path(edges, est, m_at)[:, 0], m_lo[:, 0], m_hi[:, 0]),
-                     "reading": f"rule, band {rule}", "band coverage": cov,
-                     "band width": float(np.mean(b_hi - b_lo)), **_median_stats(m, a, b, m_true_g, edges[-1])})
-    return rows
+        m, a, b = sv.median_read(edges, est, lo, hi, widen=widen, resolution=res)
+        m_read = sv.on_resolution(m_at, res)
+        m_lo, m_hi = sv.band_at(edges, lo, hi, m_read, widen=widen)
+        r_est = sv.rmst(edges, est, edges[-1], resolution=res)
+        r_lo, r_hi = np.quantile(sv.rmst(edges, redraws, edges[-1], resolution=res), [0.025, 0.975], axis=0)
+        r_in = (np.minimum(r_lo, r_est) <= r_true_g) & (r_true_g <= np.maximum(r_hi, r_est))
+        rows.append({**base, **at_median(sv.path(edges, est, m_read)[:, 0], m_lo[:, 0], m_hi[:, 0]),
+                     "reading": reading, "bias at half-years": float(np.abs(s_at.mean(0) - S_true).max()),
+                     "band coverage": cov, "band width": float(np.mean(b_hi - b_lo)),
+                     "RMST coverage": float(np.mean(r_in)),
+                     "RMST width / horizon": float(np.mean(r_hi - r_lo) / edges[-1]),
+                     "RMST error / horizon": float(np.median(np.abs(r_est - r_true_g)) / edges[-1]),
+                     **_median_stats(m, a, b, m_true_g, edges[-1])})
+    default = "rule, as recorded" if resolution is not None else f"rule, band {sv.DEFAULT_BAND}"
+    return [{**r, "default reading": r["reading"] == default} for r in rows]
 
 
 def grouped(name: str):
@@ -290,14 +335,17 @@ SHORT = {"bias at half-years": "bias ½y", "band coverage": "band cov.", "band w
 
 
 def summary(table: pd.DataFrame) -> str:
-    """The tables docs/survival.md quotes: the default rule ("rule, band half") beside the old reading and the
-    paper's, per grid; the band rules side by side; the restricted mean and the costs."""
+    """The tables docs/survival.md quotes: the default reading (the band half-way to the envelope; as recorded
+    where a resolution is declared) beside the old reading and the paper's, per grid; the band rules side by side;
+    the restricted mean and the costs."""
     out = []
-    for kind, title in (("default", "The page's default grid"), ("yearly", "A yearly grid (a coarse case)"),
-                        ("finer", "A grid twice as fine as the default")):
+    for kind, title in (("default", "The page's default grid"),
+                        ("previous", "The previous default grid (balanced for a step reading)"),
+                        ("yearly", "A yearly grid (a coarse case)"), ("finer", "A grid twice as fine as the default")):
         part = table[table["grid"].str.startswith(f"{kind}: ") if kind != "default"
                      else ~table["grid"].str.contains(":")]
-        part = part[part["reading"].isin(["rule, band half", "old: step, first edge", "paper: Gondara & Wang, step"])]
+        part = part[part["default reading"]
+                    | part["reading"].isin(["old: step, first edge", "paper: Gondara & Wang, step"])]
         if part.empty:
             continue
         cols = ["data set", "n", "ε", "grid", "reading", *SHORT, "bias at the median", "band coverage at the median"]
@@ -307,9 +355,9 @@ def summary(table: pd.DataFrame) -> str:
                             values=["band coverage", "band width"], sort=False)
     piv.columns = [f"{m} ({r.replace('rule, band ', '')})" for m, r in piv.columns]
     out.append("### Band rules between edges\n\n" + markdown(piv.reset_index()))
-    half = table[table["reading"] == "rule, band half"]
-    cols = ["data set", "ε", "grid", "lifelines median", "unit", "RMST coverage", "RMST width / horizon",
-            "RMST error / horizon", "binning alone (sup)", "noise (median sup)"]
+    half = table[table["default reading"]]
+    cols = ["data set", "ε", "grid", "reading", "lifelines median", "unit", "RMST coverage", "RMST width / horizon",
+            "RMST error / horizon", "binning alone (sup)", "binning alone anywhere (sup)", "noise (median sup)"]
     out.append("### Restricted mean and what each step costs\n\n" + markdown(half[cols]))
     return "\n".join(out)
 
@@ -320,7 +368,7 @@ def main() -> None:
     parser.add_argument("--band-draws", type=int, default=100)
     parser.add_argument("--sets", default=",".join(available_sets()))
     parser.add_argument("--eps", default=",".join(str(e) for e in EPSILONS))
-    parser.add_argument("--grids", default="default,finer,yearly", help="default, finer and/or yearly")
+    parser.add_argument("--grids", default="default,previous,yearly", help="default, previous, finer and/or yearly")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "survival_read")
     args = parser.parse_args()

@@ -229,6 +229,90 @@ def test_times_in_whole_grid_units_need_the_envelope_band():
     assert np.mean((a <= m) & (m <= b)) >= 0.9
 
 
+def test_times_recorded_in_whole_units_are_read_as_recorded():
+    """Democracy durations (lifelines ``dd``, 1,808 people, whole years). Declared as recorded in whole years (public),
+    the default grid is yearly and every reading is taken at the last whole year, as the exact curve is flat in
+    between: over 30 seeded previews at ε = 1, bias at half-years ≤ 0.03 and band coverage ≥ 90 % (measured 0.010 and
+    0.99; read without the declaration: 0.153 and 0.72), the median a whole year whose interval holds lifelines'
+    median (measured 100 %), never of zero width."""
+    import lifelines.datasets as ld
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        d = ld.load_dd()
+    time, event = d["duration"].to_numpy(float), d["observed"].to_numpy(int)
+    assert sv.default_bin_width(45.0, "years", n=time.size, epsilon=1.0, resolution=1.0) == (1, "years")
+    assert sv.default_bin_width(45.0, "years", n=time.size, epsilon=1.0) == (2, "years")  # without it: the rule's
+    grid = sv.make_grid(45.0, data_unit="years", grid_unit="years")
+    est, lo, hi = _preview_reads(time, event, grid, 1.0, draws=30, seed=5)
+    kmf = _lifelines(time, event)
+    half = np.arange(0.5, 45.0, 0.5)
+    half = half[[(time >= t).mean() >= 0.1 for t in half]]
+    truth = kmf.survival_function_at_times(half).to_numpy()
+    at = sv.on_resolution(half, 1.0)
+    np.testing.assert_allclose(at, np.floor(half))
+    s = sv.path(grid.display, est, at)
+    b_lo, b_hi = sv.band_at(grid.display, lo, hi, at)
+    assert np.abs(s.mean(0) - truth).max() <= 0.03
+    assert np.mean((b_lo <= truth) & (truth <= b_hi)) >= 0.9
+    m, a, b = sv.median_read(grid.display, est, lo, hi, resolution=1.0)
+    assert np.all(m == np.round(m)) and np.all(b - a >= 1)
+    median = kmf.median_survival_time_
+    assert np.mean((a <= median) & (median <= b)) >= 0.9
+
+
+def test_a_declared_resolution_reads_a_staircase_everywhere():
+    """Read as recorded in whole units of 1: the curve at 2.5 is the curve at 2; the median and both ends of its
+    interval are the first whole unit at or after their crossings; where both ends fall on one unit the interval is
+    the step ending there (never zero width); the restricted mean is the area under the staircase."""
+    edges = np.array([0.0, 2, 4, 6])
+    S = np.array([1.0, 0.8, 0.45, 0.3])
+    table = _table(edges, S, S - 0.02, np.minimum(S + 0.02, 1))
+    out = sv.survival_at(table, [2.5, 3.0, 3.99, 4.0], resolution=1.0)
+    plain = sv.survival_at(table, [2.0, 3.0, 3.0, 4.0])
+    np.testing.assert_allclose(out["survival"], plain["survival"])
+    np.testing.assert_allclose(out["ci_lower"], plain["ci_lower"])
+    m, a, b = sv.median_read(edges, S, S - 0.02, np.minimum(S + 0.02, 1), resolution=1.0)
+    cont = sv.median_read(edges, S, S - 0.02, np.minimum(S + 0.02, 1))[0]
+    assert float(m) == np.ceil(float(cont)) and float(b) - float(a) >= 1 and a <= m <= b
+    m, a, b = sv.median_read(edges, S, S - 1e-6, S + 1e-6, resolution=1.0)  # a band too thin to leave one unit
+    assert (float(a), float(b)) == (float(m) - 1, float(m))
+    staircase = sum(sv.path(edges, S, [t])[0] for t in range(6))
+    assert sv.rmst(edges, S, 6.0, resolution=1.0) == pytest.approx(staircase)
+    rng = np.random.default_rng(0)
+    time, event = np.ceil(rng.exponential(3, 800)), (rng.random(800) < 0.8).astype(int)
+    grid = sv.make_grid(10.0, data_unit="years", grid_unit="years")
+    bundle = sv.release(time, event, grid=grid, epsilon=1.0, band_draws=40, time_resolution=1.0)
+    assert bundle.public_params["times_recorded_in_whole"] == "1 years (declared)"
+    km = bundle.tables["kaplan_meier"]
+    curve = bundle.tables["kaplan_meier_curve"]
+    again = sv.survival_at(km, curve["time"], resolution=1.0)
+    np.testing.assert_allclose(curve["survival"], again["survival"])  # the exported curve is read as recorded
+    assert bundle.tables["median"]["median_survival"].iloc[0] == sv.median_table(km, "years", resolution=1.0)[
+        "median_survival"].iloc[0]
+    with pytest.raises(ValueError):
+        sv.release(time, event, grid=grid, epsilon=1.0, band_draws=10, time_resolution=0.0)
+
+
+def test_the_default_grid_keeps_myeloid_median_within_five_percent_of_the_horizon():
+    """Myeloid (646 people): its curve is flat near one half (0.56 at 24 months, 0.48 at 48), so the noise of every
+    bin before the median moves it. The grid rule balanced for the constant-hazard reading (second-order binning
+    error) halves the bins of the step-balanced rule (3 → 6 months at ε = 1): over 100 seeded previews the median
+    error is ≤ 5 % of the horizon at ε = 1 and ≤ 3 % at ε = 2 (measured 4.4 % and 2.6 %; on the step rule's 3-month
+    grid at ε = 1: 5.9 %), and the interval holds lifelines' median in ≥ 90 % (measured 100 %)."""
+    d = load_survival("myeloid")
+    event = (np.asarray(d.event) != 0).astype(int)
+    assert sv.target_bins(d.time.size, 1.0) < 0.75 * (0.6 * d.time.size / (2 * np.sqrt(2))) ** (2 / 3)
+    for epsilon, goal in ((1.0, 0.05), (2.0, 0.03)):
+        width, unit = sv.default_bin_width(d.horizon, d.time_unit, n=d.time.size, epsilon=epsilon)
+        grid = sv.make_grid(d.horizon, data_unit=d.time_unit, grid_unit=unit, width=width)
+        truth = _lifelines(d.time, event).median_survival_time_ / grid.step
+        est, lo, hi = _preview_reads(d.time, event, grid, epsilon, draws=100, seed=3)
+        m, a, b = sv.median_read(grid.display, est, lo, hi)
+        assert np.median(np.abs(m - truth)) <= goal * grid.display[-1]
+        assert np.mean((a <= truth) & (truth <= b)) >= 0.9
+
+
 def test_a_release_records_its_band_rule():
     rng = np.random.default_rng(0)
     time, event = rng.exponential(300, 600), (rng.random(600) < 0.7).astype(int)

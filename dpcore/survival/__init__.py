@@ -57,7 +57,7 @@ from dpcore.survival.logrank import (  # noqa: F401
 )
 from dpcore.survival.read import (  # noqa: F401
     BAND_RULES, band_at, curve_table, DEFAULT_BAND, describe as describe_read, fine_times, first_below, median_read,
-    median_table, path, read_tables, rmst,
+    median_table, on_resolution, path, read_tables, rmst,
     survival_at, WITHIN_BIN_RULE,
 )
 from dpcore.survival.reference import (  # noqa: F401
@@ -74,4 +74,11 @@ from dpcore.survival.bundle import (  # noqa: F401
 )
 from dpcore.survival.audit import (  # noqa: F401
     audit_scenarios,
+)
+from dpcore.survival.hazard_ratio import (  # noqa: F401
+    ESTIMAND, GroupedTable, hazard_ratios, HazardRatioFit, proportional_hazards_check, ProportionalHazardsCheck,
+    stratified_labels,
+)
+from dpcore.survival.cox import (  # noqa: F401
+    DPCoxPHFitter,
 )

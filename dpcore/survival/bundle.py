@@ -144,18 +144,23 @@ def default_read_times(grid: Grid, years=READ_YEARS) -> tuple[float, ...]:
 def released_tables(rel: Counts, noise: Noise, *, alpha: float = 0.05, band_draws: int = 200,
                     rng: np.random.Generator | None = None, risk_set: str = DEFAULT_RISK_SET,
                     read_times=None, rmst_horizon: float | None = None,
-                    band_rule: str = DEFAULT_BAND) -> dict[str, pd.DataFrame]:
+                    band_rule: str = DEFAULT_BAND, time_resolution: float | None = None) -> dict[str, pd.DataFrame]:
     """Every table of a release, computed from the released (noisy) counts only.
 
     ``read_times`` (grid units; default 1, 2 and 5 years inside the horizon) and ``rmst_horizon`` (grid units;
     default the horizon) are public choices of the summary tables (:func:`dpcore.survival.read.read_tables`);
-    ``band_rule`` (:data:`BAND_RULES`) how far the band between edges is widened towards the monotone envelope.
+    ``band_rule`` (:data:`BAND_RULES`) how far the band between edges is widened towards the monotone envelope;
+    ``time_resolution`` (the data's unit, public: the custodian's statement of how times were recorded, e.g. 1 for
+    whole years in years) reads every curve and summary as the staircase such times give (:func:`on_resolution`).
     """
+    if time_resolution is not None and not (np.isfinite(time_resolution) and time_resolution > 0):
+        raise ValueError(f"time_resolution must be a positive length in the data's unit, not {time_resolution!r}")
     if band_rule not in BAND_RULES:
         raise ValueError(f"band_rule must be one of {list(BAND_RULES)}, not {band_rule!r}")
     widen = BAND_RULES[band_rule]
     rng = rng if rng is not None else np.random.default_rng()
     grid, K = rel.grid, rel.n_types
+    resolution = None if time_resolution is None else float(time_resolution) / grid.step  # in grid units
     tables: dict[str, pd.DataFrame] = {}
     all_cause = rel.collapse_types()
     table = postprocess(all_cause, risk_set=risk_set)
@@ -182,12 +187,13 @@ def released_tables(rel: Counts, noise: Noise, *, alpha: float = 0.05, band_draw
     tables["kaplan_meier"] = _curve_frame(cs, "survival", band, table.at_risk, minimum)
     # read where a clinician reads it: every table below from the released kaplan_meier table (and its redraws)
     tables["kaplan_meier_curve"] = survival_at(tables["kaplan_meier"], fine_times(grid.display, CURVE_POINTS_PER_BIN),
-                                               widen=widen)
-    tables["median"] = median_table(tables["kaplan_meier"], grid.grid_unit, alpha=alpha, widen=widen)
+                                               widen=widen, resolution=resolution)
+    tables["median"] = median_table(tables["kaplan_meier"], grid.grid_unit, alpha=alpha, widen=widen,
+                                    resolution=resolution)
     times = default_read_times(grid) if read_times is None else tuple(read_times)
     tables.update(read_tables(cs.times, cs.estimate, band[0], band[1], redraws, rel.groups, times=times,
                               tau=grid.display[-1] if rmst_horizon is None else float(rmst_horizon),
-                              unit=grid.grid_unit, alpha=alpha, widen=widen))
+                              unit=grid.grid_unit, alpha=alpha, widen=widen, resolution=resolution))
     na_band = noise_band(all_cause, noise, draws=band_draws, rng=rng, estimator="na", alpha=alpha, risk_set=risk_set)
     tables["nelson_aalen"] = _curve_frame(nelson_aalen_curve(table, alpha=alpha), "cumulative_hazard", na_band,
                                           at_risk=table.at_risk, minimum=minimum)
@@ -235,7 +241,8 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
             fingerprint: str = "", alpha: float = 0.05, band_draws: int = 200,
             risk_set: str = DEFAULT_RISK_SET, group_column: str | None = None,
             statistic: str = DEFAULT_STATISTIC, noise_kind: str = "discrete_laplace", delta: float = 0.0,
-            read_times=None, rmst_horizon: float | None = None, band_rule: str = DEFAULT_BAND):
+            read_times=None, rmst_horizon: float | None = None, band_rule: str = DEFAULT_BAND,
+            time_resolution: float | None = None):
     """One OpenDP release of the count matrices and everything derived from them, as a ReleaseBundle.
 
     Only the discrete-Laplace-noised counts and their post-processing are
@@ -259,7 +266,9 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
     ``survival_at_times`` at ``read_times`` (grid units; default 1, 2 and 5 years), ``rmst`` to ``rmst_horizon``
     (default the horizon) and, with groups, ``differences``; ``band_rule`` (:data:`BAND_RULES`, default
     ``"half"``; ``"envelope"`` where times are recorded in whole grid units, so the exact curve steps at the edges)
-    sets how far the band between edges is widened towards what a monotone curve allows.
+    sets how far the band between edges is widened towards what a monotone curve allows; ``time_resolution``
+    (the data's unit; public: how the custodian states the times were recorded, e.g. whole years) reads every
+    curve and summary as the staircase such times give (steps only at its multiples).
     """
     groups = _declared_groups(group, groups, epsilon, None)
     counts = count_matrix(time, event, grid, group=group, groups=groups, n_types=n_types, event_labels=event_labels,
@@ -269,7 +278,8 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
     noise = noise_for(counts, epsilon, kind=noise_kind, delta=delta)
     rel = release_counts(counts, noise)
     tables = released_tables(rel, noise, alpha=alpha, band_draws=band_draws, risk_set=risk_set,
-                             read_times=read_times, rmst_horizon=rmst_horizon, band_rule=band_rule)
+                             read_times=read_times, rmst_horizon=rmst_horizon, band_rule=band_rule,
+                             time_resolution=time_resolution)
     params = {**grid.public_params(), "groups": list(counts.groups), "event_types": list(counts.event_labels),
               "time_above_horizon": "censored at the horizon", "noise_kind": noise.kind,
               "sensitivity_l1": sensitivity(counts.n_groups, statistic=counts.statistic),
@@ -280,6 +290,8 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
               "min_at_risk": min_at_risk(noise.std), "group_column": group_column,
               "within_bin_rule": WITHIN_BIN_RULE, "band_between_edges": band_rule,
               "band_widening_towards_the_monotone_envelope": BAND_RULES[band_rule],
+              "times_recorded_in_whole": (None if time_resolution is None
+                                          else f"{time_resolution:g} {grid.data_unit} (declared)"),
               "risk_set": risk_set, "statistic": statistic, "released_statistic": STATISTICS[statistic],
               "post_processing": f"{RISK_SETS[risk_set]}; events clipped to the number at risk"}
     released = ("per group and bin, the events of each type and the censorings (the number at time 0 of each "
@@ -300,7 +312,10 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
         f"Between grid edges every curve, table and figure is read by one rule: {WITHIN_BIN_RULE}. The 95 % band "
         f"between edges is the edges' band on the same path, widened {BAND_RULES[band_rule]:.0%} of the way to what "
         "a never-increasing curve allows inside the bin (between the neighbouring edges' bounds); "
-        "'kaplan_meier_curve' is the curve and band so read at 8 points per bin.",
+        "'kaplan_meier_curve' is the curve and band so read at 8 points per bin." + (
+            "" if time_resolution is None else
+            f" Times were declared recorded in whole {time_resolution:g} {grid.data_unit}: every reading is taken at "
+            "the last such multiple at or before the time asked (the exact curve is flat in between)."),
         "Median survival: where the curve read by that rule reaches 0.5 ('not reached' if it does not by the "
         "horizon); its interval inverts the band at 0.5 (Brookmeyer–Crowley), so it covers the DP noise as well as "
         "sampling error, and is never of zero width. 'survival_at_times' (1, 2 and 5 years by default), 'rmst' "

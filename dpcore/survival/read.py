@@ -15,6 +15,11 @@ towards what a monotone curve allows inside the bin (the truth lies between the 
 below the earlier edge's upper bound, above the later edge's lower bound) by the fraction ``widen`` of that room
 (0: the path band; 1: the whole monotone envelope, which covers wherever the edges are covered). The default
 fraction was measured (``bench/bench_survival_read.py``, ``docs/survival.md``).
+
+**Times recorded in whole units** (``resolution``, a public declaration of how the times were recorded, e.g. whole
+years): the exact Kaplan–Meier curve then steps only at multiples of the resolution, so every reading is taken at
+the last multiple at or before the time asked (the curve is flat in between), the median and its interval's ends
+are multiples of it and the restricted mean is the area under that staircase. Nothing is read from the data.
 """
 
 from __future__ import annotations
@@ -37,6 +42,25 @@ DEFAULT_BAND = "half"
 #: Sub-points per bin at which a band is evaluated to find where it crosses a level (the median's interval).
 SUBSTEPS = 64
 LEVEL = 0.5
+
+
+def on_resolution(times, resolution: float | None) -> np.ndarray:
+    """``times`` moved back to the last multiple of a declared ``resolution`` (unchanged without one): where times
+    are recorded in whole units the exact curve is flat between multiples, so it is read at the last one."""
+    times = np.asarray(times, float)
+    if resolution is None:
+        return times
+    return np.floor(times / resolution + 1e-9) * resolution
+
+
+def _up_to_resolution(times, resolution: float | None) -> np.ndarray:
+    """The first multiple of ``resolution`` at or after each time (inf stays inf): where a staircase recorded in
+    whole units first reaches a level that its continuous reading reaches at ``times``."""
+    times = np.asarray(times, float)
+    if resolution is None:
+        return times
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isfinite(times), np.ceil(times / resolution - 1e-9) * resolution, times)
 
 
 def _bins(edges: np.ndarray, times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -98,16 +122,20 @@ def curve_table(times, estimate, lower, upper, groups) -> pd.DataFrame:
                      ignore_index=True)
 
 
-def survival_at(km_table: pd.DataFrame, times, *, widen: float | None = None) -> pd.DataFrame:
+def survival_at(km_table: pd.DataFrame, times, *, widen: float | None = None,
+                resolution: float | None = None) -> pd.DataFrame:
     """The released curve and its 95 % band at any ``times`` (in the table's own unit), read by the one rule.
 
     ``km_table``: a release's ``kaplan_meier`` table (``group, time, survival, ci_lower, ci_upper``). Returns
-    ``group, time, survival, ci_lower, ci_upper`` (NaN beyond the horizon). Post-processing of released values.
+    ``group, time, survival, ci_lower, ci_upper`` (NaN beyond the horizon). ``resolution`` (the table's unit): the
+    declared unit the times were recorded in; each time is read at its last multiple. Post-processing of released
+    values.
     """
     groups, edges, S, lo, hi = _as_arrays(km_table)
     times = np.atleast_1d(np.asarray(times, float))
-    est = path(edges, S, times)
-    b_lo, b_hi = band_at(edges, lo, hi, times, widen=widen)
+    read = on_resolution(times, resolution)
+    est = path(edges, S, read)
+    b_lo, b_hi = band_at(edges, lo, hi, read, widen=widen)
     b_lo, b_hi = np.fmin(b_lo, est), np.fmax(b_hi, est)  # the band holds its curve (a straight piece into 0 too)
     return pd.concat([pd.DataFrame({"group": g, "time": times, "survival": est[i], "ci_lower": b_lo[i],
                                     "ci_upper": b_hi[i]}) for i, g in enumerate(groups)], ignore_index=True)
@@ -140,17 +168,24 @@ def first_below(times, values, level: float = LEVEL, *, side: str = "linear") ->
     return np.where(reached, np.where(i == 0, times[0], t), np.inf)
 
 
-def median_read(edges, S, lower, upper, *, widen: float | None = None,
-                level: float = LEVEL) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def median_read(edges, S, lower, upper, *, widen: float | None = None, level: float = LEVEL,
+                resolution: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Median (where the curve, read by the rule, reaches ``level``) and its interval (Brookmeyer–Crowley: the times
     where the band's lower and upper bounds reach it). ``inf`` = not reached by the horizon. Never zero width:
-    where the two bounds cross within one sub-step (a vertical band) the interval is the bin holding the median.
-    Arrays (..., k+1) → (...)."""
+    where the two bounds cross within one sub-step (a vertical band) the interval is the bin holding the median;
+    with a declared ``resolution`` every end is the first multiple at or after its crossing, and where both ends
+    fall on one multiple the interval is the step ending there. Arrays (..., k+1) → (...)."""
     edges = np.asarray(edges, float)
     t = fine_times(edges)
     median = first_below(t, path(edges, S, t), level)
     b_lo, b_hi = band_at(edges, lower, upper, t, widen=widen)
     low, high = first_below(t, b_lo, level, side="before"), first_below(t, b_hi, level, side="after")
+    if resolution is not None:
+        median, low, high = (_up_to_resolution(x, resolution) for x in (median, low, high))
+        low, high = np.minimum(low, median), np.maximum(high, median)
+        with np.errstate(invalid="ignore"):
+            flat = np.isfinite(median) & (high - low < 0.5 * resolution)
+        return median, np.where(flat, np.maximum(high - resolution, 0.0), low), high
     low = np.minimum(low, median)  # the interval holds its own estimate (the band holds the curve)
     high = np.maximum(high, median)
     j = np.clip(np.searchsorted(edges, median, side="left") - 1, 0, edges.size - 2)
@@ -170,11 +205,12 @@ def describe(value: float, low: float, high: float, unit: str, level: float = 0.
     return f"{head} ({level:.0%} CI {text(low)} to {text(high)})".replace("%", " %")
 
 
-def median_table(km_table: pd.DataFrame, unit: str, *, widen: float | None = None, alpha: float = 0.05) -> pd.DataFrame:
+def median_table(km_table: pd.DataFrame, unit: str, *, widen: float | None = None, alpha: float = 0.05,
+                 resolution: float | None = None) -> pd.DataFrame:
     """Per group: median survival read by the rule and its interval (the band inverted at 0.5); empty = not
     reached. From the released ``kaplan_meier`` table only."""
     groups, edges, S, lo, hi = _as_arrays(km_table)
-    m, a, b = median_read(edges, S, lo, hi, widen=widen)
+    m, a, b = median_read(edges, S, lo, hi, widen=widen, resolution=resolution)
     fin = lambda x: np.where(np.isfinite(x), x, np.nan)  # noqa: E731
     return pd.DataFrame({"group": groups, "median_survival": fin(m), "ci_lower": fin(a), "ci_upper": fin(b),
                          "reported": [describe(*v, unit, 1 - alpha) for v in zip(m, a, b)],
@@ -182,10 +218,14 @@ def median_table(km_table: pd.DataFrame, unit: str, *, widen: float | None = Non
                                      "inverted at 0.5; empty = not reached by the horizon"})
 
 
-def rmst(edges, curves, tau: float) -> np.ndarray:
-    """Restricted mean survival time ``∫_0^τ S(t) dt`` of curves (..., k+1) read by the rule (τ ≤ the horizon)."""
+def rmst(edges, curves, tau: float, *, resolution: float | None = None) -> np.ndarray:
+    """Restricted mean survival time ``∫_0^τ S(t) dt`` of curves (..., k+1) read by the rule (τ ≤ the horizon);
+    with a declared ``resolution``, the area under the staircase read at its multiples."""
     edges = np.asarray(edges, float)
     tau = min(float(tau), float(edges[-1]))
+    if resolution is not None:
+        steps = np.arange(0.0, tau, float(resolution))
+        return path(edges, curves, steps) @ np.diff(np.append(steps, tau))
     t = fine_times(edges)
     t = np.append(t[t < tau], tau)
     return np.trapezoid(path(edges, curves, t), t, axis=-1)
@@ -197,15 +237,16 @@ def _quantiles(draws: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]
     return lo, hi
 
 
-def _gap(edges, lower, upper, times):
+def _gap(edges, lower, upper, times, widen: float | None = None):
     """How far the band at ``times`` was widened (per bound) — added to a difference's interval too."""
     p_lo, p_hi = band_at(edges, lower, upper, times, widen=0.0)
-    b_lo, b_hi = band_at(edges, lower, upper, times)
+    b_lo, b_hi = band_at(edges, lower, upper, times, widen=widen)
     return p_lo - b_lo, b_hi - p_hi
 
 
 def read_tables(edges, estimate, lower, upper, redraws, groups, *, times, tau: float, unit: str,
-                alpha: float = 0.05, widen: float | None = None) -> dict[str, pd.DataFrame]:
+                alpha: float = 0.05, widen: float | None = None,
+                resolution: float | None = None) -> dict[str, pd.DataFrame]:
     """The summary tables a clinician quotes, from released values only.
 
     ``estimate``/``lower``/``upper`` (G, k+1): the released curve and band; ``redraws`` (R, G, k+1): the
@@ -213,19 +254,21 @@ def read_tables(edges, estimate, lower, upper, redraws, groups, *, times, tau: f
     over time or groups. Returns ``survival_at_times`` (survival at the chosen ``times`` with the band read by the
     rule), ``rmst`` (restricted mean to ``tau`` with a percentile interval over the redraws) and, with two or more
     groups, ``differences`` (each group minus the first: survival at the times, median, restricted mean).
+    ``resolution``: the declared unit the times were recorded in (:func:`on_resolution`), read the same way.
     """
     edges = np.asarray(edges, float)
     times = np.asarray([t for t in np.atleast_1d(np.asarray(times, float)) if 0 < t <= edges[-1]], float)
     tables: dict[str, pd.DataFrame] = {}
-    est_t = path(edges, estimate, times)
-    lo_t, hi_t = band_at(edges, lower, upper, times, widen=widen)
+    read = on_resolution(times, resolution)
+    est_t = path(edges, estimate, read)
+    lo_t, hi_t = band_at(edges, lower, upper, read, widen=widen)
     lo_t, hi_t = np.fmin(lo_t, est_t), np.fmax(hi_t, est_t)
     tables["survival_at_times"] = pd.concat([pd.DataFrame({
         "group": g, "time": times, "survival": est_t[i], "ci_lower": lo_t[i], "ci_upper": hi_t[i],
         "reported": [f"{s:.2f} (95 % CI {a:.2f} to {b:.2f})" for s, a, b in zip(est_t[i], lo_t[i], hi_t[i])]})
         for i, g in enumerate(groups)], ignore_index=True)
-    r_est = rmst(edges, estimate, tau)
-    r_draws = rmst(edges, redraws, tau)
+    r_est = rmst(edges, estimate, tau, resolution=resolution)
+    r_draws = rmst(edges, redraws, tau, resolution=resolution)
     r_lo, r_hi = _quantiles(r_draws, alpha)
     r_lo, r_hi = np.minimum(r_lo, r_est), np.maximum(r_hi, r_est)
     tables["rmst"] = pd.DataFrame({"group": groups, "horizon": min(tau, edges[-1]), "rmst": r_est, "ci_lower": r_lo,
@@ -233,11 +276,11 @@ def read_tables(edges, estimate, lower, upper, redraws, groups, *, times, tau: f
                                    "reported": [describe(*v, unit, 1 - alpha) for v in zip(r_est, r_lo, r_hi)]})
     if len(groups) >= 2:
         rows = []
-        med = median_read(edges, estimate, lower, upper, widen=widen)[0]
+        med = median_read(edges, estimate, lower, upper, widen=widen, resolution=resolution)[0]
         t_f = fine_times(edges)
-        med_draws = first_below(t_f, path(edges, redraws, t_f))  # (R, G)
-        s_draws = path(edges, redraws, times)  # (R, G, m)
-        g_lo, g_hi = _gap(edges, lower, upper, times)
+        med_draws = _up_to_resolution(first_below(t_f, path(edges, redraws, t_f)), resolution)  # (R, G)
+        s_draws = path(edges, redraws, read)  # (R, G, m)
+        g_lo, g_hi = _gap(edges, lower, upper, read, widen)
         for i in range(1, len(groups)):
             name = f"{groups[i]} − {groups[0]}"
             d = s_draws[:, i] - s_draws[:, 0]
