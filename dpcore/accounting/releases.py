@@ -13,6 +13,8 @@ Which part maps to which event:
 * ``DP survival analysis`` — one discrete Laplace on the counts, scale ``Δ1/ε`` with
   ``Δ1 = params["sensitivity_l1"]`` (else :func:`dpcore.survival.sensitivity` of ``params["groups"]``); with
   ``params["noise_kind"] == "gaussian"`` one analytic Gaussian at ``(ε, δ)``.
+* ``DP hazard ratios (grouped Cox)`` — the same, on its one histogram (``sensitivity_l1`` 2; Gaussian at
+  ``(ε, δ)`` when ``noise_kind`` is ``"gaussian"``).
 * ``AdaSSP`` — parts ``λ_min``, ``XᵀX``, ``Xᵀy`` (with or without the bundle's ``(10%)`` suffix): three
   analytic Gaussians at ``(ε_i, δ·ε_i/Σε)`` (the split shares ε and δ alike, :data:`ADASSP_SPLIT`); any other
   part (``response centre``, ``response scale``) a Laplace at its ε.
@@ -39,6 +41,7 @@ from dpcore.regression import ADASSP, ADASSP_SPLIT
 from dpcore.regression import METHOD as ROBUST_LR
 from dpcore.sparse import SparseParams, peel_plan
 from dpcore.survival import sensitivity as survival_sensitivity
+from dpcore.survival.cox import METHOD as COX_HAZARD_RATIOS
 
 SURVIVAL = "DP survival analysis"
 PEELING = "Sparse regression: peeling + private fit"
@@ -90,7 +93,7 @@ def events_for_release(method: str, epsilon: float, delta: float = 0.0, parts: M
     """The privacy events of one release, from what the page charges (see the module doc for the mapping)."""
     params = dict(params or {})
     parts = dict(parts or {})
-    if method == SURVIVAL:
+    if method in (SURVIVAL, COX_HAZARD_RATIOS):
         if params.get("noise_kind") == "gaussian":  # the analytic σ at (ε, δ): its loss depends on σ/Δ2 alone
             return [_gaussian(epsilon, delta)]
         sens = int(params.get("sensitivity_l1") or survival_sensitivity(len(params.get("groups") or [None])))
