@@ -82,11 +82,3 @@ from dpcore.survival.hazard_ratio import (  # noqa: F401
 from dpcore.survival.cox import (  # noqa: F401
     DPCoxPHFitter,
 )
-)
-from dpcore.survival.hazard_ratio import (  # noqa: F401
-    ESTIMAND, GroupedTable, hazard_ratios, HazardRatioFit, proportional_hazards_check, ProportionalHazardsCheck,
-    stratified_labels,
-)
-from dpcore.survival.cox import (  # noqa: F401
-    DPCoxPHFitter,
-)
