@@ -8,6 +8,7 @@ from dpcore.figures import audit_figure
 from ui import audits, epsilon_slider, explain, get_ledger, live_fragment, page_header, show_errors, teaching, \
     url_select_slider, url_selectbox, url_toggle, view_switch
 from ui.attacker import attacker_section
+from ui.chart import chart
 
 page_header(
     "Privacy audit",
@@ -126,7 +127,7 @@ def _last_result() -> None:
                        f"hidden. Try more runs or an ε between 0.5 and {max(1.0, result.resolution - 2):.0f}.",
                        icon=":material/warning:")
     figure = audit_figure(a, b, result)
-    st.plotly_chart(figure, key="audit_fig")
+    chart(figure, key="audit_fig")
     st.caption("The two distributions are the scalar summaries of the release on neighbours A and B. "
                + (f"The bound comes from the event “{result.event}”"
                   + (" (the dashed line)." if figure.layout.shapes else ".") if result.epsilon_lower > 0 else

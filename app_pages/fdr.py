@@ -499,7 +499,7 @@ def _runs_view(s: fdr.Settings) -> pd.DataFrame | None:
         summary = _summary(s)
         left, right = st.columns([1.3, 1.2])
         with left:
-            st.plotly_chart(ff.summary_figure(summary, alpha=s.alpha, bound=s.alpha + s.delta * T),
+            ui.chart(ff.summary_figure(summary, alpha=s.alpha, bound=s.alpha + s.delta * T),
                             key="fdr_fig_summary")
         with right:
             shown = pd.DataFrame({
@@ -536,7 +536,7 @@ def _pi1_view(s: fdr.Settings) -> None:
     with ui.show_errors("Sweep failed"):  # streams are cached per π1; a setting change reruns only the rules
         with st.spinner("Simulating five values of π1…"):
             pi_table = sim_pi1_sweep(src, R, T, n_obs, theta, seed, s)
-        st.plotly_chart(ff.sweep_figure(pi_table, x_title="share of non-null hypotheses π1", alpha=s.alpha,
+        ui.chart(ff.sweep_figure(pi_table, x_title="share of non-null hypotheses π1", alpha=s.alpha,
                                         bound=s.alpha + s.delta * T), key="fdr_fig_pi1")
         st.caption(f"ε = {s.epsilon:g} for PAPRIKA and PAPRIKA AI; fresh data per run and per π1.")
     ui.teaching("Reference (authors' code rule, ε = 5, s = 1): SAFFRON power 1.0 with FDR ≤ 0.05, PAPRIKA AI "
@@ -558,7 +558,7 @@ def _eps_view(s: fdr.Settings) -> None:
             eps_table, curves, eps_figure = ui.session_memo(
                 "fdr_eps_sweep", (data_fp, R, seed, sweep_settings),
                 lambda: _eps_sweep_and_figure(p_runs, truth_runs, sweep_settings, seed))
-        st.plotly_chart(eps_figure, key="fdr_fig_eps")
+        ui.chart(eps_figure, key="fdr_fig_eps")
         st.caption("Private methods: mean over runs with ±2 SE error bars at each ε; the non-private methods do not "
                    "depend on ε (flat). Read the ε chosen above off the horizontal axis.")
         if np.isfinite(curves[1].power).any():  # power is undefined when the truth labels have no true effect
@@ -623,7 +623,7 @@ def _frontier_view(frontier: pd.DataFrame | None, s: fdr.Settings, method: str) 
         return
     cutoff = s.cutoff if s.cutoff in fdr.FRONTIER_CUTOFFS else 40
     current = (n_obs, s.epsilon) if _frontier_cell(frontier, dataclasses.replace(s, cutoff=cutoff)) is not None else None
-    st.plotly_chart(ff.frontier_figure(frontier, cutoff=cutoff, target=fdr.TARGET_POWER, current=current),
+    ui.chart(ff.frontier_figure(frontier, cutoff=cutoff, target=fdr.TARGET_POWER, current=current),
                     key="fdr_fig_frontier")
     st.caption(f"{method} as released: η exact for the one-sided binomial test with n records per test above the "
                "floor μ = the p-value of the alternative's median count (hover a cell for μ, η and the shift A), the "

@@ -5,6 +5,7 @@ import streamlit as st
 from dpcore.attack import bound_sentence, max_accuracy, percent
 from dpcore.attack_figures import bound_figure
 from ui import page_header
+from ui.chart import chart
 
 page_header(
     "Privacy–utility trade-offs for clinical statistics",
@@ -64,7 +65,7 @@ held inside this bound with it.
     st.page_link("app_pages/audit.py", label="Open the attacker's view", icon=":material/visibility:",
                  query_params={"method": "survival", "atk_pair": "data"})
 with figure_col:
-    st.plotly_chart(bound_figure(1.0), key="home_bound")
+    chart(bound_figure(1.0), key="home_bound")
 
 st.subheader("Preview versus release")
 st.markdown(

@@ -598,14 +598,14 @@ def _at_epsilon() -> None:
                         "view shows how much a single release can vary.")
     with v_draws:
         if v_draws.open:
-            st.plotly_chart(rf.rho_draws_histogram(rho_draws, rho_np), key="rg_draws")
+            ui.chart(rf.rho_draws_histogram(rho_draws, rho_np), key="rg_draws")
             st.caption(f"Utility over {rho_draws.size} preview noise draws on this split: mean ρ = {rho_draws.mean():.3f} "
                        f"(5–95%: {np.quantile(rho_draws, 0.05):.3f} to {np.quantile(rho_draws, 0.95):.3f}); "
                        f"non-private ρ = {rho_np:.3f}.")
     with v_coef:
         if v_coef.open:
             lo, hi = np.quantile(pv.coef, [0.05, 0.95], axis=0)
-            st.plotly_chart(rf.coefficient_bars(src.names, pv.coef_nonprivate, pv.coef.mean(0), lo, hi, truth=src.beta),
+            ui.chart(rf.coefficient_bars(src.names, pv.coef_nonprivate, pv.coef.mean(0), lo, hi, truth=src.beta),
                             key="rg_coef")
             st.caption(("Synthetic data: the true β is known. " if src.beta is not None else "")
                        + f"Private coefficients (mean and 5–95% over {pv.coef.shape[0]} preview draws) shrink towards "
@@ -634,7 +634,7 @@ def _at_epsilon() -> None:
                        + f" Coarse to fine: {search_.pairs_scored} of {search_.scores.size} pairs scored (every third ω, "
                        "then the neighbours of the best and of the chosen pair until none is left); blank cells were "
                        "not needed for the choice.")
-            st.plotly_chart(rf.tuning_heatmap(search_.grid_x, search_.grid_y, search_.scores,
+            ui.chart(rf.tuning_heatmap(search_.grid_x, search_.grid_y, search_.scores,
                                               chosen=(search_.omega_x, search_.omega_y), used=(wx, wy)), key="rg_heat")
             ui.teaching("Each cell is one pair of clipping thresholds. For each pair we clip synthetic data of the same "
                         "size, add the same noise, fit, and score how well the fit ranks the synthetic responses. "
@@ -656,7 +656,7 @@ def _at_epsilon() -> None:
                                f"{sres.scores.max():.3f}; the split in use scores as the × marks. With fixed precisions "
                                "nyy never enters the fit, so the search gives it the minimum.")
             with b1:
-                st.plotly_chart(rf.ternary_split(None if sres is None else sres.splits,
+                ui.chart(rf.ternary_split(None if sres is None else sres.splits,
                                                  None if sres is None else sres.scores, chosen=split,
                                                  best=None if sres is None else sres.best), key="rg_ternary")
 

@@ -400,7 +400,7 @@ def _convergence_view(epsilon: float, delta: float, seed: int) -> None:
         return
     left, right = st.columns([1.2, 1])
     with left:
-        st.plotly_chart(sf.convergence_figure(paths), key="sp_conv")
+        ui.chart(sf.convergence_figure(paths), key="sp_conv")
     with right:
         st.markdown("**Convergence.** Both the teacher and the student are IGHT runs: a gradient step, then keep the s "
                     "largest coefficients. On a log axis, linear convergence is a straight line. The dotted line is the "
@@ -442,9 +442,9 @@ def _sweep_view(delta: float, R: int, seed: int) -> None:
     sup_title = "support F1 vs θ*" if data.theta is not None else "support overlap with the teacher (F1)"
     left, right = st.columns(2)
     with left:
-        st.plotly_chart(sf.utility_figure(curve, err_metric, labels=LABELS, y_title=err_title), key="sp_err")
+        ui.chart(sf.utility_figure(curve, err_metric, labels=LABELS, y_title=err_title), key="sp_err")
     with right:
-        st.plotly_chart(sf.utility_figure(curve, sup_metric, labels=LABELS, y_title=sup_title), key="sp_f1")
+        ui.chart(sf.utility_figure(curve, sup_metric, labels=LABELS, y_title=sup_title), key="sp_f1")
     st.caption(f"Lines: mean over {R} draws; bands: 10–90 %. The dotted line is the non-private teacher (no ε). "
                "These curves do not depend on the chosen ε: moving ε leaves them as they are.")
     st.info("As ε grows, every method approaches its own noise-free version, not necessarily the teacher. "

@@ -641,7 +641,7 @@ def _at_epsilon() -> None:
                 lr_plain = sv.logrank_test(lr_table)
                 lr_aware = sv.logrank_test(lr_table, noise_var=noise.std**2, n_types=len(src.event_labels))
                 lr_priv = lr_aware if aware else lr_plain
-                st.plotly_chart(sf.groups_figure(_curves(noisy), _curves(counts), estimator=estimator,
+                ui.chart(sf.groups_figure(_curves(noisy), _curves(counts), estimator=estimator,
                                                  time_label=time_label, p_private=float(lr_priv.p_value),
                                                  p_exact=float(lr_exact.p_value), at_risk=noisy_table.at_risk,
                                                  min_at_risk=minimum, group_column=src.group_label,

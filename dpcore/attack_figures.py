@@ -86,9 +86,12 @@ def bound_figure(epsilon: float, delta: float = 0.0, *, height: int = 260) -> go
     curve(fig, [grid[0], grid[-1]], [50, 50], name="coin flip", colour=NONPRIVATE, dash="dot", width=1.2)
     here = float(max_accuracy(epsilon, delta))
     add_trace(fig, dict(type="scatter", x=[epsilon], y=[100 * here], mode="markers+text",
-                        marker=dict(color=TRUTH, size=10), text=[percent(here)], textposition="top left",
+                        marker=dict(color=TRUTH, size=10), text=[percent(here)], cliponaxis=False,
+                        # below the point near 100 % (above it the label ran into the plot's top edge), right of it
+                        # near the axis' left end
+                        textposition=("bottom" if here > 0.85 else "top") + (" right" if epsilon < 0.2 else " left"),
                         showlegend=False, hovertemplate="ε %{x:g}: at most %{y:.1f} %<extra></extra>"))
-    mark_epsilon(fig, epsilon)
+    mark_epsilon(fig, epsilon, side="left" if epsilon > 5 else "right")
     base_layout(fig, y_title="attacker right (%)", height=height)
     # legend under the axis: the chosen-ε label sits where a top legend would be
     relayout(fig, hovermode="closest", margin=dict(l=60, r=20, t=30, b=95),

@@ -22,12 +22,25 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from dpcore import alt_text
+
 NONPRIVATE = "#3b3b3b"
 PRIVATE = "#1f6fd1"
 TRUTH = "#2e7d32"
 WARNING = "#d1495b"
 #: A qualitative palette for several private methods / groups.
 PALETTE = ("#1f6fd1", "#e69500", "#2e9e6a", "#d1495b", "#7b5ea7", "#8c6d31", "#17becf", "#555555")
+#: Marker shapes that tell groups and methods apart without their colour (greyscale, colour-vision deficiency)
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross", "triangle-down", "star")
+#: each of :data:`SYMBOLS` as a character, for legends drawn as text (:func:`text_legend`)
+GLYPHS = ("●", "■", "◆", "▲", "✕", "✚", "▼", "★")
+
+
+def series_marks(i: int, *, colour: str, hollow: bool = False, size: int = 7, shown: int = 12) -> dict:
+    """Properties of a line that carries the ``i``-th marker shape (``hollow``: its open variant) at ``shown``
+    evenly spaced points: series of different colours then differ in shape too, in the legend and on the curve."""
+    symbol = SYMBOLS[i % len(SYMBOLS)] + ("-open" if hollow else "")
+    return dict(mode="lines+markers", marker=dict(symbol=symbol, size=size, color=colour, maxdisplayed=shown))
 #: plotly_white's layout (fonts, grid and background colours) without its defaults for every trace type:
 #: each figure validates and copies its template, and the full one cost ≈ 5 ms of a 10–30 ms figure.
 LIGHT_TEMPLATE = go.layout.Template(layout=pio.templates["plotly_white"].layout)
@@ -103,6 +116,13 @@ def annotate(target, **annotation):
     """Add an annotation (plain properties) to a spec."""
     _append(target, "annotations", annotation)
     return target
+
+
+def no_discoveries(fig, tested: int) -> None:
+    """Say in words, over the plot, that a stream has no discovery: its panel would otherwise show no mark at all."""
+    annotate(fig, text=f"No discoveries: none of the {tested:,} hypotheses was rejected.", xref="paper", yref="paper",
+             x=0.5, y=0.5, xanchor="center", yanchor="middle", showarrow=False, font=dict(size=14),
+             bgcolor="rgba(255,255,255,0.85)")
 
 
 def text_legend(spec: Spec, entries: Sequence[tuple[str, str, str]], *, width: int = 110, above: int = 0) -> int:
@@ -289,8 +309,9 @@ def curve(
     return add_trace(fig, {**trace, **extra})  # extra: e.g. mode="lines+markers", xaxis="x2"
 
 
-def mark_epsilon(fig, epsilon: float, *, label: str = "chosen ε", log_x: bool = True):
-    """Dashed vertical line at the chosen ε on a privacy–utility curve, labelled at the top.
+def mark_epsilon(fig, epsilon: float, *, label: str = "chosen ε", log_x: bool = True, side: str = "right"):
+    """Dashed vertical line at the chosen ε on a privacy–utility curve, labelled at the top on its ``side`` (the
+    left near the axis' right end, where a label on the right would run off the figure).
 
     Plotly reads an annotation's x on a log axis as log10(x) (shapes take
     data values), so the label is placed explicitly; ``add_vline``'s own
@@ -298,7 +319,8 @@ def mark_epsilon(fig, epsilon: float, *, label: str = "chosen ε", log_x: bool =
     """
     vline(fig, epsilon, dict(color=WARNING, dash="dash", width=1.5))
     return annotate(fig, x=math.log10(epsilon) if log_x else epsilon, xref="x", y=1.0, yref="paper",
-                    text=f"{label} = {epsilon:g}", showarrow=False, xanchor="left", yanchor="bottom",
+                    text=f"{label} = {epsilon:g}", showarrow=False, xanchor="left" if side == "right" else "right",
+                    yanchor="bottom",
                     font=dict(color=WARNING, size=12))
 
 
@@ -337,6 +359,10 @@ def shown_features(coefs: Mapping[str, np.ndarray], feature_names: Sequence[str]
     return vectors, names, np.sort(used)
 
 
+#: the x axis of a stem plot: the features drawn are those some vector gives a non-zero coefficient
+SELECTED_FEATURES = "feature (those with a non-zero coefficient)"
+
+
 def coefficient_figure(coefs: Mapping[str, np.ndarray], *, feature_names: Sequence[str] | None = None,
                        title: str | None = None, max_features: int = 40) -> go.Figure:
     """Lollipop (stem) plot of several coefficient vectors on the union of their supports.
@@ -364,7 +390,7 @@ def coefficient_figure(coefs: Mapping[str, np.ndarray], *, feature_names: Sequen
             showlegend=False, marker=dict(color=colour, size=8), customdata=[names[j] for j in used],
             hovertemplate="%{customdata}: %{y:.3g}<extra>" + name + "</extra>"))
     hline(fig, 0, dict(color="#999", width=1))
-    base_layout(fig, title=title, x_title="feature (union of the recovered supports)", y_title="coefficient",
+    base_layout(fig, title=title, x_title=SELECTED_FEATURES, y_title="coefficient",
                 height=460)
     short = [names[j] if len(names[j]) <= 18 else names[j][:17] + "…" for j in used]  # full name on hover
     relayout(fig, hovermode="closest", legend=dict(y=1.02, yanchor="bottom"),
@@ -468,13 +494,15 @@ def add_numbers_at_risk(fig, times: np.ndarray, rows: Sequence[tuple[str, np.nda
     small = {"size": 11}
     annotate(fig, text=plot_text(heading), xref="paper", yref="paper", x=0, y=0, xanchor="left", yanchor="top",
              yshift=-RISK_TOP, showarrow=False, font={"size": 11, "color": NONPRIVATE})
-    for i, (label, values, colour) in enumerate(rows):
+    wholes = [np.maximum(np.rint(np.asarray(values, dtype=float)[cols]), 0).astype(int) for _, values, _ in rows]
+    for i, ((label, _, colour), whole) in enumerate(zip(rows, wholes)):
         shift = -RISK_TOP - RISK_ROW * (i + 1)
         annotate(fig, text=plot_text(label), xref="paper", yref="paper", x=0, y=0, xanchor="right", yanchor="top",
                  xshift=-8, yshift=shift, showarrow=False, font={**small, "color": colour})
-        whole = np.maximum(np.rint(np.asarray(values, dtype=float)[cols]), 0).astype(int)
         for t, n in zip(at, whole):
             annotate(fig, text=str(n), xref="x", yref="paper", x=float(t), y=0, yanchor="top", yshift=shift,
                      showarrow=False, font={**small, "color": colour})
+    # the same numbers as a table for readers who cannot see the chart (labels already literal, as printed)
+    alt_text.attach_table(fig, heading, {"time": at, **{label: whole for (label, _, _), whole in zip(rows, wholes)}})
     longest = max((len(plot_text(label)) for label, _, _ in rows), default=0)
     return RISK_TOP + RISK_ROW * (len(rows) + 1) + 8, max(60, 16 + 7 * longest)

@@ -31,6 +31,7 @@ from dpcore.figures import (
     coefficient_figure,
     curve,
     new_spec,
+    no_discoveries,
     plot_text,
     relayout,
     split_reliable,
@@ -39,6 +40,8 @@ from dpcore.figures import (
 )
 
 KM_TITLE = "survival probability S(t)"
+#: what a released regression coefficient is per: one unit of the feature after the release's public preparation
+REGRESSION_AXIS = "coefficient per unit of the feature (centred, divided by half its public range)"
 
 
 def survival_release_figure(km_table: pd.DataFrame, grid_unit: str, at_risk: pd.DataFrame | None = None, *,
@@ -114,6 +117,8 @@ def fdr_release_figure(rejected: np.ndarray, alpha_t: np.ndarray, *, title: str 
     add_trace(fig, dict(type="scatter", x=t[rejected], y=alpha_t[rejected], mode="markers",
                         name=f"discoveries ({rejected.sum()})",
                         marker=dict(size=9, color=TRUTH, symbol="diamond", line=dict(width=1, color="white"))))
+    if not rejected.any():
+        no_discoveries(fig, rejected.size)
     base_layout(fig, title=title, x_title="hypothesis t (stream order)", y_title="α_t (log scale)", height=360)
     relayout(fig, yaxis=dict(type="log", dtick=1, exponentformat="power"))  # 10⁻⁴, not "100μ" and stray digits
     return to_figure(fig)
@@ -171,7 +176,7 @@ def _regression(bundle) -> dict[str, go.Figure]:
                         error_x=dict(type="data", array=2 * sd, color=PRIVATE, thickness=1.5, width=4),
                         customdata=2 * sd, hovertemplate="%{y}: %{x:.3g} ± %{customdata:.3g}<extra></extra>"))
     vline(fig, 0.0, dict(color="#999", width=1))
-    base_layout(fig, title=f"{bundle.method}: released coefficients", x_title="coefficient (per prepared feature)",
+    base_layout(fig, title=f"{bundle.method}: released coefficients", x_title=REGRESSION_AXIS,
                 height=140 + 22 * len(names))
     relayout(fig, hovermode="closest", showlegend=True, yaxis=dict(type="category", automargin=True),
              legend=dict(y=1.02, yanchor="bottom"))

@@ -606,3 +606,96 @@ BEFORE["survival.read_figure"] = {'axes': {},
      'subplots': [['x', 'y']],
      'traces': 'scatter*7',
      'vlines': []}
+#: since no figure tells its series apart by colour alone: the text legends name each series with its marker
+#: shape or line style (○ null, ● non-null; a shape per regression model), and the survival headline without
+#: Plotly's legend draws one in text
+BEFORE.update({'fdr.stream_figure': {'axes': {'yaxis': 'log'},
+                       'hlines': [],
+                       'hover': 'skip template*2 -*3 template*2',
+                       'hovermode': 'closest',
+                       'labels': [["<span style='color:rgba(158,158,158,0.55)'>○</span> null   <span "
+                                   "style='color:rgba(46,125,50,0.55)'>●</span> non-null: the hypotheses tested "
+                                   "(candidates)<br><span style='color:rgba(158,158,158,0.6)'>▒▒</span> 10 not "
+                                   'candidates (0 non-null): never tested, so not drawn<br><span '
+                                   "style='color:rgba(158,158,158,0.6)'>▒▒</span> 276 after the cutoff: not tested, "
+                                   "not drawn<br><span style='color:#1f6fd1'>━━</span> noisy threshold A − log α_t − "
+                                   'Z_α (rejected if −ln p − Z_t lies above)<br><span '
+                                   "style='color:#1f6fd1'>╍╍</span> PAPRIKA level −log α_t (no noise, no shift)   "
+                                   "<span style='color:#3b3b3b'>┈┈</span> SAFFRON −log α_t (non-private)<br><span "
+                                   "style='color:#2e7d32'>◆</span> true discoveries (10)   <span "
+                                   "style='color:#d1495b'>✕</span> false discoveries (0)",
+                                   0,
+                                   'paper']],
+                       'legend': [],
+                       'subplots': [['x', 'y']],
+                       'traces': 'scatter*8',
+                       'vlines': [['x', 24.5], ['x', 24.5]]},
+ 'fdr.stream_figure_plain': {'axes': {'yaxis': 'log'},
+                             'hlines': [],
+                             'hover': 'skip template -*2 template',
+                             'hovermode': 'closest',
+                             'labels': [["<span style='color:rgba(158,158,158,0.55)'>○</span> p-values tested "
+                                         "(candidates)   <span style='color:rgba(158,158,158,0.6)'>▒▒</span> 167 not "
+                                         'candidates: never tested, so not drawn<br><span '
+                                         "style='color:#1f6fd1'>━━</span> noisy threshold A − log α_t − Z_α "
+                                         '(rejected if −ln p − Z_t lies above)<br><span '
+                                         "style='color:#1f6fd1'>╍╍</span> PAPRIKA level −log α_t (no noise, no "
+                                         "shift)   <span style='color:#d1495b'>◆</span> rejections (10)",
+                                         0,
+                                         'paper']],
+                             'legend': [],
+                             'subplots': [['x', 'y']],
+                             'traces': 'scatter*5',
+                             'vlines': []},
+ 'regression.rho_panels': {'axes': {'xaxis': 'log'},
+                           'hlines': [['y', 0], ['y2', 0]],
+                           'hover': 'skip - skip - skip - skip - skip - skip - skip - skip - skip - skip - skip - '
+                                    'skip -',
+                           'hovermode': 'x',
+                           'labels': [['over ε (n = 200 private)', 0.225, 'paper'],
+                                      ['over private size (ε = 1)', 0.775, 'paper'],
+                                      ["<span style='color:#3b3b3b'>┈●</span> non-private LR   <span "
+                                       "style='color:#1f6fd1'>━■</span> robust private LR   <span "
+                                       "style='color:#e69500'>━◆</span> private LR (no projection)   <span "
+                                       "style='color:#d1495b'>━▲</span> output perturbation<br><span "
+                                       "style='color:#7b5ea7'>━✕</span> functional mechanism   <span "
+                                       "style='color:#2e9e6a'>━✚</span> AdaSSP",
+                                       0,
+                                       'paper'],
+                                      ['non-private equivalent ≈ 120', 120.0, 'x2']],
+                           'legend': [],
+                           'subplots': [['x', 'y'], ['x2', 'y2']],
+                           'traces': 'scatter*24',
+                           'vlines': [['x', 1.0], ['x2', 200], ['x2', 120.0]]},
+ 'regression.rho_panels_plain': {'axes': {'xaxis': 'log'},
+                                 'hlines': [['y', 0], ['y2', 0]],
+                                 'hover': 'skip - skip - skip - skip -',
+                                 'hovermode': 'x',
+                                 'labels': [['over ε (n = 100 private)', 0.225, 'paper'],
+                                            ['over private size (ε = 0.5)', 0.775, 'paper'],
+                                            ["<span style='color:#3b3b3b'>┈●</span> non-private LR   <span "
+                                             "style='color:#1f6fd1'>━■</span> robust private LR",
+                                             0,
+                                             'paper']],
+                                 'legend': [],
+                                 'subplots': [['x', 'y'], ['x2', 'y2']],
+                                 'traces': 'scatter*8',
+                                 'vlines': [['x', 0.5], ['x2', 100]]},
+ 'survival.headline_figure_nolegend': {'axes': {},
+                                       'hlines': [],
+                                       'hover': 'skip*2 -*3',
+                                       'hovermode': 'x unified',
+                                       'labels': [["<span style='color:#1f6fd1'>━━</span> private (one preview "
+                                                   "draw)   <span style='color:#3b3b3b'>╍╍</span> non-private   "
+                                                   "<span style='color:#3b3b3b'>┈┈</span> non-private interval",
+                                                   0,
+                                                   'paper'],
+                                                  ['pooled', 1, 'paper']],
+                                       'legend': ['private: noise-aware band',
+                                                  'private: Greenwood interval',
+                                                  'non-private interval',
+                                                  'non-private',
+                                                  'private (one preview draw)'],
+                                       'subplots': [['x', 'y']],
+                                       'traces': 'scatter*5',
+                                       'vlines': []}})

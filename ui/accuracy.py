@@ -11,6 +11,7 @@ import streamlit as st
 from dpcore import distributed
 from dpcore.figures import epsilon_choice_figure
 from dpcore.utility import Simulator, simulate_draws, smallest_epsilon
+from ui.chart import chart
 from ui.state import current_dataset, current_holding, get_ledger, session_memo
 from ui.widgets import url_number, url_radio, url_slider
 
@@ -89,7 +90,7 @@ def _target(*, key, grid, draws, metric_label, default_threshold, larger_is_bett
                 kind, threshold, probability, larger_is_better, y_title)
     figure = session_memo(f"accuracy_first_{key}", identity,  # rebuilt only when its inputs change
                           lambda: epsilon_choice_figure(choice, metric_label=y_title))
-    st.plotly_chart(figure, key=f"{key}_fig")
+    chart(figure, key=f"{key}_fig")
 
 
 def _beyond_the_cap(epsilon: float) -> None:

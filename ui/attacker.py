@@ -14,6 +14,7 @@ import streamlit as st
 from dpcore import attack, registry
 from dpcore.attack_figures import bound_figure, nonprivate_figure, roc_figure
 from ui.attacker_pairs import data_pair
+from ui.chart import chart
 from ui.errors import show_errors
 from ui.layout import literal, teaching, teaching_mode
 from ui.state import audits
@@ -52,9 +53,9 @@ def _show(view: attack.AttackView, *, key: str) -> None:
                 "which of two values the last record has.  \n" + literal(view.neighbours))
     st.markdown("**Without privacy.** " + literal(view.reveal))
     if view.curves:
-        st.plotly_chart(nonprivate_figure(view.curves), key=f"{key}_np")
+        chart(nonprivate_figure(view.curves), key=f"{key}_np")
     st.markdown("**With privacy.** " + literal(view.observed()))
-    st.plotly_chart(roc_figure(view), key=f"{key}_roc")
+    chart(roc_figure(view), key=f"{key}_roc")
     st.caption(
         "Each point is one guessing rule (a threshold on the attacker's statistic): how often it says “A” when the "
         "truth is B (x) and when it is A (y), with a simultaneous "
@@ -108,7 +109,7 @@ def attacker_panel(method: str, epsilon: float, delta: float = 0.0) -> None:
         return
     with st.container(border=True):
         st.markdown("**What ε means for one patient.** " + attack.bound_sentence(epsilon, delta))
-        st.plotly_chart(bound_figure(epsilon, delta), key=f"attack_bound_{method}")
+        chart(bound_figure(epsilon, delta), key=f"attack_bound_{method}")
         set_control("method", method)  # the audit page opens on this method even if it was visited before
         params = {"method": method, "eps": f"{epsilon:g}", "adelta": f"{_offered(delta):g}", LINKED: "1"}
         st.page_link("app_pages/audit.py", label="See the attacker's view with this configuration",

@@ -29,6 +29,9 @@ import streamlit as st
 from _plotly_utils.basevalidators import is_homogeneous_array
 from _plotly_utils.utils import is_skipped_key, to_typed_array_spec
 
+from dpcore import alt_text
+from ui.chart import chart, figure_data
+
 APP_STATIC = Path(__file__).resolve().parent.parent / "static"
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
 DEFAULT_HEIGHT = 450  # Plotly's own default, used when a figure sets none
@@ -62,7 +65,7 @@ function loadPlotly() {
   return window.__dpcorePlotly;
 }
 
-const CONFIG = {displaylogo: false, responsive: true, modeBarButtonsToRemove: ['lasso2d', 'select2d']};
+const CONFIG = {displaylogo: false, responsive: true, displayModeBar: 'hover', modeBarButtonsToRemove: ['lasso2d', 'select2d']};
 
 export default function (component) {
   const { data, parentElement } = component;
@@ -73,6 +76,9 @@ export default function (component) {
     parentElement.appendChild(div);
   }
   const figure = JSON.parse(data);
+  // the text alternative a screen reader announces (dpcore.alt_text.summary), kept current on every redraw
+  div.setAttribute('role', 'figure');
+  div.setAttribute('aria-label', figure.summary || 'chart');
   loadPlotly().then(
     (Plotly) => Plotly.react(div, figure.data, figure.layout, CONFIG),
     () => { div.textContent = 'The chart library could not be loaded: reload the page.'; });
@@ -110,11 +116,19 @@ def _plotly_js_served() -> bool:
 
 def live_chart(figure: go.Figure, *, key: str) -> None:
     """Draw ``figure`` in the live chart ``key`` (a fixed key per chart: the element is kept across reruns), or
-    with ``st.plotly_chart`` where Plotly.js cannot be published (a read-only install)."""
+    with ``st.plotly_chart`` where Plotly.js cannot be published (a read-only install); either way with its text
+    alternative and its numbers one click away (:mod:`ui.chart`)."""
     if not _plotly_js_served():
-        st.plotly_chart(figure, key=key)
+        chart(figure, key=key)
         return
-    _component(data=figure_json(figure), key=key, height=int(figure.layout.height or DEFAULT_HEIGHT))
+    _component(data=payload(figure), key=key, height=int(figure.layout.height or DEFAULT_HEIGHT))
+    figure_data(figure, key=key)
+
+
+def payload(figure: go.Figure) -> str:
+    """What the component draws: :func:`figure_json` with the figure's one-line summary beside its data and layout
+    (``summary``: the chart's accessible name)."""
+    return figure_json(figure)[:-1] + ', "summary": ' + json.dumps(alt_text.summary(figure)) + "}"
 
 
 def figure_json(figure: go.Figure) -> str:

@@ -25,6 +25,7 @@ from dpcore.figures import (
     fixed_margins,
     hline,
     new_spec,
+    no_discoveries,
     on,
     relayout,
     rgba,
@@ -102,14 +103,16 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
               [(tested, effect_colour if truth is not None and tr[tested].all() and tested.any() else null_colour, name)])
     for mask, group_colour, group_name in groups:
         idx = np.flatnonzero(mask)
+        # nulls hollow, non-nulls filled: told apart without their colour
+        shape = "circle-open" if group_colour == null_colour else "circle"
         marker = dict(size=5, color=group_colour,
-                      symbol=np.where(clipped[idx], "triangle-up", "circle") if clipped[idx].any() else "circle")
+                      symbol=np.where(clipped[idx], "triangle-up", shape) if clipped[idx].any() else shape)
         add_trace(fig, dict(type="scattergl" if T > 5000 else "scatter", x=t[idx], y=shown[idx], mode="markers",
                             name=f"{group_name} tested", hovertemplate=hover, marker=marker, showlegend=False))
     if truth is None:
-        legend.append(("●", null_colour, "p-values tested (candidates)"))
+        legend.append(("○", null_colour, "p-values tested (candidates)"))
     else:
-        legend += [("●", null_colour, "null"), ("●", effect_colour, "non-null: the hypotheses tested (candidates)")]
+        legend += [("○", null_colour, "null"), ("●", effect_colour, "non-null: the hypotheses tested (candidates)")]
     if skipped.any():
         what = f"{int(skipped.sum())} not candidates" + (f" ({int(tr[skipped].sum())} non-null)" if truth is not None
                                                           else "")
@@ -148,6 +151,8 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
     top_margin = text_legend(fig, legend) + (40 if title else 0)
     fixed_margins(fig, t=top_margin, b=60)
     relayout(fig, hovermode="closest", yaxis=dict(type="log", dtick=1, range=[np.log10(bottom), np.log10(top) + 0.05]))
+    if not rej.any():
+        no_discoveries(fig, T)
     if stop is not None:
         vline(fig, stop + 0.5, dict(color=WARNING, dash="dash", width=1))
         if stop < T:
@@ -253,7 +258,7 @@ def summary_figure(table: pd.DataFrame, *, alpha: float, bound: float) -> go.Fig
     colours = [METHOD_COLOURS.get(m.split(" (")[0], PRIVATE) for m in table["method"]]
     for axis, metric in zip(panels, ("FDR", "power")):
         add_trace(fig, on(axis, dict(type="bar", y=table["method"].to_numpy(), x=table[metric].to_numpy(),
-                                     orientation="h", marker=dict(color=colours), showlegend=False,
+                                     orientation="h", marker=dict(color=colours), showlegend=False, name=metric,
                                      error_x=dict(type="data", array=_error_bars(table[f"{metric}_se"])))))
     vline(fig, alpha, dict(color=WARNING, dash="dash", width=1), text=f"α = {alpha:g}", font=dict(size=10))
     if bound < 1:

@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dpcore.figures import (
+    GLYPHS,
     NONPRIVATE,
     PALETTE,
     PRIVATE,
@@ -26,6 +27,7 @@ from dpcore.figures import (
     quantile_band,
     relayout,
     rgba,
+    series_marks,
     subplots,
     text_legend,
     to_figure,
@@ -91,8 +93,9 @@ def rho_draws_histogram(rho_draws, rho_nonprivate: float) -> go.Figure:
 
 
 def _model_bands(fig, x, values: np.ndarray, models: Sequence[str], shown: Sequence[str], *, axis: str | None = None,
-                 showlegend: bool = True, markers: bool = False):
-    """``values`` (models, len(x), repeats): mean line and 10–90% band over repeats per shown model."""
+                 showlegend: bool = True):
+    """``values`` (models, len(x), repeats): mean line and 10–90% band over repeats per shown model, each model's
+    line with its own marker shape (models differ in more than colour)."""
     for m, name in enumerate(models):
         if name not in shown:
             continue
@@ -102,7 +105,7 @@ def _model_bands(fig, x, values: np.ndarray, models: Sequence[str], shown: Seque
              axis=axis)
         curve(fig, x, mean, name=name, colour=colour, legendgroup=name, dash="dot" if m == 0 else None,
               showlegend=showlegend, **({} if axis is None else dict(xaxis=f"x{axis}", yaxis=f"y{axis}")),
-              **(dict(mode="lines+markers", marker=dict(size=5)) if markers else {}))
+              **series_marks(m, colour=colour, size=6))
 
 
 def _model_colour(m: int, name: str) -> str:
@@ -201,7 +204,7 @@ def coefficient_bars(names: Sequence[str], nonprivate, private_mean, private_lo,
     x = [plot_text(n) for n in names]  # column names of an upload
     add_trace(fig, dict(type="bar", x=x, y=nonprivate, name="non-private", marker=dict(color=rgba(NONPRIVATE, 0.7))))
     add_trace(fig, dict(type="bar", x=x, y=private_mean, name="private (mean over draws, 5–95%)",
-                        marker=dict(color=rgba(PRIVATE, 0.7)),
+                        marker=dict(color=rgba(PRIVATE, 0.7), pattern=dict(shape="/")),  # not colour alone
                         error_y=dict(type="data", symmetric=False, array=np.asarray(private_hi) - private_mean,
                                      arrayminus=np.asarray(private_mean) - private_lo)))
     if truth is not None:
@@ -224,7 +227,7 @@ def rho_panels(epsilons, rho_eps: np.ndarray, sizes, rho_size: np.ndarray, *, ep
     left, right = subplots(fig, (f"over ε (n = {n_private} private)", f"over private size (ε = {epsilon:g})"),
                            spacing=0.1)
     for axis, x, values in ((left, list(epsilons), rho_eps), (right, list(sizes), rho_size)):
-        _model_bands(fig, x, values, models, shown, axis=axis, showlegend=False, markers=True)
+        _model_bands(fig, x, values, models, shown, axis=axis, showlegend=False)
     base_layout(fig, height=480)
     eps = np.asarray(epsilons, dtype=float)
     epsilon_axis(fig, title="ε (log scale; smaller = more private)", axis=left)
@@ -232,8 +235,8 @@ def rho_panels(epsilons, rho_eps: np.ndarray, sizes, rho_size: np.ndarray, *, ep
              xaxis2=dict(title=dict(text="private training records")),
              yaxis=dict(title=dict(text="Spearman ρ (held-out)")),
              hovermode="x")
-    legend = [("┈┈" if m == 0 else "━━", _model_colour(m, name), plot_text(name)) for m, name in enumerate(models)
-              if name in shown]
+    legend = [(("┈" if m == 0 else "━") + GLYPHS[m % len(GLYPHS)], _model_colour(m, name), plot_text(name))
+              for m, name in enumerate(models) if name in shown]
     fixed_margins(fig, t=text_legend(fig, legend, above=26), b=55)
     for axis in (left, right):
         hline(fig, 0, dict(color="#999", width=1), axis=axis)

@@ -25,12 +25,14 @@ from dpcore.figures import (
     plot_text,
     relayout,
     rgba,
+    series_marks,
     split_reliable,
     subplots,
     text_legend,
     to_figure,
     vline,
 )
+from dpcore.alt_text import set_summary
 from dpcore.survival.estimators import CurveSet, reliable_edges
 from dpcore.survival.grid import ESTIMATORS
 from dpcore.survival.monte_carlo import UtilityCurve
@@ -90,9 +92,11 @@ def headline_figure(private: CurveSet, exact: CurveSet | None, *, estimator: str
         # both edges in one trace, split by a gap: a redraw's time grows with the traces
         curve(fig, np.r_[t, np.nan, t], np.r_[exact.ci_lower[group], np.nan, exact.ci_upper[group]],
               name="non-private interval", colour=NONPRIVATE, width=1, dash="dot", step=True)
-        curve(fig, t, exact.estimate[group], name="non-private", colour=NONPRIVATE, step=True)
+        curve(fig, t, exact.estimate[group], name="non-private", colour=NONPRIVATE, step=True, dash="dash")
     faded = _private_curve(fig, t, private.estimate[group], at_risk, min_at_risk, name="private (one preview draw)",
                            colour=PRIVATE, step=True, width=2.5)
+    set_summary(fig, _headline_summary(ESTIMATORS[estimator], estimator, t, private.estimate[group],
+                                       None if exact is None else exact.estimate[group], time_label))
     rows = ([("noisy", at_risk, PRIVATE)] if at_risk is not None else []) + (
         [("true", exact_at_risk, NONPRIVATE)] if exact_at_risk is not None else [])
     bottom, left = add_numbers_at_risk(fig, t, rows, heading="Number at risk") if rows else (55, 60)
@@ -100,14 +104,36 @@ def headline_figure(private: CurveSet, exact: CurveSet | None, *, estimator: str
     relayout(fig, yaxis=dict(range=_y_range(estimator, private.ci_upper, exact.ci_upper if exact else None)))
     if legend:
         relayout(fig, margin=dict(t=80, b=bottom, l=left))
-    else:  # nor a second layout pass for margins
-        fixed_margins(relayout(fig, showlegend=False), t=30, b=bottom, l=left)
+    else:  # a legend in text: nor a second layout pass for margins
+        key = [("━━", PRIVATE, "private (one preview draw)")] + (
+            [("╍╍", NONPRIVATE, "non-private"), ("┈┈", NONPRIVATE, "non-private interval")] if exact is not None else [])
+        fixed_margins(fig, t=text_legend(fig, key), b=bottom, l=left)
     if faded:
         _faded_note(fig, min_at_risk)
     if title:
         annotate(fig, text=title, xref="paper", yref="paper", x=1, y=0.98, showarrow=False, xanchor="right",
                  font=dict(size=12, color=NONPRIVATE), bgcolor="rgba(255,255,255,0.7)")
     return to_figure(fig)
+
+
+def _median(t: np.ndarray, y: np.ndarray) -> str:
+    """The first time a survival curve reaches 0.5, as a reader hears it."""
+    below = np.flatnonzero(np.asarray(y, dtype=float) <= 0.5)
+    return f"{t[below[0]]:.3g}" if below.size else "not reached"
+
+
+def _headline_summary(what: str, estimator: str, t, private, exact, time_label: str, exact_t=None) -> str:
+    """"Kaplan–Meier, private vs non-private, time (months) 0–36; median 12 vs 12": the numbers a clinician reads
+    off the headline chart (the median for survival, the last value otherwise). ``exact_t``: the non-private
+    curve's own times, where they differ from ``t``."""
+    t = np.asarray(t, dtype=float)
+    exact_t = t if exact_t is None else np.asarray(exact_t, dtype=float)
+    head = f"{what}, private" + (" vs non-private" if exact is not None else "") + f", {plot_text(time_label)} " \
+           f"{t[0]:g} to {t[-1]:g}"
+    if estimator == "km":
+        return head + f"; median {_median(t, private)}" + (f" vs {_median(exact_t, exact)}" if exact is not None else "")
+    last = lambda y: f"{np.asarray(y, dtype=float)[np.isfinite(y)][-1]:.3g}"  # noqa: E731
+    return head + f"; at {t[-1]:g}: {last(private)}" + (f" vs {last(exact)}" if exact is not None else "")
 
 
 def read_figure(km_table, *, reference: tuple[np.ndarray, np.ndarray] | None = None,
@@ -157,10 +183,16 @@ def read_figure(km_table, *, reference: tuple[np.ndarray, np.ndarray] | None = N
     bottom, left = add_numbers_at_risk(fig, edges, rows, heading="Number at risk") if rows else (55, 60)
     base_layout(fig, x_title=time_label, y_title=Y_TITLES["km"], height=460 + bottom - 55)
     relayout(fig, yaxis=dict(range=[-0.02, 1.02]))
+    set_summary(fig, _headline_summary("Kaplan–Meier survival", "km", edges, y_edges,
+                                       None if reference is None else reference[1], time_label,
+                                       exact_t=None if reference is None else reference[0]))
     if legend:
         relayout(fig, margin=dict(t=80, b=bottom, l=left))
     else:
-        fixed_margins(relayout(fig, showlegend=False), t=30, b=bottom, l=left)
+        key = [("━●━", PRIVATE, "private (one preview draw)")] + (
+            [("━━", NONPRIVATE, "non-private (lifelines)")] if reference is not None else []) + (
+            [("╍╍", NONPRIVATE, "non-private on the grid")] if binned is not None else [])
+        fixed_margins(fig, t=text_legend(fig, key), b=bottom, l=left)
     if faded:
         _faded_note(fig, min_at_risk)
     if title:
@@ -296,9 +328,10 @@ def groups_figure(private: CurveSet, exact: CurveSet, *, estimator: str = "km", 
         name = plot_text(name if group_column is None else f"{group_column} = {name}")  # labels can come from uploads
         colour = PALETTE[g % len(PALETTE)]
         ref_t, ref_y = (exact.times, exact.estimate[g]) if references is None else references[g]
+        # groups differ in marker shape too, not in colour alone; non-private hollow and dotted
         curve(fig, ref_t, ref_y, name=f"{name} (non-private)", colour=colour, step=True, dash="dot",
-              width=1.5, legendgroup=name)
-        style = dict(name=f"{name} (private)", colour=colour, legendgroup=name)
+              width=1.5, legendgroup=name, **series_marks(g, colour=colour, hollow=True))
+        style = dict(name=f"{name} (private)", colour=colour, legendgroup=name, **series_marks(g, colour=colour))
         g_risk = None if at_risk is None else at_risk[g]
         if estimator == "km":
             faded = _read_private(fig, private.times, private.estimate[g], g_risk, min_at_risk, **style) or faded
