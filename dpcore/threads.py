@@ -30,7 +30,11 @@ def bound_threads(threads: int = SESSION_THREADS) -> None:
     (numpy's OpenBLAS is, with Streamlit) are limited through threadpoolctl, for every API (BLAS and OpenMP); numba's
     count is per calling thread, so it is set for the session's script thread that calls this.
     """
-    numba = sys.modules.get("numba")
+    numba = None
+    if "numba" in sys.modules:
+        # ``import`` waits while another session's thread is still importing numba; sys.modules alone would give
+        # its partly initialised module, without ``set_num_threads`` yet (seen with sessions starting together)
+        import numba
     for name in _LOAD_TIME_SETTINGS:
         if name == "NUMBA_NUM_THREADS" and numba is not None:
             continue  # numba re-reads it at every compilation and refuses a value other than its pool's size
