@@ -12,6 +12,7 @@ are rendered at ``scale = PRINT_WIDTH_INCHES · DPI / LAYOUT_WIDTH`` and say 300
 from __future__ import annotations
 
 import asyncio
+import html
 import os
 import re
 import struct
@@ -24,6 +25,8 @@ from typing import Mapping, Sequence
 import kaleido
 import plotly.graph_objects as go
 
+from dpcore import alt_text
+
 DPI = 300
 PRINT_WIDTH_INCHES = 7.0
 LAYOUT_WIDTH = 700
@@ -31,6 +34,8 @@ LAYOUT_WIDTH = 700
 MIN_FONT, TITLE_FONT = 13, 16
 FORMATS = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf"}
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_TAGS = re.compile(r"<[^>]+>")
+_END_OF_HEADER = 8 + 4 + 4 + 13 + 4  # signature, then the header chunk: length, type, data, CRC
 
 
 class ExportUnavailable(RuntimeError):
@@ -55,9 +60,35 @@ def for_print(fig: go.Figure) -> go.Figure:
     out.update_layout(width=LAYOUT_WIDTH, height=layout.height or 450, paper_bgcolor="white", plot_bgcolor="white",
                       font=dict(size=size), legend=dict(font=dict(size=size)))
     if layout.title and layout.title.text:
-        out.update_layout(title=dict(font=dict(size=max(TITLE_FONT, layout.title.font.size or 0)), xref="paper", x=0))
+        title_size = max(TITLE_FONT, layout.title.font.size or 0)
+        lines = wrap(layout.title.text, title_size)
+        extra = (len(lines) - len(layout.title.text.split("<br>"))) * round(1.3 * title_size)  # room for the lines
+        margin_top = (layout.margin.t if layout.margin.t is not None else 100) + extra
+        out.update_layout(title=dict(text="<br>".join(lines), font=dict(size=title_size), xref="paper", x=0),
+                          margin=dict(t=margin_top), height=out.layout.height + extra)
     for annotation in out.layout.annotations:  # subplot titles and labels
         annotation.font.size = max(MIN_FONT, annotation.font.size or 0)
+    return out
+
+
+#: width of an average character in ems (Open Sans and DejaVu Sans set ordinary text narrower)
+CHAR_WIDTH_EM = 0.6
+
+
+def wrap(text: str, size: float, width: float = LAYOUT_WIDTH - 40) -> list[str]:
+    """``text`` (a title: lines split at ``<br>``) broken at spaces into lines that fit ``width`` pixels at font
+    ``size``: Plotly never wraps a title, so a long one ran off the printed figure ("noise-aw…")."""
+    fits = max(10, int(width / (CHAR_WIDTH_EM * size)))
+    out = []
+    for line in text.split("<br>"):
+        words, current = line.split(" "), ""
+        for word in words:
+            if current and len(_TAGS.sub("", current + " " + word)) > fits:
+                out.append(current)
+                current = word
+            else:
+                current = f"{current} {word}" if current else word
+        out.append(current)
     return out
 
 
@@ -67,15 +98,39 @@ def slug(name: str) -> str:
     return "-".join(filter(None, re.split(r"[^a-z0-9]+", text))) or "figure"
 
 
-def with_dpi(png: bytes, dpi: int = DPI) -> bytes:
-    """``png`` with a ``pHYs`` chunk saying ``dpi`` (Chromium writes none), right after the header chunk."""
+def _chunk(kind: bytes, body: bytes) -> bytes:
+    """A PNG chunk: length, type, data, CRC of type and data."""
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+
+def _after_header(png: bytes, chunk: bytes) -> bytes:
+    """``png`` with ``chunk`` inserted right after its header chunk."""
     if png[:8] != _PNG_SIGNATURE or png[12:16] != b"IHDR":
         raise ValueError("not a PNG file")
+    return png[:_END_OF_HEADER] + chunk + png[_END_OF_HEADER:]
+
+
+def with_dpi(png: bytes, dpi: int = DPI) -> bytes:
+    """``png`` with a ``pHYs`` chunk saying ``dpi`` (Chromium writes none), right after the header chunk."""
     per_metre = round(dpi / 0.0254)
-    body = b"pHYs" + struct.pack(">IIB", per_metre, per_metre, 1)
-    chunk = struct.pack(">I", 9) + body + struct.pack(">I", zlib.crc32(body))
-    end_of_header = 8 + 4 + 4 + 13 + 4  # signature, length, type, IHDR data, CRC
-    return png[:end_of_header] + chunk + png[end_of_header:]
+    chunk = _chunk(b"pHYs", struct.pack(">IIB", per_metre, per_metre, 1))
+    return _after_header(png, chunk)
+
+
+def with_description(png: bytes, text: str) -> bytes:
+    """``png`` with an international text chunk ``Description`` holding ``text`` (the figure's one-line summary, for
+    readers and tools that cannot see the image), right after the header chunk."""
+    body = b"Description\0" + b"\0\0" + b"\0" + b"\0" + text.encode("utf-8")  # uncompressed, no language
+    return _after_header(png, _chunk(b"iTXt", body))
+
+
+def with_title(svg: bytes, text: str) -> bytes:
+    """``svg`` with a ``<title>`` (its accessible name: the figure's one-line summary) as the root's first child."""
+    start = svg.find(b"<svg")
+    end = svg.find(b">", start) + 1
+    if start < 0 or end <= 0:
+        raise ValueError("not an SVG file")
+    return svg[:end] + f"<title>{html.escape(text)}</title>".encode() + svg[end:]
 
 
 async def _render(figures: Sequence[tuple[str, go.Figure]], formats: Sequence[str]) -> dict[str, bytes]:
@@ -87,7 +142,11 @@ async def _render(figures: Sequence[tuple[str, go.Figure]], formats: Sequence[st
                 opts = dict(format=fmt, width=LAYOUT_WIDTH, height=printed.layout.height,
                             scale=print_scale() if fmt == "png" else 1)
                 data = await browser.calc_fig(printed, opts=opts)
-                out[f"{name}.{fmt}"] = with_dpi(data) if fmt == "png" else data
+                if fmt == "png":
+                    data = with_dpi(with_description(data, alt_text.summary(fig)))  # pHYs first after the header
+                elif fmt == "svg":
+                    data = with_title(data, alt_text.summary(fig))
+                out[f"{name}.{fmt}"] = data
     return out
 
 

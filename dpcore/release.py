@@ -24,8 +24,8 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from dpcore import __version__
-from dpcore.figure_export import ExportUnavailable, export
+from dpcore import __version__, alt_text
+from dpcore.figure_export import ExportUnavailable, export, slug
 from dpcore.report import figures_for, html_report
 
 RELATIONS = {
@@ -75,6 +75,18 @@ def spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
         column = out.iloc[:, position]
         if not pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_datetime64_any_dtype(column):
             out.isetitem(position, column.map(text))
+    return out
+
+
+def text_alternatives(figures: Mapping[str, Any]) -> dict[str, bytes]:
+    """Each figure's text alternative as files beside it: ``<slug>.txt`` its one-line summary, ``<slug>-<table>.csv``
+    its plotted numbers and any table it prints (:mod:`dpcore.alt_text`), for readers who cannot see the image."""
+    out = {}
+    for name, fig in figures.items():
+        stem = slug(name)
+        out[f"{stem}.txt"] = (alt_text.summary(fig) + "\n").encode()
+        for table_name, table in alt_text.tables(fig).items():
+            out[f"{stem}-{slug(table_name)}.csv"] = csv_text(table).encode()
     return out
 
 
@@ -175,7 +187,8 @@ class ReleaseBundle:
     def to_zip(self) -> bytes:
         """ZIP with ``release.json``, one CSV per DP table (spreadsheet-safe: :func:`csv_text`), a self-contained ``report.html``, the script that
         makes the release (``reproduce.py``, when there is one) and every report figure as PNG (300 dpi), SVG
-        and PDF under ``figures/`` (or, where no browser can draw them, ``figures/README.txt`` saying why)."""
+        and PDF under ``figures/`` (or, where no browser can draw them, ``figures/README.txt`` saying why), each
+        with its text alternative beside it (:func:`text_alternatives`)."""
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
             archive.writestr("release.json", self.to_json())
@@ -184,10 +197,12 @@ class ReleaseBundle:
             archive.writestr("report.html", html_report([self]))
             if self.script:
                 archive.writestr("reproduce.py", self.script)
+            figures = figures_for(self)
             try:
-                files = export(figures_for(self))
+                files = export(figures)
             except ExportUnavailable as err:
                 files = {"README.txt": f"The figures are in report.html only: {err}\n".encode()}
+            files.update(text_alternatives(figures))
             for name, data in files.items():
                 archive.writestr(f"figures/{name}", data)
         return buffer.getvalue()

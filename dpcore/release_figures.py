@@ -34,6 +34,7 @@ from dpcore.figures import (
     no_discoveries,
     plot_text,
     relayout,
+    series_marks,
     split_reliable,
     to_figure,
     vline,
@@ -67,10 +68,12 @@ def survival_release_figure(km_table: pd.DataFrame, grid_unit: str, at_risk: pd.
              name=f"{label}: 95 % interval (noise + sampling)", colour=colour, alpha=0.18, step=step)
         reliable = drawn["reliable"].to_numpy(bool) if "reliable" in drawn else np.ones(len(drawn), bool)
         solid, faded = split_reliable(drawn[value], reliable)
-        curve(fig, drawn["time"], solid, name=f"{label}: DP {what}", colour=colour, step=step)
+        marks = series_marks(g, colour=colour)  # groups differ in marker shape, not in colour alone
+        curve(fig, drawn["time"], solid, name=f"{label}: DP {what}", colour=colour, step=step, **marks)
         if curve_table is not None:
             add_trace(fig, dict(type="scatter", x=part["time"], y=part[value], mode="markers", showlegend=False,
-                                name=f"{label}: released edge values", marker=dict(size=5, color=colour)))
+                                name=f"{label}: released edge values",
+                                marker=dict(size=5, color=colour, symbol=marks["marker"]["symbol"])))
         if not reliable.all():
             faded_any = True
             curve(fig, drawn["time"], faded, name=f"{label}: few at risk (noise-dominated)", colour=colour,
@@ -78,7 +81,8 @@ def survival_release_figure(km_table: pd.DataFrame, grid_unit: str, at_risk: pd.
         if at_risk is not None:
             mine = at_risk[at_risk["group"].astype(str) == str(part["group"].iloc[0])]
             rows.append((label, mine["at_risk"].to_numpy(), colour))
-    base_layout(fig, title=f"Differentially private {what} (released){subtitle}", x_title=f"time ({grid_unit})",
+    title = f"Differentially private {what} (released)" + (f"<br>{subtitle}" if subtitle else "")  # its own line
+    base_layout(fig, title=title, x_title=f"time ({grid_unit})",
                 y_title=y_title)
     if faded_any:
         minimum = f" {min_at_risk:.3g}" if min_at_risk is not None else " the public minimum"
@@ -91,7 +95,8 @@ def survival_release_figure(km_table: pd.DataFrame, grid_unit: str, at_risk: pd.
         bottom, left = add_numbers_at_risk(fig, edges, rows, heading="Number at risk (noisy, released)")
     if value != "cumulative_hazard":
         relayout(fig, yaxis=dict(range=[-0.02, 1.02]))
-    relayout(fig, margin=dict(t=110, b=bottom, l=left), legend=dict(y=1.04), height=460 + bottom)
+    relayout(fig, margin=dict(t=110 + (24 if subtitle else 0), b=bottom, l=left), legend=dict(y=1.04),
+             height=460 + bottom)
     return to_figure(fig)
 
 
@@ -130,7 +135,7 @@ def _survival(bundle) -> dict[str, go.Figure]:
     common = dict(group_column=params.get("group_column"), min_at_risk=params.get("min_at_risk"))
     unit, at_risk = params["grid_unit"], tables.get("numbers_at_risk")
     lr = tables.get("logrank")
-    subtitle = f" · log-rank p = {float(lr['p_value'].iloc[0]):.3g} (noise-aware)" if lr is not None else ""
+    subtitle = f"log-rank p = {float(lr['p_value'].iloc[0]):.3g} (noise-aware)" if lr is not None else ""
     figs = {"Kaplan–Meier (DP)": survival_release_figure(tables["kaplan_meier"], unit, at_risk, subtitle=subtitle,
                                                          curve_table=tables.get("kaplan_meier_curve"), **common)}
     if "kaplan_meier_pooled" in tables:

@@ -21,7 +21,7 @@ import html
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from dpcore import __version__
+from dpcore import __version__, alt_text
 from dpcore.audit import AuditResult
 from dpcore.release_figures import figures_for
 
@@ -56,6 +56,17 @@ def _table_html(table, max_rows: int = 60) -> str:
     body = shown.to_html(index=False, float_format=lambda v: f"{v:.6g}", border=0, escape=True)
     more = f"<p class='muted'>… {len(table) - max_rows} more rows in this release's CSV (its ZIP download on the method page).</p>" if len(table) > max_rows else ""
     return body + more
+
+
+def figure_html(fig, *, include_plotlyjs: bool) -> str:
+    """A figure with its text alternative: its one-line summary as the caption a screen reader reads first, and
+    its plotted numbers as tables in a collapsed box (:mod:`dpcore.alt_text`; from the figure alone, so a
+    figure of released values has a text alternative of released values only)."""
+    tables = "".join(f"<p><b>{_esc(name)}</b></p>" + _table_html(table, max_rows=len(table))
+                     for name, table in alt_text.tables(fig).items())
+    return (f"<figure><figcaption>{_esc(alt_text.summary(fig))}</figcaption>"
+            + fig.to_html(full_html=False, include_plotlyjs=include_plotlyjs, config={"responsive": True})
+            + f"<details><summary>Figure data</summary>{tables}</details></figure>")
 
 
 def _params_html(params) -> str:
@@ -120,7 +131,7 @@ def html_report(bundles: Sequence, *, title: str | None = None, audits: Iterable
             parts.append("<ul>" + "".join(f"<li>{_esc(n)}</li>" for n in bundle.notes) + "</ul>")
         for name, fig in (figures_for(bundle) if release_figures else bundle.figures).items():
             parts.append(f"<h3>{_esc(name)}</h3>")
-            parts.append(fig.to_html(full_html=False, include_plotlyjs=not plotly_js_included, config={"responsive": True}))
+            parts.append(figure_html(fig, include_plotlyjs=not plotly_js_included))
             plotly_js_included = True
         for name, table in bundle.tables.items():
             parts.append(f"<h3>Released table: {_esc(name)}</h3>" + _table_html(table))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import io
+import re
 import struct
 import zipfile
 import zlib
@@ -16,11 +18,14 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 from conftest import _skip_outside_ci
-from dpcore import datasets, notebooks
+from dpcore import alt_text, datasets, notebooks
 from dpcore import figure_export as fe
 from dpcore import survival as sv
 from dpcore.release_figures import figures_for
+from tests.figure_cases import cases
 from ui.exports import release_with_script
+
+CASES = cases()
 
 
 @pytest.fixture
@@ -61,6 +66,7 @@ def test_print_sizing_is_300_dpi_at_the_stated_width():
 @needs_chromium
 def test_every_release_figure_exports_as_png_svg_and_pdf(release):
     files = fe.export(figures_for(release))
+    summaries = {fe.slug(name): alt_text.summary(fig) for name, fig in figures_for(release).items()}
     stems = {name.rsplit(".", 1)[0] for name in files}
     assert stems and {f"{s}.{fmt}" for s in stems for fmt in fe.FORMATS} == set(files)
     for name, data in files.items():
@@ -71,8 +77,10 @@ def test_every_release_figure_exports_as_png_svg_and_pdf(release):
             assert width == round(fe.PRINT_WIDTH_INCHES * fe.DPI) and height > 1000
             x, y, unit = struct.unpack(">IIB", chunks[b"pHYs"])
             assert unit == 1 and round(x * 0.0254) == round(y * 0.0254) == fe.DPI
+            assert chunks[b"iTXt"] == b"Description\0\0\0\0\0" + summaries[name[:-4]].encode()  # its alt text
         elif name.endswith(".svg"):
             assert b"<svg" in data[:200] and b"Differentially private" in data  # titles are text, not paths
+            assert f"<title>{html.escape(summaries[name[:-4]])}</title>".encode() in data[:2000]
         else:
             assert data[:5] == b"%PDF-"
 
@@ -84,6 +92,11 @@ def test_the_release_zip_holds_the_figures_and_the_script(release):
     archive = zipfile.ZipFile(io.BytesIO(bundle.to_zip()))
     names = set(archive.namelist())
     assert {"figures/kaplan-meier-dp.png", "figures/kaplan-meier-dp.svg", "figures/kaplan-meier-dp.pdf"} <= names
+    # each figure's text alternative beside it: its summary, its plotted numbers and its numbers at risk
+    figure = figures_for(release)["Kaplan–Meier (DP)"]
+    assert archive.read("figures/kaplan-meier-dp.txt").decode() == alt_text.summary(figure) + "\n"
+    assert {"figures/kaplan-meier-dp-plotted-values.csv", "figures/kaplan-meier-dp-number-at-risk-noisy-released.csv"} \
+        <= names
     script = archive.read("reproduce.py").decode()
     assert "MAKE_RELEASE = False" in script and "EPSILON = 1.0" in script
     compile(script, "reproduce.py", "exec")
@@ -135,3 +148,33 @@ def test_the_release_panel_offers_each_figure_in_three_formats(tmp_path):
     assert sorted(name.rsplit(".", 1)[1] for name in files) == ["pdf"] * 2 + ["png"] * 2 + ["svg"] * 2
     png = files[next(n for n in files if n.endswith(".png"))]()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and b"pHYs" in png[:64]
+
+
+def test_a_title_too_long_for_the_print_width_is_wrapped_at_spaces():
+    long = "Differentially private Kaplan–Meier (released) · log-rank p = 0.123 (noise-aware)"
+    assert fe.wrap(long, 16) == ["Differentially private Kaplan–Meier (released) · log-rank p = 0.123", "(noise-aware)"]
+    assert fe.wrap("short<br>second line", 16) == ["short", "second line"]
+    printed = fe.for_print(go.Figure(layout=dict(title=long, height=500, margin=dict(t=100))))
+    assert printed.layout.title.text.count("<br>") == 1
+    assert printed.layout.margin.t > 100 and printed.layout.height > 500  # the second line gets its room
+
+
+def _title_and_axis_texts(fig: go.Figure) -> list[tuple[str, float]]:
+    """Every title line and axis title of a printed figure, with its font size."""
+    layout = fig.layout
+    out = [(line, layout.title.font.size) for line in (layout.title.text or "").split("<br>") if line]
+    for name in [k for k in fig.to_dict()["layout"] if k.startswith(("xaxis", "yaxis"))]:
+        axis = layout[name]
+        if axis.title and axis.title.text and axis.domain in (None, (0, 1), [0, 1]):
+            out.append((axis.title.text, layout.font.size or fe.MIN_FONT))
+    return out
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_every_figure_fits_its_text_at_the_printed_size(case, release):
+    """Titles and full-width axis titles of every figure at the size it is exported: no line longer than the
+    printed width holds (Plotly neither wraps nor shortens them; they ran off the page)."""
+    for fig in [CASES[case]()] + (list(figures_for(release).values()) if case == sorted(CASES)[0] else []):
+        for text, size in _title_and_axis_texts(fe.for_print(fig)):
+            width = len(re.sub(r"<[^>]+>", "", text)) * fe.CHAR_WIDTH_EM * size
+            assert width <= fe.LAYOUT_WIDTH, f"{text!r} needs {width:.0f} px of {fe.LAYOUT_WIDTH}"

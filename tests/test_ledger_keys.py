@@ -269,7 +269,7 @@ def test_an_earlier_ledger_migrates_and_its_spend_still_binds_its_persons(tmp_pa
                        "session, status, release_json) VALUES (?, 'KM', 0.375, 0, '{}', '{}', 'replace-one', 't', "
                        "'p', 's', 'released', '')", (key,))
     ledger = open_ledger(LedgerConfig(data_dir=data_dir, default_cap=Budget(1.0, 1e-3)))
-    assert ledger._store.schema_version() == len(MIGRATIONS) == 5
+    assert ledger._store.schema_version() == len(MIGRATIONS) == 6
     assert ledger.spent_basic(old_keys["whole table"]) == (0.375, 0.0) and ledger.summary()[0]["data set"] == "old.csv"
     assert ledger.summary()[0]["ε spent"] == 0.375
     legacy = [table_fingerprint(table), RecordsRead.of([table.time, table.status]).fingerprint]

@@ -27,6 +27,7 @@ Deterministic: the data are seeded, and nothing compared depends on the OpenDP d
 from __future__ import annotations
 
 import dataclasses
+import html
 import io
 import re
 import zipfile
@@ -35,13 +36,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpcore import fdr
+from dpcore import alt_text, fdr
 from dpcore import mechanisms as M
 from dpcore import regression as R
 from dpcore import release as release_module
 from dpcore import sparse as sp
 from dpcore import survival as sv
 from dpcore.figure_export import slug
+from dpcore.figures import add_trace, new_spec, to_figure
 from dpcore.ledger import Ledger
 from dpcore.persons import Persons
 from dpcore.release_figures import figures_for
@@ -114,13 +116,20 @@ def replay(monkeypatch):
 
 
 def exports(bundle) -> dict[str, bytes]:
-    """Everything a release exports, as bytes: JSON, ZIP members, the HTML report, each report figure's spec."""
+    """Everything a release exports, as bytes: JSON, ZIP members, the HTML report, each report figure's spec (its
+    metadata included) and its text alternative: the summary (also the PNG's description and the SVG's title) and
+    the tables of its numbers, which the report and the ZIP carry too."""
     bundle = dataclasses.replace(bundle, created=CREATED)
     out = {"release.json": bundle.to_json().encode()}
     with zipfile.ZipFile(io.BytesIO(bundle.to_zip())) as archive:
         out.update({f"zip:{name}": archive.read(name) for name in archive.namelist()})
     out["report.html"] = html_report([bundle]).encode()
-    out.update({f"figure:{name}": fig.to_json().encode() for name, fig in figures_for(bundle).items()})
+    for name, fig in figures_for(bundle).items():
+        summary, tables = alt_text.summary(fig), alt_text.tables(fig)
+        assert html.escape(summary) in out["report.html"].decode() and out[f"zip:figures/{slug(name)}.txt"]
+        out[f"figure:{name}"] = fig.to_json().encode()
+        out[f"figure alt text:{name}"] = summary.encode()
+        out.update({f"figure table:{name}:{t}": table.to_csv(index=False).encode() for t, table in tables.items()})
     return {name: _UUID.sub(b"<id>", data) for name, data in out.items()}
 
 
@@ -344,6 +353,30 @@ def test_a_table_that_reads_the_private_rows_is_caught(replay, monkeypatch):
     def make(seed):
         time, event, _ = _cohort(seed, 240)
         return sv.release(time, event, grid=grid, epsilon=1.0, band_draws=20)
+
+    first = replay.record(lambda: make(1))
+    second = replay.replay(lambda: make(2))
+    with pytest.raises(AssertionError, match="moved with the private rows"):
+        assert_same_exports(first, second)
+
+
+@pytest.mark.parametrize("leak", ["summary", "table"])
+def test_a_figure_whose_text_alternative_reads_the_private_rows_is_caught(replay, leak):
+    """A figure drawn from released values only, whose summary or attached table (its text alternative) states an
+    exact statistic of the private rows: the comparison catches the alt text, not only the drawn values."""
+    grid = sv.make_grid(180.0, data_unit="days", grid_unit="weeks", width=2)
+
+    def make(seed):
+        time, event, _ = _cohort(seed, 240)
+        bundle = sv.release(time, event, grid=grid, epsilon=1.0, band_draws=20)
+        spec = new_spec()
+        km = bundle.tables["kaplan_meier"]
+        add_trace(spec, dict(type="scatter", x=km["time"], y=km["survival"], mode="lines", name="released"))
+        if leak == "summary":
+            alt_text.set_summary(spec, f"Released curve; mean follow-up {time.mean():.6g}")
+        else:
+            alt_text.attach_table(spec, "follow-up", {"mean": [time.mean()]})
+        return dataclasses.replace(bundle, figures={"planted": to_figure(spec)})
 
     first = replay.record(lambda: make(1))
     second = replay.replay(lambda: make(2))

@@ -12,6 +12,8 @@ from dpcore import distributed
 from dpcore.figures import epsilon_choice_figure
 from dpcore.utility import Simulator, simulate_draws, smallest_epsilon
 from ui.chart import chart
+from dpcore.provenance import FINDER
+from ui import provenance
 from ui.state import current_dataset, current_holding, get_ledger, session_memo
 from ui.widgets import url_number, url_radio, url_slider
 
@@ -59,6 +61,7 @@ def accuracy_first(
 def _target(*, key, grid, draws, metric_label, default_threshold, larger_is_better, basis, allow_probability,
             simulate, public_data) -> None:
     """The expander's content: the target's controls, the smallest ε meeting it, and its figure."""
+    provenance.viewed(FINDER)  # computed from the rows: an ε chosen after it is recorded as such
     kinds = ["probability", "mean"] if allow_probability else ["mean"]
     kind = url_radio(
         "Target type", key=f"{key}_kind", options=kinds, horizontal=True,

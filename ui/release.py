@@ -13,11 +13,13 @@ import streamlit as st
 from dpcore.access import CUSTODIAN
 from dpcore.ledger import WHOLE_ROW, BudgetExceeded, Holding, Ledger, Persons, RecordsRead, fingerprint
 from dpcore.ledger.records import spend_in_words
+from dpcore.provenance import SettingsChoice
 from dpcore.release import spreadsheet_safe
 from dpcore.report import CustodianNote, html_report, internal_notes_html
 from dpcore.validation import InputError
 from ui.exports import figure_downloads
 from ui.identity import current_person
+from ui import provenance
 from ui.layout import literal
 from ui.state import get_ledger, release_notes, releases, session_id, session_memo, set_current_dataset, standing_of
 
@@ -96,6 +98,9 @@ def release_panel(
     dataset = holding or (ledger.simulated_holding(fingerprint, person.scope) if simulated else
                           _holding(ledger, persons, records, fingerprint, person.scope))
     set_current_dataset(ledger_label, fingerprint, dataset.key, person.scope, holding=dataset)  # the cap form's too
+    settings = provenance.settings_of(method=method, epsilon=epsilon, delta=delta, parts=parts, params=params)
+    if not dataset.nobody:  # the settings in force while this page shows the private rows (ui.provenance)
+        provenance.observe(fingerprint, settings)
     if persons is not None and persons.source == WHOLE_ROW and ledger.require_person_column:
         blocked = blocked or ("This deployment requires a person column before any release: choose the column "
                               "that names each person above (uploads without one cannot be released here).")
@@ -120,6 +125,7 @@ def release_panel(
             key=key, ledger=ledger, dataset=dataset, ledger_label=ledger_label, cost=cost, method=method,
             epsilon=epsilon, delta=delta, parts=parts, params=params, relation=relation, make_bundle=make_bundle,
             utility_note=utility_note, state_key=state_key, actor=person.id, persons=persons,
+            settings=provenance.choice(fingerprint, settings, private=not dataset.nobody),
         ), ledger=ledger, dataset=dataset, ledger_label=ledger_label, epsilon=epsilon, delta=delta, events=events,
             persons=persons)
     bundle = st.session_state.get(state_key)
@@ -271,8 +277,10 @@ def _confirm(key: str, cost: str, release: Callable[[], str], *, ledger: Ledger,
 def _release(*, key: str, ledger: Ledger, dataset: Holding, ledger_label: str, cost: str, method: str,
              epsilon: float, delta: float, parts: Mapping[str, float] | None, params: Mapping[str, Any] | None,
              relation: str, make_bundle: Callable[[], Any], utility_note: str | Callable[[], str], state_key: str,
-             actor: str, persons: Persons | None = None) -> str:
+             actor: str, persons: Persons | None = None, settings: SettingsChoice | None = None) -> str:
     """Use up the confirmation, charge, draw, store what was released; "" when done, else what went wrong.
+
+    ``settings`` (how the release's settings were chosen) is kept with the charge and in the bundle's statement.
 
     Nothing here draws a Streamlit element: a click arriving meanwhile cannot interrupt the run between the
     charge and the stored release (Streamlit stops a run at its next element).
@@ -282,11 +290,13 @@ def _release(*, key: str, ledger: Ledger, dataset: Holding, ledger_label: str, c
         utility_note = utility_note()  # charge, so that nothing after it can fail on its account
     try:
         record = ledger.charge(dataset, method, epsilon, delta, params=params, parts=parts, relation=relation,
-                               label=ledger_label, page=key, session=session_id(), actor=actor)
+                               label=ledger_label, page=key, session=session_id(), actor=actor, settings=settings)
     except BudgetExceeded as err:
         return f"Release refused: {literal(str(err))}"
     try:
         bundle = _with_ledger_note(make_bundle(), ledger, dataset, record.persons, persons)
+        if settings is not None:
+            bundle = replace(bundle, settings=settings.to_dict())
     except Exception as err:  # noqa: BLE001 - the charge stays whatever went wrong; say so plainly
         ledger.record_failure(record)
         _log.error("release failed after its charge: %s", type(err).__name__)

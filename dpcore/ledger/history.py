@@ -34,7 +34,7 @@ def history_report(name: str, records: Sequence[ReleaseRecord],
         f"<tr><td>{_esc(r.time)}</td><td>{_esc(r.read_from(name))}</td><td>{_esc(r.method)}</td><td>{r.epsilon:g}</td>"
         f"<td>{r.delta:g}</td>"
         f"<td>{_esc(r.page)}</td><td>{_esc(r.actor)}</td><td>{_esc(r.status)}"
-        f"{' (through shared records)' if r.via else ''}</td></tr>"
+        f"{' (through shared records)' if r.via else ''}</td><td>{_esc(r.settings_choice().label)}</td></tr>"
         for r in records
     )
     caps = "".join(f"<tr><td>{_esc(c['time'])}</td><td>{_esc(c['actor'])}</td><td>{c['epsilon']:g}</td>"
@@ -44,7 +44,7 @@ def history_report(name: str, records: Sequence[ReleaseRecord],
         f"<b>ε = {epsilon:g}, δ = {delta:g}</b>. A charge whose status is not “released” drew no values that left "
         "(its drawing failed or was interrupted) but its cost stays.</p>"
         "<table><tr><th>time (UTC)</th><th>file read</th><th>method</th><th>ε</th><th>δ</th><th>page</th><th>by</th>"
-        "<th>status</th>"
+        "<th>status</th><th>settings</th>"
         f"</tr>{rows}</table>"
     )
     if person_spend:

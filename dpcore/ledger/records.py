@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from typing import Any, Mapping
 
 from dpcore.ledger.keys import LOCAL_SCOPE
+from dpcore.provenance import SettingsChoice
 
 
 #: ``ReleaseRecord.persons`` of a release on simulated or synthetic data: it read no real person and charged nobody
@@ -54,10 +55,16 @@ class ReleaseRecord:
     events: str = ""
     #: the file (and what of it) it read, as its page named it: a data set keeps its first file's name
     source: str = ""
+    #: how its settings were chosen (``dpcore.provenance.SettingsChoice`` as JSON; "" where not recorded)
+    settings: str = ""
 
     def read_from(self, dataset_name: str) -> str:
         """What this release read, for the audit trail: its own file where recorded, else its data set's name."""
         return self.source or dataset_name
+
+    def settings_choice(self) -> SettingsChoice:
+        """How its settings were chosen (:data:`dpcore.provenance.UNKNOWN` for releases recorded before schema 6)."""
+        return SettingsChoice.from_json(self.settings)
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ from dpcore.ledger.records import (  # noqa: F401 - the records are part of the 
     utc_now,
 )
 from dpcore.ledger.stores import MemoryStore
+from dpcore.provenance import SettingsChoice
 
 
 class BudgetExceeded(RuntimeError):
@@ -320,6 +321,7 @@ class Ledger:
         relation: str = "replace-one",
         label: str = "",
         source: str = "",
+        settings: SettingsChoice | None = None,
         page: str = "",
         session: str = "",
         actor: str = "",
@@ -327,7 +329,8 @@ class Ledger:
         """Check every person the release reads against the cap and record the release in one atomic step.
 
         Every person read gets the release added to their history. ``label`` names the data set when this is its
-        first release; ``source`` (default ``label``) is the file this release read, kept with it for the trail. Charge *before* drawing: the record says
+        first release; ``source`` (default ``label``) is the file this release read, kept with it for the trail;
+        ``settings`` how its settings were chosen (:mod:`dpcore.provenance`). Charge *before* drawing: the record says
         ``charged`` until :meth:`record_values` (or :meth:`record_failure`) completes it, and the charge stays
         whatever happens.
         """
@@ -343,7 +346,7 @@ class Ledger:
             parts={str(k): float(v) for k, v in (parts or {}).items()},
             relation=relation, time=utc_now(), page=page, session=session, actor=actor,
             persons=NOBODY if holding.nobody else holding.rows or len(holding.read()), events=self.events_of(method, epsilon, delta, parts, params),
-            source=source or label,
+            source=source or label, settings=settings.to_json() if settings is not None else "",
         )
         name = label or self.name_of(holding.key)  # read before the transaction: the check reads nothing
         return self._store.charge(holding, label, record, lambda standing: self._refuse_past_cap(

@@ -52,4 +52,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (  # 5: the file (and what of it) each release read: a data set's name is its first file's, its budget the persons'
         "ALTER TABLE releases ADD COLUMN source TEXT NOT NULL DEFAULT ''",
     ),
+    (  # 6: how each release's settings were chosen (dpcore.provenance, JSON; '' for releases recorded before)
+        "ALTER TABLE releases ADD COLUMN settings TEXT NOT NULL DEFAULT ''",
+    ),
 )

@@ -36,7 +36,7 @@ from dpcore.ledger.schema import MIGRATIONS
 SCHEMA_VERSION = len(MIGRATIONS)
 
 _RECORD_COLUMNS = ("id, dataset, method, epsilon, delta, parts, params, relation, time, page, session, status, actor,"
-                   " via, persons, events, source")
+                   " via, persons, events, source, settings")
 
 
 class SQLStore(abc.ABC):
@@ -262,10 +262,11 @@ class SQLStore(abc.ABC):
         ((record_id,),) = self._run(
             conn,
             f"INSERT INTO releases ({_RECORD_COLUMNS.removeprefix('id, ')}, release_json) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '') RETURNING id",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '') RETURNING id",
             (record.dataset, record.method, record.epsilon, record.delta, json.dumps(record.parts),
              json.dumps(record.params, default=str), record.relation, record.time, record.page, record.session,
-             CHARGED, record.actor, record.via, record.persons, record.events, record.source),
+             CHARGED, record.actor, record.via, record.persons, record.events, record.source,
+             record.settings),
         )
         return record_id
 
@@ -353,7 +354,8 @@ class SQLStore(abc.ABC):
             ReleaseRecord(id=row[0], dataset=row[1], method=row[2], epsilon=row[3], delta=row[4],
                           parts=json.loads(row[5]), params=json.loads(row[6]), relation=row[7], time=row[8],
                           page=row[9], session=row[10], status=row[11], actor=row[12], via=row[13],
-                          persons=row[14], events=row[15], source=row[16], values=row[17] if with_values else "")
+                          persons=row[14], events=row[15], source=row[16], settings=row[17],
+                          values=row[18] if with_values else "")
             for row in rows
         ]
 
