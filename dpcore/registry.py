@@ -15,7 +15,7 @@ from dpcore.audit import AuditScenario
 #: key → (module, title shown to users)
 METHODS: dict[str, tuple[str, str]] = {
     "survival": ("dpcore.survival", "Survival curves (Kaplan–Meier and friends)"),
-    "cox": ("dpcore.survival.cox", "Hazard ratios (grouped Cox model)"),
+    "cox": ("dpcore.survival.cox_audit", "Hazard ratios (grouped Cox model)"),
     "regression": ("dpcore.regression", "Drug sensitivity (AdaSSP, robust private LR)"),
     "sparse": ("dpcore.sparse", "Sparse learning (peeling, knowledge transfer)"),
     "fdr": ("dpcore.fdr", "Online FDR (PAPRIKA)"),

@@ -9,14 +9,8 @@ from dpcore import survival as sv
 from dpcore.accounting.events import DiscreteLaplace, Gaussian
 from dpcore.accounting.releases import events_for_release
 from dpcore.survival import hazard_ratio as hr
-from dpcore.survival.cox import (
-    AUDIT_BUGS,
-    METHOD,
-    DPCoxPHFitter,
-    audit_scenarios,
-    cox_noise,
-    lifelines_reference,
-)
+from dpcore.survival.cox import METHOD, DPCoxPHFitter, cox_noise, lifelines_reference
+from dpcore.survival.cox_audit import AUDIT_BUGS, audit_scenarios
 from dpcore.validation import InputError
 
 LIFELINES_COLUMNS = ["coef", "exp(coef)", "se(coef)", "exp(coef) lower 95%", "exp(coef) upper 95%", "z", "p"]
@@ -241,3 +235,24 @@ def test_per_interval_ratios_find_crossing_hazards_and_not_proportional_ones():
     assert trend_w["p"] < 0.01, trend_w
     assert trend_r.trend.iloc[0]["p"] > 0.2
     assert len(trend_r.per_interval) == 4 and trend_r.per_interval["log_hr"].notna().all()
+
+
+# ---- figures ---------------------------------------------------------------------------------------------------
+
+
+def test_forest_and_check_figures_draw_the_private_and_the_reference_intervals():
+    from dpcore.survival import figures as sf
+
+    rossi = datasets.load_rossi()
+    fitter = DPCoxPHFitter(epsilon=2, bounds={"fin": (0, 1)}, horizon=52).fit(
+        rossi, "week", "arrest", rng=np.random.default_rng(0))
+    forest = sf.forest_figure(fitter.summary, lifelines_reference(rossi, "week", "arrest", fitter), epsilon=2)
+    private, reference = forest.data
+    assert private.x[0] == pytest.approx(fitter.summary.loc["fin", "exp(coef)"])
+    assert private.x[0] + private.error_x.array[0] == pytest.approx(fitter.summary.loc["fin", "exp(coef) upper 95%"])
+    assert "lifelines" in reference.name
+    check = fitter.proportional_hazards_check(rng=np.random.default_rng(0))
+    assert len(sf.per_interval_figure(check.per_interval).data[0].x) == 4
+    curve = pd.DataFrame({"epsilon": [1.0, 2.0], "median_abs_diff": [0.2, 0.1], "q90_abs_diff": [0.4, 0.2],
+                          "share_significant": [0.3, 0.6]})
+    assert len(sf.hazard_ratio_utility_figure(curve, chosen=1.0).data) == 3

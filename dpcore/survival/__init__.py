@@ -31,6 +31,11 @@ The files, in the order data flows (each imports only the ones above it):
 10. ``bundle.py`` — :func:`release`: one OpenDP release as a ReleaseBundle (data only);
 11. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
 12. ``audit.py`` — worst-case neighbouring pairs for the black-box audit.
+13. ``hazard_ratio.py`` — **post-processing**, hazard ratios: the grouped piecewise-exponential (Cox) fit of
+    released counts with its interval (sampling + privacy) and the per-interval proportional-hazards check;
+14. ``cox.py`` — :class:`DPCoxPHFitter`: one histogram of stratum × covariate cell × interval × outcome (its own
+    sensitivity proof), fitted by ``hazard_ratio.py``;
+15. ``cox_audit.py`` — worst-case pairs and planted bugs for the hazard-ratio release's audit.
 
 This ``__init__`` is the public API (``from dpcore import survival as sv; sv.count_matrix(...)``).
 """

@@ -37,7 +37,6 @@ from itertools import product
 import numpy as np
 import pandas as pd
 
-from dpcore.audit import AuditScenario, release_path
 from dpcore.mechanisms import Noise, discrete_laplace_noise, gaussian_noise
 from dpcore.release import ReleaseBundle
 from dpcore.survival.grid import RELATION
@@ -93,7 +92,7 @@ def declare(name: str, bound) -> Covariate:
     return Covariate(name, labels, False)
 
 
-def _level_codes(frame: pd.DataFrame, cov: Covariate) -> tuple[np.ndarray, np.ndarray]:
+def level_codes(frame: pd.DataFrame, cov: Covariate) -> tuple[np.ndarray, np.ndarray]:
     """Each row's level index and whether it is missing; binary values are clipped into [0, 1] first."""
     raw = frame[cov.name]
     text = raw.astype(str).str.strip()
@@ -259,12 +258,12 @@ class DPCoxPHFitter:
             raise InputError("The upload has fewer than two rows.")
         time = numeric_column(df, duration_col, minimum=0, what="duration")
         event = numeric_column(df, event_col, minimum=0, maximum=1, integer=True, what="event (0 or 1)")
-        codes, missing = zip(*(_level_codes(df, c) for c in self.design.covariates))
+        codes, missing = zip(*(level_codes(df, c) for c in self.design.covariates))
         codes, missing = np.column_stack(codes), np.any(np.column_stack(missing), axis=1)
         stratum = np.zeros(len(df), dtype=np.int64)
         if self.design.strata_column:
             stratum_cov = Covariate(self.design.strata_column, self.design.strata, False)
-            stratum, stratum_missing = _level_codes(df, stratum_cov)
+            stratum, stratum_missing = level_codes(df, stratum_cov)
             missing = missing | stratum_missing
         return self.design.cell_index(time, event, codes, stratum, missing)
 
@@ -280,6 +279,16 @@ class DPCoxPHFitter:
                                    self.design.names(), self.noise, rng=rng, draws=self.redraws, alpha=self.alpha)
         self.duration_col, self.event_col = duration_col, event_col
         return self
+
+    def simulate(self, df: pd.DataFrame, duration_col: str, event_col: str, *, draws: int,
+                 rng: np.random.Generator, redraws: int = 100) -> HazardRatioFit:
+        """``draws`` seeded preview releases at once, each fitted with its own honest interval (leading axis):
+        the utility over many noise draws (previews only, nothing released)."""
+        exact = np.bincount(self._cells(df, duration_col, event_col), minlength=self.design.size)
+        noisy = self.noise.sample(exact.astype(np.int64 if self.noise.kind == "discrete_laplace" else float),
+                                  rng=rng, draws=draws)
+        return fit_with_noise(self.design.table(noisy, noisy=True), self.design.matrix(), self.design.names(),
+                              self.noise, rng=rng, draws=redraws, alpha=self.alpha)
 
     def _fitted(self) -> HazardRatioFit:
         if not hasattr(self, "fit_"):
@@ -353,7 +362,7 @@ def lifelines_reference(df: pd.DataFrame, duration_col: str, event_col: str, fit
     event = numeric_column(df, event_col, minimum=0, maximum=1, integer=True, what="event (0 or 1)")
     columns, missing = {}, np.zeros(len(df), bool)
     for cov in design.covariates:
-        codes, miss = _level_codes(df, cov)
+        codes, miss = level_codes(df, cov)
         missing |= miss
         onehot = np.eye(len(cov.levels))[codes][:, 1:]
         for name, column in zip(cov.columns(), onehot.T):
@@ -361,118 +370,10 @@ def lifelines_reference(df: pd.DataFrame, duration_col: str, event_col: str, fit
     frame = pd.DataFrame(columns)
     strata = None
     if design.strata_column:
-        codes, miss = _level_codes(df, Covariate(design.strata_column, design.strata, False))
+        codes, miss = level_codes(df, Covariate(design.strata_column, design.strata, False))
         missing |= miss
         frame["_stratum"], strata = codes, ["_stratum"]
     horizon = design.edges[-1]
     frame["_T"], frame["_E"] = np.minimum(time, horizon), np.where(time > horizon, 0, event)
     cph = CoxPHFitter().fit(frame[~missing], "_T", "_E", strata=strata)
     return cph.summary[["coef", "exp(coef)", "se(coef)", "exp(coef) lower 95%", "exp(coef) upper 95%", "z", "p"]]
-
-
-# --------------------------------------------------------------------------
-# Black-box audit: worst-case pairs (cox.md tests 2–3 on the histogram's release path)
-# --------------------------------------------------------------------------
-
-#: The audit's cohort: 12 people, a binary arm, two intervals up to a horizon of 10.
-_AUDIT_TIME = np.array([1.0, 2, 3, 4, 5, 6, 7, 8, 9, 3, 6, 12])
-_AUDIT_EVENT = np.array([1, 0, 1, 1, 0, 1, 0, 1, 1, 0, 1, 0])
-_AUDIT_ARM = np.array([0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1])
-_AUDIT_HORIZON = 10.0
-
-
-def _audit_pair(kind: str) -> tuple[pd.DataFrame, pd.DataFrame, str]:
-    base = pd.DataFrame({"T": _AUDIT_TIME, "E": _AUDIT_EVENT, "arm": _AUDIT_ARM})
-
-    def extra(t, e, arm):
-        return pd.concat([base, pd.DataFrame({"T": [t], "E": [e], "arm": [arm]})], ignore_index=True)
-
-    if kind == "bounds-early":
-        return extra(0.5, 1, 1), extra(20.0, 0, 0), (
-            "A: one extra person at the upper bound (arm 1) has the first event; B: that person is replaced by one at "
-            "the lower bound (arm 0) followed past the horizon (cox.md's worst pair for the score).")
-    if kind == "risk-set-one":
-        return extra(9.9, 1, 1), extra(9.9, 0, 1), (
-            "A: the last event, at a risk set of one (everyone else has left); B: the same person censored instead "
-            "(the cohort's cumulative hazard moves by 1).")
-    return extra(0.5, 1, 1), extra(0.5, 1, 5), (
-        "A: a person at the upper bound (arm 1) has the first event; B: the same person with an out-of-box value "
-        "(arm 5), which clipping maps to the bound.")
-
-
-def _nelson_aalen_at_horizon(frame: pd.DataFrame) -> float:
-    """The data's own cumulative hazard at the horizon: what a wrong noise scale would read (a planted bug)."""
-    t = np.minimum(frame["T"].to_numpy(float), _AUDIT_HORIZON)
-    e = frame["E"].to_numpy() * (frame["T"].to_numpy(float) <= _AUDIT_HORIZON)
-    times = np.unique(t[e == 1])
-    return float(sum(((t == s) & (e == 1)).sum() / (t >= s).sum() for s in times))
-
-
-#: The planted bugs of the audit (cox.md's three, on this release): what each gets wrong.
-AUDIT_BUGS = {
-    "halved": "sensitivity taken as 1 (one count moves), so the noise scale is halved",
-    "data-scale": "noise scale read off the data: 2/ε times the cohort's cumulative hazard at the horizon",
-    "observed-levels": "no clipping: the covariate's levels read off the data, so an out-of-box value is a new cell",
-}
-
-
-def _audit_histogram(frame: pd.DataFrame, bug: str | None) -> np.ndarray:
-    """The exact histogram of ``frame`` through the fitter's cell map (levels read off the data with that bug)."""
-    arm = Covariate("arm", BINARY, True)
-    if bug == "observed-levels":
-        arm = Covariate("arm", tuple(sorted({str(v) for v in frame["arm"]})), False)
-    design = CoxDesign((arm,), ("all",), None, cut_points(_AUDIT_HORIZON, 2))
-    codes, missing = _level_codes(frame, arm)
-    index = design.cell_index(frame["T"].to_numpy(float), frame["E"].to_numpy(int), codes[:, None],
-                              np.zeros(len(frame), np.int64), missing)
-    return np.bincount(index, minlength=design.size)
-
-
-def _audit_release(frame: pd.DataFrame, epsilon: float, bug: str | None, rng, draws: int) -> np.ndarray:
-    """``draws`` released histograms of ``frame`` (with ``bug`` planted): a preview with ``rng``, else OpenDP."""
-    noise = cox_noise(epsilon)
-    if bug == "halved":
-        noise = noise.with_scale_factor(0.5)
-    elif bug == "data-scale":
-        noise = noise.with_scale_factor(_nelson_aalen_at_horizon(frame))
-    stacked = np.repeat(_audit_histogram(frame, bug)[None], draws, axis=0)
-    return noise.sample(stacked, rng=rng) if rng is not None else noise.release(stacked)
-
-
-def _sided_summary(released: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """How many changed cells lie on A's side (the most powerful event for Laplace-type noise), plus a small
-    term in the spread of the unchanged cells, which exposes a noise scale that differs between A and B."""
-    diff = a - b
-    changed = np.flatnonzero(diff)
-    side = np.where(diff[changed] > 0, released[:, changed] >= a[changed], released[:, changed] <= a[changed])
-    same = np.flatnonzero(diff == 0)
-    spread = np.abs(released[:, same] - a[same]).mean(1)
-    return side.sum(1) + np.minimum(spread, 99.0) / 100.0
-
-
-def audit_scenarios(epsilon: float) -> list[AuditScenario]:
-    """Worst-case pairs of the hazard-ratio release, each with one of cox.md's planted bugs (:data:`AUDIT_BUGS`).
-
-    The summary is :func:`_sided_summary`; a histogram whose shape depends on the data (observed levels) is
-    summarised by its number of cells, which tells A from B with certainty.
-    """
-    scenarios = []
-    for kind, bug, title in [("bounds-early", "halved", "person at the bounds leaving early"),
-                             ("risk-set-one", "data-scale", "last event at a risk set of one"),
-                             ("out-of-box", "observed-levels", "out-of-box value, clipped")]:
-        A, B, text = _audit_pair(kind)
-        exact_a, exact_b = _audit_histogram(A, None), _audit_histogram(B, None)
-
-        def sampler(which, planted_bug, rng, draws, A=A, B=B, bug=bug, exact_a=exact_a, exact_b=exact_b):
-            released = _audit_release(A if which == "A" else B, epsilon, bug if planted_bug else None, rng, draws)
-            if released.shape[1] != exact_a.size:
-                return np.full(draws, float(released.shape[1]))
-            return _sided_summary(released, exact_a, exact_b)
-
-        scenarios.append(AuditScenario(
-            method="cox", name=f"hazard ratio: {title}", neighbours=text,
-            summary="changed cells on A's side, plus the spread of the unchanged ones (histogram size when it "
-                    "differs)",
-            claimed_epsilon=float(epsilon), delta=0.0, sampler=sampler, planted_bug_label=AUDIT_BUGS[bug],
-            release_sampler=release_path(sampler)))
-    return scenarios

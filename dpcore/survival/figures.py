@@ -353,4 +353,93 @@ def groups_figure(private: CurveSet, exact: CurveSet, *, estimator: str = "km", 
     return to_figure(fig)
 
 
-__all__ = ["headline_figure", "read_figure", "draws_figure", "utility_figure", "groups_figure", "add_numbers_at_risk", "ESTIMATORS"]
+__all__ = ["headline_figure", "read_figure", "draws_figure", "utility_figure", "groups_figure", "add_numbers_at_risk", "ESTIMATORS",
+           "forest_figure", "per_interval_figure", "hazard_ratio_utility_figure"]
+
+
+# --------------------------------------------------------------------------
+# Hazard ratios (dpcore.survival.cox): forest plot, per-interval check, privacy–utility curve
+# --------------------------------------------------------------------------
+
+HR_AXIS = {"type": "log", "title": {"text": "hazard ratio (log scale; 1 = no difference)"}}
+
+
+def _interval_trace(names, hr, lower, upper, *, name: str, colour: str, symbol: str, offset: float) -> dict:
+    y = np.arange(len(names), dtype=float) + offset
+    return {"type": "scatter", "x": list(hr), "y": list(y), "mode": "markers", "name": name,
+                "marker": {"color": colour, "symbol": symbol, "size": 10},
+                "error_x": {"type": "data", "symmetric": False, "array": list(np.asarray(upper) - np.asarray(hr)),
+                             "arrayminus": list(np.asarray(hr) - np.asarray(lower)), "color": colour, "thickness": 2},
+                "customdata": [plot_text(n) for n in names],
+                "hovertemplate": "%{customdata}: HR %{x:.3g}<extra>" + plot_text(name) + "</extra>"}
+
+
+def forest_figure(private: pd.DataFrame, reference: pd.DataFrame | None = None, *, title: str | None = None,
+                  epsilon: float | None = None) -> go.Figure:
+    """Each coefficient's hazard ratio and 95 % interval: private (sampling + privacy) above lifelines' Cox on the
+    same rows (non-private, preview only). ``private``/``reference``: lifelines-shaped summaries (index = names)."""
+    names = list(private.index)
+    spec = new_spec()
+    label = "private" + (f" (ε = {epsilon:g})" if epsilon is not None else "") + ": sampling + privacy"
+    add_trace(spec, _interval_trace(names, private["exp(coef)"], private["exp(coef) lower 95%"],
+                                    private["exp(coef) upper 95%"], name=label, colour=PRIVATE, symbol="circle",
+                                    offset=0.15 if reference is not None else 0.0))
+    if reference is not None:
+        ref = reference.reindex(names)
+        add_trace(spec, _interval_trace(names, ref["exp(coef)"], ref["exp(coef) lower 95%"],
+                                        ref["exp(coef) upper 95%"], name="lifelines CoxPHFitter (non-private)",
+                                        colour=NONPRIVATE, symbol="square", offset=-0.15))
+    vline(spec, 1.0, {"color": "#888888", "dash": "dash", "width": 1})
+    base_layout(spec, title=title, x_title="", y_title="", height=max(220, 90 + 70 * len(names)))
+    relayout(spec, xaxis=HR_AXIS, hovermode="closest",
+             yaxis={"tickvals": list(range(len(names))), "ticktext": [plot_text(n) for n in names],
+                        "autorange": "reversed"})
+    first = private.iloc[0]
+    set_summary(spec, f"Forest plot: {plot_text(names[0])} hazard ratio {first['exp(coef)']:.2f} (95 % "
+                      f"{first['exp(coef) lower 95%']:.2f} to {first['exp(coef) upper 95%']:.2f})"
+                      + (f"; lifelines {reference.loc[names[0], 'exp(coef)']:.2f}" if reference is not None else ""))
+    return to_figure(spec)
+
+
+def per_interval_figure(per_interval: pd.DataFrame, *, time_label: str = "time", title: str | None = None) -> go.Figure:
+    """The proportional-hazards check: each interval's hazard ratio and interval (a flat row of points: the
+    hazards are proportional; a drift: they are not)."""
+    spec = new_spec()
+    for i, (group, rows) in enumerate(per_interval.groupby("group", sort=False)):
+        mid = (rows["start"] + rows["end"]) / 2
+        hr, lo, hi = np.exp(rows["log_hr"]), np.exp(rows["lower"]), np.exp(rows["upper"])
+        add_trace(spec, {"type": "scatter", "x": list(mid), "y": list(hr), "mode": "markers+lines", "name": plot_text(group),
+                             "marker": {"color": PRIVATE, "size": 9, "symbol": ["circle", "square", "diamond"][i % 3]},
+                             "line": {"color": PRIVATE, "dash": "dot", "width": 1},
+                             "error_y": {"type": "data", "symmetric": False, "array": list(hi - hr),
+                                          "arrayminus": list(hr - lo), "color": PRIVATE}})
+    base_layout(spec, title=title, x_title=time_label, y_title="hazard ratio in the interval (log scale)")
+    relayout(spec, yaxis={"type": "log"}, hovermode="closest")
+    set_summary(spec, f"Per-interval hazard ratios over {per_interval['interval'].nunique()} public intervals")
+    return to_figure(spec)
+
+
+def hazard_ratio_utility_figure(curve: pd.DataFrame, *, chosen: float | None = None, title: str | None = None) -> go.Figure:
+    """|Δ log HR| against lifelines (median and 90th percentile over previews) and the share of releases whose
+    honest interval excludes 1, against ε. ``curve``: columns epsilon, median_abs_diff, q90_abs_diff,
+    share_significant (and optionally exact_significant: lifelines' decision, 0 or 1)."""
+    spec = new_spec()
+    axes = subplots(spec, ["|Δ log HR| against lifelines' Cox", "share of releases significant at 5 %"],
+                    spacing=0.12)
+    add_trace(spec, on(axes[0], {"type": "scatter", "x": list(curve["epsilon"]), "y": list(curve["median_abs_diff"]),
+                                     "mode": "lines+markers", "name": "median |Δ log HR|", "line": {"color": PRIVATE}}))
+    add_trace(spec, on(axes[0], {"type": "scatter", "x": list(curve["epsilon"]), "y": list(curve["q90_abs_diff"]),
+                                     "mode": "lines+markers", "name": "90th percentile",
+                                     "line": {"color": PRIVATE, "dash": "dot"}}))
+    add_trace(spec, on(axes[1], {"type": "scatter", "x": list(curve["epsilon"]), "y": list(curve["share_significant"]),
+                                     "mode": "lines+markers", "name": "significant (honest interval)",
+                                     "line": {"color": NONPRIVATE}}))
+    base_layout(spec, title=title, height=380)
+    epsilon_axis(spec)
+    epsilon_axis(spec, axis="2")
+    relayout(spec, yaxis2={"range": [0, 1.02]}, hovermode="closest")
+    if chosen is not None:
+        vline(spec, chosen, {"color": "#888888", "dash": "dash", "width": 1})
+        vline(spec, chosen, {"color": "#888888", "dash": "dash", "width": 1}, axis="2")
+    set_summary(spec, "Hazard ratio against ε: error and share significant over preview releases")
+    return to_figure(spec)

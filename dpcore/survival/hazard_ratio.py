@@ -196,6 +196,16 @@ class HazardRatioFit:
     def cov(self) -> np.ndarray:
         return self.sampling_cov + self.privacy_cov
 
+    @property
+    def se(self) -> np.ndarray:
+        """Standard errors ``(..., P)``: sampling and privacy together."""
+        return np.sqrt(np.diagonal(self.cov, axis1=-2, axis2=-1))
+
+    @property
+    def p_value(self) -> np.ndarray:
+        """Two-sided p of ``β = 0`` from the same interval (``z = β/se``)."""
+        return 2 * stats.norm.sf(np.abs(self.coef / self.se))
+
     def summary(self) -> pd.DataFrame:
         """lifelines' columns (``coef`` … ``p``), the interval and test from sampling and privacy together, and
         the two standard errors apart."""
@@ -214,16 +224,25 @@ class HazardRatioFit:
         return frame
 
 
+def privacy_cov(table: GroupedTable, design: np.ndarray, noise: Noise, *, rng: np.random.Generator,
+                draws: int = 200) -> np.ndarray:
+    """Covariance ``(..., P, P)`` of the estimate over ``draws`` redraws of the known noise on each released table
+    (leading axes kept: one covariance per release)."""
+    redrawn, _ = fit_table(table.redraws(noise, rng=rng, draws=draws), design)
+    centred = redrawn - redrawn.mean(0)
+    return np.einsum("b...p,b...q->...pq", centred, centred) / (draws - 1)
+
+
 def fit_with_noise(table: GroupedTable, design: np.ndarray, names: tuple[str, ...], noise: Noise | None, *,
                    rng: np.random.Generator | None = None, draws: int = 200, alpha: float = 0.05) -> HazardRatioFit:
     """The fit of a released table and its privacy covariance from ``draws`` redraws of the known noise
-    (``noise=None``: exact counts, sampling error only). Post-processing: released values and public inputs."""
+    (``noise=None``: exact counts, sampling error only). Post-processing: released values and public inputs.
+    Leading axes of the table (several releases) carry through; :meth:`HazardRatioFit.summary` needs one."""
     coef, sampling = fit_table(table, design)
     privacy = np.zeros_like(sampling)
     if noise is not None and noise.scale > 0:
-        rng = rng if rng is not None else np.random.default_rng()
-        redrawn, _ = fit_table(table.redraws(noise, rng=rng, draws=draws), design)
-        privacy = np.atleast_2d(np.cov(redrawn, rowvar=False))
+        privacy = privacy_cov(table, design, noise, rng=rng if rng is not None else np.random.default_rng(),
+                              draws=draws)
     return HazardRatioFit(tuple(names), coef, sampling, privacy, alpha)
 
 
