@@ -26,6 +26,7 @@ import pandas as pd
 
 from dpcore import __version__, alt_text
 from dpcore.figure_export import ExportUnavailable, export, slug
+from dpcore.provenance import UNKNOWN, SettingsChoice
 from dpcore.report import figures_for, html_report
 
 RELATIONS = {
@@ -35,8 +36,10 @@ RELATIONS = {
 }
 
 
-def privacy_statement(method: str, epsilon: float, delta: float, relation: str, unit: str) -> str:
-    """Plain-language privacy statement for a stakeholder who is not a DP expert."""
+def privacy_statement(method: str, epsilon: float, delta: float, relation: str, unit: str,
+                      settings: SettingsChoice | None = None) -> str:
+    """Plain-language privacy statement for a stakeholder who is not a DP expert; ``settings`` says how the
+    release's settings were chosen and what that means for the guarantee (:mod:`dpcore.provenance`)."""
     odds = math.exp(epsilon)
     text = (
         f"This release of {method} is ({epsilon:g}, {delta:g})-differentially private. "
@@ -45,11 +48,13 @@ def privacy_statement(method: str, epsilon: float, delta: float, relation: str, 
         f"{unit} by at most a factor of e^ε ≈ {odds:.3g}"
     )
     text += f", except with probability at most δ = {delta:g}." if delta > 0 else "."
+    settings = settings or SettingsChoice()
+    chosen = (settings.statement() if settings.how != UNKNOWN else
+              "The guarantee assumes every parameter listed as a public input was fixed without looking at the data.")
     text += (
-        " The noise came from OpenDP's vetted samplers seeded by the operating system; every parameter listed as a "
-        "public input was fixed without looking at the data, and every value listed as derived from DP outputs was "
-        "computed from this release's own noisy values (post-processing, paid for in the cost above). Figures and "
-        "numbers derived from this release are also "
+        f" The noise came from OpenDP's vetted samplers seeded by the operating system. {chosen} Every value listed "
+        "as derived from DP outputs was computed from this release's own noisy values (post-processing, paid for in "
+        "the cost above). Figures and numbers derived from this release are also "
         "private (post-processing); anything else computed from the same data must be charged separately."
     )
     return text
@@ -141,11 +146,20 @@ class ReleaseBundle:
     #: a script that makes this release again (its public parameters, the data read from a path the reader fills
     #: in; :mod:`dpcore.notebooks`); "" when the caller made none. In the ZIP, never in the JSON or the ledger
     script: str = ""
+    #: how its settings were chosen (``dpcore.provenance.SettingsChoice.to_dict()``; empty: not recorded), set by
+    #: the release panel, which knows what the page showed before the release
+    settings: Mapping[str, Any] = field(default_factory=dict)
     created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
 
     @property
     def statement(self) -> str:
-        return privacy_statement(self.method, self.epsilon, self.delta, self.relation, self.unit)
+        return privacy_statement(self.method, self.epsilon, self.delta, self.relation, self.unit,
+                                 self.settings_choice)
+
+    @property
+    def settings_choice(self) -> SettingsChoice:
+        """How this release's settings were chosen (:mod:`dpcore.provenance`)."""
+        return SettingsChoice.from_dict(self.settings)
 
     def metadata(self) -> dict[str, Any]:
         return {
@@ -160,6 +174,7 @@ class ReleaseBundle:
             "public_parameters": _jsonable(dict(self.public_params)),
             "derived_from_dp_outputs": _jsonable(dict(self.derived_params)),
             "notes": list(self.notes),
+            "settings_chosen": self.settings_choice.to_dict(),
             "privacy_statement": self.statement,
             "noise_source": "OpenDP (opendp.prelude), seeded by the operating system",
             "dpcore_version": __version__,
@@ -176,7 +191,7 @@ class ReleaseBundle:
             derived_params=data.get("derived_from_dp_outputs", {}),
             tables={name: pd.DataFrame(rows) for name, rows in data["tables"].items()},
             unit=data["unit_of_privacy"], relation=data["neighbouring_relation"], parts=data["budget_parts"],
-            notes=tuple(data["notes"]), created=data["created"],
+            notes=tuple(data["notes"]), settings=data.get("settings_chosen") or {}, created=data["created"],
         )
 
     def to_json(self) -> str:

@@ -23,6 +23,7 @@ from typing import Iterable, Sequence
 
 from dpcore import __version__, alt_text
 from dpcore.audit import AuditResult
+from dpcore.provenance import CHANGED, SELECTED, SettingsChoice
 from dpcore.release_figures import figures_for
 
 _STYLE = """
@@ -74,6 +75,15 @@ def _params_html(params) -> str:
     return f"<table><tr><th>public parameter</th><th>value</th></tr>{rows}</table>"
 
 
+def _inputs_heading(choice: SettingsChoice) -> str:
+    """The parameters' heading: "public" only as far as the record of how they were chosen allows."""
+    if choice.how == CHANGED:
+        return f"Settings ({', '.join(choice.changed)} changed after previews of the private rows)"
+    if choice.how == SELECTED:
+        return "Public inputs (fixed without looking at the data, or chosen by the charged private selection above)"
+    return "Public inputs (fixed without looking at the data)"
+
+
 def _document(title: str, body: Iterable[str]) -> str:
     return "".join([
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
@@ -120,10 +130,12 @@ def html_report(bundles: Sequence, *, title: str | None = None, audits: Iterable
             + f". <b>Released:</b> {_esc(bundle.created)}.</p>"
         )
         parts.append(f"<div class='statement'>{_esc(bundle.statement)}</div>")
+        choice = bundle.settings_choice
+        parts.append(f"<p class='settings-chosen'><b>How the settings were chosen:</b> {_esc(choice.sentence())} "
+                     f"{_esc(choice.meaning())}</p>")
         parts.append("<h3>Mechanisms and sensitivities</h3><ul>")
         parts.extend(f"<li>{_esc(m)}</li>" for m in bundle.mechanisms)
-        parts.append("</ul><h3>Public inputs (fixed without looking at the data)</h3>"
-                     + _params_html(bundle.public_params))
+        parts.append(f"</ul><h3>{_esc(_inputs_heading(choice))}</h3>" + _params_html(bundle.public_params))
         if bundle.derived_params:
             parts.append("<h3>Derived from this release's DP outputs (post-processing)</h3>"
                          + _params_html(bundle.derived_params))
