@@ -3,11 +3,16 @@
 A hypothesis state machine plays a custodian on one small cohort of true persons: releases on subsets, subsets of
 subsets, splits and unions, re-uploads in another unit (with ids), column order, names, id case or row order, under every person
 column the upload page offers and none, the id column dropped, a row duplicated, an FDR stream of the cohort
-re-keyed. Its first upload is the whole cohort with ids: files without ids are recognised by content only when at
-least half of them is an earlier file's rows (``dpcore.persons.RECOGNITION_SHARE``, the documented limit). The model is a dict of true person → spend (basic composition: the cap has no δ, so the ledger's
-check is the sum). After every step: no true person has spent more than the cap, the ledger never reports less
-than the model for the persons a release reads, and a release reading only never-read persons is accepted. Run on
-the in-memory, SQLite and PostgreSQL stores.
+re-keyed; between releases it changes caps: the custodian raises or lowers one data set's cap (refused above the
+deployment's cap or below what a person it read has spent), and the deployment's cap is raised or lowered (the server
+restarted on the same store with another configuration), which may leave persons already past it. Its first upload
+is the whole cohort with ids: files without ids are recognised by content only when at least half of them is an
+earlier file's rows (``dpcore.persons.RECOGNITION_SHARE``, the documented limit). The model is a dict of true
+person → spend (basic composition: the caps have no δ, so the ledger's check is the sum) and the caps in force: a
+release on a data set is held to the lower of the deployment's cap and that data set's own. Every release is
+accepted exactly when the model says each true person it reads stays within the cap in force, and the ledger
+reports exactly the model's spend for the persons a release reads, before and after it; every cap change is
+accepted or refused as the model says. Run on the in-memory, SQLite and PostgreSQL stores.
 """
 
 from __future__ import annotations
@@ -18,12 +23,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, settings, strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from dpcore.ledger import Budget, BudgetExceeded, Ledger, Persons
-from dpcore.ledger.stores import PostgresStore, SQLiteStore
+from dpcore.ledger.stores import MemoryStore, PostgresStore, SQLiteStore
 
-CAP = 3.0
+CAP = 3.0  # the deployment's cap at the start
+CAPS = [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0]  # caps a custodian or the deployment may move to (sums of 0.5: exact)
 PEOPLE = 14
 KEYINGS = ("patient", "record", None)
 
@@ -37,6 +43,7 @@ def _cohort() -> pd.DataFrame:
 
 
 COHORT = _cohort()
+FDR_COHORT = [("declared cohort", i) for i in range(PEOPLE)]  # the FDR streams' persons, not uploaded
 
 
 class CustodianSession(RuleBasedStateMachine):
@@ -46,28 +53,43 @@ class CustodianSession(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        self.ledger = Ledger(_store(self.store_kind), secret=b"m" * 32, default_cap=Budget(CAP, 0.0))
-        self.spent = {who: 0.0 for who in COHORT.patient}
-        self.fdr_cohort_spent = 0.0
+        self.store = _store(self.store_kind)
+        self.deployment_cap = CAP
+        self.ledger = self._open()
+        self.spent = {who: 0.0 for who in COHORT.patient} | {who: 0.0 for who in FDR_COHORT}
+        self.dataset_caps: dict[str, float] = {}  # data-set key → the cap its custodian set
+        self.read_by: dict[str, set] = {}  # data-set key → the true persons its accepted releases read
         # the custodian's first upload: the whole cohort with its ids. Later files without ids are recognised as
         # these people by their contents (the documented rule: at least half of a file's rows an earlier file's)
         self._release(COHORT, "patient", 0.5, COHORT.patient)
 
-    def _release(self, frame: pd.DataFrame, keying: str | None, epsilon: float, truth: pd.Series,
+    def _open(self) -> Ledger:
+        """The server's ledger on the session's store, configured with the deployment's cap of the moment."""
+        return Ledger(self.store, secret=b"m" * 32, default_cap=Budget(self.deployment_cap, 0.0))
+
+    def _cap_in_force(self, dataset: str) -> float:
+        return min(self.deployment_cap, self.dataset_caps.get(dataset, np.inf))
+
+    def _release(self, frame: pd.DataFrame | None, keying: str | None, epsilon: float, truth,
                  persons: Persons | None = None) -> None:
         persons = persons or (Persons.of_rows(frame) if keying is None else
                               Persons.of_column(frame[keying], keying, frame))
         holding = self.ledger.holding(persons)
-        fresh = all(self.spent[w] == 0 for w in truth)
-        before = self.ledger.spent(holding)[0]
-        assert before >= max(self.spent[w] for w in truth) - 1e-9, "the ledger reports less than was spent"
+        truth = list(pd.unique(pd.Series(list(truth))))
+        most = max(self.spent[w] for w in truth)
+        assert self.ledger.spent(holding)[0] == pytest.approx(most, abs=1e-9), "the ledger's spend is not the model's"
+        fits = most + epsilon <= self._cap_in_force(holding.key) + 1e-9
         try:
             self.ledger.charge(holding, "KM", epsilon)
         except BudgetExceeded:
-            assert not fresh or epsilon > CAP, "a release on never-read persons was refused"
+            assert not fits, "a release within the cap in force for every person it reads was refused"
             return
-        for who in pd.unique(truth):
+        assert fits, "a release taking a person past the cap in force was accepted"
+        for who in truth:
             self.spent[who] += epsilon
+        self.read_by.setdefault(holding.key, set()).update(truth)
+        assert self.ledger.spent(holding)[0] == pytest.approx(most + epsilon, abs=1e-9), \
+            "the ledger's spend after an accepted release is not the model's"
 
     @rule(rows=st.sets(st.integers(0, PEOPLE - 1), min_size=1), keying=st.sampled_from(KEYINGS),
           epsilon=st.sampled_from([0.5, 1.0, 1.5]), reshape=st.sampled_from(
@@ -122,23 +144,43 @@ class CustodianSession(RuleBasedStateMachine):
 
     @rule(epsilon=st.sampled_from([0.5, 1.0]), name=st.sampled_from(["Trial A", "trial a", " TRIAL  A "]))
     def release_an_fdr_stream_of_the_declared_cohort(self, epsilon, name):
-        holding = self.ledger.holding(Persons.cohort(name, PEOPLE))
-        try:
-            self.ledger.charge(holding, "PAPRIKA discovery list", epsilon)
-        except BudgetExceeded:
-            assert self.fdr_cohort_spent + epsilon > CAP
-            return
-        self.fdr_cohort_spent += epsilon
+        self._release(None, None, epsilon, FDR_COHORT, persons=Persons.cohort(name, PEOPLE))
+
+    @precondition(lambda self: self.read_by)
+    @rule(data=st.data(), epsilon=st.sampled_from(CAPS))
+    def custodian_raises_or_lowers_a_data_set_cap(self, data, epsilon):
+        """Refused above the deployment's cap, or below what a person the data set's releases read has spent."""
+        dataset = data.draw(st.sampled_from(sorted(self.read_by)))
+        if epsilon > self.deployment_cap:
+            with pytest.raises(ValueError, match="can be lowered here, not raised above"):
+                self.ledger.set_budget(dataset, epsilon)
+        elif max(self.spent[w] for w in self.read_by[dataset]) > epsilon:
+            with pytest.raises(BudgetExceeded, match="would already be exceeded"):
+                self.ledger.set_budget(dataset, epsilon)
+        else:
+            self.ledger.set_budget(dataset, epsilon)
+            self.dataset_caps[dataset] = epsilon
+        assert self.ledger.budget(dataset) == Budget(self._cap_in_force(dataset), 0.0)
+
+    @rule(epsilon=st.sampled_from(CAPS), who=st.integers(0, PEOPLE - 1))
+    def deployment_raises_or_lowers_its_cap(self, epsilon, who):
+        """The server restarts on the same store with another cap; a person already past a lowered cap is refused
+        any further spend, through the upload that first read them."""
+        self.deployment_cap = epsilon
+        self.ledger = self._open()
+        if self.spent[COHORT.patient[who]] + 0.5 > epsilon:
+            mask = np.arange(PEOPLE) == who
+            self._release(COHORT, "patient", 0.5, COHORT.patient[mask],
+                          persons=Persons.of_column(COHORT.patient, "patient", COHORT).subset(mask))
 
     @invariant()
-    def nobody_passes_the_cap(self):
-        assert max(self.spent.values()) <= CAP + 1e-9
-        assert self.fdr_cohort_spent <= CAP + 1e-9
+    def nobody_passes_the_highest_cap(self):
+        assert max(self.spent.values()) <= max(CAPS) + 1e-9
 
 
 def _store(kind: str):
     if kind == "memory":
-        return None
+        return MemoryStore()
     if kind == "sqlite":
         import tempfile
 
