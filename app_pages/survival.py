@@ -68,6 +68,11 @@ BAND_LABELS = {"half": "half-way to the monotone envelope (default)",
                "envelope": "full envelope (times in whole grid units)"}
 RULE_LABELS = {"isotonic": "both ends + monotone fit (default)", "bridge": "both ends, unclipped",
                "running": "running sum", "spec": "the paper's release and rule"}
+#: Each setting's value as the folded settings label says it (short: the label is one line).
+ESTIMATOR_WORDS = {"km": "Kaplan–Meier", "na": "Nelson–Aalen", "cif": "competing risks"}
+BAND_WORDS = {"half": "half band", "envelope": "envelope band"}
+NOISE_WORDS = {"discrete_laplace": "discrete Laplace", "gaussian": "Gaussian", "laplace": "Laplace (preview)"}
+RULE_WORDS = {"isotonic": "monotone fit", "bridge": "unclipped", "running": "running sum", "spec": "the paper's rule"}
 
 
 @dataclass(frozen=True)
@@ -205,24 +210,29 @@ def _upload_columns() -> dict:
 # --------------------------------------------------------------------------
 
 ui.page_header("Survival curves with differential privacy",
-               "Kaplan–Meier, Nelson–Aalen, competing-risk incidence and log-rank tests from noisy counts on a "
-               "public time grid (Gondara & Wang, with censoring counts).")
+               "How long patients survive, estimated from noisy counts: move ε and compare the private curve with "
+               "the one computed without privacy.")
 
-source_kind = ui.url_radio("Data source", key="sv_src", options=["bundled", "upload"], horizontal=True,
-                           format_func=lambda s: {"bundled": "bundled public data set", "upload": "upload a CSV"}[s])
+q_source, q_data, q_compare = ui.question_row(1.4, 2.1, 1.0)
+with q_source:
+    source_kind = ui.url_radio("Data source", key="sv_src", options=["bundled", "upload"], horizontal=True,
+                               format_func=lambda s: {"bundled": "bundled data", "upload": "upload a CSV"}[s])
 if source_kind == "bundled":
-    name = ui.url_selectbox("Data set", key="sv_data", options=survival_names(), format_func=survival_title)
+    with q_data:
+        name = ui.url_selectbox("Data set", key="sv_data", options=survival_names(), format_func=survival_title)
     src = _bundled(name)
     prov = load_survival(name).provenance
-    st.caption(f"Source: {prov['source']} · licence: {prov['licence']} · {prov['rows']} people · public metadata: "
-               f"time in {src.time_unit}, horizon {src.horizon:g} {src.time_unit}"
-               + (f", groups by {ui.literal(src.group_label)}: {ui.literal(', '.join(src.groups))}" if src.groups else "")
-               + (f", event types: {', '.join(src.event_labels)}" if len(src.event_labels) > 1 else ""))
+    data_note = (f"Source: {prov['source']} · licence: {prov['licence']} · {prov['rows']} people · public metadata: "
+                 f"time in {src.time_unit}, horizon {src.horizon:g} {src.time_unit}"
+                 + (f", groups by {ui.literal(src.group_label)}: {ui.literal(', '.join(src.groups))}"
+                    if src.groups else "")
+                 + (f", event types: {', '.join(src.event_labels)}" if len(src.event_labels) > 1 else "") + ". ")
 else:
     name = None
     src = _upload()
     if src is None:
         st.stop()
+    data_note = ""
 
 ui.set_current_dataset(src.label, src.fp)
 
@@ -246,72 +256,89 @@ start_width, start_unit = _default_grid(src.horizon)
 ui.reset_when_changed("_sv_last_source", (src.fp, src.time_unit),
                       dict(sv_hor=float(src.horizon), sv_unit=start_unit, sv_width=start_width,
                            sv_etype=src.event_labels[0]))
-st.caption(f"Unit of privacy: one person (replace-one neighbours; n = {src.time.size} is public).")
+data_note += f"Unit of privacy: one person (replace-one neighbours; n = {src.time.size} is public)."
+with q_compare:  # the question's second half: one curve, or one per group and a log-rank test
+    compare = bool(src.groups) and ui.url_toggle(
+        f"Compare by {ui.literal(src.group_label or 'group')}", key="sv_cmp", value=True,
+        help="Per-group curves and a log-rank test; the groups' counts are released together (sensitivity 2; 4 "
+             "with the paper's rule, which also releases each group's number at the start).")
 
-# ---- controls --------------------------------------------------------------
-c1, c2, c3 = st.columns([1.3, 1, 1])
-with c1:
-    estimators = ["km", "na"] + (["cif"] if len(src.event_labels) > 1 else [])
-    estimator = ui.url_radio("Estimator", key="sv_est", options=estimators, horizontal=True,
-                             format_func=lambda e: sv.ESTIMATORS[e])
-    event_type = 1
-    if estimator == "cif":
-        event_type = 1 + src.event_labels.index(
-            ui.url_selectbox("Event type of interest", key="sv_etype", options=list(src.event_labels)))
-with c2:
-    horizon = float(ui.url_number(f"Horizon H ({src.time_unit})", key="sv_hor", min_value=0.001, format="%g",
-                                  value=float(src.horizon),
-                                  help="Public, chosen from domain knowledge, not from the data (e.g. the trial's "
-                                       "planned follow-up): times after H count as censored at H."))
-    rule_width, rule_unit = _default_grid(horizon)
-    ui.follow_default("sv_unit", rule_unit)  # the grid follows the horizon until the user sets it
-    ui.follow_default("sv_width", rule_width)
-    u1, u2 = st.columns(2)
-    with u1:
-        grid_unit = ui.url_selectbox("Grid unit", key="sv_unit", options=UNITS, index=UNITS.index(rule_unit))
-    with u2:
-        width = int(ui.url_number(f"Bin width ({grid_unit})", key="sv_width", min_value=1, max_value=1000,
-                                  value=rule_width, step=1))
-    compare = aware = False
-    if src.groups:
-        compare = ui.url_toggle(f"Compare by {ui.literal(src.group_label or 'group')}", key="sv_cmp", value=True,
-                                help="Per-group curves and a log-rank test; the groups' counts are released "
-                                     "together (sensitivity 2; 4 with the paper's rule, which also releases each "
-                                     "group's number at the start).")
-    if compare:
-        aware = ui.url_toggle("Noise-aware log-rank", key="sv_aware", value=True,
-                              help="Recommended (on by default). Adds the variance of the known noise in every "
-                                   "released count — events, censorings and the starting count, which move the risk "
-                                   "sets — to the test (delta method; free post-processing). The plain test treats "
-                                   "noisy counts as real people and rejects far too often at small ε; the noise-aware "
-                                   "one keeps false positives at or below about 5 % but has less power. Report the "
-                                   "noise-aware p-value.")
-with c3:
-    seed = int(ui.url_number("Preview seed", key="sv_seed", min_value=0, max_value=10_000, value=0, step=1,
-                             help="Seeds the preview only; a release is seeded by the operating system."))
-    kind = ui.url_radio("Noise", key="sv_noise", options=list(NOISE_LABELS), horizontal=True,
-                        format_func=NOISE_LABELS.get,
-                        help="Discrete Laplace (the default) is the most accurate for one release. Gaussian noise "
-                             "costs a small δ as well, and several Gaussian releases of the same people add up to "
-                             "far less than their sum under the ledger's tight accounting: from about five "
-                             "releases on one budget it gives each curve less noise (see 'Several releases on one "
-                             "budget' below). Laplace is the paper's continuous noise, for previews only: a release "
-                             "with it uses discrete Laplace.")
-    delta = 0.0
-    if kind == "gaussian":
-        delta = float(ui.url_selectbox("δ of this release", key="sv_delta", options=DELTA_OPTIONS, index=1,
-                                       format_func=lambda d: f"{d:g}",
-                                       help="The small probability with which the Gaussian's guarantee may fail; "
-                                            "keep it well below 1/n."))
-    risk_set = ui.url_radio("Post-processing of the noisy counts", key="sv_rs", options=list(sv.RISK_SETS),
-                            horizontal=True, format_func=lambda r: RULE_LABELS[r],
-                            help="All are free post-processing of the released counts. Default: the counts are made "
-                                 "consistent (everyone leaves by the horizon, so all exits add up to the known n), "
-                                 "nothing is clipped before the hazard, and each count's running total gets a "
-                                 "monotone least-squares fit. The paper also releases each group's number at the "
-                                 "start (twice the noise with groups) and clips every noisy count at 0 first, which "
-                                 "adds about b/2 phantom deaths to every quiet bin and pulls the curve down. "
-                                 "Measured on every bundled set: docs/survival.md.")
+# ---- expert settings: one folded group, its label lists their values ----------------------------------------
+with ui.settings_group("sv_settings") as settings:
+    c1, c2, c3 = st.columns([1.3, 1, 1])
+    with c1:
+        estimators = ["km", "na"] + (["cif"] if len(src.event_labels) > 1 else [])
+        estimator = ui.url_radio("Estimator", key="sv_est", options=estimators, horizontal=True,
+                                 format_func=lambda e: sv.ESTIMATORS[e])
+        settings.shows(ESTIMATOR_WORDS[estimator])
+        event_type = 1
+        if estimator == "cif":
+            event_type = 1 + src.event_labels.index(
+                ui.url_selectbox("Event type of interest", key="sv_etype", options=list(src.event_labels)))
+            settings.shows(f"event: {src.event_labels[event_type - 1]}")
+        band_rule = sv.DEFAULT_BAND
+        if estimator == "km":
+            band_rule = ui.url_radio(
+                "Band between grid edges", key="sv_band", options=list(BAND_LABELS), format_func=BAND_LABELS.get,
+                help="Between two edges the curve follows a constant hazard. The band there is the edges' band on "
+                     "that path, widened half-way to what a never-increasing curve allows (measured to cover on "
+                     "continuous times). Where times are recorded in whole grid units (e.g. whole years on a yearly "
+                     "grid) the exact curve drops only at the edges: choose the full envelope, which covers "
+                     "wherever the edges do.")
+            settings.shows(BAND_WORDS[band_rule])
+    with c2:
+        horizon = float(ui.url_number(f"Horizon H ({src.time_unit})", key="sv_hor", min_value=0.001, format="%g",
+                                      value=float(src.horizon),
+                                      help="Public, chosen from domain knowledge, not from the data (e.g. the trial's "
+                                           "planned follow-up): times after H count as censored at H."))
+        rule_width, rule_unit = _default_grid(horizon)
+        ui.follow_default("sv_unit", rule_unit)  # the grid follows the horizon until the user sets it
+        ui.follow_default("sv_width", rule_width)
+        u1, u2 = st.columns(2)
+        with u1:
+            grid_unit = ui.url_selectbox("Grid unit", key="sv_unit", options=UNITS, index=UNITS.index(rule_unit))
+        with u2:
+            width = int(ui.url_number(f"Bin width ({grid_unit})", key="sv_width", min_value=1, max_value=1000,
+                                      value=rule_width, step=1))
+        settings.shows(f"{horizon:g} {src.time_unit} in bins of {width} {grid_unit}")
+        aware = False
+        if compare:
+            aware = ui.url_toggle("Noise-aware log-rank", key="sv_aware", value=True,
+                                  help="Recommended (on by default). Adds the variance of the known noise in every "
+                                       "released count — events, censorings and the starting count, which move the "
+                                       "risk sets — to the test (delta method; free post-processing). The plain test "
+                                       "treats noisy counts as real people and rejects far too often at small ε; the "
+                                       "noise-aware one keeps false positives at or below about 5 % but has less "
+                                       "power. Report the noise-aware p-value.")
+            settings.shows("noise-aware test" if aware else "plain test")
+    with c3:
+        kind = ui.url_radio("Noise", key="sv_noise", options=list(NOISE_LABELS), format_func=NOISE_LABELS.get,
+                            help="Discrete Laplace (the default) is the most accurate for one release. Gaussian noise "
+                                 "costs a small δ as well, and several Gaussian releases of the same people add up to "
+                                 "far less than their sum under the ledger's tight accounting: from about five "
+                                 "releases on one budget it gives each curve less noise (see 'Several releases on one "
+                                 "budget' below). Laplace is the paper's continuous noise, for previews only: a "
+                                 "release with it uses discrete Laplace.")
+        delta = 0.0
+        if kind == "gaussian":
+            delta = float(ui.url_selectbox("δ of this release", key="sv_delta", options=DELTA_OPTIONS, index=1,
+                                           format_func=lambda d: f"{d:g}",
+                                           help="The small probability with which the Gaussian's guarantee may "
+                                                "fail; keep it well below 1/n."))
+        settings.shows(NOISE_WORDS[kind] + (f" (δ {delta:g})" if delta else ""))
+        risk_set = ui.url_radio("Post-processing of the noisy counts", key="sv_rs", options=list(sv.RISK_SETS),
+                                format_func=lambda r: RULE_LABELS[r],
+                                help="All are free post-processing of the released counts. Default: the counts are "
+                                     "made consistent (everyone leaves by the horizon, so all exits add up to the "
+                                     "known n), nothing is clipped before the hazard, and each count's running total "
+                                     "gets a monotone least-squares fit. The paper also releases each group's number "
+                                     "at the start (twice the noise with groups) and clips every noisy count at 0 "
+                                     "first, which adds about b/2 phantom deaths to every quiet bin and pulls the "
+                                     "curve down. Measured on every bundled set: docs/survival.md.")
+        settings.shows(RULE_WORDS[risk_set])
+        seed = int(ui.url_number("Preview seed", key="sv_seed", min_value=0, max_value=10_000, value=0, step=1,
+                                 help="Seeds the preview only; a release is seeded by the operating system."))
+        settings.shows(f"seed {seed}")
 
 grid = None
 with ui.show_errors("Cannot build the grid"):
@@ -319,14 +346,15 @@ with ui.show_errors("Cannot build the grid"):
 if grid is None:
     st.stop()
 _inputs = _rule_inputs()
-st.caption(f"Grid: {grid.describe()}. By default the bin width follows a public rule from the horizon, n = "
-           f"{_inputs['n']}, ε = {_inputs['epsilon']:g} and {_inputs['n_groups']} group(s) released together (target "
-           f"k* ≈ {sv.target_bins(**_inputs):.0f} bins): {sv.GRID_RULE}. Change the unit or width to override it.")
+grid_note = (f"**The time grid.** {grid.describe()}. By default the bin width follows a public rule from the horizon, "
+             f"n = {_inputs['n']}, ε = {_inputs['epsilon']:g} and {_inputs['n_groups']} group(s) released together "
+             f"(target k* ≈ {sv.target_bins(**_inputs):.0f} bins): {sv.GRID_RULE}. Change the unit or width in "
+             "Settings to override it.")
 if not src.bundled:
     if horizon == UPLOAD_HORIZON[src.time_unit]:
         st.info(f"The horizon H = {horizon:g} {src.time_unit} is only the starting value for times in "
                 f"{src.time_unit}; it is not read from your file (the last follow-up time is private). Set H to your "
-                "study's planned follow-up: if follow-up ended earlier, the bins after it hold noise only.",
+                "study's planned follow-up in Settings: if follow-up ended earlier, the bins after it hold noise only.",
                 icon=":material/schedule:")
 
 counts = _counts(src, grid, compare, risk_set)
@@ -403,17 +431,11 @@ def _read_times() -> tuple[tuple[float, ...], float]:
     return times, tau
 
 
-def _km_headline(noisy: sv.Counts, noise, rng: np.random.Generator, minimum: float) -> None:
-    """The Kaplan–Meier headline: the preview read between edges by the release's rule (the figure is drawn from
-    ``survival_at`` on the table a release would export), beside lifelines on the exact times; what the grid and the
-    noise cost; the median, survival at chosen times and the restricted mean, each with its interval."""
-    band_rule = ui.url_radio("Band between grid edges", key="sv_band", options=list(BAND_LABELS), horizontal=True,
-                             format_func=BAND_LABELS.get,
-                             help="Between two edges the curve follows a constant hazard. The band there is the "
-                                  "edges' band on that path, widened half-way to what a never-increasing curve "
-                                  "allows (measured to cover on continuous times). Where times are recorded in "
-                                  "whole grid units (e.g. whole years on a yearly grid) the exact curve drops only "
-                                  "at the edges: choose the full envelope, which covers wherever the edges do.")
+def _km_headline(noisy: sv.Counts, noise, rng: np.random.Generator, minimum: float, *, figure, details) -> None:
+    """The Kaplan–Meier answer: the median of the preview read between edges by the release's rule beside
+    lifelines' on the exact times (the answer line, drawn here in every view). With ``figure`` (the headline view is
+    open) the curve goes there (drawn from ``survival_at`` on the table a release would export), and into
+    ``details`` what the grid and the noise cost, survival at chosen times and the restricted mean."""
     widen = sv.BAND_RULES[band_rule]
     all_cause = noisy.collapse_types()
     private_table = sv.postprocess(all_cause.pooled(), risk_set=risk_set)
@@ -422,49 +444,72 @@ def _km_headline(noisy: sv.Counts, noise, rng: np.random.Generator, minimum: flo
     lo, hi = np.quantile(redraws, [0.025, 0.975], axis=0)
     released = sv.curve_table(grid.display, private.estimate, lo, hi, ("all",))
     ref = sv.lifelines_reference(src.time, src.event, grid)[0]  # non-private: shown here, never exported
-    st.subheader("Kaplan–Meier survival: private vs lifelines on the exact times")
-    ui.live_chart(sf.read_figure(released, reference=(ref.times, ref.survival), reference_band=(ref.ci_lower,
-                                 ref.ci_upper), binned=(grid.display, exact_pooled.estimate[0]), time_label=time_label,
-                                 title="all groups pooled" if G > 1 else None, legend=False,
-                                 at_risk=private_table.at_risk[0], exact_at_risk=exact_table.at_risk[0],
-                                 min_at_risk=minimum, widen=widen), key="sv_headline")
-    binning, noise_cost = sv.costs(grid.display, private.estimate[0], exact_pooled.estimate[0], ref)
-    st.caption("Thick blue line: the private curve (one preview draw) read between grid edges by the release's rule — "
-               f"{sv.WITHIN_BIN_RULE}; blue dots: its released values at the grid edges; dotted and faded where "
-               f"fewer than {minimum:.3g} people are at risk by the "
-               "noisy counts. Blue shading: the released 95 % band (noise and sampling, a parametric bootstrap from "
-               "the noisy counts), widened between edges towards what a never-increasing curve allows. Dark grey "
-               "steps: lifelines' Kaplan–Meier on the exact times (what you would compute without privacy), dotted: "
-               "its 95 % interval; dashed grey: the same rule on the true binned counts. Under the chart, the number "
-               "at risk at the start of each column's bin: blue, from the noisy counts; grey, the true number (never "
-               "released).")
-    st.markdown(f"**What each step costs** (largest gap where ≥ 10 % are at risk): binning alone **{binning:.3f}** "
-                "(the rule on the true binned counts against lifelines on the exact times) · "
-                f"noise **{noise_cost:.3f}** "
-                "(this preview against the rule on the true binned counts).")
     unit = grid.grid_unit
     median = sv.median_table(released, unit, widen=widen)["reported"].iloc[0]
-    st.markdown(f"**Median survival** (private, this preview draw): {median} · lifelines on the exact times: "
-                f"{sv.describe_read(ref.median, *ref.median_ci, unit)}. The private median is where the curve read by "
-                "the rule reaches 0.5; its interval inverts the band at 0.5 (Brookmeyer–Crowley), so it covers the DP "
-                "noise as well as sampling error and never has zero width. \"Not reached\": the curve or a band edge "
-                "stays above 0.5 up to the horizon.")
-    times, tau = _read_times()
-    summary = sv.read_tables(grid.display, private.estimate, lo, hi, redraws, ("all",), times=times, tau=tau,
-                             unit=unit, widen=widen)
-    at = summary["survival_at_times"]
-    ref_lo, ref_hi = ref.band_at(at["time"].to_numpy())
-    rows = [{"summary": f"survival at {t:g} {unit}", "private (95 % CI)": r,
-             "lifelines, exact times (95 % CI)": f"{s:.2f} ({a:.2f} to {b:.2f})"}
-            for t, r, s, a, b in zip(at["time"], at["reported"], ref.at(at["time"].to_numpy()), ref_lo, ref_hi)]
-    rm = summary["rmst"].iloc[0]
-    rows.append({"summary": f"restricted mean to {rm['horizon']:.4g} {unit}", "private (95 % CI)": rm["reported"],
-                 "lifelines, exact times (95 % CI)": f"{ref.rmst(rm['horizon']):.3g} {unit} (no interval)"})
-    st.table(pd.DataFrame(rows).set_index("summary"))
-    st.caption("Every private value is read off the released curve and band by the same rule (a release exports "
-               "them as 'survival_at_times', 'rmst' and, with groups, 'differences'); the restricted mean's interval "
-               "comes from the band's redraws.")
-    ui.explain(sv.READ_FRONTIER, title="How well does the curve read between edges? (measured)")
+    ui.answer("Median survival" + (", all groups pooled" if G > 1 else ""), median,
+              sv.describe_read(ref.median, *ref.median_ci, unit))
+    if figure is None:
+        return
+    with figure:
+        ui.live_chart(sf.read_figure(released, reference=(ref.times, ref.survival), reference_band=(ref.ci_lower,
+                                     ref.ci_upper), binned=(grid.display, exact_pooled.estimate[0]),
+                                     time_label=time_label, title="all groups pooled" if G > 1 else None, legend=False,
+                                     at_risk=private_table.at_risk[0], exact_at_risk=exact_table.at_risk[0],
+                                     min_at_risk=minimum, widen=widen), key="sv_headline")
+    binning, noise_cost = sv.costs(grid.display, private.estimate[0], exact_pooled.estimate[0], ref)
+    with details:
+        ui.note(f"The private curve is one preview draw, read between grid edges; dotted where fewer than "
+                   f"{minimum:.3g} people are at risk. Shading: the released 95 % band (noise and sampling). Under "
+                   "the chart: the number at risk, noisy (what a release shows) and true (never released).")
+        st.markdown(f"**What each step costs** (largest gap where ≥ 10 % are at risk): binning alone "
+                    f"**{binning:.3f}** (the rule on the true binned counts against lifelines on the exact times) · "
+                    f"noise **{noise_cost:.3f}** (this preview against the rule on the true binned counts).")
+        times, tau = _read_times()
+        summary = sv.read_tables(grid.display, private.estimate, lo, hi, redraws, ("all",), times=times, tau=tau,
+                                 unit=unit, widen=widen)
+        at = summary["survival_at_times"]
+        ref_lo, ref_hi = ref.band_at(at["time"].to_numpy())
+        rows = [{"summary": f"survival at {t:g} {unit}", "private (95 % CI)": r,
+                 "lifelines, exact times (95 % CI)": f"{s:.2f} ({a:.2f} to {b:.2f})"}
+                for t, r, s, a, b in zip(at["time"], at["reported"], ref.at(at["time"].to_numpy()), ref_lo, ref_hi)]
+        rm = summary["rmst"].iloc[0]
+        rows.append({"summary": f"restricted mean to {rm['horizon']:.4g} {unit}", "private (95 % CI)": rm["reported"],
+                     "lifelines, exact times (95 % CI)": f"{ref.rmst(rm['horizon']):.3g} {unit} (no interval)"})
+        st.table(pd.DataFrame(rows).set_index("summary"))
+        st.caption("Every private value is read off the released curve and band by the same rule (a release exports "
+                   "them as 'survival_at_times', 'rmst' and, with groups, 'differences'); the restricted mean's "
+                   "interval comes from the band's redraws. The private median is where the curve reaches 0.5; its "
+                   "interval inverts the band at 0.5 (Brookmeyer–Crowley), so it covers the noise as well as "
+                   "sampling error. \"Not reached\": the curve or a band edge stays above 0.5 up to the horizon.")
+        ui.explain(sv.READ_FRONTIER, title="How well does the curve read between edges? (measured)")
+
+
+def _other_headline(noisy: sv.Counts, noise, rng: np.random.Generator, minimum: float, *, figure, details) -> None:
+    """The Nelson–Aalen or competing-risk answer: the curve's value at the horizon, private (with its noise-aware
+    band) against non-private, in every view; with ``figure`` (the headline view is open) the curves go there."""
+    private_table = _table(noisy.pooled())
+    private_pooled = sv.curve_for(private_table, estimator, event_type=event_type)
+    band_lo, band_hi = sv.noise_band(noisy.collapse_types() if collapse else noisy, noise, draws=200, rng=rng,
+                                     estimator=estimator, event_type=event_type, pool_groups=True, risk_set=risk_set)
+    end = float(grid.display[-1])
+    ui.answer(f"{ {'na': 'Cumulative hazard', 'cif': 'Cumulative incidence'}[estimator]} at {end:g} {grid.grid_unit}" + (", all groups pooled" if G > 1 else ""),
+              f"{private_pooled.estimate[0][-1]:.3g} (noise band {band_lo[0][-1]:.3g} to {band_hi[0][-1]:.3g})",
+              f"{exact_pooled.estimate[0][-1]:.3g}")
+    if figure is None:
+        return
+    with figure:
+        ui.live_chart(sf.headline_figure(private_pooled, exact_pooled, estimator=estimator,
+                                         noise_band=(band_lo, band_hi), time_label=time_label,
+                                         title="all groups pooled" if G > 1 else None, legend=False,
+                                         at_risk=private_table.at_risk[0], exact_at_risk=exact_table.at_risk[0],
+                                         min_at_risk=minimum),
+                      key="sv_headline")
+    with details:
+        ui.note(f"The private curve is one preview draw, dotted where fewer than {minimum:.3g} people are at risk "
+                   "by the noisy counts (a public minimum: 10 people or 3 noise standard deviations). Lighter shading: "
+                   "the released 95 % interval (noise and sampling, a parametric bootstrap from the noisy counts); "
+                   "darker: the Greenwood interval, sampling error only. Under the chart: the number at risk, noisy "
+                   "(what a release shows) and true (never released).")
 
 
 def _sweep_at(sweep_draws: int) -> tuple[sv.UtilityCurve, object]:
@@ -526,9 +571,14 @@ def _several_releases(epsilon: float) -> None:
 def _at_epsilon() -> None:
     """Everything that depends on ε: moving the ε slider reruns only this (the sweep over ε below stays).
 
-    Its views are a switch of which only the open one is computed and drawn: a move redraws one chart.
+    The first screen: ε, the answer and the Release button beside the open view's figure, so a move redraws the
+    figure where the reader looks; the details at this ε under them. The views are a switch of which only the open
+    one is computed and drawn: a move redraws one chart.
     """
-    epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=1.0, width=ui.CONTROL_WIDTH)
+    controls, figure = ui.first_screen()
+    details = st.container()
+    with controls:
+        epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=1.0)
     if (width, grid_unit) == (rule_width, rule_unit) and _default_grid(horizon) != (rule_width, rule_unit):
         st.rerun(scope="app")  # the default grid depends on ε: rebuild the counts on it (the grid follows the rule)
     noise = sv.noise_for(counts, epsilon, kind=kind, delta=delta)
@@ -541,41 +591,21 @@ def _at_epsilon() -> None:
               f"bins, {events_text} (the paper's release)" if counts.statistic == "matrix" else
               f"in each of the {grid.k} bins{' of each group' if G > 1 else ''}, {events_text}; the number at time 0 "
               f"is their sum{' per group' if G > 1 else ''}, pinned to the total n = {src.time.size:,}")
-    st.markdown(f"**What is noised:** {noised}. Each count gets independent {noise.describe()} — that is **each count "
-                f"± {noise.std:.2g} people** (standard deviation). Everything else is computed from those noisy counts.")
-    labels = VIEWS if G > 1 else VIEWS[:2]
-    tabs = ui.view_switch(labels, key="sv_view")
+    with figure:
+        tabs = ui.view_switch(VIEWS if G > 1 else VIEWS[:2], key="sv_view")
+    with details:
+        st.header("At this ε")
+        ui.what_this_page_shows(_about())
+        st.markdown(f"**What is noised:** {noised}. Each count gets independent {noise.describe()} — that is **each "
+                    f"count ± {noise.std:.2g} people** (standard deviation). Everything else is computed from those "
+                    "noisy counts.")
 
-    # ---- headline ----------------------------------------------------------------
-    with tabs[0]:
-        if tabs[0].open:
-            if estimator == "km":
-                _km_headline(noisy, noise, rng, minimum)
-            else:
-                private_table = _table(noisy.pooled())
-                private_pooled = sv.curve_for(private_table, estimator, event_type=event_type)
-                band_lo, band_hi = sv.noise_band(noisy.collapse_types() if collapse else noisy, noise, draws=200,
-                                                 rng=rng,
-                                                 estimator=estimator, event_type=event_type, pool_groups=True,
-                                                 risk_set=risk_set)
-                st.subheader(f"{sv.ESTIMATORS[estimator]}: private vs non-private")
-                ui.live_chart(sf.headline_figure(private_pooled, exact_pooled, estimator=estimator,
-                                                 noise_band=(band_lo, band_hi), time_label=time_label,
-                                                 title="all groups pooled" if G > 1 else None, legend=False,
-                                                 at_risk=private_table.at_risk[0], exact_at_risk=exact_table.at_risk[0],
-                                                 min_at_risk=minimum),
-                              key="sv_headline")
-                st.caption("Thick blue line: the private curve (one preview draw), dotted and faded where fewer than "
-                           f"{minimum:.3g} people are at risk by the noisy counts (a public minimum: 10 people or 3 "
-                           "noise standard deviations; there a bin's hazard is a ratio of noise-sized numbers — a "
-                           "release keeps "
-                           "those values in its table); lighter blue shading: the released 95 % interval, which covers "
-                           "the noise as well as sampling error (a parametric bootstrap from the noisy counts); darker "
-                           "blue shading: the Greenwood interval, sampling error only. Dark grey line: the non-private "
-                           "curve; dotted grey lines: its Greenwood interval. Under the chart, the number at risk at "
-                           "the "
-                           "start of each column's bin: blue, from the noisy counts (what a release shows); grey, the "
-                           "true number (never released).")
+    # ---- the headline: its answer beside ε, the curves in the figure column ------------------------------------------
+    if tabs[0].open:
+        with controls:
+            (_km_headline if estimator == "km" else _other_headline)(noisy, noise, rng, minimum, figure=figure,
+                                                                     details=details)
+        with details:
             ui.teaching(TEACHING[risk_set])
             ui.explain(sv.MEASURED_FRONTIER, title="How accurate is the default? (measured)")
             ui.explain(
@@ -598,29 +628,35 @@ def _at_epsilon() -> None:
                 title="What was noised, and what the intervals mean",
             )
 
-    # ---- utility over draws -------------------------------------------------------
-    with tabs[1]:
-        if tabs[1].open:
+    # ---- utility over draws: the slider and the chart beside ε, the table under them ------------------------------
+    if tabs[1].open:
+        with figure:
             draws = int(ui.url_select_slider(
                 "Noise draws for the utility panel", key="sv_R", options=DRAW_OPTIONS, value=200,
                 help="How many simulated releases at this ε the chart and the table below summarise.",
                 width=ui.CONTROL_WIDTH))
-            st.subheader(f"Utility over {draws} noise draws")
-            many = sv.noisy_counts(counts, noise, rng=np.random.default_rng(seed + 7), draws=draws)
-            draw_curves = _curves(many.pooled()).estimate[:, 0]
-            reference = None
-            if estimator == "km":  # lifelines on the exact times (non-private, never exported)
-                ref = sv.lifelines_reference(src.time, src.event, grid)[0]
-                reference = (ref.times, ref.survival)
+        many = sv.noisy_counts(counts, noise, rng=np.random.default_rng(seed + 7), draws=draws)
+        draw_curves = _curves(many.pooled()).estimate[:, 0]
+        reference = None
+        if estimator == "km":  # lifelines on the exact times (non-private, never exported)
+            ref = sv.lifelines_reference(src.time, src.event, grid)[0]
+            reference = (ref.times, ref.survival)
+        with figure:
             ui.live_chart(sf.draws_figure(exact_pooled.times, draw_curves, exact_pooled.estimate[0],
                                           estimator=estimator, time_label=time_label, reference=reference),
                           key="sv_draws")
-            util = sv.utility(counts, epsilon, draws=draws, rng=np.random.default_rng(seed + 11), estimator=estimator,
-                              kind=kind, delta=delta, event_type=event_type, risk_set=risk_set,
-                              noise_aware_logrank=aware)
-            summary = util.summary()
-            summary["mean [5 %, 95 %]"] = [f"{m:.3g} [{lo:.2g}, {hi:.2g}]"
-                                           for m, lo, hi in zip(summary["mean"], summary["q05"], summary["q95"])]
+        util = sv.utility(counts, epsilon, draws=draws, rng=np.random.default_rng(seed + 11), estimator=estimator,
+                          kind=kind, delta=delta, event_type=event_type, risk_set=risk_set,
+                          noise_aware_logrank=aware)
+        summary = util.summary()
+        summary["mean [5 %, 95 %]"] = [f"{m:.3g} [{lo:.2g}, {hi:.2g}]"
+                                       for m, lo, hi in zip(summary["mean"], summary["q05"], summary["q95"])]
+        with controls:
+            gap = summary.set_index("measure").loc["sup-norm error"]
+            ui.answer(f"Largest gap to the non-private curve, {draws} draws",
+                      f"{gap['mean']:.2f} on average (5–95 %: {gap['q05']:.2f} to {gap['q95']:.2f})")
+        with details:
+            st.subheader(f"Utility over {draws} noise draws")
             st.table(summary[["measure", "mean [5 %, 95 %]"]].set_index("measure"))
             st.caption(f"Errors in {grid.grid_unit} (integrated) or probability (sup). Mean and 5–95 % of {draws} "
                        "preview releases. Coverage: share of grid points where an interval contains the non-private "
@@ -630,44 +666,49 @@ def _at_epsilon() -> None:
             ui.teaching("Each thin line is one possible release. One lucky draw can look perfect; the band shows what "
                         "to expect.")
 
-    # ---- groups ----------------------------------------------------------------------
-    if G > 1:
-        with tabs[2]:
-            if tabs[2].open:
-                st.subheader(f"Groups: {ui.literal(src.group_label or 'group')}")
-                lr_exact = sv.logrank_test(sv.postprocess(counts.collapse_types(), risk_set=risk_set))
-                noisy_table = sv.postprocess(noisy.collapse_types(), risk_set=risk_set)
-                lr_table = sv.logrank_table(noisy.collapse_types(), noise.std, risk_set=risk_set)
-                lr_plain = sv.logrank_test(lr_table)
-                lr_aware = sv.logrank_test(lr_table, noise_var=noise.std**2, n_types=len(src.event_labels))
-                lr_priv = lr_aware if aware else lr_plain
-                ui.chart(sf.groups_figure(_curves(noisy), _curves(counts), estimator=estimator,
-                                                 time_label=time_label, p_private=float(lr_priv.p_value),
-                                                 p_exact=float(lr_exact.p_value), at_risk=noisy_table.at_risk,
-                                                 min_at_risk=minimum, group_column=src.group_label,
-                                                 references=_group_references() if estimator == "km" else None),
-                                key="sv_groups")
-                if estimator == "km":
-                    _group_differences(noisy, noise)
-                agree = (lr_priv.p_value < 0.05) == (lr_exact.p_value < 0.05)
-                st.markdown(f"Log-rank χ² = {float(lr_priv.statistic):.2f} (private{', noise-aware' if aware else ''}) "
-                            f"vs {float(lr_exact.statistic):.2f} (non-private), {lr_exact.dof} df. Decision at "
-                            "α = 0.05 " + ("**agrees**." if agree else "**differs** in this draw.")
-                            + f" Private p-values: **noise-aware {float(lr_aware.p_value):.3g} (report this one)**; "
-                              f"plain {float(lr_plain.p_value):.3g}. The plain test treats the noisy counts as real "
-                              "people, so at small ε it finds differences that are only noise; the noise-aware test "
-                              "adds the variance of the known noise in every released count (events, censorings and "
-                              "the starting count, which move the risk sets too) and keeps false positives at or "
-                              "below about 5 %. A release carries "
-                              "both and marks the noise-aware one as recommended.")
-                ui.teaching("The log-rank test compares observed and expected events per group in every bin; here it "
-                            "runs on the noisy per-group counts, so its p-value is private too. The plain version "
-                            "forgets that the counts carry noise, so at small ε it often 'finds' differences that are "
-                            "only noise; the noise-aware version adds the noise's variance and is more cautious.")
+    # ---- groups: the chart beside ε, the differences and the log-rank test under it --------------------------------
+    if G > 1 and tabs[2].open:
+        lr_exact = sv.logrank_test(sv.postprocess(counts.collapse_types(), risk_set=risk_set))
+        noisy_table = sv.postprocess(noisy.collapse_types(), risk_set=risk_set)
+        lr_table = sv.logrank_table(noisy.collapse_types(), noise.std, risk_set=risk_set)
+        lr_plain = sv.logrank_test(lr_table)
+        lr_aware = sv.logrank_test(lr_table, noise_var=noise.std**2, n_types=len(src.event_labels))
+        lr_priv = lr_aware if aware else lr_plain
+        with figure:
+            ui.chart(sf.groups_figure(_curves(noisy), _curves(counts), estimator=estimator,
+                                             time_label=time_label, p_private=float(lr_priv.p_value),
+                                             p_exact=float(lr_exact.p_value), at_risk=noisy_table.at_risk,
+                                             min_at_risk=minimum, group_column=src.group_label,
+                                             references=_group_references() if estimator == "km" else None),
+                            key="sv_groups")
+        agree = (lr_priv.p_value < 0.05) == (lr_exact.p_value < 0.05)
+        with controls:
+            ui.answer("Log-rank p-value", f"{float(lr_priv.p_value):.3g}" + (" (noise-aware)" if aware else ""),
+                      f"{float(lr_exact.p_value):.3g}", verdict="The decision at α = 0.05 " + (
+                          "agrees." if agree else "differs in this draw."))
+        with details:
+            st.subheader(f"Groups: {ui.literal(src.group_label or 'group')}")
+            if estimator == "km":
+                _group_differences(noisy, noise)
+            st.markdown(f"Log-rank χ² = {float(lr_priv.statistic):.2f} (private{', noise-aware' if aware else ''}) "
+                        f"vs {float(lr_exact.statistic):.2f} (non-private), {lr_exact.dof} df. Decision at "
+                        "α = 0.05 " + ("**agrees**." if agree else "**differs** in this draw.")
+                        + f" Private p-values: **noise-aware {float(lr_aware.p_value):.3g} (report this one)**; "
+                          f"plain {float(lr_plain.p_value):.3g}. The plain test treats the noisy counts as real "
+                          "people, so at small ε it finds differences that are only noise; the noise-aware test "
+                          "adds the variance of the known noise in every released count (events, censorings and "
+                          "the starting count, which move the risk sets too) and keeps false positives at or "
+                          "below about 5 %. A release carries "
+                          "both and marks the noise-aware one as recommended.")
+            ui.teaching("The log-rank test compares observed and expected events per group in every bin; here it "
+                        "runs on the noisy per-group counts, so its p-value is private too. The plain version "
+                        "forgets that the counts carry noise, so at small ε it often 'finds' differences that are "
+                        "only noise; the noise-aware version adds the noise's variance and is more cautious.")
 
-    _several_releases(epsilon)
+    with details:
+        _several_releases(epsilon)
 
-    # ---- release ---------------------------------------------------------------------
+    # ---- release: the button beside ε, the panel at the end of the details ------------------------------------------
     released_noise = "gaussian" if kind == "gaussian" else "discrete_laplace"  # Laplace is for previews only
     params = {"grid": grid.describe(), "groups": list(counts.groups), "estimators": "KM, NA, CIF, log-rank",
               "risk_set": risk_set, "statistic": counts.statistic, "noise_kind": released_noise,
@@ -678,21 +719,28 @@ def _at_epsilon() -> None:
         risk_set=risk_set,
         sweep=tuple(SWEEP), sweep_draws=int(st.session_state.get("sv_Rc", SWEEP_DRAWS)),
         **({} if src.bundled else _upload_columns()))
-    code_downloads(config)
-    ui.release_panel(
-        key="survival", dataset_label=src.label, fingerprint=src.fp, persons=src.persons, records=records,
-        method="DP survival analysis", epsilon=epsilon, delta=delta,
-        params=params, utility_note=partial(_utility_note, epsilon),
-        make_bundle=lambda: release_with_script(sv.release(
-            src.time, src.event, grid=grid, epsilon=epsilon, group=src.group if compare else None,
-            groups=src.groups if compare else None, n_types=len(src.event_labels), event_labels=src.event_labels,
-            dataset=src.label, fingerprint=src.fp, risk_set=risk_set, statistic=counts.statistic,
-            noise_kind=released_noise, delta=delta, group_column=src.group_label if compare else None,
-            **_release_reads()), config),
-    )
+    with details:
+        code_downloads(config)
+        ui.release_panel(
+            key="survival", dataset_label=src.label, fingerprint=src.fp, persons=src.persons, records=records,
+            method="DP survival analysis", epsilon=epsilon, delta=delta,
+            params=params, utility_note=partial(_utility_note, epsilon), button_at=controls,
+            make_bundle=lambda: release_with_script(sv.release(
+                src.time, src.event, grid=grid, epsilon=epsilon, group=src.group if compare else None,
+                groups=src.groups if compare else None, n_types=len(src.event_labels), event_labels=src.event_labels,
+                dataset=src.label, fingerprint=src.fp, risk_set=risk_set, statistic=counts.statistic,
+                noise_kind=released_noise, delta=delta, group_column=src.group_label if compare else None,
+                **_release_reads()), config),
+        )
+        attacker_panel("survival", epsilon)
 
-    attacker_panel("survival", epsilon)
 
+def _about() -> str:
+    """The page's prose for "What this page shows": the data, the grid's public rule, what a preview is."""
+    return (f"**The data.** {data_note}\n\n{grid_note}\n\n**Preview and release.** The noisy results on this page are "
+            "simulated in your session with a seeded generator to show what a release *would* look like; nothing is "
+            "charged. Only the Release button makes a real, charged release that may leave the session. The views "
+            "above the chart are the same preview: only the open one is computed, so moving ε redraws just that one.")
 
 def _release_reads() -> dict:
     """The summary times and the restricted mean's horizon the Kaplan–Meier view shows, for the release."""
@@ -706,7 +754,7 @@ def _release_reads() -> dict:
 def _trade_off() -> None:
     """The privacy–utility curve over ε (independent of the chosen ε: not redrawn when ε moves); its own control
     of the draws per ε reruns only this."""
-    st.subheader("Privacy–utility trade-off over ε")
+    st.header("Privacy–utility trade-off over ε")
     sweep_draws = int(ui.url_select_slider(
         "Noise draws per ε for the trade-off curve", key="sv_Rc", options=DRAW_OPTIONS, value=SWEEP_DRAWS,
         help="Simulated releases at each ε of the curve below. The release's internal note quotes the curve at "
@@ -728,10 +776,9 @@ def _trade_off() -> None:
                                     event_type=event_type, risk_set=risk_set))
 
 
-# The ε section is drawn above the trade-off curve but runs after it: its release note reads the curve's draws.
+# The ε section (the first screen and the details at this ε) is drawn above the trade-off curve but runs after it:
+# its release note reads the curve's draws.
 at_epsilon = st.container()
 _trade_off()
 with at_epsilon:
-    ui.preview_notice(f"{'Three' if G > 1 else 'Two'} views of the same preview release below: only the open view is "
-                      "computed and drawn, so moving ε redraws just that one.")
     _at_epsilon()

@@ -222,13 +222,18 @@ def test_only_the_open_view_is_computed_and_drawn():
         assert at.query_params["sv_R"] == "50"
 
 
-def test_headline_has_no_legend_and_a_caption_names_its_lines():
+def test_headline_names_its_lines_in_a_legend_and_answers_in_one_line():
+    """The headline chart names its private and non-private lines in a legend drawn as text (Plotly's legend costs
+    a layout pass on every move), not in a caption of many words; the answer line gives both medians."""
     at = _app()
     spec = chart_spec(at, "sv_headline")
     assert spec["layout"]["showlegend"] is False
-    captions = " ".join(c.value for c in at.caption)
-    assert "Thick blue line: the private curve" in captions and "Dark grey steps: lifelines' Kaplan–Meier" in captions
-    assert "only the open view is computed" in captions
+    legend = " ".join(a.get("text", "") for a in spec["layout"]["annotations"] if "━" in a.get("text", ""))
+    assert "private (one preview draw)" in legend and "non-private" in legend, legend
+    under_chart = next(c.value for c in at.caption if c.value.startswith("The private curve"))
+    assert len(under_chart.split()) <= 50, under_chart
+    answer = next(m.value for m in at.markdown if m.value.startswith("**Median survival")).replace("\\", "")
+    assert "private **" in answer and "months (95 % CI" in answer and "· non-private" in answer, answer
 
 
 def test_headline_reads_the_curve_between_edges_beside_lifelines_and_prices_the_grid():

@@ -46,13 +46,15 @@ def first_screen(widths: tuple[float, float] = FIRST_SCREEN_WIDTHS):
     return st.columns(list(widths), gap="medium", vertical_alignment="top")
 
 
-def answer(measure: str, private: str, nonprivate: str, *, verdict: str = "") -> None:
+def answer(measure: str, private: str, nonprivate: str = "", *, verdict: str = "") -> None:
     """The one line a reader takes away: ``measure: private … · non-private …`` and an optional ``verdict``.
 
-    e.g. "Median survival: private 11.8 months (95 % CI 9.6–14.1) · non-private 12.0 (10.6–13.4)". The parts
-    are shown as typed (:func:`ui.layout.literal`): they may carry names read from data.
+    e.g. "Median survival: private 11.8 months (95 % CI 9.6–14.1) · non-private 12.0 (10.6–13.4)". Without
+    ``nonprivate`` (a measure that is itself a comparison, like the gap between the two) the private part alone.
+    The parts are shown as typed (:func:`ui.layout.literal`): they may carry names read from data.
     """
-    line = f"**{literal(measure)}:** private **{literal(private)}** · non-private {literal(nonprivate)}"
+    line = f"**{literal(measure)}:** private **{literal(private)}**" + (
+        f" · non-private {literal(nonprivate)}" if nonprivate else "")
     st.markdown(line + (f"  \n{literal(verdict)}" if verdict else ""))
 
 

@@ -57,6 +57,7 @@ def release_panel(
     ledger_label: str | None = None,
     holding: Holding | None = None,
     simulated: bool = False,
+    button_at=None,
 ) -> None:
     """Draw the release section of a method page.
 
@@ -87,6 +88,9 @@ def release_panel(
     custodian sees this panel's standing and releases; everything it shows comes from their own data sets.
     ``holding`` charges an earlier data set's persons instead (an FDR stream from that cohort). ``simulated``: the
     data are simulated or synthetic from a public seed, nobody real: the release is recorded and charges nobody.
+    ``button_at``: the container that holds the Release button (the first screen's controls column, beside the
+    figure); the rest of the panel is drawn where it is called. The button names ε and δ only; the charged parts
+    are in the text above it and in the confirmation.
     """
     person = current_person()
     if person.role != CUSTODIAN:
@@ -104,9 +108,8 @@ def release_panel(
     if persons is not None and persons.source == WHOLE_ROW and ledger.require_person_column:
         blocked = blocked or ("This deployment requires a person column before any release: choose the column "
                               "that names each person above (uploads without one cannot be released here).")
-    cost = f"ε = {epsilon:g}" + (f", δ = {delta:g}" if delta else "")
-    if parts:
-        cost += " (" + ", ".join(f"{k}: {v:.4g}" for k, v in parts.items()) + ")"
+    short_cost = f"ε = {epsilon:g}" + (f", δ = {delta:g}" if delta else "")
+    cost = short_cost + (" (" + ", ".join(f"{k}: {v:.4g}" for k, v in parts.items()) + ")" if parts else "")
     events = ledger.events_of(method, epsilon, delta, parts, params)
     standing, short = _standing(ledger, dataset, epsilon, delta, events, persons)
     st.markdown(  # the heading and its text in one element: the panel is redrawn on every ε move
@@ -118,7 +121,8 @@ def release_panel(
     blocked = blocked or short
     if blocked:
         st.info(blocked, icon=":material/lock:")
-    if st.button(f"Release with {cost}", key=f"release_button_{key}", type="primary", disabled=bool(blocked)):
+    if (button_at or st).button(f"Release with {short_cost}", key=f"release_button_{key}", type="primary",
+                                disabled=bool(blocked), help=blocked or None):
         st.session_state[_PENDING + key] = True
     if st.session_state.get(_PENDING + key):
         _confirm(key, cost, lambda: _release(

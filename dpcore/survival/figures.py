@@ -190,7 +190,7 @@ def read_figure(km_table, *, reference: tuple[np.ndarray, np.ndarray] | None = N
         relayout(fig, margin=dict(t=80, b=bottom, l=left))
     else:
         key = [("━●━", PRIVATE, "private (one preview draw)")] + (
-            [("━━", NONPRIVATE, "non-private (lifelines)")] if reference is not None else []) + (
+            [("━━", NONPRIVATE, "non-private (exact times)")] if reference is not None else []) + (
             [("╍╍", NONPRIVATE, "non-private on the grid")] if binned is not None else [])
         fixed_margins(fig, t=text_legend(fig, key), b=bottom, l=left)
     if faded:
