@@ -21,7 +21,7 @@ from dpcore.ledger.records import SPEND_EXPLAINED, spend_in_words
 from ui.identity import account_panel, current_person
 from ui.state import current_holding, forget_current_dataset, on_status_redraw, readable_scopes, standing_of
 from ui.widgets import LINKED, forget_control
-from ui.layout import TEACHING_KEY, literal
+from ui.layout import TEACHING_KEY, literal, note
 
 ROOT = Path(__file__).resolve().parent
 
@@ -68,21 +68,21 @@ def _session_status() -> None:
     is checked on (tight accounting where it applies) with basic composition beside it."""
     current = current_dataset()
     st.markdown("**Current data set**")
-    st.caption(literal(current[0]) if current else "none chosen yet")
+    note(literal(current[0]) if current else "none chosen yet")
     person = current_person()
     if person.role == VISITOR:  # nothing of anyone's ledger: not even that it is empty
         return
     ledger = get_ledger()
     holding = current_holding()
     if holding is not None and holding.nobody and person.role == CUSTODIAN:
-        st.caption("Simulated from a public seed: nobody real is read, so releases on it are recorded and charge "
+        note("Simulated from a public seed: nobody real is read, so releases on it are recorded and charge "
                    "nobody.")
     elif holding is not None and person.role == CUSTODIAN:
         standing = standing_of(ledger, holding)
         most = ledger.most_charged(standing.groups, ledger.budget(holding.key))
         read = (f"{standing.seen:,} of its {standing.persons:,} people were read before" if standing.persons != 1
                 else f"its one person was {'' if standing.seen else 'not '}read before")  # never "1 people"
-        st.caption(f"Its most-charged person has spent {spend_in_words(most)}; {read}.")
+        note(f"Its most-charged person has spent {spend_in_words(most)}; {read}.")
     st.markdown("**Privacy ledger (your data sets, all sessions)**" if person.role == CUSTODIAN
                 else "**Privacy ledger (data sets granted to you)**", help=SPEND_EXPLAINED)
     summary = ledger.summary(session=session_id(), scopes=readable_scopes(person))
@@ -93,7 +93,7 @@ def _session_status() -> None:
             st.markdown(f"**{literal(row['data set'])}**{also}  \nmost-charged person: {spend_in_words(row)} spent · "
                         f"{row['releases']} release{'s' if row['releases'] != 1 else ''}{mine}")
     else:
-        st.caption("No release yet: previews are free, releases are charged here." if person.role == CUSTODIAN
+        note("No release yet: previews are free, releases are charged here." if person.role == CUSTODIAN
                    else "No release on the data sets granted to you yet.")
 
 

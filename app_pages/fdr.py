@@ -336,7 +336,7 @@ st.caption("η must be fixed from the design (test and sample size), never from 
            "the release); a stated η is your claim about your own test, and a release says that it rests on it.")
 
 ui.set_current_dataset(label, data_fp)
-st.caption("Unit of privacy: one person in the data behind the p-values. Replace-one neighbours move every p-value "
+ui.note("Unit of privacy: one person in the data behind the p-values. Replace-one neighbours move every p-value "
            "by at most a factor e^η.")
 
 # ---- the streams (independent of PAPRIKA's settings and of ε) ------------------------------

@@ -262,7 +262,7 @@ if kind == "gdsc":
                                   value=10, step=5, help=PUBLIC_HELP))
     src = _gdsc(drug, d, k_pub)
     prov = load_gdsc().provenance
-    st.caption(f"Source: {prov['source']} · licence: {prov['licence']} · features: binary MSI, mutation and "
+    ui.note(f"Source: {prov['source']} · licence: {prov['licence']} · features: binary MSI, mutation and "
                "copy-number calls, the first d in the source file's order · public response range ln IC50 within "
                f"±{src.y_bounds[1]:g} (IC50 from 1 pM to 1 M): both fixed without looking at the cell lines.")
 elif kind == "synthetic":
@@ -287,7 +287,7 @@ N, d = src.X.shape
 records = ui.records_read([src.y], exchangeable=src.X) if src.kind == "upload" else None  # outside the ε fragment
 n_pub = int(src.public.sum())
 rest = np.flatnonzero(~src.public)  # the private records: test and private training sets are drawn from these
-st.caption(f"Unit of privacy: {ui.literal(src.unit)} (replace-one neighbours; n is public). {N} records, d = {d} features; "
+ui.note(f"Unit of privacy: {ui.literal(src.unit)} (replace-one neighbours; n is public). {N} records, d = {d} features; "
            + (f"{n_pub} public ({ui.literal(src.public_basis)}): added without noise and not protected."
               if n_pub else "no public records: every record is private."))
 

@@ -28,8 +28,9 @@ NONPRIVATE = "#3b3b3b"
 PRIVATE = "#1f6fd1"
 TRUTH = "#2e7d32"
 WARNING = "#d1495b"
-#: A qualitative palette for several private methods / groups.
-PALETTE = ("#1f6fd1", "#e69500", "#2e9e6a", "#d1495b", "#7b5ea7", "#8c6d31", "#17becf", "#555555")
+#: A qualitative palette for several private methods / groups, each at least 3:1 against the white plot (WCAG 1.4.11:
+#: a curve must stand out from its background as much as a control's outline does).
+PALETTE = ("#1f6fd1", "#b36b00", "#2e9e6a", "#d1495b", "#7b5ea7", "#8c6d31", "#0e7c86", "#555555")
 #: Marker shapes that tell groups and methods apart without their colour (greyscale, colour-vision deficiency)
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross", "triangle-down", "star")
 #: each of :data:`SYMBOLS` as a character, for legends drawn as text (:func:`text_legend`)

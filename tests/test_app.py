@@ -53,7 +53,7 @@ def test_sidebar_shows_the_figure_the_cap_is_checked_on_with_basic_composition_b
     at.session_state["_dp_current_holding"] = holding
     at.run()
     assert not at.exception
-    current = " ".join(c.value for c in at.sidebar.caption)
+    current = " ".join(m.value for m in at.sidebar.markdown)  # a note: small, in the body colour (ui.note)
     listed = " ".join(m.value for m in at.sidebar.markdown)
     assert f"**{literal('cohort_[1].csv')}**" in listed  # the name prints as typed
     if accountant == "basic":
@@ -77,7 +77,7 @@ def test_sidebar_says_one_person_in_words_never_one_people():
     at.session_state["_dp_current_holding"] = holding
     at.run()
     assert not at.exception
-    current = " ".join(c.value for c in at.sidebar.caption)
+    current = " ".join(m.value for m in at.sidebar.markdown)  # a note: small, in the body colour (ui.note)
     assert "its one person was not read before." in current and "1 people" not in current, current
 
 def test_teaching_mode_is_bound_to_the_url():

@@ -608,7 +608,7 @@ BEFORE["survival.read_figure"] = {'axes': {},
      'vlines': []}
 #: since no figure tells its series apart by colour alone: the text legends name each series with its marker
 #: shape or line style (○ null, ● non-null; a shape per regression model), and the survival headline without
-#: Plotly's legend draws one in text
+#: Plotly's legend draws one in text; the palette's orange and cyan darkened to 3:1 against white
 BEFORE.update({'fdr.stream_figure': {'axes': {'yaxis': 'log'},
                        'hlines': [],
                        'hover': 'skip template*2 -*3 template*2',
@@ -656,7 +656,7 @@ BEFORE.update({'fdr.stream_figure': {'axes': {'yaxis': 'log'},
                                       ['over private size (ε = 1)', 0.775, 'paper'],
                                       ["<span style='color:#3b3b3b'>┈●</span> non-private LR   <span "
                                        "style='color:#1f6fd1'>━■</span> robust private LR   <span "
-                                       "style='color:#e69500'>━◆</span> private LR (no projection)   <span "
+                                       "style='color:#b36b00'>━◆</span> private LR (no projection)   <span "
                                        "style='color:#d1495b'>━▲</span> output perturbation<br><span "
                                        "style='color:#7b5ea7'>━✕</span> functional mechanism   <span "
                                        "style='color:#2e9e6a'>━✚</span> AdaSSP",

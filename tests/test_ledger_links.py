@@ -262,5 +262,5 @@ def test_the_sidebar_says_simulated_data_charge_nobody():
     at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=180).run()
     at.switch_page("app_pages/fdr.py").run()
     assert not at.exception, at.exception
-    sidebar = " ".join(c.value for c in at.sidebar.caption)
+    sidebar = " ".join(m.value for m in at.sidebar.markdown)
     assert "charge nobody" in sidebar and "people were read before" not in sidebar, sidebar

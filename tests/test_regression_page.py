@@ -417,7 +417,7 @@ def test_upload_features_ranges_and_unit_of_privacy():
     _ok(at)
     assert at.selectbox(key="rg_ycol").value == "target"
     assert at.multiselect(key="rg_xcols").value == ["age", "bmi", "chol"]
-    assert any(c.value.startswith("Unit of privacy: one row") and "not named yet" in c.value for c in at.caption)
+    assert any(":small[Unit of privacy: one row" in m.value and "not named yet" in m.value for m in at.markdown)
     button = at.button(key="release_button_regression")
     assert button.disabled and any("name the unit of privacy and confirm the public ranges" in c.value
                                    for c in [*at.caption, *at.markdown, *at.warning, *at.info])
@@ -448,7 +448,7 @@ def test_upload_features_ranges_and_unit_of_privacy():
         at.checkbox(key="rg_ranges_ok").check()
         at.run()
         _ok(at)
-        assert any("Unit of privacy: one patient" in c.value for c in at.caption)
+        assert any("Unit of privacy: one patient" in m.value for m in at.markdown)
         bundle = _release(at)
     assert bundle.unit == "patient" and "one patient" in bundle.statement
     assert bundle.public_params["feature centre"] == [54.0, 32.5, 215.0]  # midpoints of the ranges typed

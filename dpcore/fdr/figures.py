@@ -36,7 +36,7 @@ from dpcore.figures import (
     vrect,
 )
 
-METHOD_COLOURS = dict(zip(METHODS, ("#3b3b3b", "#8c6d31", "#7b5ea7", "#17becf", PRIVATE, "#e69500")))
+METHOD_COLOURS = dict(zip(METHODS, ("#3b3b3b", "#8c6d31", "#7b5ea7", PALETTE[6], PRIVATE, PALETTE[1])))
 METHOD_DASH = {m: ("dot" if m not in ("PAPRIKA", "PAPRIKA AI") else "solid") for m in METHODS}
 
 
