@@ -25,6 +25,7 @@ from dpcore.notebooks import SurvivalConfig
 from dpcore.utility import describe_draws
 from dpcore.accounting.planning import survival_plan
 from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
+from ui.hazard_ratio import hazard_ratio_section
 from ui.widgets import EPSILON_STEPS
 
 UNITS = list(UNIT_DAYS)
@@ -782,3 +783,4 @@ at_epsilon = st.container()
 _trade_off()
 with at_epsilon:
     _at_epsilon()
+hazard_ratio_section(src, horizon=horizon, records=records)

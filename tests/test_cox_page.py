@@ -1,0 +1,54 @@
+"""AppTest: the survival page's hazard-ratio section draws its preview, follows its own ε and offers a release."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "survival.py")
+
+
+def _page(**params) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=240)
+    at.query_params.update({"hr_on": "true", **params})
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _answer(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("**Hazard ratio"))
+
+
+def test_hazard_ratio_section_is_computed_only_when_asked_for():
+    at = AppTest.from_file(PAGE, default_timeout=240)
+    at.run()
+    assert any(h.value == "Hazard ratio (Cox)" for h in at.header)
+    assert not any(m.value.startswith("**Hazard ratio") for m in at.markdown)
+
+
+def test_hazard_ratio_section_previews_a_release_against_lifelines():
+    at = _page()
+    assert any(h.value == "Hazard ratio (Cox)" for h in at.header)
+    line = _answer(at)
+    assert "private" in line and "non-private" in line and "p =" in line
+    assert any("preview releases at ε = 1" in m.value for m in at.markdown)
+    assert any(b.label.startswith("Release") for b in at.button)
+
+
+def test_hazard_ratio_section_follows_its_own_epsilon_and_intervals():
+    narrow = _answer(_page(hr_eps="10", hr_k="2"))
+    wide = _answer(_page(hr_eps="0.5", hr_k="2"))
+    assert narrow != wide
+
+
+def test_hazard_ratio_release_is_charged_to_the_persons_and_exported():
+    at = _page(sv_data="ovarian")
+    at.button(key="release_button_hazard_ratio").click().run()
+    at.button(key="release_confirm_hazard_ratio").click().run()  # the confirmation dialog
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("Released DP hazard ratios" in s.value for s in at.success)
+    bundle = at.session_state["_release_last_hazard_ratio"]
+    assert {"hazard_ratios", "released_histogram"} <= set(bundle.tables)
+    assert bundle.public_params["sensitivity_l1"] == 2
