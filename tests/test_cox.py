@@ -244,7 +244,7 @@ def test_forest_and_check_figures_draw_the_private_and_the_reference_intervals()
     from dpcore.survival import figures as sf
 
     rossi = datasets.load_rossi()
-    fitter = DPCoxPHFitter(epsilon=2, bounds={"fin": (0, 1)}, horizon=52).fit(
+    fitter = DPCoxPHFitter(epsilon=2, bounds={"fin": (0, 1)}, horizon=52, intervals=4).fit(
         rossi, "week", "arrest", rng=np.random.default_rng(0))
     forest = sf.forest_figure(fitter.summary, lifelines_reference(rossi, "week", "arrest", fitter), epsilon=2)
     private, reference = forest.data
@@ -256,3 +256,15 @@ def test_forest_and_check_figures_draw_the_private_and_the_reference_intervals()
     curve = pd.DataFrame({"epsilon": [1.0, 2.0], "median_abs_diff": [0.2, 0.1], "q90_abs_diff": [0.4, 0.2],
                           "share_significant": [0.3, 0.6]})
     assert len(sf.hazard_ratio_utility_figure(curve, chosen=1.0).data) == 3
+
+
+def test_default_intervals_follow_public_inputs_only():
+    from dpcore.survival.cox import default_intervals
+
+    assert default_intervals(1.0, expected_event_share=0.08) == 1  # a trial designed for few events
+    assert default_intervals(1.0) == 2 and default_intervals(5.0) == 4
+    rossi = datasets.load_rossi()
+    assert DPCoxPHFitter(epsilon=1, bounds={"fin": (0, 1)}, horizon=52).design.shape[2] == 2
+    fitted = DPCoxPHFitter(epsilon=1, bounds={"fin": (0, 1)}, horizon=52).fit(
+        rossi.assign(arrest=0), "week", "arrest", rng=np.random.default_rng(0))
+    assert fitted.design.shape[2] == 2  # the data (here: no events at all) never change the intervals

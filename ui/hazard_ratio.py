@@ -53,7 +53,7 @@ def hazard_ratio_section(src, *, horizon: float, records) -> None:
         reference = ui.url_selectbox("Reference group", key="hr_ref", options=groups,
                                      format_func=lambda g: str(g))
     with c3:
-        intervals = int(ui.url_select_slider("Public intervals", key="hr_k", options=INTERVAL_OPTIONS, value=1,
+        intervals = int(ui.url_select_slider("Public intervals", key="hr_k", options=INTERVAL_OPTIONS, value=2,
                                              help=INTERVALS_HELP))
     levels = (reference, *(g for g in groups if g != reference))
     df = _frame(src.time, src.event, src.group)

@@ -55,8 +55,23 @@ METHOD = "DP hazard ratios (grouped Cox)"
 #: Replace-one sensitivities of the histogram (module docstring).
 L1_SENSITIVITY = 2
 L2_SENSITIVITY = math.sqrt(2.0)
-#: Default number of equal public intervals up to the horizon (measured: bench/results/cox.md).
-DEFAULT_INTERVALS = 4
+#: Below this expected share of people with an event (public: from the study design) one interval is the default.
+RARE_EVENTS = 0.15
+
+
+def default_intervals(epsilon: float, expected_event_share: float | None = None) -> int:
+    """The public default number of equal intervals, from ε and the design's expected event share (never the data).
+
+    Measured (bench/results/cox.md): with rare events one interval behaves like the hazard ratio and has the least
+    noise (a 1,151-person trial with 8 % events at ε = 1: median |Δ log HR| 0.06, against 0.10 with two); with
+    common events one interval is a ratio of event rates, off by 1.3 SE on lung and GBSG2 at every ε, while two
+    are within 0.5 SE from ε = 1 and four within 0.2 SE from ε = 5 (more intervals, more noisy cells).
+    """
+    if expected_event_share is not None and expected_event_share < RARE_EVENTS:
+        return 1
+    return 2 if epsilon < 5 else 4
+
+
 MISSING = "missing covariate"
 BINARY = ("0", "1")
 
@@ -221,12 +236,14 @@ class DPCoxPHFitter:
 
     ``bounds``: ``{column: (0, 1)}`` for binary covariates (values clipped), ``{column: ("ref", "other", …)}`` for
     categorical ones; ``horizon``: the public follow-up in the time column's unit; ``strata``: ``{column: levels}``;
-    ``intervals``: the number of equal public intervals, or the inner cut points.
+    ``intervals``: the number of equal public intervals, or the inner cut points (default :func:`default_intervals`
+    from ε and ``expected_event_share``, the design's expected share of people with an event: public, optional).
     """
 
     def __init__(self, epsilon: float, delta: float = 0.0, bounds: Mapping[str, Sequence] | None = None,
                  horizon: float | None = None, strata: Mapping[str, Sequence[str]] | None = None,
-                 primary: str | None = None, intervals=DEFAULT_INTERVALS, alpha: float = 0.05, redraws: int = 200):
+                 primary: str | None = None, intervals=None, expected_event_share: float | None = None,
+                 alpha: float = 0.05, redraws: int = 200):
         if not (np.isfinite(epsilon) and epsilon > 0):
             raise InputError(f"ε must be a positive number, not {epsilon!r}")
         if not bounds:
@@ -243,6 +260,7 @@ class DPCoxPHFitter:
         if strata_column is not None and len(strata_levels) < 1:
             raise InputError(f"Declare the levels of the strata column {strata_column!r}.")
         self.epsilon, self.delta, self.alpha, self.redraws = float(epsilon), float(delta), alpha, int(redraws)
+        intervals = default_intervals(epsilon, expected_event_share) if intervals is None else intervals
         self.horizon, self.intervals, self.primary = horizon, intervals, primary
         self.design = CoxDesign(tuple(covariates), strata_levels, strata_column, cut_points(horizon, intervals))
         self.noise = cox_noise(self.epsilon, self.delta)
