@@ -6,7 +6,7 @@ inputs are cached; uploads are never cached, written or logged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 import numpy as np
@@ -20,6 +20,7 @@ from dpcore.survival import figures as sf
 from dpcore.ledger import Persons, fingerprint
 from dpcore.datasets import UNIT_DAYS, load_survival, manifest, survival_names, survival_persons, survival_title
 from ui.accuracy import accuracy_first
+from ui.private_choice import RowsForChoice
 from ui.exports import code_downloads, release_with_script  # notebook, script
 from dpcore.notebooks import SurvivalConfig
 from dpcore.utility import describe_draws
@@ -130,6 +131,12 @@ def _sweep(src: Source, horizon, grid_unit, width, compare, estimator, draws, se
     return sv.utility_curve(counts, SWEEP, draws=draws, rng=np.random.default_rng(seed + 1), estimator=estimator,
                             kind=kind, delta=delta, event_type=event_type, risk_set=risk_set,
                             noise_aware_logrank=aware)
+
+
+def _subset(rows: np.ndarray) -> Source:
+    """The current source's rows at these positions (the private choice of ε judges blocks of them)."""
+    return replace(src, time=src.time[rows], event=src.event[rows],
+                   group=None if src.group is None else src.group[rows])
 
 
 def _counts(src: Source, grid: sv.Grid, compare: bool, risk_set: str) -> sv.Counts:
@@ -771,10 +778,15 @@ def _trade_off() -> None:
                 "lands from the non-private one (left: the largest gap; middle: the gap summed over time). Moving "
                 "right (larger ε) means less noise and weaker privacy. Read the ε chosen above off the horizontal "
                 "axis.")
+    options = dict(estimator=estimator, kind=kind, delta=delta, event_type=event_type, risk_set=risk_set)
     accuracy_first(key="sv_acc", grid=uc.epsilons, draws=uc.sup_error, metric_label="sup-norm error",
                    default_threshold=0.1, basis=src.label, public_data=src.bundled,  # only bundled data may go to Dask
-                   simulate=partial(sv.metric_draws, counts, "sup_error", estimator=estimator, kind=kind, delta=delta,
-                                    event_type=event_type, risk_set=risk_set))
+                   simulate=partial(sv.metric_draws, counts, "sup_error", **options),
+                   private_rows=RowsForChoice(  # the charged private choice judges blocks of these rows
+                       lambda rows: partial(sv.metric_draws, _counts(_subset(rows), grid, compare, risk_set),
+                                            "sup_error", **options),
+                       n=int(src.time.size), fingerprint=src.fp, label=src.label, persons=src.persons,
+                       records=records))
 
 
 # The ε section (the first screen and the details at this ε) is drawn above the trade-off curve but runs after it:

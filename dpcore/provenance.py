@@ -76,7 +76,7 @@ class SettingsChoice:
 
     def sentence(self) -> str:
         """How the settings were chosen, in one plain sentence."""
-        chosen = f" ({'; '.join(self.selections)})" if self.selections else ""
+        chosen = f" ({'; '.join(c.rstrip('.') for c in self.selections)})" if self.selections else ""
         if self.how == FIXED:
             seen = f" ({_listed(self.viewed)} were shown, but no setting changed after them)" if self.viewed else ""
             return ("Its settings were fixed before the private rows were read: every setting released is the one in "
@@ -150,6 +150,7 @@ def compare(baseline: Mapping[str, str], released: Mapping[str, str], *, moved: 
         else:
             changed.append(name if baseline.get(name) != released.get(name) else f"{name} (moved and set back)")
     shown = tuple(v for v in VIEWS if v in viewed)
+    selections = list(dict.fromkeys(selections))  # one choice may set several settings (ε and a grid following it)
     if changed:
         return SettingsChoice(CHANGED, tuple(changed), shown, tuple(selections))
     if selections:

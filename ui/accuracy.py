@@ -14,6 +14,7 @@ from dpcore.utility import Simulator, simulate_draws, smallest_epsilon
 from ui.chart import chart
 from dpcore.provenance import FINDER
 from ui import provenance
+from ui.private_choice import RowsForChoice, private_choice
 from ui.state import current_dataset, current_holding, get_ledger, session_memo
 from ui.widgets import url_number, url_radio, url_slider
 
@@ -34,6 +35,7 @@ def accuracy_first(
     simulate: Simulator | None = None,
     public_data: bool = False,
     expanded: bool = False,
+    private_rows: RowsForChoice | None = None,
 ) -> None:
     """Expander (open at first with ``expanded``) where a user states a target on ``metric_label`` and reads off the smallest ε.
 
@@ -43,7 +45,9 @@ def accuracy_first(
     (see :func:`dpcore.utility.simulate_draws`) the user can refine the
     estimate with many more draws, with a progress bar and a cancel button;
     they run on the configured Dask cluster only when ``public_data`` (a
-    bundled data set): uploaded data never leaves this server process.
+    bundled data set): uploaded data never leaves this server process. ``private_rows`` (the page's simulator on
+    any subset of its rows, and who they are) offers the charged private choice of ε under the estimate
+    (:mod:`ui.private_choice`).
     """
     opened = f"{key}_open"
     if opened not in st.session_state and any(k.startswith(f"{key}_") for k in st.query_params):
@@ -55,11 +59,11 @@ def accuracy_first(
         if box.open:
             _target(key=key, grid=grid, draws=draws, metric_label=metric_label, default_threshold=default_threshold,
                     larger_is_better=larger_is_better, basis=basis, allow_probability=allow_probability,
-                    simulate=simulate, public_data=public_data)
+                    simulate=simulate, public_data=public_data, private_rows=private_rows)
 
 
 def _target(*, key, grid, draws, metric_label, default_threshold, larger_is_better, basis, allow_probability,
-            simulate, public_data) -> None:
+            simulate, public_data, private_rows=None) -> None:
     """The expander's content: the target's controls, the smallest ε meeting it, and its figure."""
     provenance.viewed(FINDER)  # computed from the rows: an ε chosen after it is recorded as such
     kinds = ["probability", "mean"] if allow_probability else ["mean"]
@@ -94,6 +98,9 @@ def _target(*, key, grid, draws, metric_label, default_threshold, larger_is_bett
     figure = session_memo(f"accuracy_first_{key}", identity,  # rebuilt only when its inputs change
                           lambda: epsilon_choice_figure(choice, metric_label=y_title))
     chart(figure, key=f"{key}_fig")
+    if private_rows is not None:
+        private_choice(private_rows, key=key, grid=grid, threshold=threshold, kind=kind, probability=probability,
+                       larger_is_better=larger_is_better)
 
 
 def _beyond_the_cap(epsilon: float) -> None:

@@ -49,7 +49,8 @@ def _slot(fingerprint: str) -> dict:
     """This page's record for the data set ``fingerprint`` (created empty; the newest kept last)."""
     seen = st.session_state.setdefault(_SEEN, {})
     key = (str(st.session_state.get("_page", "")), fingerprint)
-    entry = seen.pop(key, None) or {"baseline": None, "moved": set(), "viewed": set(), "selected": {}}
+    entry = seen.pop(key, None) or {"baseline": None, "moved": set(), "viewed": set(), "selected": {}, "last": {},
+                                    "applying": ""}
     seen[key] = entry
     while len(seen) > KEPT:
         seen.pop(next(iter(seen)))
@@ -65,6 +66,12 @@ def observe(fingerprint: str, settings: Mapping[str, str], *, views: tuple[str, 
     else:
         base = entry["baseline"]
         entry["moved"].update(k for k in {*base, *settings} if base.get(k) != settings.get(k))
+    if entry["applying"]:  # the run right after a private choice was applied: what it changed, it chose
+        last = entry["last"]
+        entry["selected"].update({k: (settings[k], entry["applying"]) for k in settings
+                                  if last.get(k) != settings.get(k)})
+        entry["applying"] = ""
+    entry["last"] = dict(settings)
     entry["viewed"].update(views)
 
 
@@ -79,6 +86,12 @@ def selected(fingerprint: str, setting: str, value: Any, description: str) -> No
     """A charged private selection chose ``setting`` = ``value`` on the data set ``fingerprint`` (``description``
     says so in plain words, with its cost): releasing with that value is a choice the selection paid for."""
     _slot(fingerprint)["selected"][setting] = (setting_text(value), description)
+
+
+def applying(fingerprint: str, description: str) -> None:
+    """A private choice is being applied (its ε set on the page, which reruns): every setting that changes on the
+    next run — ε, and what the page derives from it by a public rule, such as a default grid — is its choice."""
+    _slot(fingerprint)["applying"] = description
 
 
 def choice(fingerprint: str, settings: Mapping[str, str], *, private: bool) -> SettingsChoice:
