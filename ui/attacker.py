@@ -61,7 +61,8 @@ def _show(view: attack.AttackView, *, key: str) -> None:
         "truth is B (x) and when it is A (y), with a simultaneous "
         f"{view.empirical.confidence:.0%} confidence band. (ε, δ)-DP keeps every rule inside the shaded region; "
         "the diagonal is a coin flip; without noise the attacker sits in the top-left corner."
-        + (" The orange line is the same attacker computed exactly." if view.exact is not None else ""))
+        + (" The thick orange line without markers is the same attacker computed exactly." if view.exact is not None
+           else ""))
     teaching("1. The release is simulated many times on A and on B with fresh, seeded noise. 2. For each release the "
              "attacker computes the most informative statistic (the likelihood ratio, or the audit's summary). "
              "3. Every threshold on it is a guessing rule with one true-positive and one false-positive rate. "

@@ -26,6 +26,24 @@ from ui.state import get_ledger, release_notes, releases, session_id, session_me
 _log = logging.getLogger(__name__)
 #: session-state prefix of an open confirmation; each one is consumed by the one release it allows
 _PENDING = "_release_pending_"
+#: session-state prefix of a confirmation that was open on the last run: when it closes, focus returns to the button
+_REFOCUS = "_release_refocus_"
+#: Focus on the element whose key is the component's data (Streamlit marks each keyed element's container with
+#: the class ``st-key-<key>``). A dialog that closes leaves the keyboard at the top of the page, 30 tab stops away
+#: from where the user was; the button is redrawn by the same run, so the focus waits for it (up to a second).
+_FOCUS_JS = """
+export default function (component) {
+  const selector = `.st-key-${CSS.escape(component.data)} button`;
+  let tries = 0;
+  const focus = () => {
+    const button = document.querySelector(selector);
+    if (button && !button.disabled) { button.focus(); return; }
+    if (++tries < 20) setTimeout(focus, 50);
+  };
+  focus();
+}
+"""
+_focus = st.components.v2.component("dpcore_focus", js=_FOCUS_JS)
 
 
 def records_read(columns, *, exchangeable=None) -> RecordsRead:
@@ -94,7 +112,7 @@ def release_panel(
     """
     person = current_person()
     if person.role != CUSTODIAN:
-        st.markdown("### Release\n\nReleases are made by a data set's custodian, signed in as one; previews on this "
+        st.markdown("## Release\n\nReleases are made by a data set's custodian, signed in as one; previews on this "
                     "page are free.")
         return
     ledger = get_ledger()
@@ -113,7 +131,7 @@ def release_panel(
     events = ledger.events_of(method, epsilon, delta, parts, params)
     standing, short = _standing(ledger, dataset, epsilon, delta, events, persons)
     st.markdown(  # the heading and its text in one element: the panel is redrawn on every ε move
-        "### Release\n\n"
+        "## Release\n\n"  # a section of its page (h2 under the page's h1), as every page's sections are
         f"A release costs **{cost}** on *{literal(ledger_label)}*, is recorded in the privacy ledger (every "
         f"session's releases count) and draws fresh noise from OpenDP's vetted samplers. {standing}"
     )
@@ -125,6 +143,7 @@ def release_panel(
                                 disabled=bool(blocked), help=blocked or None):
         st.session_state[_PENDING + key] = True
     if st.session_state.get(_PENDING + key):
+        st.session_state[_REFOCUS + key] = True
         _confirm(key, cost, lambda: _release(
             key=key, ledger=ledger, dataset=dataset, ledger_label=ledger_label, cost=cost, method=method,
             epsilon=epsilon, delta=delta, parts=parts, params=params, relation=relation, make_bundle=make_bundle,
@@ -132,6 +151,8 @@ def release_panel(
             settings=provenance.choice(fingerprint, settings, private=not dataset.nobody),
         ), ledger=ledger, dataset=dataset, ledger_label=ledger_label, epsilon=epsilon, delta=delta, events=events,
             persons=persons)
+    elif st.session_state.pop(_REFOCUS + key, False):  # the dialog just closed: back to the button that opened it
+        _focus(data=f"release_button_{key}", key=f"release_focus_{key}")
     bundle = st.session_state.get(state_key)
     if bundle is None:
         return
