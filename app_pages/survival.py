@@ -758,6 +758,15 @@ def _release_reads() -> dict:
             "band_rule": st.session_state.get("sv_band", sv.DEFAULT_BAND)}
 
 
+#: the trade-off figure's teaching note, naming each of its panels (a third one when the data have groups)
+TRADE_OFF_NOTE = ("Each point repeats the whole release many times at one ε and measures how far the private curve "
+                  "lands from the non-private one ({panels}). Moving right (larger ε) means less noise and weaker "
+                  "privacy. Read the ε chosen above off the horizontal axis.")
+TRADE_OFF_PANELS = {False: "left: the largest gap; right: the gap summed over time",
+                    True: "left: the largest gap; middle: the gap summed over time; right: how often the private "
+                          "log-rank test between the groups decides as the non-private one does"}
+
+
 @ui.live_fragment
 def _trade_off() -> None:
     """The privacy–utility curve over ε (independent of the chosen ε: not redrawn when ε moves); its own control
@@ -774,10 +783,7 @@ def _trade_off() -> None:
         rest = (seed, kind, delta, event_type, risk_set, aware)
         ui.head_start("sv_Rc", [(0.3, lambda r=r: _bundled_sweep_figure(name, *args, r, *rest))
                                 for r in ui.steps_around(DRAW_OPTIONS, sweep_draws)])
-    ui.teaching("Each point repeats the whole release many times at one ε and measures how far the private curve "
-                "lands from the non-private one (left: the largest gap; middle: the gap summed over time). Moving "
-                "right (larger ε) means less noise and weaker privacy. Read the ε chosen above off the horizontal "
-                "axis.")
+    ui.teaching(TRADE_OFF_NOTE.format(panels=TRADE_OFF_PANELS[uc.logrank_agree is not None]))
     options = dict(estimator=estimator, kind=kind, delta=delta, event_type=event_type, risk_set=risk_set)
     accuracy_first(key="sv_acc", grid=uc.epsilons, draws=uc.sup_error, metric_label="sup-norm error",
                    default_threshold=0.1, basis=src.label, public_data=src.bundled,  # only bundled data may go to Dask

@@ -57,3 +57,19 @@ def test_fdr_stream_note_matches_the_stream_figure():
     assert dashes[next(n for n in dashes if n.startswith("noisy threshold"))] == "solid"
     assert "dash" in dashes.values() and "dot" in dashes.values()
     assert "dashed blue line" in note and "dotted line is what non-private SAFFRON" in note
+
+
+def test_survival_trade_off_note_names_every_panel_of_its_figure():
+    """The trade-off figure has a third panel (log-rank agreement) when the data have groups: the note says what
+    each panel shows, as many as the figure draws."""
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.switch_page("app_pages/survival.py")
+    at.query_params[TEACHING_KEY] = "true"
+    at.run()
+    assert not at.exception, at.exception
+    note = _teaching(at, "Each point repeats the whole release")
+    panels = [a["text"] for a in chart_spec(at, "sv_curve")["layout"]["annotations"] if a.get("y") == 1.0
+              and a.get("yref") == "paper" and a.get("xanchor") == "center"]
+    assert len(panels) == 3 and "log-rank" in panels[2]
+    assert "left: the largest gap" in note and "middle: the gap summed over time" in note
+    assert "right: how often the private log-rank test" in note
