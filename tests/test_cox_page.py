@@ -52,3 +52,5 @@ def test_hazard_ratio_release_is_charged_to_the_persons_and_exported():
     bundle = at.session_state["_release_last_hazard_ratio"]
     assert {"hazard_ratios", "released_histogram"} <= set(bundle.tables)
     assert bundle.public_params["sensitivity_l1"] == 2
+    assert "hazard_ratio_forest" in bundle.figures
+    assert bundle.to_zip()[:2] == b"PK"

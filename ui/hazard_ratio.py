@@ -6,6 +6,8 @@ and settings rerun it alone; its release is charged to the same persons as the c
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -118,7 +120,14 @@ def hazard_ratio_section(src, *, horizon: float, records) -> None:
     ui.release_panel(
         key="hazard_ratio", dataset_label=src.label, fingerprint=src.fp, persons=src.persons, records=records,
         method=METHOD, epsilon=epsilon, params=fitter.public_params(),
-        make_bundle=lambda: DPCoxPHFitter(epsilon=epsilon, bounds={"group": levels}, horizon=horizon,
-                                          intervals=intervals).fit(df, "T", "E").release_bundle(
-            dataset=src.label, fingerprint=src.fp))
+        make_bundle=lambda: _released(DPCoxPHFitter(epsilon=epsilon, bounds={"group": levels}, horizon=horizon,
+                                                    intervals=intervals).fit(df, "T", "E"), src, group_name))
+
+
+def _released(fitter: DPCoxPHFitter, src, group_name: str):
+    """The release's bundle with its forest plot drawn from the released table alone (exports draw it)."""
+    bundle = fitter.release_bundle(dataset=src.label, fingerprint=src.fp)
+    private = bundle.tables["hazard_ratios"].set_index("covariate")
+    figure = sf.forest_figure(private, epsilon=fitter.epsilon, title=f"Hazard ratio ({group_name}), released")
+    return replace(bundle, figures={"hazard_ratio_forest": figure})
 
