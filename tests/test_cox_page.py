@@ -54,3 +54,19 @@ def test_hazard_ratio_release_is_charged_to_the_persons_and_exported():
     assert bundle.public_params["sensitivity_l1"] == 2
     assert "hazard_ratio_forest" in bundle.figures
     assert bundle.to_zip()[:2] == b"PK"
+
+
+def test_moving_the_hazard_ratio_epsilon_reuses_the_reference_and_the_curve():
+    """ε-independent work (lifelines' fit, the privacy–utility curve) is kept while only ε moves."""
+    from unittest import mock
+
+    import ui.hazard_ratio as section
+
+    with mock.patch.object(section, "lifelines_reference", wraps=section.lifelines_reference) as reference, \
+            mock.patch.object(section, "_utility_curve", wraps=section._utility_curve) as curve:
+        at = _page()
+        before = _answer(at)
+        at.select_slider(key="hr_eps").set_value(5.0).run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert _answer(at) != before
+        assert reference.call_count == 1 and curve.call_count == 1

@@ -66,7 +66,8 @@ def hazard_ratio_section(src, *, horizon: float, records) -> None:
     if fitter is None:
         return
     private = fitter.summary
-    nonprivate = lifelines_reference(df, "T", "E", fitter)
+    setting = (src.fp, levels, float(horizon), intervals)  # what the ε-independent work depends on
+    nonprivate = ui.session_memo("hr_reference", setting, lambda: lifelines_reference(df, "T", "E", fitter))
     group_name = src.group_label or "group"
     first = private.index[0]
     ui.answer(f"Hazard ratio, {first} (95 % CI)",
@@ -100,14 +101,9 @@ def hazard_ratio_section(src, *, horizon: float, records) -> None:
                 f"{np.median(diff):.3f} ({np.median(diff) / nonprivate.iloc[0]['se(coef)']:.2f} of its standard "
                 f"error); significant at 5 % in {np.mean(many.p_value[:, 0] < 0.05):.0%} of releases (lifelines: "
                 f"p = {nonprivate.iloc[0]['p']:.2g}).")
-    curve = []
-    for eps in CURVE_EPSILONS:
-        at = DPCoxPHFitter(epsilon=eps, bounds={"group": levels}, horizon=horizon, intervals=intervals)
-        fit = at.simulate(df, "T", "E", draws=CURVE_DRAWS, rng=np.random.default_rng(11), redraws=REDRAWS)
-        d = np.abs(fit.coef[:, 0] - nonprivate.iloc[0]["coef"])
-        curve.append({"epsilon": eps, "median_abs_diff": np.median(d), "q90_abs_diff": np.quantile(d, 0.9),
-                      "share_significant": np.mean(fit.p_value[:, 0] < 0.05)})
-    ui.chart(sf.hazard_ratio_utility_figure(pd.DataFrame(curve), chosen=epsilon,
+    curve = ui.session_memo("hr_curve", setting, lambda: _utility_curve(df, levels, horizon, intervals,
+                                                                         float(nonprivate.iloc[0]["coef"])))
+    ui.chart(sf.hazard_ratio_utility_figure(curve, chosen=epsilon,
                                             title="Hazard ratio: privacy–utility trade-off"), key="hr_curve")
     ui.teaching("1. The hazard ratio compares how fast events happen in one group against the reference, at every "
                 "time (Cox's model assumes the ratio stays the same). 2. The release noises one table: per group "
@@ -122,6 +118,19 @@ def hazard_ratio_section(src, *, horizon: float, records) -> None:
         method=METHOD, epsilon=epsilon, params=fitter.public_params(),
         make_bundle=lambda: _released(DPCoxPHFitter(epsilon=epsilon, bounds={"group": levels}, horizon=horizon,
                                                     intervals=intervals).fit(df, "T", "E"), src, group_name))
+
+
+def _utility_curve(df: pd.DataFrame, levels, horizon: float, intervals: int, reference: float) -> pd.DataFrame:
+    """|Δ log HR| against lifelines and the share significant over previews at each ε (does not depend on the ε
+    chosen: kept while only ε moves)."""
+    rows = []
+    for eps in CURVE_EPSILONS:
+        at = DPCoxPHFitter(epsilon=eps, bounds={"group": levels}, horizon=horizon, intervals=intervals)
+        fit = at.simulate(df, "T", "E", draws=CURVE_DRAWS, rng=np.random.default_rng(11), redraws=REDRAWS)
+        d = np.abs(fit.coef[:, 0] - reference)
+        rows.append({"epsilon": eps, "median_abs_diff": np.median(d), "q90_abs_diff": np.quantile(d, 0.9),
+                     "share_significant": np.mean(fit.p_value[:, 0] < 0.05)})
+    return pd.DataFrame(rows)
 
 
 def _released(fitter: DPCoxPHFitter, src, group_name: str):
