@@ -19,6 +19,7 @@ METHODS: dict[str, tuple[str, str]] = {
     "regression": ("dpcore.regression", "Drug sensitivity (AdaSSP, robust private LR)"),
     "sparse": ("dpcore.sparse", "Sparse learning (peeling, knowledge transfer)"),
     "fdr": ("dpcore.fdr", "Online FDR (PAPRIKA)"),
+    "selection": ("dpcore.selection", "Private choice of ε (the smallest ε meeting a target)"),
 }
 
 

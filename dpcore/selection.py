@@ -43,7 +43,7 @@ from typing import Callable, Literal
 
 import numpy as np
 
-from dpcore.audit import AuditScenario
+from dpcore.audit import AuditScenario, release_path
 
 #: the scores' L∞ sensitivity under replace-one (the module's proof)
 SENSITIVITY = 2
@@ -243,8 +243,6 @@ def audit_scenarios(epsilon: float) -> list[AuditScenario]:
         else:
             chosen = preview_choices(counts[which], AUDIT_BLOCKS, epsilon, rng=rng, draws=draws, scale_factor=factor)
         return (chosen == 1).astype(float)
-
-    from dpcore.audit import release_path
 
     return [AuditScenario(
         method="Private choice of ε", name="one block's votes flipped",
