@@ -146,165 +146,166 @@ def _prefetch(public_key: tuple, s: int, epsilon: float, delta_choice: str, meth
 
 
 # --------------------------------------------------------------------------
-# Page
+# Page: the question (data set, drug, s) on top, expert settings folded, then the first screen (ε beside the
+# private-vs-non-private coefficients, the answer and the Release button), then everything else
 # --------------------------------------------------------------------------
 
 ui.page_header(
     "Sparse regression with differential privacy",
-    "The release peels the s most informative features from scores that every record contributes to (Gumbel "
-    "noise, the exponential mechanism s times), then fits them with Gaussian noise. Compared with knowledge "
-    "transfer (Wang & Gu, AAAI 2020), DP-IGHT, DP Frank–Wolfe and two-stage.",
+    "Which genomic features predict a drug's response, found with privacy: the private model picks s features and "
+    "fits them; the non-private model on the same data is the reference.",
 )
 
-source = ui.url_radio("Data source", key="sp_src", options=["gdsc", "synthetic", "upload"], horizontal=True,
-                      format_func=lambda s: {"synthetic": "synthetic (known θ*)", "gdsc": "GDSC genomic features",
-                                             "upload": "upload a CSV"}[s])
-loss = ui.url_radio("Model", key="sp_loss", options=list(sp.LOSSES), horizontal=True,
-                    format_func=lambda s: {"linear": "sparse linear regression",
-                                           "logistic": "sparse logistic regression"}[s])
+SOURCES = {"gdsc": "GDSC cell lines (bundled)", "synthetic": "synthetic (known θ*)", "upload": "upload a CSV"}
+q_data, q_drug, q_s = ui.question_row(1.2, 2.2, 1)
+with q_data:
+    source = ui.url_selectbox("Data set", key="sp_src", options=list(SOURCES), format_func=SOURCES.get)
+data_note = st.container()  # one caption under the question: where the data come from
+upload_slot = st.container()  # an upload's file and columns, under the question
+settings_slot = st.container()
 
 data: sp.SparseData | None = None
 public_key = None
-if source == "synthetic":
-    c1, c2, c3, c4 = st.columns(4)
-    with c1:
-        n = int(ui.url_select_slider("Records n", key="sp_n", options=[200, 500, 1000, 2000, 5000, 10000],
-                                     value=1000))
-    with c2:
-        d = int(ui.url_select_slider("Features d", key="sp_d", options=[50, 100, 200, 500, 1000, 2000, 5000, 10000],
-                                     value=500))
-    with c3:
-        s_star = int(ui.url_number("True sparsity s*", key="sp_sstar", min_value=1, max_value=50, value=5))
-    with c4:
-        noise_sd = float(ui.url_number("Response noise σ", key="sp_noise", min_value=0.0, max_value=5.0, value=0.5,
-                                       step=0.1, disabled=loss == "logistic"))
-    if n * d > MAX_CELLS:
-        st.error(f"n·d = {n * d:,} is above this page's limit of {MAX_CELLS:,} (memory for the data and the synthetic "
-                 "features); lower n or d.")
-        st.stop()
-    public_key = ("synthetic", n, d, s_star, loss, noise_sd, 0)
-    data = _synthetic(*public_key[1:])
-    persons = None  # synthetic records are nobody: the release is recorded and charges nobody
-    label, fp = f"synthetic n={n}, d={d}, s*={s_star} ({loss})", fingerprint("synthetic-sparse", *public_key)
-    st.caption("x ~ N(0, I) clipped to [−K, K] with K = 1; θ* has s* entries ±1 at random positions; "
-               + ("y = xᵀθ* + N(0, σ²)." if loss == "linear" else "P(y = 1) = sigmoid(xᵀθ*).")
-               + " 1,000 extra records are held out for the test error.")
-elif source == "gdsc":
-    drugs = _drugs()
-    c1, c2, c3 = st.columns([2, 1, 1])
-    with c1:
-        drug = ui.url_selectbox("Drug (response: ln IC50)", key="sp_drug", options=list(drugs),
-                                format_func=lambda i: drugs[i])
-    with c2:
-        # 400: the first 400 in the file's own order include TP53, Nutlin-3a's known biomarker (feature 250)
-        d = int(ui.url_select_slider("Genomic features (the first, in the file's order)", key="sp_gd",
-                                     options=[50, 100, 200, 400, 677], value=400))
-    g = load_gdsc()
-    lo, hi = g.response_range
-    with c3:
-        threshold = float(ui.url_number("Public threshold (ln IC50) for 'sensitive'", key="sp_thr",
-                                        value=float((lo + hi) / 2), min_value=float(lo), max_value=float(hi),
-                                        disabled=loss == "linear",
-                                        help="Must not come from the private labels (their median is private). "
-                                             "Default: the midpoint of the public response range."))
-    public_key = ("gdsc", drug, d, loss, threshold)
-    data = _gdsc(*public_key[1:])
-    label, fp = f"GDSC {g.drug_label(drug)} ({loss})", fingerprint(GDSC_LEDGER_KEY)
-    # every cell line with an IC50 for this drug (the held-out ones too: charged, though the release reads only the
-    # training split, which is fixed inside dpcore.sparse.gdsc_problem)
-    persons = gdsc_persons(g.drug_cell_lines(drug))
-    st.caption(
-        f"Source: {g.provenance['source']} · {data.X.shape[0]} training / {data.X_test.shape[0]} held-out cell lines "
-        f"(public-seeded split) · binary mutation / copy-number features plus a constant '(intercept)' feature · "
-        + (f"response: ln IC50 minus the public centre {(lo + hi) / 2:g} (midpoint of the public range [{lo:g}, {hi:g}])."
-           if loss == "linear" else
-           f"label: sensitive (+1) when ln IC50 < {threshold:g}; "
-           f"{np.mean(data.y > 0):.0%} of training cell lines are sensitive (a classifier that always says "
-           f"'resistant' errs on {np.mean(data.y_test > 0):.0%} of the held-out lines)."))
-else:
-    table = ui.upload_csv("sp_upload", label="Upload a CSV (one row per person; numeric columns)",
-                          hint="Upload a CSV with a response column and at least two numeric feature columns, e.g. "
-                               "`y,g1,g2,g3,…`. Features are clipped to [−K, K] and responses to [−r, r] (public bounds you set "
-                               "below); for the logistic model the response is a 0/1 label or is thresholded at a public value.")
-    if table is None:
-        st.stop()
-    frame, fp, name = table
-    cols = list(frame.columns)
-    response_guess = columns.guess(frame, "response")  # by name, then type; said below
-    guessed, why = cols[response_guess.index_in(cols)], response_guess.reason
-    ui.reset_when_changed("_sp_upload_columns", tuple(cols),
-                          dict(sp_ycol=guessed, sp_xcols=[c for c in cols if c != guessed][:MAX_DEFAULT_FEATURES]))
-    c1, c2 = st.columns([1, 2])
-    with c1:
-        response = ui.url_selectbox("Response column", key="sp_ycol", options=cols, index=cols.index(guessed))
-        if response == guessed:
-            st.caption(f"Guessed: {literal(why)}.")
+with settings_slot, ui.settings_group("sp_settings") as settings:
+    loss = ui.url_radio("Model", key="sp_loss", options=list(sp.LOSSES), horizontal=True,
+                        format_func=lambda s: {"linear": "sparse linear regression",
+                                               "logistic": "sparse logistic regression"}[s])
+    settings.shows({"linear": "linear", "logistic": "logistic"}[loss])
+    if source == "synthetic":
+        with q_drug:
+            n = int(ui.url_select_slider("Records n", key="sp_n", options=[200, 500, 1000, 2000, 5000, 10000],
+                                         value=1000))
+        c1, c2, c3 = st.columns(3)
+        with c1:
+            d = int(ui.url_select_slider("Features d", key="sp_d",
+                                         options=[50, 100, 200, 500, 1000, 2000, 5000, 10000], value=500))
+        with c2:
+            s_star = int(ui.url_number("True sparsity s*", key="sp_sstar", min_value=1, max_value=50, value=5))
+        with c3:
+            noise_sd = float(ui.url_number("Response noise σ", key="sp_noise", min_value=0.0, max_value=5.0,
+                                           value=0.5, step=0.1, disabled=loss == "logistic"))
+        settings.shows(f"d = {d}, s* = {s_star}")
+        if n * d > MAX_CELLS:
+            st.error(f"n·d = {n * d:,} is above this page's limit of {MAX_CELLS:,} (memory for the data and the "
+                     "synthetic features); lower n or d.")
+            st.stop()
+        public_key = ("synthetic", n, d, s_star, loss, noise_sd, 0)
+        data = _synthetic(*public_key[1:])
+        persons = None  # synthetic records are nobody: the release is recorded and charges nobody
+        label, fp = f"synthetic n={n}, d={d}, s*={s_star} ({loss})", fingerprint("synthetic-sparse", *public_key)
+        data_note.caption("x ~ N(0, I) clipped to [−K, K] with K = 1; θ* has s* entries ±1 at random positions; "
+                          + ("y = xᵀθ* + N(0, σ²)." if loss == "linear" else "P(y = 1) = sigmoid(xᵀθ*).")
+                          + " 1,000 extra records are held out for the test error.")
+    elif source == "gdsc":
+        drugs = _drugs()
+        with q_drug:
+            drug = ui.url_selectbox("Drug (response: ln IC50)", key="sp_drug", options=list(drugs),
+                                    format_func=lambda i: drugs[i])
+        c1, c2 = st.columns(2)
+        with c1:
+            # 400: the first 400 in the file's own order include TP53, Nutlin-3a's known biomarker (feature 250)
+            d = int(ui.url_select_slider("Genomic features (the first, in the file's order)", key="sp_gd",
+                                         options=[50, 100, 200, 400, 677], value=400))
+        g = load_gdsc()
+        lo, hi = g.response_range
+        with c2:
+            threshold = float(ui.url_number("Public threshold (ln IC50) for 'sensitive'", key="sp_thr",
+                                            value=float((lo + hi) / 2), min_value=float(lo), max_value=float(hi),
+                                            disabled=loss == "linear",
+                                            help="Must not come from the private labels (their median is private). "
+                                                 "Default: the midpoint of the public response range."))
+        settings.shows(f"{d} features" + (f", sensitive below {threshold:g}" if loss == "logistic" else ""))
+        public_key = ("gdsc", drug, d, loss, threshold)
+        data = _gdsc(*public_key[1:])
+        label, fp = f"GDSC {g.drug_label(drug)} ({loss})", fingerprint(GDSC_LEDGER_KEY)
+        # every cell line with an IC50 for this drug (the held-out ones too: charged, though the release reads only
+        # the training split, which is fixed inside dpcore.sparse.gdsc_problem)
+        persons = gdsc_persons(g.drug_cell_lines(drug))
+        data_note.caption(
+            f"{data.X.shape[0]} training / {data.X_test.shape[0]} held-out cell lines · binary mutation / copy-number "
+            "features · "
+            + (f"response: ln IC50 minus the public centre {(lo + hi) / 2:g}" if loss == "linear" else
+               f"label: sensitive (+1) when ln IC50 < {threshold:g}; {np.mean(data.y > 0):.0%} of training cell "
+               f"lines are sensitive (always saying 'resistant' errs on {np.mean(data.y_test > 0):.0%} of the "
+               "held-out lines)")
+            + " · source: GDSC, via gdsctools.")
+    else:
+        with upload_slot:
+            table = ui.upload_csv("sp_upload", label="Upload a CSV (one row per person; numeric columns)",
+                                  hint="Upload a CSV with a response column and at least two numeric feature columns, "
+                                       "e.g. `y,g1,g2,g3,…`. Features are clipped to [−K, K] and responses to [−r, r] "
+                                       "(public bounds you set under Settings); for the logistic model the response "
+                                       "is a 0/1 label or is thresholded at a public value.")
+            if table is None:
+                st.stop()
+            frame, fp, name = table
+            cols = list(frame.columns)
+            response_guess = columns.guess(frame, "response")  # by name, then type; said below
+            guessed, why = cols[response_guess.index_in(cols)], response_guess.reason
+            ui.reset_when_changed("_sp_upload_columns", tuple(cols),
+                                  dict(sp_ycol=guessed, sp_xcols=[c for c in cols if c != guessed][:MAX_DEFAULT_FEATURES]))
+            with q_drug:
+                response = ui.url_selectbox("Response column", key="sp_ycol", options=cols, index=cols.index(guessed))
+            if response == guessed:
+                st.caption(f"Guessed: {literal(why)}.")
+            candidates = [c for c in cols if c != response]
+            default_feats = candidates[:MAX_DEFAULT_FEATURES]
+            # a new response hands its old column back to the features (never dropped silently)
+            ui.reset_when_changed("_sp_upload_response", (tuple(cols), response), dict(sp_xcols=default_feats))
+            feats = ui.url_multiselect("Feature columns", key="sp_xcols", options=candidates, default=default_feats)
+            shown = ", ".join(feats[:40]) + (f", … ({len(feats) - 40} more)" if len(feats) > 40 else "")
+            n_used, n_candidates = len(feats), len(candidates)
+            st.caption(f"Features used: {n_used} of the {n_candidates} columns besides the response"
+                       + (f": {literal(shown)}." if n_used else "."))
+            if len(candidates) > MAX_DEFAULT_FEATURES and feats == default_feats:
+                st.info(f"The file has {len(candidates):,} candidate feature columns; the first {MAX_DEFAULT_FEATURES} "
+                        f"(in file order) are preselected to keep previews fast. Add or remove columns under 'Feature "
+                        "columns'; every method sees exactly the columns listed there.", icon=":material/info:")
         thr_text = st.text_input("Public threshold for a continuous response (logistic; blank = 0/1 labels)",
                                  key="sp_uthr", disabled=loss == "linear")
-    candidates = [c for c in cols if c != response]
-    default_feats = candidates[:MAX_DEFAULT_FEATURES]
-    # a new response hands its old column back to the features (never dropped silently)
-    ui.reset_when_changed("_sp_upload_response", (tuple(cols), response), dict(sp_xcols=default_feats))
+        with upload_slot, ui.show_errors("The uploaded file cannot be used"):
+            thr = None
+            if loss == "logistic" and thr_text.strip():
+                try:
+                    thr = float(thr_text)
+                except ValueError:
+                    raise ValueError(f"The public threshold {thr_text.strip()!r} is not a number.") from None
+            X, y = sp.sparse_from_frame(frame, response, feats, loss=loss, threshold=thr)
+            cut = int(0.8 * len(y))
+            order = np.random.default_rng(0).permutation(len(y))
+            tr, te = order[:cut], order[cut:]
+            data = sp.SparseData(X[tr], y[tr], X[te], y[te], None, loss, name, tuple(feats))
+            persons = table.persons.subset(tr)
+            label = f"{name} (uploaded)"
+        if data is None:
+            st.stop()
+
+    n, d = data.X.shape
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        K = float(ui.url_number("Feature bound K (|x| ≤ K)", key="sp_K", min_value=0.1, max_value=100.0, value=1.0))
     with c2:
-        feats = ui.url_multiselect("Feature columns", key="sp_xcols", options=candidates, default=default_feats)
-        shown = ", ".join(feats[:40]) + (f", … ({len(feats) - 40} more)" if len(feats) > 40 else "")
-        n_used, n_candidates = len(feats), len(candidates)
-        st.caption(f"Features used: {n_used} of the {n_candidates} columns besides the response"
-                   + (f": {literal(shown)}." if n_used else "."))
-    if len(candidates) > MAX_DEFAULT_FEATURES and feats == default_feats:
-        st.info(f"The file has {len(candidates):,} candidate feature columns; the first {MAX_DEFAULT_FEATURES} "
-                f"(in file order) are preselected to keep previews fast. Add or remove columns under 'Feature "
-                "columns'; every method sees exactly the columns listed there.", icon=":material/info:")
-    with ui.show_errors("The uploaded file cannot be used"):
-        thr = None
-        if loss == "logistic" and thr_text.strip():
-            try:
-                thr = float(thr_text)
-            except ValueError:
-                raise ValueError(f"The public threshold {thr_text.strip()!r} is not a number.") from None
-        X, y = sp.sparse_from_frame(frame, response, feats, loss=loss, threshold=thr)
-        cut = int(0.8 * len(y))
-        order = np.random.default_rng(0).permutation(len(y))
-        tr, te = order[:cut], order[cut:]
-        data = sp.SparseData(X[tr], y[tr], X[te], y[te], None, loss, name, tuple(feats))
-        persons = table.persons.subset(tr)
-        label = f"{name} (uploaded)"
-    if data is None:
-        st.stop()
-
-ui.set_current_dataset(label, fp)
-n, d = data.X.shape
-records = ui.records_read([data.y], exchangeable=data.X) if source == "upload" else None  # outside the ε fragment
-st.caption(f"Unit of privacy: one person / cell line (replace-one neighbours; n = {n} is public).")
-
-
-# ---- controls (δ, the repeats and the preview seed sit with ε in the live part below) -------------------------
-c1, c2, c3, c4 = st.columns(4)
-with c1:
-    s_default = min(int(public_key[3]) if source == "synthetic" else 5, d)
-    ui.follow_default("sp_s", s_default)
-    s = int(ui.url_number("Sparsity s (coefficients kept)", key="sp_s", min_value=1, max_value=min(100, d),
-                          value=s_default))
-with c2:
-    K = float(ui.url_number("Feature bound K (|x| ≤ K)", key="sp_K", min_value=0.1, max_value=100.0, value=1.0))
-with c3:
-    r = float(ui.url_number("Response bound r (|y| ≤ r)", key="sp_r", min_value=0.1, max_value=100.0, value=5.0,
-                            disabled=loss == "logistic"))
-with c4:
-    B_default = float(public_key[3]) if source == "synthetic" else 10.0
-    ui.follow_default("sp_B", B_default)
-    B = float(ui.url_number("ℓ1 radius B of the coefficients", key="sp_B", min_value=0.1, max_value=1000.0,
-                            value=B_default,
-                            help="Public bound ‖θ‖1 ≤ B; every iterate is rescaled into this ball. It sets the "
-                                 "gradient bound γ = K(KB + r) that all methods' noise grows with."))
-# full width: six method names do not fit as chips in a third of the page
-methods = tuple(ui.url_multiselect("Methods", key="sp_methods", options=list(sp.METHODS),
-                                   default=list(sp.METHODS), format_func=lambda m: LABELS[m]))
-release_variant = ui.url_radio("What the Release button releases", key="sp_release", options=list(RELEASES),
-                               format_func=RELEASES.get, horizontal=True,
-                               help="Peeling + private fit finds the support at the ε users accept (docs/sparse.md); "
-                                    "KT with private support stays available as a comparison.")
-with st.expander("Advanced constants (public)"):
+        r = float(ui.url_number("Response bound r (|y| ≤ r)", key="sp_r", min_value=0.1, max_value=100.0, value=5.0,
+                                disabled=loss == "logistic"))
+    with c3:
+        B_default = float(public_key[3]) if source == "synthetic" else 10.0
+        ui.follow_default("sp_B", B_default)
+        B = float(ui.url_number("ℓ1 radius B of the coefficients", key="sp_B", min_value=0.1, max_value=1000.0,
+                                value=B_default,
+                                help="Public bound ‖θ‖1 ≤ B; every iterate is rescaled into this ball. It sets the "
+                                     "gradient bound γ = K(KB + r) that all methods' noise grows with."))
+    settings.shows(f"K = {K:g}" + ("" if loss == "logistic" else f", r = {r:g}") + f", B = {B:g}")
+    release_variant = ui.url_radio("What the Release button releases", key="sp_release", options=list(RELEASES),
+                                   format_func=RELEASES.get, horizontal=True,
+                                   help="Peeling + private fit finds the support at the ε users accept "
+                                        "(docs/sparse.md); KT with private support stays available as a comparison.")
+    settings.shows(LABELS[release_variant])
+    # full width: six method names do not fit as chips in a third of the page
+    methods = tuple(ui.url_multiselect("Methods compared in the other views", key="sp_methods",
+                                       options=list(sp.METHODS), default=list(sp.METHODS),
+                                       format_func=lambda m: LABELS[m]))
+    settings.shows(f"{len(methods)} methods compared")
+    st.markdown("**Constants of the compared methods (public)**")
     a1, a2, a3 = st.columns(3)
     with a1:
         lam_rule = ui.url_radio("Teacher's ridge λ", key="sp_lamrule", options=list(sp.LAMBDA_RULES),
@@ -324,8 +325,16 @@ with st.expander("Advanced constants (public)"):
         ui.follow_default("sp_m", m_default)
         m_syn = int(ui.url_number("Synthetic points m", key="sp_m", min_value=50, max_value=20_000, value=m_default,
                                   help="The student's error hardly depends on m: σ grows like √m."))
+
+ui.set_current_dataset(label, fp)
+records = ui.records_read([data.y], exchangeable=data.X) if source == "upload" else None  # outside the ε fragment
+with q_s:
+    s_default = min(int(public_key[3]) if source == "synthetic" else 5, d)
+    ui.follow_default("sp_s", s_default)
+    s = int(ui.url_number("Features kept s", key="sp_s", min_value=1, max_value=min(100, d), value=s_default,
+                          help="Sparsity: how many coefficients each model keeps (the rest are 0)."))
 if not methods:
-    st.warning("Choose at least one method.")
+    st.warning("Choose at least one method under Settings.")
     st.stop()
 if m_syn * d > MAX_CELLS:
     st.error(f"m·d = {m_syn * d:,} synthetic feature values is above the limit {MAX_CELLS:,}; lower m.")
@@ -334,6 +343,7 @@ if m_syn * d > MAX_CELLS:
 params = dict(K=K, r=r, B=B, lam_rule=lam_rule, c_lam=c_lam, c1=c1_const, T2=T2, dp_T=dp_T, m=m_syn,
               intercept="(intercept)" not in data.feature_names)
 params_items = tuple(sorted(params.items()))
+fitted = tuple(dict.fromkeys((*methods, release_variant)))  # the methods compared, and always the one released
 clipped_share, clipped_cols = sp.clipping_report(np.vstack([data.X, data.X_test]), K,
                                                  data.feature_names or [f"x{j + 1}" for j in range(d)])
 if clipped_cols:
@@ -349,31 +359,70 @@ if clipped_cols:
 VIEWS = ["Coefficients", "Utility over the draws", "Convergence", "Privacy–utility over ε"]
 
 
+#: what the stem chart calls each model, in the words of a reader who is not a statistician
+STEM_NAMES = {"truth": "true coefficients (simulated)", "nonprivate": "non-private model",
+              "peel": "private release (peeling + private fit)", "kt_ps": "private release (KT with private support)"}
+STEM_COLOURS = {STEM_NAMES["truth"]: sf.TRUTH, STEM_NAMES["nonprivate"]: sf.NONPRIVATE,
+                STEM_NAMES["peel"]: sf.COLOURS["peeling + private fit"],
+                STEM_NAMES["kt_ps"]: sf.COLOURS["KT with private support"]}
+KT_CAVEAT = (
+    "**Caveat found by our audit (the paper's knowledge transfer, shown here for comparison).** Assumption (1) of "
+    "its proof fails for the hard-thresholded teacher: when one record tips which features the teacher keeps, the "
+    "teacher jumps by O(1), not O(1/n). On such a neighbouring pair the audit (Privacy audit page; "
+    "`dpcore.sparse.known_violation_scenarios`) shows ε ≥ 9 for a claimed ε = 1 — all that 10⁵ runs can show; the "
+    "true privacy loss on that pair is ε ≈ 690. The knowledge-transfer guarantee therefore holds only when the "
+    "teacher's support is stable under any one-record change, which no public check here can certify. The default "
+    "release (**peeling + private fit**), DP-IGHT, Frank–Wolfe, two-stage and **KT with private support** do not "
+    "rely on that assumption.")
+
+
+def _kt_caveat() -> None:
+    """The caveat of the paper's knowledge transfer, beside results that show it (never about the release)."""
+    if "kt" in methods:
+        st.warning(KT_CAVEAT, icon=":material/warning:")
+
+
 def _coefficients_view(coefs: dict) -> None:
-    st.subheader(f"Coefficients: {'truth, ' if data.theta is not None else ''}teacher, the private methods "
-                 "(one preview draw)")  # real data has no true θ* to show
+    """The first screen's figure: the released model's coefficients (one preview draw) against the non-private
+    model's (and the true ones for synthetic data)."""
     stems = {}
-    if data.theta is not None:
-        stems["truth θ*"] = data.theta
-    for m in ("nonprivate",) + tuple(x for x in sp.METHODS if x != "nonprivate"):
-        if m in coefs and (m in methods or m == "nonprivate"):
-            stems[LABELS[m]] = coefs[m][0]
-    ui.live_chart(sf.stem_figure(stems, feature_names=data.feature_names or None), key="sp_stem")
+    if data.theta is not None:  # real data has no true θ* to show
+        stems[STEM_NAMES["truth"]] = data.theta
+    stems[STEM_NAMES["nonprivate"]] = coefs["nonprivate"][0]
+    stems[STEM_NAMES[release_variant]] = coefs[release_variant][0]
+    ui.live_chart(sf.stem_figure(stems, feature_names=data.feature_names or None, colours=STEM_COLOURS,
+                                 height=ui.FIGURE_HEIGHT), key="sp_stem")
     ui.teaching(
-        "Each stem is one coefficient; only features that some method selected are shown. A dot marks a coefficient "
-        "in a method's support (its s kept coefficients); outside its support a method's coefficient is 0 and has no "
-        "stem. Peeling + private fit (the release) picks s features from noisy "
-        "scores of all records, then fits them from noisy sums. Knowledge transfer: 1. the teacher (dark grey) is "
-        "ordinary sparse regression on the private data; 2. its predictions on random public inputs get Gaussian "
-        "noise; 3. the student refits sparse regression to those. The baselines add noise inside their training loops."
+        "Each stem is one coefficient; only features that one of the models kept are shown. A dot marks a "
+        "coefficient a model kept (its s features); outside them a model's coefficient is 0 and has no stem. "
+        "Peeling + private fit (the release) picks s features from noisy scores of all records, then fits them from "
+        "noisy sums. The other methods (knowledge transfer, DP-IGHT, Frank–Wolfe, two-stage) are compared in the "
+        "other views."
     )
+
+
+def _answer(coefs: dict, metrics: dict, epsilon: float, R: int) -> None:
+    """The one line to take away: held-out error private vs non-private, and whether the private model keeps the
+    non-private model's features, over the R simulated releases."""
+    private, teacher = coefs[release_variant], coefs["nonprivate"][0]
+    kept = teacher != 0
+    shared = (private[:, kept] != 0).sum(axis=1)
+    same = int(np.all((private != 0) == kept, axis=1).sum())
+    errors, reference = np.asarray(metrics[release_variant]["test_error"]), float(metrics["nonprivate"]["test_error"][0])
+    shown = (lambda v: f"{v:.0%}") if loss == "logistic" else (lambda v: f"{v:.3g}")
+    lo, hi = np.quantile(errors, [0.1, 0.9])
+    ui.answer(
+        "Held-out lines misclassified" if loss == "logistic" else "Held-out prediction error (MSE)",
+        f"{shown(errors.mean())} ({shown(lo)}–{shown(hi)})", shown(reference),
+        verdict=f"It keeps {shared.mean():.1f} of the non-private model's {int(kept.sum())} features on average "
+                f"(all {int(kept.sum())} in {same} of {R} simulated releases).")
 
 
 def _draws_view(metrics: dict, epsilon: float, R: int) -> None:
     st.subheader(f"Utility over {R} noise draws at ε = {epsilon:g}")
     rows = []
     for m in ("nonprivate",) + tuple(x for x in sp.METHODS if x != "nonprivate"):
-        if m not in metrics:
+        if m not in metrics or m not in methods + ("nonprivate",):
             continue
         row = {"method": LABELS[m]}
         for key, title in [("l2_error", "‖θ − θ*‖₂"), ("f1", "support F1"), ("test_error", "test MSE" if loss == "linear"
@@ -387,6 +436,7 @@ def _draws_view(metrics: dict, epsilon: float, R: int) -> None:
     st.caption("Mean and 10–90 % range over the preview draws (the teacher is deterministic). "
                + ("θ* is known for synthetic data." if data.theta is not None else
                   "No true θ* for real data: compare the test error and the overlap of each support with the teacher's."))
+    _kt_caveat()
 
 
 def _convergence_view(epsilon: float, delta: float, seed: int) -> None:
@@ -398,15 +448,12 @@ def _convergence_view(epsilon: float, delta: float, seed: int) -> None:
             paths = _run_paths(data, s, epsilon, delta, seed, params)
     if paths is None:
         return
-    left, right = st.columns([1.2, 1])
-    with left:
-        ui.chart(sf.convergence_figure(paths), key="sp_conv")
-    with right:
-        st.markdown("**Convergence.** Both the teacher and the student are IGHT runs: a gradient step, then keep the s "
-                    "largest coefficients. On a log axis, linear convergence is a straight line. The dotted line is the "
-                    "student's distance to the teacher: it levels off at the error the privacy noise leaves.")
-        ui.teaching("The teacher runs on the private data (no noise). The student runs on public synthetic features "
-                    "and the noisy teacher answers; everything it does is post-processing and costs no extra privacy.")
+    ui.chart(sf.convergence_figure(paths), key="sp_conv")
+    st.markdown("**Convergence.** Both the teacher and the student are IGHT runs: a gradient step, then keep the s "
+                "largest coefficients. On a log axis, linear convergence is a straight line. The dotted line is the "
+                "student's distance to the teacher: it levels off at the error the privacy noise leaves.")
+    ui.teaching("The teacher runs on the private data (no noise). The student runs on public synthetic features "
+                "and the noisy teacher answers; everything it does is post-processing and costs no extra privacy.")
 
 
 def _sweep_view(delta: float, R: int, seed: int) -> None:
@@ -445,6 +492,7 @@ def _sweep_view(delta: float, R: int, seed: int) -> None:
         ui.chart(sf.utility_figure(curve, err_metric, labels=LABELS, y_title=err_title), key="sp_err")
     with right:
         ui.chart(sf.utility_figure(curve, sup_metric, labels=LABELS, y_title=sup_title), key="sp_f1")
+    _kt_caveat()
     st.caption(f"Lines: mean over {R} draws; bands: 10–90 %. The dotted line is the non-private teacher (no ε). "
                "These curves do not depend on the chosen ε: moving ε leaves them as they are.")
     st.info("As ε grows, every method approaches its own noise-free version, not necessarily the teacher. "
@@ -472,55 +520,55 @@ def _notebook_source() -> dict:
     return dict(response=st.session_state.get("sp_ycol"), features=tuple(data.feature_names), threshold=thr)
 
 
+def _noise_label() -> str:
+    """The folded preview settings' label, with their values (as the last run left them, or a link's)."""
+    def value(key: str, default) -> str:
+        return str(st.session_state.get(key, st.query_params.get(key, default)))
+    return literal(f"Preview noise: δ = {value('sp_delta', '1/n²')} · {value('sp_R', 10)} draws · "
+                   f"seed {value('sp_seed', 0)}")
+
+
 @ui.live_fragment
 def _live() -> None:
     """Everything that depends on ε, δ, the repeats or the preview seed: moving one of them reruns only this, and
-    of its views only the open one is computed and drawn."""
-    with st.container(horizontal=True, gap="medium"):  # one block, not four columns: resent on every move
+    of its views only the open one is computed and drawn. The first screen: ε, the answer and the Release button
+    beside the figure, so a move of ε redraws the figure where the reader is looking."""
+    controls, figure = ui.first_screen()
+    with controls:
         epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=2.0, min_value=0.1, max_value=20.0)
-        delta_choice = ui.url_select_slider("δ", key="sp_delta", options=DELTAS, value="1/n²", width=240)
+        answer_slot = st.container()
+        with st.expander(_noise_label(), key="sp_noise_box"):
+            delta_choice = ui.url_select_slider("δ", key="sp_delta", options=DELTAS, value="1/n²")
+            R = int(ui.url_select_slider("Repeats (noise draws)", key="sp_R", options=REPEATS, value=10))
+            seed = int(ui.url_number("Preview seed", key="sp_seed", min_value=0, max_value=10_000, value=0, step=1,
+                                     help="Seeds the preview only; a release is seeded by the operating system."))
         delta = _delta(delta_choice, n)
-        R = int(ui.url_select_slider("Repeats (noise draws)", key="sp_R", options=REPEATS, value=10, width=240))
-        seed = int(ui.url_number("Preview seed", key="sp_seed", min_value=0, max_value=10_000, value=0, step=1,
-                                 help="Seeds the preview only; a release is seeded by the operating system.",
-                                 width=150))
     result = None
-    with ui.show_errors("Could not fit"):
+    with figure, ui.show_errors("Could not fit"):
         with st.spinner("Fitting…"):
             if public_key is not None:
-                result = _preview_public("fits", public_key, s, epsilon, delta, methods, R, seed, params_items)
+                result = _preview_public("fits", public_key, s, epsilon, delta, fitted, R, seed, params_items)
             else:
-                result = _run_preview(data, s, epsilon, delta, methods, R, seed, params)
+                result = _run_preview(data, s, epsilon, delta, fitted, R, seed, params)
     if result is None:
         return
     coefs, metrics, noises = result
-
-    noised = []
-    if "peel" in noises:
-        noised.append("**What is noised (peeling + private fit):** " + "; ".join(noises["peel"]) + ". Every record "
-                      "counts in every score; the fit reads only the peeled features"
-                      + (" and an intercept." if params["intercept"] else "."))
-    if "kt" in noises:
-        noised.append(f"**What is noised (knowledge transfer):** the teacher's answers ⟨θ̂, x̃_i⟩ on m = {m_syn} "
-                      f"public synthetic points x̃_i ~ Uniform[−K, K]^d get {noises['kt'][0]}; the teacher's ridge "
-                      f"λ = {noises['kt_lambda']:.3g}. The student only ever sees those noisy answers.")
-    if noised:
-        st.markdown("\n\n".join(noised))  # one element: it is resent on every move of ε
-
-    coef_tab, draws_tab, conv_tab, sweep_tab = ui.view_switch(VIEWS, key="sp_view")
-    with coef_tab:
-        if coef_tab.open:
-            _coefficients_view(coefs)
-    with draws_tab:
-        if draws_tab.open:
-            _draws_view(metrics, epsilon, R)
-    with conv_tab:
-        if conv_tab.open:
-            _convergence_view(epsilon, delta, seed)
-    with sweep_tab:
-        if sweep_tab.open:
-            _sweep_view(delta, R, seed)
-    attacker_panel("sparse", epsilon, delta)
+    with answer_slot:
+        _answer(coefs, metrics, epsilon, R)
+    with figure:
+        coef_tab, draws_tab, conv_tab, sweep_tab = ui.view_switch(VIEWS, key="sp_view")
+        with coef_tab:
+            if coef_tab.open:
+                _coefficients_view(coefs)
+        with draws_tab:
+            if draws_tab.open:
+                _draws_view(metrics, epsilon, R)
+        with conv_tab:
+            if conv_tab.open:
+                _convergence_view(epsilon, delta, seed)
+        with sweep_tab:
+            if sweep_tab.open:
+                _sweep_view(delta, R, seed)
 
     if release_variant == "peel":
         method_name, parts = "Sparse regression: peeling + private fit", sp.peel_parts(epsilon)
@@ -540,24 +588,58 @@ def _live() -> None:
                     if released else "")
     config = SparseConfig(source=source, loss=loss, sparsity=s, epsilon=epsilon, delta=delta, seed=seed, repeats=R,
                           methods=methods, params=params, sweep=tuple(SWEEP), **_notebook_source())
+    with controls:
+        ui.release_panel(
+            key="sparse", dataset_label=label, fingerprint=fp, utility_note=utility_note,
+            persons=persons, records=records,
+            ledger_label=GDSC_LEDGER_LABEL if source == "gdsc" else None, simulated=source == "synthetic",
+            method=method_name,
+            epsilon=epsilon, delta=delta, parts=parts,
+            params=release_params,
+            make_bundle=lambda: release_with_script(sp.release_sparse(
+                data.X, data.y, sparsity=s, epsilon=epsilon, delta=delta, loss=loss, dataset=label, fingerprint=fp,
+                feature_names=data.feature_names or None,
+                variant="peeling" if release_variant == "peel" else "private_support", **params), config),
+        )
+
+    noised = []
+    if "peel" in noises:
+        noised.append("**What is noised (peeling + private fit):** " + "; ".join(noises["peel"]) + ". Every record "
+                      "counts in every score; the fit reads only the peeled features"
+                      + (" and an intercept." if params["intercept"] else "."))
+    if "kt" in noises:
+        noised.append(f"**What is noised (knowledge transfer):** the teacher's answers ⟨θ̂, x̃_i⟩ on m = {m_syn} "
+                      f"public synthetic points x̃_i ~ Uniform[−K, K]^d get {noises['kt'][0]}; the teacher's ridge "
+                      f"λ = {noises['kt_lambda']:.3g}. The student only ever sees those noisy answers.")
+    if noised:
+        st.markdown("\n\n".join(noised))  # one element: it is resent on every move of ε
     code_downloads(config)
-    ui.release_panel(
-        key="sparse", dataset_label=label, fingerprint=fp, utility_note=utility_note,
-        persons=persons, records=records,
-        ledger_label=GDSC_LEDGER_LABEL if source == "gdsc" else None, simulated=source == "synthetic",
-        method=method_name,
-        epsilon=epsilon, delta=delta, parts=parts,
-        params=release_params,
-        make_bundle=lambda: release_with_script(sp.release_sparse(
-            data.X, data.y, sparsity=s, epsilon=epsilon, delta=delta, loss=loss, dataset=label, fingerprint=fp,
-            feature_names=data.feature_names or None,
-            variant="peeling" if release_variant == "peel" else "private_support", **params), config),
-    )
+    attacker_panel("sparse", epsilon, delta)
     if public_key is not None:
-        _prefetch(public_key, s, epsilon, delta_choice, methods, R, seed, params_items, n, d)
+        _prefetch(public_key, s, epsilon, delta_choice, fitted, R, seed, params_items, n, d)
 
 
-# ---- how it works and its caveat (static: outside the live part, which a move of ε reruns) ----------------
+# ---- the first screen, then what the page shows and how it works (static: outside the live part) ---------------
+_live()
+ui.preview_notice("One view at a time: only the open view is computed, and moving ε, δ or the repeats redraws "
+                  "just that view.")
+ui.what_this_page_shows(
+    "**The question.** Which of the genomic features predict a drug's response (ln IC50), and how well — found "
+    "with differential privacy, so that the result does not reveal any one cell line (or, on your own data, any "
+    "one person). The **non-private model** is ordinary sparse regression on the same data: the answer privacy "
+    "costs you something against.\n\n"
+    "**The figure.** One simulated private release at the chosen ε beside the non-private model: each stem is a "
+    "coefficient of a feature one of them kept (a dot marks it). Small ε: the private model often keeps other "
+    "features than the non-private one, with noisy coefficients; large ε: it keeps the same ones.\n\n"
+    "**The answer line.** The error on held-out cell lines (or records) the models never saw, over the simulated "
+    "releases (mean and 10–90 % range), and how many of the non-private model's features the private one keeps.\n\n"
+    "**The release** (peeling + private fit) picks the s most informative features from scores that every record "
+    "contributes to (Gumbel noise: the exponential mechanism s times), then fits them with Gaussian noise. The "
+    "other views compare it with knowledge transfer (Wang & Gu, AAAI 2020), DP-IGHT, DP Frank–Wolfe and "
+    "two-stage.\n\n"
+    f"**Unit of privacy:** one person / cell line (replace-one neighbours; n = {n} is public)."
+    + (f"\n\n**Data:** {g.provenance['source']}." if source == "gdsc" else ""))
+
 ui.explain(
     "**Why a teacher and a student?** DP-IGHT and Frank–Wolfe add noise at every one of their T training steps, "
     "and the budget is shared among the steps. Here the private data are touched once, by the teacher, and "
@@ -576,20 +658,6 @@ ui.explain(
     "(3) the textbook Gaussian σ, which we replace by the exact (analytic) σ whenever that is larger (ε > 1).",
     title="How knowledge transfer works, and what its guarantee assumes",
 )
-ui.preview_notice("One view at a time: only the open view below is computed, and moving ε, δ or the repeats redraws "
-                  "just that view.")
-_live()
-if "kt" in methods:  # the caveat where it applies: the paper's knowledge transfer is shown
-    st.warning(
-        "**Caveat found by our audit.** Assumption (1) fails for the hard-thresholded teacher: when one record tips "
-        "which features the teacher keeps, the teacher jumps by O(1), not O(1/n). On such a neighbouring pair the "
-        "audit (Privacy audit page; `dpcore.sparse.known_violation_scenarios`) shows ε ≥ 9 for a claimed ε = 1 — "
-        "all that 10⁵ runs can show; the true privacy loss on that pair is ε ≈ 690. "
-        "The knowledge-transfer guarantee therefore holds only when the teacher's support is stable under any "
-        "one-record change, which no public check here can certify. The default release (**peeling + private fit**), "
-        "DP-IGHT, Frank–Wolfe, two-stage and **KT with private support** do not rely on that assumption.",
-        icon=":material/warning:",
-    )
 
 # ---- what a release exports (static) ---------------------------------------------------------------------
 st.caption("Peeling + private fit (default) or KT with private support can be released; the paper's knowledge "

@@ -382,35 +382,24 @@ BEFORE = {  # the stream figure since issue 14: points only for the tested hypot
                                'labels': [],
                                'hovermode': 'x unified',
                                'hover': '-*3'},
- 'sparse.stem_figure': {'traces': 'bar scatter',
-                        'legend': [],
+ 'sparse.stem_figure': {'traces': 'bar scatter*2',
+                        'legend': ['truth θ*', 'DP-IGHT'],
                         'subplots': [('x', 'y')],
                         'axes': {},
                         'vlines': [],
                         'hlines': [],
-                        'labels': [("<span style='color:#2e7d32'>━━</span> truth θ*   <span "
-                                    "style='color:#e69500'>━━</span> DP-IGHT",
-                                    0,
-                                    'paper')],
+                        'labels': [],
                         'hovermode': 'closest',
-                        'hover': 'skip template'},
- 'sparse.stem_figure_many': {'traces': 'bar scatter',
-                             'legend': [],
+                        'hover': 'skip template*2'},
+ 'sparse.stem_figure_many': {'traces': 'bar scatter*7',
+                             'legend': [f'a longer method name {i}' for i in range(7)],
                              'subplots': [('x', 'y')],
                              'axes': {},
                              'vlines': [],
                              'hlines': [],
-                             'labels': [("<span style='color:#1f6fd1'>━━</span> a longer method name 0   <span "
-                                         "style='color:#e69500'>━━</span> a longer method name 1   <span "
-                                         "style='color:#2e9e6a'>━━</span> a longer method name 2<br><span "
-                                         "style='color:#d1495b'>━━</span> a longer method name 3   <span "
-                                         "style='color:#7b5ea7'>━━</span> a longer method name 4   <span "
-                                         "style='color:#8c6d31'>━━</span> a longer method name 5<br><span "
-                                         "style='color:#17becf'>━━</span> a longer method name 6",
-                                         0,
-                                         'paper')],
+                             'labels': [],
                              'hovermode': 'closest',
-                             'hover': 'skip template'},
+                             'hover': 'skip template*7'},
  'sparse.utility_figure': {'traces': 'scatter*3',
                            'legend': ['teacher (non-private)', 'knowledge transfer (student)'],
                            'subplots': [('x', 'y')],

@@ -33,8 +33,12 @@ def _noised(page) -> str:
 
 
 def _move(page, label: str, key: str) -> None:
-    """One step right on the slider ``label``; until its value is in the link and the page is quiet."""
+    """One step right on the slider ``label``; until its value is in the link and the page is quiet. δ and the
+    repeats sit in the folded 'Preview noise' box beside ε: it is opened first."""
     slider = page.locator('[data-testid="stSlider"]', has_text=label).locator('input[type="range"]').first
+    if not slider.is_visible():
+        page.locator('[data-testid="stExpander"]', has_text="Preview noise").locator("summary").first.click()
+        slider.wait_for(state="visible")
     slider.focus()
     slider.press("ArrowRight")
     page.wait_for_function(f"() => window.location.search.includes('{key}=')")

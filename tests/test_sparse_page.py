@@ -47,7 +47,8 @@ def _view(at: AppTest, label: str) -> AppTest:
 def test_page_renders_and_reacts_to_epsilon():
     at = _app(sp_n="500", sp_d="200", sp_R="5")
     assert _charts(at) == ["sp_stem"]  # the first view only
-    assert any("Caveat found by our audit" in w.value for w in at.warning)
+    # the first screen shows the release, which the paper's knowledge-transfer caveat is not about
+    assert not any("Caveat found by our audit" in w.value for w in at.warning)
     before = _noised(at)
     at.select_slider(key="eps").set_value(5.0).run()
     _ok(at)
@@ -56,6 +57,25 @@ def test_page_renders_and_reacts_to_epsilon():
     table = _view(at, "Utility over the draws").dataframe[0].value
     assert {"method", "‖θ − θ*‖₂", "support F1"} <= set(table.columns)
     assert len(table) == 7
+    assert any("Caveat found by our audit" in w.value for w in at.warning)  # beside the knowledge-transfer results
+    at.multiselect(key="sp_methods").set_value(["peel", "dp_ight"]).run()
+    _ok(at)
+    assert not any("Caveat found by our audit" in w.value for w in at.warning)  # only where it applies
+
+
+def test_first_screen_answers_in_words_and_the_figure_compares_the_release_with_the_non_private_model():
+    """The answer line gives the held-out error private vs non-private and how many of the non-private model's
+    features the private one keeps; the figure's legend names the non-private model and the private release (and
+    the truth on synthetic data), not seven methods."""
+    at = _app(sp_n="500", sp_d="200", sp_R="5")
+    (line,) = [_plain(m.value) for m in at.markdown if _plain(m.value).startswith("**Held-out prediction error")]
+    assert "private **" in line and "non-private" in line and "of the non-private model's 5 features" in line
+    legend = [t["name"] for t in chart_spec(at, "sp_stem")["data"] if t.get("showlegend", True)]
+    assert legend == ["true coefficients (simulated)", "non-private model", "private release (peeling + private fit)"]
+    weak, strong = _app(sp_n="500", sp_d="200", sp_R="5", eps="0.1"), _app(sp_n="500", sp_d="200", sp_R="5", eps="10")
+    kept = [float(re.search(r"keeps ([0-9.]+) of", _plain(m.value)).group(1))
+            for a in (weak, strong) for m in a.markdown if "features on average" in m.value]
+    assert kept[0] < kept[1] == 5.0  # the default shows a trade-off: ε = 10 finds the support that ε = 0.1 misses
 
 
 def test_gdsc_linear_and_logistic():
@@ -349,7 +369,7 @@ def test_the_next_step_of_each_slider_is_computed_ahead():
 def test_page_opens_on_bundled_gdsc_with_the_peeling_release():
     at = AppTest.from_file(PAGE, default_timeout=120).run()
     _ok(at)
-    assert at.radio(key="sp_src").value == "gdsc" and at.radio(key="sp_release").value == "peel"
+    assert at.selectbox(key="sp_src").value == "gdsc" and at.radio(key="sp_release").value == "peel"
     assert "**What is noised (peeling + private fit):**" in _noised(at)
     assert "and an intercept" not in _noised(at)  # GDSC carries its own '(intercept)' feature: not fitted twice
     assert not any("outside the public bound" in w.value for w in at.warning)  # binary features within K = 1
@@ -419,16 +439,19 @@ def test_logistic_release_on_an_upload_has_an_intercept():
     assert set(coef.feature[1:]) <= {"mean radius", "mean area", "mean smoothness"}
 
 
-def test_every_method_on_the_coefficient_chart_has_its_own_colour():
-    """The default release (peeling + private fit) had no colour of its own and took the next palette colour,
-    DP-IGHT's orange on GDSC (no truth θ* before it): two methods read as one on the stem chart."""
-    at = _app(sp_src="gdsc", sp_gd="100", sp_R="5")
-    _ok(at)
-    spec = chart_spec(at, "sp_stem")
-    legend = " ".join(str(a.get("text", "")) for a in spec["layout"].get("annotations", []))
-    stems = {name.strip(): colour for colour, name in re.findall(r"color:(#[0-9a-f]{6})'>━━</span> ([^<]+)", legend)}
-    bars = next(t for t in spec["data"] if t["type"] == "bar")
-    assert set(bars["marker"]["color"]) <= set(stems.values())  # every stem is drawn in its method's colour
-    assert {"peeling + private fit", "DP-IGHT", "knowledge transfer (student)"} <= set(stems)
-    assert len(set(stems.values())) == len(stems), stems
-    assert "truth θ*" not in stems and not any("truth" in h.value for h in at.subheader)  # real data: no θ*
+def test_every_series_on_the_coefficient_chart_has_its_own_colour():
+    """The default release (peeling + private fit) once had no colour of its own and took the next palette colour,
+    DP-IGHT's orange: two methods read as one. Each series of the stem chart (the non-private model, the release
+    of either variant) has a colour of its own, every stem is drawn in its series' colour, and real data show no
+    truth θ*."""
+    for release in ("peel", "kt_ps"):
+        at = _app(sp_src="gdsc", sp_gd="100", sp_R="5", sp_release=release)
+        _ok(at)
+        spec = chart_spec(at, "sp_stem")
+        dots = {t["name"]: t["marker"]["color"] for t in spec["data"] if t["type"] == "scatter"}
+        bars = next(t for t in spec["data"] if t["type"] == "bar")
+        assert set(bars["marker"]["color"]) == set(dots.values())  # every stem is drawn in its series' colour
+        assert len(set(dots.values())) == len(dots) == 2, dots
+        assert "non-private model" in dots and any(release_label in name for name in dots
+                                                   for release_label in ("peeling + private fit", "KT with private support"))
+        assert not any("true" in name for name in dots) and not any("truth" in h.value for h in at.subheader)

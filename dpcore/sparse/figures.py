@@ -11,6 +11,7 @@ from dpcore.figures import (  # noqa: F401  (COLOURS, TRUTH: re-exported for the
     COLOURS,
     NONPRIVATE,
     PALETTE,
+    SYMBOLS,
     TRUTH,
     add_trace,
     band,
@@ -24,7 +25,7 @@ from dpcore.figures import (  # noqa: F401  (COLOURS, TRUTH: re-exported for the
     shown_features,
     relayout,
     series_colour,
-    text_legend,
+    series_marks,
     to_figure,
 )
 
@@ -42,7 +43,7 @@ def utility_figure(curve_data, metric: str, *, labels: Mapping[str, str], epsilo
         if method != "nonprivate":
             band(fig, eps, lo, hi, name=f"{label} 10–90 %", colour=colour, showlegend=False, legendgroup=label)
         curve(fig, eps, vals.mean(axis=1), name=label, colour=colour, legendgroup=label,
-              dash="dot" if method == "nonprivate" else None)
+              dash="dot" if method == "nonprivate" else None, **series_marks(i, colour=colour))
     base_layout(fig, title=title, y_title=y_title)
     epsilon_axis(fig)
     if log_y:
@@ -62,7 +63,7 @@ def convergence_figure(paths: Mapping[str, np.ndarray]) -> go.Figure:
     a straight line), plus the student's distance to the teacher (levels off at the privacy error)."""
     fig = new_spec()
     curve(fig, np.arange(paths["teacher"].size), _positive(paths["teacher"]),
-          name="teacher: ‖θ_t − θ_T‖", colour=NONPRIVATE)
+          name="teacher: ‖θ_t − θ_T‖", colour=NONPRIVATE, dash="dash")
     curve(fig, np.arange(paths["student"].size), _positive(paths["student"]),
           name="student: ‖θ_t − θ_T‖", colour=PALETTE[0])
     curve(fig, np.arange(paths["student_to_teacher"].size), _positive(paths["student_to_teacher"]),
@@ -76,49 +77,56 @@ STEM_WIDTH = 0.002
 
 
 def stem_figure(coefs: Mapping[str, np.ndarray], *, feature_names: Sequence[str] | None = None,
-                max_features: int = 40) -> go.Figure:
-    """Lollipop (stem) plot of several coefficient vectors on the union of their supports, cheap to draw.
+                max_features: int = 40, colours: Mapping[str, str] | None = None, height: int = 460) -> go.Figure:
+    """Lollipop (stem) plot of a few coefficient vectors on the union of their supports, cheap to draw.
 
     The page redraws it on every move of ε, δ or the repeats, and the browser builds a changed chart from
-    scratch, so it is drawn with few parts (the shared ``dpcore.figures.coefficient_figure`` took about three
-    times as long in Plotly): one bar trace for every vector's stems (a colour per bar: Plotly's time grows with
-    the number of traces, and one line trace per vector took 17 ms a draw against 11 ms in Chromium for seven
-    vectors), one marker trace for every vector's support,
-    the legend as one line of coloured text (Plotly's legend measures and places each entry) and fixed margins
-    (automatic margins measure every tick label, then lay the plot out again).
+    scratch, so it is drawn with few parts: one bar trace for every vector's stems (a colour per bar) and one
+    marker trace per vector for its support, which also gives the legend its entry (a real Plotly legend that
+    a screen reader and the page's tests can read; with the two or three vectors of the page, each vector's own
+    trace costs little), and fixed margins (automatic margins measure every tick label, then lay the plot out
+    again).
 
     Only features that are non-zero in some vector are shown (up to ``max_features``, largest magnitudes
     first); each vector is offset sideways so stems do not hide each other; a dot marks a coefficient in that
-    vector's support, and hovering it names the feature and the vector.
+    vector's support, and hovering it names the feature and the vector. ``colours`` maps a vector's name to its
+    colour (default: :func:`dpcore.figures.series_colour`). Feature names up to 24 characters are shown whole,
+    longer ones cut with "…" (the full name on hover), and the margins leave room for the longest.
     """
     vectors, names, used = shown_features(coefs, feature_names, max_features)
     fig = new_spec()
     k = len(vectors)
-    tips_x, tips_y, tips_colour, tips_text, legend = [], [], [], [], []
+    stems_x, stems_y, stems_colour = [], [], []
+    dots = []
     for i, (name, v) in enumerate(vectors.items()):
         x = np.arange(used.size) + (i - (k - 1) / 2) * 0.8 / max(k, 1)
         vals = v[used]
-        colour = series_colour(name, i)
+        colour = (colours or {}).get(name) or series_colour(name, i)
         kept = vals != 0
-        tips_x.append(x[kept])
-        tips_y.append(vals[kept])
-        tips_colour += [colour] * int(kept.sum())
-        tips_text += [[names[j], plot_text(name)] for j in used[kept]]
-        legend.append(("━━", colour, plot_text(name)))
-    x, y = np.concatenate(tips_x), np.concatenate(tips_y)
+        stems_x.append(x[kept])
+        stems_y.append(vals[kept])
+        stems_colour += [colour] * int(kept.sum())
+        dots.append(dict(type="scatter", x=x[kept], y=vals[kept], mode="markers", name=plot_text(name),
+                         marker=dict(color=colour, size=8, symbol=SYMBOLS[i % len(SYMBOLS)]),  # not colour alone
+                         customdata=[names[j] for j in used[kept]],
+                         hovertemplate="%{customdata}: %{y:.3g}<extra>" + plot_text(name) + "</extra>"))
     # stems: one bar trace, a colour per bar, about 2 px wide on a chart some 1,000 px across
-    add_trace(fig, dict(type="bar", x=x, y=y, width=(used.size + 1) * STEM_WIDTH, marker=dict(color=tips_colour),
-                        hoverinfo="skip", showlegend=False, name="stems"))
-    add_trace(fig, dict(type="scatter", x=x, y=y, mode="markers", marker=dict(color=tips_colour, size=8),
-                        customdata=tips_text, showlegend=False, name="in the support",
-                        hovertemplate="%{customdata[0]}: %{y:.3g}<extra>%{customdata[1]}</extra>"))
-    short = [names[j] if len(names[j]) <= 18 else names[j][:17] + "…" for j in used]  # full name on hover
-    angled = used.size > 8
+    add_trace(fig, dict(type="bar", x=np.concatenate(stems_x), y=np.concatenate(stems_y),
+                        width=(used.size + 1) * STEM_WIDTH, marker=dict(color=stems_colour), hoverinfo="skip",
+                        showlegend=False, name="stems"))
+    for dot in dots:
+        add_trace(fig, dot)
+    short = [names[j] if len(names[j]) <= 24 else names[j][:23] + "…" for j in used]  # full name on hover
+    angled = used.size > 6
     longest = max((len(t) for t in short), default=1)
-    base_layout(fig, x_title="feature (union of the recovered supports)", y_title="coefficient", height=460)
-    fixed_margins(fig, t=text_legend(fig, legend), b=(48 + int(5.2 * longest)) if angled else 60)
+    first = len(short[0]) if short else 1
+    base_layout(fig, x_title="feature (kept by one of the models)", y_title="coefficient", height=height)
+    # a -40° label reaches about 5.5 px per character down and 4.6 px to the left of its tick
+    fixed_margins(fig, t=30 + 22 * ((k + 1) // 2), b=(40 + int(4.6 * longest)) if angled else 60,
+                  l=max(60, int(4.6 * first) - 10) if angled else 60)
     relayout(fig, hovermode="closest", barmode="overlay",
-             xaxis=dict(tickmode="array", tickvals=np.arange(used.size), ticktext=short, tickangle=-45 if angled else 0,
+             legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0.0),
+             xaxis=dict(tickmode="array", tickvals=np.arange(used.size), ticktext=short, tickangle=-40 if angled else 0,
                         zeroline=False),
              yaxis=dict(zeroline=True, zerolinecolor="#999", zerolinewidth=1))
     return to_figure(fig)
