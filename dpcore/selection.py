@@ -10,9 +10,11 @@ partition seed, the simulation seed and ε_sel.
 
 1. The n rows are cut into k blocks by a public random permutation (:func:`partition`): which block a row falls in
    depends on its position and the public seed only.
-2. Each block b votes, for each candidate ε_j, whether a release at ε_j meets the target, judged from b's rows alone
-   (the page's simulator run on the block at ε_j · n / n_b, so that its noise relative to the block's counts is the
-   full data's at ε_j — a utility heuristic on which no privacy claim rests).
+2. Each block b votes, for each candidate ε_j, whether a release at ε_j meets the target, judged from b's rows alone:
+   the page's simulator runs at ε_j on a stand-in of n rows, the block's rows repeated (a data set distributed as
+   the block, of the full data's size, so that its noise is the full data's). A utility heuristic on which no
+   privacy claim rests; running the block itself at ε_j · n / n_b instead is biased — discrete noise vanishes
+   faster than its scale on small counts — and chose too small an ε on every cohort measured.
 3. c_j = the number of blocks voting yes; τ = ⌊k/2⌋ + 1 (a majority). The scores (:func:`scores`) are
    u_j = −max(0, τ − c_j) − max(0, c_{j−1} − τ + 1) for j = 1 … m (c_0 = 0), highest (0) at the first ε a majority
    accepts, and u_{m+1} = −max(0, c_m − τ + 1) for "no ε of the grid meets the target".
@@ -53,9 +55,9 @@ MAX_BLOCKS = 40
 #: fewest blocks the selection runs with: below it the votes cannot form a majority worth the cost
 MIN_BLOCKS = 5
 
-#: ``meets(rows, scale)``: for the rows of one block (their positions) and the factor n / n_b, whether a release at
-#: each candidate ε would meet the target (a boolean array, one per candidate)
-BlockJudge = Callable[[np.ndarray, float], np.ndarray]
+#: ``meets(rows)``: for the stand-in of one block (its rows' positions, repeated to n), whether a release at each
+#: candidate ε would meet the target (a boolean array, one per candidate)
+BlockJudge = Callable[[np.ndarray], np.ndarray]
 
 
 def block_count(n: int) -> int:
@@ -75,12 +77,12 @@ def partition(n: int, blocks: int, seed: int) -> np.ndarray:
 
 
 def votes(judge: BlockJudge, n: int, candidates: int, *, blocks: int, seed: int) -> np.ndarray:
-    """``(blocks, candidates)`` booleans: block b's vote on each candidate ε (``judge`` on its rows alone)."""
+    """``(blocks, candidates)`` booleans: block b's vote on each candidate ε (``judge`` on its rows alone, repeated
+    to n rows)."""
     which = partition(n, blocks, seed)
     out = np.zeros((blocks, candidates), dtype=bool)
     for b in range(blocks):  # one judgement per block: each simulates its own releases, vectorised inside
-        rows = np.flatnonzero(which == b)
-        verdict = np.asarray(judge(rows, n / rows.size), dtype=bool)
+        verdict = np.asarray(judge(np.resize(np.flatnonzero(which == b), int(n))), dtype=bool)
         if verdict.shape != (candidates,):
             raise ValueError(f"a block's judgement must be one boolean per candidate ε ({candidates}); "
                              f"got shape {verdict.shape}")
@@ -188,13 +190,13 @@ def block_judge(simulate_on: Callable[[np.ndarray], Callable], grid, *, threshol
                 kind: Literal["probability", "mean"] = "probability", probability: float = 0.9,
                 larger_is_better: bool = False, draws: int = BLOCK_DRAWS, seed: int = 0) -> BlockJudge:
     """A block's judgement from a page's simulator: ``simulate_on(rows)`` is the
-    :data:`dpcore.utility.Simulator` of the rows at those positions (the page's own, on a subset), run at every
-    candidate ε times the block's factor n / n_b with a public seed, and compared with the target as the
-    non-private finder compares it (:func:`meets_target`)."""
+    :data:`dpcore.utility.Simulator` of the rows at those positions (the page's own, on a subset; positions may
+    repeat), run at every candidate ε with a public seed, and compared with the target as the non-private finder
+    compares it (:func:`meets_target`)."""
     epsilons = np.asarray(grid, dtype=float)
 
-    def judge(rows: np.ndarray, scale: float) -> np.ndarray:
-        values = simulate_on(rows)(epsilons * scale, int(draws), np.random.default_rng(seed))
+    def judge(rows: np.ndarray) -> np.ndarray:
+        values = simulate_on(rows)(epsilons, int(draws), np.random.default_rng(seed))
         return meets_target(values, threshold=threshold, kind=kind, probability=probability,
                             larger_is_better=larger_is_better)
     return judge
@@ -207,7 +209,7 @@ AUDIT_BLOCKS = 9
 def _audit_judge(values: np.ndarray) -> BlockJudge:
     """Adversarial blocks: each block's first row decides its two votes (0: yes on ε_1 only; 1: yes on ε_2 only;
     2: no). Any function of a block's rows is allowed by the proof; this one flips both votes at once."""
-    def judge(rows: np.ndarray, scale: float) -> np.ndarray:
+    def judge(rows: np.ndarray) -> np.ndarray:
         lead = int(values[rows.min()])
         return np.array([lead == 0, lead == 1])
     return judge
