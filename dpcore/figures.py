@@ -35,6 +35,8 @@ PALETTE = ("#1f6fd1", "#b36b00", "#2e9e6a", "#d1495b", "#7b5ea7", "#8c6d31", "#0
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross", "triangle-down", "star")
 #: each of :data:`SYMBOLS` as a character, for legends drawn as text (:func:`text_legend`)
 GLYPHS = ("●", "■", "◆", "▲", "✕", "✚", "▼", "★")
+#: line styles that tell series apart without their colour, in order of use
+DASHES = ("solid", "dot", "dash", "dashdot", "longdash", "longdashdot")
 
 
 def series_marks(i: int, *, colour: str, hollow: bool = False, size: int = 7, shown: int = 12) -> dict:
@@ -384,11 +386,12 @@ def coefficient_figure(coefs: Mapping[str, np.ndarray], *, feature_names: Sequen
         xs = np.column_stack([x, x, np.full_like(x, np.nan)]).ravel()
         ys = np.column_stack([np.zeros_like(vals), vals, np.full_like(vals, np.nan)]).ravel()
         colour = series_colour(name, i)
-        add_trace(fig, dict(type="scatter", x=xs, y=ys, mode="lines", line=dict(color=colour, width=2),
-                            hoverinfo="skip", legendgroup=name, name=name))
+        add_trace(fig, dict(type="scatter", x=xs, y=ys, mode="lines", hoverinfo="skip", legendgroup=name, name=name,
+                            line=dict(color=colour, width=2, dash=DASHES[i % len(DASHES)])))  # not colour alone
         add_trace(fig, dict(
             type="scatter", x=x, y=np.where(vals != 0, vals, np.nan), mode="markers", name=name, legendgroup=name,
-            showlegend=False, marker=dict(color=colour, size=8), customdata=[names[j] for j in used],
+            showlegend=False, marker=dict(color=colour, size=8, symbol=SYMBOLS[i % len(SYMBOLS)]),
+            customdata=[names[j] for j in used],
             hovertemplate="%{customdata}: %{y:.3g}<extra>" + name + "</extra>"))
     hline(fig, 0, dict(color="#999", width=1))
     base_layout(fig, title=title, x_title=SELECTED_FEATURES, y_title="coefficient",
@@ -435,6 +438,10 @@ def epsilon_choice_figure(choice, *, metric_label: str) -> go.Figure:
     return to_figure(epsilon_axis(fig))
 
 
+#: the audit's two neighbours: name, colour and bar pattern (B hatched: not told apart by colour alone)
+NEIGHBOURS = (("neighbour A", PRIVATE, {"shape": ""}), ("neighbour B", PALETTE[1], {"shape": "/"}))
+
+
 def audit_figure(summaries_a: np.ndarray, summaries_b: np.ndarray, result, *, bins: int = 60) -> go.Figure:
     """The two output distributions the audit compared, with the distinguishing threshold.
 
@@ -448,9 +455,9 @@ def audit_figure(summaries_a: np.ndarray, summaries_b: np.ndarray, result, *, bi
     values = np.unique(np.concatenate([a, b]))
     if values.size <= 20:
         labels = [f"{v:g}" for v in values]
-        for sample, name, colour in ((a, "neighbour A", PRIVATE), (b, "neighbour B", PALETTE[1])):
+        for sample, (name, colour, pattern) in zip((a, b), NEIGHBOURS):
             share = (sample[None, :] == values[:, None]).mean(axis=1)
-            add_trace(fig, dict(type="bar", x=labels, y=share, name=name, marker=dict(color=colour),
+            add_trace(fig, dict(type="bar", x=labels, y=share, name=name, marker=dict(color=colour, pattern=pattern),
                                 text=[f"{s:.3g}" for s in share], textposition="outside"))
         base_layout(fig, x_title="value of the summary", y_title="share of runs", height=360)
         return to_figure(relayout(fig, barmode="group", hovermode="closest", xaxis=dict(type="category")))
@@ -459,10 +466,10 @@ def audit_figure(summaries_a: np.ndarray, summaries_b: np.ndarray, result, *, bi
         lo, hi = lo - 0.5, hi + 0.5
     edges = np.linspace(lo, hi, bins + 1)
     centres = 0.5 * (edges[1:] + edges[:-1])
-    for sample, name, colour in ((a, "neighbour A", PRIVATE), (b, "neighbour B", PALETTE[1])):
+    for sample, (name, colour, pattern) in zip((a, b), NEIGHBOURS):
         counts, _ = np.histogram(np.clip(sample, lo, hi), bins=edges)
         add_trace(fig, dict(type="bar", x=centres, y=counts / sample.size, name=name,
-                            marker=dict(color=rgba(colour, 0.6))))
+                            marker=dict(color=rgba(colour, 0.6), pattern=pattern)))
     if np.isfinite(result.threshold):
         vline(fig, result.threshold, dict(color=WARNING, dash="dash"))
         annotate(fig, x=result.threshold, y=1.0, yref="paper", text="event threshold", showarrow=False,

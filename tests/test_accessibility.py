@@ -108,3 +108,28 @@ def test_the_preview_notice_is_in_the_body_colour_not_caption_grey():
 
     at = AppTest.from_function(page, default_timeout=30).run()
     assert not at.caption and at.markdown[0].value.startswith(":small[Preview: the noisy results")
+
+
+def _look(trace: dict) -> tuple:
+    """What tells a series apart besides its colour: kind, line style, marker shape, line weight, bar pattern."""
+    line, marker = trace.get("line") or {}, trace.get("marker") or {}
+    mode = str(trace.get("mode", "lines"))
+    symbol = marker.get("symbol", "circle") if "markers" in mode else None
+    width = line.get("width", 2)
+    return (trace.get("type", "scatter"), line.get("dash", "solid") if "lines" in mode else None,
+            tuple(symbol) if isinstance(symbol, (list, tuple)) else symbol,
+            0 if width < 1 else 1 if width < 2.5 else 2, (marker.get("pattern") or {}).get("shape", ""))
+
+
+@pytest.mark.parametrize("case", sorted(cases()))
+def test_no_two_series_of_a_figure_differ_by_colour_alone(case):
+    """In greyscale or with a colour-vision deficiency every named series of a panel still reads apart: two series
+    drawn alike but for their colour fail (a series' faded tail, named after it, is the same series)."""
+    traces = [t for t in cases()[case]().to_dict()["data"]
+              if t.get("name") and t.get("type", "scatter") in ("scatter", "scattergl", "bar") and not t.get("fill")]
+    looks: dict[tuple, set[str]] = {}
+    for trace in traces:
+        looks.setdefault((trace.get("xaxis", "x"), trace.get("yaxis", "y"), _look(trace)), set()).add(trace["name"])
+    alike = [sorted(names) for names in looks.values()
+             if len({n for n in names if not any(n != m and n.startswith(m) for m in names)}) > 1]
+    assert not alike, alike

@@ -16,6 +16,7 @@ from dpcore.figures import (
     NONPRIVATE,
     PALETTE,
     PRIVATE,
+    SYMBOLS,
     TRUTH,
     WARNING,
     add_trace,
@@ -29,6 +30,7 @@ from dpcore.figures import (
     on,
     relayout,
     rgba,
+    series_marks,
     subplots,
     text_legend,
     to_figure,
@@ -191,7 +193,9 @@ def sweep_figure(table: pd.DataFrame, *, x_title: str, alpha: float, bound: floa
         colour = METHOD_COLOURS.get(name.split(" (")[0], PALETTE[0])
         code_rule = "code rule" in name  # the authors' variant: same colour as its rule, dashed, open squares
         dash = "dash" if code_rule else METHOD_DASH.get(name.split(" (")[0], "solid")
-        marker = dict(symbol="square-open", size=8) if code_rule else dict(symbol="circle", size=6)
+        rule = name.split(" (")[0]  # each rule its own marker shape: told apart without their colours
+        shape = SYMBOLS[METHODS.index(rule) % len(SYMBOLS)] if rule in METHODS else SYMBOLS[0]
+        marker = dict(symbol="square-open", size=8) if code_rule else dict(symbol=shape, size=7)
         for axis, metric in zip(panels, ("FDR", "power")):
             add_trace(fig, on(axis, dict(
                 type="scatter", x=sub["x"].to_numpy(), y=sub[metric].to_numpy(), mode="lines+markers", name=name,
@@ -219,7 +223,7 @@ def utility_figure(curves: Sequence[UtilityCurve], epsilon: float, *, alpha: flo
     """Privacy–utility curve: mean FDR and power over runs against ε (bands = ±2 SE), chosen ε marked."""
     fig = new_spec()
     panels = subplots(fig, ("FDR vs ε", "power vs ε"), spacing=0.1)
-    for curve in curves:
+    for i, curve in enumerate(curves):
         colour = METHOD_COLOURS.get(curve.method, PRIVATE)
         for axis, values in zip(panels, (curve.fdp, curve.power)):
             mean = np.nanmean(values, axis=1)
@@ -229,9 +233,9 @@ def utility_figure(curves: Sequence[UtilityCurve], epsilon: float, *, alpha: flo
                                          y=np.concatenate([mean + 2 * se, (mean - 2 * se)[::-1]]), fill="toself",
                                          fillcolor=rgba(colour, 0.18), line=dict(width=0), hoverinfo="skip",
                                          showlegend=False, legendgroup=curve.method)))
-            add_trace(fig, on(axis, dict(type="scatter", x=x, y=mean, mode="lines+markers", name=curve.method,
-                                         legendgroup=curve.method, showlegend=axis == "",
-                                         line=dict(color=colour, width=2))))
+            add_trace(fig, on(axis, dict(type="scatter", x=x, y=mean, name=curve.method, legendgroup=curve.method,
+                                         showlegend=axis == "", line=dict(color=colour, width=2),
+                                         **series_marks(i, colour=colour))))
     hline(fig, alpha, dict(color=WARNING, dash="dash", width=1), text=f"α = {alpha:g}")
     hline(fig, bound, dict(color=WARNING, dash="dot", width=1), text=f"α + δT = {bound:.3g}")
     base_layout(fig, height=440)
