@@ -22,7 +22,7 @@ from dpcore.release import ReleaseBundle
 from dpcore.utility import Simulator
 from ui import provenance
 from ui.identity import current_person
-from ui.layout import literal
+from ui.layout import literal, teaching
 from ui.release import _holding
 from ui.state import get_ledger, releases, session_id
 from ui.widgets import forget_control
@@ -55,6 +55,13 @@ def private_choice(rows: RowsForChoice, *, key: str, grid, threshold: float, kin
                 "it is recorded with the release as chosen after looking. A private choice splits the rows into "
                 "blocks, lets each block vote on which ε meets the target, and picks by a noisy maximum: a release "
                 "of its own, charged to everyone it reads, and the ε it picks is recorded as chosen by it.")
+    teaching("Settings are public when they come from the study design or domain knowledge (ε, the horizon, the "
+             "grid, clipping bounds, group labels), and may be tried on a proxy: a bundled data set of the same kind "
+             "or simulated data, which read no private row. Moving them while watching previews of the private rows "
+             "makes them depend on those rows: the release then says so, since its proved (ε, δ) assumes settings "
+             "fixed in advance and the choice itself may leak (Papernot & Steinke 2022 measured how much for "
+             "tuning). Choosing ε here instead is a release of its own: its cost is charged to the same people, and "
+             "the release at the ε it chose says so.")
     if not blocks:
         st.caption(f"A private choice needs at least {selection.MIN_BLOCKS * selection.MIN_ROWS_PER_BLOCK} rows "
                    f"({selection.MIN_BLOCKS} blocks of {selection.MIN_ROWS_PER_BLOCK}); these data have {rows.n}.")
