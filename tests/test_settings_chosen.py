@@ -26,6 +26,7 @@ from dpcore.provenance import (
 )
 from dpcore.release import ReleaseBundle
 from dpcore.report import html_report
+from tests.test_ledger_page import shared_ledger  # noqa: F401 - a fixture: Alice's and Bob's shared deployment
 from ui.state import DEFAULT_DATA_DIR
 
 PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "survival.py")
@@ -178,3 +179,49 @@ def test_a_release_with_the_settings_first_shown_says_they_were_fixed_and_what_w
     assert "Its settings were fixed before the private rows were read" in bundle.statement
     (record,) = _records()
     assert record.settings_choice().how == FIXED
+
+
+def test_the_dialog_says_how_the_settings_were_chosen_before_the_charge():
+    at = _survival()
+    at.select_slider(key="eps").set_value(2.0).run()
+    at.button(key="release_button_survival").click().run()
+    assert any("Its settings were changed after previews that read the private rows: " in m.value
+               for m in at.markdown), [m.value for m in at.markdown]
+    assert not _records()  # said before anything is charged
+
+
+def test_an_upload_whose_horizon_moved_after_its_preview_says_so(monkeypatch):
+    import streamlit as st
+
+    class Upload:
+        name = "cohort.csv"
+
+        def getvalue(self) -> bytes:
+            rows = "\n".join(f"P{i:03d},{10 + 7 * i % 300},{i % 3 != 0:d}" for i in range(120))
+            return ("id,time,event\n" + rows + "\n").encode()
+
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.run()
+    at.radio(key="sv_src").set_value("upload")
+    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: Upload())
+    at.run()
+    at.number_input(key="sv_hor").set_value(200.0).run()
+    bundle = _release(at)
+    choice = bundle.settings_choice
+    assert choice.how == CHANGED and "grid" in choice.changed, choice
+    (record,) = _records()
+    assert record.settings_choice() == choice and record.source.startswith("cohort.csv")
+
+
+def test_a_reviewer_reads_how_each_release_s_settings_were_chosen(shared_ledger):
+    from tests.test_ledger_page import ALICE, _ledger_page_as, _signed_in
+
+    (holding,) = {shared_ledger.dataset_holding(r.dataset, ALICE) for r in shared_ledger.records()
+                  if r.actor == ALICE}
+    shared_ledger.charge(holding, "DP survival analysis", 0.25, actor=ALICE, settings=TUNED)
+    shared_ledger.grant_review(ALICE, "olaf@hospital.example", actor=ALICE)
+    at = _ledger_page_as(_signed_in("olaf@hospital.example"))
+    table = next(t.value for t in at.dataframe if "method" in t.value.columns)
+    assert table["settings chosen"].tolist() == ["not recorded", "not recorded", TUNED.label]
+    key = next(c.value for c in at.caption if c.value.startswith("Settings chosen — "))
+    assert "“changed after previews that read the private rows”: The proved (ε, δ) assumes" in key

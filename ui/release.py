@@ -144,13 +144,14 @@ def release_panel(
         st.session_state[_PENDING + key] = True
     if st.session_state.get(_PENDING + key):
         st.session_state[_REFOCUS + key] = True
+        chosen = provenance.choice(fingerprint, settings, private=not dataset.nobody)
         _confirm(key, cost, lambda: _release(
             key=key, ledger=ledger, dataset=dataset, ledger_label=ledger_label, cost=cost, method=method,
             epsilon=epsilon, delta=delta, parts=parts, params=params, relation=relation, make_bundle=make_bundle,
             utility_note=utility_note, state_key=state_key, actor=person.id, persons=persons,
-            settings=provenance.choice(fingerprint, settings, private=not dataset.nobody),
+            settings=chosen,
         ), ledger=ledger, dataset=dataset, ledger_label=ledger_label, epsilon=epsilon, delta=delta, events=events,
-            persons=persons)
+            persons=persons, settings=chosen)
     elif st.session_state.pop(_REFOCUS + key, False):  # the dialog just closed: back to the button that opened it
         _focus(data=f"release_button_{key}", key=f"release_focus_{key}")
     bundle = st.session_state.get(state_key)
@@ -268,7 +269,8 @@ def _dismiss() -> None:
 
 @st.dialog("Confirm the release", on_dismiss=_dismiss)
 def _confirm(key: str, cost: str, release: Callable[[], str], *, ledger: Ledger, dataset: Holding, ledger_label: str,
-             epsilon: float, delta: float, events: str, persons: Persons | None = None) -> None:
+             epsilon: float, delta: float, events: str, persons: Persons | None = None,
+             settings: SettingsChoice | None = None) -> None:
     if not st.session_state.get(_PENDING + key):  # this confirmation was used (a repeated click): close it
         st.rerun()
     st.markdown(f"This release costs **{cost}** on *{literal(ledger_label)}*. "
@@ -287,6 +289,8 @@ def _confirm(key: str, cost: str, release: Callable[[], str], *, ledger: Ledger,
                 + " The charge cannot be undone.")
     if persons is not None:
         st.markdown(literal(persons.keying_note()))
+    if settings is not None:  # what the release notes will say of its settings, before it is charged
+        st.markdown(literal(settings.statement()))
     cols = st.columns(2)
     if cols[0].button(f"Release and charge {cost}", key=f"release_confirm_{key}", type="primary"):
         with st.spinner("Charging the ledger and drawing OpenDP noise…"):
