@@ -44,6 +44,7 @@ SURVIVAL = (LAW, AUDIT, "tests/test_survival_release.py", "tests/test_survival.p
 REGRESSION = (PREP, LAW, AUDIT, "tests/test_regression.py", "tests/test_regression_adassp.py")
 SPARSE = (LAW, AUDIT, "tests/test_sparse_peeling.py", "tests/test_sparse.py")
 FDR = (LAW, AUDIT, "tests/test_fdr.py", "tests/test_fdr_uploads.py")
+COX = ("tests/test_cox.py",)
 LEDGER = ("tests/test_ledger_rules.py", "tests/test_ledger_store.py", "tests/test_ledger_keys.py")
 EVERY_RELEASE = (LAW,)
 # the guards: each list is the one behaviour-test file that names the broken promise, then the older tests
@@ -137,6 +138,14 @@ MUTATIONS = [
     Mutation("survival-one-call-epsilon", "survival: the one-call functions' release calibrated for 2ε",
              "dpcore/survival/one_call.py", "    noise = noise_for(counts, epsilon)\n",
              "    noise = noise_for(counts, 2 * epsilon)\n", SURVIVAL),
+    # ---- hazard ratios: the histogram's sensitivity, its clipping and its release path
+    Mutation("cox-sensitivity", "hazard ratios: the histogram's sensitivity 2 → 1", "dpcore/survival/cox.py",
+             "L1_SENSITIVITY = 2\n", "L1_SENSITIVITY = 1\n", COX),
+    Mutation("cox-release-halved", "hazard ratios: the release path halves its noise (preview unchanged)",
+             "dpcore/survival/cox.py", "else noise.release(values)", "else noise.with_scale_factor(0.5).release(values)",
+             COX),
+    Mutation("cox-no-clipping", "hazard ratios: binary covariates not clipped into their bounds",
+             "dpcore/survival/cox.py", "values = np.clip(values, 0.0, 1.0)", "values = values", COX),
     # ---- regression: preparation, robust private LR, AdaSSP
     Mutation("regression-mad-sensitivity", "regression: dp_sigma's MAD sensitivity halved",
              "dpcore/regression/preparation.py",

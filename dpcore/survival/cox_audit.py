@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore.audit import AuditScenario, release_path
-from dpcore.survival.cox import BINARY, Covariate, CoxDesign, cox_noise, cut_points, level_codes
+from dpcore.survival.cox import BINARY, Covariate, CoxDesign, cox_noise, cut_points, level_codes, release_histogram
 
 # --------------------------------------------------------------------------
 
@@ -78,8 +78,7 @@ def _audit_release(frame: pd.DataFrame, epsilon: float, bug: str | None, rng, dr
         noise = noise.with_scale_factor(0.5)
     elif bug == "data-scale":
         noise = noise.with_scale_factor(_nelson_aalen_at_horizon(frame))
-    stacked = np.repeat(_audit_histogram(frame, bug)[None], draws, axis=0)
-    return noise.sample(stacked, rng=rng) if rng is not None else noise.release(stacked)
+    return release_histogram(np.repeat(_audit_histogram(frame, bug)[None], draws, axis=0), noise, rng)
 
 
 def _sided_summary(released: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
