@@ -56,7 +56,7 @@ navigation = st.navigation(
 
 # A keyboard user must see where they are: the slider thumb's own focus shadow is the primary colour at half
 # strength (2.3:1 against white), under the 3:1 WCAG 1.4.11 asks of a focus indicator; this outline is 6.9:1.
-st.html("<style>[data-testid='stSlider'] [role='slider']:focus-visible{outline:3px solid #1558b0;outline-offset:3px}"
+st.html("<style>[data-testid='stSlider'] [data-focus-visible='true']{outline:3px solid #1558b0;outline-offset:3px}"
         "</style>")
 account_panel()  # who is signed in (shared deployments); stops here for anyone not admitted
 get_ledger()  # opened before any page: a refused ledger (a shared deployment without its secret) stops every page
