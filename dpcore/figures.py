@@ -23,6 +23,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from dpcore import alt_text
+from dpcore.figure_styles import DASHES, GLYPHS, SYMBOLS, no_discoveries, series_marks  # noqa: F401 (shared look)
 
 NONPRIVATE = "#3b3b3b"
 PRIVATE = "#1f6fd1"
@@ -31,19 +32,6 @@ WARNING = "#d1495b"
 #: A qualitative palette for several private methods / groups, each at least 3:1 against the white plot (WCAG 1.4.11:
 #: a curve must stand out from its background as much as a control's outline does).
 PALETTE = ("#1f6fd1", "#b36b00", "#2e9e6a", "#d1495b", "#7b5ea7", "#8c6d31", "#0e7c86", "#555555")
-#: Marker shapes that tell groups and methods apart without their colour (greyscale, colour-vision deficiency)
-SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross", "triangle-down", "star")
-#: each of :data:`SYMBOLS` as a character, for legends drawn as text (:func:`text_legend`)
-GLYPHS = ("●", "■", "◆", "▲", "✕", "✚", "▼", "★")
-#: line styles that tell series apart without their colour, in order of use
-DASHES = ("solid", "dot", "dash", "dashdot", "longdash", "longdashdot")
-
-
-def series_marks(i: int, *, colour: str, hollow: bool = False, size: int = 7, shown: int = 12) -> dict:
-    """Properties of a line that carries the ``i``-th marker shape (``hollow``: its open variant) at ``shown``
-    evenly spaced points: series of different colours then differ in shape too, in the legend and on the curve."""
-    symbol = SYMBOLS[i % len(SYMBOLS)] + ("-open" if hollow else "")
-    return dict(mode="lines+markers", marker=dict(symbol=symbol, size=size, color=colour, maxdisplayed=shown))
 #: plotly_white's layout (fonts, grid and background colours) without its defaults for every trace type:
 #: each figure validates and copies its template, and the full one cost ≈ 5 ms of a 10–30 ms figure.
 LIGHT_TEMPLATE = go.layout.Template(layout=pio.templates["plotly_white"].layout)
@@ -119,13 +107,6 @@ def annotate(target, **annotation):
     """Add an annotation (plain properties) to a spec."""
     _append(target, "annotations", annotation)
     return target
-
-
-def no_discoveries(fig, tested: int) -> None:
-    """Say in words, over the plot, that a stream has no discovery: its panel would otherwise show no mark at all."""
-    annotate(fig, text=f"No discoveries: none of the {tested:,} hypotheses was rejected.", xref="paper", yref="paper",
-             x=0.5, y=0.5, xanchor="center", yanchor="middle", showarrow=False, font=dict(size=14),
-             bgcolor="rgba(255,255,255,0.85)")
 
 
 def text_legend(spec: Spec, entries: Sequence[tuple[str, str, str]], *, width: int = 110, above: int = 0) -> int:
