@@ -5,8 +5,9 @@ axe-core comes with its Python package (``axe-playwright-python``, the engine's 
 download). A violation fails the test when it is critical or serious and the app causes it. What Streamlit itself
 draws is told apart by a bare page (``tests/bare_widgets_page.py``: the same kinds of element in Streamlit's
 default theme) checked in the same test: a violation whose rule and element kind (the Streamlit element it sits in)
-also occur there is the framework's. :data:`FRAMEWORK` lists those, each with why; the test fails when one of them no longer occurs on the
-bare page, so an upgrade of Streamlit that fixes it shows, and when the bare page has one not listed.
+also occur there is the framework's. :data:`FRAMEWORK` lists those, each with why; the test fails when one of
+them no longer occurs on the bare page, so an upgrade of Streamlit that fixes it shows, and when the bare page
+has one not listed. Headings are checked too: none may skip a level.
 """
 
 from __future__ import annotations
@@ -128,11 +129,23 @@ def test_the_framework_list_is_what_a_bare_page_shows(framework):
                                  f"new on a bare page: {sorted(framework - listed)}")
 
 
+def heading_jumps(page) -> list[str]:
+    """Headings of the main area that skip a level (h1 then h3): axe rates that "moderate", WCAG 1.3.1 asks for
+    the structure a screen reader's heading list shows."""
+    levels = page.evaluate("""() => [...document.querySelectorAll('[data-testid="stMain"] :is(h1,h2,h3,h4,h5,h6)')]
+        .filter(h => h.offsetParent !== null).map(h => [Number(h.tagName[1]), h.innerText.trim().slice(0, 60)])""")
+    return [f"h{level} {text!r} after h{previous}" for (previous, _), (level, text) in zip(levels, levels[1:])
+            if level > previous + 1] + ([f"the page starts with h{levels[0][0]}"]
+                                        if levels and levels[0][0] != 1 else [])
+
+
 def _app_violations(page, framework: set[tuple], state: str) -> list[str]:
-    """The page's severe violations that are not the framework's own (listed and seen on the bare page)."""
+    """The page's severe violations that are not the framework's own (listed and seen on the bare page), and its
+    headings out of order."""
     excused = framework & set(FRAMEWORK)
     return [f"{state}: {v['rule']} ({v['impact']}: {v['help']}) in {v['kind'] or 'the page'} at {v['target']}: "
-            f"{v['html']}" for v in axe_violations(page) if _key(v) not in excused]
+            f"{v['html']}" for v in axe_violations(page) if _key(v) not in excused] + [
+        f"{state}: heading out of order: {jump}" for jump in heading_jumps(page)]
 
 
 def _open_boxes(page) -> int:
@@ -182,6 +195,9 @@ def test_the_check_can_fail(chromium_page, framework):
                      "<p style='color:#aaa'>faint text</p></main></body></html>")
     found = {v["rule"] for v in axe_violations(page) if _key(v) not in set(FRAMEWORK)}
     assert {"image-alt", "color-contrast"} <= found
+    page.set_content("<html lang='en'><body><div data-testid='stMain'><h1>t</h1><h3>skipped a level</h3></div>"
+                     "</body></html>")
+    assert heading_jumps(page) == ["h3 'skipped a level' after h1"]
 
 
 def _focused(page) -> dict:
@@ -190,7 +206,8 @@ def _focused(page) -> dict:
       const box = e.closest('[class*="st-key-"]');
       const style = getComputedStyle(e);
       return {role: e.getAttribute('role') || e.tagName.toLowerCase(), label: e.getAttribute('aria-label') || '',
-              text: (e.innerText || '').slice(0, 80), key: box ? [...box.classList].find(c => c.startsWith('st-key-')) : '',
+              text: (e.innerText || '').slice(0, 80),
+              key: box ? [...box.classList].find(c => c.startsWith('st-key-')) : '',
               outline: style.outlineStyle + ' ' + style.outlineWidth + ' ' + style.outlineColor};
     }""")
 

@@ -63,7 +63,8 @@ def test_audits_are_kept_in_the_ledger_database_and_listed_on_the_ledger_page():
 
 
 def _subheaders(at: AppTest) -> list[str]:
-    return [s.value for s in at.subheader]
+    """The page's section and subsection headings (h2 and h3)."""
+    return [s.value for s in [*at.header, *at.subheader]]
 
 
 def test_only_the_open_tab_is_computed_and_a_link_to_the_attackers_view_opens_it():

@@ -48,7 +48,7 @@ def _scenarios(method: str, epsilon: float) -> list:
 
 
 def _show(view: attack.AttackView, *, key: str) -> None:
-    st.markdown(f"#### {view.headline()}")
+    st.markdown(f"### {view.headline()}")  # under the section's h2
     st.markdown("**The scenario.** The attacker knows every record but one and sees the release; they must tell "
                 "which of two values the last record has.  \n" + literal(view.neighbours))
     st.markdown("**Without privacy.** " + literal(view.reveal))
@@ -73,7 +73,7 @@ def _show(view: attack.AttackView, *, key: str) -> None:
 @st.fragment
 def attacker_section(method: str, epsilon: float) -> None:
     """The full attacker's view on the audit page, for ``method`` at ``epsilon`` (δ and the pair chosen here)."""
-    st.subheader("What ε means for one patient: the attacker's view")
+    st.header("What ε means for one patient: the attacker's view")  # a section of its page: h2 under the h1
     st.caption("Preview: simulated in this session with a seeded generator; nothing is charged or exported.")
     sources = ["registry"] + (["data"] if method in DATA_METHODS else [])
     source = url_radio("Neighbouring pair", key="atk_pair", options=sources, horizontal=True,
