@@ -161,27 +161,14 @@ def _mean_se(means, ses) -> list[str]:
 
 
 ui.page_header("Online FDR control with differential privacy",
-               "PAPRIKA (Zhang, Kamath & Cummings): SparseVector on a stream of p-values, against the non-private "
-               "SAFFRON, SAFFRON AI, LORD++ and alpha-investing.")
-ui.explain(
-    "Hypotheses arrive one at a time (e.g. one drug–gene association per week). For each one a rule must decide "
-    "*at once* whether to call it a discovery, while keeping the **false discovery rate** (the expected share of "
-    "false calls among all calls) near a target α. SAFFRON and its relatives do this with a *test level* α_t that "
-    "grows after each discovery (they 'earn wealth') and decays otherwise.\n\n"
-    "The p-values are computed from people's data, so the pattern of discoveries can leak information about them. "
-    "**PAPRIKA** makes the discovery list differentially private with the *SparseVector* technique: it compares a "
-    "noisy log p-value with a noisy, lowered threshold and only reveals yes/no answers. Only the answers 'yes' cost "
-    "privacy, so the budget is split over at most **c** discoveries; after c discoveries the stream stops "
-    "rejecting.",
-    title="What this page shows", expanded=False,
-)
+               "A stream of hypotheses, each called a discovery or not at once, keeping the share of false "
+               "discoveries near a target: PAPRIKA does it with privacy, SAFFRON and its relatives without.")
 
 # Links from before the view tabs carried the private method as ?fdr_view=…; that key now names the open view.
 if st.query_params.get("fdr_view") in PRIVATE_METHODS:
     if "fdr_method" not in st.query_params:
         st.query_params["fdr_method"] = st.query_params["fdr_view"]
     del st.query_params["fdr_view"]
-
 
 
 def _use(preset: dict) -> None:
@@ -191,127 +178,143 @@ def _use(preset: dict) -> None:
     forget_control("fdr_floor")  # the floor follows the design again
 
 
-presets = st.container(horizontal=True)
-presets.button("Releasable configuration: n = 5,000 records per test, exact η, proven shift", key="fdr_releasable",
-               on_click=_use, args=(RELEASABLE,), icon=":material/lock:")
-presets.button("The paper's settings: n = 1,000, the paper's η and shift s = 1 (preview only)", key="fdr_paper",
-               on_click=_use, args=(PAPER,), icon=":material/article:")
-
-# ---- data source ---------------------------------------------------------------
-src = ui.url_radio("Data source", key="fdr_src", options=["bernoulli", "truncexp", "upload"], horizontal=True,
-                   format_func=lambda s: {"bernoulli": "Bernoulli simulation", "truncexp": "truncated-exponential "
-                                          "simulation", "upload": "upload p-values (CSV)"}[s])
+SOURCES = {"bernoulli": "Bernoulli simulation", "truncexp": "truncated-exponential simulation",
+           "upload": "upload p-values (CSV)"}
+# ---- the question: which stream (a data set, and for a simulation how many records each test reads) ---------------
+q_data, q_records = ui.question_row(1.4, 1)
+with q_data:
+    src = ui.url_selectbox("Stream of p-values", key="fdr_src", options=list(SOURCES), format_func=SOURCES.get)
+upload_slot = st.container()  # an upload's file and columns, under the question
 upload_p = upload_truth = upload_labels = cohort = None
 theta = None
-if src in ("bernoulli", "truncexp"):
-    c1, c2, c3, c4, c5 = st.columns(5)
-    with c1:
-        n_obs = int(ui.url_select_slider("Records per hypothesis n", key="fdr_n", options=RECORDS[src],
-                                         value=RELEASABLE["fdr_n"] if src == "bernoulli" else 1000,
-                                         format_func=lambda v: f"{v:,}"))
-    with c2:
-        T = int(ui.url_select_slider("Hypotheses in the stream", key="fdr_T", options=[200, 400, 800, 1600],
-                                     value=800))
-    with c3:
-        pi1 = float(ui.url_select_slider("Share of non-nulls π1", key="fdr_pi1",
-                                         options=[0.01, 0.02, 0.03, 0.04, 0.05, 0.1, 0.2], value=0.05))
-    with c4:
-        if src == "bernoulli":
-            theta = float(ui.url_select_slider("Alternative θ (null 0.5)", key="fdr_theta",
-                                               options=[0.55, 0.6, 0.65, 0.7, 0.75, 0.8], value=0.75))
-        else:
-            theta = float(ui.url_select_slider("Alternative scale θ (null 1)", key="fdr_thexp",
-                                               options=[1.02, 1.05, 1.1, 1.2, 1.5, 1.8, 1.9, 2.0], value=1.8))
-    with c5:
-        R = int(ui.url_select_slider("Runs (fresh data each)", key="fdr_R", options=[20, 50, 100, 200], value=100))
-    seed = int(ui.url_number("Preview seed", key="fdr_seed", min_value=0, max_value=10_000, value=0, step=1,
-                             help="Seeds the simulation and the preview noise; a release is seeded by the OS."))
-    label = f"Simulated {'Bernoulli' if src == 'bernoulli' else 'truncated-exponential'} stream (seed {seed})"
-    data_fp = fingerprint("fdr-sim", src, T, pi1, n_obs, theta, seed)
-    st.caption(("Each hypothesis: n Bernoulli draws, θ = 0.5 under the null; p-value = exact one-sided binomial tail "
-                "P(Bin(n, ½) ≥ Σx)." if src == "bernoulli" else
-                "Each hypothesis: n draws of a truncated exponential on [0, 1] (null) or θ times it (alternative); "
-                "Z = (Σx − nμ0)/(√n σ0), p = 1 − Φ(Z).")
-               + f" Truth labels H_t ~ Bernoulli(π1). Fresh data for each of the {R} runs; the first run is the "
-                 "'one stream' below.")
-else:
-    table = ui.upload_csv("fdr_upload", label="Upload a CSV: one row per hypothesis, in stream order",
-                          hint="The file needs a column of p-values in [0, 1] in the order the hypotheses arrived; optionally a "
-                               "0/1 column of known truth (1 = real effect), e.g. from a simulation study. Example: `p,truth` with "
-                               "rows like `0.0004,1`.",
-                          rows_are_persons=False)  # rows are hypotheses; the ledger charges the cohort behind them
-    if table is None:
-        st.stop()
-    frame, data_fp, name = table
-    cols = list(frame.columns)
-    none = "(none)"
-    pguess = columns.guess(frame, "p_value")  # by name, then type (numbers in [0, 1]); said below
-    tguess = columns.guess(frame, "truth", exclude=[pguess.column], fallback=False)
-    ui.reset_when_changed("_fdr_upload_columns", tuple(cols), dict(fdr_pcol=cols[pguess.index_in(cols)],
-                                                                   fdr_tcol=tguess.column or none, fdr_lcol=none))
-    st.caption(ui.literal(columns.describe([pguess, tguess])))
-    m1, m2, m3 = st.columns(3)
-    with m1:
-        pcol = ui.url_selectbox("Column of p-values", key="fdr_pcol", options=cols, index=pguess.index_in(cols))
-    with m2:
-        tcol = ui.url_selectbox("Truth column (optional, 0/1)", key="fdr_tcol", options=[none] + cols,
-                                index=tguess.index_in([none] + cols))
-    with m3:
-        lcol = ui.url_selectbox("Hypothesis label column (optional)", key="fdr_lcol", options=[none] + cols, index=0,
-                                help="Names the hypotheses in the results and the released table (e.g. a gene or "
-                                     "drug); the labels are exported as they are, so they must not describe people.")
-    with ui.show_errors("The uploaded file cannot be used"):
-        upload_p, upload_truth = fdr.pvalues_from_frame(frame, pcol, None if tcol == none else tcol)
-        if lcol != none:
-            upload_labels = fdr.hypothesis_labels(frame, lcol, pcol, None if tcol == none else tcol)
-    if upload_p is None or (lcol != none and upload_labels is None):
-        st.stop()
-    T = upload_p.size
-    cohort = ui.cohort_behind_stream("fdr_cohort")  # the people charged: every one of them is in every test
-    label = f"{name} (uploaded)"
-    R = int(ui.url_select_slider("Noise draws for the utility panel", key="fdr_Rup", options=[20, 50, 100],
-                                 value=50))
-    if R * T > 250_000:  # keep memory and time per slider move bounded for long streams
-        R = max(2, 250_000 // T)
-        st.caption(f"Long stream ({T:,} hypotheses): the panels below use {R} noise draws.")
-    seed = int(ui.url_number("Preview seed", key="fdr_seed", min_value=0, max_value=10_000, value=0, step=1))
+with ui.settings_group("fdr_settings") as stream_settings:
+    presets = st.container(horizontal=True)
+    presets.button("Releasable configuration: n = 5,000 records per test, exact η, proven shift",
+                   key="fdr_releasable", on_click=_use, args=(RELEASABLE,), icon=":material/lock:")
+    presets.button("The paper's settings: n = 1,000, the paper's η and shift s = 1 (preview only)", key="fdr_paper",
+                   on_click=_use, args=(PAPER,), icon=":material/article:")
+    if src in ("bernoulli", "truncexp"):
+        with q_records:
+            n_obs = int(ui.url_select_slider("Records per hypothesis n", key="fdr_n", options=RECORDS[src],
+                                             value=RELEASABLE["fdr_n"] if src == "bernoulli" else 1000,
+                                             format_func=lambda v: f"{v:,}"))
+        c2, c3, c4, c5 = st.columns(4)
+        with c2:
+            T = int(ui.url_select_slider("Hypotheses in the stream", key="fdr_T", options=[200, 400, 800, 1600],
+                                         value=800))
+        with c3:
+            pi1 = float(ui.url_select_slider("Share of non-nulls π1", key="fdr_pi1",
+                                             options=[0.01, 0.02, 0.03, 0.04, 0.05, 0.1, 0.2], value=0.05))
+        with c4:
+            if src == "bernoulli":
+                theta = float(ui.url_select_slider("Alternative θ (null 0.5)", key="fdr_theta",
+                                                   options=[0.55, 0.6, 0.65, 0.7, 0.75, 0.8], value=0.75))
+            else:
+                theta = float(ui.url_select_slider("Alternative scale θ (null 1)", key="fdr_thexp",
+                                                   options=[1.02, 1.05, 1.1, 1.2, 1.5, 1.8, 1.9, 2.0], value=1.8))
+        with c5:
+            R = int(ui.url_select_slider("Runs (fresh data each)", key="fdr_R", options=[20, 50, 100, 200],
+                                         value=100))
+        seed = int(ui.url_number("Preview seed", key="fdr_seed", min_value=0, max_value=10_000, value=0, step=1,
+                                 help="Seeds the simulation and the preview noise; a release is seeded by the OS."))
+        stream_settings.shows(f"T = {T}, π1 = {pi1:g}, θ = {theta:g}, {R} runs")
+        label = f"Simulated {'Bernoulli' if src == 'bernoulli' else 'truncated-exponential'} stream (seed {seed})"
+        data_fp = fingerprint("fdr-sim", src, T, pi1, n_obs, theta, seed)
+        st.caption(("Each hypothesis: n Bernoulli draws, θ = 0.5 under the null; p-value = exact one-sided binomial "
+                    "tail P(Bin(n, ½) ≥ Σx)." if src == "bernoulli" else
+                    "Each hypothesis: n draws of a truncated exponential on [0, 1] (null) or θ times it (alternative); "
+                    "Z = (Σx − nμ0)/(√n σ0), p = 1 − Φ(Z).")
+                   + f" Truth labels H_t ~ Bernoulli(π1). Fresh data for each of the {R} runs; the first run is the "
+                     "'one stream' shown.")
+    else:
+        with upload_slot:
+            table = ui.upload_csv("fdr_upload", label="Upload a CSV: one row per hypothesis, in stream order",
+                                  hint="The file needs a column of p-values in [0, 1] in the order the hypotheses "
+                                       "arrived; optionally a 0/1 column of known truth (1 = real effect), e.g. from a "
+                                       "simulation study. Example: `p,truth` with rows like `0.0004,1`.",
+                                  rows_are_persons=False)  # rows are hypotheses; the ledger charges the cohort behind
+            if table is None:
+                st.stop()
+            frame, data_fp, name = table
+            cols = list(frame.columns)
+            none = "(none)"
+            pguess = columns.guess(frame, "p_value")  # by name, then type (numbers in [0, 1]); said below
+            tguess = columns.guess(frame, "truth", exclude=[pguess.column], fallback=False)
+            ui.reset_when_changed("_fdr_upload_columns", tuple(cols),
+                                  dict(fdr_pcol=cols[pguess.index_in(cols)], fdr_tcol=tguess.column or none,
+                                       fdr_lcol=none))
+            st.caption(ui.literal(columns.describe([pguess, tguess])))
+            m1, m2, m3 = st.columns(3)
+            with m1:
+                pcol = ui.url_selectbox("Column of p-values", key="fdr_pcol", options=cols,
+                                        index=pguess.index_in(cols))
+            with m2:
+                tcol = ui.url_selectbox("Truth column (optional, 0/1)", key="fdr_tcol", options=[none] + cols,
+                                        index=tguess.index_in([none] + cols))
+            with m3:
+                lcol = ui.url_selectbox("Hypothesis label column (optional)", key="fdr_lcol", options=[none] + cols,
+                                        index=0,
+                                        help="Names the hypotheses in the results and the released table (e.g. a "
+                                             "gene or drug); the labels are exported as they are, so they must not "
+                                             "describe people.")
+            with ui.show_errors("The uploaded file cannot be used"):
+                upload_p, upload_truth = fdr.pvalues_from_frame(frame, pcol, None if tcol == none else tcol)
+                if lcol != none:
+                    upload_labels = fdr.hypothesis_labels(frame, lcol, pcol, None if tcol == none else tcol)
+            if upload_p is None or (lcol != none and upload_labels is None):
+                st.stop()
+            T = upload_p.size
+            cohort = ui.cohort_behind_stream("fdr_cohort")  # the people charged: every one of them is in every test
+        label = f"{name} (uploaded)"
+        R = int(ui.url_select_slider("Noise draws for the utility panel", key="fdr_Rup", options=[20, 50, 100],
+                                     value=50))
+        if R * T > 250_000:  # keep memory and time per slider move bounded for long streams
+            R = max(2, 250_000 // T)
+            st.caption(f"Long stream ({T:,} hypotheses): the panels below use {R} noise draws.")
+        seed = int(ui.url_number("Preview seed", key="fdr_seed", min_value=0, max_value=10_000, value=0, step=1))
+        stream_settings.shows(f"{T:,} hypotheses, {R} noise draws")
 
-# ---- sensitivity η ---------------------------------------------------------------
-st.markdown("**Sensitivity η of the p-values** (how much one person can change every log p).")
-e1, e2, e3 = st.columns(3)
-with e1:
-    eta_how = ui.url_radio("η from", key="fdr_etahow", options=ETA_SOURCES[src], format_func=ETA_LABELS.get)
-with e2:
-    if src == "upload" and eta_how != "stated":
-        n_obs = int(ui.url_number("Records per hypothesis n", key="fdr_nup", min_value=10, max_value=100_000,
-                                  value=1000, step=1))
-    if src == "upload" and eta_how == "binomial":
-        theta = float(ui.url_select_slider(
-            "Stated alternative θ (success rate, null 0.5)", key="fdr_thup", options=UPLOAD_THETAS, value=0.75,
-            help="Part of the upload's public design, stated before looking at the data: the effect size the study "
-                 "was planned for. It sets the default floor μ and the power the page says a release can reach; it "
-                 "is never read off the p-values."))
-eta_confirmed = eta_how != "stated"
-with e3:
-    if eta_how == "stated":
-        sens = fdr.stated_sensitivity(float(ui.url_number("η", key="fdr_eta", min_value=1e-4, max_value=10.0,
-                                                          value=0.0831, format="%.4f")))
-        eta_confirmed = st.checkbox("I state that one person moves every log p by at most this η",
-                                    key="fdr_eta_confirm", help="A release's guarantee rests on this statement, and "
-                                    "its notes say so. The link never sets this box.")
-    elif eta_how == "paper":
-        sens = fdr.paper_sensitivity(n_obs)
-    else:  # the floor follows the public design (n and θ: the simulation's, or an upload's stated ones) until changed
-        design_exp = round(-math.log10(fdr.design_floor(n_obs, theta)))
-        ui.follow_default("fdr_floor", design_exp)
-        floor_exp = int(ui.url_number("Floor μ = 10^(−…)", key="fdr_floor", min_value=1, max_value=300,
-                                      value=design_exp, step=1,
-                                      help="Below μ one record may move log p by more than η, so p-values are raised "
-                                           "to μ. A lower μ lets strong effects count as stronger evidence but raises "
-                                           "η. It starts at the p-value of the alternative's median count for n "
-                                           "records per test (the design's, never the data's)."))
-        sens = fdr.binomial_sensitivity(n_obs, 10.0 ** -floor_exp)
-    st.metric("η used", f"{sens.eta:.4g}")
+    # ---- sensitivity η -------------------------------------------------------------------------------------
+    st.markdown("**Sensitivity η of the p-values** (how much one person can change every log p).")
+    e1, e2, e3 = st.columns(3)
+    with e1:
+        eta_how = ui.url_radio("η from", key="fdr_etahow", options=ETA_SOURCES[src], format_func=ETA_LABELS.get)
+    with e2:
+        if src == "upload" and eta_how != "stated":
+            n_obs = int(ui.url_number("Records per hypothesis n", key="fdr_nup", min_value=10, max_value=100_000,
+                                      value=1000, step=1))
+        if src == "upload" and eta_how == "binomial":
+            theta = float(ui.url_select_slider(
+                "Stated alternative θ (success rate, null 0.5)", key="fdr_thup", options=UPLOAD_THETAS, value=0.75,
+                help="Part of the upload's public design, stated before looking at the data: the effect size the "
+                     "study was planned for. It sets the default floor μ and the power the page says a release can "
+                     "reach; it is never read off the p-values."))
+    eta_confirmed = eta_how != "stated"
+    with e3:
+        if eta_how == "stated":
+            sens = fdr.stated_sensitivity(float(ui.url_number("η", key="fdr_eta", min_value=1e-4, max_value=10.0,
+                                                              value=0.0831, format="%.4f")))
+            eta_confirmed = st.checkbox("I state that one person moves every log p by at most this η",
+                                        key="fdr_eta_confirm", help="A release's guarantee rests on this statement, "
+                                        "and its notes say so. The link never sets this box.")
+        elif eta_how == "paper":
+            sens = fdr.paper_sensitivity(n_obs)
+        else:  # the floor follows the public design (n and θ: the simulation's, or an upload's stated ones) until
+            design_exp = round(-math.log10(fdr.design_floor(n_obs, theta)))  # changed
+            ui.follow_default("fdr_floor", design_exp)
+            floor_exp = int(ui.url_number("Smallest p-value counted: 10 to the minus", key="fdr_floor", min_value=1,
+                                          max_value=300, value=design_exp, step=1,
+                                          help="The floor μ: below it one record may move log p by more than η, so "
+                                               "p-values are raised to μ. A lower μ lets strong effects count as "
+                                               "stronger evidence but raises η. It starts at the p-value of the "
+                                               "alternative's median count for n records per test (the design's, "
+                                               "never the data's)."))
+            sens = fdr.binomial_sensitivity(n_obs, 10.0 ** -floor_exp)
+        st.caption(f"η used: {sens.eta:.4g}")
+    stream_settings.shows(f"η {ETA_LABELS[eta_how].split(' (')[0]}: {sens.eta:.3g}")
+    st.caption("η must be fixed from the design (test and sample size), never from the data. The exact binomial η "
+               "is a proof for p-values above the floor μ, so p-values below μ are raised to μ (in the preview and "
+               "the release); a stated η is your claim about your own test, and a release says that it rests on it.")
 if sens.refusal:
     st.warning("Preview only. " + sens.refusal, icon=":material/warning:")
 lattice_problem = None  # why an upload's p-values cannot carry the exact binomial η (the release is blocked)
@@ -331,13 +334,8 @@ if upload_p is not None:
             lattice_problem = str(err)
             st.error(ui.literal(lattice_problem) + " Previews go on; a release needs a stated η.",
                      icon=":material/block:")
-st.caption("η must be fixed from the design (test and sample size), never from the data. The exact binomial η "
-           "is a proof for p-values above the floor μ, so p-values below μ are raised to μ (in the preview and "
-           "the release); a stated η is your claim about your own test, and a release says that it rests on it.")
 
 ui.set_current_dataset(label, data_fp)
-ui.note("Unit of privacy: one person in the data behind the p-values. Replace-one neighbours move every p-value "
-           "by at most a factor e^η.")
 
 # ---- the streams (independent of PAPRIKA's settings and of ε) ------------------------------
 p_runs = truth_runs = None
@@ -395,8 +393,8 @@ def _noise_text(s: fdr.Settings) -> str:
     z_a, z_t = fdr.paprika_noise_scales(s.epsilon, s.eta, s.cutoff)
     A = fdr.shift_value(s.epsilon, s.delta, s.eta, s.cutoff, T, s.shift)
     return (f"**Noise at these settings:** threshold noise Z_α ~ Laplace({z_a:.3g}), redrawn after every discovery; "
-            f"per-test noise Z_t ~ Laplace({z_t:.3g}) on log p; threshold lowered by A = {A:.3g} (a p-value must be "
-            f"about e^{A:.3g} ≈ {math.exp(min(A, 700)):.3g} times smaller than α_t). Claimed: ({s.epsilon:g}, "
+            f"per-test noise Z_t ~ Laplace({z_t:.3g}) on log p; threshold lowered by A = {A:.3g} on the log p scale "
+            f"(a p-value must be that many natural-log units below α_t to count). Claimed: ({s.epsilon:g}, "
             f"{s.delta:g})-DP for the discovery list and "
             + (f"FDR ≤ α + δT = {bound:.3g}." if bound < 1 else
                f"an FDR bound α + δT = {bound:.3g}, which is above 1 and so says nothing (lower δ or T)."))
@@ -413,23 +411,39 @@ def _shift_warning(s: fdr.Settings) -> None:
                    "runs').", icon=":material/warning:")
 
 
-def _one_stream_view(s: fdr.Settings, method: str) -> None:
+def _one_stream(s: fdr.Settings, method: str):
+    """The private rule and its non-private counterpart on the first simulated (or the uploaded) stream: the first
+    screen's answer and figure (one stream, cheap: computed whichever view is open)."""
+    p1 = p_runs[:1]
+    one = fdr.run_method(method, p1, s, rng=np.random.default_rng(seed + 5), keep_threshold=True).squeeze()
+    base_one = fdr.run_method("SAFFRON AI" if method == "PAPRIKA AI" else "SAFFRON", p1, s).squeeze()
+    return one, base_one
+
+
+def _stream_answer(one, base_one) -> None:
+    """The one line to take away: discoveries of the private and the non-private rule on this stream, and with
+    known truth how many of the real effects each finds (power) and what share of its calls are false (FDP)."""
+    found_p, found_s = int(one.rejections.sum()), int(base_one.rejections.sum())
+    if truth_runs is None:
+        ui.answer(f"Discoveries in this stream ({one.method} vs {base_one.method})", f"{found_p}", f"{found_s}")
+        return
+    fdp_p, pow_p = (float(v) for v in fdr.fdp_power(one.rejections, truth_runs[0]))
+    fdp_s, pow_s = (float(v) for v in fdr.fdp_power(base_one.rejections, truth_runs[0]))
+    if not np.isfinite(pow_p):
+        ui.answer("Discoveries in this stream", f"{found_p} (false share {fdp_p:.2f})",
+                  f"{found_s} (false share {fdp_s:.2f})", verdict="Power: — (no true effects)")
+        return
+    ui.answer("Real effects found (power)", f"{pow_p:.0%} ({found_p} discoveries, {fdp_p:.0%} false)",
+              f"{pow_s:.0%} ({found_s}, {fdp_s:.0%} false)",
+              verdict=f"{one.method} against {base_one.method} on this stream of {T:,} hypotheses.")
+
+
+def _one_stream_view(s: fdr.Settings, one, base_one) -> None:
     with ui.show_errors("Cannot run the procedures"):
-        p1 = p_runs[:1]
-        one = fdr.run_method(method, p1, s, rng=np.random.default_rng(seed + 5), keep_threshold=True).squeeze()
-        base_one = fdr.run_method("SAFFRON AI" if method == "PAPRIKA AI" else "SAFFRON", p1, s).squeeze()
         st.subheader(f"One stream: {one.method} vs {base_one.method}")
-        ui.live_chart(ff.stream_figure(one, p1[0], truth=None if truth_runs is None else truth_runs[0],
-                                       nonprivate=base_one, cutoff=s.cutoff), key="fdr_fig_stream")
-        row = st.container(horizontal=True)  # one block, not four columns: resent on every ε move
-        row.metric(f"{one.method} discoveries", int(one.rejections.sum()))
-        row.metric(f"{base_one.method} discoveries", int(base_one.rejections.sum()))
-        if truth_runs is not None:
-            fdp_p, pow_p = fdr.fdp_power(one.rejections, truth_runs[0])
-            fdp_s, pow_s = fdr.fdp_power(base_one.rejections, truth_runs[0])
-            row.metric("FDP (private / non-private)", f"{float(fdp_p):.2f} / {float(fdp_s):.2f}")
-            row.metric("power (private / non-private)", f"{float(pow_p):.2f} / {float(pow_s):.2f}"
-                       if np.isfinite(pow_p) else "— (no true effects)")
+        ui.live_chart(ff.stream_figure(one, p_runs[0], truth=None if truth_runs is None else truth_runs[0],
+                                       nonprivate=base_one, cutoff=s.cutoff, height=ui.FIGURE_HEIGHT),
+                      key="fdr_fig_stream")
         if upload_labels is not None:  # cell text from the file: shown literally
             st.caption(f"**{one.method} discoveries (preview), by hypothesis label:** "
                        + ui.literal(_labelled(one.rejections)))
@@ -450,7 +464,7 @@ def _one_stream_view(s: fdr.Settings, method: str) -> None:
             "privacy 800 times. SparseVector adds noise to the threshold once and to each test, and can then reveal all "
             "the 'no' answers for free: only each 'yes' (discovery) uses up budget. That is why PAPRIKA needs a cutoff "
             f"c = {s.cutoff}: after c discoveries it must stop, and each noise scale grows with c.\n\n"
-            "**Reading the noise line above the views.** The shift A is in log p units: a p-value must be about "
+            "**Reading the noise line under the figure.** The shift A is in log p units: a p-value must be about "
             "e^A times smaller than α_t to be rejected on average, give or take the per-test noise Z_t, so null "
             "p-values near α_t still get through by chance.\n\n"
             "**Why log p.** One person changes a p-value by a *factor* (at most e^η), not by an amount — small p-values "
@@ -672,7 +686,7 @@ def _release(s: fdr.Settings, method: str, summary: pd.DataFrame | None) -> None
                   shift=fdr.STREAM, gamma=s.gamma, rule="paper", T=T, floor=sens.floor)
     blockers = [reason for reason, applies in (
         (f"Set the shift to '{fdr.shift_label(fdr.STREAM)}' to release: with {fdr.shift_label(s.shift)} the δ part of "
-         "the guarantee does not hold (see the warning above).", s.shift != fdr.STREAM),
+         "the guarantee does not hold (see the warning under the figure).", s.shift != fdr.STREAM),
         ("No η is proven for the truncated-exponential z-test here, so this simulation can be previewed but not "
          "released." if src == "truncexp" else sens.refusal, sens.refusal is not None),
         ("Tick the box under the stated η to release: the guarantee rests on your statement.", not eta_confirmed),
@@ -682,7 +696,6 @@ def _release(s: fdr.Settings, method: str, summary: pd.DataFrame | None) -> None
     if s.rule == "code":
         st.caption("Releases always use the paper's threshold rule (the authors' code rule is not private).")
     config = _notebook_config(s, method)
-    code_downloads(config)
     stream = p_runs[0] if upload_p is None else upload_p
     if upload_p is not None and cohort is None:
         blockers.append("Name the cohort the p-values came from (above) to release: its people are charged.")
@@ -699,22 +712,45 @@ def _release(s: fdr.Settings, method: str, summary: pd.DataFrame | None) -> None
     )
 
 
+#: The folded PAPRIKA settings' label lists these (key, default, how it reads), in this order
+PAPRIKA_SHOWN = (("fdr_method", PRIVATE_METHODS[0], str), ("fdr_alpha", 0.05, lambda a: f"α = {a:g}"),
+                 ("fdr_delta", 2.5e-4, lambda d: f"δ = {d:g}"), ("fdr_c", 40, lambda c: f"c = {c}"),
+                 ("fdr_s", RELEASABLE["fdr_s"], lambda s: f"shift {fdr.shift_label(s)}"),
+                 ("fdr_lam", 0.2, lambda lam: f"λ = {lam:g}"), ("fdr_rule", "paper", lambda r: f"{r} rule"))
+
+
+def _paprika_summary(values: dict) -> str:
+    return " · ".join(read(values.get(key, default)) for key, default, read in PAPRIKA_SHOWN)
+
+
 @ui.live_fragment
 def _at_settings() -> None:
-    """Everything that depends on PAPRIKA's settings: moving one of their sliders reruns only this."""
-    settings, method = _controls()
-    _at_epsilon(settings, method)
+    """Everything that depends on PAPRIKA's settings: moving one of their sliders reruns only this. The first
+    screen (the ε fragment) comes first; the settings, folded under a label listing their values, below it."""
+    first, below = st.container(), st.container()
+    shown = _paprika_summary(st.session_state)
+    with below, st.expander(f"PAPRIKA settings: {shown}", key="fdr_paprika_box"):
+        settings, method = _controls()
+    values = dict(fdr_method=method, fdr_alpha=settings.alpha, fdr_delta=settings.delta, fdr_c=settings.cutoff,
+                  fdr_s=settings.shift, fdr_lam=settings.lam_paprika, fdr_rule=settings.rule)
+    if _paprika_summary(values) != shown:  # a link's values on the session's first run: relabel once
+        st.rerun(scope="app")
+    with first:
+        _at_epsilon(settings, method)
 
 
 @ui.live_fragment
 def _at_epsilon(settings: fdr.Settings, method: str) -> None:
     """Everything that depends on ε (nested in the settings' fragment: moving ε reruns only this, with the settings
-    of the last run of the outer one). The views are a switch of which only the open one is computed and drawn, so a
-    move redraws one chart."""
-    epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=5.0, min_value=0.3, max_value=20.0,
-                                width=ui.CONTROL_WIDTH)
+    of the last run of the outer one): the first screen — ε, the answer and the Release button beside the figure —
+    then the noise and power at this ε. The views are a switch of which only the open one is computed and drawn,
+    so a move redraws one chart."""
+    views = ui.view_switch(VIEWS, key="fdr_view")  # full width: five labels do not fit beside ε
+    controls, figure = ui.first_screen()
+    with controls:
+        epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=5.0, min_value=0.3, max_value=20.0)
+        answer_slot = st.container()
     settings = dataclasses.replace(settings, epsilon=epsilon)
-    _shift_warning(settings)
     paragraphs = [_noise_text(settings)]
     frontier = None
     if src == "bernoulli":
@@ -731,30 +767,55 @@ def _at_epsilon(settings: fdr.Settings, method: str) -> None:
             paragraphs.append(_design_power_text(settings, method))
     elif src == "upload":
         paragraphs.append("**What a release of this upload can reach** is simulated from its public design: choose the "
-                          "exact binomial η above and state the records per test and the alternative (with "
+                          "exact binomial η under Settings and state the records per test and the alternative (with "
                           f"{ETA_LABELS[sens.source]!r} there is no design to simulate).")
-    st.markdown("\n\n".join(paragraphs))  # one element: it is resent on every move of ε
-    stream_tab, runs_tab, pi1_tab, eps_tab, frontier_tab = ui.view_switch(VIEWS, key="fdr_view")
+    one = base_one = None
+    with answer_slot, ui.show_errors("Cannot run the procedures"):
+        one, base_one = _one_stream(settings, method)
+        _stream_answer(one, base_one)
     summary = None
-    with stream_tab:
-        if stream_tab.open:
-            _one_stream_view(settings, method)
-    with runs_tab:
-        if runs_tab.open:
-            summary = _runs_view(settings)
-    with pi1_tab:
-        if pi1_tab.open:
-            _pi1_view(settings)
-    with eps_tab:
-        if eps_tab.open:
-            _eps_view(settings)
-    with frontier_tab:
-        if frontier_tab.open:
-            _frontier_view(frontier, settings, method)
-    _release(settings, method, summary)
+    with figure:
+        stream_tab, runs_tab, pi1_tab, eps_tab, frontier_tab = views
+        with stream_tab:
+            if stream_tab.open and one is not None:
+                _one_stream_view(settings, one, base_one)
+        with runs_tab:
+            if runs_tab.open:
+                summary = _runs_view(settings)
+        with pi1_tab:
+            if pi1_tab.open:
+                _pi1_view(settings)
+        with eps_tab:
+            if eps_tab.open:
+                _eps_view(settings)
+        with frontier_tab:
+            if frontier_tab.open:
+                _frontier_view(frontier, settings, method)
+    with controls:
+        _release(settings, method, summary)
+    _shift_warning(settings)
+    st.markdown("\n\n".join(paragraphs))  # one element: it is resent on every move of ε
+    code_downloads(_notebook_config(settings, method))
     attacker_panel("fdr", settings.epsilon, settings.delta)
 
 
-ui.preview_notice("Of the views further down, only the open one is computed, and moving ε or a setting "
-                  "redraws only it.")
 _at_settings()
+ui.preview_notice("Of the views, only the open one is computed, and moving ε or a setting redraws only it.")
+ui.explain(
+    "Hypotheses arrive one at a time (e.g. one drug–gene association per week). For each one a rule must decide "
+    "*at once* whether to call it a discovery, while keeping the **false discovery rate** (the expected share of "
+    "false calls among all calls) near a target α. SAFFRON and its relatives do this with a *test level* α_t that "
+    "grows after each discovery (they 'earn wealth') and decays otherwise.\n\n"
+    "The p-values are computed from people's data, so the pattern of discoveries can leak information about them. "
+    "**PAPRIKA** makes the discovery list differentially private with the *SparseVector* technique: it compares a "
+    "noisy log p-value with a noisy, lowered threshold and only reveals yes/no answers. Only the answers 'yes' cost "
+    "privacy, so the budget is split over at most **c** discoveries; after c discoveries the stream stops "
+    "rejecting.\n\n"
+    "**The figure** shows one stream: each dot a hypothesis the private rule tested, higher meaning stronger "
+    "evidence; a dot above the private threshold (blue step line) is a discovery. The non-private rule's threshold "
+    "is the dotted grey line. **The answer line** says how many of the real effects each rule finds (power) and "
+    "what share of its discoveries are false.\n\n"
+    "**Unit of privacy:** one person in the data behind the p-values. Replace-one neighbours move every p-value by "
+    "at most a factor e^η (η is set under Settings, from the design, never from the data).",
+    title="What this page shows", expanded=False,
+)

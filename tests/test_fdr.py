@@ -706,7 +706,7 @@ def test_figure_builders():
     assert np.allclose(edge, np.minimum(2 * ai.alpha, edge.max()))  # p < 2α_t (clipped at the axis' ends)
     assert any(n.startswith("true discoveries") for n in names) and any(n.startswith("false discoveries") for n in names)
     assert one.rejections.sum() == 10  # cutoff reached: the threshold is blanked afterwards
-    thr = next(t for t in fig.data if (t.name or "").startswith("noisy threshold")).y
+    thr = next(t for t in fig.data if (t.name or "").startswith("private threshold")).y
     assert np.isnan(thr[-1]) and np.isfinite(thr[0])
     fig2 = ff.stream_figure(one, s.pvalues[0], truth=None, nonprivate=None)
     assert any((t.name or "").startswith("rejections") for t in fig2.data)

@@ -43,11 +43,11 @@ def test_default_page_draws_only_the_open_view_and_each_view_its_own_chart():
                                           "FDR and power vs ε", "Power frontier"]
     assert _charts(at) == ["fdr_fig_stream"]  # the other views are not computed
     assert not at.dataframe
-    labels = [m.label for m in at.metric]
-    assert "PAPRIKA discoveries" in labels and "SAFFRON discoveries" in labels
+    (answer,) = [m.value for m in at.markdown if m.value.startswith("**Real effects found")]  # the first screen's
+    assert "private **" in answer and "non-private" in answer and "PAPRIKA against SAFFRON" in answer  # one line
     text = _noise_text(at)
     assert "Laplace(1.33)" in text and "Laplace(2.66)" in text  # fdr.md's table at ε = 5, c = 40
-    assert any("only the open one is computed" in c.value for c in at.caption)
+    assert any("only the open one is computed" in c.value for c in [*at.caption, *at.markdown])  # the preview note
 
     _open(at, "All methods over runs")
     assert not at.exception, at.exception
@@ -292,7 +292,8 @@ def test_the_page_opens_on_a_releasable_configuration_with_power():
     power = float(line.split("its power is ")[1].split(" ")[0])
     assert power >= 0.8, line
     assert "fewest records per test reaching power ≥ 0.8 at ε ≤ 5 is **5,000**" in line
-    power_here = float(next(m.value for m in at.metric if m.label.startswith("power")).split(" / ")[0])
+    answer = next(m.value for m in at.markdown if m.value.startswith("**Real effects found"))
+    power_here = float(answer.split("private **")[1].split("%")[0]) / 100  # the answer line's private power
     assert power_here >= 0.7  # the first stream's own power (one stream, so a little below the mean)
     _open(at, "Power frontier")
     assert not at.exception, at.exception
