@@ -602,19 +602,17 @@ BEFORE.update({'fdr.stream_figure': {'axes': {'yaxis': 'log'},
                        'hlines': [],
                        'hover': 'skip template*2 -*3 template*2',
                        'hovermode': 'closest',
-                       'labels': [["<span style='color:rgba(158,158,158,0.55)'>○</span> null   <span "
-                                   "style='color:rgba(46,125,50,0.55)'>●</span> non-null: the hypotheses tested "
-                                   "(candidates)<br><span style='color:rgba(158,158,158,0.6)'>▒▒</span> 10 not "
-                                   'candidates (0 non-null): never tested, so not drawn<br><span '
-                                   "style='color:rgba(158,158,158,0.6)'>▒▒</span> 276 after the cutoff: not tested, "
-                                   "not drawn<br><span style='color:#1f6fd1'>━━</span> noisy threshold A − log α_t − "
-                                   'Z_α (rejected if −ln p − Z_t lies above)<br><span '
-                                   "style='color:#1f6fd1'>╍╍</span> PAPRIKA level −log α_t (no noise, no shift)   "
-                                   "<span style='color:#3b3b3b'>┈┈</span> SAFFRON −log α_t (non-private)<br><span "
-                                   "style='color:#2e7d32'>◆</span> true discoveries (10)   <span "
-                                   "style='color:#d1495b'>✕</span> false discoveries (0)",
+                       'labels': [("<span style='color:rgba(158,158,158,0.55)'>○</span> no real effect   <span "
+                                   "style='color:rgba(46,125,50,0.55)'>●</span> real effect: the hypotheses tested<br><span "
+                                   "style='color:rgba(158,158,158,0.6)'>▒▒</span> 10 not candidates (0 non-null): never tested, so "
+                                   "not drawn<br><span style='color:rgba(158,158,158,0.6)'>▒▒</span> 276 after the cutoff: not "
+                                   "tested, not drawn   <span style='color:#1f6fd1'>━━</span> private threshold (PAPRIKA, noisy): a "
+                                   "discovery above it<br><span style='color:#1f6fd1'>╍╍</span> its level without noise or shift   "
+                                   "<span style='color:#3b3b3b'>┈┈</span> non-private threshold (SAFFRON)   <span "
+                                   "style='color:#2e7d32'>◆</span> true discoveries (10)<br><span style='color:#d1495b'>✕</span> "
+                                   'false discoveries (0)',
                                    0,
-                                   'paper']],
+                                   'paper')],
                        'legend': [],
                        'subplots': [['x', 'y']],
                        'traces': 'scatter*8',
@@ -623,15 +621,13 @@ BEFORE.update({'fdr.stream_figure': {'axes': {'yaxis': 'log'},
                              'hlines': [],
                              'hover': 'skip template -*2 template',
                              'hovermode': 'closest',
-                             'labels': [["<span style='color:rgba(158,158,158,0.55)'>○</span> p-values tested "
-                                         "(candidates)   <span style='color:rgba(158,158,158,0.6)'>▒▒</span> 167 not "
-                                         'candidates: never tested, so not drawn<br><span '
-                                         "style='color:#1f6fd1'>━━</span> noisy threshold A − log α_t − Z_α "
-                                         '(rejected if −ln p − Z_t lies above)<br><span '
-                                         "style='color:#1f6fd1'>╍╍</span> PAPRIKA level −log α_t (no noise, no "
-                                         "shift)   <span style='color:#d1495b'>◆</span> rejections (10)",
+                             'labels': [("<span style='color:rgba(158,158,158,0.55)'>○</span> p-values tested (candidates)   <span "
+                                         "style='color:rgba(158,158,158,0.6)'>▒▒</span> 167 not candidates: never tested, so not "
+                                         "drawn<br><span style='color:#1f6fd1'>━━</span> private threshold (PAPRIKA, noisy): a discovery "
+                                         "above it   <span style='color:#1f6fd1'>╍╍</span> its level without noise or shift<br><span "
+                                         "style='color:#d1495b'>◆</span> rejections (10)",
                                          0,
-                                         'paper']],
+                                         'paper')],
                              'legend': [],
                              'subplots': [['x', 'y']],
                              'traces': 'scatter*5',

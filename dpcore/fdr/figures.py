@@ -44,7 +44,7 @@ METHOD_DASH = {m: ("dot" if m not in ("PAPRIKA", "PAPRIKA AI") else "solid") for
 
 def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarray | None = None,
                   nonprivate: StreamResult | None = None, title: str | None = None,
-                  cutoff: int | None = None) -> go.Figure:
+                  cutoff: int | None = None, height: int = 460) -> go.Figure:
     """One stream: the evidence ``−ln p_t`` against PAPRIKA's moving noisy threshold, rejections marked.
 
     ``private`` and ``nonprivate`` are single-stream results (``.squeeze()``); the noisy threshold
@@ -114,7 +114,7 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
     if truth is None:
         legend.append(("○", null_colour, "p-values tested (candidates)"))
     else:
-        legend += [("○", null_colour, "null"), ("●", effect_colour, "non-null: the hypotheses tested (candidates)")]
+        legend += [("○", null_colour, "no real effect"), ("●", effect_colour, "real effect: the hypotheses tested")]
     if skipped.any():
         what = f"{int(skipped.sum())} not candidates" + (f" ({int(tr[skipped].sum())} non-null)" if truth is not None
                                                           else "")
@@ -123,12 +123,12 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
     if stopped.any():
         legend.append(("▒▒", rgba("#9e9e9e", 0.6), f"{int(stopped.sum())} after the cutoff: not tested, not drawn"))
     lines = [("━━", PRIVATE, thr, dict(color=PRIVATE, width=1.6, shape="hv"),
-              "noisy threshold A − log α_t − Z_α (rejected if −ln p − Z_t lies above)"),
+              f"private threshold ({private.method.split(' (')[0]}, noisy): a discovery above it"),
              ("╍╍", PRIVATE, level, dict(color=PRIVATE, width=1, dash="dash", shape="hv"),
-              f"{private.method.split(' (')[0]} level −log α_t (no noise, no shift)")]
+              "its level without noise or shift")]
     if nonprivate is not None:
         lines.append(("┈┈", NONPRIVATE, level_np, dict(color=NONPRIVATE, width=1, dash="dot", shape="hv"),
-                      f"{nonprivate.method} −log α_t (non-private)"))
+                      f"non-private threshold ({nonprivate.method})"))
     for symbol, colour, y, line, label in lines:
         add_trace(fig, dict(type="scatter", x=t, y=np.where(np.isfinite(y) & (y > 0), y, np.nan), mode="lines",
                             name=label, line=line, showlegend=False))
@@ -149,7 +149,7 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
     notes = (["▲ = smaller p-values, drawn at the top edge"] if clipped[tested].any() else []) + (
         [f"dashed line: cutoff c = {cutoff} reached, nothing tested after it"] if stop is not None else [])
     base_layout(fig, title=title, x_title=" · ".join(["hypothesis t (stream order)"] + notes),
-                y_title="−ln p (log scale): higher = smaller p-value", height=460)
+                y_title="−ln p (log scale): higher = smaller p-value", height=height)
     top_margin = text_legend(fig, legend) + (40 if title else 0)
     fixed_margins(fig, t=top_margin, b=60)
     relayout(fig, hovermode="closest", yaxis=dict(type="log", dtick=1, range=[np.log10(bottom), np.log10(top) + 0.05]))
