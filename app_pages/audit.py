@@ -52,6 +52,7 @@ def _audit(epsilon: float) -> None:
     if st.session_state.get("audit_cancel"):
         st.info("The audit was cancelled; the last completed result (if any) is shown below.",
                 icon=":material/cancel:")
+    scenario, planted = None, False
     with show_errors("Could not build the audit"):
         scenarios = registry.audit_scenarios(method, epsilon)
         violations = registry.known_violations(method, epsilon)
@@ -79,7 +80,7 @@ def _audit(epsilon: float) -> None:
         )
         if st.button("Run audit", type="primary"):
             _run(scenario, runs, planted)
-    _last_result()
+    _last_result(epsilon, scenario.name if scenario is not None else None, planted)
 
 
 def _run(scenario, runs: int, planted: bool) -> None:
@@ -104,12 +105,23 @@ def _run(scenario, runs: int, planted: bool) -> None:
                                "planted_bug": planted})
 
 
-def _last_result() -> None:
+def _last_result(epsilon: float, name: str | None, planted: bool) -> None:
+    """The last audit's result, and plainly whether it still answers the question on screen: an audit is run at
+    one claimed ε (and method, pair and bug), so moving ε or changing those leaves it out of date, said first."""
     last = st.session_state.get("_audit_last")
     if last is None:
         return
     last_method, last_name, last_planted, result, a, b = last
+    changed = [what for what, differs in (
+        (f"the claimed ε is now {epsilon:g}, not {result.claimed_epsilon:g}", epsilon != result.claimed_epsilon),
+        ("another method is chosen", last_method != method),
+        ("another pair of neighbours is chosen", name is not None and last_name != name),
+        ("the planted bug is switched " + ("on" if planted else "off"), last_planted != planted),
+    ) if differs]
     st.subheader(f"Result — {registry.method_title(last_method)}: {last_name}" + (" (planted bug)" if last_planted else ""))
+    if changed:
+        st.warning(f"**Out of date:** this result is for claimed ε = {result.claimed_epsilon:g}; "
+                   + "; ".join(changed) + ". Press **Run audit** to audit what is set now.", icon=":material/history:")
     row = st.container(horizontal=True)  # one block, not four columns: resent on every ε move
     row.metric("Claimed ε", f"{result.claimed_epsilon:g}")
     row.metric("Claimed δ", f"{result.delta:g}", help="Subtracted from the event probability under A "
@@ -138,7 +150,8 @@ def _last_result() -> None:
 def _at_epsilon() -> None:
     """Everything that depends on the claimed ε: moving it reruns only this, and only the open view."""
     epsilon = epsilon_slider("Claimed ε of the release", key="eps", default=1.0, min_value=0.1, max_value=10.0)
-    st.caption("Only the open view is computed; moving ε redraws it.")
+    st.caption("Only the open view is computed. Moving ε redraws the attacker's view; an audit's result is for the ε "
+               "it was run at, and says so when ε has moved since.")
     audit_tab, attacker_tab = view_switch([AUDIT_TAB, ATTACKER_TAB], key="audit_view")
     with audit_tab:
         if audit_tab.open:

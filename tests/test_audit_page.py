@@ -82,3 +82,17 @@ def test_only_the_open_tab_is_computed_and_a_link_to_the_attackers_view_opens_it
     linked.query_params.update({"method": "survival", "eps": "1.0", "adelta": "1e-05"})
     linked.run()
     assert not linked.exception and attacker in _subheaders(linked)
+
+
+def test_a_result_says_plainly_that_it_is_out_of_date_when_epsilon_moves_after_the_run():
+    """An audit runs at one claimed ε: after a move of ε its result stays on screen, headed by a warning naming the ε
+    it is for and the ε set now; back at the ε it was run at, the warning goes."""
+    at = _run("survival", bug=False)
+    assert not any("Out of date" in w.value for w in at.warning)
+    at.select_slider(key="eps").set_value(3.0).run()
+    assert not at.exception
+    (stale,) = [w.value for w in at.warning if "Out of date" in w.value]
+    assert "for claimed ε = 1" in stale and "the claimed ε is now 3, not 1" in stale and "Run audit" in stale
+    assert any(m.label == "Claimed ε" and m.value == "1" for m in at.metric)  # the result itself is not relabelled
+    at.select_slider(key="eps").set_value(1.0).run()
+    assert not any("Out of date" in w.value for w in at.warning)
