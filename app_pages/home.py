@@ -4,7 +4,7 @@ import streamlit as st
 
 from dpcore.attack import bound_sentence, max_accuracy, percent
 from dpcore.attack_figures import bound_figure
-from ui import page_header
+from ui import epsilon_slider, live_fragment, page_header
 from ui.chart import chart
 
 page_header(
@@ -13,9 +13,17 @@ page_header(
     "each compared live with its non-private counterpart.",
 )
 
+st.header("Start here")
+st.caption("On every page: drag ε and watch the private result against the non-private one.")
+links = st.columns(4)
+links[0].page_link("app_pages/survival.py", label="Survival curves", icon=":material/monitoring:")
+links[1].page_link("app_pages/regression.py", label="Drug sensitivity", icon=":material/medication:")
+links[2].page_link("app_pages/sparse.py", label="Sparse learning", icon=":material/scatter_plot:")
+links[3].page_link("app_pages/fdr.py", label="Online FDR", icon=":material/rule:")
+
 left, right = st.columns(2)
 with left:
-    st.subheader("For clinicians and data custodians")
+    st.header("For clinicians and data custodians")
     st.markdown(
         """
 A DP release adds carefully calibrated random noise so that **no single patient's record can be inferred**
@@ -30,7 +38,7 @@ add up: two releases at ε = 1 on the same data cost ε = 2.
 """
     )
 with right:
-    st.subheader("For students")
+    st.header("For students")
     st.markdown(
         """
 Each method has the same three stages, mirroring its privacy proof:
@@ -44,7 +52,7 @@ difference you see on each page is exactly the price of privacy.
 """
     )
 
-st.subheader("What ε means for one patient")
+st.header("What ε means for one patient")
 explain_col, figure_col = st.columns([1, 1.3])
 with explain_col:
     st.markdown(
@@ -53,21 +61,28 @@ Picture the strongest attacker: they know **every patient in the data set but on
 They want one fact about the last patient — say, whether that patient died at month 3 or was censored at
 month 30 — and guess from what was published.
 
-* {bound_sentence(1.0)}
-* At ε = 0.1 the best guess is right at most {percent(float(max_accuracy(0.1)))} of the time; at ε = 5, at most
-  {percent(float(max_accuracy(5.0)))}.
-
-The bound is (e^ε + δ)/(1 + e^ε) and holds for any attacker, any question and any background knowledge. The
-attacker's view on the audit page shows the attack on real neighbouring data sets: exact without privacy, and
-held inside this bound with it.
+At ε = 0.1 the best guess is right at most {percent(float(max_accuracy(0.1)))} of the time; at ε = 5, at most
+{percent(float(max_accuracy(5.0)))}. The bound is (e^ε + δ)/(1 + e^ε) and holds for any attacker, any question and
+any background knowledge. The attacker's view on the audit page shows the attack on real neighbouring data sets:
+exact without privacy, and held inside this bound with it.
 """
     )
     st.page_link("app_pages/audit.py", label="Open the attacker's view", icon=":material/visibility:",
                  query_params={"method": "survival", "atk_pair": "data"})
-with figure_col:
-    chart(bound_figure(1.0), key="home_bound")
 
-st.subheader("Preview versus release")
+
+@live_fragment
+def _bound_at_epsilon() -> None:
+    """The ε slider, the bound in words and its chart: a move of ε redraws these alone."""
+    epsilon = epsilon_slider("Privacy budget ε", key="eps", default=1.0, min_value=0.05, max_value=20.0)
+    st.markdown(bound_sentence(epsilon))
+    chart(bound_figure(epsilon), key="home_bound")
+
+
+with figure_col:
+    _bound_at_epsilon()
+
+st.header("Preview versus release")
 st.markdown(
     """
 * **Preview** — what the sliders drive. Noise is simulated many times with a seeded generator so you can see
@@ -79,14 +94,7 @@ st.markdown(
 """
 )
 
-st.subheader("Start here")
-links = st.columns(4)
-links[0].page_link("app_pages/survival.py", label="Survival curves", icon=":material/monitoring:")
-links[1].page_link("app_pages/regression.py", label="Drug sensitivity", icon=":material/medication:")
-links[2].page_link("app_pages/sparse.py", label="Sparse learning", icon=":material/scatter_plot:")
-links[3].page_link("app_pages/fdr.py", label="Online FDR", icon=":material/rule:")
-
-st.subheader("What each page compares")
+st.header("What each page compares")
 st.markdown(
     """
 | page | private result | compared with |

@@ -22,7 +22,20 @@ def test_home_renders_without_exceptions():
     assert not at.exception
     assert at.title[0].value.startswith("Privacy–utility trade-offs")
     text = " ".join(m.value for m in at.markdown)
-    assert "ε (epsilon)" in text and "Preview versus release" in " ".join(s.value for s in at.subheader)
+    assert "ε (epsilon)" in text and "Preview versus release" in " ".join(s.value for s in at.header)
+
+
+def test_home_starts_with_the_pages_and_its_epsilon_slider_moves_the_bound():
+    """The links to the method pages come first (they sat some 1,300 px down), and the chart of what ε means for
+    one patient has its own ε slider: moving it changes the sentence and the chart's marked ε."""
+    from dpcore.attack import bound_sentence
+
+    at = _app().run()
+    assert [h.value for h in at.header][0] == "Start here"
+    assert bound_sentence(1.0) in " ".join(m.value for m in at.markdown)
+    at.select_slider(key="eps").set_value(5.0).run()
+    assert not at.exception
+    assert bound_sentence(5.0) in " ".join(m.value for m in at.markdown)
 
 
 def test_sidebar_ledger_shows_a_release_recorded_through_the_api():
