@@ -257,3 +257,19 @@ def test_a_custodian_sees_and_caps_only_their_own_data_sets(shared_ledger, custo
     assert own in shown and other not in shown
     assert all(own in str(option) for option in at.selectbox(key="cap_dataset").options)
     assert any(b.label == "Grant read access" for b in at.button)
+
+
+def test_a_reviewer_reads_how_each_release_s_settings_were_chosen(shared_ledger):
+    """Each release's "settings chosen" beside it, and the key saying what each way means for the guarantee."""
+    from dpcore.provenance import CHANGED, NON_PRIVATE_ANSWER, PRIVATE_PREVIEWS, SettingsChoice
+
+    tuned = SettingsChoice(CHANGED, ("ε", "grid"), (PRIVATE_PREVIEWS, NON_PRIVATE_ANSWER))
+    (holding,) = {shared_ledger.dataset_holding(r.dataset, ALICE) for r in shared_ledger.records()
+                  if r.actor == ALICE}
+    shared_ledger.charge(holding, "DP survival analysis", 0.25, actor=ALICE, settings=tuned)
+    shared_ledger.grant_review(ALICE, "olaf@hospital.example", actor=ALICE)
+    at = _ledger_page_as(_signed_in("olaf@hospital.example"))
+    table = next(t.value for t in at.dataframe if "method" in t.value.columns)
+    assert table["settings chosen"].tolist() == ["not recorded", "not recorded", tuned.label]
+    key = next(c.value for c in at.caption if c.value.startswith("Settings chosen — "))
+    assert "“changed after previews that read the private rows”: The proved (ε, δ) assumes" in key

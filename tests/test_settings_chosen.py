@@ -26,7 +26,6 @@ from dpcore.provenance import (
 )
 from dpcore.release import ReleaseBundle
 from dpcore.report import html_report
-from tests.test_ledger_page import shared_ledger  # noqa: F401 - a fixture: Alice's and Bob's shared deployment
 from ui.state import DEFAULT_DATA_DIR
 
 PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "survival.py")
@@ -212,16 +211,3 @@ def test_an_upload_whose_horizon_moved_after_its_preview_says_so(monkeypatch):
     (record,) = _records()
     assert record.settings_choice() == choice and record.source.startswith("cohort.csv")
 
-
-def test_a_reviewer_reads_how_each_release_s_settings_were_chosen(shared_ledger):
-    from tests.test_ledger_page import ALICE, _ledger_page_as, _signed_in
-
-    (holding,) = {shared_ledger.dataset_holding(r.dataset, ALICE) for r in shared_ledger.records()
-                  if r.actor == ALICE}
-    shared_ledger.charge(holding, "DP survival analysis", 0.25, actor=ALICE, settings=TUNED)
-    shared_ledger.grant_review(ALICE, "olaf@hospital.example", actor=ALICE)
-    at = _ledger_page_as(_signed_in("olaf@hospital.example"))
-    table = next(t.value for t in at.dataframe if "method" in t.value.columns)
-    assert table["settings chosen"].tolist() == ["not recorded", "not recorded", TUNED.label]
-    key = next(c.value for c in at.caption if c.value.startswith("Settings chosen — "))
-    assert "“changed after previews that read the private rows”: The proved (ε, δ) assumes" in key
