@@ -138,7 +138,7 @@ def target_bins(n: int, epsilon: float, n_groups: int = 1) -> float:
     (``m = n / G`` people per group, ``σ = √2·Δ1/ε`` the noise of one bin's exits: every bin before ``t`` adds
     its noise to ``S(t)``). ``c/k² + 2σ√k/m`` is least at ``k* = (2c·m/σ)^(2/5)``, kept within
     :data:`MIN_DEFAULT_BINS`–:data:`MAX_DEFAULT_BINS`. (A step between edges misses by a bin's whole drop, about
-    ``0.6/k``, which asked for ``(0.6 m/σ)^(2/3)``: about twice as many bins, so twice the noise at the median.)
+    ``0.6/k``, which asked for ``(0.6 m/σ)^(2/3)``: about twice as many bins, so √2 times the noise at the median.)
     """
     delta1 = 2 if n_groups <= 1 else 4  # statistic.sensitivity (grid.py sits below statistic.py)
     sigma = math.sqrt(2.0) * delta1 / float(epsilon)
