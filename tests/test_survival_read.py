@@ -294,6 +294,40 @@ def test_a_declared_resolution_reads_a_staircase_everywhere():
         sv.release(time, event, grid=grid, epsilon=1.0, band_draws=10, time_resolution=0.0)
 
 
+def test_the_exported_figure_table_and_median_read_through_the_release_rule():
+    """One release declared recorded in whole years with the envelope band: the exported Kaplan–Meier figure draws
+    the release's own ``kaplan_meier_curve``, which is ``survival_at`` of its ``kaplan_meier`` table under the same
+    band rule and resolution, and so are its survival-at-times and median tables (a staircase: flat between whole
+    years)."""
+    from dpcore.release_figures import figures_for
+
+    rng = np.random.default_rng(3)
+    time, event = np.ceil(rng.exponential(4, 900)), (rng.random(900) < 0.8).astype(int)
+    grid = sv.make_grid(12.0, data_unit="years", grid_unit="years")
+    bundle = sv.release(time, event, grid=grid, epsilon=1.0, band_draws=40, band_rule="envelope",
+                        time_resolution=1.0, read_times=(1.5, 2.0, 5.0))
+    km, curve = bundle.tables["kaplan_meier"], bundle.tables["kaplan_meier_curve"]
+    widen = sv.BAND_RULES["envelope"]
+    again = sv.survival_at(km, curve["time"], widen=widen, resolution=1.0)
+    np.testing.assert_allclose(curve[["survival", "ci_lower", "ci_upper"]], again[["survival", "ci_lower", "ci_upper"]])
+    inside = curve[(curve["time"] > 2) & (curve["time"] < 3)]
+    assert np.ptp(inside["survival"]) == 0  # flat between whole years
+    at = bundle.tables["survival_at_times"]
+    np.testing.assert_allclose(at["survival"], sv.survival_at(km, [1.0, 2.0, 5.0], resolution=1.0)["survival"])
+    med = bundle.tables["median"]
+    again = sv.median_table(km, "years", widen=widen, resolution=1.0)
+    np.testing.assert_allclose(med[["median_survival", "ci_lower", "ci_upper"]].to_numpy(float),
+                               again[["median_survival", "ci_lower", "ci_upper"]].to_numpy(float))
+    fig = figures_for(bundle)["Kaplan–Meier (DP)"]
+    drawn = [t for t in fig.data if str(t.name).endswith("DP Kaplan–Meier")]
+    assert drawn
+    for trace in drawn:
+        x, y = np.asarray(trace.x, float), np.asarray(trace.y, float)
+        shown = np.isfinite(y)
+        assert shown.sum() > grid.k
+        np.testing.assert_allclose(y[shown], sv.survival_at(km, x[shown], widen=widen, resolution=1.0)["survival"])
+
+
 def test_the_default_grid_keeps_myeloid_median_within_five_percent_of_the_horizon():
     """Myeloid (646 people): its curve is flat near one half (0.56 at 24 months, 0.48 at 48), so the noise of every
     bin before the median moves it. The grid rule balanced for the constant-hazard reading (second-order binning
