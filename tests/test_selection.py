@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore import selection
 from dpcore.ledger.config import LedgerConfig, open_ledger
-from dpcore.provenance import SELECTED
+from dpcore.provenance import FIXED, SELECTED
 from ui.state import DEFAULT_DATA_DIR
 
 PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "survival.py")
@@ -93,7 +93,8 @@ def test_too_few_rows_are_refused_with_the_reason():
         selection.choose_epsilon(lambda rows: np.ones(3, dtype=bool), 100, [0.5, 1, 2], epsilon=0.5)
 
 
-def test_a_private_choice_is_charged_and_a_release_at_its_epsilon_says_so():
+def test_a_private_choice_is_charged_and_a_release_at_its_epsilon_says_so(monkeypatch):
+    monkeypatch.setenv("DPCORE_DEFAULT_EPSILON_CAP", "100")  # whichever step it chooses, a release there fits
     at = AppTest.from_file(PAGE, default_timeout=180)
     at.session_state["sv_acc_open"] = True
     at.session_state["sv_data"] = "pbc"  # 418 people: 16 blocks
@@ -104,6 +105,7 @@ def test_a_private_choice_is_charged_and_a_release_at_its_epsilon_says_so():
     (choice,) = ledger.records()
     assert choice.method == "Private choice of ε" and choice.epsilon == 0.5 and choice.persons == 418
     assert ledger.summary()[0]["ε spent"] == pytest.approx(0.5)  # in the spend, like any release
+    assert choice.settings_choice().how == FIXED  # its target and cost as first shown beside the estimate
     chosen = at.session_state["sv_acc_private_choice"][1]
     if chosen.epsilon is None:
         return  # the noisy maximum said no ε meets the target: nothing to release at

@@ -18,6 +18,7 @@ import streamlit as st
 from dpcore import selection
 from dpcore.access import CUSTODIAN
 from dpcore.ledger import BudgetExceeded, Persons, RecordsRead
+from dpcore.provenance import FINDER, SettingsChoice
 from dpcore.release import ReleaseBundle
 from dpcore.utility import Simulator
 from ui import provenance
@@ -75,10 +76,18 @@ def private_choice(rows: RowsForChoice, *, key: str, grid, threshold: float, kin
     cols = st.columns([2, 1])
     cost = float(cols[0].select_slider("ε the choice costs", options=CHOICE_EPSILONS, value=0.5,
                                        key=f"{key}_choice_eps", format_func=lambda e: f"{e:g}"))
+    params = {"candidates": [float(e) for e in grid], "blocks": blocks, "target": f"{kind}: metric "
+              f"{'≥' if larger_is_better else '≤'} {threshold:g}" + (f" with probability ≥ {probability:g}"
+                                                                    if kind == "probability" else ""),
+              "votes_per_block_draws": selection.BLOCK_DRAWS, "partition_seed": 0, "simulation_seed": 0}
+    # the choice's own settings (its target, its cost), apart from the release's: shown beside the finder's estimate
+    own = f"{rows.fingerprint}#{METHOD}"
+    settings = provenance.settings_of(method=METHOD, epsilon=cost, delta=0.0, parts=None, params=params)
+    provenance.observe(own, settings, views=(FINDER,))
     if cols[1].button(f"Choose privately (ε = {cost:g})", key=f"{key}_choose"):
-        problem = _choose(rows, key=key, grid=grid, cost=cost, blocks=blocks, judge=selection.block_judge(
+        problem = _choose(rows, key=key, grid=grid, cost=cost, params=params, judge=selection.block_judge(
             rows.simulate_on, grid, threshold=threshold, kind=kind, probability=probability,
-            larger_is_better=larger_is_better), target=(threshold, kind, probability, larger_is_better))
+            larger_is_better=larger_is_better), settings=provenance.choice(own, settings, private=True))
         if problem:
             st.error(problem, icon=":material/warning:")
     chosen = st.session_state.get(state)
@@ -93,18 +102,16 @@ def private_choice(rows: RowsForChoice, *, key: str, grid, threshold: float, kin
         st.rerun()
 
 
-def _choose(rows: RowsForChoice, *, key: str, grid, cost: float, blocks: int, judge, target) -> str:
-    """Charge, choose, keep the choice as a release; "" when done, else what went wrong."""
+def _choose(rows: RowsForChoice, *, key: str, grid, cost: float, params: dict, judge,
+            settings: SettingsChoice) -> str:
+    """Charge, choose, keep the choice as a release (with how its own settings were chosen); "" when done, else
+    what went wrong."""
     person, ledger = current_person(), get_ledger()
     holding = _holding(ledger, rows.persons, rows.records, rows.fingerprint, person.scope)
-    threshold, kind, probability, larger_is_better = target
-    params = {"candidates": [float(e) for e in grid], "blocks": blocks, "target": f"{kind}: metric "
-              f"{'≥' if larger_is_better else '≤'} {threshold:g}" + (f" with probability ≥ {probability:g}"
-                                                                    if kind == "probability" else ""),
-              "votes_per_block_draws": selection.BLOCK_DRAWS, "partition_seed": 0, "simulation_seed": 0}
+    blocks = params["blocks"]
     try:
         record = ledger.charge(holding, METHOD, cost, params=params, label=rows.label, page=key,
-                               session=session_id(), actor=person.id)
+                               session=session_id(), actor=person.id, settings=settings)
     except BudgetExceeded as err:
         return f"Private choice refused: {literal(str(err))}"
     try:
@@ -119,7 +126,7 @@ def _choose(rows: RowsForChoice, *, key: str, grid, cost: float, blocks: int, ju
         public_params=params,
         tables={"choice": pd.DataFrame({"chosen ε": [result.epsilon if result.epsilon is not None else np.nan],
                                         "meets the target on the grid": [result.epsilon is not None]})},
-        notes=(result.summary(),))
+        notes=(result.summary(),), settings=settings.to_dict())
     ledger.record_values(record, bundle.to_json())
     releases().append(bundle)
     st.session_state[f"{key}_private_choice"] = (rows.fingerprint, result)
