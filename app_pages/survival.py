@@ -264,7 +264,6 @@ start_width, start_unit = _default_grid(src.horizon)
 ui.reset_when_changed("_sv_last_source", (src.fp, src.time_unit),
                       dict(sv_hor=float(src.horizon), sv_unit=start_unit, sv_width=start_width,
                            sv_etype=src.event_labels[0]))
-data_note += f"Unit of privacy: one person (replace-one neighbours; n = {src.time.size} is public)."
 with q_compare:  # the question's second half: one curve, or one per group and a log-rank test
     compare = bool(src.groups) and ui.url_toggle(
         f"Compare by {ui.literal(src.group_label or 'group')}", key="sv_cmp", value=True,
@@ -513,11 +512,10 @@ def _other_headline(noisy: sv.Counts, noise, rng: np.random.Generator, minimum: 
                                          min_at_risk=minimum),
                       key="sv_headline")
     with details:
-        ui.note(f"The private curve is one preview draw, dotted where fewer than {minimum:.3g} people are at risk "
-                   "by the noisy counts (a public minimum: 10 people or 3 noise standard deviations). Lighter shading: "
-                   "the released 95 % interval (noise and sampling, a parametric bootstrap from the noisy counts); "
-                   "darker: the Greenwood interval, sampling error only. Under the chart: the number at risk, noisy "
-                   "(what a release shows) and true (never released).")
+        ui.note(f"The private curve is one preview draw, dotted where fewer than {minimum:.3g} people are at risk. "
+                "Lighter shading: the released 95 % interval (noise and sampling); darker: the Greenwood interval "
+                "(sampling only). Under the chart: the number at risk, noisy (what a release shows) and true (never "
+                "released).")
 
 
 def _sweep_at(sweep_draws: int) -> tuple[sv.UtilityCurve, object]:
@@ -587,6 +585,8 @@ def _at_epsilon() -> None:
     details = st.container()
     with controls:
         epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=1.0)
+        answer = st.container()  # the open view's answer, above the unit of privacy and the Release button
+        ui.note(f"Unit of privacy: one person (replace-one neighbours; n = {src.time.size} is public).")
     if (width, grid_unit) == (rule_width, rule_unit) and _default_grid(horizon) != (rule_width, rule_unit):
         st.rerun(scope="app")  # the default grid depends on ε: rebuild the counts on it (the grid follows the rule)
     noise = sv.noise_for(counts, epsilon, kind=kind, delta=delta)
@@ -610,7 +610,7 @@ def _at_epsilon() -> None:
 
     # ---- the headline: its answer beside ε, the curves in the figure column ------------------------------------------
     if tabs[0].open:
-        with controls:
+        with answer:
             (_km_headline if estimator == "km" else _other_headline)(noisy, noise, rng, minimum, figure=figure,
                                                                      details=details)
         with details:
@@ -659,7 +659,7 @@ def _at_epsilon() -> None:
         summary = util.summary()
         summary["mean [5 %, 95 %]"] = [f"{m:.3g} [{lo:.2g}, {hi:.2g}]"
                                        for m, lo, hi in zip(summary["mean"], summary["q05"], summary["q95"])]
-        with controls:
+        with answer:
             gap = summary.set_index("measure").loc["sup-norm error"]
             ui.answer(f"Largest gap to the non-private curve, {draws} draws",
                       f"{gap['mean']:.2f} on average (5–95 %: {gap['q05']:.2f} to {gap['q95']:.2f})")
@@ -690,7 +690,7 @@ def _at_epsilon() -> None:
                                              references=_group_references() if estimator == "km" else None),
                             key="sv_groups")
         agree = (lr_priv.p_value < 0.05) == (lr_exact.p_value < 0.05)
-        with controls:
+        with answer:
             ui.answer("Log-rank p-value", f"{float(lr_priv.p_value):.3g}" + (" (noise-aware)" if aware else ""),
                       f"{float(lr_exact.p_value):.3g}", verdict="The decision at α = 0.05 " + (
                           "agrees." if agree else "differs in this draw."))
@@ -745,10 +745,12 @@ def _at_epsilon() -> None:
 
 def _about() -> str:
     """The page's prose for "What this page shows": the data, the grid's public rule, what a preview is."""
-    return (f"**The data.** {data_note}\n\n{grid_note}\n\n**Preview and release.** The noisy results on this page are "
-            "simulated in your session with a seeded generator to show what a release *would* look like; nothing is "
-            "charged. Only the Release button makes a real, charged release that may leave the session. The views "
-            "above the chart are the same preview: only the open one is computed, so moving ε redraws just that one.")
+    return ((f"**The data.** {data_note}\n\n" if data_note else "") + f"{grid_note}\n\n"
+            "**Preview and release.** The noisy results on this page are simulated in your session with a seeded "
+            "generator to show what a release *would* look like; nothing is charged. Only the Release button makes a "
+            "real, charged release that may leave the session. The views above the chart are the same preview: only "
+            "the open one is computed, so moving ε redraws just that one.")
+
 
 def _release_reads() -> dict:
     """The summary times and the restricted mean's horizon the Kaplan–Meier view shows, for the release."""

@@ -35,15 +35,17 @@ _BOX = "el => { const r = el.getBoundingClientRect(); return {top: r.top, bottom
 #: whose entries start with a line or marker symbol).
 _LEGEND = """el => [...el.querySelectorAll('.legendtext')].map(t => t.textContent).concat(
   [...el.querySelectorAll('.annotation-text')].map(t => t.textContent).filter(t => /[━╍┈■●▲]/.test(t)))"""
-#: Every element of the main area whose text the browser cut with an ellipsis (text-overflow), or that clips
-#: a label it is too narrow for (a widget label or a button's text wider than its box), with its text.
+#: Every element of the main area whose text the browser cut with an ellipsis (text-overflow), that clips a label
+#: it is too narrow for (a widget label or a button's text wider than its box), or a row of buttons wider than its
+#: box, with its text.
 _CUT = """() => {
   const cut = [];
   for (const el of document.querySelectorAll('[data-testid="stMain"] *')) {
     if (!el.offsetParent || !el.textContent.trim()) continue;
     const style = getComputedStyle(el);
     const label = el.matches('[data-testid="stWidgetLabel"] *, button *, [role="radio"] *, [data-baseweb="select"] *');
-    const clipped = style.textOverflow === 'ellipsis' || (label && style.overflow === 'hidden');
+    const clipped = style.textOverflow === 'ellipsis' || (label && style.overflow === 'hidden')
+      || el.matches('[data-testid="stButtonGroup"]');  // a row of view buttons wider than its column
     if (clipped && el.scrollWidth > el.clientWidth + 1) cut.push(el.textContent.trim().slice(0, 80));
   }
   return cut;

@@ -53,7 +53,8 @@ def test_regression_page_epsilon_slider_and_views(app_server, chromium_page, str
 
     _tab(page, "Budget split")
     page.locator(".st-key-rg_ternary .js-plotly-plot").first.wait_for(timeout=120_000)
-    _move(page, "p1 → nxx", "ArrowLeft")  # 0.35 → 0.30, above the views
+    page.locator('[data-testid="stExpander"] summary', has_text="Settings:").first.click()  # the folded settings
+    _move(page, "p1 → nxx", "ArrowLeft")  # 0.35 → 0.30
     expect(page.get_by_text("p3 → nyy = 0.10").first).to_be_visible(timeout=60_000)
     page.wait_for_function("() => window.location.search.includes('rg_p1=0.3')", timeout=60_000)
     assert "rg_R=20" in page.url  # kept while its view is closed

@@ -230,7 +230,7 @@ def test_headline_names_its_lines_in_a_legend_and_answers_in_one_line():
     assert spec["layout"]["showlegend"] is False
     legend = " ".join(a.get("text", "") for a in spec["layout"]["annotations"] if "━" in a.get("text", ""))
     assert "private (one preview draw)" in legend and "non-private" in legend, legend
-    under_chart = next(c.value for c in at.caption if c.value.startswith("The private curve"))
+    under_chart = next(t.value for t in [*at.caption, *at.markdown] if "The private curve is one" in t.value)
     assert len(under_chart.split()) <= 50, under_chart
     answer = next(m.value for m in at.markdown if m.value.startswith("**Median survival")).replace("\\", "")
     assert "private **" in answer and "months (95 % CI" in answer and "· non-private" in answer, answer
