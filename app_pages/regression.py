@@ -254,7 +254,7 @@ ui.page_header("Drug sensitivity: private linear regression",
                "Predict a cell line's response to a drug from its genomic features: move ε and compare the private "
                "model's predictions with the non-private model's.")
 
-q_source, q_drug = ui.question_row(1.5, 3.0)
+q_source, q_drug = ui.question_row(2.0, 2.6)
 with q_source:
     kind = ui.url_radio("Data source", key="rg_src", options=["gdsc", "synthetic", "upload"], horizontal=True,
                         format_func=lambda s: {"gdsc": "bundled GDSC", "synthetic": "synthetic",
@@ -375,7 +375,7 @@ with ui.settings_group("rg_settings") as settings:
                                           format_func=lambda m: METHOD_LABELS[METHODS[m]], help=METHOD_HELP)]
             robust = method == R.METHOD
             settings.shows(METHOD_LABELS[method].removesuffix(" (default)"))
-            priors = ui.url_toggle("Gamma priors (VB) and a noise-scale ridge", key="rg_priors", value=True,
+            priors = ui.url_toggle("Gamma priors and a ridge (VB)", key="rg_priors", value=True,
                                    help="Robust private LR only. On (the default, not the paper's): λ ~ Γ(2, 2), λ0 ~ "
                                         "Γ(2, 2) fitted by closed-form mean-field VB, with a ridge 2b (b: the noise's "
                                         "scale on XᵀX) added to the noisy XᵀX, a repair that keeps VB's fits on the "
