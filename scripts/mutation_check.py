@@ -324,8 +324,9 @@ MUTATIONS = [
              ACCOUNTING),
     # ---- release paths and exports
     Mutation("survival-band-from-exact-counts", "survival: the release's confidence band drawn from the exact counts",
-             "dpcore/survival/bundle.py", "band_rule=band_rule)\n    params = {",
-             "band_rule=band_rule)\n    exact = released_tables(counts, noise, alpha=alpha, band_draws=band_draws)"
+             "dpcore/survival/bundle.py", "time_resolution=time_resolution)\n    params = {",
+             "time_resolution=time_resolution)\n    exact = released_tables(counts, noise, alpha=alpha, "
+             "band_draws=band_draws, band_rule=band_rule, time_resolution=time_resolution)"
              "[\"kaplan_meier\"]\n    tables[\"kaplan_meier\"] = tables[\"kaplan_meier\"].assign("
              "ci_lower=exact[\"ci_lower\"], ci_upper=exact[\"ci_upper\"])\n    params = {", (G_EXPORTS,)),
     Mutation("export-fingerprint-in-json", "export: the data's fingerprint written into the release JSON",
