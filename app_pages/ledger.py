@@ -77,7 +77,7 @@ if person.role == VISITOR:
             f"{how_to_become('a custodian or reviewer')}.",
             icon=":material/lock:")
 elif is_custodian:
-    st.subheader("Budget cap")
+    st.header("Budget cap")
     # the data sets opened in this session, the latest first (a cap can precede the first release), then the
     # others with a release or a cap
     names = dict(reversed(opened_datasets(person.scope).items()))
@@ -112,7 +112,7 @@ elif is_custodian:
 def _person_spend_section(scopes: tuple[str, ...]) -> None:
     """How many persons have spent how much, against the cap: a reviewer sees at a glance that nobody is over."""
     spend = ledger.person_spend(scopes=scopes)
-    st.subheader("Spend per person")
+    st.header("Spend per person")
     if not spend:
         st.caption("No person has been read by a release yet.")
         return
@@ -161,11 +161,11 @@ with tables:
         )
         if not any(r.via for r in records):  # schema 2's charges through shared records, if this ledger has any
             table = table.drop(columns="charged through")
-        st.subheader("Releases (all sessions)")
+        st.header("Releases (all sessions)")
         st.dataframe(spreadsheet_safe(table), hide_index=True, width="stretch", column_config=_EXACT)
         st.caption(SETTINGS_CHOSEN_EXPLAINED)
         _person_spend_section(scopes)
-        st.subheader("Totals per data set")
+        st.header("Totals per data set")
         totals = pd.DataFrame(ledger.summary(session=session, scopes=scopes))
         for cap in ("ε cap", "δ cap"):  # a missing cap reads "no cap", not "None"
             totals[cap] = [f"{v:g}" if v is not None and pd.notna(v) else "no cap" for v in totals[cap]]
@@ -182,7 +182,7 @@ with tables:
                 "here." if is_custodian else "No release yet on the data sets granted to you.")
 
 if records:
-    st.subheader("A data set's whole history")
+    st.header("A data set's whole history")
     released = {ds: ledger.name_of(ds) for ds in dict.fromkeys(r.dataset for r in records)}
     chosen = st.selectbox("Data set", list(released), format_func=lambda ds: f"{released[ds]} · key {ds[:8]}",
                           key="history_dataset")
@@ -198,7 +198,7 @@ if records:
                "each release exported.")
 
 if is_custodian and person.id != "local":
-    st.subheader("Reviewers")
+    st.header("Reviewers")
     st.caption("A reviewer you name here reads the ledger and history reports of your data sets; they cannot release "
                "or change caps. Use the id shown in their sidebar.")
     reviewer = st.text_input("Reviewer's id", key="grant_reviewer", max_chars=320)
@@ -208,7 +208,7 @@ if is_custodian and person.id != "local":
 
 kept_audits = ledger.audit_records()
 if kept_audits:
-    st.subheader("Audits kept in the ledger")
+    st.header("Audits kept in the ledger")
     st.caption("Every audit run on this deployment (synthetic worst-case neighbours, no data), newest first.")
     # minutes, not raw ISO timestamps; the audit's name gets the room (it names the method and the pair)
     st.dataframe(pd.DataFrame([{"time (UTC)": pd.Timestamp(a["time"]).strftime("%Y-%m-%d %H:%M"),
@@ -224,7 +224,7 @@ if kept_audits:
                                     "empirical ε lower bound", format="%.3f"),
                                 "runs": st.column_config.NumberColumn("runs", format="localized")})
 
-st.subheader("Session report")
+st.header("Session report")
 bundles = releases()
 notes, audit_results = list(release_notes()), list(audits())
 if bundles or audit_results:

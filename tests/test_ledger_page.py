@@ -191,8 +191,8 @@ def _ledger_page_as(user: dict) -> AppTest:
 
 def _shown(at: AppTest) -> str:
     """Every text the page shows: headings, text, notes, tables' cells and the choices its select boxes offer."""
-    parts = [e.value for kind in (at.subheader, at.markdown, at.caption, at.info, at.success, at.warning, at.error)
-             for e in kind]
+    parts = [e.value for kind in (at.header, at.subheader, at.markdown, at.caption, at.info, at.success,
+                                  at.warning, at.error) for e in kind]
     parts += [table.value.to_string() for table in at.dataframe]
     parts += [str(option) for box in at.selectbox for option in box.options]
     return "\n".join(parts)
