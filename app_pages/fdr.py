@@ -669,7 +669,7 @@ def _charged(behind) -> dict:
     return {} if behind is None else {"persons": behind, "ledger_label": behind.source[:1].upper() + behind.source[1:]}
 
 
-def _release(s: fdr.Settings, method: str, summary: pd.DataFrame | None) -> None:
+def _release(s: fdr.Settings, method: str, summary: pd.DataFrame | None, button_at) -> None:
     if not math.isfinite(s.epsilon):
         return
     def utility_note() -> str:
@@ -703,7 +703,7 @@ def _release(s: fdr.Settings, method: str, summary: pd.DataFrame | None) -> None
         key="fdr", dataset_label=label, fingerprint=data_fp, **_charged(cohort), simulated=upload_p is None,
         records=records, method=f"{method} discovery list",
         epsilon=s.epsilon, delta=s.delta, params=params, utility_note=utility_note,
-        blocked=" ".join(blockers) or None,
+        blocked=" ".join(blockers) or None, button_at=button_at,
         make_bundle=lambda: release_with_script(fdr.release(
             stream, alpha=s.alpha, epsilon=s.epsilon, delta=s.delta, sensitivity=sens,
                                         cutoff=s.cutoff, lam=s.lam_paprika, gamma=s.gamma,
@@ -791,9 +791,8 @@ def _at_epsilon(settings: fdr.Settings, method: str) -> None:
         with frontier_tab:
             if frontier_tab.open:
                 _frontier_view(frontier, settings, method)
-    with controls:
-        _release(settings, method, summary)
     _shift_warning(settings)
+    _release(settings, method, summary, button_at=controls)
     st.markdown("\n\n".join(paragraphs))  # one element: it is resent on every move of ε
     code_downloads(_notebook_config(settings, method))
     attacker_panel("fdr", settings.epsilon, settings.delta)

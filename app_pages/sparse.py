@@ -588,19 +588,18 @@ def _live() -> None:
                     if released else "")
     config = SparseConfig(source=source, loss=loss, sparsity=s, epsilon=epsilon, delta=delta, seed=seed, repeats=R,
                           methods=methods, params=params, sweep=tuple(SWEEP), **_notebook_source())
-    with controls:
-        ui.release_panel(
-            key="sparse", dataset_label=label, fingerprint=fp, utility_note=utility_note,
-            persons=persons, records=records,
-            ledger_label=GDSC_LEDGER_LABEL if source == "gdsc" else None, simulated=source == "synthetic",
-            method=method_name,
-            epsilon=epsilon, delta=delta, parts=parts,
-            params=release_params,
-            make_bundle=lambda: release_with_script(sp.release_sparse(
-                data.X, data.y, sparsity=s, epsilon=epsilon, delta=delta, loss=loss, dataset=label, fingerprint=fp,
-                feature_names=data.feature_names or None,
-                variant="peeling" if release_variant == "peel" else "private_support", **params), config),
-        )
+    ui.release_panel(  # the button beside the figure, what a release costs and reads under the first screen
+        key="sparse", dataset_label=label, fingerprint=fp, utility_note=utility_note,
+        persons=persons, records=records,
+        ledger_label=GDSC_LEDGER_LABEL if source == "gdsc" else None, simulated=source == "synthetic",
+        method=method_name,
+        epsilon=epsilon, delta=delta, parts=parts,
+        params=release_params, button_at=controls,
+        make_bundle=lambda: release_with_script(sp.release_sparse(
+            data.X, data.y, sparsity=s, epsilon=epsilon, delta=delta, loss=loss, dataset=label, fingerprint=fp,
+            feature_names=data.feature_names or None,
+            variant="peeling" if release_variant == "peel" else "private_support", **params), config),
+    )
 
     noised = []
     if "peel" in noises:
