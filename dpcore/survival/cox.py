@@ -63,9 +63,10 @@ def default_intervals(epsilon: float, expected_event_share: float | None = None)
     """The public default number of equal intervals, from ε and the design's expected event share (never the data).
 
     Measured (bench/results/cox.md): with rare events one interval behaves like the hazard ratio and has the least
-    noise (a 1,151-person trial with 8 % events at ε = 1: median |Δ log HR| 0.06, against 0.10 with two); with
+    noise (a 1,151-person trial with 8 % events at ε = 1: median |Δ log HR| 0.066, against 0.093 with two); with
     common events one interval is a ratio of event rates, off by 1.3 SE on lung and GBSG2 at every ε, while two
-    are within 0.5 SE from ε = 1 and four within 0.2 SE from ε = 5 (more intervals, more noisy cells).
+    are within 0.5 SE from ε = 2 and four within 0.2 SE from ε = 5 (more intervals, more noisy cells). Long
+    follow-up with common events needs more (democracy durations, 45 years: 16 intervals for one SE at ε = 2).
     """
     if expected_event_share is not None and expected_event_share < RARE_EVENTS:
         return 1
