@@ -160,7 +160,7 @@ SOURCES = {"gdsc": "GDSC cell lines (bundled)", "synthetic": "synthetic (known �
 q_data, q_drug, q_s = ui.question_row(1.2, 2.2, 1)
 with q_data:
     source = ui.url_selectbox("Data set", key="sp_src", options=list(SOURCES), format_func=SOURCES.get)
-data_note = st.container()  # one caption under the question: where the data come from
+data_note = st.container()  # one note under the question: where the data come from
 upload_slot = st.container()  # an upload's file and columns, under the question
 settings_slot = st.container()
 
@@ -193,9 +193,9 @@ with settings_slot, ui.settings_group("sp_settings") as settings:
         data = _synthetic(*public_key[1:])
         persons = None  # synthetic records are nobody: the release is recorded and charges nobody
         label, fp = f"synthetic n={n}, d={d}, s*={s_star} ({loss})", fingerprint("synthetic-sparse", *public_key)
-        data_note.caption("x ~ N(0, I) clipped to [−K, K] with K = 1; θ* has s* entries ±1 at random positions; "
-                          + ("y = xᵀθ* + N(0, σ²)." if loss == "linear" else "P(y = 1) = sigmoid(xᵀθ*).")
-                          + " 1,000 extra records are held out for the test error.")
+        ui.note(into=data_note, markdown="x ~ N(0, I) clipped to [−K, K] with K = 1; θ* has s* entries ±1 at random "
+                "positions; " + ("y = xᵀθ* + N(0, σ²)." if loss == "linear" else "P(y = 1) = sigmoid(xᵀθ*).")
+                + " 1,000 extra records are held out for the test error.")
     elif source == "gdsc":
         drugs = _drugs()
         with q_drug:
@@ -221,7 +221,7 @@ with settings_slot, ui.settings_group("sp_settings") as settings:
         # every cell line with an IC50 for this drug (the held-out ones too: charged, though the release reads only
         # the training split, which is fixed inside dpcore.sparse.gdsc_problem)
         persons = gdsc_persons(g.drug_cell_lines(drug))
-        data_note.caption(
+        ui.note(into=data_note, markdown=
             f"{data.X.shape[0]} training / {data.X_test.shape[0]} held-out cell lines · binary mutation / copy-number "
             "features · "
             + (f"response: ln IC50 minus the public centre {(lo + hi) / 2:g}" if loss == "linear" else

@@ -83,10 +83,10 @@ def test_gdsc_linear_and_logistic():
     stem = chart_spec(at, "sp_stem")
     assert any(str(t).startswith(("(intercept)", "TP53", "loss_", "gain_")) or "_mut" in str(t)
                for t in stem["layout"]["xaxis"]["ticktext"])  # real feature names on the axis
-    assert any("sensitive" in c.value or "public centre" in c.value for c in at.caption)
+    assert any("sensitive" in m.value or "public centre" in m.value for m in at.markdown)  # a note (ui.note)
     at.radio(key="sp_loss").set_value("logistic").run()
     _ok(at)
-    assert any("sensitive (+1)" in c.value for c in at.caption)
+    assert any("sensitive (+1)" in m.value for m in at.markdown)
     cols = set(_view(at, "Utility over the draws").dataframe[0].value.columns)
     assert "misclassification" in cols and "overlap with teacher (F1)" in cols
 

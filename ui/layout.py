@@ -35,11 +35,12 @@ def page_header(title: str, subtitle: str = "") -> None:
         st.caption(subtitle)
 
 
-def note(markdown: str) -> None:
+def note(markdown: str, *, into=None) -> None:
     """Text a reader needs (a colour key, where the data come from, the unit of privacy, a ledger's standing), set
     small but in the body's colour: ``st.caption``'s grey is 3.8:1 on white, below the 4.5:1 WCAG AA asks of text.
-    ``markdown`` is one paragraph; names from links and uploads go through :func:`literal`."""
-    st.markdown(f":small[{markdown}]")
+    ``markdown`` is one paragraph; names from links and uploads go through :func:`literal`. ``into``: a container
+    drawn earlier (default: here)."""
+    (into or st).markdown(f":small[{markdown}]")
 
 
 def explain(markdown: str, *, title: str = "How this works", expanded: bool = False) -> None:
