@@ -359,12 +359,6 @@ if clipped_cols:
 VIEWS = ["Coefficients", "Utility over the draws", "Convergence", "Privacy–utility over ε"]
 
 
-#: what the stem chart calls each model, in the words of a reader who is not a statistician
-STEM_NAMES = {"truth": "true coefficients (simulated)", "nonprivate": "non-private model",
-              "peel": "private release (peeling + private fit)", "kt_ps": "private release (KT with private support)"}
-STEM_COLOURS = {STEM_NAMES["truth"]: sf.TRUTH, STEM_NAMES["nonprivate"]: sf.NONPRIVATE,
-                STEM_NAMES["peel"]: sf.COLOURS["peeling + private fit"],
-                STEM_NAMES["kt_ps"]: sf.COLOURS["KT with private support"]}
 KT_CAVEAT = (
     "**Caveat found by our audit (the paper's knowledge transfer, shown here for comparison).** Assumption (1) of "
     "its proof fails for the hard-thresholded teacher: when one record tips which features the teacher keeps, the "
@@ -385,13 +379,9 @@ def _kt_caveat() -> None:
 def _coefficients_view(coefs: dict) -> None:
     """The first screen's figure: the released model's coefficients (one preview draw) against the non-private
     model's (and the true ones for synthetic data)."""
-    stems = {}
-    if data.theta is not None:  # real data has no true θ* to show
-        stems[STEM_NAMES["truth"]] = data.theta
-    stems[STEM_NAMES["nonprivate"]] = coefs["nonprivate"][0]
-    stems[STEM_NAMES[release_variant]] = coefs[release_variant][0]
-    ui.live_chart(sf.stem_figure(stems, feature_names=data.feature_names or None, colours=STEM_COLOURS,
-                                 height=ui.FIGURE_HEIGHT), key="sp_stem")
+    ui.live_chart(sf.release_stem_figure(coefs["nonprivate"][0], coefs[release_variant][0], variant=release_variant,
+                                         theta=data.theta, feature_names=data.feature_names or None,
+                                         height=ui.FIGURE_HEIGHT), key="sp_stem")  # real data: no θ* to show
     ui.teaching(
         "Each stem is one coefficient; only features that one of the models kept are shown. A dot marks a "
         "coefficient a model kept (its s features); outside them a model's coefficient is 0 and has no stem. "
@@ -587,7 +577,7 @@ def _live() -> None:
                     + f" — over {R} simulated releases of {RELEASES[release_variant]} at ε = {epsilon:g}."
                     if released else "")
     config = SparseConfig(source=source, loss=loss, sparsity=s, epsilon=epsilon, delta=delta, seed=seed, repeats=R,
-                          methods=methods, params=params, sweep=tuple(SWEEP), **_notebook_source())
+                          methods=fitted, params=params, sweep=tuple(SWEEP), **_notebook_source())
     ui.release_panel(  # the button beside the figure, what a release costs and reads under the first screen
         key="sparse", dataset_label=label, fingerprint=fp, utility_note=utility_note,
         persons=persons, records=records,

@@ -134,6 +134,8 @@ def cases():
         "figures.coefficient_figure": lambda: F.coefficient_figure(coefs, feature_names=[f"g<{j}>" for j in range(10)],
                                                                   title="stems"),
         "sparse.stem_figure": lambda: SF.stem_figure(coefs, feature_names=[f"g<{j}>" for j in range(10)]),
+        "sparse.release_stem_figure": lambda: SF.release_stem_figure(
+            0.9 * coefs["truth θ*"], coefs["DP-IGHT"], theta=coefs["truth θ*"], feature_names=[f"g<{j}>" for j in range(10)]),
         "sparse.stem_figure_many": lambda: SF.stem_figure(
             {f"a longer method name {i}": rng_fixed(7).normal(size=60) * (rng_fixed(i).random(60) < 0.5) for i in range(7)},
             max_features=30),

@@ -684,3 +684,14 @@ BEFORE.update({'fdr.stream_figure': {'axes': {'yaxis': 'log'},
                                        'subplots': [['x', 'y']],
                                        'traces': 'scatter*5',
                                        'vlines': []}})
+
+#: the sparse page's first figure: the release against the non-private model and the truth, with a Plotly legend
+BEFORE["sparse.release_stem_figure"] = {'axes': {},
+ 'hlines': [],
+ 'hover': 'skip template*3',
+ 'hovermode': 'closest',
+ 'labels': [],
+ 'legend': ['true coefficients (simulated)', 'non-private model', 'private release (peeling + private fit)'],
+ 'subplots': [('x', 'y')],
+ 'traces': 'bar scatter*3',
+ 'vlines': []}

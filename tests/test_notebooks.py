@@ -107,8 +107,9 @@ def test_sparse_notebook_prints_the_pages_preview():
     got = run_notebook(files["sparse-preview.ipynb"],
                        "import json; print(json.dumps({'traces': [np.asarray(t.y, float).tolist() for t in headline.data],"
                        " 'eps': EPSILON, 'seed': SEED}))")
-    assert (got["eps"], got["seed"]) == (2.0, 4) and len(got["traces"]) == len(shown) == 2  # stems, support dots
-    assert len(_values(shown[0]["y"])) > 10  # several methods' coefficients
+    # the stems, then the dots of the truth, the non-private model and the release
+    assert (got["eps"], got["seed"]) == (2.0, 4) and len(got["traces"]) == len(shown) == 4
+    assert len(_values(shown[0]["y"])) > 10  # three vectors' coefficients
     for mine, page in zip(got["traces"], shown):
         np.testing.assert_allclose(mine, _values(page["y"]), rtol=1e-12, atol=1e-12)
 

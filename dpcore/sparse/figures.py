@@ -130,3 +130,22 @@ def stem_figure(coefs: Mapping[str, np.ndarray], *, feature_names: Sequence[str]
                         zeroline=False),
              yaxis=dict(zeroline=True, zerolinecolor="#999", zerolinewidth=1))
     return to_figure(fig)
+
+
+#: What the release's stem chart calls each model, in the words of a reader who is not a statistician
+STEM_NAMES = {"truth": "true coefficients (simulated)", "nonprivate": "non-private model",
+              "peel": "private release (peeling + private fit)", "kt_ps": "private release (KT with private support)"}
+STEM_COLOURS = {STEM_NAMES["truth"]: TRUTH, STEM_NAMES["nonprivate"]: NONPRIVATE,
+                STEM_NAMES["peel"]: COLOURS["peeling + private fit"],
+                STEM_NAMES["kt_ps"]: COLOURS["KT with private support"]}
+
+
+def release_stem_figure(teacher: np.ndarray, released: np.ndarray, *, variant: str = "peel",
+                        theta: np.ndarray | None = None, feature_names: Sequence[str] | None = None,
+                        height: int = 460) -> go.Figure:
+    """One draw of the release's coefficients (``variant``: "peel" or "kt_ps") against the non-private model's, and
+    the true ones when known (synthetic data): the sparse page's first figure, and its notebook's."""
+    stems = {} if theta is None else {STEM_NAMES["truth"]: theta}
+    stems[STEM_NAMES["nonprivate"]] = teacher
+    stems[STEM_NAMES[variant]] = released
+    return stem_figure(stems, feature_names=feature_names, colours=STEM_COLOURS, height=height)
