@@ -440,7 +440,7 @@ def _stream_answer(one, base_one) -> None:
 
 def _one_stream_view(s: fdr.Settings, one, base_one) -> None:
     with ui.show_errors("Cannot run the procedures"):
-        st.subheader(f"One stream: {one.method} vs {base_one.method}")
+        st.header(f"One stream: {one.method} vs {base_one.method}")
         ui.live_chart(ff.stream_figure(one, p_runs[0], truth=None if truth_runs is None else truth_runs[0],
                                        nonprivate=base_one, cutoff=s.cutoff, height=ui.FIGURE_HEIGHT),
                       key="fdr_fig_stream")
@@ -498,7 +498,7 @@ def _summary(s: fdr.Settings) -> pd.DataFrame | None:
 
 
 def _runs_view(s: fdr.Settings) -> pd.DataFrame | None:
-    st.subheader(f"All six methods over {R} {'runs' if upload_p is None else 'noise draws'}")
+    st.header(f"All six methods over {R} {'runs' if upload_p is None else 'noise draws'}")
     summary = None
     if truth_runs is None:
         st.info("Without known truth labels FDR and power cannot be computed; the panel shows the number of "
@@ -543,7 +543,7 @@ def _runs_view(s: fdr.Settings) -> pd.DataFrame | None:
 
 
 def _pi1_view(s: fdr.Settings) -> None:
-    st.subheader("FDR and power vs the share of non-nulls π1")
+    st.header("FDR and power vs the share of non-nulls π1")
     if truth_runs is None or upload_p is not None:
         st.info("The sweep over π1 simulates fresh streams: choose one of the simulations as the data source.")
         return
@@ -559,7 +559,7 @@ def _pi1_view(s: fdr.Settings) -> None:
 
 def _eps_view(s: fdr.Settings) -> None:
     """The sweep over ε: independent of the chosen ε (its figure is not redrawn when ε moves)."""
-    st.subheader("Privacy–utility: FDR and power vs ε")
+    st.header("Privacy–utility: FDR and power vs ε")
     if truth_runs is None:
         st.info("Without known truth labels FDR and power cannot be computed.")
         return
@@ -630,7 +630,7 @@ def _design_power_text(s: fdr.Settings, method: str) -> str:
 
 
 def _frontier_view(frontier: pd.DataFrame | None, s: fdr.Settings, method: str) -> None:
-    st.subheader("Power frontier: where a release has power")
+    st.header("Power frontier: where a release has power")
     if frontier is None:
         st.info("The frontier simulates the Bernoulli design (the exact binomial test, whose η is proven): choose "
                 "the Bernoulli simulation as the data source.")

@@ -409,7 +409,7 @@ def _answer(coefs: dict, metrics: dict, epsilon: float, R: int) -> None:
 
 
 def _draws_view(metrics: dict, epsilon: float, R: int) -> None:
-    st.subheader(f"Utility over {R} noise draws at ε = {epsilon:g}")
+    st.header(f"Utility over {R} noise draws at ε = {epsilon:g}")
     rows = []
     for m in ("nonprivate",) + tuple(x for x in sp.METHODS if x != "nonprivate"):
         if m not in metrics or m not in methods + ("nonprivate",):

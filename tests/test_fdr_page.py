@@ -57,7 +57,7 @@ def test_default_page_draws_only_the_open_view_and_each_view_its_own_chart():
     assert all(float(v.split(" ± ")[0]) > 0.5 for v in summary["power ± SE"])
     assert all(float(v.split(" ± ")[0]) <= 0.25 for v in summary["FDR ± SE"])
     _open(at, "FDR and power vs π1")
-    assert _charts(at) == ["fdr_fig_pi1"] and any("share of non-nulls" in s.value for s in at.subheader)
+    assert _charts(at) == ["fdr_fig_pi1"] and any("share of non-nulls" in s.value for s in at.header)
     _open(at, "FDR and power vs ε")
     assert _charts(at) == ["fdr_fig_eps"]  # the sweep over ε (accuracy first: closed until opened)
     assert not at.exception, at.exception
@@ -86,7 +86,7 @@ def test_a_link_reproduces_the_settings_and_moving_them_updates_it():
     assert not at.exception, at.exception
     assert at.select_slider(key="fdr_alpha").value == 0.1 and at.select_slider(key="fdr_c").value == 20
     assert at.radio(key="fdr_method").value == "PAPRIKA AI" and at.select_slider(key="eps").value == 1.0
-    assert any("One stream: PAPRIKA AI vs SAFFRON AI" in s.value for s in at.subheader)
+    assert any("One stream: PAPRIKA AI vs SAFFRON AI" in s.value for s in at.header)
     text = _noise_text(at)
     assert "(1, 0.00025)-DP" in text and "FDR ≤ α + δT = 0.3" in text
     at.select_slider(key="fdr_c").set_value(80).run()

@@ -304,7 +304,7 @@ def test_links_reproduce_the_live_controls_in_every_view_and_the_release_charges
         assert at.select_slider(key="sp_delta").value == "1e-8" and at.select_slider(key="sp_R").value == 20
     assert chart_spec(at, "sp_stem") == stem
     table = _view(at, "Utility over the draws").dataframe[0].value
-    assert any(s.value.startswith("Utility over 20 noise draws at ε = 5") for s in at.subheader)
+    assert any(s.value.startswith("Utility over 20 noise draws at ε = 5") for s in at.header)
     again = _view(_app(**LIVE_LINK), "Utility over the draws")
     pd.testing.assert_frame_equal(again.dataframe[0].value, table)  # seeded: the link shows the same preview
     at.button(key="release_button_sparse").click().run()
@@ -454,4 +454,4 @@ def test_every_series_on_the_coefficient_chart_has_its_own_colour():
         assert len(set(dots.values())) == len(dots) == 2, dots
         assert "non-private model" in dots and any(release_label in name for name in dots
                                                    for release_label in ("peeling + private fit", "KT with private support"))
-        assert not any("true" in name for name in dots) and not any("truth" in h.value for h in at.subheader)
+        assert not any("true" in name for name in dots) and not any("truth" in h.value for h in at.header)
