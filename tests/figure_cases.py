@@ -23,6 +23,7 @@ from dpcore.regression import figures as RF
 from dpcore.regression.linalg import MODELS
 from dpcore.sparse import figures as SF
 from dpcore.survival import figures as VF
+from dpcore.survival.cox import lifelines_reference as cox_reference
 from dpcore.survival.estimators import CurveSet
 from dpcore.survival.monte_carlo import UtilityCurve as SurvCurve
 
@@ -40,6 +41,23 @@ def _surv_utility(rng, groups=True):
     return SurvCurve(epsilons=eps, sup_error=u(), integrated_error=u(), median_error=u(), coverage=u(),
                      logrank_agree=(rng.random((eps.size, 40)) < 0.8).astype(float) if groups else None,
                      p_value=None, exact_p_value=None, estimator="km")
+
+
+def _hazard_ratio_fit(rng, n=400):
+    """A seeded private fit of a simulated two-arm trial (true HR 0.6): its summary, lifelines' fit on the same
+    rows, and the fitter."""
+    arm = rng.integers(0, 2, n)
+    time = rng.exponential(1.0 / np.where(arm == 1, 0.6, 1.0)) * 12
+    frame = pd.DataFrame({"time": np.minimum(time, 36.0), "event": (time < 36.0).astype(int), "arm": arm})
+    fitter = sv.DPCoxPHFitter(epsilon=2, bounds={"arm": (0, 1)}, horizon=36, intervals=4).fit(
+        frame, "time", "event", rng=rng)
+    return fitter.summary, cox_reference(frame, "time", "event", fitter), fitter
+
+
+def _hazard_ratio_curve():
+    eps = np.array([0.5, 1.0, 2.0, 5.0, 10.0])
+    return pd.DataFrame({"epsilon": eps, "median_abs_diff": 0.4 / eps, "q90_abs_diff": 0.9 / eps,
+                         "share_significant": np.minimum(1.0, 0.3 * eps), "exact_significant": 1.0})
 
 
 def _stream(rng, T=300):
@@ -131,6 +149,13 @@ def cases():
         "survival.groups_figure": lambda: VF.groups_figure(cs, cs_exact, p_private=0.1, p_exact=0.05),
         "survival.utility_figure": lambda: VF.utility_figure(_surv_utility(rng_fixed(5)), 1.0),
         "survival.utility_figure_one": lambda: VF.utility_figure(_surv_utility(rng_fixed(6), groups=False), None),
+        "survival.forest_figure": lambda: VF.forest_figure(*_hazard_ratio_fit(rng_fixed(16))[:2], epsilon=2,
+                                                           title="arm"),
+        "survival.forest_figure_released": lambda: VF.forest_figure(_hazard_ratio_fit(rng_fixed(16))[0]),
+        "survival.per_interval_figure": lambda: VF.per_interval_figure(
+            _hazard_ratio_fit(rng_fixed(17))[2].proportional_hazards_check(rng=rng_fixed(18)).per_interval,
+            time_label="time (months)"),
+        "survival.hazard_ratio_utility_figure": lambda: VF.hazard_ratio_utility_figure(_hazard_ratio_curve(), chosen=2.0),
         "figures.coefficient_figure": lambda: F.coefficient_figure(coefs, feature_names=[f"g<{j}>" for j in range(10)],
                                                                   title="stems"),
         "sparse.stem_figure": lambda: SF.stem_figure(coefs, feature_names=[f"g<{j}>" for j in range(10)]),
