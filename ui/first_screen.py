@@ -20,6 +20,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.layout import explain, literal
+from ui.widgets import FOLDED_NOTES, link_note
 
 #: The tallest main figure that still leaves half of it in the first 768 px under the title, the question row
 #: and the view switch (measured in Chromium, ``tests/test_first_screen_browser.py``).
@@ -88,10 +89,14 @@ class settings_group:  # lower case: used like st.expander, ``with ui.settings_g
         self._shown = st.session_state.get(self._memory)
         self._box = st.expander(self._label(self._shown), expanded=False, key=self._key)
         self._box.__enter__()
+        st.session_state[FOLDED_NOTES] = []
         return self
 
     def __exit__(self, *exc) -> None:
         self._box.__exit__(*exc)
+        notes = st.session_state.pop(FOLDED_NOTES, None) or []
+        for note in notes:  # a link's refused value, shown where the folded group cannot hide it
+            link_note(note, where=f"under {self._title}")
         if exc[0] is None and self.summary != self._shown:
             st.session_state[self._memory] = self.summary
             st.rerun(scope="app")

@@ -156,9 +156,20 @@ def forget_control(key: str) -> None:
         del st.query_params[key]
 
 
-def link_note(note: str) -> None:
-    """The note under a control whose link value had to be changed; literal text (a link is anyone's text)."""
-    st.caption(literal(f"Link: {note}."))
+#: while a folded group of settings is drawn, the link notes its controls raise (shown after the group, not in it)
+FOLDED_NOTES = "_link_notes_in_folded_settings"
+
+
+def link_note(note: str, where: str = "") -> None:
+    """The note under a control whose link value had to be changed; literal text (a link is anyone's text).
+
+    Inside a folded settings group the note is kept for the group to show below its label: a note folded away
+    with its control would leave the reader of a hostile link unaware that the link asked for something else."""
+    folded = st.session_state.get(FOLDED_NOTES)
+    if folded is not None:
+        folded.append(note)
+    else:
+        st.caption(literal(f"Link: {note}." + (f" ({where})" if where else "")))
 
 
 def _url_bound(widget, label: str, key: str, default, from_text: Callable[[str], tuple], fit: Callable,
@@ -323,10 +334,18 @@ def url_multiselect(label: str, *, key: str, options, format_func=str, **kwargs)
     long_raw = next((raw for raw in raws if len(raw) > _link_cap(options)), None)
     if long_raw is not None:
         del st.query_params[key]
+    noted = _noted(key)
     value = st.multiselect(label, key=key, bind="query-params", options=options,
                            format_func=_labels(options, format_func), **kwargs)
     if long_raw is not None:
-        link_note(_too_long(long_raw, "selection"))
+        st.session_state[noted] = (_too_long(long_raw, "selection"), list(value))
+    # the note stays while the selection is the one the link was dropped for (a page that reruns once, e.g. to
+    # relabel its folded settings, would otherwise take it away before anyone read it)
+    kept = st.session_state.get(noted)
+    if kept is not None and kept[1] == list(value):
+        link_note(kept[0])
+    else:
+        st.session_state.pop(noted, None)
     return value
 
 
