@@ -52,7 +52,7 @@ SHARED = {"fdr_src": "bernoulli", "fdr_T": 800, "fdr_pi1": 0.05, "fdr_theta": 0.
 #: An upload's stated alternative (success rate per record under the alternative; null 0.5) for the exact binomial
 #: η: with the records per test it is the upload's public design, which sets the default floor μ (as
 #: :func:`dpcore.fdr.design_floor` does for the simulation) and the power the page says the upload can reach.
-#: Never read off the data (issue 44: the constant μ = 10⁻⁶ left an upload of 5,000 records per test no rejection).
+#: Never read off the data (the constant μ = 10⁻⁶ left an upload of 5,000 records per test no rejection).
 UPLOAD_THETAS = [0.55, 0.6, 0.65, 0.7, 0.75, 0.8]
 #: The share of effects the power statement for an upload assumes (the paper's π1), stated beside it
 UPLOAD_PI1 = 0.05

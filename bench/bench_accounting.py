@@ -1,4 +1,4 @@
-"""Benchmark of dpcore.accounting (issue 45): (a) a cap check over 10⁵ persons whose histories hold 100 releases,
+"""Benchmark of dpcore.accounting: (a) a cap check over 10⁵ persons whose histories hold 100 releases,
 the tight check against the basic-sum check in the same run; (b) the workload table, basic vs tight ε at the
 total δ of 10⁻⁶ and of the deployment's default δ cap 10⁻³; (c) survival counts under several releases:
 discrete Laplace against Gaussian noise, each calibrated by the tight accountant to the same total.
@@ -166,7 +166,7 @@ def _fmt(x: float) -> str:
 def markdown(out: dict) -> str:
     first = out["cap_check"][0]
     lines = [
-        "# Tight accounting (issue 45): bench/bench_accounting.py", "",
+        "# Tight accounting: bench/bench_accounting.py", "",
         f"Machine: {out['machine']}. One run; every figure below from the same process.", "",
         "## (a) Cap check over 10⁵ persons, 100 releases in each history", "",
         f"{first['persons']:,} persons share {first['distinct_histories']} distinct histories of "

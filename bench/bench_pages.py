@@ -1,4 +1,4 @@
-"""Slider latency and first visits in Chromium, against the bare page, same machine, same run (issue 14).
+"""Slider latency and first visits in Chromium, against the bare page, same machine, same run.
 
 For every method page and the audit page:
 
@@ -19,8 +19,8 @@ For every method page and the audit page:
   spent serialising figures (``plotly.io.to_json``). And the browser's main thread during one more ε move
   (Chrome's sampling profiler): CPU in Plotly, in the rest of the JavaScript, in native work (layout, paint and other non-JS work; the bare page shows its baseline), in GC.
 
-Targets (issue 14): median ≤ 2.5×, worst ≤ 4× on every method page and slider; audit ≤ 1.5×; first visit ≤ 3×.
-Issue 26: moving ε on a method page, median ≤ 2×.
+Targets: median ≤ 2.5×, worst ≤ 4× on every method page and slider; audit ≤ 1.5×; first visit ≤ 3×.
+Moving ε on a method page: median ≤ 2×.
 Results: bench/results/pages.{json,md}.
 
 Run: .venv/bin/python bench/bench_pages.py [page …] [--repeat 3]   (needs Debian's chromium at /usr/bin/chromium)
@@ -56,7 +56,7 @@ SLIDERS = {
 }
 NAV_TITLES = {"survival": "Survival curves", "regression": "Drug sensitivity", "sparse": "Sparse learning",
               "fdr": "Online FDR", "audit": "Privacy audit"}
-#: issue 14's targets, and issue 26's: moving ε on a method page within 2× the bare page (median)
+#: the targets above, and moving ε on a method page within 2× the bare page (median)
 TARGETS = {"median": 2.5, "worst": 4.0, "audit": 1.5, "first_visit": 3.0, "epsilon": 2.0}
 MOVES = 6
 

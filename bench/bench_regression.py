@@ -1,11 +1,11 @@
 """Benchmark of the drug-sensitivity methods, in one run: the threshold search's speed and the release methods' utility.
 
-1. **Speed** (issue 26 §3): the (ωx, ωy) threshold search as the page runs it (coarse to fine over the 27 × 27
+1. **Speed**: the (ωx, ωy) threshold search as the page runs it (coarse to fine over the 27 × 27
    ``OMEGA_GRID``, 20 synthetic data sets × 20 noise draws at n = 500) against the straightforward per-pair loop
    (one ``numpy.linalg.solve`` per fit, the same PSD repair and Spearman score), timed on a subsample of pairs in
    the same process and scaled to the whole grid; the batched whole-grid search is timed too, and the
    coarse-to-fine choice must equal its choice. Target: ≥ 20×.
-2. **Utility** (issue 26 §2): median held-out R² and mean Spearman ρ of every model over ε on diabetes (332 private
+2. **Utility**: median held-out R² and mean Spearman ρ of every model over ε on diabetes (332 private
    patients, 110 held out, public per-feature ranges, 30 Monte-Carlo splits) and on bundled GDSC (d = 10,
    700 private cell lines, 100 held out, the 5 drugs with the most cell lines × 10 splits). Target: AdaSSP's median R²
    at ε = 10 at least half the non-private OLS fit's (AdaSSP at ε = 10⁶, the same pipeline without noise), and within

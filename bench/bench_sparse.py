@@ -4,7 +4,7 @@ Run: ``.venv/bin/python bench/bench_sparse.py [--quick]``. Writes ``bench/result
 ``bench/results/sparse_methods.md`` (the table docs/sparse.md quotes). One BLAS thread (set below, before NumPy
 loads): on a shared 2-core machine competing BLAS threads make these small mat-vecs many times slower.
 
-1. **Targets** (issue 26), synthetic data of the paper's size: n = 2000, d = 500, s* = 10, x ~ N(0, I) clipped
+1. **Targets**, synthetic data of the paper's size: n = 2000, d = 500, s* = 10, x ~ N(0, I) clipped
    to [−1, 1], θ* = ±1, Gaussian noise σ = 0.5, δ = 1/n², public K = 1, r = 5, B = 10. Median support F1 of the
    default release (peeling + private fit) ≥ 0.5 at ε = 2 and ≥ 0.8 at ε = 5 (linear); its logistic held-out
    accuracy within 0.05 of non-private IGHT at ε = 5. Medians over ``DATASETS`` data sets × ``DRAWS`` draws.

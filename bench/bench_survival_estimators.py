@@ -1,4 +1,4 @@
-"""Benchmark: which post-processing of the noisy count matrix gives the most accurate DP Kaplan–Meier (issue 43).
+"""Benchmark: which post-processing of the noisy count matrix gives the most accurate DP Kaplan–Meier.
 
 Every candidate (:data:`CANDIDATES`: a released statistic — the histogram of cells, Δ1 = 2, or the paper's matrix,
 Δ1 = 4 with groups — and a rule of ``dpcore.survival.RISK_SETS``) gets the **same** discrete-Laplace draws per

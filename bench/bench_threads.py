@@ -1,4 +1,4 @@
-"""Four busy sessions at once against one (issue 44 §2): the latency of a slider move's work, per thread setting.
+"""Four busy sessions at once against one: the latency of a slider move's work, per thread setting.
 
 A Streamlit server runs each session's script in a thread of one process. Each "move" here is what an ε move on
 the drug-sensitivity page computes for an upload of d = 64 features and no cached answer: the free threshold search

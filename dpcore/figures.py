@@ -9,7 +9,7 @@ method or by the report layer (the coefficient stem plot, the log-ε axis) live 
 Builders assemble a plain spec (:func:`new_spec`: ``{"data": [trace dicts], "layout": {...}}``) with the helpers
 below — :func:`vline`/:func:`hline` for ``add_vline``/``add_hline``, :func:`subplots` for ``make_subplots``, subplot
 axes by name (``xaxis2``, ``x2``, ``y2 domain``) — and return :func:`to_figure` of it: a ``go.Figure`` built without
-validation, 10–35× faster to build while a slider moves (issue 14).
+validation, 10–35× faster to build while a slider moves.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def to_figure(spec: Spec) -> go.Figure:
     """The spec as a ``go.Figure`` built WITHOUT Plotly's validation.
 
     Validating (and deep-copying) every trace and layout property through ``plotly.graph_objects`` was a third to
-    two thirds of each rerun while a slider moves (py-spy, issue 14); ``go.Figure(spec, _validate=False)`` still copies
+    two thirds of each rerun while a slider moves (py-spy); ``go.Figure(spec, _validate=False)`` still copies
     the spec but skips the checks. That every builder's spec is valid Plotly — validation would change nothing — is
     asserted for every public builder by ``tests/test_figure_specs.py``.
     """

@@ -3,8 +3,8 @@
 A Streamlit server runs every session's script in a thread of one process. OpenBLAS (numpy's and scipy's, two
 separate libraries), OpenMP (libgomp) and numba each start as many threads as the machine has cores, and with
 several busy sessions those pools spin against each other: the regression threshold search for d = 64 took 1.8 s
-on an idle machine and 31 s beside four busy processes with the default threads, 5.8 s with one thread per library
-(issue 44 §2). The server's parallelism is its sessions, so each session's numerical work runs in one thread per
+on an idle machine and 31 s beside four busy processes with the default threads, 5.8 s with one thread per library.
+The server's parallelism is its sessions, so each session's numerical work runs in one thread per
 library (``bench/bench_threads.py`` measures four sessions at once against one). No Streamlit here: the entry point
 calls :func:`bound_threads` at the start of every run.
 """

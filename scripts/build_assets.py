@@ -169,7 +169,7 @@ def build_gdsc(manifest: dict, sdist: Path) -> None:
     common = ic50.index.intersection(features.index)
     ic50, features = ic50.loc[common], features.loc[common]
     # the file's own column order (mutations, then copy-number segments by number): a public rule that does not
-    # look at the cell lines, unlike an order by frequency among them (issue 27 §3)
+    # look at the cell lines, unlike an order by frequency among them
     binary = features.drop(columns=["TISSUE_FACTOR", "MSI_FACTOR"]).astype(np.int8)
     binary.insert(0, "MSI", features["MSI_FACTOR"].astype(np.int8))
     binary.insert(0, "tissue", features["TISSUE_FACTOR"])

@@ -72,7 +72,7 @@ class Mutation:
 
 
 MUTATIONS = [
-    # ---- the eleven of issue 46's table
+    # ---- the eleven release-path bugs (the first table of docs/mutation.md)
     Mutation("survival-release-halved", "survival: the release path halves its noise (preview unchanged)",
              "dpcore/survival/mechanism.py", "return counts.from_vector(noise.release(vec))",
              "return counts.from_vector(noise.with_scale_factor(0.5).release(vec))", SURVIVAL),

@@ -1,6 +1,6 @@
 """Reproduce the paper's comparison (Wang & Gu, AAAI 2020) on synthetic sparse linear regression.
 
-Setting (issue 5): n = 1000, d ∈ {1000, 5000}, plus n = 10⁴, d = 1000 to see where utility appears; s* = 10, ε ∈ {0.5, 1, 2, 5}, δ = 1/n², 20 repeats
+Setting: n = 1000, d ∈ {1000, 5000}, plus n = 10⁴, d = 1000 to see where utility appears; s* = 10, ε ∈ {0.5, 1, 2, 5}, δ = 1/n², 20 repeats
 (4 independent data sets × 5 independent noise draws each), five methods: non-private IGHT, knowledge
 transfer (KT), DP-IGHT, DP Frank–Wolfe, two-stage. Also KT at c1 = 10 (the top of the paper's grid for
 λ = c1·sqrt(s log d log(1/δ))/(nε)) and c1 = 1000, since λ was chosen by (non-private) cross-validation

@@ -1,4 +1,4 @@
-"""Several survival releases on one budget (issue 45): the plans compose within the total, Gaussian noise wins
+"""Several survival releases on one budget: the plans compose within the total, Gaussian noise wins
 from about five releases, and a Gaussian survival release is charged as the Gaussian it ran."""
 
 from __future__ import annotations

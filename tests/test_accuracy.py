@@ -1,5 +1,5 @@
 """Accuracy first (ui/accuracy.py, on every method page): the smallest ε meeting a target is compared with what the
-data set may spend (issue 32: 13.8 on bundled Cancer, above the default cap of 10, was shown without a word)."""
+data set may spend (13.8 on bundled Cancer, above the default cap of 10, was shown without a word)."""
 
 from __future__ import annotations
 

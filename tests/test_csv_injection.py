@@ -1,4 +1,4 @@
-"""Spreadsheet formulas in exported CSVs (issue 44 §3): every text cell a release ZIP writes that starts with =, +, -,
+"""Spreadsheet formulas in exported CSVs: every text cell a release ZIP writes that starts with =, +, -,
 @, a tab or a carriage return gets OWASP's single-quote prefix, for every method's release, and numbers are kept.
 
 Hostile labels reach the CSVs as group labels (survival), feature names (regression, sparse: table cells and

@@ -1,6 +1,6 @@
 """In Chromium: a survival upload whose group labels are spreadsheet formulas, released, and its ZIP downloaded as a
-person would; every CSV in it shows the labels as text (OWASP's single quote), numbers as numbers (issue 44 §3:
-``=cmd|' /C calc'!A0`` was written as it was into ``counts.csv`` and ``at_start.csv``)."""
+person would; every CSV in it shows the labels as text (OWASP's single quote), numbers as numbers
+(``=cmd|' /C calc'!A0`` was written as it was into ``counts.csv`` and ``at_start.csv``)."""
 
 from __future__ import annotations
 

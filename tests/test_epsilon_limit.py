@@ -1,5 +1,5 @@
 """A trade-off explorer must reach the truth: with default settings, every private preview approaches the
-non-private answer as ε grows (issue 11, item 6).
+non-private answer as ε grows.
 
 Here: survival (every estimator, both preview noises, both risk sets, random data) and online FDR (each
 private rule at ε = 10⁶ under the page's defaults equals its own noise-free run, which the equivalence tests

@@ -430,7 +430,7 @@ def test_release_bundle_contains_only_the_rejection_set():
 
 
 def test_release_refuses_an_eta_not_proven_for_the_test():
-    """Issue 11 item 2: the paper's η = √(ln n / n) is not a bound for the binomial test (one record moves log p by
+    """The paper's η = √(ln n / n) is not a bound for the binomial test (one record moves log p by
     more than η once p < 0.23 at n = 1000), so it is preview-only; a bare number says nothing of its basis."""
     p = fdr.simulate_bernoulli(1, 200, pi1=0.1, rng=np.random.default_rng(3)).pvalues[0]
     kw = dict(alpha=0.05, epsilon=3.0, delta=2.5e-4, cutoff=10)
@@ -585,7 +585,7 @@ def _pair_bound(p_a, eps, eta, *, ai=False, c=40):
 
 
 def test_stream_shift_keeps_delta_with_many_boundary_hypotheses():
-    """Issue 11 item 1, the reviewer's pair: 800 p-values just below 2λ in A, each times e^η in B (so B never
+    """The reviewer's pair: 800 p-values just below 2λ in A, each times e^η in B (so B never
     rejects); c = 40, α = 0.05, ε = 3. (ε, δ)-DP needs P_A(any rejection) ≤ δ = 2.5e-4. Today's code (Theorem 4's
     shift s = 4, δ per boundary event) gives ≈ 0.011 = 43δ; the shift proven for the stream gives ≈ 1e-5.
 

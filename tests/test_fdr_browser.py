@@ -1,5 +1,5 @@
 """End to end in Chromium: the online-FDR page renders, the ε slider moves by keyboard, no exception; its views are
-tabs, only the open one is drawn, and a slider move redraws only the open view's chart (issue 14)."""
+tabs, only the open one is drawn, and a slider move redraws only the open view's chart."""
 
 from __future__ import annotations
 

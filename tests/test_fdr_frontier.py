@@ -1,4 +1,4 @@
-"""The release path's power frontier (issue 28): records per test × cutoff × ε → power and FDR, with the exact η at
+"""The release path's power frontier: records per test × cutoff × ε → power and FDR, with the exact η at
 the design floor and the shift proven for the stream — nothing weakened to get power."""
 
 from __future__ import annotations

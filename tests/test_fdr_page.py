@@ -194,7 +194,7 @@ def test_the_power_cost_of_the_proven_shift_is_shown():
 
 
 def test_an_uploaded_stream_releases_only_with_an_eta_the_user_states():
-    """Issue 11 item 2: the stated η needs an explicit statement (a box the link cannot tick), and the release notes
+    """The stated η needs an explicit statement (a box the link cannot tick), and the release notes
     say that the guarantee rests on it; the paper's η stays preview-only for uploads too."""
     from unittest import mock
 
@@ -274,7 +274,7 @@ def test_the_one_stream_does_not_change_with_the_number_of_runs():
     assert discoveries("20") == discoveries("200")
 
 
-# ---------------------------------------------------------------- issue 28: a releasable configuration, the frontier
+# ---------------------------------------------------------------- a releasable configuration, the frontier
 
 
 def _release_path_line(at) -> str:
@@ -323,7 +323,7 @@ def test_the_frontier_is_explained_off_the_bernoulli_design():
     assert any("Bernoulli simulation" in i.value for i in at.info) and "fdr_fig_frontier" not in _charts(at)
 
 
-# ---------------------------------------------------------------- issue 27 §2 and issue 32: uploads
+# ---------------------------------------------------------------- uploads
 
 
 def _upload_page(csv: str, **query):

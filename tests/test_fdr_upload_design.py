@@ -1,5 +1,5 @@
 """An upload's floor μ comes from its public design (records per test and a stated alternative), and the page says
-what power a release of it can reach before any release (issue 44 item 9). Seeded: every run is deterministic."""
+what power a release of it can reach before any release. Seeded: every run is deterministic."""
 
 from __future__ import annotations
 

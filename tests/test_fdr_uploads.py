@@ -1,4 +1,4 @@
-"""Uploaded p-values with the exact binomial η (issue 27 §2): every p-value at or above the floor must be a
+"""Uploaded p-values with the exact binomial η: every p-value at or above the floor must be a
 one-sided binomial tail value for the stated n, or a release with that η is refused naming the first bad row."""
 
 from __future__ import annotations

@@ -119,7 +119,7 @@ def test_the_check_can_fail():
 
 #: facts(...) of each case as drawn by the builders before they built specs (go.Figure with validation); since then
 #: every band is one filled outline (``dpcore.figures.band``): one trace, hover skipped, where there were two.
-BEFORE = {  # the stream figure since issue 14: points only for the tested hypotheses, the legend as text (its data
+BEFORE = {  # the stream figure: points only for the tested hypotheses, the legend as text (its data
     # from its own seed since the regression panels gained a model; the counts are that stream's); since 2026-12-03
     # nothing after the cutoff counts as tested (a grey strip and a count); and later its y-axis became −ln p on a log
     # scale (the discoveries sat on the bottom edge of a linear axis)

@@ -1,7 +1,7 @@
 """Names from the data (group labels, column and feature names) reach Plotly figures as literal text.
 
 Plotly renders ``<a href>`` in names, titles and tick labels as a clickable link, so an uploaded column named
-like a link would put one on the page (issue 13). Every figure that shows data-derived names escapes them.
+like a link would put one on the page. Every figure that shows data-derived names escapes them.
 """
 
 import json

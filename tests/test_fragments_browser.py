@@ -1,4 +1,4 @@
-"""Chromium: moving ε (or a budget split beside it) on a method page reruns only what depends on it (issue 14).
+"""Chromium: moving ε (or a budget split beside it) on a method page reruns only what depends on it.
 
 Before the move, every figure that does not depend on the chosen ε (the sweeps over ε), and another of the page's
 controls, is tagged through JavaScript and watched by a MutationObserver; after the move the very same DOM

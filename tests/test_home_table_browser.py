@@ -1,4 +1,4 @@
-"""The Home table names the methods each page releases by default (issue 44 item 10): what a person reads on Home
+"""The Home table names the methods each page releases by default: what a person reads on Home
 (Chromium) against the pages' own defaults (AppTest)."""
 
 from pathlib import Path

@@ -1,5 +1,5 @@
 """In Chromium: a file named with Streamlit's colour, icon and emoji codes is shown as typed, in the page and in
-the sidebar's ledger after a release (issue 31 §3)."""
+the sidebar's ledger after a release."""
 
 import pytest
 

@@ -171,7 +171,7 @@ def test_a_named_provider_gets_its_own_sign_in_button():
 
 
 def test_a_reviewer_granted_on_the_ledger_page_is_a_reviewer_even_without_visitors():
-    """Issue 42 §4: a grant stored in the ledger makes its reviewer a reviewer, as a configured one — shown as one,
+    """A grant stored in the ledger makes its reviewer a reviewer, as a configured one — shown as one,
     reading the granting custodian's ledger, and let in where the deployment admits no visitors."""
     from dpcore.ledger.config import LedgerConfig, open_ledger
     from ui.state import DEFAULT_DATA_DIR
@@ -191,7 +191,7 @@ def test_a_reviewer_granted_on_the_ledger_page_is_a_reviewer_even_without_visito
 
 
 def test_visitors_are_told_what_they_can_actually_do():
-    """Issue 44 §12: the embedded default has no sign-in, so a remote visitor is not told to sign in; a signed-in
+    """The embedded default has no sign-in, so a remote visitor is not told to sign in; a signed-in
     person without a role is told to ask for one."""
 
     def script():

@@ -1,4 +1,4 @@
-"""In Chromium, on both stores: budgets follow the persons of an upload's id column (issue 42).
+"""In Chromium, on both stores: budgets follow the persons of an upload's id column.
 
 The review spent 20–50 ε on one person under a cap of 10 by re-uploading a table in other units, padded with invented
 people, or through other column selections. Here the cap is ε = 1 per person and one release at ε = 1 spends it;

@@ -108,7 +108,7 @@ def test_a_cap_shows_in_the_totals_at_once_and_audits_alone_make_a_report():
 
 
 def test_per_person_spend_is_shown_and_hostile_names_are_escaped_for_spreadsheets():
-    """Issue 42 §3: the distribution of spend per person against the cap, tight and basic side by side; issue 44 §3:
+    """The distribution of spend per person against the cap, tight and basic side by side;
     a data set named like a formula reaches the tables' CSV download escaped."""
     import numpy as np
 

@@ -1,5 +1,5 @@
 """Clamped link values (Chromium): every value a link asks for that the page changes gets a note a person sees, and
-the note stays while the control keeps the value the link was moved to (issue 44 item 12)."""
+the note stays while the control keeps the value the link was moved to."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Messages (issue 44 item 12): a NaN/inf time or response is named by its column, role and row (the guesser keeps
+"""Messages: a NaN/inf time or response is named by its column, role and row (the guesser keeps
 the column its name fits), and a link value a page changes keeps its note while the control holds that value."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The regression notebook reports the statistic the page shows (issue 44 §7): the median over the preview draws
+"""The regression notebook reports the statistic the page shows: the median over the preview draws
 with its 5–95 % range, not the mean (0.062 in the notebook where the page said 0.083)."""
 
 from __future__ import annotations

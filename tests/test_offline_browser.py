@@ -1,4 +1,4 @@
-"""In Chromium: no page asks anything of another machine (issue 44 §4). Every request the browser makes is routed
+"""In Chromium: no page asks anything of another machine. Every request the browser makes is routed
 through the test; one that leaves the loopback address fails it. The favicon is the server's own file, and the
 Material icons of the navigation and of the page's notices are drawn from the font Streamlit serves itself."""
 

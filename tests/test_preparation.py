@@ -1,4 +1,4 @@
-"""The private preparation tested as code (issue 46): ``dp_mean``, ``dp_sigma``, ``dp_column_mean`` and
+"""The private preparation tested as code: ``dp_mean``, ``dp_sigma``, ``dp_column_mean`` and
 ``feature_bounds`` called on adversarial neighbours through their own calls.
 
 A spy on :meth:`dpcore.mechanisms.Noise.sample` records what each call noised (the exact statistic) and the

@@ -413,7 +413,7 @@ def test_cross_validation_with_declared_public_rows():
         monte_carlo_cv(X[10:], y[10:], n_nonprivate=5, public=(X[:10], y[:10]), **kw)
 
 
-# ---------------------------------------------------------------- ε → ∞ reaches the non-private fit (issue 11, item 6)
+# ---------------------------------------------------------------- ε → ∞ reaches the non-private fit
 
 
 def _page_default_preview(epsilon: float):

@@ -103,7 +103,7 @@ def test_adassp_audit_passes_and_catches_the_planted_bug(epsilon):
 
 
 def test_diabetes_target_with_public_ranges():
-    """Issue 26's target on real data with public ranges (442 patients, 110 held out, 332 private): AdaSSP's median
+    """The default release's target on real data with public ranges (442 patients, 110 held out, 332 private): AdaSSP's median
     held-out R² at ε = 10 is at least half the non-private OLS fit's, and within 0.02 of it at ε = 10⁶."""
     from dpcore.regression.evaluation import monte_carlo_cv
     from dpcore.regression.examples import diabetes_example

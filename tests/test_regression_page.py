@@ -79,7 +79,7 @@ def test_gdsc_page_opens_on_the_adassp_release():
     coef = bundle.tables["coefficients"]
     assert len(coef) == D + 1 and coef["feature"].iloc[-1] == "(intercept)" and (coef["noise_sd"] > 0).all()
     assert {"response centre", "σy", "By"} <= set(bundle.derived_params) and bundle.unit == "private cell line"
-    assert any("source file's columns" in note and "1 pM to 1 M" in note for note in bundle.notes)  # issue 27 §3
+    assert any("source file's columns" in note and "1 pM to 1 M" in note for note in bundle.notes)
     _robust(at)
     _ok(at)
     assert "(robust private LR" in _noised(at) and at.slider(key="rg_p1").value == 0.35
@@ -385,7 +385,7 @@ def test_upload_rows_marked_public_are_listed_in_the_release():
 
 
 def test_moving_p1_never_blanks_the_page():
-    """Issue 32: p1 from 0.35 to 0.40 with p2 = 0.60 used to leave p3 = 0 and blank everything below; now p2 follows
+    """p1 from 0.35 to 0.40 with p2 = 0.60 used to leave p3 = 0 and blank everything below; now p2 follows
     (at most 0.95 − p1) and the open view stays."""
     at = AppTest.from_file(PAGE, default_timeout=180)
     at.run()

@@ -1,4 +1,4 @@
-"""The paper's model reproduces the paper (issue 44 item 11): robust private LR with fixed precisions λ = λ0 = 1 and
+"""The paper's model reproduces the paper: robust private LR with fixed precisions λ = λ0 = 1 and
 the priors off takes no ridge anywhere (preview, CV, one fit), equal to the spec's closed form on the same noisy
 statistics; the ridge of the noise's scale is the labelled default with the Gamma priors only, and the paper's method
 is one click away on the page."""

@@ -1,4 +1,4 @@
-"""Black-box audits through the OpenDP release path (issue 46): one per method, with the planted bug caught.
+"""Black-box audits through the OpenDP release path: one per method, with the planted bug caught.
 
 The preview audits (``tests/test_audit_scenarios.py``) run the NumPy samplers with 2·10⁵ seeded runs; these run
 the same worst-case pairs with the noise drawn by the method's release code (OpenDP, seeded by the operating

@@ -1,4 +1,4 @@
-"""The law of every OpenDP release (issue 46): the noise users get has the calibrated scale.
+"""The law of every OpenDP release: the noise users get has the calibrated scale.
 
 Every release function is called as the pages call it; a spy on :meth:`dpcore.mechanisms.Noise.release` records
 what each OpenDP draw was given and what it returned, so ``released − exact`` is the noise itself. Its scale is

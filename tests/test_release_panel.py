@@ -127,7 +127,7 @@ def test_ledger_page_shows_the_configured_ceiling_and_only_lowers_a_cap(monkeypa
 
 
 def test_the_button_is_disabled_with_the_reason_when_the_budget_left_cannot_cover_the_release(monkeypatch):
-    """Issue 28: not offered and refused after confirming, but disabled, saying what is left and what it costs."""
+    """A release over the budget is not offered and refused after confirming, but disabled, saying what is left and what it costs."""
     monkeypatch.setenv("DPCORE_DEFAULT_EPSILON_CAP", "1.5")
     _ledger().charge(_ledger().dataset_key("toy"), "Toy counts", 1.0, label="Toy (bundled)")
     at = _session()

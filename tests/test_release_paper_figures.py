@@ -1,4 +1,4 @@
-"""Regression and sparse release ZIPs carry figures for a paper (issue 44 §6), drawn from released values only.
+"""Regression and sparse release ZIPs carry figures for a paper, drawn from released values only.
 
 A predicted-vs-observed plot needs the private records' responses, which no release holds (and which are not DP),
 so a regression release draws its released coefficients with ±2 of their released standard deviations; a sparse

@@ -1,4 +1,4 @@
-"""The downloaded ``.py`` runs as written (issue 44 §5): ``python path/to/script.py`` from the project's folder
+"""The downloaded ``.py`` runs as written: ``python path/to/script.py`` from the project's folder
 imports dpcore from there (Python puts the script's folder on the path, not the current one); run from anywhere
 else, it says where to run it instead of raising ModuleNotFoundError."""
 

@@ -1,5 +1,5 @@
 """End to end in Chromium: the sparse-learning page renders (by default on bundled GDSC data with the peeling
-release), its sliders move by keyboard, no exception; each slider move redraws the open view only (issue 14)."""
+release), its sliders move by keyboard, no exception; each slider move redraws the open view only."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Upload helpers of the sparse page (issue 32): the response guessed by name, the share of clipped cells."""
+"""Upload helpers of the sparse page: the response guessed by name, the share of clipped cells."""
 
 import numpy as np
 import pandas as pd

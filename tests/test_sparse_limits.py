@@ -1,4 +1,4 @@
-"""dpcore.sparse as ε → ∞: every private preview approaches its own non-private counterpart (issue 11, item 6).
+"""dpcore.sparse as ε → ∞: every private preview approaches its own non-private counterpart.
 
 Under the paper's λ rule (λ ∝ 1/(nε)) the knowledge-transfer noise does not shrink with ε, so at ε = 10⁶ the
 student recovered almost none of the support; the default ("balanced") rule fixes that. These tests fail on the

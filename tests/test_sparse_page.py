@@ -245,7 +245,7 @@ def test_controls_with_derived_defaults_follow_them_so_links_reproduce_the_page(
 
 
 def test_lambda_rule_is_a_labelled_option_bound_to_the_link():
-    """The balanced λ rule is the default; the paper's rule opens from a link (issue 11, item 6)."""
+    """The balanced λ rule is the default; the paper's rule opens from a link."""
     at = _app(sp_n="500", sp_d="200", sp_R="5")
     assert at.radio(key="sp_lamrule").value == "balanced"
     assert any("noise-free version" in i.value for i in _view(at, "Privacy–utility over ε").info)  # methods whose limit is not the teacher
@@ -363,7 +363,7 @@ def test_the_next_step_of_each_slider_is_computed_ahead():
     assert chart_spec(at, "sp_stem") == chart_spec(fresh, "sp_stem")
 
 
-# ---- issue 26/32: the default release, a bundled public data set, uploads that never go silently wrong -------------
+# ---- the default release, a bundled public data set, uploads that never go silently wrong -------------
 
 
 def test_page_opens_on_bundled_gdsc_with_the_peeling_release():

@@ -1,4 +1,4 @@
-"""Issue 43: the default post-processing (both ends, monotone fit, life-table step), its interval, the log-rank
+"""The default post-processing (both ends, monotone fit, life-table step), its interval, the log-rank
 variance, the grid rule, the faded tail, and the release's figures. Every random test has a fixed seed (never
 flaky); where a bound is statistical, its false-alarm rate is computed in a comment."""
 

@@ -290,7 +290,7 @@ def test_links_reproduce_the_views_controls():
 
 
 def test_gaussian_noise_is_offered_charged_as_a_gaussian_and_planned_against_discrete_laplace():
-    """Issue 45: Gaussian noise on the survival counts, with its δ; the release is charged (ε, δ) with the Gaussian's
+    """Gaussian noise on the survival counts, with its δ; the release is charged (ε, δ) with the Gaussian's
     event (tight accounting), and the plan measures both noises for several releases on one budget."""
     from dpcore import accounting
     from ui import state

@@ -1,4 +1,4 @@
-"""What a survival release reports (issues 28 and 32): numbers at risk, whole non-negative counts, the median with
+"""What a survival release reports: numbers at risk, whole non-negative counts, the median with
 its noise-aware interval or "not reached", the recommended log-rank p-value; the default risk set; the default grid."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""AppTest: uploads shaped like common survival tables open on a sensible mapping, grid and horizon (issues 28, 32).
+"""AppTest: uploads shaped like common survival tables open on a sensible mapping, grid and horizon.
 
 The tables are the project's own small synthetic copies (``tests/test_columns.py``), never the real files.
 """

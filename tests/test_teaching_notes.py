@@ -1,4 +1,4 @@
-"""Teaching notes say what the figure beside them shows (issue 44 item 8): axis, regions, lines and the direction of a
+"""Teaching notes say what the figure beside them shows: axis, regions, lines and the direction of a
 rejection, checked against the figure's own spec."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Each session's numerical work runs in one thread per library (issue 44 §2): after the entry point has run, every
+"""Each session's numerical work runs in one thread per library: after the entry point has run, every
 thread pool of the process — numpy's and scipy's OpenBLAS, OpenMP, numba (for any thread), and libraries loaded
 only later — has one thread, so several busy sessions share the cores instead of spinning against each other.
 ``bench/bench_threads.py`` measures four sessions at once against one."""

@@ -1,4 +1,4 @@
-"""A header of a million columns (issue 44 §1): a named error within seconds, and nothing left running.
+"""A header of a million columns: a named error within seconds, and nothing left running.
 
 The duplicate-name check used to count every name against every other (10¹² steps for 10⁶ columns), so such an
 upload never returned and went on burning a core after its tab was closed. Every check is linear now and a header

@@ -1,5 +1,5 @@
 """In Chromium, on every upload page: a 10⁶-column header (about 10 MB) is named within seconds, and once the tab
-is closed the server is idle (issue 44 §1: such an upload never ended and burnt a core after its tab was gone)."""
+is closed the server is idle (such an upload never ended and burnt a core after its tab was gone)."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def test_a_million_columns_are_named_within_seconds_and_leave_the_server_idle(ap
 
 
 def test_after_a_failed_upload_the_sidebar_names_no_data_set(app_server, _browser, streamlit_idle, tmp_path):
-    """Issue 44 §12: the sidebar's "Current data set" went on naming the bundled set after an upload failed."""
+    """The sidebar's "Current data set" went on naming the bundled set after an upload failed."""
     wide = tmp_path / "wide.csv"
     wide.write_bytes(wide_csv())
     context = _browser.new_context(viewport={"width": 1400, "height": 1000})

@@ -101,7 +101,7 @@ def view_switch(labels: list[str], *, key: str) -> list[View]:
     bare page (``bench/bench_pages.py``). Open a view with ``if view.open:`` inside ``with view:``. Choosing a
     view reruns only the enclosing fragment. It is one element where ``st.tabs`` was a block per tab: every
     element of a fragment is resent and redrawn on each move of its sliders, and five tabs cost a move about
-    14 ms in Chromium against 1 ms for the switch (issue 26, measured beside the bare page). Labels are rendered
+    14 ms in Chromium against 1 ms for the switch (measured beside the bare page). Labels are rendered
     as Markdown: pass fixed text, never a value read from data, a file name or a URL.
 
     The open view survives a run that did not draw the switch (Streamlit then forgets a widget's state, e.g.

@@ -30,7 +30,7 @@ _JS_MAX_INT = 2**53 - 1
 _SHOWN_CHARS = 40
 #: The longest link value a control reads (longer for a choice with longer option texts, :func:`_link_cap`). A longer
 #: value is refused on its length alone, before any parsing, and gives the default with a note: a value that long is
-#: never a number or a switch, and nothing in a link's text then costs more than a length check (issue 54 item 8:
+#: never a number or a switch, and nothing in a link's text then costs more than a length check (
 #: ``?eps=`` followed by 100,000 characters).
 MAX_LINK_CHARS = 200
 

@@ -1,5 +1,5 @@
 # ruff: noqa: I001  (imports in data-flow order, not alphabetical)
-"""Tight privacy accounting (issue 45): privacy events of releases, composed with dp-accounting's PLD and RDP.
+"""Tight privacy accounting: privacy events of releases, composed with dp-accounting's PLD and RDP.
 
 The files, in the order data flows:
 

@@ -1,4 +1,4 @@
-"""Planning several releases on one budget: which noise gives each release less error (issue 45).
+"""Planning several releases on one budget: which noise gives each release less error.
 
 k releases of the same people that together may spend ``(ε, δ)`` under the ledger's tight accounting:
 

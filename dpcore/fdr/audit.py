@@ -74,7 +74,7 @@ def candidacy_pair(epsilon: float, *, flips: int = 20, lam: float = 0.2, eta: fl
 
 def boundary_pair(k: int = 800, *, ai: bool = False, lam: float = 0.2, eta: float = AUDIT_ETA,
                   alpha: float = AUDIT_ALPHA, cutoff: int = 40):
-    """Many hypotheses at the candidacy boundary (issue 11): the pair that Theorem 4's shift does not cover.
+    """Many hypotheses at the candidacy boundary: the pair that Theorem 4's shift does not cover.
 
     Stream A: k p-values just below the candidacy bound — ``2λ`` (PAPRIKA) or ``2α_t`` with the levels
     α_t of a stream without rejections (PAPRIKA AI; the worst case of :func:`stream_shift`'s proof,

@@ -114,7 +114,7 @@ def stream_shift(epsilon: float, delta: float, eta: float, cutoff: int, horizon:
     ``P(M(D) ∈ S) ≤ e^ε P(M(D′) ∈ S) + δ``. ∎
 
     Theorem 4's ``s = 4`` is the same bound for one step (``b·ln(2/(3δ))``): with k boundary
-    hypotheses it allows up to kδ (issue 11: P = 0.07 ≫ δ at k = 800, c = 40, ε = 1).
+    hypotheses it allows up to kδ (P = 0.07 ≫ δ at k = 800, c = 40, ε = 1).
     """
     if math.isinf(epsilon):
         return 0.0

@@ -1,4 +1,4 @@
-"""The power frontier of the release path: records per test n × cutoff c × ε → power and FDR (issue 28).
+"""The power frontier of the release path: records per test n × cutoff c × ε → power and FDR.
 
 What a *release* on the Bernoulli design can achieve, with nothing weakened: the exact binomial η for n records
 per test above the design floor μ (:func:`design_floor`), the shift proven for the whole stream
@@ -37,7 +37,7 @@ FRONTIER_CUTOFFS = (10, 20, 40, 80)
 FRONTIER_EPSILONS = (0.5, 1.0, 2.0, 3.0, 5.0, 7.0, 10.0, 20.0)
 #: Simulated streams per cell (standard error of the power ≤ 0.5/√40 ≈ 0.08, about 0.01 where power is high)
 FRONTIER_RUNS = 40
-#: Power a configuration must reach, and the largest ε it may use, to count as "working" (issue 28)
+#: Power a configuration must reach, and the largest ε it may use, to count as "working"
 TARGET_POWER = 0.8
 TARGET_EPSILON = 5.0
 

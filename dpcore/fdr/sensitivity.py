@@ -146,7 +146,7 @@ def on_binomial_lattice(p: np.ndarray, n: int, floor: float, *, rtol: float = LA
     none (``None`` when all do).
 
     Why: the exact η (:func:`eta_binomial_exact`) is a proof only for p-values on that lattice; z-test
-    p-values for the same n move by more (issue 27: true η 0.55 where 0.31 was claimed). Values below the
+    p-values for the same n move by more (true η 0.55 where 0.31 was claimed). Values below the
     floor are not checked: the mechanism raises them to μ, where every lattice value below μ lands too.
     Vectorised: one sorted search of all p-values in the n + 1 tail values.
     """

@@ -2,7 +2,7 @@
 """DP sparse linear / logistic regression: peeling + private fit (the default release), knowledge transfer
 (Wang & Gu, AAAI 2020) and the baselines.
 
-Specification: ``shared/docs/sparse.md``; issue 26 for the default release.
+Specification: ``shared/docs/sparse.md``; the default release is measured in ``docs/sparse.md``.
 
 **Sensitivity proof:** the default release (peeling over full-data scores, then a private fit on the peeled
 support): :mod:`dpcore.sparse.peeling` (:func:`screening_sensitivity`, :func:`fit_sensitivities`); KT with a

@@ -1,7 +1,7 @@
 """Peeling over full-data scores, then a private fit on the selected support — the default release.
 
 Why: block votes (two-stage, KT with private support) see the data through blocks of ≈ √n records and miss the
-support at every ε users accept (issue 26). Here every record speaks in every score, and the cost of selecting
+support at every ε users accept. Here every record speaks in every score, and the cost of selecting
 s features is one composition of s exponential mechanisms (Cai, Wang & Zhang 2021 peel; Durfee & Rogers 2019
 one-shot Gumbel top-s), all accounted in zCDP:
 

@@ -3,7 +3,7 @@
 :func:`count_matrix` gives, per group, the number of people at the start ``r_1`` and, per grid bin,
 the events of each type and the censorings. Two releases of these counts exist (:data:`STATISTICS`):
 
-- ``"histogram"`` (the default, issue 43): only the cells — the histogram of (group, bin, outcome) — are noised;
+- ``"histogram"`` (the default): only the cells — the histogram of (group, bin, outcome) — are noised;
   ``r_1`` of each group is the sum of its cells, and the total ``n`` (public under replace-one) pins them;
 - ``"matrix"`` (the paper's release): ``r_1`` of each group is noised as well, ``M = [r_1; cells]``.
 
