@@ -68,9 +68,8 @@ def _wait_quiet(page, quiet_ms: int = 1500, timeout_ms: int = 120_000) -> None:
                            polling=200)
 
 
-#: the sliders moved: ε on every page, and a budget split that sits with ε (the regression page's DP-centre share,
-#: which reran the whole page while it sat with the centring controls)
-MOVED = [(name, "eps") for name in PAGES] + [("regression", "rg_pshare")]
+#: the slider moved: ε on every page (budget splits are folded page settings now, like the centring they split for)
+MOVED = [(name, "eps") for name in PAGES]
 
 
 @pytest.mark.parametrize("name, slider_key", MOVED)

@@ -441,5 +441,8 @@ def hazard_ratio_utility_figure(curve: pd.DataFrame, *, chosen: float | None = N
     if chosen is not None:
         vline(spec, chosen, {"color": "#888888", "dash": "dash", "width": 1})
         vline(spec, chosen, {"color": "#888888", "dash": "dash", "width": 1}, axis="2")
-    set_summary(spec, "Hazard ratio against ε: error and share significant over preview releases")
+    eps, err, sig = (curve[c].to_numpy(float) for c in ("epsilon", "median_abs_diff", "share_significant"))
+    set_summary(spec, f"Hazard ratio against ε from {eps[0]:g} to {eps[-1]:g} over preview releases: median "
+                      f"|Δ log HR| against lifelines' Cox from {err[0]:.3g} to {err[-1]:.3g}; share significant "
+                      f"from {sig[0]:.0%} to {sig[-1]:.0%}")
     return to_figure(spec)
