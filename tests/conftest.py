@@ -192,6 +192,13 @@ def chromium_page(_browser):
     context.close()
 
 
+def unfold(page, element) -> None:
+    """Open the folded settings box ``element`` sits in, if it is folded (a page's expert settings start folded)."""
+    if not element.is_visible():
+        page.locator('[data-testid="stExpander"]').filter(has=element).locator("summary").first.click()
+        element.wait_for(state="visible")
+
+
 def wait_for_idle(page, timeout_ms: int = 90_000) -> None:
     """Wait until Streamlit has rendered the app and finished running the script."""
     page.wait_for_selector('[data-testid="stMain"] [data-testid="stElementContainer"]', timeout=timeout_ms)

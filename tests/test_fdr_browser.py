@@ -3,8 +3,8 @@ tabs, only the open one is drawn, and a slider move redraws only the open view's
 
 from __future__ import annotations
 
-
 import pytest
+from conftest import unfold
 
 from tests.test_fragments_browser import CHECK, SPEC, TAG, _wait_quiet
 
@@ -23,18 +23,11 @@ def _charts(page) -> list[str]:
       return box ? [...box.classList].find(c => c.startsWith('st-key-')).slice(7) : '?'; })""")
 
 
-def _unfold(page, element) -> None:
-    """Open the folded settings box ``element`` sits in, if it is folded."""
-    if not element.is_visible():
-        page.locator('[data-testid="stExpander"]').filter(has=element).locator("summary").first.click()
-        element.wait_for(state="visible")
-
-
 def _press(page, label: str, key: str, arrow: str = "ArrowRight", in_url: bool = True) -> None:
     """Move the slider ``label`` one step and wait until the fragment's rerun is drawn (a setting's folded box is
     opened first)."""
     slider = page.locator('[data-testid="stSlider"]', has_text=label).locator('input[type="range"]').first
-    _unfold(page, slider)
+    unfold(page, slider)
     value = slider.get_attribute("aria-valuetext")
     slider.focus()
     slider.press(arrow)
@@ -163,7 +156,7 @@ def test_the_power_frontier_and_the_papers_settings(app_server, chromium_page, s
     assert page.locator(".st-key-fdr_fig_frontier").get_by_text("0.93").count() >= 1  # n = 5,000, ε = 5 (seeded)
     page_screenshot(page, "fdr-frontier-page")
     page.locator(".st-key-fdr_fig_frontier").screenshot(path=str(tmp_path / "fdr-frontier.png"))
-    _unfold(page, page.locator("button", has_text="The paper's settings").first)  # the presets sit in the settings
+    unfold(page, page.locator("button", has_text="The paper's settings").first)  # the presets sit in the settings
     page.get_by_role("button", name="The paper's settings").click()
     streamlit_idle(page)
     page.wait_for_function("() => window.location.search.includes('fdr_n=1000')")

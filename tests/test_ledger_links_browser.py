@@ -12,7 +12,7 @@ import contextlib
 import re
 
 import pytest
-from conftest import start_app, stop_app, wait_for_idle
+from conftest import start_app, stop_app, unfold, wait_for_idle
 
 pytestmark = pytest.mark.browser
 
@@ -115,13 +115,20 @@ def _stream(p_values, column: str = "p", labels: bool = False) -> str:
     return header + "\n" + "\n".join(f"{p:.6g}" + (f",g{i}" if labels else "") for i, p in enumerate(p_values)) + "\n"
 
 
+def _state_eta(page) -> None:
+    """Tick the statement of η, which sits with the stream's folded settings."""
+    statement = page.get_by_text("I state that one person moves every log p").first
+    unfold(page, statement)
+    statement.click()
+
+
 def test_an_fdr_stream_of_one_cohort_meets_its_budget_however_it_is_re_uploaded(app, _browser, tmp_path):
     import numpy as np
 
     p = np.random.default_rng(3).random(200) ** 3
     with _opened(_browser, f"{app}/fdr?fdr_src=upload&fdr_etahow=stated&eps=1") as page:
         _upload(page, tmp_path, "stream.csv", _stream(p))
-        page.get_by_text("I state that one person moves every log p").first.click()
+        _state_eta(page)
         wait_for_idle(page)
         page.get_by_text("Name the cohort the p-values came from").first.wait_for()
         name = page.get_by_role("textbox", name="Name of the cohort")
@@ -141,7 +148,7 @@ def test_an_fdr_stream_of_one_cohort_meets_its_budget_however_it_is_re_uploaded(
             _upload(page, tmp_path, f"stream{i}.csv", text)
             statement = page.get_by_role("checkbox", name=re.compile("I state that one person moves every log p"))
             if not statement.is_checked():  # a file with other columns asks for the statement again
-                page.get_by_text("I state that one person moves every log p").first.click()
+                _state_eta(page)
                 wait_for_idle(page)
             page.get_by_text("Not enough budget left for this release").first.wait_for()
             assert page.get_by_role("button", name=re.compile(r"^Release with ε = 1")).is_disabled(), i
