@@ -67,4 +67,5 @@ def test_the_zip_holds_the_figure_files(bundles, name):
     with zipfile.ZipFile(io.BytesIO(bundles[name].to_zip())) as archive:
         files = {n for n in archive.namelist() if n.startswith("figures/")}
     stem = "figures/released-coefficients" if name == "AdaSSP" else "figures/coefficients"
-    assert files == {f"{stem}.png", f"{stem}.svg", f"{stem}.pdf"}
+    # the drawings, and beside them the figure's text alternative: its summary and its plotted numbers
+    assert files == {f"{stem}.png", f"{stem}.svg", f"{stem}.pdf", f"{stem}.txt", f"{stem}-plotted-values.csv"}
