@@ -41,20 +41,20 @@ def test_fdr_stream_note_matches_the_stream_figure():
     assert "−ln p" in note and "log axis" in note and "higher means a smaller p-value" in note
     assert "log p-value" not in note
     # the threshold as the legend writes it, and the direction of a rejection
-    legend = " ".join(a["text"] for a in layout["annotations"])
-    assert "noisy threshold A − log α_t − Z_α (rejected if −ln p − Z_t lies above)" in legend
+    legend = " ".join(a["text"] for a in layout["annotations"])  # a legend written as text above the plot
+    assert "private threshold (PAPRIKA, noisy): a discovery above it" in legend, legend
     assert "noisy threshold A − log α_t − Z_α" in note and "log α_t − A + Z_α" not in note
     assert "−ln p − Z_t lies above the line" in note
     assert "dots just above the line can be missed and dots just below can be hit" in note
     # the shaded region of non-candidates is a band from the axis' bottom up to the boundary: "at the bottom"
-    shaded = next(t for t in spec["data"] if t.get("fill") == "toself" and t.get("name") == "not candidates")
+    shaded = next(t for t in spec["data"] if t.get("name") == "not candidates")
     bottom = 10 ** layout["yaxis"]["range"][0]
     y = _values(shaded["y"])
     assert np.isclose(y.min(), bottom) and y.max() < 10 ** layout["yaxis"]["range"][1]
     assert "shaded band at the bottom, below the candidacy boundary" in note and "above the candidacy" not in note
     # the lines named in the note are the figure's: solid noisy threshold, dashed level, dotted SAFFRON
     dashes = {t["name"]: t["line"].get("dash", "solid") for t in spec["data"] if t.get("mode") == "lines"}
-    assert dashes[next(n for n in dashes if n.startswith("noisy threshold"))] == "solid"
+    assert dashes[next(n for n in dashes if n.startswith("private threshold"))] == "solid"
     assert "dash" in dashes.values() and "dot" in dashes.values()
     assert "dashed blue line" in note and "dotted line is what non-private SAFFRON" in note
 

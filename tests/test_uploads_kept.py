@@ -12,7 +12,7 @@ NAME = "[my](https://evil.example) trial.csv"  # a file name is anyone's text: s
 
 
 def _sidebar(at: AppTest) -> str:
-    return " ".join(c.value for c in at.sidebar.caption)
+    return " ".join(c.value for c in [*at.sidebar.caption, *at.sidebar.markdown])
 
 
 def _survival_with_upload() -> AppTest:
@@ -26,7 +26,7 @@ def _survival_with_upload() -> AppTest:
 
 
 def _uses_upload(at: AppTest) -> bool:
-    return any(s.value.startswith("Kaplan") for s in at.subheader)
+    return any(w.key == "sv_tcol" for w in at.selectbox)  # the upload's column mapping is drawn
 
 
 def test_upload_is_kept_across_pages_and_the_sidebar_follows_the_page():
@@ -43,7 +43,7 @@ def test_upload_is_kept_across_pages_and_the_sidebar_follows_the_page():
     at.switch_page("app_pages/survival.py").run()
     assert not at.exception, at.exception
     assert at.radio(key="sv_src").value == "upload" and _uses_upload(at)  # the upload is still there
-    assert any("uploaded earlier in this session" in c.value for c in at.caption)
+    assert any("uploaded earlier in this session" in c.value for c in [*at.caption, *at.markdown])
     assert "trial" in _sidebar(at)
 
     at.button(key="sv_upload_remove").click().run()  # removed on request
