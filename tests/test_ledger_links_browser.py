@@ -116,10 +116,19 @@ def _stream(p_values, column: str = "p", labels: bool = False) -> str:
 
 
 def _state_eta(page) -> None:
-    """Tick the statement of η, which sits with the stream's folded settings."""
+    """Tick the statement of η, which sits with the stream's folded settings, and see it ticked once the page is idle.
+
+    A click that lands while the upload's run is still drawing the page can be redrawn away; tick again then.
+    """
     statement = page.get_by_text("I state that one person moves every log p").first
-    unfold(page, statement)
-    statement.click()
+    box = page.get_by_role("checkbox", name=re.compile("I state that one person moves every log p"))
+    for _ in range(3):
+        unfold(page, statement)
+        statement.click()
+        wait_for_idle(page)
+        if box.is_checked():
+            return
+    raise AssertionError("the η statement would not stay ticked")
 
 
 def test_an_fdr_stream_of_one_cohort_meets_its_budget_however_it_is_re_uploaded(app, _browser, tmp_path):
@@ -139,7 +148,10 @@ def test_an_fdr_stream_of_one_cohort_meets_its_budget_however_it_is_re_uploaded(
         size.press("Enter")
         wait_for_idle(page)
         page.get_by_text("It reads 300 people (persons named by declared cohort 'Trial A'").first.wait_for()
-        page.get_by_role("button", name=re.compile(r"^Release with ε = 1")).click()
+        button = page.get_by_role("button", name=re.compile(r"^Release with ε = 1"))
+        if button.is_disabled():  # say which reason holds it, rather than time out on the click
+            raise AssertionError(page.locator('[data-testid="stAlertContentInfo"]').all_inner_texts())
+        button.click()
         page.get_by_role("button", name=re.compile(r"^Release and charge ε = 1")).click()
         wait_for_idle(page)
         page.get_by_text("Released ").first.wait_for()
