@@ -18,6 +18,7 @@ holds every method page to this at 1440×900 and 1366×768.
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.errors import StreamlitPageNotFoundError
 
 from ui.layout import explain, literal
 from ui.widgets import FOLDED_NOTES, link_note
@@ -105,3 +106,19 @@ class settings_group:  # lower case: used like st.expander, ``with ui.settings_g
 def what_this_page_shows(markdown: str) -> None:
     """The page's prose and formulas, folded under one title: the first screen keeps the answer only."""
     explain(markdown, title="What this page shows")
+
+
+#: the plan-first page of each method that has one (settings fixed on a public proxy before the file is read)
+PLAN_FIRST_PAGES = {"survival": "app_pages/plan_first.py"}
+
+
+def plan_first_link(method: str) -> None:
+    """One click from a method page's first screen to its plan-first path: declare the public facts, explore on
+    simulated data, lock the settings, and only then read the private file (its releases' settings are "fixed
+    before the private rows were read"). A page run on its own, outside the app's navigation (as its AppTests run
+    it), has no page to link to: it names the page instead."""
+    label = "Plan first: fix the settings on simulated data, then read your file"
+    try:
+        st.page_link(PLAN_FIRST_PAGES[method], label=label, icon=":material/lock_clock:")
+    except StreamlitPageNotFoundError:
+        st.caption(f"{label}: the page “Plan first” in the navigation.")

@@ -47,23 +47,26 @@ def declare_facts() -> pl.SurvivalFacts | None:
     with st.expander("**1. Declare the public facts**" + (" (declared)" if facts else ""), expanded=facts is None):
         with st.form("plan_facts_form", border=False):
             c1, c2, c3, c4 = st.columns(4)
-            time_column = c1.text_input("Time column", value="time")
-            event_column = c2.text_input("Event column (0 = censored, 1 = event)", value="event")
-            group_column = c3.text_input("Group column (optional)", value="")
-            person_column = c4.text_input("Person id column (optional)", value="")
+            time_column = c1.text_input("Time column", value="time", key="plan_time")
+            event_column = c2.text_input("Event column (0 = censored, 1 = event)", value="event", key="plan_event")
+            group_column = c3.text_input("Group column (optional)", value="", key="plan_group")
+            person_column = c4.text_input("Person id column (optional)", value="", key="plan_person")
             d1, d2, d3, d4 = st.columns(4)
-            labels = d1.text_input("Group labels (as the design fixes them)", value="", placeholder="control, treatment")
+            labels = d1.text_input("Group labels (as the design fixes them)", value="", key="plan_labels",
+                                   placeholder="control, treatment")
             n_max = d2.number_input("Number of people, or an upper bound", min_value=2, max_value=pl.MAX_PROXY_N,
-                                    value=200, step=1)
-            unit = d3.selectbox("Time unit of the file", UNITS, index=UNITS.index("months"))
-            horizon = d4.number_input("Horizon: planned follow-up", min_value=0.001, value=60.0, format="%g")
+                                    value=200, step=1, key="plan_n")
+            unit = d3.selectbox("Time unit of the file", UNITS, index=UNITS.index("months"), key="plan_tunit")
+            horizon = d4.number_input("Horizon: planned follow-up", min_value=0.001, value=60.0, format="%g",
+                                      key="plan_horizon")
             e1, e2, e3, e4 = st.columns(4)
             medians = e1.text_input("Expected median survival per group (for the proxy)", value="24",
-                                    help="From the protocol or the literature, never from the file.")
+                                    key="plan_medians", help="From the protocol or the literature, never the file.")
             censored = e2.number_input("Expected share censored (for the proxy)", min_value=0.0,
-                                       max_value=pl.MAX_CENSORED, value=0.3, step=0.05)
-            seed = e3.number_input("Proxy seed (public)", min_value=0, max_value=10_000, value=0, step=1)
-            distinct = e4.checkbox("Identical rows are different people",
+                                       max_value=pl.MAX_CENSORED, value=0.3, step=0.05, key="plan_censored")
+            seed = e3.number_input("Proxy seed (public)", min_value=0, max_value=10_000, value=0, step=1,
+                                   key="plan_seed")
+            distinct = e4.checkbox("Identical rows are different people", key="plan_distinct",
                                    help="Without a person id column each whole row is a person; rows that repeat "
                                         "another are refused at release unless you declare this.")
             if st.form_submit_button("Declare these facts"):

@@ -1,0 +1,124 @@
+"""AppTest of the plan-first page: declare → explore on the proxy → lock → upload → Release.
+
+The file's bytes are read only when Release is pressed (the uploader's ``getvalue`` and the parser are counted),
+and the release is charged in the ledger with its settings "fixed before the private rows were read". A file that
+does not match the declared facts is refused at Release with a named error, and nothing is charged.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from dpcore import plan as pl
+from dpcore.ledger.config import LedgerConfig, open_ledger
+from dpcore.provenance import FIXED
+from tests.page_views import chart_keys, open_view
+from ui.plan_first import VIEWS
+from ui.state import DEFAULT_DATA_DIR
+
+PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "plan_first.py")
+ROWS = "\n".join(f"P{i:03d},{1 + (7 * i) % 40},{int(i % 3 != 0)},{'AB'[i % 2]}" for i in range(143))  # under the declared bound of 150
+GOOD = ("id,months,died,arm\n" + ROWS + "\n").encode()
+
+
+class CountingUpload:
+    """An uploaded file (AppTest cannot upload) that counts every read of its bytes."""
+
+    name = "trial.csv"
+    file_id = "one"
+
+    def __init__(self, data: bytes) -> None:
+        self._data, self.reads = data, 0
+
+    def getvalue(self) -> bytes:
+        self.reads += 1
+        return self._data
+
+    read = getvalue
+
+
+@pytest.fixture
+def parses(monkeypatch):
+    """Every call of the CSV parser the plan's file reader uses."""
+    calls = []
+    real = pl.read_csv
+    monkeypatch.setattr(pl, "read_csv", lambda data, **kw: calls.append(len(data)) or real(data, **kw))
+    return calls
+
+
+def _ok(at: AppTest) -> AppTest:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def _declared_and_locked() -> AppTest:
+    at = _ok(AppTest.from_file(PAGE, default_timeout=120).run())
+    assert not chart_keys(at)  # nothing to draw before the facts are declared
+    for key, value in {"plan_time": "months", "plan_event": "died", "plan_group": "arm", "plan_labels": "A, B",
+                       "plan_person": "id", "plan_medians": "18, 24"}.items():
+        at.text_input(key=key).set_value(value)
+    at.number_input(key="plan_n").set_value(150)
+    at.number_input(key="plan_horizon").set_value(36.0)
+    _ok(at.button[0].click().run())  # the form's submit button
+    for view in VIEWS:  # every view of the survival page, drawn on the proxy
+        _ok(open_view(at, "plan_view", view))
+        assert len(chart_keys(at)) == 1, (view, chart_keys(at))
+    at.select_slider(key="eps").set_value(2.0).run()
+    _ok(at.button(key="plan_lock").click().run())
+    assert any("Locked: ε = 2" in s.value for s in at.success), [s.value for s in at.success]
+    return at
+
+
+def _records():
+    return open_ledger(LedgerConfig.from_env(DEFAULT_DATA_DIR)).records()
+
+
+def test_the_file_is_read_only_when_release_is_pressed_and_the_release_is_fixed_before_reading(monkeypatch, parses):
+    at = _declared_and_locked()
+    upload = CountingUpload(GOOD)
+    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: upload)
+    _ok(at.run())
+    open_view(at, "plan_view", VIEWS[1])  # exploring on with the file held
+    _ok(at.run())
+    assert upload.reads == 0 and parses == []  # held, never opened: no preview, no count, no check
+    assert not [m.value for m in at.markdown if "143" in m.value]  # nothing says how many rows it has
+    _ok(at.button(key="plan_read").click().run())
+    assert upload.reads == 1 and len(parses) == 1
+    _ok(at.button(key="release_button_plan_survival").click().run())
+    _ok(at.button(key="release_confirm_plan_survival").click().run())
+    assert upload.reads == 1 and len(parses) == 1  # read once, at Release
+    bundle = at.session_state["_release_last_plan_survival"]
+    assert bundle.epsilon == 2.0 and bundle.settings_choice.how == FIXED
+    assert "fixed before the private rows were read" in bundle.statement
+    (record,) = _records()
+    assert record.settings_choice().how == FIXED and record.settings_choice().label == (
+        "fixed before the private rows were read")
+    assert record.epsilon == 2.0 and record.persons == 143
+
+
+def test_a_file_that_breaks_the_declared_facts_is_refused_at_release_and_charges_nothing(monkeypatch, parses):
+    at = _declared_and_locked()
+    bad = GOOD.replace(b"\nP004,29,1,A\n", b"\nP004,29,7,A\n")
+    assert bad != GOOD
+    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: CountingUpload(bad))
+    _ok(at.run())
+    at.button(key="plan_read").click().run()
+    assert not at.exception
+    assert any("Column 'died', row 6" in e.value for e in at.error), [e.value for e in at.error]
+    assert not at.button(key="plan_read").disabled and "_release_last_plan_survival" not in at.session_state
+    assert not _records()
+
+
+def test_changing_the_settings_drops_the_file_read_for_the_old_ones(monkeypatch, parses):
+    at = _declared_and_locked()
+    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: CountingUpload(GOOD))
+    at.run()
+    _ok(at.button(key="plan_read").click().run())
+    assert len(parses) == 1
+    _ok(at.button(key="plan_unlock").click().run())
+    assert "_plan_cohort" not in at.session_state and not [b for b in at.button if b.key == "plan_read"]
