@@ -144,7 +144,7 @@ class SurvivalPlan:
                 "estimators": "KM, NA, CIF, log-rank", "risk_set": self.risk_set, "statistic": statistic,
                 "noise_kind": "discrete_laplace", "sensitivity_l1": sv.sensitivity(groups, statistic=statistic)}
 
-    def release(self, cohort: "PrivateCohort"):
+    def release(self, cohort: PrivateCohort):
         """One OpenDP release of the private cohort with exactly these settings (a ``ReleaseBundle``)."""
         data = cohort.data
         return sv.release(data.time, data.event, grid=self.grid(), epsilon=self.epsilon,

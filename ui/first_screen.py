@@ -110,6 +110,7 @@ def what_this_page_shows(markdown: str) -> None:
 
 #: the plan-first page of each method that has one (settings fixed on a public proxy before the file is read)
 PLAN_FIRST_PAGES = {"survival": "app_pages/plan_first.py"}
+PLAN_FIRST_LABEL = "Plan first: fix the settings on simulated data, then read your file"
 
 
 def plan_first_link(method: str) -> None:
@@ -117,8 +118,7 @@ def plan_first_link(method: str) -> None:
     simulated data, lock the settings, and only then read the private file (its releases' settings are "fixed
     before the private rows were read"). A page run on its own, outside the app's navigation (as its AppTests run
     it), has no page to link to: it names the page instead."""
-    label = "Plan first: fix the settings on simulated data, then read your file"
     try:
-        st.page_link(PLAN_FIRST_PAGES[method], label=label, icon=":material/lock_clock:")
+        st.page_link(PLAN_FIRST_PAGES[method], label=PLAN_FIRST_LABEL, icon=":material/lock_clock:")
     except StreamlitPageNotFoundError:
-        st.caption(f"{label}: the page “Plan first” in the navigation.")
+        st.caption(PLAN_FIRST_LABEL + ": the page “Plan first” in the navigation.")
