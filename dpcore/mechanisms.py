@@ -32,11 +32,18 @@ NoiseKind = Literal["laplace", "discrete_laplace", "gaussian"]
 # --------------------------------------------------------------------------
 
 
-def _check_budget(epsilon: float, delta: float = 0.0) -> None:
-    if not (np.isfinite(epsilon) and epsilon > 0):
-        raise ValueError(f"epsilon must be a positive finite number, got {epsilon!r}")
-    if not (0.0 <= delta < 1.0):
-        raise ValueError(f"delta must lie in [0, 1), got {delta!r}")
+def check_budget(epsilon, delta: float = 0.0, *, delta_needed: bool = False, what: str = "a budget") -> None:
+    """The one check of an (ε, δ) pair: ε positive and finite (each of an array of them), δ in [0, 1).
+
+    ``delta_needed``: δ must be positive too (a Gaussian or other approximate-DP mechanism has no pure-ε form).
+    ``what`` names the caller's quantity in the message ("a release", "the Gaussian noise").
+    """
+    eps = np.asarray(epsilon, dtype=float)
+    if eps.size == 0 or not (np.all(np.isfinite(eps)) and np.all(eps > 0)):
+        raise ValueError(f"{what} needs a positive finite ε, got {epsilon!r}")
+    low = 0.0 < delta if delta_needed else 0.0 <= delta
+    if not (low and delta < 1.0):
+        raise ValueError(f"{what} needs {'0 < δ' if delta_needed else '0 ≤ δ'} < 1, got δ = {delta!r}")
 
 
 def laplace_scale(l1_sensitivity: float, epsilon: float) -> float:
@@ -45,7 +52,7 @@ def laplace_scale(l1_sensitivity: float, epsilon: float) -> float:
     Proof sketch: for neighbours with ``‖f(D) − f(D')‖1 ≤ Δ1`` the density
     ratio of ``f(D) + Lap(b)^k`` is ``exp(‖f(D) − f(D')‖1 / b) ≤ e^ε``.
     """
-    _check_budget(epsilon)
+    check_budget(epsilon)
     if l1_sensitivity < 0:
         raise ValueError("sensitivity must be non-negative")
     return float(l1_sensitivity) / float(epsilon)
@@ -73,9 +80,7 @@ def analytic_gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float)
     ``Δ·sqrt(2 ln(1.25/δ))/ε``, which is only valid for ε ≤ 1. The returned
     σ is nudged upwards until ``δ(σ) ≤ δ`` holds in floating point.
     """
-    _check_budget(epsilon, delta)
-    if delta <= 0:
-        raise ValueError("the Gaussian mechanism needs delta > 0")
+    check_budget(epsilon, delta, delta_needed=True, what="the Gaussian mechanism")
     if l2_sensitivity <= 0:
         raise ValueError("sensitivity must be positive")
 
@@ -99,9 +104,7 @@ def zcdp_to_approx_dp(rho: float, delta: float) -> float:
 
 def approx_dp_to_zcdp(epsilon: float, delta: float) -> float:
     """Largest ρ whose zCDP → (ε, δ) conversion stays within ε (inverse of the above)."""
-    _check_budget(epsilon, delta)
-    if delta <= 0:
-        raise ValueError("delta must be positive")
+    check_budget(epsilon, delta, delta_needed=True, what="a zCDP conversion")
     log_term = math.log(1.0 / delta)
     return (math.sqrt(log_term + epsilon) - math.sqrt(log_term)) ** 2
 

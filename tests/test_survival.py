@@ -315,7 +315,7 @@ def test_noise_of_another_statistic_is_refused():
     assert sv.noise_for(matrix, 1.0).scale == 4.0
     with pytest.raises(ValueError, match="Δ2 = 2"):  # the Gaussian's check is on the L2 sensitivity
         sv.noisy_counts(matrix, sv.survival_noise(1.0, 2, kind="gaussian", delta=1e-6), rng=np.random.default_rng(0))
-    with pytest.raises(ValueError, match="needs a δ"):
+    with pytest.raises(ValueError, match="needs 0 < δ < 1"):
         sv.noise_for(matrix, 1.0, kind="gaussian")
 
 

@@ -39,7 +39,7 @@ from dp_accounting.pld import common as pld_common
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from scipy import optimize
 
-from dpcore.mechanisms import approx_dp_to_zcdp, gaussian_privacy_loss_delta
+from dpcore.mechanisms import approx_dp_to_zcdp, check_budget, gaussian_privacy_loss_delta
 
 #: one slack for every claim check: calibration nudges and OpenDP's upward rounding are ~1e-9 relative
 CLAIM_SLACK = 1e-9
@@ -230,9 +230,7 @@ class ApproxDP(_Json):
     kind: ClassVar[str] = "approx_dp"
 
     def __post_init__(self):
-        _positive("epsilon", self.epsilon)
-        if not 0.0 <= self.delta < 1.0:
-            raise ValueError(f"delta must lie in [0, 1), got {self.delta!r}")
+        check_budget(self.epsilon, self.delta, what="an (ε, δ) event")
 
     def basic(self) -> tuple[float, float]:
         return self.epsilon, self.delta

@@ -40,16 +40,12 @@ from dpcore.ledger.records import (  # noqa: F401 - the records are part of the 
     utc_now,
 )
 from dpcore.ledger.stores import MemoryStore
+from dpcore.mechanisms import check_budget
 from dpcore.provenance import SettingsChoice
 
 
 class BudgetExceeded(RuntimeError):
     """A release would take some person's total (ε, δ) past the cap."""
-
-
-def _valid_cost(epsilon: float, delta: float, what: str) -> None:
-    if not (epsilon > 0 and math.isfinite(epsilon)) or not (0 <= delta < 1):
-        raise ValueError(f"{what} needs 0 < ε < ∞ and 0 ≤ δ < 1")
 
 
 def _over(spend: tuple[float, float], cap: Budget) -> bool:
@@ -143,7 +139,7 @@ class Ledger:
         """Cap what any person may have spent after a release on ``dataset``; refused below what one of its persons
         has spent, above the ceiling, or outside ``scope`` (only a data set's own custodian changes its cap; the
         change is recorded with ``actor``)."""
-        _valid_cost(epsilon, delta, "a budget")
+        check_budget(epsilon, delta, what="a budget")
         ceiling = self.ceiling(dataset)
         if ceiling is not None and (epsilon > ceiling.epsilon + 1e-12 or delta > ceiling.delta + 1e-15):
             raise ValueError(
@@ -304,7 +300,7 @@ class Ledger:
     def check(self, dataset: str | Holding, epsilon: float, delta: float = 0.0, *, method: str = "",
               parts: Mapping[str, float] | None = None, params: Mapping[str, Any] | None = None) -> None:
         """Raise :class:`BudgetExceeded` if charging (ε, δ) now would pass a cap (advice: :meth:`charge` decides)."""
-        _valid_cost(epsilon, delta, "a release")
+        check_budget(epsilon, delta, what="a release")
         holding = self._as_holding(dataset)
         events = self.events_of(method, epsilon, delta, parts, params)
         self._refuse_past_cap(holding, self.name_of(holding.key), epsilon, delta, events, self.standing(holding))
@@ -334,7 +330,7 @@ class Ledger:
         ``charged`` until :meth:`record_values` (or :meth:`record_failure`) completes it, and the charge stays
         whatever happens.
         """
-        _valid_cost(epsilon, delta, "a release")
+        check_budget(epsilon, delta, what="a release")
         if parts:
             total = math.fsum(parts.values())
             if abs(total - epsilon) > 1e-9 * max(1.0, epsilon):

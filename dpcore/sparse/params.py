@@ -12,10 +12,7 @@ from typing import Mapping
 
 import numpy as np
 
-from dpcore.mechanisms import (
-    Noise,
-    analytic_gaussian_sigma,
-)
+from dpcore.mechanisms import Noise, analytic_gaussian_sigma, check_budget
 from dpcore.sparse.solver import _sigmoid, clip_features, clip_responses
 
 LOSSES = ("linear", "logistic")
@@ -173,10 +170,7 @@ def _check_sparsity(sparsity: int, d: int) -> int:
 
 def _check_budget(epsilons, delta) -> np.ndarray:
     eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
-    if np.any(~np.isfinite(eps)) or np.any(eps <= 0):
-        raise ValueError("epsilon must be positive")
-    if not 0 < delta < 1:
-        raise ValueError("delta must lie in (0, 1)")
+    check_budget(eps, delta, delta_needed=True, what="a sparse release")
     return eps
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpcore.mechanisms import Noise, discrete_laplace_noise, gaussian_noise, laplace_noise
+from dpcore.mechanisms import Noise, check_budget, discrete_laplace_noise, gaussian_noise, laplace_noise
 from dpcore.survival.statistic import DEFAULT_STATISTIC, Counts, l2_sensitivity, sensitivity
 
 #: The noises a survival release can use: what each is for.
@@ -31,8 +31,7 @@ def survival_noise(epsilon: float, n_groups: int = 1, *, kind: str = "discrete_l
     if kind == "laplace":
         return laplace_noise(sensitivity(n_groups, statistic=statistic), epsilon)
     if kind == "gaussian":
-        if not 0 < delta < 1:
-            raise ValueError(f"Gaussian noise needs a δ between 0 and 1, not {delta!r}")
+        check_budget(epsilon, delta, delta_needed=True, what="Gaussian noise")
         return gaussian_noise(l2_sensitivity(n_groups, statistic=statistic), epsilon, delta)
     raise ValueError(f"survival counts use one of {list(NOISE_KINDS)}, not {kind!r}")
 
