@@ -125,7 +125,7 @@ def explore_and_lock(facts: pl.SurvivalFacts) -> pl.SurvivalPlan | None:
             plan = _choose(facts)
             if st.button("Lock these settings", key="plan_lock", type="primary",
                          help="Fixes every setting before the private file is read; the release uses exactly these."):
-                st.session_state[LOCKED] = locked = plan
+                st.session_state[LOCKED] = plan
                 st.rerun()
         else:
             plan = locked
@@ -133,6 +133,8 @@ def explore_and_lock(facts: pl.SurvivalFacts) -> pl.SurvivalPlan | None:
             if st.button("Change the settings", key="plan_unlock"):
                 _unlock()
                 st.rerun()
+        note(f"Simulated patients: {facts_words(facts)}. Every figure is drawn from them, never from your file: "
+             "“non-private” is the proxy's own curve, “private” one preview release of it at this ε.")
     proxy = pl.simulate_proxy(facts)
     with show_errors("Cannot draw the proxy"), figure:
         _proxy_figures(plan, proxy)
@@ -184,8 +186,6 @@ def _proxy_figures(plan: pl.SurvivalPlan, proxy: sv.MappedData) -> None:
                                                       estimator=plan.estimator, kind="discrete_laplace",
                                                       risk_set=plan.risk_set, noise_aware_logrank=True))
         chart(sf.utility_figure(sweep, plan.epsilon, time_unit=grid.grid_unit), key="plan_trade_off")
-    note(f"Proxy: {facts_words(plan.facts)}. The dark curve is the proxy's own, not your patients'; the light one "
-         "is one preview release of it at this ε.")
 
 
 def facts_words(facts: pl.SurvivalFacts) -> str:
