@@ -18,6 +18,7 @@ import numpy as np
 from dpcore import survival as sv
 from dpcore.datasets import UNIT_DAYS
 from dpcore.ledger import Persons, table_fingerprint
+from dpcore.notebooks import SurvivalConfig
 from dpcore.validation import InputError, read_csv
 
 #: the largest cohort a proxy is simulated for (the page simulates it on every change of a setting)
@@ -143,6 +144,15 @@ class SurvivalPlan:
         return {"grid": self.grid().describe(), "groups": list(self.facts.groups) if self.compared else ["all"],
                 "estimators": "KM, NA, CIF, log-rank", "risk_set": self.risk_set, "statistic": statistic,
                 "noise_kind": "discrete_laplace", "sensitivity_l1": sv.sensitivity(groups, statistic=statistic)}
+
+    def config(self) -> SurvivalConfig:
+        """The same settings as a script's configuration (the release's ``reproduce.py`` reads the user's CSV)."""
+        facts = self.facts
+        return SurvivalConfig(dataset=None, horizon=facts.horizon, grid_unit=self.grid_unit, width=self.width,
+                              epsilon=self.epsilon, seed=facts.seed, estimator=self.estimator, compare=self.compared,
+                              noise_aware=self.compared, risk_set=self.risk_set, time_col=facts.time_column,
+                              event_col=facts.event_column, group_col=facts.group_column if self.compared else None,
+                              group_labels=facts.group_labels if self.compared else None, time_unit=facts.time_unit)
 
     def release(self, cohort: PrivateCohort):
         """One OpenDP release of the private cohort with exactly these settings (a ``ReleaseBundle``)."""

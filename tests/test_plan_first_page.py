@@ -95,6 +95,7 @@ def test_the_file_is_read_only_when_release_is_pressed_and_the_release_is_fixed_
     bundle = at.session_state["_release_last_plan_survival"]
     assert bundle.epsilon == 2.0 and bundle.settings_choice.how == FIXED
     assert "fixed before the private rows were read" in bundle.statement
+    assert "time_col='months'" in bundle.script and "EPSILON = 2.0" in bundle.script  # its reproduce.py
     (record,) = _records()
     assert record.settings_choice().how == FIXED and record.settings_choice().label == (
         "fixed before the private rows were read")

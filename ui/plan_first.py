@@ -19,6 +19,7 @@ from dpcore.validation import InputError
 from ui.chart import chart
 from ui.errors import show_errors
 from ui.first_screen import SEPARATOR, first_screen
+from ui.exports import release_with_script
 from ui.fragments import view_switch
 from ui.identity import current_person
 from ui.layout import literal, note
@@ -229,4 +230,4 @@ def release_step(plan: pl.SurvivalPlan) -> None:
     release_panel(key="plan_survival", dataset_label=cohort.label, fingerprint=cohort.fingerprint,
                   persons=cohort.persons, records=records_read([cohort.data.time, cohort.data.event]),
                   method="DP survival analysis", epsilon=plan.epsilon, params=plan.params(),
-                  make_bundle=lambda: plan.release(cohort))
+                  make_bundle=lambda: release_with_script(plan.release(cohort), plan.config()))
