@@ -17,6 +17,7 @@ import ui
 from dpcore import columns
 from dpcore import survival as sv
 from dpcore.survival import figures as sf
+from dpcore.survival import resolution as recorded
 from dpcore.ledger import Persons, fingerprint
 from dpcore.datasets import UNIT_DAYS, load_survival, manifest, survival_names, survival_persons, survival_title
 from ui.accuracy import accuracy_first
@@ -254,16 +255,17 @@ def _rule_inputs() -> dict:
                 n_groups=len(src.groups) if compared else 1)
 
 
-def _default_grid(horizon: float) -> tuple[int, str]:
-    """(bin width, unit) by default: the public rule balancing binning error against noise (sv.GRID_RULE)."""
-    return sv.default_bin_width(horizon, src.time_unit, **_rule_inputs())
+def _default_grid(horizon: float, resolution: float | None = None) -> tuple[int, str]:
+    """(bin width, unit) by default: the public rule balancing binning error against noise (sv.GRID_RULE), with
+    bins of the declared ``resolution`` (times recorded in whole units of it, data units) where the noise allows."""
+    return sv.default_bin_width(horizon, src.time_unit, **_rule_inputs(), resolution=resolution)
 
 
 # a new data set (or time unit) brings its own public metadata: reset the grid controls to it
 start_width, start_unit = _default_grid(src.horizon)
 ui.reset_when_changed("_sv_last_source", (src.fp, src.time_unit),
                       dict(sv_hor=float(src.horizon), sv_unit=start_unit, sv_width=start_width,
-                           sv_etype=src.event_labels[0]))
+                           sv_etype=src.event_labels[0], sv_whole=recorded.CONTINUOUS))
 with q_compare:  # the question's second half: one curve, or one per group and a log-rank test
     compare = bool(src.groups) and ui.url_toggle(
         f"Compare by {ui.literal(src.group_label or 'group')}", key="sv_cmp", value=True,
@@ -289,8 +291,8 @@ with ui.settings_group("sv_settings") as settings:
                 "Band between grid edges", key="sv_band", options=list(BAND_LABELS), format_func=BAND_LABELS.get,
                 help="Between two edges the curve follows a constant hazard. The band there is the edges' band on "
                      "that path, widened half-way to what a never-increasing curve allows (measured to cover on "
-                     "continuous times). Where times are recorded in whole grid units (e.g. whole years on a yearly "
-                     "grid) the exact curve drops only at the edges: choose the full envelope, which covers "
+                     "continuous times). Where times are recorded in whole units (e.g. whole years), declare it under "
+                     "'Times recorded in': the curve is then read as their staircase. The full envelope covers "
                      "wherever the edges do.")
             settings.shows(BAND_WORDS[band_rule])
     with c2:
@@ -298,7 +300,21 @@ with ui.settings_group("sv_settings") as settings:
                                       value=float(src.horizon),
                                       help="Public, chosen from domain knowledge, not from the data (e.g. the trial's "
                                            "planned follow-up): times after H count as censored at H."))
-        rule_width, rule_unit = _default_grid(horizon)
+        whole = ui.url_selectbox(
+            "Times recorded in", key="sv_whole", options=[recorded.CONTINUOUS, *recorded.whole_units(src.time_unit)],
+            format_func=lambda u: "continuous (default)" if u == recorded.CONTINUOUS else f"whole {u}",
+            help="Your statement, as the data's custodian, of how the study recorded its times: 'whole years' if "
+                 "every follow-up time is a whole number of years. The exact curve then steps only at those "
+                 "multiples, and the page, its tables, figures and the release read it as that staircase. The release "
+                 "prints the declaration and its reading rests on it; the privacy guarantee does not. Never set "
+                 "from the data: leave 'continuous' unless the study recorded the times so.")
+        resolution = recorded.declared_resolution(whole, src.time_unit)  # in the data's unit; None: continuous
+        if whole != recorded.CONTINUOUS:
+            settings.shows(f"times in whole {whole}")
+        hint = recorded.recorded_hint(src.time, src.time_unit, recorded.CONTINUOUS)
+        if hint and whole == recorded.CONTINUOUS:
+            st.caption(ui.literal(hint))
+        rule_width, rule_unit = _default_grid(horizon, resolution)
         ui.follow_default("sv_unit", rule_unit)  # the grid follows the horizon until the user sets it
         ui.follow_default("sv_width", rule_width)
         u1, u2 = st.columns(2)
@@ -353,6 +369,10 @@ with ui.show_errors("Cannot build the grid"):
 if grid is None:
     st.stop()
 _inputs = _rule_inputs()
+#: The declared resolution in the grid's unit, for every reading of the curve (None: continuous times).
+read_resolution = None if resolution is None else resolution / grid.step
+if resolution is not None and (mismatch := recorded.recorded_hint(src.time, src.time_unit, whole)):
+    st.warning(ui.literal(mismatch), icon=":material/warning:")  # outside the fold: the declaration is public
 grid_note = (f"**The time grid.** {grid.describe()}. By default the bin width follows a public rule from the horizon, "
              f"n = {_inputs['n']}, ε = {_inputs['epsilon']:g} and {_inputs['n_groups']} group(s) released together "
              f"(target k* ≈ {sv.target_bins(**_inputs):.0f} bins): {sv.GRID_RULE}. Change the unit or width in "
@@ -413,7 +433,8 @@ def _group_differences(noisy: sv.Counts, noise) -> None:
     tau = float(st.session_state.get("sv_tau", grid.display[-1]))
     diff = sv.read_tables(grid.display, curves.estimate, lo, hi, redraws, counts.groups, times=times,
                           tau=min(tau, float(grid.display[-1])), unit=grid.grid_unit,
-                          widen=sv.BAND_RULES[st.session_state.get("sv_band", sv.DEFAULT_BAND)])["differences"]
+                          widen=sv.BAND_RULES[st.session_state.get("sv_band", sv.DEFAULT_BAND)],
+                          resolution=read_resolution)["differences"]
     st.table(diff[["comparison", "measure", "reported"]].set_index(["comparison", "measure"]))
     st.caption("Differences between groups (this preview draw), each with its 95 % interval from the band's redraws "
                "(noise and sampling), read by the within-bin rule; a release exports them as 'differences'. A "
@@ -452,7 +473,7 @@ def _km_headline(noisy: sv.Counts, noise, rng: np.random.Generator, minimum: flo
     released = sv.curve_table(grid.display, private.estimate, lo, hi, ("all",))
     ref = sv.lifelines_reference(src.time, src.event, grid)[0]  # non-private: shown here, never exported
     unit = grid.grid_unit
-    median = sv.median_table(released, unit, widen=widen)["reported"].iloc[0]
+    median = sv.median_table(released, unit, widen=widen, resolution=read_resolution)["reported"].iloc[0]
     ui.answer("Median survival" + (", all groups pooled" if G > 1 else ""), median,
               sv.describe_read(ref.median, *ref.median_ci, unit))
     if figure is None:
@@ -462,8 +483,10 @@ def _km_headline(noisy: sv.Counts, noise, rng: np.random.Generator, minimum: flo
                                      ref.ci_upper), binned=(grid.display, exact_pooled.estimate[0]),
                                      time_label=time_label, title="all groups pooled" if G > 1 else None, legend=False,
                                      at_risk=private_table.at_risk[0], exact_at_risk=exact_table.at_risk[0],
-                                     min_at_risk=minimum, widen=widen), key="sv_headline")
-    binning, noise_cost = sv.costs(grid.display, private.estimate[0], exact_pooled.estimate[0], ref)
+                                     min_at_risk=minimum, widen=widen, resolution=read_resolution,
+                                     height=ui.FIGURE_HEIGHT), key="sv_headline")
+    binning, noise_cost = sv.costs(grid.display, private.estimate[0], exact_pooled.estimate[0], ref,
+                                   resolution=read_resolution)
     with details:
         ui.note(f"The private curve is one preview draw, read between grid edges; dotted where fewer than "
                    f"{minimum:.3g} people are at risk. Shading: the released 95 % band (noise and sampling). Under "
@@ -473,7 +496,7 @@ def _km_headline(noisy: sv.Counts, noise, rng: np.random.Generator, minimum: flo
                     f"noise **{noise_cost:.3f}** (this preview against the rule on the true binned counts).")
         times, tau = _read_times()
         summary = sv.read_tables(grid.display, private.estimate, lo, hi, redraws, ("all",), times=times, tau=tau,
-                                 unit=unit, widen=widen)
+                                 unit=unit, widen=widen, resolution=read_resolution)
         at = summary["survival_at_times"]
         ref_lo, ref_hi = ref.band_at(at["time"].to_numpy())
         rows = [{"summary": f"survival at {t:g} {unit}", "private (95 % CI)": r,
@@ -509,7 +532,7 @@ def _other_headline(noisy: sv.Counts, noise, rng: np.random.Generator, minimum: 
                                          noise_band=(band_lo, band_hi), time_label=time_label,
                                          title="all groups pooled" if G > 1 else None, legend=False,
                                          at_risk=private_table.at_risk[0], exact_at_risk=exact_table.at_risk[0],
-                                         min_at_risk=minimum),
+                                         min_at_risk=minimum, height=ui.FIGURE_HEIGHT),
                       key="sv_headline")
     with details:
         ui.note(f"The private curve is one preview draw, dotted where fewer than {minimum:.3g} people are at risk. "
@@ -587,7 +610,7 @@ def _at_epsilon() -> None:
         epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=1.0)
         answer = st.container()  # the open view's answer, above the unit of privacy and the Release button
         ui.note(f"Unit of privacy: one person (replace-one neighbours; n = {src.time.size} is public).")
-    if (width, grid_unit) == (rule_width, rule_unit) and _default_grid(horizon) != (rule_width, rule_unit):
+    if (width, grid_unit) == (rule_width, rule_unit) and _default_grid(horizon, resolution) != (rule_width, rule_unit):
         st.rerun(scope="app")  # the default grid depends on ε: rebuild the counts on it (the grid follows the rule)
     noise = sv.noise_for(counts, epsilon, kind=kind, delta=delta)
     rng = np.random.default_rng(seed)
@@ -651,7 +674,8 @@ def _at_epsilon() -> None:
             reference = (ref.times, ref.survival)
         with figure:
             ui.live_chart(sf.draws_figure(exact_pooled.times, draw_curves, exact_pooled.estimate[0],
-                                          estimator=estimator, time_label=time_label, reference=reference),
+                                          estimator=estimator, time_label=time_label, reference=reference,
+                                          resolution=read_resolution),
                           key="sv_draws")
         util = sv.utility(counts, epsilon, draws=draws, rng=np.random.default_rng(seed + 11), estimator=estimator,
                           kind=kind, delta=delta, event_type=event_type, risk_set=risk_set,
@@ -687,7 +711,8 @@ def _at_epsilon() -> None:
                                              time_label=time_label, p_private=float(lr_priv.p_value),
                                              p_exact=float(lr_exact.p_value), at_risk=noisy_table.at_risk,
                                              min_at_risk=minimum, group_column=src.group_label,
-                                             references=_group_references() if estimator == "km" else None),
+                                             references=_group_references() if estimator == "km" else None,
+                                             resolution=read_resolution),
                             key="sv_groups")
         agree = (lr_priv.p_value < 0.05) == (lr_exact.p_value < 0.05)
         with answer:
@@ -720,6 +745,7 @@ def _at_epsilon() -> None:
     released_noise = "gaussian" if kind == "gaussian" else "discrete_laplace"  # Laplace is for previews only
     params = {"grid": grid.describe(), "groups": list(counts.groups), "estimators": "KM, NA, CIF, log-rank",
               "risk_set": risk_set, "statistic": counts.statistic, "noise_kind": released_noise,
+              "times_recorded_in": whole,
               "sensitivity_l1": sv.sensitivity(G, statistic=counts.statistic)}
     config = SurvivalConfig(
         dataset=name, horizon=horizon, grid_unit=grid_unit, width=width, epsilon=epsilon, seed=seed,
@@ -757,7 +783,7 @@ def _release_reads() -> dict:
     times = _years_to_times(str(st.session_state.get("sv_years", "1, 2, 5")))
     tau = st.session_state.get("sv_tau")
     return {"read_times": times, "rmst_horizon": None if tau is None else min(float(tau), float(grid.display[-1])),
-            "band_rule": st.session_state.get("sv_band", sv.DEFAULT_BAND)}
+            "band_rule": st.session_state.get("sv_band", sv.DEFAULT_BAND), "time_resolution": resolution}
 
 
 #: the trade-off figure's teaching note, naming each of its panels (a third one when the data have groups)

@@ -284,7 +284,8 @@ def test_a_declared_resolution_reads_a_staircase_everywhere():
     time, event = np.ceil(rng.exponential(3, 800)), (rng.random(800) < 0.8).astype(int)
     grid = sv.make_grid(10.0, data_unit="years", grid_unit="years")
     bundle = sv.release(time, event, grid=grid, epsilon=1.0, band_draws=40, time_resolution=1.0)
-    assert bundle.public_params["times_recorded_in_whole"] == "1 years (declared)"
+    assert bundle.public_params["times_recorded_in_whole"] == "1 years (declared by the custodian)"
+    assert any("rests on that declaration" in note for note in bundle.notes)
     km = bundle.tables["kaplan_meier"]
     curve = bundle.tables["kaplan_meier_curve"]
     again = sv.survival_at(km, curve["time"], resolution=1.0)

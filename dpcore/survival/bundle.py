@@ -292,7 +292,7 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
               "within_bin_rule": WITHIN_BIN_RULE, "band_between_edges": band_rule,
               "band_widening_towards_the_monotone_envelope": BAND_RULES[band_rule],
               "times_recorded_in_whole": (None if time_resolution is None
-                                          else f"{time_resolution:g} {grid.data_unit} (declared)"),
+                                          else f"{time_resolution:g} {grid.data_unit} (declared by the custodian)"),
               "risk_set": risk_set, "statistic": statistic, "released_statistic": STATISTICS[statistic],
               "post_processing": f"{RISK_SETS[risk_set]}; events clipped to the number at risk"}
     released = ("per group and bin, the events of each type and the censorings (the number at time 0 of each "
@@ -315,8 +315,11 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
         "a never-increasing curve allows inside the bin (between the neighbouring edges' bounds); "
         "'kaplan_meier_curve' is the curve and band so read at 8 points per bin." + (
             "" if time_resolution is None else
-            f" Times were declared recorded in whole {time_resolution:g} {grid.data_unit}: every reading is taken at "
-            "the last such multiple at or before the time asked (the exact curve is flat in between)."),
+            f" The data's custodian declared every time recorded as a whole multiple of {time_resolution:g} "
+            f"{grid.data_unit} (public: how the study recorded them, not read from the data): every reading is "
+            "taken at the last such multiple at or before the time asked (the exact curve is flat in between). "
+            "Every curve, median, interval and summary between the edges rests on that declaration, which the "
+            "release does not check; the privacy guarantee does not depend on it."),
         "Median survival: where the curve read by that rule reaches 0.5 ('not reached' if it does not by the "
         "horizon); its interval inverts the band at 0.5 (Brookmeyer–Crowley), so it covers the DP noise as well as "
         "sampling error, and is never of zero width. 'survival_at_times' (1, 2 and 5 years by default), 'rmst' "

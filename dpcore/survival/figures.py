@@ -36,7 +36,7 @@ from dpcore.alt_text import set_summary
 from dpcore.survival.estimators import CurveSet, reliable_edges
 from dpcore.survival.grid import ESTIMATORS
 from dpcore.survival.monte_carlo import UtilityCurve
-from dpcore.survival.read import fine_times, path, survival_at
+from dpcore.survival.read import fine_times, on_resolution, path, survival_at
 
 Y_TITLES = {"km": "survival probability S(t)", "na": "cumulative hazard H(t)", "cif": "cumulative incidence F(t)"}
 FADED_NOTE = "dotted: fewer than {m:.3g} people at risk (noisy count): noise, not signal"
@@ -72,7 +72,8 @@ def _y_range(estimator: str, *arrays) -> list[float] | None:
 def headline_figure(private: CurveSet, exact: CurveSet | None, *, estimator: str = "km", group: int = 0,
                     noise_band: tuple[np.ndarray, np.ndarray] | None = None, time_label: str = "time",
                     title: str | None = None, legend: bool = True, at_risk: np.ndarray | None = None,
-                    exact_at_risk: np.ndarray | None = None, min_at_risk: float | None = None) -> go.Figure:
+                    exact_at_risk: np.ndarray | None = None, min_at_risk: float | None = None,
+                    height: int | None = None) -> go.Figure:
     """Private vs non-private curve of one group with the Greenwood interval of each and the noise band.
 
     ``legend=False`` draws no legend (the browser draws a chart without one noticeably faster while a slider
@@ -80,6 +81,7 @@ def headline_figure(private: CurveSet, exact: CurveSet | None, *, estimator: str
     ``at_risk`` (k,): the noisy number at risk per bin, printed in a numbers-at-risk table under the plot, with
     ``exact_at_risk`` (the true numbers, a preview's comparison) as a second row. With ``min_at_risk`` (public)
     the private curve is dotted and faded where the noisy number at risk falls below it, with a note.
+    ``height``: the whole figure's, numbers at risk included (default: a 405 px plot above them).
     """
     fig = new_spec()
     t = private.times
@@ -100,7 +102,7 @@ def headline_figure(private: CurveSet, exact: CurveSet | None, *, estimator: str
     rows = ([("noisy", at_risk, PRIVATE)] if at_risk is not None else []) + (
         [("true", exact_at_risk, NONPRIVATE)] if exact_at_risk is not None else [])
     bottom, left = add_numbers_at_risk(fig, t, rows, heading="Number at risk") if rows else (55, 60)
-    base_layout(fig, x_title=time_label, y_title=Y_TITLES[estimator], height=460 + bottom - 55)
+    base_layout(fig, x_title=time_label, y_title=Y_TITLES[estimator], height=_height(height, bottom))
     relayout(fig, yaxis=dict(range=_y_range(estimator, private.ci_upper, exact.ci_upper if exact else None)))
     if legend:
         relayout(fig, margin=dict(t=80, b=bottom, l=left))
@@ -114,6 +116,12 @@ def headline_figure(private: CurveSet, exact: CurveSet | None, *, estimator: str
         annotate(fig, text=title, xref="paper", yref="paper", x=1, y=0.98, showarrow=False, xanchor="right",
                  font=dict(size=12, color=NONPRIVATE), bgcolor="rgba(255,255,255,0.7)")
     return to_figure(fig)
+
+
+def _height(height: int | None, bottom: int) -> int:
+    """The figure's height: ``height`` (a page's first screen fixes it, the plot taking what the numbers at risk
+    under it leave), else a 405 px plot above a ``bottom`` margin of 55 px or the numbers at risk."""
+    return 460 + bottom - 55 if height is None else int(height)
 
 
 def _median(t: np.ndarray, y: np.ndarray) -> str:
@@ -141,7 +149,8 @@ def read_figure(km_table, *, reference: tuple[np.ndarray, np.ndarray] | None = N
                 binned: tuple[np.ndarray, np.ndarray] | None = None, group=None, time_label: str = "time",
                 title: str | None = None, at_risk: np.ndarray | None = None, exact_at_risk: np.ndarray | None = None,
                 min_at_risk: float | None = None, legend: bool = True, points_per_bin: int = 16,
-                widen: float | None = None) -> go.Figure:
+                widen: float | None = None, resolution: float | None = None,
+                height: int | None = None) -> go.Figure:
     """The released Kaplan–Meier curve and its 95 % band **read by the within-bin rule** (every point drawn comes
     from :func:`dpcore.survival.read.survival_at` on the released table: an exponential path between edges, not a
     step), beside the non-private reference a clinician would compute: ``reference = (times, S)`` — lifelines'
@@ -149,15 +158,19 @@ def read_figure(km_table, *, reference: tuple[np.ndarray, np.ndarray] | None = N
     the same rule on the exact binned counts, to show what the grid alone costs. ``at_risk`` (k,) the noisy number
     at risk per bin (numbers-at-risk table; the curve is dotted and faded below ``min_at_risk``). ``widen``: the
     band rule's widening between edges (:data:`dpcore.survival.read.BAND_RULES`; default the release's).
+    ``resolution`` (the table's unit): the declared unit the times were recorded in; the curve, its band and the
+    binned curve are then the staircase the release's tables read (steps at its multiples), as one rule.
+    ``height``: the whole figure's, numbers at risk included (default: a 405 px plot above them).
     """
     group = km_table["group"].iloc[0] if group is None else group
     mine = km_table[km_table["group"] == group].sort_values("time")
     edges = mine["time"].to_numpy(float)
-    t = fine_times(edges, points_per_bin)
-    read = survival_at(mine, t, widen=widen)
+    t = _drawn_at(edges, points_per_bin, resolution)
+    read = survival_at(mine, t, widen=widen, resolution=resolution)
+    stairs = resolution is not None
     fig = new_spec()
     band(fig, t, read["ci_lower"].to_numpy(), read["ci_upper"].to_numpy(), name="private: 95 % band (noise and "
-         "sampling)", colour=PRIVATE, alpha=0.15)
+         "sampling)", colour=PRIVATE, alpha=0.15, step=stairs)
     if reference is not None:
         if reference_band is not None:
             curve(fig, np.r_[reference[0], np.nan, reference[0]], np.r_[reference_band[0], np.nan, reference_band[1]],
@@ -166,8 +179,9 @@ def read_figure(km_table, *, reference: tuple[np.ndarray, np.ndarray] | None = N
               step=True)
     if binned is not None:
         curve(fig, t, survival_at(pd.DataFrame({"group": group, "time": binned[0], "survival": binned[1],
-                                                "ci_lower": binned[1], "ci_upper": binned[1]}), t)["survival"],
-              name="non-private on the grid (binning alone)", colour=NONPRIVATE, width=1.2, dash="dash")
+                                                "ci_lower": binned[1], "ci_upper": binned[1]}), t,
+                                  resolution=resolution)["survival"],
+              name="non-private on the grid (binning alone)", colour=NONPRIVATE, width=1.2, dash="dash", step=stairs)
     # the released values themselves: a dot at every edge (solid, then faded where few are at risk)
     y_edges = mine["survival"].to_numpy(float)
     solid, rest = (split_reliable(y_edges, reliable_edges(at_risk, min_at_risk))
@@ -177,13 +191,13 @@ def read_figure(km_table, *, reference: tuple[np.ndarray, np.ndarray] | None = N
     curve(fig, edges, rest, name="private (one preview draw), few at risk", colour=PRIVATE, showlegend=False,
           opacity=0.45, **dots)
     faded = _read_private(fig, edges, y_edges, at_risk, min_at_risk, points_per_bin=points_per_bin,
-                          name="private (read between edges)", colour=PRIVATE, width=2.5)
+                          resolution=resolution, name="private (read between edges)", colour=PRIVATE, width=2.5)
     rows = ([("noisy", at_risk, PRIVATE)] if at_risk is not None else []) + (
         [("true", exact_at_risk, NONPRIVATE)] if exact_at_risk is not None else [])
     bottom, left = add_numbers_at_risk(fig, edges, rows, heading="Number at risk") if rows else (55, 60)
-    base_layout(fig, x_title=time_label, y_title=Y_TITLES["km"], height=460 + bottom - 55)
+    base_layout(fig, x_title=time_label, y_title=Y_TITLES["km"], height=_height(height, bottom))
     relayout(fig, yaxis=dict(range=[-0.02, 1.02]))
-    set_summary(fig, _headline_summary("Kaplan–Meier survival", "km", edges, y_edges,
+    set_summary(fig, _headline_summary("Kaplan–Meier survival", "km", t, read["survival"].to_numpy(),
                                        None if reference is None else reference[1], time_label,
                                        exact_t=None if reference is None else reference[0]))
     if legend:
@@ -203,19 +217,21 @@ def read_figure(km_table, *, reference: tuple[np.ndarray, np.ndarray] | None = N
 
 def draws_figure(times: np.ndarray, draws: np.ndarray, exact: np.ndarray, *, estimator: str = "km",
                  time_label: str = "time", n_shown: int = 30,
-                 reference: tuple[np.ndarray, np.ndarray] | None = None) -> go.Figure:
+                 reference: tuple[np.ndarray, np.ndarray] | None = None,
+                 resolution: float | None = None) -> go.Figure:
     """Band of R private curves (5–95 % and the mean) around the non-private curve, plus a few draws.
 
     Redrawn on every move of ε or of the draws: the legend is text and the margins are fixed
     (:func:`dpcore.figures.text_legend`). Kaplan–Meier curves with a ``reference`` (lifelines on the exact times,
     ``(times, S)``, drawn as its steps instead of ``exact``) are read between the edges by the within-bin rule
-    (:func:`dpcore.survival.read.path`, 8 points per bin), as a release reads them; otherwise steps.
+    (:func:`dpcore.survival.read.path`, 8 points per bin), as a release reads them — with a declared
+    ``resolution``, as its staircase (:func:`dpcore.survival.read.on_resolution`); otherwise steps.
     """
     step = True
     if estimator == "km" and reference is not None:
-        fine = fine_times(times, 8)
-        draws = path(times, draws, fine)
-        times, step = fine, False
+        fine = _drawn_at(np.asarray(times, float), 8, resolution)
+        draws = path(times, draws, on_resolution(fine, resolution))
+        times, step = fine, resolution is not None
     fig = new_spec()
     lo, hi = np.nanquantile(draws, [0.05, 0.95], axis=0)
     m = min(n_shown, draws.shape[0])
@@ -290,13 +306,16 @@ def utility_figure(uc: UtilityCurve, epsilon: float | None, *, time_unit: str = 
     return to_figure(fig)
 
 
-def _read_private(fig, edges, y_edges, at_risk, min_at_risk, *, points_per_bin: int = 16, **style) -> bool:
-    """A private Kaplan–Meier curve read between edges by the within-bin rule (:func:`survival_at`), solid while
-    the noisy number at risk reaches ``min_at_risk``, dotted after; returns whether a part was faded."""
+def _read_private(fig, edges, y_edges, at_risk, min_at_risk, *, points_per_bin: int = 16,
+                  resolution: float | None = None, **style) -> bool:
+    """A private Kaplan–Meier curve read between edges by the within-bin rule (:func:`survival_at`, at a declared
+    ``resolution`` too: :func:`_drawn_at`), solid while the noisy number at risk reaches ``min_at_risk``, dotted
+    after; returns whether a part was faded."""
     edges = np.asarray(edges, float)
-    t = fine_times(edges, points_per_bin)
+    t = _drawn_at(edges, points_per_bin, resolution)
     y = survival_at(pd.DataFrame({"group": "g", "time": edges, "survival": y_edges, "ci_lower": y_edges,
-                                  "ci_upper": y_edges}), t)["survival"].to_numpy()
+                                  "ci_upper": y_edges}), t, resolution=resolution)["survival"].to_numpy()
+    style = {**style, "step": resolution is not None}
     if at_risk is None or min_at_risk is None:
         curve(fig, t, y, **style)
         return False
@@ -310,17 +329,33 @@ def _read_private(fig, edges, y_edges, at_risk, min_at_risk, *, points_per_bin: 
     return True
 
 
+#: The most multiples of a declared resolution drawn as the staircase's own steps (finer steps are below a pixel).
+MAX_STAIRS = 2_000
+
+
+def _drawn_at(edges, points_per_bin: int, resolution: float | None) -> np.ndarray:
+    """Where a curve read by the rule is drawn: ``points_per_bin`` per bin and, with a declared ``resolution`` (a
+    staircase, drawn as steps), every multiple of it up to :data:`MAX_STAIRS`, so each riser stands where the
+    staircase steps."""
+    t = fine_times(edges, points_per_bin)
+    if resolution is None or edges[-1] / resolution > MAX_STAIRS:
+        return t
+    return np.union1d(t, np.arange(0.0, edges[-1] + 1e-9 * resolution, resolution))
+
+
 def groups_figure(private: CurveSet, exact: CurveSet, *, estimator: str = "km", time_label: str = "time",
                   p_private: float | None = None, p_exact: float | None = None,
                   at_risk: np.ndarray | None = None, min_at_risk: float | None = None,
-                  group_column: str | None = None, references=None) -> go.Figure:
+                  group_column: str | None = None, references=None,
+                  resolution: float | None = None) -> go.Figure:
     """Per-group curves, private (solid) and non-private (dotted), with both log-rank p-values in the title.
 
     ``at_risk`` (G, k): each group's noisy number at risk per bin, printed under the plot in the group's colour;
     with ``min_at_risk`` a private curve is faded where its group's noisy number at risk falls below it.
     ``group_column`` names the groups in the legend (``sex = 1``). Kaplan–Meier curves are read between edges by
     the within-bin rule (not steps); with ``references`` (per group ``(times, S)``: lifelines on the exact times)
-    those steps are the non-private curves instead of the binned ones.
+    those steps are the non-private curves instead of the binned ones; with a declared ``resolution``, as its
+    staircase (:func:`_read_private`).
     """
     fig = new_spec()
     faded = False
@@ -334,7 +369,8 @@ def groups_figure(private: CurveSet, exact: CurveSet, *, estimator: str = "km", 
         style = dict(name=f"{name} (private)", colour=colour, legendgroup=name, **series_marks(g, colour=colour))
         g_risk = None if at_risk is None else at_risk[g]
         if estimator == "km":
-            faded = _read_private(fig, private.times, private.estimate[g], g_risk, min_at_risk, **style) or faded
+            faded = _read_private(fig, private.times, private.estimate[g], g_risk, min_at_risk,
+                                  resolution=resolution, **style) or faded
         else:
             faded = _private_curve(fig, private.times, private.estimate[g], g_risk, min_at_risk, step=True,
                                    **style) or faded

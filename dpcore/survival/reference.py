@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpcore.survival.grid import Grid
-from dpcore.survival.read import fine_times, path
+from dpcore.survival.read import fine_times, on_resolution, path
 
 
 @dataclass(frozen=True)
@@ -78,13 +78,16 @@ def lifelines_reference(time, event, grid: Grid, *, group=None, groups=None, alp
     return out
 
 
-def costs(edges, private, binned, reference: Reference, *, min_share: float = 0.1) -> tuple[float, float]:
+def costs(edges, private, binned, reference: Reference, *, min_share: float = 0.1,
+          resolution: float | None = None) -> tuple[float, float]:
     """``(binning alone, noise)``: sup-norm gaps read by the within-bin rule at every point of the grid (edges and
     16 points per bin) where at least ``min_share`` of the group is still at risk — the exact binned curve against
-    lifelines on the exact times, and the private curve against the exact binned one."""
+    lifelines on the exact times, and the private curve against the exact binned one. With a declared
+    ``resolution`` both curves are read as its staircase (:func:`on_resolution`), as a release reads them."""
     t = fine_times(edges, 16)
     t = t[reference.at_risk_share(t) >= min_share]
     if t.size == 0:
         return float("nan"), float("nan")
-    b = path(edges, binned, t)
-    return float(np.max(np.abs(b - reference.at(t)))), float(np.max(np.abs(path(edges, private, t) - b)))
+    read = on_resolution(t, resolution)
+    b = path(edges, binned, read)
+    return float(np.max(np.abs(b - reference.at(t)))), float(np.max(np.abs(path(edges, private, read) - b)))
