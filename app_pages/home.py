@@ -4,8 +4,7 @@ import streamlit as st
 
 from dpcore.attack import bound_sentence, max_accuracy, percent
 from dpcore.attack_figures import bound_figure
-from ui import epsilon_slider, live_fragment, page_header
-from ui.chart import chart
+from ui import epsilon_slider, live_chart, live_fragment, page_header
 
 page_header(
     "Privacy–utility trade-offs for clinical statistics",
@@ -20,37 +19,6 @@ links[0].page_link("app_pages/survival.py", label="Survival curves", icon=":mate
 links[1].page_link("app_pages/regression.py", label="Drug sensitivity", icon=":material/medication:")
 links[2].page_link("app_pages/sparse.py", label="Sparse learning", icon=":material/scatter_plot:")
 links[3].page_link("app_pages/fdr.py", label="Online FDR", icon=":material/rule:")
-
-left, right = st.columns(2)
-with left:
-    st.header("For clinicians and data custodians")
-    st.markdown(
-        """
-A DP release adds carefully calibrated random noise so that **no single patient's record can be inferred**
-from what is published, whatever else an attacker knows.
-
-**ε (epsilon)** is the privacy budget. With ε = 1, anything published changes the odds of any conclusion
-about one patient by at most a factor e¹ ≈ 2.7; with ε = 0.1, by at most 1.1 — see *What ε means for one
-patient* below. Smaller ε means stronger privacy and noisier results. Every release spends budget, and budgets
-add up: two releases at ε = 1 on the same data cost ε = 2.
-
-**δ** (when shown) is a small probability with which that guarantee may fail; keep it far below 1/n.
-"""
-    )
-with right:
-    st.header("For students")
-    st.markdown(
-        """
-Each method has the same three stages, mirroring its privacy proof:
-
-1. a **statistic** of the records with bounded *sensitivity* (how much one person can change it);
-2. a **mechanism** that adds noise scaled to sensitivity / ε (Laplace, discrete Laplace or Gaussian);
-3. **post-processing** of the noisy statistic into curves and numbers, which costs no extra privacy.
-
-Running the same post-processing on the exact statistic gives the non-private reference, so the
-difference you see on each page is exactly the price of privacy.
-"""
-    )
 
 st.header("What ε means for one patient")
 explain_col, figure_col = st.columns([1, 1.3])
@@ -76,11 +44,42 @@ def _bound_at_epsilon() -> None:
     """The ε slider, the bound in words and its chart: a move of ε redraws these alone."""
     epsilon = epsilon_slider("Privacy budget ε", key="eps", default=1.0, min_value=0.05, max_value=20.0)
     st.markdown(bound_sentence(epsilon))
-    chart(bound_figure(epsilon), key="home_bound")
+    live_chart(bound_figure(epsilon), key="home_bound")
 
 
 with figure_col:
     _bound_at_epsilon()
+
+left, right = st.columns(2)
+with left:
+    st.header("For clinicians and data custodians")
+    st.markdown(
+        """
+A DP release adds carefully calibrated random noise so that **no single patient's record can be inferred**
+from what is published, whatever else an attacker knows.
+
+**ε (epsilon)** is the privacy budget. With ε = 1, anything published changes the odds of any conclusion
+about one patient by at most a factor e¹ ≈ 2.7; with ε = 0.1, by at most 1.1 — see *What ε means for one
+patient* above. Smaller ε means stronger privacy and noisier results. Every release spends budget, and budgets
+add up: two releases at ε = 1 on the same data cost ε = 2.
+
+**δ** (when shown) is a small probability with which that guarantee may fail; keep it far below 1/n.
+"""
+    )
+with right:
+    st.header("For students")
+    st.markdown(
+        """
+Each method has the same three stages, mirroring its privacy proof:
+
+1. a **statistic** of the records with bounded *sensitivity* (how much one person can change it);
+2. a **mechanism** that adds noise scaled to sensitivity / ε (Laplace, discrete Laplace or Gaussian);
+3. **post-processing** of the noisy statistic into curves and numbers, which costs no extra privacy.
+
+Running the same post-processing on the exact statistic gives the non-private reference, so the
+difference you see on each page is exactly the price of privacy.
+"""
+    )
 
 st.header("Preview versus release")
 st.markdown(

@@ -50,7 +50,7 @@ PAGES = ["survival", "regression", "sparse", "fdr", "audit"]
 SLIDERS = {
     "survival": ["Noise draws per ε for the trade-off curve", ("Over R noise draws", "Noise draws for the utility panel")],
     "regression": [("ρ over ε and size (CV)", "CV repeats")],  # the other sliders are settings, folded, page-level
-    "sparse": ["δ", "Repeats (noise draws)"],
+    "sparse": ["δ", "Repeats (noise draws)"],  # folded (unfolded first, by ``_slider``), as are FDR's
     "fdr": ["Target FDR α", "Cutoff c"],
     "audit": ["Runs per data set"],
 }
@@ -125,11 +125,17 @@ EPSILON = 'input[type="range"][aria-label^="Privacy budget ε"], input[type="ran
 
 
 def _slider(page, label: str):
-    """The page's ε slider (``label`` "ε"; not e.g. "Share of ε …"), or the slider whose label starts with ``label``."""
-    main = page.locator('[data-testid="stMain"]')
-    if label == "ε":
-        return main.locator(EPSILON).first
-    return main.locator(f'input[type="range"][aria-label^="{label}"]').first
+    """The page's ε slider (``label`` "ε"; not e.g. "Share of ε …"), or the slider whose label starts with ``label``;
+    unfolded first if it sits in a folded box (a page's settings)."""
+    selector = EPSILON if label == "ε" else f'input[type="range"][aria-label^="{label}"]'
+    slider = page.locator('[data-testid="stMain"]').locator(selector).first
+    slider.wait_for(state="attached", timeout=60_000)
+    if not slider.is_visible():
+        page.locator('[data-testid="stMain"] [data-testid="stExpander"]').filter(
+            has=page.locator(selector)).locator("summary").first.click()
+        slider.wait_for(timeout=60_000)
+        _settle(page)
+    return slider
 
 
 def _open_tab(page, tab: str) -> None:
@@ -141,7 +147,6 @@ def _moves(page, label: str) -> dict:
     """Six moves of one slider: the raw per-move records (seconds to idle, server, browser, bytes, Plotly passes
     and the markers they drew); ``_summary`` turns them into the reported figures."""
     slider = _slider(page, label)
-    slider.wait_for(timeout=60_000)
     raw = {"times": [], "server": [], "browser": [], "wire": [], "passes": [], "points": []}
     for i in range(MOVES):
         slider.focus()
@@ -242,6 +247,8 @@ def _script_profile(name: str) -> dict:
     code = f"""
 import json, sys, time
 sys.path.insert(0, {str(ROOT)!r})
+from dpcore.threads import bound_threads
+bound_threads()  # as app.py does: OpenBLAS's default threads spin against each other (a page alone skips app.py)
 import plotly.io
 import streamlit.elements.plotly_chart as pc
 from streamlit.testing.v1 import AppTest
@@ -254,10 +261,10 @@ plotly.io.to_json = timed
 at = AppTest.from_file({str(ROOT / "app_pages" / f"{name}.py")!r}, default_timeout=600)
 at.run(); at.run()
 eps = at.select_slider(key="eps")
-options = list(eps.options)
-nxt = options[min(options.index(str(eps.value)) + 1, len(options) - 1)] if str(eps.value) in options else eps.value
+values = [float(o) for o in eps.options]  # the options as shown ("1", "1.5"): the nearest is the value's step
+here = min(range(len(values)), key=lambda i: abs(values[i] - float(eps.value)))
 spent[0] = 0.0
-t = time.perf_counter(); eps.set_value(float(nxt)); at.run(); total = time.perf_counter() - t
+t = time.perf_counter(); eps.set_value(values[min(here + 1, len(values) - 1)]); at.run(); total = time.perf_counter() - t
 print(json.dumps({{"script_s": round(total, 3), "serialise_s": round(spent[0], 3),
                    "figures": len(chart_keys(at)), "exceptions": len(at.exception)}}))
 """

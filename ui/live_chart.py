@@ -15,6 +15,7 @@ read from Streamlit 1.67 in Chromium), so a live chart looks like the charts bes
 
 from __future__ import annotations
 
+import base64
 import functools
 import json
 import os
@@ -22,12 +23,13 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import plotly
 import plotly.graph_objects as go
 import plotly.io
 import streamlit as st
 from _plotly_utils.basevalidators import is_homogeneous_array
-from _plotly_utils.utils import is_skipped_key, to_typed_array_spec
+from _plotly_utils.utils import is_skipped_key, plotlyjsShortTypes, to_typed_array_spec
 
 from dpcore import alt_text
 from ui.chart import chart, figure_data
@@ -146,13 +148,15 @@ def figure_json(figure: go.Figure) -> str:
 
 
 _PLAIN = (str, int, float, type(None))  # what most of a spec's values are: never an array
+#: Plotly's test of a key, asked for every key of every trace on every move (a scan of a list each time)
+_skipped_key = functools.cache(is_skipped_key)
 
 
 def _typed(value):
     """``convert_to_base64`` (plotly.py's, in place) as a function that builds new containers: a dict's numeric
     arrays become typed-array specs, except under the keys Plotly leaves alone."""
     if isinstance(value, dict):
-        return {k: v if is_skipped_key(k) else _typed_entry(v) for k, v in value.items()}
+        return {k: v if _skipped_key(k) else _typed_entry(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_typed(v) for v in value]
     return value
@@ -163,4 +167,21 @@ def _typed_entry(value):
         return _typed(value)
     if isinstance(value, _PLAIN):
         return value
+    if isinstance(value, np.ndarray):
+        return _typed_array(value)
     return to_typed_array_spec(value) if is_homogeneous_array(value) else value
+
+
+def _typed_array(array: np.ndarray):
+    """``to_typed_array_spec`` for an array the figure already holds as NumPy's (what Plotly's validators store).
+
+    Plotly's own first copies the array after asking narwhals whether it is a data frame of some library: about
+    half of a live chart's serialisation (cProfile). Arrays Plotly treats specially (64-bit integers it narrows,
+    dtypes Plotly.js has no typed array for, empty ones) still go through it."""
+    short = plotlyjsShortTypes.get(str(array.dtype))
+    if short is None or array.size == 0 or array.dtype.kind in "iu" and array.dtype.itemsize == 8:
+        return to_typed_array_spec(array)
+    spec = {"dtype": short, "bdata": base64.b64encode(np.ascontiguousarray(array)).decode("ascii")}
+    if array.ndim > 1:
+        spec["shape"] = str(array.shape)[1:-1]
+    return spec
