@@ -273,3 +273,20 @@ def test_a_reviewer_reads_how_each_release_s_settings_were_chosen(shared_ledger)
     assert table["settings chosen"].tolist() == ["not recorded", "not recorded", tuned.label]
     key = next(c.value for c in at.caption if c.value.startswith("Settings chosen — "))
     assert "“changed after previews that read the private rows”: The proved (ε, δ) assumes" in key
+
+
+def test_audits_table_shows_minutes_and_names_each_audit_newest_first():
+    """Kept audits read as "2026-12-06 13:05", never raw ISO timestamps, newest first, each under its name."""
+    ledger = Ledger()
+    ledger.record_audit("survival: discrete Laplace, worst-case pair", {"claimed_epsilon": 1.0, "epsilon_lower": 0.94,
+                                                                         "n_runs": 20_000, "violation": False})
+    ledger.record_audit("FDR: PAPRIKA, planted bug", {"claimed_epsilon": 1.0, "epsilon_lower": 3.2, "n_runs": 20_000,
+                                                      "planted_bug": True, "violation": True})
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.session_state["_dp_ledger"] = ledger
+    at.run()
+    assert not at.exception
+    (audits,) = [t.value for t in at.dataframe if "audit" in t.value.columns]
+    assert list(audits["audit"]) == ["FDR: PAPRIKA, planted bug", "survival: discrete Laplace, worst-case pair"]
+    assert audits["time (UTC)"].str.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d").all(), audits["time (UTC)"].tolist()
+    assert list(audits["refuted"]) == [True, False]
