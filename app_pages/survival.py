@@ -488,7 +488,9 @@ def _km_headline(noisy: sv.Counts, noise, rng: np.random.Generator, minimum: flo
     binning, noise_cost = sv.costs(grid.display, private.estimate[0], exact_pooled.estimate[0], ref,
                                    resolution=read_resolution)
     with details:
-        ui.note(f"The private curve is one preview draw, read between grid edges; dotted where fewer than "
+        read = ("as the staircase of times declared recorded in whole " + whole if resolution is not None
+                else "between grid edges")
+        ui.note(f"The private curve is one preview draw, read {read}; dotted where fewer than "
                    f"{minimum:.3g} people are at risk. Shading: the released 95 % band (noise and sampling). Under "
                    "the chart: the number at risk, noisy (what a release shows) and true (never released).")
         st.markdown(f"**What each step costs** (largest gap where ≥ 10 % are at risk): binning alone "

@@ -31,6 +31,7 @@ def test_a_link_declares_whole_days_into_the_settings_the_figure_and_the_release
     assert "times in whole days" in at.expander[0].label  # the folded group's label says the declaration
     private = next(t for t in chart_spec(at, "sv_headline")["data"] if t.get("name") == "private (read between edges)")
     assert private["line"]["shape"] == "hv"  # the staircase the tables read
+    assert any("staircase of times declared recorded in whole days" in m.value for m in at.markdown)
     bundle = _release(at)
     assert bundle.public_params["times_recorded_in_whole"] == "1 days (declared by the custodian)"
     assert any("rests on that declaration" in note for note in bundle.notes)
