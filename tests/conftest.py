@@ -248,3 +248,15 @@ def page_screenshot(tmp_path):
         return shot
 
     return take
+
+
+@pytest.fixture(scope="module")
+def one_blas_thread():
+    """One BLAS thread for a module of small mat-vecs: multi-threaded BLAS on a shared 2-core machine is slower."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover
+        yield
+        return
+    with threadpool_limits(limits=1):
+        yield

@@ -4,9 +4,8 @@ tabs, only the open one is drawn, and a slider move redraws only the open view's
 from __future__ import annotations
 
 import pytest
+from browser_helpers import CHECK, SPEC, TAG, wait_quiet
 from conftest import unfold
-
-from tests.test_fragments_browser import CHECK, SPEC, TAG, _wait_quiet
 
 #: TAG for an element INSIDE the fragment: a fragment rerun marks every element's container stale and back (its
 #: class and data-stale attributes), so watch the figure or slider node itself: a remount replaces it, a redraw in
@@ -71,7 +70,7 @@ def test_each_slider_move_redraws_only_the_open_view(app_server, chromium_page, 
     page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]').get_by_role("radio", name="FDR and power vs ε").click()
     page.locator(".st-key-fdr_fig_eps .js-plotly-plot").first.wait_for(timeout=120_000)
     streamlit_idle(page)
-    _wait_quiet(page)
+    wait_quiet(page)
     assert "fdr_fig_stream" not in _charts(page) and "fdr_fig_eps" in _charts(page)
     assert TAG_INSIDE != TAG
     assert page.evaluate(TAG_INSIDE, ["fdr_fig_eps", "fdr_R"]) is None
@@ -79,14 +78,14 @@ def test_each_slider_move_redraws_only_the_open_view(app_server, chromium_page, 
 
     _press(page, "Privacy budget ε", "eps")
     streamlit_idle(page)
-    _wait_quiet(page)
+    wait_quiet(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.evaluate(CHECK) == [], "re-rendered although they do not depend on ε"
 
     assert page.evaluate(TAG, ["fdr_R"]) is None
     _press(page, "Target FDR α", "fdr_alpha")
     streamlit_idle(page)
-    _wait_quiet(page)
+    wait_quiet(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     # (the observer on the sweep's figure from the ε move still reports: it was redrawn, as checked below)
     assert [c for c in page.evaluate(CHECK) if "fdr_fig_eps" not in c] == [], "the data's controls are outside"

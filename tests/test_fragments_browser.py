@@ -10,6 +10,7 @@ it must change in place, in the same Plotly div, with one Plotly pass.
 from __future__ import annotations
 
 import pytest
+from browser_helpers import CHECK, SPEC, TAG, wait_quiet
 
 pytestmark = pytest.mark.browser
 
@@ -25,23 +26,6 @@ PAGES = {
     "fdr": ([], "fdr_R", "fdr_fig_stream"),
 }
 
-TAG = """(keys) => {
-  const nodes = [];
-  window.__dpMutations = [];
-  for (const key of keys) {
-    const box = document.querySelector(`.st-key-${key}`);
-    const node = box && box.querySelector('.js-plotly-plot, [data-testid="stSlider"]');
-    if (!node) return `missing: ${key}`;
-    node.__dpTag = key;
-    nodes.push(node);
-    // any change inside (Plotly.react redraws in place, keeping the outer node) counts as a re-render
-    new MutationObserver((records) => { window.__dpMutations.push(key); })
-      .observe(box, {subtree: true, childList: true, attributes: true, characterData: true});
-  }
-  window.__dpTagged = nodes;
-  return null;
-}"""
-
 #: tags the ε-dependent chart's Plotly div and counts its passes (``plotly_afterplot``)
 WATCH_LIVE = """(key) => {
   const node = document.querySelector(`.st-key-${key} .js-plotly-plot`);
@@ -49,24 +33,6 @@ WATCH_LIVE = """(key) => {
   window.__dpPasses = 0;
   node.on('plotly_afterplot', () => { window.__dpPasses += 1; });
 }"""
-
-CHECK = """() => window.__dpTagged.filter(n => !(n.isConnected && n.__dpTag)).map(n => n.__dpTag || '?')
-  .concat([...new Set(window.__dpMutations)].map(k => `${k} changed`))"""
-
-SPEC = """(key) => {
-  const node = document.querySelector(`.st-key-${key} .js-plotly-plot`);
-  return node ? JSON.stringify(node.data) : null;
-}"""
-
-
-def _wait_quiet(page, quiet_ms: int = 1500, timeout_ms: int = 120_000) -> None:
-    """Until the DOM has not changed for ``quiet_ms`` (the fragment's rerun and Plotly's redraw are done)."""
-    page.evaluate("""() => { window.__dpLast = performance.now();
-      new MutationObserver(() => { window.__dpLast = performance.now(); })
-        .observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true}); }""")
-    page.wait_for_function(f"() => performance.now() - window.__dpLast > {quiet_ms}", timeout=timeout_ms,
-                           polling=200)
-
 
 #: the slider moved: ε on every page (budget splits are folded page settings now, like the centring they split for)
 MOVED = [(name, "eps") for name in PAGES]
@@ -81,7 +47,7 @@ def test_moving_epsilon_leaves_the_figures_that_do_not_depend_on_it(name, slider
     streamlit_idle(page)
     for key in fixed + [moving]:
         page.locator(f".st-key-{key} .js-plotly-plot").first.wait_for(timeout=120_000)
-    _wait_quiet(page)
+    wait_quiet(page)
     assert page.evaluate(TAG, fixed + [control]) is None
     before = page.evaluate(SPEC, moving)
     page.evaluate(WATCH_LIVE, moving)
@@ -94,7 +60,7 @@ def test_moving_epsilon_leaves_the_figures_that_do_not_depend_on_it(name, slider
                            ".getAttribute('aria-valuetext') !== v", arg=[slider_key, value])
     page.wait_for_function("(key) => new URLSearchParams(window.location.search).has(key)", arg=slider_key)
     streamlit_idle(page)
-    _wait_quiet(page)
+    wait_quiet(page)
 
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.evaluate(CHECK) == [], f"re-rendered although they do not depend on {slider_key}"
@@ -122,7 +88,7 @@ def test_after_a_dropped_connection_moving_epsilon_still_works(app_server, chrom
     page.goto(f"{app_server}/survival")
     streamlit_idle(page)
     page.locator(".st-key-sv_headline .js-plotly-plot").first.wait_for(timeout=120_000)
-    _wait_quiet(page)
+    wait_quiet(page)
     before = page.evaluate(SPEC, "sv_headline")
 
     page.evaluate("() => window.__dpSockets.at(-1).close()")
@@ -135,6 +101,6 @@ def test_after_a_dropped_connection_moving_epsilon_still_works(app_server, chrom
     page.wait_for_function("() => window.location.search.includes('eps=')")
     streamlit_idle(page)
     page.locator(".st-key-sv_headline .js-plotly-plot").first.wait_for(timeout=120_000)
-    _wait_quiet(page)
+    wait_quiet(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.evaluate(SPEC, "sv_headline") != before, "the headline should show the new ε"

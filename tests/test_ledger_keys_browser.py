@@ -7,11 +7,11 @@ feature selection — has its release button disabled with the reason, while an 
 event) values but other ids keeps its own budget.
 """
 
-import contextlib
 import re
 
 import pytest
-from conftest import start_app, stop_app, wait_for_idle
+from browser_helpers import capped_app, csv_text, opened, upload
+from conftest import wait_for_idle
 
 pytestmark = pytest.mark.browser
 
@@ -21,54 +21,19 @@ EVENTS = [1, 0, 1, 1, 0] * 28
 ROWS = [(1000 + i, t, e, "AB"[i % 2]) for i, (t, e) in enumerate(zip(TIMES, EVENTS))]
 
 
-def _csv(header: str, rows) -> str:
-    return header + "\n" + "\n".join(",".join(str(v) for v in row) for row in rows) + "\n"
-
-
 SURVIVAL_COPIES = {
-    "time in weeks": _csv("patient_id,time,status,arm", [(i, round(t / 7, 3), e, g) for i, t, e, g in ROWS]),
-    "padded with invented people": _csv("patient_id,time,status,arm",
+    "time in weeks": csv_text("patient_id,time,status,arm", [(i, round(t / 7, 3), e, g) for i, t, e, g in ROWS]),
+    "padded with invented people": csv_text("patient_id,time,status,arm",
                                         ROWS + [(9000 + i, t + 1, e, g) for i, t, e, g in ROWS]),
-    "rows reordered, renamed columns": _csv("Patient ID,days,dead,arm", ROWS[::-1]),
+    "rows reordered, renamed columns": csv_text("Patient ID,days,dead,arm", ROWS[::-1]),
 }
 #: the same (time, event) values, other people
-UNRELATED = _csv("patient_id,time,status,arm", [(5000 + i, t, e, g) for i, t, e, g in ROWS])
+UNRELATED = csv_text("patient_id,time,status,arm", [(5000 + i, t, e, g) for i, t, e, g in ROWS])
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def app(request, tmp_path):
-    url_env = ""
-    if request.param == "postgres":
-        from conftest import postgres_schema
-
-        schema = postgres_schema(request.getfixturevalue("postgres_server"))
-        url_env = schema.__enter__()
-        request.addfinalizer(lambda: schema.__exit__(None, None, None))
-    proc, url = start_app(tmp_path / "ledger", ledger_url=url_env, extra_env={"DPCORE_DEFAULT_EPSILON_CAP": "1"})
-    yield url
-    stop_app(proc)
-
-
-def _upload(page, folder, name: str, text: str) -> None:
-    path = folder / name
-    path.write_text(text)
-    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(path))
-    wait_for_idle(page)
-
-
-@contextlib.contextmanager
-def _opened(browser, url: str):
-    """A fresh browser context on ``url``, closed afterwards."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    try:
-        page = context.new_page()
-        page.set_default_timeout(90_000)
-        page.goto(url)
-        wait_for_idle(page)
-        yield page
-        assert page.locator('[data-testid="stException"]').count() == 0
-    finally:
-        context.close()
+    yield from capped_app(request, tmp_path)
 
 
 def _confirm_regression_upload(page) -> None:
@@ -91,17 +56,17 @@ def _release(page) -> None:
 
 
 def test_survival_copies_of_spent_people_cannot_release_and_others_can(app, _browser, tmp_path, page_screenshot):
-    with _opened(_browser, f"{app}/survival?eps=1&sv_src=upload") as page:
-        _upload(page, tmp_path, "trial.csv", _csv("patient_id,time,status,arm", ROWS))
+    with opened(_browser, f"{app}/survival?eps=1&sv_src=upload") as page:
+        upload(page, tmp_path, "trial.csv", csv_text("patient_id,time,status,arm", ROWS))
         page.get_by_text("Persons are named by column 'patient_id' (guessed").first.wait_for()
         page.get_by_text(f"It reads {N} people (persons named by column 'patient_id')").first.wait_for()
         _release(page)
         for i, (variant, text) in enumerate(SURVIVAL_COPIES.items()):
-            _upload(page, tmp_path, f"copy{i}.csv", text)
+            upload(page, tmp_path, f"copy{i}.csv", text)
             page.get_by_text("Not enough budget left for this release").first.wait_for()
             assert page.get_by_role("button", name="Release with ε = 1").is_disabled(), variant
         page_screenshot(page, "survival-copy-refused")
-        _upload(page, tmp_path, "other-study.csv", UNRELATED)
+        upload(page, tmp_path, "other-study.csv", UNRELATED)
         page.get_by_text("none of them was read by an earlier release").first.wait_for()
         assert page.get_by_role("button", name="Release with ε = 1").is_enabled()
 
@@ -109,16 +74,16 @@ def test_survival_copies_of_spent_people_cannot_release_and_others_can(app, _bro
 def test_regression_other_responses_of_spent_people_cannot_release(app, _browser, tmp_path):
     rows = [(1000 + i, round(0.01 * i, 2), round((i * 37 % 101) / 101, 3), round((i * 53 % 97) / 97, 3))
             for i in range(N)]
-    text = _csv("sample_id,y,x1,x2", rows)
-    with _opened(_browser, f"{app}/regression?eps=1&rg_src=upload") as page:
-        _upload(page, tmp_path, "lines.csv", text)
+    text = csv_text("sample_id,y,x1,x2", rows)
+    with opened(_browser, f"{app}/regression?eps=1&rg_src=upload") as page:
+        upload(page, tmp_path, "lines.csv", text)
         page.get_by_text("Persons are named by column 'sample_id' (guessed").first.wait_for()
         _confirm_regression_upload(page)
         page.get_by_text("persons named by column 'sample_id'").first.wait_for()
         _release(page)
         # the same people in another file with other columns: every person the release reads was read before (one
         # AdaSSP release costs them ε ≈ 0.45 at the cap's δ by the tight accountant, so a second still fits)
-        _upload(page, tmp_path, "again.csv", _csv("sample_id,x1,y,x2", [(i, a, y, b) for i, y, a, b in rows]))
+        upload(page, tmp_path, "again.csv", csv_text("sample_id,x1,y,x2", [(i, a, y, b) for i, y, a, b in rows]))
         _confirm_regression_upload(page)
         standing = page.locator('[data-testid="stMarkdownContainer"]', has_text="It reads ").first
         standing.wait_for()

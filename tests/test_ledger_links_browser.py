@@ -8,11 +8,11 @@ naming the rows; an unrelated cohort with the same columns keeps its own budget.
 
 from __future__ import annotations
 
-import contextlib
 import re
 
 import pytest
-from conftest import start_app, stop_app, unfold, wait_for_idle
+from browser_helpers import capped_app, csv_text, opened, upload
+from conftest import unfold, wait_for_idle
 
 pytestmark = pytest.mark.browser
 
@@ -21,54 +21,20 @@ ROWS = [(f"P{i:03d}", 70_000 + (i * 37) % 1000, 5 + 3 * i, [1, 0, 1, 1, 0][i % 5
          30 + (i * 7) % 50) for i in range(N)]
 
 
-def _csv(header: str, rows) -> str:
-    return header + "\n" + "\n".join(",".join(str(v) for v in row) for row in rows) + "\n"
-
-
-TRIAL = _csv("patient,record,time,status,sex,age", ROWS)
+TRIAL = csv_text("patient,record,time,status,sex,age", ROWS)
 COPIES = {
-    "without the id column": _csv("record,time,status,sex,age", [r[1:] for r in ROWS]),
-    "ids lower-cased": _csv("patient,record,time,status,sex,age", [(r[0].lower(), *r[1:]) for r in ROWS]),
-    "text re-exported in lower case, columns reordered": _csv(
+    "without the id column": csv_text("record,time,status,sex,age", [r[1:] for r in ROWS]),
+    "ids lower-cased": csv_text("patient,record,time,status,sex,age", [(r[0].lower(), *r[1:]) for r in ROWS]),
+    "text re-exported in lower case, columns reordered": csv_text(
         "age,sex,status,time,record", [(r[5], r[4].lower(), r[3], r[2], r[1]) for r in ROWS]),
 }
-UNRELATED = _csv("record,time,status,sex,age", [(90_000 + i, *r[2:]) for i, r in enumerate(ROWS)])
-REPEATED = _csv("time,status,sex,age", [r[2:] for r in ROWS] + [ROWS[3][2:]] * 2)
+UNRELATED = csv_text("record,time,status,sex,age", [(90_000 + i, *r[2:]) for i, r in enumerate(ROWS)])
+REPEATED = csv_text("time,status,sex,age", [r[2:] for r in ROWS] + [ROWS[3][2:]] * 2)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def app(request, tmp_path):
-    url_env = ""
-    if request.param == "postgres":
-        from conftest import postgres_schema
-
-        schema = postgres_schema(request.getfixturevalue("postgres_server"))
-        url_env = schema.__enter__()
-        request.addfinalizer(lambda: schema.__exit__(None, None, None))
-    proc, url = start_app(tmp_path / "ledger", ledger_url=url_env, extra_env={"DPCORE_DEFAULT_EPSILON_CAP": "1"})
-    yield url
-    stop_app(proc)
-
-
-@contextlib.contextmanager
-def _opened(browser, url: str):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    try:
-        page = context.new_page()
-        page.set_default_timeout(90_000)
-        page.goto(url)
-        wait_for_idle(page)
-        yield page
-        assert page.locator('[data-testid="stException"]').count() == 0
-    finally:
-        context.close()
-
-
-def _upload(page, folder, name: str, text: str) -> None:
-    path = folder / name
-    path.write_text(text)
-    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(path))
-    wait_for_idle(page)
+    yield from capped_app(request, tmp_path)
 
 
 def _person_column(page, option: str) -> None:
@@ -87,8 +53,8 @@ def _refused(page, what: str) -> None:
 
 def test_no_keying_choice_or_honest_re_export_gives_spent_people_a_fresh_cap(app, _browser, tmp_path,
                                                                              page_screenshot):
-    with _opened(_browser, f"{app}/survival?eps=1&sv_src=upload") as page:
-        _upload(page, tmp_path, "trial.csv", TRIAL)
+    with opened(_browser, f"{app}/survival?eps=1&sv_src=upload") as page:
+        upload(page, tmp_path, "trial.csv", TRIAL)
         _person_column(page, "patient")
         page.get_by_text(f"It reads {N} people (persons named by column 'patient')").first.wait_for()
         page.get_by_role("button", name="Release with ε = 1").click()
@@ -100,11 +66,11 @@ def test_no_keying_choice_or_honest_re_export_gives_spent_people_a_fresh_cap(app
             _refused(page, f"the same upload keyed by {option}")
         page_screenshot(page, "links-keying-switch-refused")
         for i, (variant, text) in enumerate(COPIES.items()):
-            _upload(page, tmp_path, f"copy{i}.csv", text)
+            upload(page, tmp_path, f"copy{i}.csv", text)
             _refused(page, variant)
-        _upload(page, tmp_path, "repeated.csv", REPEATED)
+        upload(page, tmp_path, "repeated.csv", REPEATED)
         page.get_by_text(re.compile(r"rows 4 and 121 are identical and there is no person column")).first.wait_for()
-        _upload(page, tmp_path, "other-study.csv", UNRELATED)
+        upload(page, tmp_path, "other-study.csv", UNRELATED)
         _person_column(page, "(none: each whole row is one person)")
         page.get_by_text("none of them was read by an earlier release").first.wait_for()
         assert page.get_by_role("button", name="Release with ε = 1").is_enabled()
@@ -135,8 +101,8 @@ def test_an_fdr_stream_of_one_cohort_meets_its_budget_however_it_is_re_uploaded(
     import numpy as np
 
     p = np.random.default_rng(3).random(200) ** 3
-    with _opened(_browser, f"{app}/fdr?fdr_src=upload&fdr_etahow=stated&eps=1") as page:
-        _upload(page, tmp_path, "stream.csv", _stream(p))
+    with opened(_browser, f"{app}/fdr?fdr_src=upload&fdr_etahow=stated&eps=1") as page:
+        upload(page, tmp_path, "stream.csv", _stream(p))
         _state_eta(page)
         wait_for_idle(page)
         page.get_by_text("Name the cohort the p-values came from").first.wait_for()
@@ -157,7 +123,7 @@ def test_an_fdr_stream_of_one_cohort_meets_its_budget_however_it_is_re_uploaded(
         page.get_by_text("Released ").first.wait_for()
         for i, text in enumerate([_stream(p, "pvalue"), _stream(p, labels=True), _stream([*p, 0.5]),
                                   _stream(np.random.default_rng(4).random(150))]):  # …and a second stream
-            _upload(page, tmp_path, f"stream{i}.csv", text)
+            upload(page, tmp_path, f"stream{i}.csv", text)
             statement = page.get_by_role("checkbox", name=re.compile("I state that one person moves every log p"))
             if not statement.is_checked():  # a file with other columns asks for the statement again
                 _state_eta(page)

@@ -125,8 +125,6 @@ def test_changing_the_settings_drops_the_file_read_for_the_old_ones(monkeypatch,
     assert "_plan_cohort" not in at.session_state and not [b for b in at.button if b.key == "plan_read"]
 
 
-@pytest.mark.xfail(strict=True, reason="ui.release_panel notes private previews as viewed on every page; the "
-                                       "plan-first page shows none and needs it to take the views it shows")
 def test_the_release_statement_lists_no_private_view(monkeypatch):
     at = _declared_and_locked()
     monkeypatch.setattr(st, "file_uploader", lambda *a, **k: CountingUpload(GOOD))

@@ -13,19 +13,7 @@ from dpcore.sparse import figures as sf
 from dpcore.sparse.baseline_two_stage import block_votes
 from dpcore.sparse.params import _setup
 
-try:  # multi-threaded BLAS on a shared 2-core machine is much slower for these small mat-vecs
-    from threadpoolctl import threadpool_limits
-except ImportError:  # pragma: no cover
-    threadpool_limits = None
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _single_thread_blas():
-    if threadpool_limits is None:
-        yield
-        return
-    with threadpool_limits(limits=1):
-        yield
+pytestmark = pytest.mark.usefixtures("one_blas_thread")
 
 
 @pytest.fixture(scope="module")

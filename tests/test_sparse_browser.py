@@ -3,10 +3,8 @@ release), its sliders move by keyboard, no exception; each slider move redraws t
 
 from __future__ import annotations
 
-
 import pytest
-
-from test_fragments_browser import CHECK, SPEC, TAG, _wait_quiet
+from browser_helpers import CHECK, SPEC, TAG, wait_quiet
 
 pytestmark = pytest.mark.browser
 
@@ -43,13 +41,13 @@ def _move(page, label: str, key: str) -> None:
     slider.press("ArrowRight")
     page.wait_for_function(f"() => window.location.search.includes('{key}=')")
     page.wait_for_timeout(300)
-    _wait_quiet(page)
+    wait_quiet(page)
 
 
 def _open_view(page, label: str) -> None:
     page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]').get_by_role("radio", name=label).first.click()
     page.wait_for_timeout(300)
-    _wait_quiet(page)
+    wait_quiet(page)
 
 
 def test_sparse_page_epsilon_slider(app_server, chromium_page, streamlit_idle, page_screenshot):
@@ -84,7 +82,7 @@ def test_delta_and_the_repeats_rerun_the_live_part_and_redraw_the_open_view_only
     page.goto(f"{app_server}/sparse?sp_src=synthetic&sp_n=500&sp_d=200")
     streamlit_idle(page)
     page.locator(".st-key-sp_stem .js-plotly-plot").first.wait_for(timeout=90_000)
-    _wait_quiet(page)
+    wait_quiet(page)
     assert page.evaluate(TAG, ["sp_n", "sp_d"]) is None
     stem, noised = page.evaluate(SPEC, "sp_stem"), _noised(page)
     _move(page, "δ", "sp_delta")
@@ -108,7 +106,7 @@ def test_the_sweep_view_is_not_redrawn_by_epsilon_but_follows_delta(app_server, 
     _open_view(page, "Privacy–utility over ε")
     for key in ("sp_err", "sp_f1"):
         page.locator(f".st-key-{key} .js-plotly-plot").first.wait_for(timeout=120_000)
-    _wait_quiet(page)
+    wait_quiet(page)
     assert page.locator(".st-key-sp_stem").count() == 0  # the other views are not drawn
     assert page.evaluate(TAG_PLOTS, ["sp_err", "sp_f1"]) is None
     noised = _noised(page)

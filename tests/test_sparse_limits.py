@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from dpcore import sparse as sp
-from test_sparse import _single_thread_blas  # noqa: F401  (autouse: one BLAS thread for these small mat-vecs)
+
+pytestmark = pytest.mark.usefixtures("one_blas_thread")  # small mat-vecs
 
 N, D, S = 2000, 200, 5
 DELTA = 1.0 / N**2  # the page's default δ = 1/n²

@@ -11,7 +11,8 @@ from hypothesis import given, settings, strategies as st
 
 from dpcore import mechanisms as M
 from dpcore import sparse as sp
-from test_sparse import _single_thread_blas  # noqa: F401  (autouse: one BLAS thread)
+
+pytestmark = pytest.mark.usefixtures("one_blas_thread")  # small mat-vecs
 
 P = sp.SparseParams(K=1.0, r=2.0)
 

@@ -3,8 +3,8 @@ draws slider in one of them, no exception."""
 
 from __future__ import annotations
 
-
 import pytest
+from browser_helpers import CHECK, SPEC, TAG, wait_quiet
 
 pytestmark = pytest.mark.browser
 
@@ -65,8 +65,6 @@ def test_epsilon_survives_waiting_for_an_upload(app_server, chromium_page, strea
 def test_draws_slider_in_its_view_redraws_that_view_only(app_server, chromium_page, streamlit_idle):
     """The draws slider sits in the "Over R noise draws" view: moving it redraws that view's chart and leaves
     the trade-off curve below (its own fragment) untouched; the value goes to the link."""
-    from tests.test_fragments_browser import CHECK, SPEC, TAG, _wait_quiet
-
     page = chromium_page
     page.goto(f"{app_server}/survival")
     streamlit_idle(page)
@@ -74,7 +72,7 @@ def test_draws_slider_in_its_view_redraws_that_view_only(app_server, chromium_pa
     page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]').get_by_role("radio", name="Over R noise draws").click()
     streamlit_idle(page)
     page.locator(".st-key-sv_draws .js-plotly-plot").first.wait_for(timeout=120_000)
-    _wait_quiet(page)
+    wait_quiet(page)
     assert page.locator(".st-key-sv_headline").count() == 0
     assert page.evaluate(TAG, ["sv_curve", "sv_Rc"]) is None
     before = page.evaluate(SPEC, "sv_draws")
@@ -83,7 +81,7 @@ def test_draws_slider_in_its_view_redraws_that_view_only(app_server, chromium_pa
     slider.press("ArrowRight")
     page.get_by_text("Utility over 500 noise draws").first.wait_for()
     streamlit_idle(page)
-    _wait_quiet(page)
+    wait_quiet(page)
     assert "sv_R=500" in page.url
     assert page.evaluate(CHECK) == [], "the trade-off curve does not depend on the utility view's draws"
     assert page.evaluate(SPEC, "sv_draws") != before

@@ -230,4 +230,4 @@ def release_step(plan: pl.SurvivalPlan) -> None:
     release_panel(key="plan_survival", dataset_label=cohort.label, fingerprint=cohort.fingerprint,
                   persons=cohort.persons, records=records_read([cohort.data.time, cohort.data.event]),
                   method="DP survival analysis", epsilon=plan.epsilon, params=plan.params(),
-                  make_bundle=lambda: release_with_script(plan.release(cohort), plan.config()))
+                  make_bundle=lambda: release_with_script(plan.release(cohort), plan.config()), views=())

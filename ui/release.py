@@ -76,6 +76,7 @@ def release_panel(
     holding: Holding | None = None,
     simulated: bool = False,
     button_at=None,
+    views: tuple[str, ...] = provenance.PAGE_VIEWS,
 ) -> None:
     """Draw the release section of a method page.
 
@@ -107,8 +108,9 @@ def release_panel(
     ``holding`` charges an earlier data set's persons instead (an FDR stream from that cohort). ``simulated``: the
     data are simulated or synthetic from a public seed, nobody real: the release is recorded and charges nobody.
     ``button_at``: the container that holds the Release button (the first screen's controls column, beside the
-    figure); the rest of the panel is drawn where it is called. The button names ε and δ only; the charged parts
-    are in the text above it and in the confirmation.
+    figure); the rest of the panel is drawn where it is called. ``views``: what the page showed of the private rows
+    before Release (the release's settings statement lists them; none on the plan-first page). The button names ε
+    and δ only; the charged parts are in the text above it and in the confirmation.
     """
     person = current_person()
     if person.role != CUSTODIAN:
@@ -122,7 +124,7 @@ def release_panel(
     set_current_dataset(ledger_label, fingerprint, dataset.key, person.scope, holding=dataset)  # the cap form's too
     settings = provenance.settings_of(method=method, epsilon=epsilon, delta=delta, parts=parts, params=params)
     if not dataset.nobody:  # the settings in force while this page shows the private rows (ui.provenance)
-        provenance.observe(fingerprint, settings)
+        provenance.observe(fingerprint, settings, views=views)
     if persons is not None and persons.source == WHOLE_ROW and ledger.require_person_column:
         blocked = blocked or ("This deployment requires a person column before any release: choose the column "
                               "that names each person above (uploads without one cannot be released here).")

@@ -1,0 +1,86 @@
+"""Shared steps of the browser tests: a page opened in its own context, a file uploaded, redraws watched.
+
+Test modules import these (``from browser_helpers import ...``) rather than from each other.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from conftest import postgres_schema, start_app, stop_app, wait_for_idle
+
+
+def csv_text(header: str, rows) -> str:
+    """A CSV file's text from a header line and rows of values."""
+    return header + "\n" + "\n".join(",".join(str(v) for v in row) for row in rows) + "\n"
+
+
+@contextlib.contextmanager
+def opened(browser, url: str):
+    """A fresh browser context on ``url`` (1400×1000), closed afterwards; no exception box may be left on the page."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(90_000)
+        page.goto(url)
+        wait_for_idle(page)
+        yield page
+        assert page.locator('[data-testid="stException"]').count() == 0
+    finally:
+        context.close()
+
+
+def upload(page, folder, name: str, text: str) -> None:
+    """Write ``text`` to ``folder/name`` and give it to the page's file uploader, as a person choosing the file."""
+    path = folder / name
+    path.write_text(text)
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(path))
+    wait_for_idle(page)
+
+
+def capped_app(request, tmp_path):
+    """Yield the URL of an app whose person cap is ε = 1, on the store ``request.param`` names (sqlite or postgres)."""
+    url_env = ""
+    if request.param == "postgres":
+        schema = postgres_schema(request.getfixturevalue("postgres_server"))
+        url_env = schema.__enter__()
+        request.addfinalizer(lambda: schema.__exit__(None, None, None))
+    proc, url = start_app(tmp_path / "ledger", ledger_url=url_env, extra_env={"DPCORE_DEFAULT_EPSILON_CAP": "1"})
+    yield url
+    stop_app(proc)
+
+
+#: tags the Plotly div (or slider) inside each keyed box and records any change inside the box
+TAG = """(keys) => {
+  const nodes = [];
+  window.__dpMutations = [];
+  for (const key of keys) {
+    const box = document.querySelector(`.st-key-${key}`);
+    const node = box && box.querySelector('.js-plotly-plot, [data-testid="stSlider"]');
+    if (!node) return `missing: ${key}`;
+    node.__dpTag = key;
+    nodes.push(node);
+    // any change inside (Plotly.react redraws in place, keeping the outer node) counts as a re-render
+    new MutationObserver((records) => { window.__dpMutations.push(key); })
+      .observe(box, {subtree: true, childList: true, attributes: true, characterData: true});
+  }
+  window.__dpTagged = nodes;
+  return null;
+}"""
+
+CHECK = """() => window.__dpTagged.filter(n => !(n.isConnected && n.__dpTag)).map(n => n.__dpTag || '?')
+  .concat([...new Set(window.__dpMutations)].map(k => `${k} changed`))"""
+
+SPEC = """(key) => {
+  const node = document.querySelector(`.st-key-${key} .js-plotly-plot`);
+  return node ? JSON.stringify(node.data) : null;
+}"""
+
+
+def wait_quiet(page, quiet_ms: int = 1500, timeout_ms: int = 120_000) -> None:
+    """Until the DOM has not changed for ``quiet_ms`` (the fragment's rerun and Plotly's redraw are done)."""
+    page.evaluate("""() => { window.__dpLast = performance.now();
+      new MutationObserver(() => { window.__dpLast = performance.now(); })
+        .observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true}); }""")
+    page.wait_for_function(f"() => performance.now() - window.__dpLast > {quiet_ms}", timeout=timeout_ms,
+                           polling=200)
