@@ -29,7 +29,7 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-
          "--disable-component-update", "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
          "--disable-backgrounding-occluded-windows"]
 #: every page of the app (``app.py``'s navigation), by its URL path; "" is home
-PAGES = ["", "survival", "regression", "sparse", "fdr", "audit", "ledger"]
+PAGES = ["", "survival", "regression", "sparse", "fdr", "audit", "ledger", "plan-first"]
 #: the page's own ε slider (not e.g. "Share of ε …")
 EPSILON = 'input[type="range"][aria-label^="Privacy budget ε"], input[type="range"][aria-label^="Claimed ε"]'
 SCRIPT_DONE = ("() => !['initial', 'running', 'rerunRequested'].includes(document.querySelector("

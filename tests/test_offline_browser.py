@@ -10,7 +10,7 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-PAGES = ["", "survival", "regression", "sparse", "fdr", "audit", "ledger", "survival?sv_src=upload"]
+PAGES = ["", "survival", "regression", "sparse", "fdr", "audit", "ledger", "plan-first", "survival?sv_src=upload"]
 LOCAL = {"127.0.0.1", "localhost", "::1"}
 
 
