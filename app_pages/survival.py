@@ -524,7 +524,7 @@ def _other_headline(noisy: sv.Counts, noise, rng: np.random.Generator, minimum: 
     band_lo, band_hi = sv.noise_band(noisy.collapse_types() if collapse else noisy, noise, draws=200, rng=rng,
                                      estimator=estimator, event_type=event_type, pool_groups=True, risk_set=risk_set)
     end = float(grid.display[-1])
-    ui.answer(f"{ {'na': 'Cumulative hazard', 'cif': 'Cumulative incidence'}[estimator]} at {end:g} {grid.grid_unit}" + (", all groups pooled" if G > 1 else ""),
+    ui.answer(f"{ {'na': 'Cumulative hazard', 'cif': 'Cumulative incidence'}[estimator]} at {end:.3g} {grid.grid_unit}" + (", all groups pooled" if G > 1 else ""),
               f"{private_pooled.estimate[0][-1]:.3g} (noise band {band_lo[0][-1]:.3g} to {band_hi[0][-1]:.3g})",
               f"{exact_pooled.estimate[0][-1]:.3g}")
     if figure is None:
