@@ -311,8 +311,7 @@ with ui.settings_group("sv_settings") as settings:
         resolution = recorded.declared_resolution(whole, src.time_unit)  # in the data's unit; None: continuous
         if whole != recorded.CONTINUOUS:
             settings.shows(f"times in whole {whole}")
-        hint = recorded.recorded_hint(src.time, src.time_unit, recorded.CONTINUOUS)
-        if hint and whole == recorded.CONTINUOUS:
+        elif hint := recorded.recorded_hint(src.time, src.time_unit, whole):  # a proposal to confirm, not a setting
             st.caption(ui.literal(hint))
         rule_width, rule_unit = _default_grid(horizon, resolution)
         ui.follow_default("sv_unit", rule_unit)  # the grid follows the horizon until the user sets it

@@ -119,7 +119,7 @@ READ_FRONTIER = (
     "of releases at ε = 1 and 2 on every cohort and grid, never with zero width (the old reading: zero-width "
     "intervals in up to all releases); its error at ε = 1 is ≤ 2.4 % of the horizon except on Myeloid (4.5 %: its "
     "curve is flat near one half, so the noise moves the median by months). **Times recorded in whole units** "
-    "(e.g. whole years) must be declared to be read as recorded: undeclared, the exact curve steps where the "
+    "(e.g. whole years) must be declared (Settings: 'Times recorded in') to be read as recorded: undeclared, the exact curve steps where the "
     "constant-hazard path does not (bias 0.15, coverage 74 % of half-years on whole-year data); declared, bias "
     "0.008 and coverage 99 %.")
 
