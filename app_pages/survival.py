@@ -237,6 +237,8 @@ if source_kind == "bundled":
                     if src.groups else "")
                  + (f", event types: {', '.join(src.event_labels)}" if len(src.event_labels) > 1 else "") + ". ")
 else:
+    with q_source:  # where a custodian is about to read a private file: the path that fixes settings first
+        ui.plan_first_link("survival")
     name = None
     src = _upload()
     if src is None:
