@@ -20,7 +20,8 @@ the release's exact law), each with its honest interval (B redraws of the known 
 
 Writes ``bench/results/cox.{csv,md}``.
 
-    .venv/bin/python bench/bench_cox.py [--draws 200] [--redraws 100] [--replicates 1000] [--eps 0.5,1,2,5,10]
+    .venv/bin/python bench/bench_cox.py [--draws 200] [--redraws 100] [--replicates 1000] [--null-replicates N]
+                                        [--eps 0.5,1,2,5,10]
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from lifelines import CoxPHFitter, datasets
 
-from dpcore.survival.cox import DPCoxPHFitter
+from dpcore.survival.cox import DPCoxPHFitter, default_intervals
 from dpcore.survival.hazard_ratio import fit_with_noise
 
 EPSILONS = (0.5, 1.0, 2.0, 5.0, 10.0)
@@ -124,15 +125,63 @@ def fitter(horizon: float, k: int, epsilon: float) -> DPCoxPHFitter:
 
 
 def exact_histograms(f: DPCoxPHFitter, frames: list[pd.DataFrame]) -> np.ndarray:
-    return np.stack([np.bincount(f._cells(fr, "T", "E"), minlength=f.design.size) for fr in frames])
+    """One exact histogram per frame ``(len(frames), size)``: the frames' cells in one call, counted per frame."""
+    cells = f._cells(pd.concat(frames, ignore_index=True), "T", "E")
+    frame_of_row = np.repeat(np.arange(len(frames)), [len(fr) for fr in frames])
+    counts = np.bincount(frame_of_row * f.design.size + cells, minlength=len(frames) * f.design.size)
+    return counts.reshape(len(frames), f.design.size)
 
 
 def release_fits(f: DPCoxPHFitter, exact: np.ndarray, rng: np.random.Generator, redraws: int):
-    """One preview release per row of ``exact`` (R, size), each fitted with its honest interval: (coef, se, p)."""
+    """One preview release per row of ``exact`` (R, size), each fitted with its honest interval: (coef, half width
+    of the 95 % interval, p)."""
     noisy = f.noise.sample(exact.astype(np.int64), rng=rng)
     fit = fit_with_noise(f.design.table(noisy, noisy=True), f.design.matrix(), ("x",), f.noise, rng=rng,
                          draws=redraws)
-    return fit.coef[:, 0], fit.se[:, 0], fit.p_value[:, 0]
+    return fit.coef[:, 0], fit.half_width[:, 0], fit.p_value[:, 0]
+
+
+def release_summary(f: DPCoxPHFitter, exact: np.ndarray, ref: float, ref_se: float, args,
+                    rng: np.random.Generator) -> dict:
+    """``args.draws`` preview releases of one exact histogram against lifelines' estimate and SE."""
+    coef, half, p = release_fits(f, np.repeat(exact, args.draws, 0), rng, args.redraws)
+    return {"median_abs_diff": float(np.median(np.abs(coef - ref))),
+            "median_abs_diff_in_se": float(np.median(np.abs(coef - ref)) / ref_se),
+            "median_release_within_one_se": bool(abs(np.median(coef) - ref) <= ref_se),
+            "share_significant": float(np.mean(p < 0.05)),
+            "sign_agreement": float(np.mean(np.sign(coef) == np.sign(ref))),
+            "median_se_ratio": float(np.median(half) / 1.959964 / ref_se)}
+
+
+def default_rule(cohort: Cohort, args, rng: np.random.Generator) -> list[dict]:
+    """Releases at the default number of intervals from n and ε (no event share declared), per ε."""
+    ref, ref_se = lifelines_cox(cohort.frame, cohort.horizon)
+    rows = []
+    for eps in args.eps:
+        k = default_intervals(eps, n=len(cohort.frame))
+        f = fitter(cohort.horizon, k, eps)
+        rows.append({"cohort": cohort.name, "epsilon": eps, "intervals": k,
+                     **release_summary(f, exact_histograms(f, [cohort.frame]), ref, ref_se, args, rng)})
+    return rows
+
+
+def replicate_histograms(cohort: Cohort, f: DPCoxPHFitter, args, rng: np.random.Generator):
+    """Exact histograms of the replicates: new cohorts for coverage (simulated cohorts only, else None) and the arm
+    permuted for the type-I error (a new permutation per replicate; of the new cohorts where there are some)."""
+    if cohort.true_coef is None:
+        return None, exact_histograms(f, [cohort.frame.assign(x=rng.permutation(cohort.frame["x"].to_numpy()))
+                                          for _ in range(args.null_replicates)])
+    frames = [simulate(len(cohort.frame), cohort.frame["x"].mean(), cohort.true_coef,
+                       0.11 if cohort.name == "trial_1151" else 0.75, rng)
+              for _ in range(max(args.replicates, args.null_replicates))]
+    permuted = [fr.assign(x=rng.permutation(fr["x"].to_numpy())) for fr in frames[:args.null_replicates]]
+    return exact_histograms(f, frames[:args.replicates]), exact_histograms(f, permuted)
+
+
+def share_with_mc_se(name: str, hits: np.ndarray) -> dict:
+    """A share over replicates and its Monte-Carlo standard error (columns ``name`` and ``name_mc_se``)."""
+    share = float(np.mean(hits))
+    return {name: share, f"{name}_mc_se": float(np.sqrt(share * (1 - share) / hits.size))}
 
 
 def grouping_bias(cohort: Cohort) -> list[dict]:
@@ -156,42 +205,31 @@ def grouping_bias(cohort: Cohort) -> list[dict]:
 
 def run(args) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     rng = np.random.default_rng(args.seed)
-    rows, grouping = [], []
+    rows, grouping, rule = [], [], []
     for cohort in cohorts(rng):
         grouping += grouping_bias(cohort)
+        if args.report_only:
+            rule += default_rule(cohort, args, rng)
         if (args.sets and cohort.name not in args.sets) or args.report_only:
             continue
         ref, ref_se = lifelines_cox(cohort.frame, cohort.horizon)
         events = float(cut(cohort.frame, cohort.horizon)["E"].mean())
         for k in INTERVALS:
+            # the exact histograms do not depend on ε: one set of replicates per number of intervals
+            design = fitter(cohort.horizon, k, 1.0)
+            exact = exact_histograms(design, [cohort.frame])
+            covered, null = replicate_histograms(cohort, design, args, rng) if args.replicates else (None, None)
             for eps in args.eps:
                 f = fitter(cohort.horizon, k, eps)
-                exact = exact_histograms(f, [cohort.frame])
-                coef, se, p = release_fits(f, np.repeat(exact, args.draws, 0), rng, args.redraws)
                 row = {"cohort": cohort.name, "n": len(cohort.frame), "event_share": events, "intervals": k,
                        "epsilon": eps, "lifelines_coef": ref, "lifelines_se": ref_se,
-                       "median_abs_diff": float(np.median(np.abs(coef - ref))),
-                       "median_abs_diff_in_se": float(np.median(np.abs(coef - ref)) / ref_se),
-                       "median_release_within_one_se": bool(abs(np.median(coef) - ref) <= ref_se),
-                       "share_significant": float(np.mean(p < 0.05)),
-                       "sign_agreement": float(np.mean(np.sign(coef) == np.sign(ref))),
-                       "median_se_ratio": float(np.median(se) / ref_se)}
-                if args.replicates:
-                    if cohort.true_coef is not None:  # a new cohort per replicate: coverage of the truth
-                        frames = [simulate(len(cohort.frame), cohort.frame["x"].mean(), cohort.true_coef,
-                                           0.11 if cohort.name == "trial_1151" else 0.75, rng)
-                                  for _ in range(args.replicates)]
-                        c, s, _ = release_fits(f, exact_histograms(f, frames), rng, args.redraws)
-                        cover = np.abs(c - cohort.true_coef) <= 1.959964 * s
-                        row.update(coverage=float(cover.mean()),
-                                   coverage_mc_se=float(np.sqrt(cover.mean() * (1 - cover.mean()) / cover.size)))
-                        frames = [fr.assign(x=rng.permutation(fr["x"].to_numpy())) for fr in frames]
-                    else:
-                        frames = [cohort.frame.assign(x=rng.permutation(cohort.frame["x"].to_numpy()))
-                                  for _ in range(args.replicates)]
-                    _, _, p0 = release_fits(f, exact_histograms(f, frames), rng, args.redraws)
-                    row.update(type_one_error=float(np.mean(p0 < 0.05)),
-                               type_one_mc_se=float(np.sqrt(np.mean(p0 < 0.05) * (1 - np.mean(p0 < 0.05)) / p0.size)))
+                       **release_summary(f, exact, ref, ref_se, args, rng)}
+                if covered is not None:
+                    c, s, _ = release_fits(f, covered, rng, args.redraws)
+                    row.update(share_with_mc_se("coverage", np.abs(c - cohort.true_coef) <= s))
+                if null is not None:
+                    _, _, p0 = release_fits(f, null, rng, args.redraws)
+                    row.update(share_with_mc_se("type_one_error", p0 < 0.05))
                 rows.append(row)
                 print({k2: (round(v, 3) if isinstance(v, float) else v) for k2, v in row.items()}, flush=True)
     trial = next(c for c in cohorts(np.random.default_rng(args.seed)) if c.name == "trial_1151")
@@ -202,10 +240,10 @@ def run(args) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     CoxPHFitter().fit(trial.frame, "T", "E")
     ll_time = time.perf_counter() - start
     timing = {"dp_fit_seconds_1151": dp_time, "lifelines_fit_seconds_1151": ll_time}
-    return pd.DataFrame(rows), pd.DataFrame(grouping), timing
+    return pd.DataFrame(rows), pd.DataFrame(grouping), pd.DataFrame(rule), timing
 
 
-def markdown(results: pd.DataFrame, grouping: pd.DataFrame, timing: dict, args) -> str:
+def markdown(results: pd.DataFrame, grouping: pd.DataFrame, rule: pd.DataFrame, timing: dict, args) -> str:
     def table(frame: pd.DataFrame) -> str:
         cols = list(frame.columns)
         lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
@@ -217,12 +255,18 @@ def markdown(results: pd.DataFrame, grouping: pd.DataFrame, timing: dict, args) 
     return "\n\n".join([
         "# Private hazard ratios (grouped Cox) against lifelines' Cox",
         (f"`bench/bench_cox.py --draws {args.draws} --redraws {args.redraws} --replicates {args.replicates} "
-        f"--seed {args.seed}`" + (f" with the release rows of {', '.join(args.include)}" if args.include else "")
+         f"--null-replicates {args.null_replicates} --seed {args.seed}`"
+         + (f" with the release rows of {', '.join(args.include)}" if args.include else "")
          + ". Releases are seeded previews of the release's exact law (discrete Laplace, Δ1 = 2)."),
         "## The grouping's own bias (exact counts, no noise)",
         ("`grouped`: the piecewise-exponential estimate on K public intervals; `breslow`: Cox with Breslow ties; "
         "`lifelines_efron`: lifelines' CoxPHFitter (Efron ties). Bias in units of lifelines' SE."),
         table(grouping),
+        *(["## The default number of intervals from n and ε",
+           ("`default_intervals(ε, n=n)` (no event share declared): the most intervals, a power of two from 2 to 32, "
+            "that keep 50/ε expected events per group and interval; medians over the releases (`--report-only` "
+            "runs only)."),
+           table(rule)] if len(rule) else []),
         "## Releases",
         ("Medians over releases; `share_significant` and `type_one_error` from the honest interval (sampling + "
         "privacy); coverage of the true coefficient on simulated cohorts (a new cohort per replicate); type-I error "
@@ -240,6 +284,8 @@ def main() -> None:
     parser.add_argument("--draws", type=int, default=200)
     parser.add_argument("--redraws", type=int, default=100)
     parser.add_argument("--replicates", type=int, default=1000)
+    parser.add_argument("--null-replicates", type=int, default=None,
+                        help="permutations for the type-I error (default: --replicates)")
     parser.add_argument("--eps", type=lambda s: [float(v) for v in s.split(",")], default=list(EPSILONS))
     parser.add_argument("--sets", type=lambda s: s.split(","), default=None)
     parser.add_argument("--seed", type=int, default=2026)
@@ -248,14 +294,15 @@ def main() -> None:
                         help="CSV files of earlier runs' release rows to report with this run's")
     parser.add_argument("--report-only", action="store_true", help="no releases: grouping, time and --include")
     args = parser.parse_args()
+    args.null_replicates = args.null_replicates or args.replicates
     warnings.filterwarnings("ignore")
-    results, grouping, timing = run(args)
+    results, grouping, rule, timing = run(args)
     if args.include:  # rows of earlier runs with the same settings (a long run split by cohort)
         results = pd.concat([*(pd.read_csv(p) for p in args.include), results], ignore_index=True)
     OUT.mkdir(parents=True, exist_ok=True)
     results.to_csv(OUT / f"{args.out}.csv", index=False)
     grouping.to_csv(OUT / f"{args.out}_grouping.csv", index=False)
-    (OUT / f"{args.out}.md").write_text(markdown(results, grouping, timing, args))
+    (OUT / f"{args.out}.md").write_text(markdown(results, grouping, rule, timing, args))
 
 
 if __name__ == "__main__":

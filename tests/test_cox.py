@@ -263,6 +263,11 @@ def test_default_intervals_follow_public_inputs_only():
 
     assert default_intervals(1.0, expected_event_share=0.08) == 1  # a trial designed for few events
     assert default_intervals(1.0) == 2 and default_intervals(5.0) == 4
+    # with n: as many as keep 50/ε expected events per cell and interval (democracy durations: 16 at ε = 2)
+    assert default_intervals(2.0, n=1808) == 16 and default_intervals(2.0, n=1808, expected_event_share=0.16) == 4
+    assert default_intervals(0.5, n=228) == 2 and default_intervals(10.0, n=10**6) == 32
+    assert DPCoxPHFitter(epsilon=2, bounds={"fin": (0, 1)}, horizon=52, n=1808).design.shape[2] == 16
+    assert DPCoxPHFitter(epsilon=2, bounds={"g": ("a", "b", "c", "d")}, horizon=52, n=1808).design.shape[2] == 8
     rossi = datasets.load_rossi()
     assert DPCoxPHFitter(epsilon=1, bounds={"fin": (0, 1)}, horizon=52).design.shape[2] == 2
     fitted = DPCoxPHFitter(epsilon=1, bounds={"fin": (0, 1)}, horizon=52).fit(

@@ -13,9 +13,11 @@ import pandas as pd
 import streamlit as st
 
 import ui
+from dpcore.notebooks import HazardRatioConfig
 from dpcore.survival import figures as sf
-from dpcore.survival.cox import METHOD, DPCoxPHFitter, lifelines_reference
+from dpcore.survival.cox import METHOD, DPCoxPHFitter, group_frame, lifelines_reference
 from dpcore.survival.hazard_ratio import ESTIMAND
+from ui.exports import code_downloads, release_with_script  # notebook, script
 
 #: Public interval counts offered (measured in bench/results/cox.md: one where events are rare, more where common).
 INTERVAL_OPTIONS = (1, 2, 4, 8)
@@ -31,14 +33,13 @@ INTERVALS_HELP = (
     "few events (a 1,151-person trial, 8 %) one interval is best at ε = 1; with ≥ 40 % events choose 2–4.")
 
 
-def _frame(time, event, group) -> pd.DataFrame:
-    return pd.DataFrame({"T": np.asarray(time, float), "E": (np.asarray(event) > 0).astype(int),
-                         "group": np.asarray(group).astype(str)})
-
-
 @st.fragment
-def hazard_ratio_section(src, *, horizon: float, records) -> None:
-    """Hazard ratios of the page's declared groups (``src``: the page's data source), preview and release."""
+def hazard_ratio_section(src, *, horizon: float, records, upload_columns: dict | None = None) -> None:
+    """Hazard ratios of the page's declared groups (``src``: the page's data source), preview and release.
+
+    ``upload_columns``: how an upload's columns map to the roles (the survival notebook's fields), for this
+    section's notebook; without it an upload's section offers no notebook (bundled data need none).
+    """
     st.header("Hazard ratio (Cox)")
     if src.group is None or not src.groups or len(src.groups) < 2:
         st.info("Choose a data set with declared groups to compare their hazards.", icon=":material/info:")
@@ -58,7 +59,7 @@ def hazard_ratio_section(src, *, horizon: float, records) -> None:
         intervals = int(ui.url_select_slider("Public intervals", key="hr_k", options=INTERVAL_OPTIONS, value=2,
                                              help=INTERVALS_HELP))
     levels = (reference, *(g for g in groups if g != reference))
-    df = _frame(src.time, src.event, src.group)
+    df = group_frame(src.time, src.event, src.group)
     fitter = None
     with ui.show_errors("Cannot fit the hazard ratio"):
         fitter = DPCoxPHFitter(epsilon=epsilon, bounds={"group": levels}, horizon=horizon, intervals=intervals)
@@ -113,11 +114,28 @@ def hazard_ratio_section(src, *, horizon: float, records) -> None:
                "release of its own, charged to the same persons as the curves above: the ledger adds both (and the "
                "tight accounting composes them), so split the budget between them.",
                title="What the hazard ratio estimates, and what it costs")
+    config = _notebook_config(src, upload_columns, levels=levels, horizon=float(horizon), intervals=intervals,
+                              epsilon=epsilon, seed=int(st.session_state.get("sv_seed", 0)))
+    if config is not None:
+        code_downloads(config)
     ui.release_panel(
         key="hazard_ratio", dataset_label=src.label, fingerprint=src.fp, persons=src.persons, records=records,
         method=METHOD, epsilon=epsilon, params=fitter.public_params(),
         make_bundle=lambda: _released(DPCoxPHFitter(epsilon=epsilon, bounds={"group": levels}, horizon=horizon,
-                                                    intervals=intervals).fit(df, "T", "E"), src, group_name))
+                                                    intervals=intervals).fit(df, "T", "E"), src, group_name,
+                                      config))
+
+
+def _notebook_config(src, upload_columns: dict | None, **settings) -> HazardRatioConfig | None:
+    """The section's public settings as a notebook configuration: the bundled set's name (the page's data-set
+    choice), or the upload's column mapping; None for an upload whose mapping the page did not pass."""
+    if src.bundled:
+        return HazardRatioConfig(dataset=st.session_state.get("sv_data"), **settings,
+                                 utility_draws=UTILITY_DRAWS, redraws=REDRAWS)
+    if upload_columns is None:
+        return None
+    return HazardRatioConfig(dataset=None, **settings, utility_draws=UTILITY_DRAWS, redraws=REDRAWS,
+                             **upload_columns)
 
 
 def _utility_curve(df: pd.DataFrame, levels, horizon: float, intervals: int, reference: float) -> pd.DataFrame:
@@ -133,10 +151,12 @@ def _utility_curve(df: pd.DataFrame, levels, horizon: float, intervals: int, ref
     return pd.DataFrame(rows)
 
 
-def _released(fitter: DPCoxPHFitter, src, group_name: str):
-    """The release's bundle with its forest plot drawn from the released table alone (exports draw it)."""
+def _released(fitter: DPCoxPHFitter, src, group_name: str, config: HazardRatioConfig | None):
+    """The release's bundle with its forest plot drawn from the released table alone (exports draw it), and the
+    script of its configuration where there is one."""
     bundle = fitter.release_bundle(dataset=src.label, fingerprint=src.fp)
     private = bundle.tables["hazard_ratios"].set_index("covariate")
     figure = sf.forest_figure(private, epsilon=fitter.epsilon, title=f"Hazard ratio ({group_name}), released")
-    return replace(bundle, figures={"hazard_ratio_forest": figure})
+    bundle = replace(bundle, figures={"hazard_ratio_forest": figure})
+    return bundle if config is None else release_with_script(bundle, config)
 

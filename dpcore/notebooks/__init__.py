@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Callable, Union
 
 from dpcore.notebooks import fdr as _fdr
+from dpcore.notebooks import hazard_ratio as _hazard_ratio
 from dpcore.notebooks import regression as _regression
 from dpcore.notebooks import render
 from dpcore.notebooks import sparse as _sparse
@@ -22,11 +23,12 @@ from dpcore.notebooks import survival as _survival
 from dpcore.notebooks.code import Cell, code, literal  # noqa: F401
 from dpcore.notebooks.common import CSV_PLACEHOLDER  # noqa: F401
 from dpcore.notebooks.fdr import FdrConfig
+from dpcore.notebooks.hazard_ratio import HazardRatioConfig
 from dpcore.notebooks.regression import RegressionConfig
 from dpcore.notebooks.sparse import SparseConfig
 from dpcore.notebooks.survival import SurvivalConfig
 
-Config = Union[SurvivalConfig, RegressionConfig, SparseConfig, FdrConfig]
+Config = Union[SurvivalConfig, RegressionConfig, SparseConfig, FdrConfig, HazardRatioConfig]
 
 #: configuration type → (file stem, title, the cells of its notebook)
 _METHODS: dict[type, tuple[str, str, Callable]] = {
@@ -34,6 +36,7 @@ _METHODS: dict[type, tuple[str, str, Callable]] = {
     RegressionConfig: ("regression", _regression.TITLE, _regression.cells),
     SparseConfig: ("sparse", _sparse.TITLE, _sparse.cells),
     FdrConfig: ("fdr", _fdr.TITLE, _fdr.cells),
+    HazardRatioConfig: ("hazard-ratio", _hazard_ratio.TITLE, _hazard_ratio.cells),
 }
 
 

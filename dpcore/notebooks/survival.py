@@ -11,8 +11,20 @@ TITLE = "Differentially private survival curves"
 METHOD = "DP survival analysis"
 
 
+@dataclass(frozen=True, kw_only=True)
+class CsvColumns:
+    """The user's CSV: how its columns map to the roles (names as chosen on the page); unused for bundled data."""
+
+    time_col: str = ""
+    event_col: str = ""
+    group_col: str | None = None
+    group_labels: tuple[str, ...] | None = None
+    n_types: int = 1
+    time_unit: str = "days"
+
+
 @dataclass(frozen=True)
-class SurvivalConfig:
+class SurvivalConfig(CsvColumns):
     """What the survival page shows, in public settings only (``dataset=None``: the user's CSV, columns below)."""
 
     dataset: str | None
@@ -31,16 +43,10 @@ class SurvivalConfig:
     sweep_draws: int = 200
     width: float = 1.0  # bin width in grid units (the page's default grid rule for uploads)
     band_draws: int = 200
-    # the user's CSV: how its columns map to the roles (names as chosen on the page)
-    time_col: str = ""
-    event_col: str = ""
-    group_col: str | None = None
-    group_labels: tuple[str, ...] | None = None
-    n_types: int = 1
-    time_unit: str = "days"
 
 
-def _data(c: SurvivalConfig) -> list[Cell]:
+def data_cells(c: CsvColumns) -> list[Cell]:
+    """Load the data: the bundled set ``c.dataset``, or (``None``) the user's CSV with its column mapping."""
     if c.dataset is not None:
         return [Cell("Load the bundled data set: its time unit, horizon, group labels and event coding are public "
                      "metadata.",
@@ -103,7 +109,7 @@ def cells(c: SurvivalConfig) -> list[Cell]:
         Cell("Imports: dpcore's survival package and its figures.",
              "import numpy as np\n\nfrom dpcore import datasets\nfrom dpcore import survival as sv\n"
              "from dpcore.survival import figures as sf"),
-        *_data(c),
+        *data_cells(c),
         Cell("The page's settings. The grid (unit and horizon) is public: chosen without looking at the data.",
              code("EPSILON = {eps}\nSEED = {seed}  # the preview's seed; a release is seeded by the operating system\n"
                   "ESTIMATOR, EVENT_TYPE, RISK_SET, NOISE, DELTA = {est}, {etype}, {rs}, {kind}, {delta}\n\n"

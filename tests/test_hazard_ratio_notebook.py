@@ -1,0 +1,64 @@
+"""The hazard-ratio section's notebook runs in a fresh kernel and prints the section's own preview; its release
+carries the script; a hostile column name stays a string."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from dpcore import notebooks
+from tests.page_views import chart_spec
+from tests.test_notebooks import HOSTILE, ROOT, _strings, page_downloads, run_notebook, trace
+
+
+def test_hazard_ratio_notebook_prints_the_sections_preview():
+    at, files = page_downloads("survival.py", {"sv_data": "veteran", "sv_seed": "3", "hr_on": "true",
+                                               "hr_eps": "2.0", "hr_k": "4"})
+    assert "hazard-ratio-preview.ipynb" in files and "hazard-ratio-preview.py" in files
+    shown = chart_spec(at, "hr_forest")
+    got = run_notebook(files["hazard-ratio-preview.ipynb"],
+                       "import json; print(json.dumps({'hr': private['exp(coef)'].tolist(), "
+                       "'lower': private['exp(coef) lower 95%'].tolist(), 'eps': EPSILON, 'seed': SEED, "
+                       "'k': INTERVALS, 'release': MAKE_RELEASE}))")
+    assert (got["eps"], got["seed"], got["k"], got["release"]) == (2.0, 3, 4, False)
+    np.testing.assert_allclose(got["hr"], trace(shown, "private", "x"), rtol=1e-12, atol=0)
+    page_trace = next(t for t in shown["data"] if t.get("name", "").startswith("private"))
+    np.testing.assert_allclose(np.asarray(got["hr"]) - got["lower"], page_trace["error_x"]["arrayminus"],
+                               rtol=1e-9, atol=1e-12)
+
+
+def test_hazard_ratio_release_carries_its_script():
+    at, _ = page_downloads("survival.py", {"sv_data": "ovarian", "hr_on": "true"})
+    at.button(key="release_button_hazard_ratio").click().run()
+    at.button(key="release_confirm_hazard_ratio").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    script = at.session_state["_release_last_hazard_ratio"].script
+    assert "DPCoxPHFitter(" in script and "'ovarian'" in script
+    ast.parse(script)
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_a_hostile_column_name_stays_a_string(name):
+    config = notebooks.HazardRatioConfig(dataset=None, levels=(name, "b"), horizon=12.0, intervals=2, epsilon=1.0,
+                                         seed=0, time_col=name, event_col=name + "e", group_col=name + "g",
+                                         group_labels=(name, "b"))
+    tree = ast.parse(notebooks.script(config))
+    assert not {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} & {"os", "pwned", "alert"}
+    assert name in _strings(tree)
+
+
+def test_the_script_runs_and_releases_only_when_switched_on(tmp_path):
+    config = notebooks.HazardRatioConfig(dataset="veteran", levels=("standard", "test"), horizon=1000.0,
+                                         intervals=2, epsilon=1.0, seed=0, utility_draws=20, redraws=20)
+    script = tmp_path / "hazard_ratio.py"
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    script.write_text(notebooks.script(config))
+    subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, check=True, capture_output=True)
+    assert {p.name for p in tmp_path.iterdir()} == {"hazard_ratio.py", "forest.html", "per_interval.html"}
+    script.write_text(notebooks.script(config).replace("MAKE_RELEASE = False", "MAKE_RELEASE = True"))
+    subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, check=True, capture_output=True)
+    assert (tmp_path / "hazard-ratio-release.zip").read_bytes()[:2] == b"PK"
