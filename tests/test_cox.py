@@ -290,3 +290,18 @@ def test_stratified_hazard_ratio_is_post_processing_of_the_survival_release():
     noisy = sv.noisy_counts(counts, noise, rng=np.random.default_rng(3))
     released = hr.hazard_ratios(noisy, noise, strata=2, every=13, rng=np.random.default_rng(4)).summary().iloc[0]
     assert released["se privacy"] > 0.05 and np.isfinite(released["coef"])
+
+
+def test_the_interval_carries_the_monte_carlo_error_of_the_privacy_variance():
+    """The privacy variance comes from B redraws: Student's t with Satterthwaite's degrees of freedom, wider than the
+    normal interval for few redraws; without noise the normal one."""
+    from scipy import stats
+
+    fit = hr.HazardRatioFit(("x",), np.array([0.5]), np.array([[0.01]]), np.array([[0.03]]), privacy_df=9.0)
+    assert fit.df[0] == pytest.approx(0.04 ** 2 * 9 / 0.03 ** 2)  # 16
+    assert fit.half_width[0] == pytest.approx(stats.t.ppf(0.975, 16) * 0.2) and fit.half_width[0] > 1.96 * 0.2
+    assert fit.p_value[0] == pytest.approx(2 * stats.t.sf(2.5, 16))
+    row = fit.summary().iloc[0]
+    assert row["coef lower 95%"] == pytest.approx(0.5 - fit.half_width[0]) and row["p"] == pytest.approx(fit.p_value[0])
+    exact = hr.HazardRatioFit(("x",), np.array([0.5]), np.array([[0.01]]), np.zeros((1, 1)), privacy_df=9.0)
+    assert exact.half_width[0] == pytest.approx(stats.norm.ppf(0.975) * 0.1)
