@@ -832,4 +832,4 @@ at_epsilon = st.container()
 _trade_off()
 with at_epsilon:
     _at_epsilon()
-hazard_ratio_section(src, horizon=horizon, records=records)
+hazard_ratio_section(src, horizon=horizon, records=records, upload_columns=None if src.bundled else _upload_columns())
