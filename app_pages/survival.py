@@ -755,7 +755,7 @@ def _at_epsilon() -> None:
         estimator=estimator, event_type=event_type, compare=compare, noise_aware=aware, kind=kind, delta=delta,
         risk_set=risk_set,
         sweep=tuple(SWEEP), sweep_draws=int(st.session_state.get("sv_Rc", SWEEP_DRAWS)),
-        **({} if src.bundled else _upload_columns()))
+        **_release_reads(), **({} if src.bundled else _upload_columns()))
     with details:
         code_downloads(config)
         ui.release_panel(

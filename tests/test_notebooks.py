@@ -87,6 +87,22 @@ def test_survival_notebook_prints_the_pages_preview(noise):
     np.testing.assert_allclose(got["private"], shown, rtol=0, atol=1e-12)
 
 
+def test_survival_notebook_reads_the_curve_as_the_page_does_with_whole_days_declared():
+    """Times declared recorded in whole days: the notebook draws the page's staircase and releases with the
+    declaration, the read times, the restricted mean's horizon and the band rule the page would release with."""
+    at, files = page_downloads("survival.py", {"sv_data": "veteran", "eps": "2.0", "sv_seed": "3", "sv_cmp": "false",
+                                               "sv_whole": "days"})
+    spec = chart_spec(at, "sv_headline")
+    got = run_notebook(files["survival-preview.ipynb"],
+                       "import json; print(json.dumps({'traces': {t.name: np.asarray(t.y, float).tolist() "
+                       "for t in headline.data if t.y is not None}, 'resolution': RESOLUTION, 'band': BAND_RULE}))")
+    assert (got["resolution"], got["band"]) == (1.0, "half")
+    drawn = {t["name"]: _values(t["y"]) for t in spec["data"] if t.get("y") is not None and t.get("name")}
+    private = next(name for name in drawn if name.startswith("private"))
+    np.testing.assert_allclose(got["traces"][private], drawn[private], rtol=0, atol=1e-12)
+    assert "time_resolution=RESOLUTION" in files["survival-preview.py"]
+
+
 def test_regression_notebook_prints_the_pages_preview():
     at, files = page_downloads("regression.py", {"rg_src": "gdsc", "eps": "2.0", "rg_seed": "5", "rg_npriv": "300",
                                                  "rg_R": "5"})

@@ -43,6 +43,11 @@ class SurvivalConfig(CsvColumns):
     sweep_draws: int = 200
     width: float = 1.0  # bin width in grid units (the page's default grid rule for uploads)
     band_draws: int = 200
+    # how the Kaplan–Meier curve is read, as the page reads it (public: the custodian's choices, never the data's)
+    read_times: tuple[float, ...] | None = None  # grid units; None: 1, 2 and 5 years inside the horizon
+    rmst_horizon: float | None = None  # grid units; None: the grid's horizon
+    band_rule: str = "half"  # dpcore.survival.DEFAULT_BAND
+    time_resolution: float | None = None  # data units: times declared recorded in whole units of it; None: continuous
 
 
 def data_cells(c: CsvColumns) -> list[Cell]:
@@ -89,16 +94,21 @@ def _read_cells(c: SurvivalConfig) -> list[Cell]:
         "a bin, as the actuarial estimator assumes), the median with its interval (the band inverted at 0.5), "
         "survival at 1, 2 and 5 years. The reference is lifelines on the exact times (non-private: for comparison "
         "only, never exported). The figure is the page's headline.",
+        "READ = dict(widen=sv.BAND_RULES[BAND_RULE],\n"
+        "            resolution=None if RESOLUTION is None else RESOLUTION / grid.step)  # the reading, in grid units\n"
         "released = sv.curve_table(grid.display, private.estimate, band[0], band[1], ('all',))\n"
-        "print(sv.survival_at(released, sv.default_read_times(grid)))\n"
-        "print(sv.median_table(released, grid.grid_unit)['reported'].iloc[0])\n"
+        "times = sv.default_read_times(grid) if READ_TIMES is None else READ_TIMES\n"
+        "print(sv.survival_at(released, times, **READ))\n"
+        "print(sv.median_table(released, grid.grid_unit, **READ)['reported'].iloc[0])\n"
         "reference = sv.lifelines_reference(time, event, grid)[0]\n"
         "print('lifelines on the exact times:', sv.describe_read(reference.median, *reference.median_ci, "
         "grid.grid_unit))\n"
-        "binning, noise_cost = sv.costs(grid.display, private.estimate[0], exact.estimate[0], reference)\n"
+        "binning, noise_cost = sv.costs(grid.display, private.estimate[0], exact.estimate[0], reference,\n"
+        "                               resolution=READ['resolution'])\n"
         "print(f'binning alone: sup {binning:.3f}; noise: sup {noise_cost:.3f}')\n"
         "headline = sf.read_figure(released, reference=(reference.times, reference.survival),\n"
-        "                          binned=(grid.display, exact.estimate[0]), time_label=f'time ({grid.grid_unit})')",
+        "                          binned=(grid.display, exact.estimate[0]), time_label=f'time ({grid.grid_unit})',\n"
+        "                          **READ)",
         figure="headline")]
 
 
@@ -114,11 +124,14 @@ def cells(c: SurvivalConfig) -> list[Cell]:
              code("EPSILON = {eps}\nSEED = {seed}  # the preview's seed; a release is seeded by the operating system\n"
                   "ESTIMATOR, EVENT_TYPE, RISK_SET, NOISE, DELTA = {est}, {etype}, {rs}, {kind}, {delta}\n\n"
                   "grid = sv.make_grid({h}, data_unit=time_unit, grid_unit={unit}, width={w}, max_bins=2000)\n"
+                  "READ_TIMES, RMST_HORIZON, BAND_RULE = {times}, {tau}, {band}  # how the curve is read (grid units)\n"
+                  "RESOLUTION = {res}  # the custodian's declaration: times recorded in whole units of it\n"
                   f"counts = sv.count_matrix(time, event, grid, {grouped}, n_types=len(event_labels),\n"
                   "                         event_labels=event_labels, statistic=sv.statistic_for(RISK_SET))",
                   eps=c.epsilon, seed=c.seed, est=c.estimator, etype=c.event_type, rs=c.risk_set, kind=c.kind,
                   delta=c.delta,
-                  h=c.horizon, unit=c.grid_unit, w=c.width)),
+                  h=c.horizon, unit=c.grid_unit, w=c.width, times=None if c.read_times is None else list(c.read_times),
+                  tau=c.rmst_horizon, band=c.band_rule, res=c.time_resolution)),
         Cell("One preview release: noise on every released count, drawn with the page's seed.",
              "noise = sv.noise_for(counts, EPSILON, kind=NOISE, delta=DELTA)\n"
              "RELEASED_NOISE = 'gaussian' if NOISE == 'gaussian' else 'discrete_laplace'  # Laplace: previews only\n"
@@ -137,6 +150,8 @@ def cells(c: SurvivalConfig) -> list[Cell]:
         release_cell(METHOD, "EPSILON", "DELTA", (
             f"bundle = sv.release(time, event, grid=grid, epsilon=EPSILON, {grouped},\n"
             "                    n_types=len(event_labels), event_labels=event_labels, risk_set=RISK_SET,\n"
-            "                    statistic=counts.statistic, noise_kind=RELEASED_NOISE, delta=DELTA)"),
+            "                    statistic=counts.statistic, noise_kind=RELEASED_NOISE, delta=DELTA,\n"
+            "                    read_times=READ_TIMES, rmst_horizon=RMST_HORIZON, band_rule=BAND_RULE,\n"
+            "                    time_resolution=RESOLUTION)"),
             "survival", params="{'noise_kind': RELEASED_NOISE}"),
     ]
