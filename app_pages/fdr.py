@@ -570,7 +570,7 @@ def _eps_view(s: fdr.Settings) -> None:
             eps_figure = sim_eps_sweep_figure(src, R, T, pi1, n_obs, theta, seed, sweep_settings)
         else:  # per-session memo: once per upload and configuration, never in a cache shared by sessions
             eps_table, curves, eps_figure = ui.session_memo(
-                "fdr_eps_sweep", (data_fp, R, seed, sweep_settings),
+                "fdr_eps_sweep", (fingerprint(data_fp, upload_p, upload_truth), R, seed, sweep_settings),  # as mapped
                 lambda: _eps_sweep_and_figure(p_runs, truth_runs, sweep_settings, seed))
         ui.chart(eps_figure, key="fdr_fig_eps")
         st.caption("Private methods: mean over runs with ±2 SE error bars at each ε; the non-private methods do not "

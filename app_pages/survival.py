@@ -416,10 +416,25 @@ def _years_to_times(text: str) -> tuple[float, ...]:
     return tuple(y * per_year for y in years if 0 < y * per_year <= grid.display[-1] + 1e-9)
 
 
+def _content() -> str:
+    """What the page reads of the data set (its times, events and groups as mapped), for session memos: the table's
+    own fingerprint stays the same when another column is chosen as the time."""
+    groups = () if src.group is None else (np.asarray(src.group, dtype=str), tuple(src.groups or ()))
+    return fingerprint(src.fp, src.time, src.event, *groups)
+
+
+def _references(grouped: bool = False) -> list:
+    """lifelines on the exact times, pooled or per group (non-private: shown beside the private curves, never
+    exported). It does not depend on ε, so a session computes it once per data set, grouping and grid."""
+    by_group = dict(group=src.group, groups=src.groups) if grouped else {}
+    key = (_content(), grid.describe(), tuple(grid.display))
+    return ui.session_memo("sv_reference_groups" if grouped else "sv_reference", key,
+                           lambda: sv.lifelines_reference(src.time, src.event, grid, **by_group))
+
+
 def _group_references() -> list[tuple[np.ndarray, np.ndarray]]:
     """lifelines on each group's exact times (non-private: drawn beside the private curves, never exported)."""
-    refs = sv.lifelines_reference(src.time, src.event, grid, group=src.group, groups=src.groups)
-    return [(r.times, r.survival) for r in refs]
+    return [(r.times, r.survival) for r in _references(grouped=True)]
 
 
 def _group_differences(noisy: sv.Counts, noise) -> None:
@@ -472,7 +487,7 @@ def _km_headline(noisy: sv.Counts, noise, rng: np.random.Generator, minimum: flo
     redraws = sv.bootstrap_curves(all_cause, noise, draws=200, rng=rng, pool_groups=True, risk_set=risk_set)
     lo, hi = np.quantile(redraws, [0.025, 0.975], axis=0)
     released = sv.curve_table(grid.display, private.estimate, lo, hi, ("all",))
-    ref = sv.lifelines_reference(src.time, src.event, grid)[0]  # non-private: shown here, never exported
+    ref = _references()[0]  # non-private: shown here, never exported
     unit = grid.grid_unit
     median = sv.median_table(released, unit, widen=widen, resolution=read_resolution)["reported"].iloc[0]
     ui.answer("Median survival" + (", all groups pooled" if G > 1 else ""), median,
@@ -552,7 +567,7 @@ def _sweep_at(sweep_draws: int) -> tuple[sv.UtilityCurve, object]:
     args = (horizon, grid_unit, width, compare, estimator, sweep_draws, seed, kind, delta, event_type, risk_set, aware)
     if src.bundled:
         return _bundled_sweep(name, *args), _bundled_sweep_figure(name, *args)
-    return ui.session_memo("sv_sweep", (src.fp, *args), lambda: _sweep_and_figure(src, *args))
+    return ui.session_memo("sv_sweep", (_content(), *args), lambda: _sweep_and_figure(src, *args))
 
 
 def _utility_note(epsilon: float) -> str:
@@ -673,7 +688,7 @@ def _at_epsilon() -> None:
         draw_curves = _curves(many.pooled()).estimate[:, 0]
         reference = None
         if estimator == "km":  # lifelines on the exact times (non-private, never exported)
-            ref = sv.lifelines_reference(src.time, src.event, grid)[0]
+            ref = _references()[0]
             reference = (ref.times, ref.survival)
         with figure:
             ui.live_chart(sf.draws_figure(exact_pooled.times, draw_curves, exact_pooled.estimate[0],

@@ -438,3 +438,37 @@ def test_the_power_frontier_of_the_neighbouring_alphas_is_computed_ahead():
         with cache._LOCK:
             alphas = {key[0][3] for key in cache._CACHES["fdr frontiers"][1]}
     assert {0.02, 0.05, 0.1} <= alphas
+
+
+def test_choosing_another_p_value_column_redraws_the_sweep_over_epsilon():
+    """The same file, another column as the p-values: the sweep over ε (kept in the session while ε moves) follows
+    the column chosen, not the previous one."""
+    from unittest import mock
+
+    import streamlit as st
+
+    from tests.page_views import chart_spec
+
+    rng = np.random.default_rng(5)
+    truth = (np.arange(300) % 4 == 0).astype(int)
+    strong, weak = np.where(truth, rng.random(300) ** 8, rng.random(300)), rng.random(300)
+    csv = "p1,p2,truth\n" + "\n".join(f"{a:.6g},{b:.6g},{t}" for a, b, t in zip(strong, weak, truth)) + "\n"
+
+    class _Upload:
+        name = "two.csv"
+
+        def getvalue(self):
+            return csv.encode()
+
+    at = AppTest.from_file(PAGE, default_timeout=180)
+    at.query_params.update(fdr_src="upload", fdr_pcol="p1", fdr_tcol="truth")
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: _Upload()):
+        at.run()
+        _declare_cohort(at)
+        at.session_state["fdr_view"] = "FDR and power vs ε"
+        at.run()
+        first = chart_spec(at, "fdr_fig_eps")
+        at.selectbox(key="fdr_pcol").set_value("p2").run()
+        second = chart_spec(at, "fdr_fig_eps")
+    assert not at.exception, at.exception
+    assert first["data"] != second["data"]

@@ -132,3 +132,20 @@ def test_an_upload_gets_the_hazard_ratio_notebook_reading_its_own_columns():
     _ok(at)
     script = files["hazard-ratio-preview.py"]()
     assert "time_col='time'" in script and "event_col='event'" in script and "group_col='arm'" in script, script
+
+
+def test_choosing_another_time_column_redraws_the_non_private_reference():
+    """The same file, another column as the time: the reference (lifelines on the exact times, kept in the session
+    while ε moves) is recomputed, not the previous column's."""
+    rows = "\n".join(f"{i + 1},{3 * (i + 1)},{(i // 2) % 2 or i % 3 == 0:d}" for i in range(80))
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params.update({"sv_src": "upload"})
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(f"t1,t2,event\n{rows}\n".encode(),
+                                                                            "two.csv")):
+        at.run()
+        at.selectbox(key="sv_tcol").set_value("t1").run()
+        first = next(m.value for m in at.markdown if m.value.startswith("**Median survival"))
+        at.selectbox(key="sv_tcol").set_value("t2").run()
+        second = next(m.value for m in at.markdown if m.value.startswith("**Median survival"))
+    _ok(at)
+    assert first.split("non-private")[1] != second.split("non-private")[1], (first, second)
