@@ -465,7 +465,9 @@ def _cv_curves(*, epsilon: float, split: tuple, prep_share: float, n_test: int, 
                         + " (cached after the first run)…"), ui.show_errors("Cross-validation failed"):
             return (*_curves(src, progress=lambda f: None, over_sizes=over_sizes, **kw), repeats)
         return None
-    ckey = ("rg_curves", src.fp, src.public_basis, n_pub, tuple(sorted(kw.items())))
+    # what the curves read (the file's fingerprint stays the same when another response or feature set is chosen)
+    ckey = ("rg_curves", fingerprint(src.fp, src.X, src.y, src.public), src.public_basis, n_pub,
+            tuple(sorted(kw.items())))
     if over_sizes and st.button("Compute the curves on the uploaded data", key="rg_curves_btn"):
         bar = st.progress(0.0, text="Cross-validating…")
         with ui.show_errors("Cross-validation failed"):

@@ -7,7 +7,7 @@ inputs are cached; uploads are never cached, written or logged.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import partial
+from functools import cached_property, partial
 
 import numpy as np
 import pandas as pd
@@ -93,6 +93,13 @@ class Source:
     grid_unit: str
     bundled: bool
     persons: Persons  # who each row is, for the privacy ledger
+
+    @cached_property
+    def content(self) -> str:
+        """What the page reads of the data set (its times, events and groups as mapped), for session memos: the
+        table's own fingerprint stays the same when another column is chosen as the time."""
+        groups = () if self.group is None else (np.asarray(self.group, dtype=str), tuple(self.groups or ()))
+        return fingerprint(self.fp, self.time, self.event, *groups)
 
 
 def _bundled(name: str) -> Source:
@@ -416,18 +423,11 @@ def _years_to_times(text: str) -> tuple[float, ...]:
     return tuple(y * per_year for y in years if 0 < y * per_year <= grid.display[-1] + 1e-9)
 
 
-def _content() -> str:
-    """What the page reads of the data set (its times, events and groups as mapped), for session memos: the table's
-    own fingerprint stays the same when another column is chosen as the time."""
-    groups = () if src.group is None else (np.asarray(src.group, dtype=str), tuple(src.groups or ()))
-    return fingerprint(src.fp, src.time, src.event, *groups)
-
-
 def _references(grouped: bool = False) -> list:
     """lifelines on the exact times, pooled or per group (non-private: shown beside the private curves, never
     exported). It does not depend on ε, so a session computes it once per data set, grouping and grid."""
     by_group = dict(group=src.group, groups=src.groups) if grouped else {}
-    key = (_content(), grid.describe(), tuple(grid.display))
+    key = (src.content, grid.describe(), tuple(grid.display))
     return ui.session_memo("sv_reference_groups" if grouped else "sv_reference", key,
                            lambda: sv.lifelines_reference(src.time, src.event, grid, **by_group))
 
@@ -567,7 +567,7 @@ def _sweep_at(sweep_draws: int) -> tuple[sv.UtilityCurve, object]:
     args = (horizon, grid_unit, width, compare, estimator, sweep_draws, seed, kind, delta, event_type, risk_set, aware)
     if src.bundled:
         return _bundled_sweep(name, *args), _bundled_sweep_figure(name, *args)
-    return ui.session_memo("sv_sweep", (_content(), *args), lambda: _sweep_and_figure(src, *args))
+    return ui.session_memo("sv_sweep", (src.content, *args), lambda: _sweep_and_figure(src, *args))
 
 
 def _utility_note(epsilon: float) -> str:

@@ -456,3 +456,22 @@ def test_upload_features_ranges_and_unit_of_privacy():
         bundle = _release(at)
     assert bundle.unit == "patient" and "one patient" in bundle.statement
     assert bundle.public_params["feature centre"] == [54.0, 32.5, 215.0]  # midpoints of the ranges typed
+
+
+def test_curves_computed_on_one_response_are_not_shown_for_another():
+    """The curves over ε on an upload belong to the response and features they read: choosing another response
+    column of the same file asks for them again rather than showing the first response's."""
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 2, size=(300, 3))
+    first, second = X @ np.array([1.0, -1.0, 0.5]) + rng.normal(0, 1, 300), rng.normal(0, 1, 300)
+    rows = ["r1,r2,g1,g2,g3"] + [f"{a:.3f},{b:.3f}," + ",".join(map(str, r)) for a, b, r in zip(first, second, X)]
+    data = "\n".join(rows).encode()
+    at = _with_upload(data, rg_ycol="r1", rg_xcols=["g1", "g2", "g3"])
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(data, "mine.csv")):
+        _view(at, CV)
+        at.button(key="rg_curves_btn").click().run()
+        assert any(c.value.startswith("Monte-Carlo CV") for c in at.caption)
+        at.selectbox(key="rg_ycol").set_value("r2").run()
+    _ok(at)
+    assert any(b.label.startswith("Compute the curves") for b in at.button)
+    assert not any(c.value.startswith("Monte-Carlo CV") for c in at.caption)

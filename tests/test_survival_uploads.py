@@ -149,3 +149,20 @@ def test_choosing_another_time_column_redraws_the_non_private_reference():
         second = next(m.value for m in at.markdown if m.value.startswith("**Median survival"))
     _ok(at)
     assert first.split("non-private")[1] != second.split("non-private")[1], (first, second)
+
+
+def test_choosing_another_time_column_refits_the_hazard_ratios_reference():
+    """The hazard-ratio section's lifelines fit (kept in the session while ε moves) follows the time column chosen."""
+    rows = "\n".join(f"{i + 1},{i + 1 if i % 2 else i // 4 + 1},{(i // 2) % 2},{'AB'[i % 2]}" for i in range(80))
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params.update({"sv_src": "upload", "hr_on": "true"})
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(
+            f"t1,t2,event,arm\n{rows}\n".encode(), "two.csv")):
+        at.run()
+        at.selectbox(key="sv_tcol").set_value("t1").run()
+        at.text_input(key="sv_glabels").set_value("A, B").run()
+        first = next(m.value for m in at.markdown if "(lifelines: p =" in m.value)
+        at.selectbox(key="sv_tcol").set_value("t2").run()
+        second = next(m.value for m in at.markdown if "(lifelines: p =" in m.value)
+    _ok(at)
+    assert first.split("lifelines: p =")[1] != second.split("lifelines: p =")[1], (first, second)

@@ -71,7 +71,7 @@ def hazard_ratio_section(src, *, horizon: float, records, upload_columns: dict |
     if fitter is None:
         return
     private = fitter.summary
-    setting = (src.fp, levels, float(horizon), intervals)  # what the ε-independent work depends on
+    setting = (src.content, levels, float(horizon), intervals)  # what the ε-independent work depends on
     nonprivate = ui.session_memo("hr_reference", setting, lambda: lifelines_reference(df, "T", "E", fitter))
     group_name = src.group_label or "group"
     first = private.index[0]
