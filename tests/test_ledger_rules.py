@@ -108,3 +108,16 @@ def test_summary_rows():
     ledger.charge("fp", "KM", 1.0)
     (row,) = ledger.summary()
     assert row["data set"] == "Gehan (bundled)" and row["releases"] == 1 and row["ε cap"] == 5.0
+
+
+@pytest.mark.parametrize("epsilon, delta", [(0.0, 0.0), (-1.0, 0.0), (float("inf"), 0.0), (float("nan"), 0.0),
+                                            (1.0, -1e-9), (1.0, 1.0)])
+def test_a_cost_or_cap_outside_the_budget_space_is_refused_and_records_nothing(epsilon, delta):
+    """ε must be positive and finite and δ in [0, 1), for a release, its check and a cap alike."""
+    ledger = Ledger()
+    for step in (lambda: ledger.check("a", epsilon, delta, method="KM"),
+                 lambda: ledger.charge("a", "KM", epsilon, delta),
+                 lambda: ledger.set_budget("a", epsilon, delta)):
+        with pytest.raises(ValueError, match="needs a positive finite ε|needs 0 ≤ δ < 1"):
+            step()
+    assert ledger.records("a") == [] and ledger.spent("a") == pytest.approx((0.0, 0.0))
