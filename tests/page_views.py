@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+from unittest import mock
 
+from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 from ui.live_chart import COMPONENT as LIVE_CHART
@@ -35,3 +38,17 @@ def chart_spec(at: AppTest, key: str) -> dict:
         if chart.proto.id.endswith(f"-{key}"):
             return json.loads(json.loads(chart.proto.json))
     raise KeyError(key)
+
+
+@contextlib.contextmanager
+def captured_downloads():
+    """The deferred downloads a page offers while inside, by file name (each a callable that makes the file)."""
+    files: dict[str, object] = {}
+    original = MediaFileManager.add_deferred
+
+    def capture(self, data_callable, mimetype, coordinates, file_name=None, **kw):
+        files[file_name] = data_callable
+        return original(self, data_callable, mimetype, coordinates, file_name, **kw)
+
+    with mock.patch.object(MediaFileManager, "add_deferred", capture):
+        yield files

@@ -13,17 +13,15 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from unittest import mock
 
 import nbformat
 import numpy as np
 import pytest
 from nbclient import NotebookClient
-from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 from dpcore import notebooks
-from tests.page_views import chart_spec
+from tests.page_views import captured_downloads, chart_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ROOT / "app_pages"
@@ -43,16 +41,9 @@ def run_notebook(text: str, probe: str) -> dict:
 
 def page_downloads(page: str, query: dict | None = None) -> tuple[AppTest, dict[str, str]]:
     """Run ``page``; return it and the text of every deferred download it offers, by file name."""
-    files: dict[str, object] = {}
-    original = MediaFileManager.add_deferred
-
-    def capture(self, data_callable, mimetype, coordinates, file_name=None, **kw):
-        files[file_name] = data_callable
-        return original(self, data_callable, mimetype, coordinates, file_name, **kw)
-
     at = AppTest.from_file(str(PAGES / page), default_timeout=180)
     at.query_params.update(query or {})
-    with mock.patch.object(MediaFileManager, "add_deferred", capture):
+    with captured_downloads() as files:
         at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at, {name: make() for name, make in files.items() if name and name.endswith((".ipynb", ".py"))}

@@ -5,7 +5,6 @@ The tables are the project's own small synthetic copies (``tests/test_columns.py
 
 from __future__ import annotations
 
-import contextlib
 from unittest import mock
 
 import numpy as np
@@ -15,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore import survival as sv
 
-from tests.page_views import chart_spec
+from tests.page_views import captured_downloads, chart_spec
 from tests.test_columns import SURVIVAL, TABLES
 from tests.test_survival_page import PAGE, _FakeUpload, _ok, _with_upload
 
@@ -93,29 +92,13 @@ def test_headline_shows_noisy_numbers_at_risk_and_not_reached_median():
     assert numbers and min(numbers) >= 0
 
 
-@contextlib.contextmanager
-def _downloads():
-    """The deferred downloads the page offers while inside, by file name (their contents made on reading)."""
-    from streamlit.runtime.media_file_manager import MediaFileManager
-
-    files: dict[str, object] = {}
-    original = MediaFileManager.add_deferred
-
-    def capture(self, data_callable, mimetype, coordinates, file_name=None, **kw):
-        files[file_name] = data_callable
-        return original(self, data_callable, mimetype, coordinates, file_name, **kw)
-
-    with mock.patch.object(MediaFileManager, "add_deferred", capture):
-        yield files
-
-
 #: an upload of 60 people in two declared groups, no two rows alike (one person each)
 TWO_ARMS = ("time,event,arm\n" + "\n".join(f"{i + 1},{(i // 2) % 2},{'AB'[i % 2]}" for i in range(60)) + "\n").encode()
 
 
 def test_the_notebook_gets_the_declared_labels_without_their_spaces():
     """Declared as "A, B" (a space after the comma): the downloaded script names the groups 'A' and 'B', not ' B'."""
-    with _downloads() as files:
+    with captured_downloads() as files:
         at = _with_upload(TWO_ARMS, group_labels="A, B")
     _ok(at)
     script = next(make() for name, make in files.items() if name and name.endswith(".py"))
@@ -126,7 +109,7 @@ def test_an_upload_gets_the_hazard_ratio_notebook_reading_its_own_columns():
     """The hazard-ratio section on an upload offers its notebook, which reads the user's CSV by the page's mapping."""
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.query_params.update({"sv_src": "upload", "hr_on": "true"})
-    with _downloads() as files, mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(TWO_ARMS, "t.csv")):
+    with captured_downloads() as files, mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(TWO_ARMS, "t.csv")):
         at.run()
         at.text_input(key="sv_glabels").set_value("A, B").run()
     _ok(at)
