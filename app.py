@@ -35,7 +35,7 @@ METHOD_PAGES = [
     ("app_pages/regression.py", "Drug sensitivity", ":material/medication:", "regression"),
     ("app_pages/sparse.py", "Sparse learning", ":material/scatter_plot:", "sparse"),
     ("app_pages/fdr.py", "Online FDR", ":material/rule:", "fdr"),
-    ("app_pages/plan_first.py", "Plan first (survival)", ":material/lock_clock:", "plan-first"),
+    ("app_pages/plan_first.py", "Plan first", ":material/lock_clock:", "plan-first"),
 ]
 REVIEW_PAGES = [
     ("app_pages/audit.py", "Privacy audit", ":material/policy:", "audit"),

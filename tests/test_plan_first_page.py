@@ -14,10 +14,11 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from dpcore import plan as pl
+from dpcore.plan import common as plan_common
 from dpcore.ledger.config import LedgerConfig, open_ledger
 from dpcore.provenance import FIXED
 from tests.page_views import chart_keys, open_view
-from ui.plan_first import VIEWS
+from ui.plan_first.survival import VIEWS
 from ui.state import DEFAULT_DATA_DIR
 
 PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "plan_first.py")
@@ -45,8 +46,8 @@ class CountingUpload:
 def parses(monkeypatch):
     """Every call of the CSV parser the plan's file reader uses."""
     calls = []
-    real = pl.read_csv
-    monkeypatch.setattr(pl, "read_csv", lambda data, **kw: calls.append(len(data)) or real(data, **kw))
+    real = plan_common.read_csv
+    monkeypatch.setattr(plan_common, "read_csv", lambda data, **kw: calls.append(len(data)) or real(data, **kw))
     return calls
 
 

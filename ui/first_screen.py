@@ -108,8 +108,8 @@ def what_this_page_shows(markdown: str) -> None:
     explain(markdown, title="What this page shows")
 
 
-#: the plan-first page of each method that has one (settings fixed on a public proxy before the file is read)
-PLAN_FIRST_PAGES = {"survival": "app_pages/plan_first.py"}
+#: the plan-first page (settings fixed on a public proxy before the file is read); its ``plan_method`` picks the method
+PLAN_FIRST_PAGE = "app_pages/plan_first.py"
 PLAN_FIRST_LABEL = "Plan first: fix the settings on simulated data, then read your file"
 
 
@@ -119,6 +119,7 @@ def plan_first_link(method: str) -> None:
     before the private rows were read"). A page run on its own, outside the app's navigation (as its AppTests run
     it), has no page to link to: it names the page instead."""
     try:
-        st.page_link(PLAN_FIRST_PAGES[method], label=PLAN_FIRST_LABEL, icon=":material/lock_clock:")
+        st.page_link(PLAN_FIRST_PAGE, query_params={"plan_method": method}, label=PLAN_FIRST_LABEL,
+                     icon=":material/lock_clock:")
     except StreamlitPageNotFoundError:
         st.caption(PLAN_FIRST_LABEL + ": the page “Plan first” in the navigation.")

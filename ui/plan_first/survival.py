@@ -1,8 +1,8 @@
 """The plan-first steps for survival curves: declare, explore on the proxy, lock, then read the file at Release.
 
-Nothing here opens the private file before its Release button is pressed: the uploader holds the file, and
-:func:`release_step` reads its bytes (:func:`dpcore.plan.read_private`) only in the run that button starts. Every
-figure before that is drawn from :func:`dpcore.plan.simulate_proxy`, which reads nobody.
+Nothing here opens the private file before its Release button is pressed: :func:`release_step` hands the file to
+:func:`ui.plan_first.release_held_file`, which reads its bytes (:func:`dpcore.plan.read_private`) only in the run
+that button starts. Every figure before that is drawn from :func:`dpcore.plan.simulate_proxy`, which reads nobody.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import streamlit as st
 
 from dpcore import plan as pl
 from dpcore import survival as sv
-from dpcore.access import VISITOR
 from dpcore.datasets import UNIT_DAYS
 from dpcore.survival import figures as sf
 from dpcore.validation import InputError
@@ -21,13 +20,13 @@ from ui.errors import show_errors
 from ui.first_screen import SEPARATOR, first_screen
 from ui.exports import release_with_script
 from ui.fragments import view_switch
-from ui.identity import current_person
-from ui.layout import literal, note
+from ui.plan_first import forget_held_file, release_held_file
+from ui.layout import explain, literal, note
 from ui.release import records_read, release_panel
 from ui.state import session_memo
 from ui.widgets import EPSILON_STEPS, epsilon_slider
 
-FACTS, LOCKED, COHORT = "_plan_facts", "_plan_locked", "_plan_cohort"
+FACTS, LOCKED = "_plan_facts", "_plan_locked"
 UNITS = list(UNIT_DAYS)
 VIEWS = ["Private vs proxy", "Over R noise draws", "Groups and log-rank", "Trade-off over ε"]
 ESTIMATORS = {"km": "Kaplan–Meier", "na": "Nelson–Aalen"}
@@ -86,7 +85,7 @@ def declare_facts() -> pl.SurvivalFacts | None:
 def _unlock() -> None:
     """Back to exploring: the locked settings and any file read for them are dropped."""
     st.session_state.pop(LOCKED, None)
-    st.session_state.pop(COHORT, None)
+    forget_held_file("plan")
 
 
 def _choose(facts: pl.SurvivalFacts) -> pl.SurvivalPlan:
@@ -198,36 +197,35 @@ def facts_words(facts: pl.SurvivalFacts) -> str:
 
 
 def release_step(plan: pl.SurvivalPlan) -> None:
-    """Step 4: the uploader holds the private file; its bytes are read only in the run the Release button starts,
-    checked against the declared facts (a named error charges nothing), then charged and released by
+    """Step 4: the held file is read at Release (:func:`ui.plan_first.release_held_file`) and released by
     :func:`ui.release_panel` with the locked settings."""
-    st.markdown("**4. Read your file and release**")
-    if current_person().role == VISITOR:
-        st.info("Releases are made by a data set's custodian, signed in as one.", icon=":material/lock:")
+    release_held_file("plan", lambda data, name: pl.read_private(data, name, plan.facts), lambda cohort: release_panel(
+        key="plan_survival", dataset_label=cohort.label, fingerprint=cohort.fingerprint, persons=cohort.persons,
+        records=records_read([cohort.data.time, cohort.data.event]), method="DP survival analysis",
+        epsilon=plan.epsilon, params=plan.params(),
+        make_bundle=lambda: release_with_script(plan.release(cohort), plan.config()), views=()))
+
+
+def page() -> None:
+    """The survival path's four steps under the plan-first page's method choice."""
+    explain(
+        "1. Declare the public facts: the column names, the number of people (or a bound on "
+        "it), the time unit, the planned follow-up (the horizon) and the groups as the design fixes them; and, for "
+        "the proxy only, the expected median survival per group and share censored, from the protocol or the "
+        "literature. 2. Explore: every figure of the survival page is drawn on a **proxy**, patients simulated from "
+        "those facts and a public seed (exponential survival with the declared medians, exponential censoring at the "
+        "declared share); nobody real is read and nothing is charged. 3. Lock ε, the estimator, the grid and the "
+        "groups. 4. Upload the file: the uploader only holds it. Its bytes are read when you press Release, checked "
+        "against the declared facts (a problem is named by column or row and charges nothing), and the release is "
+        "charged to the people in it like every other release, with exactly the locked settings.\n\n"
+        "**What the proxy cannot tell you.** How far the private curve lands from your patients' true curve depends "
+        "on the real counts; the proxy shows it for patients like the declared ones. To explore on the real file "
+        "instead, use the Survival curves page: its releases say which settings changed after its previews.",
+        title="The four steps for survival curves")
+    facts = declare_facts()
+    if facts is None:
+        note("Declare the facts above to see the figures on simulated patients.")
         return
-    uploaded = st.file_uploader("The private CSV: held here, read only when you press Release", type=["csv"],
-                                key="plan_upload")
-    if uploaded is None:
-        st.session_state.pop(COHORT, None)
-        return
-    held = (uploaded.name, getattr(uploaded, "file_id", ""))  # the uploader's own labels, not the file's content
-    kept = st.session_state.get(COHORT)
-    if kept is not None and kept[0] != held:
-        st.session_state.pop(COHORT, None)
-        kept = None
-    if kept is None:
-        if not st.button("Release: read the file now", key="plan_read", type="primary",
-                         help="Reads the file for the first time, checks it against the declared facts, then asks "
-                              "you to confirm the charge."):
-            note("Nothing of the file has been read: no preview, no count, no check.")
-            return
-        with show_errors("The file cannot be released (nothing was charged)"):
-            kept = (held, pl.read_private(uploaded.getvalue(), uploaded.name, plan.facts))
-            st.session_state[COHORT] = kept
-        if kept is None:
-            return
-    cohort = kept[1]
-    release_panel(key="plan_survival", dataset_label=cohort.label, fingerprint=cohort.fingerprint,
-                  persons=cohort.persons, records=records_read([cohort.data.time, cohort.data.event]),
-                  method="DP survival analysis", epsilon=plan.epsilon, params=plan.params(),
-                  make_bundle=lambda: release_with_script(plan.release(cohort), plan.config()), views=())
+    plan = explore_and_lock(facts)
+    if plan is not None:
+        release_step(plan)

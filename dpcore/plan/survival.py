@@ -17,9 +17,10 @@ import numpy as np
 
 from dpcore import survival as sv
 from dpcore.datasets import UNIT_DAYS
-from dpcore.ledger import Persons, table_fingerprint
+from dpcore.ledger import Persons
 from dpcore.notebooks import SurvivalConfig
-from dpcore.validation import InputError, read_csv
+from dpcore.plan.common import check_columns, read_declared
+from dpcore.validation import InputError
 
 #: the largest cohort a proxy is simulated for (the page simulates it on every change of a setting)
 MAX_PROXY_N = 200_000
@@ -59,11 +60,7 @@ class SurvivalFacts:
         for what in ("time column", "event column"):
             if not names[what].strip():
                 raise InputError(f"Declare the {what}'s name.")
-        given = [(what, name) for what, name in names.items() if name]
-        for i, (what, name) in enumerate(given):
-            for other, same in given[:i]:
-                if same == name:
-                    raise InputError(f"The {other} and the {what} are both {name!r}: each role needs its own column.")
+        check_columns(names)
         if self.time_unit not in UNIT_DAYS:
             raise InputError(f"The time unit must be one of {', '.join(UNIT_DAYS)}; got {self.time_unit!r}.")
         if not 2 <= int(self.n_max) <= MAX_PROXY_N:
@@ -177,25 +174,12 @@ class PrivateCohort:
 def read_private(data: bytes, name: str, facts: SurvivalFacts) -> PrivateCohort:
     """Parse and check the private file against the declared facts (an ``InputError`` naming the column or row).
 
-    The same checks as an upload on the survival page (:func:`dpcore.validation.read_csv`, the person keying of
-    :class:`~dpcore.ledger.Persons`, :func:`dpcore.survival.survival_from_frame`), plus the declared columns and
-    bound on n.
+    The checks every plan-first file gets (:func:`dpcore.plan.common.read_declared`), then the survival page's own
+    (:func:`dpcore.survival.survival_from_frame`).
     """
-    frame = read_csv(data)
-    declared = [c for c in (facts.time_column, facts.event_column, facts.group_column, facts.person_column) if c]
-    absent = [c for c in declared if c not in frame.columns]
-    if absent:
-        raise InputError(f"Column {absent[0]!r} was declared but is not in {name}.")
-    if len(frame) > facts.n_max:
-        raise InputError(f"{name} has more rows than the declared {facts.n_max:,} people (row {facts.n_max + 1} "
-                         "onwards): declare the number of people, or a bound on it, that holds.")
-    try:
-        persons = (Persons.of_column(frame[facts.person_column], facts.person_column, frame) if facts.person_column
-                   else Persons.of_rows(frame, identical_rows_are_different_people=(
-                       facts.identical_rows_are_different_people)))
-    except ValueError as err:
-        raise InputError(f"{name}: {err}.") from None
-    rows = frame.drop(columns=[facts.person_column]) if facts.person_column else frame
-    mapped = sv.survival_from_frame(rows, time_col=facts.time_column, event_col=facts.event_column,
+    held = read_declared(data, name, columns=[facts.time_column, facts.event_column, facts.group_column],
+                         n_max=facts.n_max, person_column=facts.person_column,
+                         identical_rows_are_different_people=facts.identical_rows_are_different_people)
+    mapped = sv.survival_from_frame(held.rows, time_col=facts.time_column, event_col=facts.event_column,
                                     group_col=facts.group_column or None, group_labels=facts.group_labels or None)
-    return PrivateCohort(mapped, table_fingerprint(frame), f"{name} (uploaded, plan first)", persons)
+    return PrivateCohort(mapped, held.fingerprint, held.label, held.persons)

@@ -1,0 +1,17 @@
+"""Plan-first paths: every setting of a release fixed on a public proxy before the private file is read.
+
+A release's (ε, δ) is proved for settings that do not depend on the private rows (``docs/privacy.md``). A method's
+plan module declares the public facts its release needs (column names, a bound on n, clipping bounds, a horizon…),
+simulates a **proxy** from them and a public seed (it reads nobody), and holds the locked settings; the private file
+is read only when the release is made, through :func:`dpcore.plan.common.read_declared`. Such releases' settings
+are, by construction, "fixed before the private rows were read" (:data:`dpcore.provenance.FIXED`).
+
+Files: ``common.py`` (the held file, read and checked at release time) · one module per method (``survival.py``).
+"""
+
+from dpcore.plan.common import DeclaredFile, read_declared
+from dpcore.plan.survival import (MAX_CENSORED, MAX_GROUPS, MAX_PROXY_N, PrivateCohort, SurvivalFacts, SurvivalPlan,
+                                  read_private, simulate_proxy)
+
+__all__ = ["DeclaredFile", "read_declared", "MAX_CENSORED", "MAX_GROUPS", "MAX_PROXY_N", "PrivateCohort",
+           "SurvivalFacts", "SurvivalPlan", "read_private", "simulate_proxy"]
