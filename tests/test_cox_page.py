@@ -64,9 +64,30 @@ def test_moving_the_hazard_ratio_epsilon_reuses_the_reference_and_the_curve():
 
     with mock.patch.object(section, "lifelines_reference", wraps=section.lifelines_reference) as reference, \
             mock.patch.object(section, "_utility_curve", wraps=section._utility_curve) as curve:
-        at = _page()
+        at = _page(hr_k="8")  # intervals of the user's own: the default would follow ε (the test below)
         before = _answer(at)
         at.select_slider(key="hr_eps").set_value(5.0).run()
         assert not at.exception, [e.value for e in at.exception]
         assert _answer(at) != before
         assert reference.call_count == 1 and curve.call_count == 1
+
+
+def test_the_intervals_follow_the_declared_event_share_and_epsilon_until_chosen():
+    """The default number of intervals is the public rule of n, ε, the groups and the declared expected share of
+    people with an event (``default_intervals``): rare events declared give one interval; a choice of the user's
+    own stays when ε moves."""
+    from dpcore.datasets import load_survival
+    from dpcore.survival.cox import default_intervals
+
+    at = _page(sv_data="cancer")
+    n = len(load_survival("cancer").time)  # 228 lung-cancer patients in two groups: 16 intervals at ε = 10, 90 %
+    assert default_intervals(10.0, 0.9, n=n, cells=2) == 16
+    assert at.select_slider(key="hr_k").value == default_intervals(1.0, None, n=n, cells=2)
+    at.selectbox(key="hr_share").set_value(0.05).run()
+    assert not at.exception and at.select_slider(key="hr_k").value == 1
+    at.selectbox(key="hr_share").set_value(0.9)
+    at.select_slider(key="hr_eps").set_value(10.0).run()
+    assert at.select_slider(key="hr_k").value == default_intervals(10.0, 0.9, n=n, cells=2)
+    at.select_slider(key="hr_k").set_value(8).run()
+    at.select_slider(key="hr_eps").set_value(0.5).run()
+    assert at.select_slider(key="hr_k").value == 8

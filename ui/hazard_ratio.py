@@ -15,7 +15,8 @@ import streamlit as st
 import ui
 from dpcore.notebooks import HazardRatioConfig
 from dpcore.survival import figures as sf
-from dpcore.survival.cox import METHOD, DPCoxPHFitter, default_intervals, group_frame, lifelines_reference
+from dpcore.survival.cox import (METHOD, RARE_EVENTS, DPCoxPHFitter, default_intervals, group_frame,
+                                 lifelines_reference)
 from dpcore.survival.hazard_ratio import ESTIMAND
 from ui.exports import code_downloads, release_with_script  # notebook, script
 
@@ -23,6 +24,8 @@ from ui.exports import code_downloads, release_with_script  # notebook, script
 INTERVAL_OPTIONS = (1, 2, 4, 8, 16, 32)
 #: ε values of the privacy–utility curve, and the previews per point (each with its own honest interval).
 CURVE_EPSILONS = (0.5, 1.0, 2.0, 5.0, 10.0)
+#: Expected shares of people with an event a protocol states (public: never read off the rows); None: not declared.
+EVENT_SHARES = (None, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9)
 CURVE_DRAWS = 60
 UTILITY_DRAWS = 100
 REDRAWS = 50
@@ -50,18 +53,26 @@ def hazard_ratio_section(src, *, horizon: float, records, upload_columns: dict |
                               "nothing of it is computed, so the page stays quick."):
         return
     groups = tuple(src.groups)
-    c1, c2, c3 = st.columns(3)
+    c1, c2, c3, c4 = st.columns(4)
     with c1:
         epsilon = ui.epsilon_slider("Privacy budget ε of the hazard ratio", key="hr_eps", default=1.0)
     with c2:
         reference = ui.url_selectbox("Reference group", key="hr_ref", options=groups,
                                      format_func=lambda g: str(g))
     with c3:
-        suggested = default_intervals(epsilon, n=len(src.time), cells=len(groups))
+        share = ui.url_selectbox(
+            "Expected share with an event", key="hr_share", options=EVENT_SHARES,
+            format_func=lambda s: "not declared" if s is None else f"{s:.0%}",
+            help="As the trial's protocol or sample-size calculation states it, never read off the rows. It sets the "
+                 "default number of intervals: one where events are rare (below "
+                 f"{RARE_EVENTS:.0%}), more where they are common. Not declared, the rule assumes half.")
+    with c4:
+        suggested = default_intervals(epsilon, share, n=len(src.time), cells=len(groups))
+        ui.follow_default("hr_k", suggested)
         intervals = int(ui.url_select_slider(
-            "Public intervals", key="hr_k", options=INTERVAL_OPTIONS, value=2,
-            help=f"{INTERVALS_HELP} The public rule (from n, ε and the number of groups, never the event times) "
-                 f"suggests {suggested} here."))
+            "Public intervals", key="hr_k", options=INTERVAL_OPTIONS, value=suggested,
+            help=f"{INTERVALS_HELP} The public rule (from n, ε, the number of groups and the declared share, never "
+                 f"the event times) gives {suggested} here."))
     levels = (reference, *(g for g in groups if g != reference))
     df = group_frame(src.time, src.event, src.group)
     fitter = None
