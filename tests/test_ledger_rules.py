@@ -121,3 +121,31 @@ def test_a_cost_or_cap_outside_the_budget_space_is_refused_and_records_nothing(e
         with pytest.raises(ValueError, match="needs a positive finite ε|needs 0 ≤ δ < 1"):
             step()
     assert ledger.records("a") == [] and ledger.spent("a") == pytest.approx((0.0, 0.0))
+
+
+@settings(max_examples=40, deadline=None)
+@given(costs=st.lists(st.tuples(st.sampled_from([0.0, 1e-7, 1e-6]), st.floats(0.05, 1.5)), max_size=12))
+def test_the_tight_accountant_runs_only_where_basic_composition_would_refuse(costs):
+    """A release that fits by basic composition of the proved (ε, δ) fits (the tight ε is the smallest proven, never
+    above a basic sum that holds at the cap's δ), so the PLD is composed only for releases basic would refuse —
+    and the verdict is the tight accountant's, exactly as when it always ran."""
+    from unittest import mock
+
+    from dpcore.ledger import rules
+
+    ledger = Ledger()
+    ledger.set_budget("d", 3.0, 1e-5)
+    for delta, epsilon in costs:
+        before = ledger.spent("d")
+        basic_fits = before[0] + epsilon <= 3.0 + 1e-12 and before[1] + delta <= 1e-5 + 1e-15
+        history = rules.chain(*(r.events for r in ledger.records("d")))
+        tight_after = rules._tight_epsilon(history, Ledger.events_of("m", epsilon, delta, None, None), 1e-5)
+        with mock.patch.object(rules, "_tight_epsilon", wraps=rules._tight_epsilon) as tight:
+            try:
+                ledger.charge("d", "m", epsilon, delta)
+                accepted = True
+            except BudgetExceeded:
+                accepted = False
+        assert accepted == (tight_after <= 3.0 + 1e-12)  # the tight verdict, as before the shortcut
+        if basic_fits:
+            assert accepted and tight.call_count == 0

@@ -260,11 +260,17 @@ class Ledger:
         cap = self._effective(holding.key, standing.cap)
         if cap is None:
             return ""
+        basic = {g: compose(g, epsilon, delta) for g in standing.groups}
+        if not any(_over(after, cap) for after in basic.values()):
+            # Fits by basic composition of the proved (ε, δ) of every release: it fits, whatever a tighter
+            # accountant says (its ε is the smallest proven, never above a basic sum that holds at cap.δ), so the
+            # 0.1–0.9 s of PLD composition is spent only on a release basic composition would refuse.
+            return ""
         if self.tight_applies(cap):
             after = {g: (self.tight_epsilon(g, cap.delta, events), cap.delta) for g in standing.groups}
             rule = f"by the tight accountant at δ = {cap.delta:g}"
         else:
-            after = {g: compose(g, epsilon, delta) for g in standing.groups}
+            after = basic
             rule = "by basic composition"
         over = [g for g in standing.groups if _over(after[g], cap)]
         if not over:
