@@ -231,6 +231,7 @@ with settings_slot, ui.settings_group("sp_settings") as settings:
             + " · source: GDSC, via gdsctools.")
     else:
         with upload_slot:
+            ui.plan_first_link("sparse")  # where a private file is about to be read: the path that fixes settings first
             table = ui.upload_csv("sp_upload", label="Upload a CSV (one row per person; numeric columns)",
                                   hint="Upload a CSV with a response column and at least two numeric feature columns, "
                                        "e.g. `y,g1,g2,g3,…`. Features are clipped to [−K, K] and responses to [−r, r] "
