@@ -273,6 +273,7 @@ if kind == "gdsc":
                                      "best on held-out cell lines (docs/regression.md), so that moving ε has "
                                      "something to approach.")
 elif kind == "upload":
+    ui.plan_first_link("regression")  # where a custodian is about to read a private file: fix the settings first
     src = _upload()  # its column choices, ranges and unit, full width under the question
     if src is None:
         st.stop()
