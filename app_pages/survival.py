@@ -25,7 +25,7 @@ from ui.private_choice import RowsForChoice
 from ui.exports import code_downloads, release_with_script  # notebook, script
 from dpcore.notebooks import SurvivalConfig
 from dpcore.utility import describe_draws
-from dpcore.accounting.planning import survival_plan
+from dpcore.survival.planning import survival_plan
 from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
 from ui.hazard_ratio import hazard_ratio_section
 from ui.widgets import EPSILON_STEPS

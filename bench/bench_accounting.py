@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from dpcore import accounting as A  # noqa: E402
 from dpcore import regression as R  # noqa: E402
-from dpcore.accounting.planning import PLANNED_RELEASES, discrete_laplace_share, gaussian_share  # noqa: E402
+from dpcore.survival.planning import PLANNED_RELEASES, discrete_laplace_share, gaussian_share  # noqa: E402
 from dpcore.mechanisms import discrete_laplace_noise  # noqa: E402
 from dpcore.sparse import peel_parts  # noqa: E402
 
@@ -148,7 +148,7 @@ def survival_noise_table(total: float = 1.0, delta: float = 1e-6) -> list[dict]:
     """Noise sd per count after k survival releases that together spend (total, δ): the discrete Laplace's
     per-release ε from the tight accountant vs the Gaussian whose k-fold composition is one Gaussian of
     multiplier m (L2 sensitivity √2: one person moves two cells by one); the plans of
-    :mod:`dpcore.accounting.planning`, which the survival page measures on the cohort."""
+    :mod:`dpcore.survival.planning`, which the survival page measures on the cohort."""
     rows = []
     for k in PLANNED_RELEASES:
         eps_dl = discrete_laplace_share(k, total, delta, 2.0)

@@ -317,10 +317,11 @@ MUTATIONS = [
     Mutation("accounting-basic-without-its-delta", "accounting: basic composition offered when its δ exceeds the total",
              "dpcore/accounting/composition.py", "if delta_basic <= delta_total:", "if delta_basic >= 0:", ACCOUNTING),
     Mutation("accounting-survival-unit-sensitivity", "accounting: a survival release's event at sensitivity 1",
-             "dpcore/accounting/releases.py", "return [DiscreteLaplace(sens / epsilon, sens)]",
+             "dpcore/survival/events.py", "return [DiscreteLaplace(sens / epsilon, sens)]",
              "return [DiscreteLaplace(sens / epsilon, 1)]", ACCOUNTING),
     Mutation("accounting-adassp-full-delta", "accounting: each AdaSSP Gaussian claims the whole δ",
-             "dpcore/accounting/releases.py", "_gaussian(eps, delta * eps / eps_gauss)", "_gaussian(eps, delta)",
+             "dpcore/regression/events.py", "Gaussian.analytic(eps, delta * eps / eps_gauss)",
+             "Gaussian.analytic(eps, delta)",
              ACCOUNTING),
     # ---- release paths and exports
     Mutation("survival-band-from-exact-counts", "survival: the release's confidence band drawn from the exact counts",

@@ -129,6 +129,18 @@ def test_figures_and_reports_depend_on_results_never_the_reverse():
         assert not {t for t in _reachable(graph, name) if t.split(".")[1:2] and t.split(".")[1] in METHODS + ("attack",)}, name
 
 
+def test_the_privacy_layer_imports_no_method():
+    """The ledger, the accountant and the registry compose what each method declares (its events module, imported
+    by name when asked for): none of them reaches a method's code, so a reviewer reads how a release is charged
+    without the methods, and a new method plugs in without changing them."""
+    graph, _ = _import_graph()
+    privacy = [name for name in graph if name.split(".")[1:2] and name.split(".")[1] in ("ledger", "accounting")]
+    assert len(privacy) > 5
+    for name in [*privacy, "dpcore.registry"]:
+        reached = {t for t in _reachable(graph, name) if t.split(".")[1:2] and t.split(".")[1] in METHODS}
+        assert not reached, (name, reached)
+
+
 def test_statistic_and_release_modules_never_import_the_report():
     """A method's stages and its bundle return data; rendering is the report layer's business."""
     graph, _ = _import_graph()

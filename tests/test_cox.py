@@ -7,7 +7,7 @@ from lifelines import CoxPHFitter, datasets
 
 from dpcore import survival as sv
 from dpcore.accounting.events import DiscreteLaplace, Gaussian
-from dpcore.accounting.releases import events_for_release
+from dpcore.accounting import events_for_release
 from dpcore.survival import hazard_ratio as hr
 from dpcore.survival.cox import METHOD, DPCoxPHFitter, cox_noise, lifelines_reference
 from dpcore.survival.cox_audit import AUDIT_BUGS, audit_scenarios

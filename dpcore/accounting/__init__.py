@@ -8,7 +8,9 @@ The files, in the order data flows:
    pessimistic PLD and its RDP event, and JSON for the ledger;
 2. ``composition.py`` — :func:`compose` / :func:`history` / :func:`compose_incremental`: a history's ε at the
    deployment's total δ (PLD, RDP, basic; the smallest proven bound), memoised per history;
-3. ``releases.py`` — :func:`events_for_release`: a release's events from the parameters pages charge it with.
+3. ``releases.py`` — :func:`events_for_release`: a release's events from the parameters pages charge it with,
+   rebuilt by the events module of the method that declares its name (:func:`dpcore.registry.events_module`):
+   this package imports no method.
 
 What the ledger calls: store ``events_to_json(events_for_release(method, ε, δ, parts, params))`` beside each
 charge; per history keep ``compose_incremental(prefix, events)``; check caps with

@@ -39,7 +39,7 @@ from dp_accounting.pld import common as pld_common
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from scipy import optimize
 
-from dpcore.mechanisms import approx_dp_to_zcdp, check_budget, gaussian_privacy_loss_delta
+from dpcore.mechanisms import analytic_gaussian_sigma, approx_dp_to_zcdp, check_budget, gaussian_privacy_loss_delta
 
 #: one slack for every claim check: calibration nudges and OpenDP's upward rounding are ~1e-9 relative
 CLAIM_SLACK = 1e-9
@@ -154,6 +154,12 @@ class Gaussian(_Json):
         if gaussian_privacy_loss_delta(self.sigma, self.epsilon, self.sensitivity) > self.delta * (1 + CLAIM_SLACK):
             raise ValueError(f"σ/Δ = {self.sigma / self.sensitivity:.6g} is not ({self.epsilon:g}, "
                              f"{self.delta:g})-DP")
+
+    @classmethod
+    def analytic(cls, epsilon: float, delta: float) -> Gaussian:
+        """The analytic Gaussian a release calibrates to ``(ε, δ)`` at unit sensitivity (its loss depends on σ/Δ
+        alone, so a part's ``(ε, δ)`` fixes it)."""
+        return cls(analytic_gaussian_sigma(1.0, epsilon, delta), 1.0, epsilon, delta)
 
     @classmethod
     def at_delta(cls, sigma: float, sensitivity: float, delta: float) -> Gaussian:

@@ -24,15 +24,17 @@ The files, in the order data flows (each imports only the ones above it):
 6. ``estimator.py`` — :func:`robust_private_lr`, the three stages in one call;
 7. ``baselines.py`` — **baselines**: output perturbation, functional mechanism;
 8. ``adassp.py`` — AdaSSP (Wang 2018): Gaussian sufficient statistics with a private adaptive ridge (proofs);
-9. ``tuning.py`` — free threshold and budget-split searches on public synthetic data;
-10. ``evaluation.py`` — **simulators**: Monte-Carlo CV, utility curves, the page's preview;
-11. ``public_rows.py`` — public rows added without noise;
-12. ``data.py`` — uploaded CSVs mapped to ``(X, y)``;
-13. ``examples.py`` — scikit-learn's diabetes data with public per-feature ranges (tests, benchmarks);
-14. ``bundle.py`` — :func:`release_adassp` (the page's default) and :func:`release` (robust private LR, the paper's):
+9. ``events.py`` — the privacy events of the releases (:func:`release_events`), as the ledger composes them
+   (found through :mod:`dpcore.registry`);
+10. ``tuning.py`` — free threshold and budget-split searches on public synthetic data;
+11. ``evaluation.py`` — **simulators**: Monte-Carlo CV, utility curves, the page's preview;
+12. ``public_rows.py`` — public rows added without noise;
+13. ``data.py`` — uploaded CSVs mapped to ``(X, y)``;
+14. ``examples.py`` — scikit-learn's diabetes data with public per-feature ranges (tests, benchmarks);
+15. ``bundle.py`` — :func:`release_adassp` (the page's default) and :func:`release` (robust private LR, the paper's):
     one OpenDP release as a ReleaseBundle (data only);
-15. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
-16. ``audit.py`` — black-box audit scenarios.
+16. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
+17. ``audit.py`` — black-box audit scenarios.
 
 This ``__init__`` is the public API (``from dpcore import regression as R; R.release(...)``); the
 evaluation and tuning helpers are imported from their modules

@@ -18,14 +18,16 @@ The files, in the order data flows (each imports only the ones above it):
 4. ``baseline_dp_ight.py``, ``baseline_frank_wolfe.py``, ``baseline_two_stage.py`` — **baselines**;
 5. ``private_support.py`` — KT with a private support: its sensitivity (proof), Gaussian;
 6. ``peeling.py`` — the default release: peeling over full-data scores, then a private fit (proofs);
-7. ``simulate.py`` — **simulator** with a known θ*, metrics (post-processing);
-8. ``curves.py`` — privacy–utility curves over ε and R draws for every method;
-9. ``data.py`` — GDSC problems and uploaded CSVs;
-10. ``bundle.py`` — :func:`release_sparse`: one OpenDP release as a ReleaseBundle (data only);
-11. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
-12. ``peeling_audit.py`` — black-box audit pairs of the default release (the selection tipped, records at bounds)
+7. ``events.py`` — the privacy events of the releases (:func:`release_events`), as the ledger composes them
+   (found through :mod:`dpcore.registry`);
+8. ``simulate.py`` — **simulator** with a known θ*, metrics (post-processing);
+9. ``curves.py`` — privacy–utility curves over ε and R draws for every method;
+10. ``data.py`` — GDSC problems and uploaded CSVs;
+11. ``bundle.py`` — :func:`release_sparse`: one OpenDP release as a ReleaseBundle (data only);
+12. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
+13. ``peeling_audit.py`` — black-box audit pairs of the default release (the selection tipped, records at bounds)
     and its attacker's pair built from a data set (:func:`peel_data_scenario`);
-13. ``audit.py`` — black-box audit scenarios, including the known support-flip violation, and pairs built
+14. ``audit.py`` — black-box audit scenarios, including the known support-flip violation, and pairs built
     from a data set for KT with private support (:func:`data_scenario`).
 
 This ``__init__`` is the public API (``from dpcore import sparse; sparse.knowledge_transfer(...)``).

@@ -18,6 +18,7 @@ from dpcore.mechanisms import (
 )
 from dpcore.release import ReleaseBundle
 from dpcore.sparse.baseline_two_stage import block_votes
+from dpcore.sparse.events import KT_PRIVATE_SUPPORT, PEELING
 from dpcore.sparse.params import _setup
 from dpcore.sparse.peeling import peel_plan, release_fit, release_support, screening_scores
 from dpcore.sparse.private_support import kt_ps_sensitivity, kt_vote_noise
@@ -92,7 +93,7 @@ def _release_private_support(X, y, *, sparsity, epsilon, delta, loss, dataset, f
              "λ-strongly convex ridge fit on that public support inside the ℓ1 ball; sensitivity of X̃_Sθ̂ computed "
              "exactly with ‖X̃_S‖op (no probabilistic event). Student: least squares on the support (post-processing).",)
     return ReleaseBundle(
-        method="Sparse regression by knowledge transfer (private support)", dataset=dataset, fingerprint=fingerprint,
+        method=KT_PRIVATE_SUPPORT, dataset=dataset, fingerprint=fingerprint,
         epsilon=float(epsilon), delta=float(delta),
         mechanisms=(f"Laplace on the d block votes: {vote_noise.describe()}",
                     f"Gaussian mechanism on the m = {m} synthetic responses X̃_Sθ̂_S: {noise.describe()}"),
@@ -140,7 +141,7 @@ def _release_peeling(X, y, *, sparsity, epsilon, delta, loss, dataset, fingerpri
              "the ρ shares of ε. Every noise scale depends only on n, s, K, r, ε and δ.",)
     mechanisms = tuple(plan.describe())
     return ReleaseBundle(
-        method="Sparse regression: peeling + private fit", dataset=dataset, fingerprint=fingerprint,
+        method=PEELING, dataset=dataset, fingerprint=fingerprint,
         epsilon=float(epsilon), delta=float(delta), mechanisms=mechanisms, public_params=public, tables=tables,
         derived_params=derived, parts=peel_parts(epsilon, select_share), notes=notes)
 

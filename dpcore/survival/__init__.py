@@ -16,28 +16,32 @@ The files, in the order data flows (each imports only the ones above it):
 3. ``statistic.py`` — **statistic**: :func:`count_matrix` and its sensitivity (the proof);
 4. ``mechanism.py`` — **mechanism**: :func:`noisy_counts` (NumPy preview, R draws) or
    :func:`release_counts` (one OpenDP discrete-Laplace draw);
-5. ``estimators.py`` — **post-processing**: :func:`postprocess`, :func:`km`, :func:`nelson_aalen_curve`,
+5. ``events.py`` — the privacy events of the releases (:func:`release_events`), as the ledger composes them
+   (found through :mod:`dpcore.registry`);
+6. ``estimators.py`` — **post-processing**: :func:`postprocess`, :func:`km`, :func:`nelson_aalen_curve`,
    :func:`incidence_curve`, :func:`noise_band` (on exact counts: the non-private baseline, equal to lifelines
    on the binned data);
-6. ``logrank.py`` — **post-processing**, the test: :func:`logrank_test` (noise-aware variance) and
+7. ``logrank.py`` — **post-processing**, the test: :func:`logrank_test` (noise-aware variance) and
    :func:`logrank_table`, the table a release's test reads;
-7. ``read.py`` — **post-processing**, the curve read where a clinician reads it: one within-bin rule
+8. ``read.py`` — **post-processing**, the curve read where a clinician reads it: one within-bin rule
    (:data:`WITHIN_BIN_RULE`), :func:`survival_at` (any time, from a released table), :func:`median_read`,
    :func:`rmst`, :func:`read_tables` (survival at chosen times, restricted mean, differences between groups);
-8. ``reference.py`` — the **non-private** reference (previews and benchmarks only, never exported): lifelines'
+9. ``reference.py`` — the **non-private** reference (previews and benchmarks only, never exported): lifelines'
    Kaplan–Meier on the exact times (:func:`lifelines_reference`) and what the grid and the noise cost
    (:func:`costs`);
-9. ``one_call.py`` — one-call functions for notebooks: :func:`kaplan_meier`, :func:`nelson_aalen`,
+10. ``one_call.py`` — one-call functions for notebooks: :func:`kaplan_meier`, :func:`nelson_aalen`,
    :func:`cumulative_incidence`, :func:`logrank`;
-10. ``monte_carlo.py`` — Monte-Carlo utility over R draws and over ε;
-11. ``bundle.py`` — :func:`release`: one OpenDP release as a ReleaseBundle (data only);
-12. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
-13. ``audit.py`` — worst-case neighbouring pairs for the black-box audit.
-14. ``hazard_ratio.py`` — **post-processing**, hazard ratios: the grouped piecewise-exponential (Cox) fit of
+11. ``monte_carlo.py`` — Monte-Carlo utility over R draws and over ε;
+12. ``planning.py`` — several releases on one budget: which noise (discrete Laplace or Gaussian) gives each
+   less error (:func:`survival_plan`);
+13. ``bundle.py`` — :func:`release`: one OpenDP release as a ReleaseBundle (data only);
+14. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
+15. ``audit.py`` — worst-case neighbouring pairs for the black-box audit.
+16. ``hazard_ratio.py`` — **post-processing**, hazard ratios: the grouped piecewise-exponential (Cox) fit of
     released counts with its interval (sampling + privacy) and the per-interval proportional-hazards check;
-15. ``cox.py`` — :class:`DPCoxPHFitter`: one histogram of stratum × covariate cell × interval × outcome (its own
+17. ``cox.py`` — :class:`DPCoxPHFitter`: one histogram of stratum × covariate cell × interval × outcome (its own
     sensitivity proof), fitted by ``hazard_ratio.py``;
-16. ``cox_audit.py`` — worst-case pairs and planted bugs for the hazard-ratio release's audit.
+18. ``cox_audit.py`` — worst-case pairs and planted bugs for the hazard-ratio release's audit.
 
 This ``__init__`` is the public API (``from dpcore import survival as sv; sv.count_matrix(...)``).
 """

@@ -28,6 +28,7 @@ from dpcore.survival.estimators import (
     reliable_edges,
 )
 from dpcore.datasets import UNIT_DAYS
+from dpcore.survival.events import SURVIVAL
 from dpcore.survival.grid import RELATION, Grid
 from dpcore.survival.logrank import logrank_table, logrank_test
 from dpcore.survival.mechanism import noise_for, release_counts
@@ -332,7 +333,7 @@ def release(time, event, *, grid: Grid, epsilon: float, group=None, groups: Sequ
         "same people compose to one Gaussian (the ledger's tight accounting), so their noise grows like the square "
         "root of their number; one release alone is less accurate than with discrete Laplace noise.",)
         if noise.kind == "gaussian" else ())
-    return ReleaseBundle(method="DP survival analysis", dataset=dataset, fingerprint=fingerprint,
+    return ReleaseBundle(method=SURVIVAL, dataset=dataset, fingerprint=fingerprint,
                          epsilon=float(epsilon), delta=float(noise.delta),
                          mechanisms=(f"{noise.describe()} (OpenDP)",),
                          public_params=params, tables=tables, derived_params=derived_from_tables(tables),

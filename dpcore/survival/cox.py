@@ -39,6 +39,7 @@ import pandas as pd
 
 from dpcore.mechanisms import Noise, discrete_laplace_noise, gaussian_noise
 from dpcore.release import ReleaseBundle
+from dpcore.survival.events import COX
 from dpcore.survival.grid import RELATION
 from dpcore.survival.hazard_ratio import (
     ESTIMAND,
@@ -51,7 +52,7 @@ from dpcore.survival.hazard_ratio import (
 from dpcore.validation import InputError, numeric_column, require_columns
 
 #: The method's name in releases, the ledger and the accounting.
-METHOD = "DP hazard ratios (grouped Cox)"
+METHOD = COX
 #: Replace-one sensitivities of the histogram (module docstring).
 L1_SENSITIVITY = 2
 L2_SENSITIVITY = math.sqrt(2.0)
@@ -385,11 +386,14 @@ class DPCoxPHFitter:
                              notes=self.notes())
 
 
-def group_frame(time, event, group) -> pd.DataFrame:
-    """The survival page's arrays as the fitter's frame: ``T``, ``E`` (an event of any type is an event), ``group``
-    (as text, the declared labels' type)."""
-    return pd.DataFrame({"T": np.asarray(time, float), "E": (np.asarray(event) > 0).astype(int),
-                         "group": np.asarray(group).astype(str)})
+def group_frame(time, event, group, columns: pd.DataFrame | None = None,
+                names: tuple[str, str, str] = ("T", "E", "group")) -> pd.DataFrame:
+    """The survival page's arrays as the fitter's frame: time, event (an event of any type is an event) and group (as
+    text, the declared labels' type), named ``names``; ``columns``: an upload's strata and covariate columns, row for
+    row. An upload passes its own column names, so the fitter's role check sees a column chosen for two roles."""
+    frame = pd.DataFrame({names[0]: np.asarray(time, float), names[1]: (np.asarray(event) > 0).astype(int),
+                          names[2]: np.asarray(group).astype(str)})
+    return frame if columns is None else pd.concat([frame, columns.reset_index(drop=True)], axis=1)
 
 
 def lifelines_reference(df: pd.DataFrame, duration_col: str, event_col: str, fitter: DPCoxPHFitter) -> pd.DataFrame:

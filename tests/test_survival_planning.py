@@ -10,7 +10,7 @@ import pytest
 
 from dpcore import accounting as A
 from dpcore import survival as sv
-from dpcore.accounting.planning import discrete_laplace_share, gaussian_share, survival_plan
+from dpcore.survival.planning import discrete_laplace_share, gaussian_share, survival_plan
 from dpcore.datasets import load_survival
 from dpcore.mechanisms import analytic_gaussian_sigma
 

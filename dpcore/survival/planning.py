@@ -25,7 +25,10 @@ from scipy import optimize
 from dpcore.accounting.composition import compose
 from dpcore.accounting.events import DiscreteLaplace, Gaussian
 from dpcore.mechanisms import analytic_gaussian_sigma
-from dpcore.survival import DEFAULT_RISK_SET, Counts, noise_for, sensitivity, utility
+from dpcore.survival.estimators import DEFAULT_RISK_SET
+from dpcore.survival.mechanism import noise_for
+from dpcore.survival.monte_carlo import utility
+from dpcore.survival.statistic import Counts, sensitivity
 
 #: The numbers of releases the plan compares by default.
 PLANNED_RELEASES = (1, 2, 5, 10, 20)
