@@ -228,6 +228,7 @@ with ui.settings_group("fdr_settings") as stream_settings:
                      "'one stream' shown.")
     else:
         with upload_slot:
+            ui.plan_first_link("fdr")  # a private file is about to be read: the path that fixes settings first
             table = ui.upload_csv("fdr_upload", label="Upload a CSV: one row per hypothesis, in stream order",
                                   hint="The file needs a column of p-values in [0, 1] in the order the hypotheses "
                                        "arrived; optionally a 0/1 column of known truth (1 = real effect), e.g. from a "

@@ -7,11 +7,11 @@ reads the file at Release.
 from __future__ import annotations
 
 import ui
-from ui.plan_first import regression, sparse, survival
+from ui.plan_first import fdr, regression, sparse, survival
 
 #: the methods with a plan-first path: URL value → (label, the module drawing its steps)
 METHODS = {"survival": ("Survival curves", survival), "sparse": ("Sparse regression", sparse),
-           "regression": ("Robust regression", regression)}
+           "regression": ("Robust regression", regression), "fdr": ("Online FDR", fdr)}
 
 ui.page_header("Plan first: fix the settings without looking at the data",
                "Declare what the study design makes public, try the settings on simulated data, lock them, and only "
