@@ -16,6 +16,7 @@ import ui
 from dpcore import columns
 from dpcore import sparse as sp
 from dpcore.sparse import figures as sf
+from dpcore.sparse.events import KT_PRIVATE_SUPPORT, PEELING
 from dpcore.ledger import fingerprint
 from dpcore.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, gdsc_persons, load_gdsc
 from ui.accuracy import accuracy_first
@@ -272,9 +273,7 @@ with settings_slot, ui.settings_group("sp_settings") as settings:
                 except ValueError:
                     raise ValueError(f"The public threshold {thr_text.strip()!r} is not a number.") from None
             X, y = sp.sparse_from_frame(frame, response, feats, loss=loss, threshold=thr)
-            cut = int(0.8 * len(y))
-            order = np.random.default_rng(0).permutation(len(y))
-            tr, te = order[:cut], order[cut:]
+            tr, te = sp.upload_split(len(y))
             data = sp.SparseData(X[tr], y[tr], X[te], y[te], None, loss, name, tuple(feats))
             persons = table.persons.subset(tr)
             label = f"{name} (uploaded)"
@@ -562,11 +561,11 @@ def _live() -> None:
                 _sweep_view(delta, R, seed)
 
     if release_variant == "peel":
-        method_name, parts = "Sparse regression: peeling + private fit", sp.peel_parts(epsilon)
+        method_name, parts = PEELING, sp.peel_parts(epsilon)
         release_params = {"variant": "peeling", "loss": loss, "sparsity": s, "K": K, "r": r,
                           "intercept": params["intercept"], "select_share": 0.5}
     else:
-        method_name = "Sparse regression by knowledge transfer (private support)"
+        method_name = KT_PRIVATE_SUPPORT
         parts = {"support selection (Laplace)": epsilon / 2, "synthetic responses (Gaussian)": epsilon / 2}
         release_params = {"variant": "private_support", "loss": loss, "sparsity": s, "K": K, "r": r, "B": B,
                           "m": m_syn, "lambda": sp.SparseParams(**params).ridge(n, d, s, epsilon / 2, delta, loss),
@@ -578,7 +577,7 @@ def _live() -> None:
                     + f" — over {R} simulated releases of {RELEASES[release_variant]} at ε = {epsilon:g}."
                     if released else "")
     config = SparseConfig(source=source, loss=loss, sparsity=s, epsilon=epsilon, delta=delta, seed=seed, repeats=R,
-                          methods=fitted, params=params, sweep=tuple(SWEEP), **_notebook_source())
+                          methods=fitted, variant=release_variant, params=params, sweep=tuple(SWEEP), **_notebook_source())
     ui.release_panel(  # the button beside the figure, what a release costs and reads under the first screen
         key="sparse", dataset_label=label, fingerprint=fp, utility_note=utility_note,
         persons=persons, records=records,

@@ -191,3 +191,15 @@ def test_the_script_runs_and_its_release_is_off_until_switched_on(tmp_path, nois
     script.write_text(notebooks.script(config).replace("MAKE_RELEASE = False", "MAKE_RELEASE = True"))
     subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, check=True, capture_output=True)
     assert (tmp_path / "survival-release.zip").read_bytes()[:2] == b"PK"
+
+
+@pytest.mark.parametrize("variant, method, called", [
+    ("peel", "Sparse regression: peeling + private fit", "variant='peeling'"),
+    ("kt_ps", "Sparse regression by knowledge transfer (private support)", "variant='private_support'")])
+def test_the_sparse_script_releases_and_charges_the_variant_the_page_releases(variant, method, called):
+    """A knowledge-transfer release's ``reproduce.py`` must not re-release (and charge) peeling instead."""
+    config = notebooks.SparseConfig(source="synthetic", loss="linear", sparsity=3, epsilon=1.0, delta=1e-6, seed=0,
+                                    repeats=2, methods=("nonprivate", variant), variant=variant, n=200, d=20)
+    text = notebooks.script(config)
+    assert called in text and f"ledger.charge(dataset, {method!r}" in text
+    assert f"released = {variant!r}" in text

@@ -10,6 +10,7 @@ import pytest
 
 from dpcore import notebooks
 from dpcore import plan as pl
+from dpcore import sparse as sp
 from dpcore.plan import sparse as ps
 from dpcore.validation import InputError
 
@@ -91,7 +92,7 @@ def test_proxy_follows_the_declared_facts_and_seed():
 def test_read_private_checks_the_file_against_the_declared_facts():
     cohort = pl.read_private_sparse(_csv(_rows()), "genes.csv", FACTS)
     assert cohort.X.shape == (48, 6) and cohort.feature_names == FEATURES  # the page's 80 % training split
-    assert np.array_equal(cohort.y, np.array([r[1] for r in _rows()])[ps.training_rows(60)])
+    assert np.array_equal(cohort.y, np.array([r[1] for r in _rows()])[sp.upload_split(60)[0]])
     assert cohort.persons.source == "column 'id'" and len(cohort.persons.read()) == 48
     assert cohort.label == "genes.csv (uploaded, plan first)"
     with pytest.raises(InputError, match="Column 'g6' was declared but is not in genes.csv"):

@@ -6,18 +6,22 @@ from dataclasses import dataclass, field
 
 from dpcore.notebooks.code import Cell, code
 from dpcore.notebooks.common import READ_CSV, release_cell
+from dpcore.sparse.events import KT_PRIVATE_SUPPORT, PEELING
 
 #: the public constants a page may pass (keyword arguments of every sparse method)
 CONSTANTS = ("K", "r", "B", "lam_rule", "c_lam", "c1", "T2", "dp_T", "m", "intercept")
 TITLE = "Private sparse regression: knowledge transfer and baselines"
-METHOD = "Sparse regression: peeling + private fit"
+#: the page's release choice → (the name it is charged under, ``release_sparse``'s variant)
+RELEASES = {"peel": (PEELING, "peeling"), "kt_ps": (KT_PRIVATE_SUPPORT, "private_support")}
 
 
 @dataclass(frozen=True)
 class SparseConfig:
     """The page's public settings. ``source``: "synthetic" (``n``, ``d``, ``s_star``, ``noise_sd``, ``data_seed``),
     "gdsc" (``drug``, ``d``, ``threshold``) or "upload" (the user's CSV: ``response``, ``features``, ``threshold``).
-    ``params``: the public constants the page passes to every method (K, r, B, the ridge rule, steps, m)."""
+    ``params``: the public constants the page passes to every method (K, r, B, the ridge rule, steps, m).
+    ``variant``: the release the page makes, ``"peel"`` (peeling + private fit) or ``"kt_ps"`` (knowledge transfer
+    with a private support)."""
 
     source: str
     loss: str
@@ -38,6 +42,7 @@ class SparseConfig:
     threshold: float | None = None
     response: str = ""
     features: tuple[str, ...] = ()
+    variant: str = "peel"
 
 
 def _data(c: SparseConfig) -> list[Cell]:
@@ -53,8 +58,7 @@ def _data(c: SparseConfig) -> list[Cell]:
     return [READ_CSV, Cell(
         "Choose the response and the features; 80 % of the rows train, the rest (a publicly seeded choice) test.",
         code("X, y = sp.sparse_from_frame(frame, {resp}, {feats}, loss={loss}, threshold={thr})\n"
-             "order = np.random.default_rng(0).permutation(len(y))\n"
-             "train, test = order[:int(0.8 * len(y))], order[int(0.8 * len(y)):]\n"
+             "train, test = sp.upload_split(len(y))\n"
              "data = sp.SparseData(X[train], y[train], X[test], y[test], None, {loss}, 'your data', {feats_tuple})",
              resp=c.response, feats=list(c.features), loss=c.loss, thr=c.threshold, feats_tuple=tuple(c.features)))]
 
@@ -91,9 +95,9 @@ def cells(c: SparseConfig) -> list[Cell]:
              "                         teacher=teacher) for m, c in coefs.items()}\n"
              "for m, values in metrics.items():\n"
              "    print(m, {k: round(float(np.mean(v)), 3) for k, v in values.items()})"),
-        Cell("Coefficients of one preview draw of the release (peeling + private fit) against the non-private "
+        Cell("Coefficients of one preview draw of the release against the non-private "
              "model and the truth (when known), as on the page's first screen.",
-             "released = 'peel' if 'peel' in coefs else 'kt_ps'  # the page fits the method it releases\n"
+             code("released = {variant}  # the method the page releases\n", variant=c.variant) +
              "headline = sf.release_stem_figure(teacher, coefs[released][0], variant=released, theta=data.theta,\n"
              "                                  feature_names=data.feature_names or None)", figure="headline"),
         Cell("The privacy–utility trade-off: every method over a grid of ε, repeated with fresh noise.",
@@ -102,8 +106,9 @@ def cells(c: SparseConfig) -> list[Cell]:
                   "metric = 'l2_error' if data.theta is not None else 'test_error'\n"
                   "utility = sf.utility_figure(curve, metric, labels=sp.METHOD_LABELS, y_title=metric)",
                   sweep=list(c.sweep)), figure="utility"),
-        release_cell(METHOD, "EPSILON", "DELTA", (
+        release_cell(RELEASES[c.variant][0], "EPSILON", "DELTA", code(
             "bundle = sp.release_sparse(data.X, data.y, sparsity=SPARSITY, epsilon=EPSILON, delta=DELTA,\n"
-            "                           loss=data.loss, feature_names=data.feature_names or None, **params)"),
+            "                           loss=data.loss, feature_names=data.feature_names or None, variant={variant},\n"
+            "                           **params)", variant=RELEASES[c.variant][1]),
             "sparse"),
     ]

@@ -21,6 +21,7 @@ from dpcore import sparse as sp
 from dpcore.ledger import Persons
 from dpcore.notebooks import SparseConfig
 from dpcore.plan.common import check_columns, read_declared
+from dpcore.sparse.events import KT_PRIVATE_SUPPORT, PEELING
 from dpcore.validation import InputError
 
 #: the largest n·d a proxy is simulated for (the sparse page's memory cap on the data)
@@ -30,14 +31,12 @@ MAX_FEATURES = 1_000
 #: held-out proxy records for the test error (simulated, so they cost nobody anything)
 PROXY_TEST = 1_000
 #: the sparse page's and its script's split: this share of the rows, chosen by a public seed, is released
-TRAIN_SHARE, SPLIT_SEED = 0.8, 0
 #: the releases a plan can lock (the page's choice) → ``dpcore.sparse.release_sparse``'s variant
 VARIANTS = {"peel": "peeling", "kt_ps": "private_support"}
 #: the sparse page's ε grid for its trade-off curves
 SWEEP = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
 #: the method name each variant is charged under in the ledger (as on the sparse page)
-METHOD_NAMES = {"peel": "Sparse regression: peeling + private fit",
-                "kt_ps": "Sparse regression by knowledge transfer (private support)"}
+METHOD_NAMES = {"peel": PEELING, "kt_ps": KT_PRIVATE_SUPPORT}
 
 
 def _positive(value: float, what: str) -> None:
@@ -120,7 +119,7 @@ class SparseFacts:
     @property
     def n_train(self) -> int:
         """The rows a release of ``n_max`` people reads (the page's training split)."""
-        return int(TRAIN_SHARE * self.n_max)
+        return int(sp.TRAIN_SHARE * self.n_max)
 
     def names(self) -> tuple[str, ...]:
         """The feature names a figure shows: the declared ones, or x1…xd when they were only counted."""
@@ -200,7 +199,8 @@ class SparsePlan:
         preview draws the proxy's views used."""
         return SparseConfig(source="upload", loss=self.facts.loss, sparsity=int(self.sparsity), epsilon=self.epsilon,
                             delta=self.delta, seed=int(self.facts.seed), repeats=repeats,
-                            methods=("nonprivate", self.variant), params=self.constants(), sweep=SWEEP,
+                            methods=("nonprivate", self.variant), variant=self.variant, params=self.constants(),
+                            sweep=SWEEP,
                             response=self.facts.response_column, features=tuple(features),
                             threshold=self.facts.threshold)
 
@@ -225,12 +225,6 @@ class PrivateSparse:
     persons: Persons
 
 
-def training_rows(n: int) -> np.ndarray:
-    """The rows a sparse release reads: the page's and its script's public split (a seeded permutation's first
-    80 %), so that the release ZIP's ``reproduce.py`` releases the same rows."""
-    return np.random.default_rng(SPLIT_SEED).permutation(n)[:int(TRAIN_SHARE * n)]
-
-
 def read_private(data: bytes, name: str, facts: SparseFacts) -> PrivateSparse:
     """Parse and check the private file against the declared facts (an ``InputError`` naming the column or row).
 
@@ -247,6 +241,6 @@ def read_private(data: bytes, name: str, facts: SparseFacts) -> PrivateSparse:
                          + f", and {facts.d} features were declared: name the feature columns, or count them again.")
     X, y = sp.sparse_from_frame(held.rows, facts.response_column, features, loss=facts.loss,
                                 threshold=facts.threshold)
-    train = training_rows(len(y))
+    train, _ = sp.upload_split(len(y))
     return PrivateSparse(X[train], y[train], tuple(features), held.fingerprint, held.label,
                          held.persons.subset(train))

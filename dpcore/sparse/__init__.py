@@ -100,7 +100,7 @@ from dpcore.sparse.curves import (  # noqa: F401
     BATCH, convergence, ONE_CALL, utility_curve, UtilityCurve,
 )
 from dpcore.sparse.data import (  # noqa: F401
-    clipping_report, gdsc_problem, sparse_from_frame,
+    TRAIN_SHARE, clipping_report, gdsc_problem, sparse_from_frame, upload_split,
 )
 from dpcore.sparse.bundle import (  # noqa: F401
     peel_parts, release_sparse,

@@ -78,6 +78,18 @@ def sparse_from_frame(frame, response: str, features: Sequence[str], *, loss: st
 
 
 #: Column names (lower case) taken for the response when an upload has one; otherwise the last numeric column.
+#: an upload's public split: a seeded permutation's first 80 % train (the release reads them), the rest test
+TRAIN_SHARE, SPLIT_SEED = 0.8, 0
+
+
+def upload_split(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The training and held-out rows of an upload of ``n`` rows, from positions and a public seed only: the page,
+    the plan-first path and a release's ``reproduce.py`` read the same rows."""
+    order = np.random.default_rng(SPLIT_SEED).permutation(n)
+    cut = int(TRAIN_SHARE * n)
+    return order[:cut], order[cut:]
+
+
 def clipping_report(X: np.ndarray, K: float, names: Sequence[str]) -> tuple[float, list[tuple[str, float]]]:
     """Share of feature cells outside ``[−K, K]`` (they are clipped), and the columns with such cells with their
     largest absolute value, worst first. Shown to the custodian, who holds the data; never released."""
