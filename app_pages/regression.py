@@ -12,7 +12,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 import ui
@@ -28,6 +27,7 @@ from ui.exports import code_downloads, release_with_script  # notebook, script
 from dpcore.notebooks import RegressionConfig
 from ui.widgets import epsilon_options, set_control
 from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
+from ui import private_bounds  # an upload's ranges chosen by a charged DP quantile
 from dpcore.utility import describe_draws
 
 EPS_SWEEP = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
@@ -148,19 +148,25 @@ def _upload() -> Source | None:
                                 help="The public rule every feature starts from; edit single features in the table."))
     xhi = float(c6.number_input("Default feature maximum", key="rg_xhi", value=1.0))
     st.markdown("**Public range of each feature** (edit a row for a feature measured on another scale)")
-    ranges = st.data_editor(pd.DataFrame({"feature": feats, "lower": xlo, "upper": xhi}),
-                            key=_ranges_key(feats, xlo, xhi), disabled=["feature"], hide_index=True,
-                            num_rows="fixed", width="stretch")
+    rows, table_key = private_bounds.feature_table("rg", fp, resp, feats, table_key=_ranges_key(feats, xlo, xhi),
+                                                   lo=xlo, hi=xhi)  # the private choice's ranges, once made
+    ranges = st.data_editor(rows, key=table_key, disabled=["feature"], hide_index=True, num_rows="fixed",
+                            width="stretch")
     confirmed = st.checkbox("These ranges come from domain knowledge (e.g. the assay's measurable range, clinical "
                             "limits), not from this file", key="rg_ranges_ok")
-    st.caption("They set the public centres and scales; values outside are clipped. The page never fills them from the "
-               "data: a release needs the box ticked and the unit of privacy named.")
+    st.caption("They set the public centres and scales; values outside are clipped. The page fills them from the data "
+               "only by a charged private choice (below): a release needs the box ticked, or that choice's ranges, and "
+               "the unit of privacy named.")
     with ui.show_errors("The uploaded file cannot be used"):
         if not yhi > ylo:
             raise ValueError("The public response maximum must be larger than its minimum.")
         x_bounds = R.feature_ranges(ranges, feats) if feats else (xlo, xhi)
         X, y, public = R.regression_from_frame(frame, response=resp, features=feats, public=mark,
                                                min_rows=MIN_RECORDS)
+        private_bounds.private_ranges("rg", X=X, y=y, response=resp, features=feats, fingerprint=fp, label=f"{name} "
+                                      "(uploaded)", persons=table.persons, table_key=table_key,
+                                      response_keys=("rg_ylo", "rg_yhi"), outer=(ylo, yhi, xlo, xhi))
+        confirmed = confirmed or private_bounds.in_force("rg", fp, resp, feats, (ylo, yhi), x_bounds)
         missing = [what for what, ok in (("name the unit of privacy", unit), ("confirm the public ranges", confirmed))
                    if not ok]
         return Source(f"{name} (uploaded)", fp, X, y, tuple(feats), x_bounds, (ylo, yhi), "public",
@@ -726,6 +732,8 @@ def _at_epsilon() -> None:
                       for k, on in (("response centre", y_centre == "dp"), ("response scale", sigma_y == "dp")) if on})
     params = {"method": method, "n_private": n_priv, "n_public_not_protected": n_pub, "d": d}
     params.update({"omega": (wx, wy), "split": split, "priors": priors} if robust else {"delta": delta})
+    if src.kind == "upload":  # an upload's ranges are settings its release records how were chosen
+        params.update(private_bounds.range_settings(src.y_bounds, src.x_bounds, len(src.names)))
     unit = src.unit.removeprefix("one ").strip()
 
     def _bundle():
