@@ -26,6 +26,7 @@ METHODS: dict[str, tuple[str, str]] = {
     "sparse": ("dpcore.sparse", "Sparse learning (peeling, knowledge transfer)"),
     "fdr": ("dpcore.fdr", "Online FDR (PAPRIKA)"),
     "selection": ("dpcore.selection", "Private choice of ε (the smallest ε meeting a target)"),
+    "private_bounds": ("dpcore.private_bounds", "Private choice of clipping ranges (DP quantiles)"),
 }
 
 

@@ -70,7 +70,7 @@ def test_read_private_checks_the_file_against_the_declared_facts():
     assert cohort.persons.source == "column 'id'" and cohort.label == "trial.csv (uploaded, plan first)"
     with pytest.raises(InputError, match="Column 'arm' was declared but is not in trial.csv"):
         pl.read_private(b"id,time,event\nP1,3,1\nP2,4,0\n", "trial.csv", FACTS)
-    with pytest.raises(InputError, match="more rows than the declared 100 people"):
+    with pytest.raises(InputError, match=r"more rows than the declared 100 people \(row 102 onwards"):
         pl.read_private(_csv(_cohort_rows()), "trial.csv", replace(FACTS, n_max=100))
     rows = _cohort_rows()
     rows[4] = ("P004", 5, 3, "A")

@@ -33,7 +33,7 @@ def test_plan_first_from_declaring_to_release(app_server, chromium_page, streaml
     page.set_viewport_size(LAPTOP)
     page.goto(f"{app_server}/plan-first")
     streamlit_idle(page)
-    page.get_by_text("Plan first: survival curves without looking at the data").first.wait_for()
+    page.get_by_text("Plan first: fix the settings without looking at the data").first.wait_for()
     _screen(page, tmp_path, "plan-first-declare")
     for label, value in {"Time column": "months", "Event column (0 = censored, 1 = event)": "died",
                          "Group column (optional)": "arm", "Person id column (optional)": "id",

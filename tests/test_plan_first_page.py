@@ -13,7 +13,6 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from dpcore import plan as pl
 from dpcore.plan import common as plan_common
 from dpcore.ledger.config import LedgerConfig, open_ledger
 from dpcore.provenance import FIXED

@@ -13,7 +13,6 @@ p-values came from, chosen at release as on the FDR page: the file's rows are hy
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -134,18 +133,15 @@ class PrivateStream:
 def read_private(data: bytes, name: str, facts: FdrFacts, *, floor: float) -> PrivateStream:
     """Parse and check the uploaded stream against the declared facts (an ``InputError`` naming the column or row).
 
-    The checks every plan-first file gets (:func:`dpcore.plan.common.read_declared`: its rows are hypotheses, so its
-    bound on people does not apply and identical rows are allowed), the declared bound on the stream's length, the
+    The checks every plan-first file gets (:func:`dpcore.plan.common.read_declared`: its rows are hypotheses, bounded
+    by the declared stream length, and not the people charged), the
     FDR page's own (:func:`dpcore.fdr.pvalues_from_frame`, :func:`dpcore.fdr.hypothesis_labels`) and, for the
     binomial η, that every p-value at or above the locked plan's ``floor`` is a binomial tail value for the declared
     records per test (:func:`dpcore.fdr.binomial_pvalues`): a release could not be made on it after the charge.
     """
-    held = read_declared(data, name, columns=[facts.p_column, facts.label_column], n_max=sys.maxsize,
-                         identical_rows_are_different_people=True)
-    rows, bound = held.rows, int(facts.hypotheses)
-    if len(rows) > bound:
-        raise InputError(f"{name} has more rows than the declared {bound:,} hypotheses (row {bound + 2} onwards; the "
-                         "header is row 1): declare the number of hypotheses, or a bound on it, that holds.")
+    held = read_declared(data, name, columns=[facts.p_column, facts.label_column], n_max=int(facts.hypotheses),
+                         unit="hypotheses", keyed=False)
+    rows = held.rows
     p, _ = fdr.pvalues_from_frame(rows, facts.p_column)
     if facts.eta_from == "binomial":
         fdr.binomial_pvalues(p, int(facts.records), floor, row_name=lambda i: f"Column {facts.p_column!r}, row {i + 2}")
