@@ -12,3 +12,5 @@ sensitivity. Layers and rules: ``docs/architecture.md``.
 """
 
 __version__ = "0.1.0"
+
+__all__ = ["__version__"]

@@ -194,3 +194,19 @@ def test_no_cross_session_cache_of_uploads():
                 args = " ".join(a.arg for a in node.args.args)
                 if cached:
                     assert not any(w in args for w in ("upload", "frame", "raw_bytes")), (path.name, node.name)
+
+
+def test_every_package_face_names_its_public_api():
+    """Each package ``__init__`` lists its public API in ``__all__``: every name there exists, and every public name
+    it imports from dpcore is listed (a name added to the face without ``__all__`` fails here)."""
+    import importlib
+
+    for path in sorted((ROOT / "dpcore").rglob("__init__.py")):
+        name = _module_name(path)
+        module = importlib.import_module(name)
+        assert hasattr(module, "__all__"), f"{name} has no __all__"
+        assert not [n for n in module.__all__ if not hasattr(module, n)], name
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {alias.asname or alias.name for node in tree.body if isinstance(node, ast.ImportFrom)
+                    and (node.module or "").startswith("dpcore") for alias in node.names}
+        assert {n for n in imported if not n.startswith("_")} <= set(module.__all__), name

@@ -26,3 +26,7 @@ from dpcore.accounting.composition import (  # noqa: F401
     DISCRETISATION, Composition, History, compose, compose_incremental, history, spend_after, within_cap,
 )
 from dpcore.accounting.releases import events_for_release  # noqa: F401
+
+__all__ = ["ApproxDP", "DiscreteLaplace", "Gaussian", "Laplace", "Selection", "ZcdpGroup", "events_from_json",
+    "events_to_json", "from_json", "to_json", "DISCRETISATION", "Composition", "History", "compose",
+    "compose_incremental", "history", "spend_after", "within_cap", "events_for_release"]

@@ -126,3 +126,18 @@ from dpcore.fdr.audit import (  # noqa: F401
     AUDIT_ALPHA, AUDIT_DELTA, AUDIT_ETA, audit_scenarios, BOUNDARY_CUTOFF, BOUNDARY_K, boundary_pair,
     candidacy_pair, data_scenario, move_signs, MOVES, neighbour_stream, svt_pair, _audit_sampler,
 )
+
+__all__ = ["binomial_pvalues", "binomial_sensitivity", "eta_binomial_exact", "eta_normal_tail_exact", "eta_paper",
+    "EtaSource", "GammaKind", "hypothesis_labels", "LATTICE_RTOL", "METHODS", "on_binomial_lattice", "P_FLOOR",
+    "paper_sensitivity", "PRIVATE_METHODS", "pvalues_from_frame", "Rule", "Sensitivity", "stated_sensitivity",
+    "gamma_sequence", "paprika_noise_scales", "paprika_noises", "paprika_shift", "Shift", "shift_label",
+    "shift_value", "STREAM", "stream_shift", "THEOREM_4_SHIFT", "log_pvalues", "StreamResult", "FDRResult",
+    "run_alpha_investing", "run_lord", "run_saffron", "run_saffron_ai", "draw_paprika_noise", "PaprikaNoise",
+    "run_paprika", "alpha_investing", "lord", "paprika", "run_all", "run_method", "saffron", "Settings",
+    "page_stream", "page_streams", "simulate_bernoulli", "simulate_truncexp", "Streams", "TRUNCEXP_MU0",
+    "TRUNCEXP_SIGMA0", "COMPARED_SHIFTS", "fdp_power", "fdr_bound", "Metrics", "metrics", "mfdr", "shift_cost",
+    "summary_table", "sweep", "utility_curve", "UtilityCurve", "design_floor", "FRONTIER_CUTOFFS",
+    "FRONTIER_EPSILONS", "FRONTIER_RECORDS", "FRONTIER_RUNS", "power_frontier", "smallest_records_per_epsilon",
+    "smallest_working", "TARGET_EPSILON", "TARGET_POWER", "release", "AUDIT_ALPHA", "AUDIT_DELTA", "AUDIT_ETA",
+    "audit_scenarios", "BOUNDARY_CUTOFF", "BOUNDARY_K", "boundary_pair", "candidacy_pair", "data_scenario",
+    "move_signs", "MOVES", "neighbour_stream", "svt_pair"]

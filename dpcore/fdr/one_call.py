@@ -41,6 +41,16 @@ def paprika(
 
     With ``rng=None`` the noise comes from OpenDP (the release path, OS-seeded); pass a
     ``numpy.random.Generator`` for fast, reproducible previews. ``ai=True`` gives PAPRIKA AI.
+
+    >>> import numpy as np
+    >>> from dpcore import fdr
+    >>> p = np.array([1e-6, 0.2, 3e-5, 0.8, 1e-4, 0.5, 0.03, 1e-7])
+    >>> fdr.saffron(p, alpha=0.1).rejections.nonzero()[0].tolist()  # the non-private answer
+    [0, 2, 4, 7]
+    >>> many = fdr.paprika(np.tile(p, (200, 1)), alpha=0.1, epsilon=5.0, delta=1e-4, eta=0.5, cutoff=4,
+    ...                    rng=np.random.default_rng(0))  # 200 seeded previews
+    >>> many.rejections.mean(axis=0).round(1).tolist()  # how often each hypothesis is rejected
+    [1.0, 0.0, 0.8, 0.0, 0.7, 0.0, 0.1, 0.9]
     """
     p, single = _as_runs(pvalues)
     res = run_paprika(p, alpha=alpha, epsilon=epsilon, delta=delta, eta=eta, cutoff=cutoff, lam=lam, shift=shift,
@@ -49,7 +59,13 @@ def paprika(
 
 
 def saffron(pvalues, *, alpha: float, lam: float = 0.5, gamma: GammaKind = "power") -> FDRResult:
-    """Non-private SAFFRON on ``pvalues`` of shape (T,) or (R, T); returns ``(rejections, alpha_t)``."""
+    """Non-private SAFFRON on ``pvalues`` of shape (T,) or (R, T); returns ``(rejections, alpha_t)``.
+
+    >>> import numpy as np
+    >>> from dpcore import fdr
+    >>> fdr.saffron(np.array([1e-6, 0.2, 3e-5, 0.8]), alpha=0.1).rejections.tolist()
+    [True, False, True, False]
+    """
     p, single = _as_runs(pvalues)
     return _pack(run_saffron(p, alpha=alpha, lam=lam, gamma=gamma), single)
 

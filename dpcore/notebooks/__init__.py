@@ -62,3 +62,6 @@ def script(config: Config) -> str:
 def file_stem(config: Config) -> str:
     """A file name for the downloads: the method only (never a data set's or a file's name)."""
     return _method(config)[0] + "-preview"
+
+__all__ = ["render", "Cell", "code", "literal", "CSV_PLACEHOLDER", "FdrConfig", "HazardRatioConfig",
+    "RegressionConfig", "SparseConfig", "SurvivalConfig", "Config", "notebook", "script", "file_stem"]

@@ -79,3 +79,12 @@ from dpcore.regression.bundle import (  # noqa: F401
 from dpcore.regression.audit import (  # noqa: F401
     audit_scenarios,
 )
+
+__all__ = ["DEFAULT_PREP_SHARE", "DEFAULT_SPLIT", "METHOD", "MODELS", "OMEGA_GRID", "psd_repair", "r2_rmse",
+    "spearman", "triu_pack", "triu_unpack", "dp_column_mean", "dp_mean", "dp_sigma", "feature_bounds",
+    "normalise_rows", "Preparation", "prepare", "clip", "clip_features", "prediction_features", "sensitivities",
+    "Stats", "sufficient_stats", "stat_noise", "StatNoise", "fit_stats", "noise_ridge", "Posterior",
+    "posterior_fixed", "posterior_vb", "robust_private_lr", "RobustPrivateLR", "functional_mechanism_coef",
+    "output_perturbation_coef", "tune_thresholds", "fixed_public_ids", "PUBLIC_RULE_SEED", "PublicRows",
+    "feature_ranges", "regression_from_frame", "ADASSP", "ADASSP_SPLIT", "adassp_delta", "INTERCEPT", "release",
+    "release_adassp", "audit_scenarios"]

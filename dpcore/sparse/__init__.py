@@ -113,3 +113,19 @@ from dpcore.sparse.audit import (  # noqa: F401
     known_violation_scenarios,
     _kt_audit_pair,
 )
+
+__all__ = ["clip_features", "clip_responses", "hard_threshold", "ight", "l1_rescale", "loss_gradient", "loss_value",
+    "project_l1_ball", "restricted_smoothness", "DEFAULT_SYNTHETIC_SEED", "KT_ASSUMPTIONS", "LAMBDA_RULES", "LOSSES",
+    "METHOD_LABELS", "METHODS", "prepare", "PRIVATE_METHODS", "SparseFit", "SparseParams", "fixed_support_teacher",
+    "knowledge_transfer", "knowledge_transfer_batch", "kt_noise", "kt_plan", "kt_sensitivity", "kt_sigma_paper",
+    "KTPlan", "nonprivate_ight", "student_fit", "synthetic_features", "teacher_fit", "dp_ight", "dp_ight_batch",
+    "dp_ight_gradient_bound", "dp_ight_noise", "dp_frank_wolfe", "frank_wolfe_batch", "frank_wolfe_scale",
+    "frank_wolfe_scale_spec", "block_lasso", "block_votes", "noisy_top_s", "objective_perturbation_params",
+    "two_stage", "two_stage_batch", "two_stage_vote_scale", "knowledge_transfer_private_support",
+    "kt_private_support_batch", "kt_ps_sensitivity", "design", "fit_sensitivities", "gram_matrix", "gram_vector",
+    "noisy_gradient_descent", "peel_fit", "peel_fit_batch", "peel_plan", "PeelPlan", "screening_scores",
+    "screening_sensitivity", "solve_noisy_statistics", "make_synthetic", "metrics", "SparseData", "support_scores",
+    "test_error", "BATCH", "convergence", "ONE_CALL", "utility_curve", "UtilityCurve", "TRAIN_SHARE",
+    "clipping_report", "gdsc_problem", "sparse_from_frame", "upload_split", "peel_parts", "release_sparse",
+    "peel_audit_scenarios", "peel_data_scenario", "PEEL_BUGS", "AUDIT_DELTA", "AUDIT_RAW_FACTOR", "audit_scenarios",
+    "BUG_LABELS", "data_scenario", "gaussian_shift_epsilon", "known_violation_scenarios"]

@@ -93,3 +93,19 @@ from dpcore.survival.hazard_ratio import (  # noqa: F401
 from dpcore.survival.cox import (  # noqa: F401
     DPCoxPHFitter,
 )
+
+__all__ = ["bin_index", "bin_width_text", "binned_for_lifelines", "default_bin_width", "Estimator", "ESTIMATORS",
+    "Grid", "GRID_RULE", "target_bins", "GroupLabelsFromDataWarning", "make_grid", "points_grid", "RELATION",
+    "count_matrix", "Counts", "DEFAULT_STATISTIC", "l2_sensitivity", "MappedData", "sensitivity", "STATISTICS",
+    "survival_from_frame", "time_unit_warning", "NOISE_KINDS", "noise_for", "noisy_counts", "release_counts",
+    "survival_noise", "bootstrap_curves", "curve_for", "CurveSet", "DEFAULT_RISK_SET", "describe_median",
+    "incidence_curve", "km", "loglog_interval", "isotonic_increasing", "median_interval", "median_survival",
+    "min_at_risk", "MIN_AT_RISK", "nelson_aalen_curve", "noise_band", "postprocess", "reliable_edges", "RISK_SETS",
+    "RiskTable", "statistic_for", "linear_logrank", "logrank_table", "logrank_test", "LOGRANK_LINEAR_MIN",
+    "LogrankArrays", "BAND_RULES", "band_at", "curve_table", "DEFAULT_BAND", "describe_read", "fine_times",
+    "first_below", "median_read", "median_table", "on_resolution", "path", "read_tables", "rmst", "survival_at",
+    "WITHIN_BIN_RULE", "costs", "lifelines_reference", "Reference", "cumulative_incidence", "kaplan_meier",
+    "logrank", "LogrankResult", "nelson_aalen", "SurvivalResult", "metric_draws", "Utility", "utility",
+    "utility_curve", "UtilityCurve", "default_read_times", "MEASURED_FRONTIER", "READ_FRONTIER", "READ_YEARS",
+    "release", "released_tables", "audit_scenarios", "ESTIMAND", "GroupedTable", "hazard_ratios", "HazardRatioFit",
+    "proportional_hazards_check", "ProportionalHazardsCheck", "stratified_labels", "DPCoxPHFitter"]

@@ -144,6 +144,17 @@ def kaplan_meier(time, event, *, grid, epsilon: float | None = None, rng: np.ran
     which needs the declared label list ``groups`` (previews may infer it, with a warning).
     Any non-zero event code counts as an event. ``risk_set``: see :func:`postprocess`; ``statistic``: see
     :data:`STATISTICS`.
+
+    >>> import numpy as np
+    >>> from dpcore import survival as sv
+    >>> time = np.array([2, 3, 3, 5, 8, 9, 12, 14, 4, 7])
+    >>> event = np.array([1, 1, 0, 1, 0, 1, 1, 0, 1, 1])
+    >>> exact = sv.kaplan_meier(time, event, grid=[0, 5, 10, 15])
+    >>> [round(float(s), 3) for s in exact.estimate]
+    [1.0, 0.579, 0.322, 0.107]
+    >>> preview = sv.kaplan_meier(time, event, grid=[0, 5, 10, 15], epsilon=1.0, rng=np.random.default_rng(0))
+    >>> preview.noise.startswith("discrete Laplace noise, b = 2"), len(preview.estimate)
+    (True, 4)
     """
     ev = (np.asarray(event) != 0).astype(np.int64)
     return _one_call("km", time, ev, group, groups, grid, epsilon, rng, alpha, 1, risk_set=risk_set,
@@ -153,7 +164,14 @@ def kaplan_meier(time, event, *, grid, epsilon: float | None = None, rng: np.ran
 def nelson_aalen(time, event, *, grid, epsilon: float | None = None, rng: np.random.Generator | None = None,
                  group=None, groups: Sequence[str] | None = None, alpha: float = 0.05,
                  risk_set: str = DEFAULT_RISK_SET, statistic: str = DEFAULT_STATISTIC) -> SurvivalResult:
-    """Nelson–Aalen cumulative hazard (as lifelines with ``nelson_aalen_smoothing=False``); see :func:`kaplan_meier`."""
+    """Nelson–Aalen cumulative hazard (as lifelines with ``nelson_aalen_smoothing=False``); see :func:`kaplan_meier`.
+
+    >>> import numpy as np
+    >>> from dpcore import survival as sv
+    >>> time, event = np.array([2, 3, 3, 5, 8, 9, 12, 14, 4, 7]), np.array([1, 1, 0, 1, 0, 1, 1, 0, 1, 1])
+    >>> [round(float(h), 3) for h in sv.nelson_aalen(time, event, grid=[0, 5, 10, 15]).estimate]
+    [0.0, 0.421, 0.865, 1.532]
+    """
     ev = (np.asarray(event) != 0).astype(np.int64)
     return _one_call("na", time, ev, group, groups, grid, epsilon, rng, alpha, 1, risk_set=risk_set,
                      statistic=statistic)
@@ -166,6 +184,12 @@ def cumulative_incidence(time, event, *, grid, event_type: int = 1, n_types: int
     """Aalen–Johansen cumulative incidence of ``event_type`` (codes 0 censored, 1..n_types).
 
     ``n_types`` is the public number of event types (default: ``max(2, event_type)``).
+
+    >>> import numpy as np
+    >>> from dpcore import survival as sv
+    >>> time, event = np.array([2, 3, 3, 5, 8, 9, 12, 14, 4, 7]), np.array([1, 2, 0, 1, 0, 2, 1, 0, 1, 1])
+    >>> [round(float(f), 3) for f in sv.cumulative_incidence(time, event, grid=[0, 5, 10, 15]).estimate]
+    [0.0, 0.316, 0.444, 0.659]
     """
     K = int(n_types or max(2, event_type))
     return _one_call("cif", time, event, group, groups, grid, epsilon, rng, alpha, K, event_type, risk_set=risk_set,
@@ -181,6 +205,13 @@ def logrank(time, event, group, *, grid, epsilon: float | None = None, rng: np.r
     covariance (see :func:`logrank_test`): it keeps the false-positive rate near α at small ε, at the price
     of power. ``noise_aware=False`` is the spec's test, which treats noisy counts as real people and rejects
     far too often at small ε.
+
+    >>> import numpy as np
+    >>> from dpcore import survival as sv
+    >>> time, event = np.array([2, 3, 3, 5, 8, 9, 12, 14, 4, 7]), np.array([1, 1, 0, 1, 0, 1, 1, 0, 1, 1])
+    >>> arm = np.array(["a", "b"] * 5)
+    >>> round(sv.logrank(time, event, arm, grid=[0, 5, 10, 15]).p_value, 3)
+    0.791
     """
     groups = _declared_groups(group, groups, epsilon, rng)
     grid = _as_grid(grid, time)
