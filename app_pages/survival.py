@@ -6,7 +6,7 @@ inputs are cached; uploads are never cached, written or logged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
 
 import numpy as np
@@ -93,6 +93,8 @@ class Source:
     grid_unit: str
     bundled: bool
     persons: Persons  # who each row is, for the privacy ledger
+    #: an upload's frame as read (the hazard-ratio section's strata and covariates): this session's memory only
+    frame: pd.DataFrame | None = field(default=None, repr=False, compare=False)
 
     @cached_property
     def content(self) -> str:
@@ -209,7 +211,7 @@ def _upload() -> Source | None:
             st.warning(warning, icon=":material/warning:")
         return Source(f"{name} (uploaded)", fp, m.time, m.event, m.group, m.groups,
                       None if gcol == none else gcol, m.event_labels, unit, UPLOAD_HORIZON[unit], unit, False,
-                      persons)
+                      persons, frame)
     return None
 
 

@@ -6,7 +6,10 @@ whole move in Chromium. This runs each page under AppTest with the server's thre
 fragments (every run passes through ``ui.fragments._sent_together``), then lists the project's functions by their
 time per move. AppTest reruns the whole script on a move, so a page's other fragments are counted too.
 
-Results: bench/results/pages-fragments.md.
+"survival-hr" moves the survival page's hazard-ratio ε (``hr_on=true``) and times that section's runs (its own
+fragment, called as the page calls it), to compare with the survival page's own ε move in the same process.
+
+Results: bench/results/pages-fragments.md (each run appends a dated section).
 Run: .venv/bin/python bench/bench_fragments.py [page …]
 """
 
@@ -21,6 +24,7 @@ import pstats
 import statistics
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,44 +32,62 @@ sys.path.insert(0, str(ROOT))
 
 from dpcore.threads import bound_threads  # noqa: E402
 
-PAGES = ["survival", "regression", "sparse", "fdr"]
+#: entry → (page script, its link's query, the ε slider moved, the section timed: None for the page's live fragments)
+PAGES = {"survival": ("survival", {}, "eps", None), "regression": ("regression", {}, "eps", None),
+         "sparse": ("sparse", {}, "eps", None), "fdr": ("fdr", {}, "eps", None),
+         "survival-hr": ("survival", {"hr_on": "true"}, "hr_eps", "hazard_ratio_section")}
 MOVES = 6
 TOP = 12
 
 
 def profile(name: str) -> tuple[list[float], list[tuple[str, float]]]:
-    """Seconds in the fragments per ε move, and the project's functions by cumulative seconds per move."""
+    """Seconds in the timed code per ε move, and the project's functions by cumulative seconds per move."""
     import ui.fragments
+    import ui.hazard_ratio
     from streamlit.testing.v1 import AppTest
 
+    script, query, slider_key, section = PAGES[name]
     profiler, spent, moving = cProfile.Profile(), [], [False]
     plain = ui.fragments._sent_together  # noqa: SLF001 - the one path of every fragment run
 
     @contextlib.contextmanager
-    def profiled():
+    def timing():
         if not moving[0]:
-            with plain():
-                yield
+            yield
             return
         start = time.perf_counter()
         profiler.enable()
         try:
-            with plain():
-                yield
+            yield
         finally:
             profiler.disable()
             spent[-1] += time.perf_counter() - start
 
-    ui.fragments._sent_together = profiled  # noqa: SLF001
+    @contextlib.contextmanager
+    def profiled():
+        with timing(), plain():
+            yield
+
+    original = getattr(ui.hazard_ratio, section) if section else None
+
+    def timed_section(*args, **kwargs):  # the page imports the section on every run, so it finds this one
+        with timing():
+            return original(*args, **kwargs)
+
+    if section:
+        setattr(ui.hazard_ratio, section, timed_section)
+    else:
+        ui.fragments._sent_together = profiled  # noqa: SLF001
     try:
-        at = AppTest.from_file(str(ROOT / "app_pages" / f"{name}.py"), default_timeout=600)
+        at = AppTest.from_file(str(ROOT / "app_pages" / f"{script}.py"), default_timeout=600)
+        at.query_params.update(query)
         at.run()
         at.run()
-        slider = at.select_slider(key="eps")
+        slider = at.select_slider(key=slider_key)
         values = [float(o) for o in slider.options]  # the options as shown ("1", "1.5")
         here = min(range(len(values)), key=lambda i: abs(values[i] - float(slider.value)))
         for move in range(MOVES):
-            at.select_slider(key="eps").set_value(values[here + 1 if move % 2 == 0 else here])
+            at.select_slider(key=slider_key).set_value(values[here + 1 if move % 2 == 0 else here])
             spent.append(0.0)
             moving[0] = True
             at.run()
@@ -74,6 +96,8 @@ def profile(name: str) -> tuple[list[float], list[tuple[str, float]]]:
                 raise RuntimeError(f"{name}: {at.exception[0].value}")
     finally:
         ui.fragments._sent_together = plain  # noqa: SLF001
+        if section:
+            setattr(ui.hazard_ratio, section, original)
     stats = pstats.Stats(profiler, stream=io.StringIO()).stats
     own = {}
     for (path, line, func), (_, _, _, cumulative, _) in stats.items():
@@ -86,18 +110,25 @@ def profile(name: str) -> tuple[list[float], list[tuple[str, float]]]:
 def main(pages: list[str]) -> None:
     bound_threads()
     load = os.getloadavg()
-    lines = ["# Where an ε move spends the server's time (bench/bench_fragments.py)", "",
+    lines = [f"## {datetime.now(UTC):%Y-%m-%d %H:%M} UTC: {', '.join(pages)}", "",
              f"In-process (AppTest, threads bounded as in app.py), {MOVES} ε moves per page (right, left, …); "
              f"load average at the start {load[0]:.1f} (2 cores): times are inflated by the load, compare within "
              "a table.", ""]
+    medians = {}
     for name in pages:
         spent, top = profile(name)
-        lines += [f"## {name}: fragments {statistics.median(spent) * 1000:.0f} ms per move (median; each: "
+        medians[name] = statistics.median(spent)
+        timed = "the hazard-ratio section" if PAGES[name][3] else "fragments"
+        lines += [f"### {name}: {timed} {medians[name] * 1000:.0f} ms per move (median; each: "
                   f"{', '.join(f'{s * 1000:.0f}' for s in spent)})", "",
                   "| function (cumulative, per move) | ms |", "| --- | --- |"]
         lines += [f"| {where} | {seconds * 1000:.1f} |" for where, seconds in top] + [""]
+    if {"survival", "survival-hr"} <= set(medians):
+        lines += [f"The hazard-ratio section's ε move takes {medians['survival-hr'] / medians['survival']:.2f}× the "
+                  "survival page's own ε move (medians, same process).", ""]
     out = ROOT / "bench" / "results" / "pages-fragments.md"
-    out.write_text("\n".join(lines))
+    with out.open("a") as results:
+        results.write("\n" + "\n".join(lines))
     print("\n".join(lines))
 
 

@@ -35,6 +35,7 @@ def test_hazard_ratio_section_previews_a_release_against_lifelines():
     assert "private" in line and "non-private" in line and "p =" in line
     assert any("preview releases at ε = 1" in m.value for m in at.markdown)
     assert any(b.label.startswith("Release") for b in at.button)
+    assert not any(box.key == "hr_strata" for box in at.selectbox)  # bundled sets have no other columns to declare
 
 
 def test_hazard_ratio_section_follows_its_own_epsilon_and_intervals():

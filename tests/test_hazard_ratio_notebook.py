@@ -62,3 +62,22 @@ def test_the_script_runs_and_releases_only_when_switched_on(tmp_path):
     script.write_text(notebooks.script(config).replace("MAKE_RELEASE = False", "MAKE_RELEASE = True"))
     subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, check=True, capture_output=True)
     assert (tmp_path / "hazard-ratio-release.zip").read_bytes()[:2] == b"PK"
+
+
+def test_an_uploads_notebook_fits_the_declared_strata_and_covariates(tmp_path):
+    """Stratified by site and adjusted for sex on an upload: the notebook, run on the same CSV, prints the page's
+    private and lifelines hazard ratios (every coefficient)."""
+    from tests.page_views import captured_downloads
+    from tests.test_hazard_ratio_upload import TRIAL, _stratify_and_adjust, _upload
+
+    csv = tmp_path / "trial.csv"
+    TRIAL.to_csv(csv, index=False)
+    with captured_downloads() as files, _upload() as at:
+        _stratify_and_adjust(at)
+    notebook = files["hazard-ratio-preview.ipynb"]().replace("your_data.csv", str(csv))
+    got = run_notebook(notebook, "import json; print(json.dumps({'hr': private['exp(coef)'].tolist(), "
+                                 "'names': list(private.index), 'ref': nonprivate['exp(coef)'].tolist()}))")
+    shown = chart_spec(at, "hr_forest")
+    assert got["names"] == ["arm[B]", "sex"]
+    np.testing.assert_allclose(got["hr"], trace(shown, "private", "x"), rtol=1e-12, atol=0)
+    np.testing.assert_allclose(got["ref"], trace(shown, "lifelines", "x"), rtol=1e-12, atol=0)

@@ -2,11 +2,14 @@
 
 Thin: controls, :class:`dpcore.survival.DPCoxPHFitter` calls and figures. The section is its own fragment, so its ε
 and settings rerun it alone; its release is charged to the same persons as the curves (the ledger composes both).
+On an upload it also stratifies by a column and adjusts for declared binary or categorical columns, as a trial
+reports its hazard ratio (levels typed by the user, never read off the rows).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import math
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -18,6 +21,7 @@ from dpcore.survival import figures as sf
 from dpcore.survival.cox import (METHOD, RARE_EVENTS, DPCoxPHFitter, default_intervals, group_frame,
                                  lifelines_reference)
 from dpcore.survival.hazard_ratio import ESTIMAND
+from dpcore.validation import distinct_columns
 from ui.exports import code_downloads, release_with_script  # notebook, script
 
 #: Public interval counts offered (measured in bench/results/cox.md: one where events are rare, more where common).
@@ -35,6 +39,30 @@ INTERVALS_HELP = (
     "−0.49 with eight, Cox −0.53) but add noise: every interval is two more noisy counts per group. Measured: with "
     "few events (a 1,151-person trial, 8 %) one interval is best at ε = 1; with ≥ 40 % events choose 2–4, and "
     "with long follow-up and common events more (democracy durations, 81 % over 45 years: 16 at ε = 2).")
+NONE = "(none)"
+#: How an adjusting column is declared; continuous ones are refused by the fitter (its message says why).
+CODINGS = {"binary": "binary (0, 1)", "categorical": "categorical (declared levels)",
+           "continuous": "continuous (a range)"}
+MAX_ADJUST = 3
+CONTINUOUS_HELP = ("Continuous covariates need the adjusted model (issue 62): code them as declared groups (e.g. age "
+                   "groups in a column of the file) and declare them categorical.")
+
+
+@dataclass(frozen=True)
+class Declared:
+    """The fit's public design beyond the groups: ``strata`` (column, levels) or None; ``covariates`` (column,
+    ``(0, 1)`` or the levels, reference first; a continuous column's range, which the fitter refuses)."""
+
+    strata: tuple[str, tuple[str, ...]] | None = None
+    covariates: tuple[tuple[str, tuple], ...] = ()
+
+    def columns(self) -> list[str]:
+        """The upload's columns the fit reads besides time, event and group."""
+        return [name for name, _ in self.covariates] + ([self.strata[0]] if self.strata else [])
+
+    def cells(self) -> int:
+        """Strata × covariate cells, for the public default of the intervals."""
+        return len(self.strata[1] if self.strata else (0,)) * math.prod(len(b) for _, b in self.covariates)
 
 
 @st.fragment
@@ -42,7 +70,8 @@ def hazard_ratio_section(src, *, horizon: float, records, upload_columns: dict |
     """Hazard ratios of the page's declared groups (``src``: the page's data source), preview and release.
 
     ``upload_columns``: how an upload's columns map to the roles (the survival notebook's fields), for this
-    section's notebook; without it an upload's section offers no notebook (bundled data need none).
+    section's notebook and its strata and covariates (read from ``src.frame``, the upload held in this session);
+    without it an upload's section fits the groups alone and offers no notebook (bundled data need none).
     """
     st.header("Hazard ratio (Cox)")
     if src.group is None or not src.groups or len(src.groups) < 2:
@@ -53,6 +82,10 @@ def hazard_ratio_section(src, *, horizon: float, records, upload_columns: dict |
                               "nothing of it is computed, so the page stays quick."):
         return
     groups = tuple(src.groups)
+    adjustable = not src.bundled and upload_columns is not None and src.frame is not None
+    declared = _declare(src.frame) if adjustable else Declared()
+    if declared is None:
+        return
     c1, c2, c3, c4 = st.columns(4)
     with c1:
         epsilon = ui.epsilon_slider("Privacy budget ε of the hazard ratio", key="hr_eps", default=1.0)
@@ -67,23 +100,29 @@ def hazard_ratio_section(src, *, horizon: float, records, upload_columns: dict |
                  "default number of intervals: one where events are rare (below "
                  f"{RARE_EVENTS:.0%}), more where they are common. Not declared, the rule assumes half.")
     with c4:
-        suggested = default_intervals(epsilon, share, n=len(src.time), cells=len(groups))
+        suggested = default_intervals(epsilon, share, n=len(src.time), cells=len(groups) * declared.cells())
         ui.follow_default("hr_k", suggested)
         intervals = int(ui.url_select_slider(
             "Public intervals", key="hr_k", options=INTERVAL_OPTIONS, value=suggested,
-            help=f"{INTERVALS_HELP} The public rule (from n, ε, the number of groups and the declared share, never "
-                 f"the event times) gives {suggested} here."))
+            help=f"{INTERVALS_HELP} The public rule (from n, ε, the number of groups and cells and the declared "
+                 f"share, never the event times) gives {suggested} here."))
     levels = (reference, *(g for g in groups if g != reference))
-    df = group_frame(src.time, src.event, src.group)
+    names = (upload_columns["time_col"], upload_columns["event_col"], src.group_label) if adjustable else \
+        ("T", "E", "group")  # an upload's own names: its columns are named in the coefficients and the errors
     fitter = None
     with ui.show_errors("Cannot fit the hazard ratio"):
-        fitter = DPCoxPHFitter(epsilon=epsilon, bounds={"group": levels}, horizon=horizon, intervals=intervals)
-        fitter.fit(df, "T", "E", rng=np.random.default_rng(int(st.session_state.get("sv_seed", 0))))
+        distinct_columns(*names, *declared.columns())
+        df = group_frame(src.time, src.event, src.group,
+                         src.frame[declared.columns()] if declared.columns() else None, names=names)
+        spec = {"bounds": {names[2]: levels, **dict(declared.covariates)}, "horizon": float(horizon),
+                "intervals": intervals, "strata": None if declared.strata is None else dict([declared.strata])}
+        fitter = DPCoxPHFitter(epsilon=epsilon, **spec).fit(  # None unless it fits (a refused row stops here)
+            df, names[0], names[1], rng=np.random.default_rng(int(st.session_state.get("sv_seed", 0))))
     if fitter is None:
         return
     private = fitter.summary
-    setting = (src.content, levels, float(horizon), intervals)  # what the ε-independent work depends on
-    nonprivate = ui.session_memo("hr_reference", setting, lambda: lifelines_reference(df, "T", "E", fitter))
+    setting = (src.content, names, levels, declared, float(horizon), intervals)  # all the ε-independent work reads
+    nonprivate = ui.session_memo("hr_reference", setting, lambda: lifelines_reference(df, names[0], names[1], fitter))
     group_name = src.group_label or "group"
     first = private.index[0]
     ui.answer(f"Hazard ratio, {first} (95 % CI)",
@@ -95,15 +134,20 @@ def hazard_ratio_section(src, *, horizon: float, records, upload_columns: dict |
                               title=f"Hazard ratio against {reference} ({group_name})"), key="hr_forest")
     st.caption("Preview of one release (seeded; nothing charged). Blue: the private hazard ratio with the interval a "
                "release reports (sampling and privacy noise together); grey: lifelines' CoxPHFitter on the same "
-               "rows cut at the horizon (non-private, Efron ties, never exported). Events of any type count.")
+               "rows cut at the horizon, with the same covariates and strata (non-private, Efron ties, never "
+               "exported). Events of any type count; people with a missing covariate or stratum are left out of "
+               "both fits (complete cases), and n counts everyone.")
     table = pd.concat({"private": private[["exp(coef)", "exp(coef) lower 95%", "exp(coef) upper 95%", "p",
                                            "se sampling", "se privacy"]],
                        "lifelines (non-private)": nonprivate[["exp(coef)", "exp(coef) lower 95%",
                                                                "exp(coef) upper 95%", "p"]]}, axis=1)
     st.dataframe(table.round(3))
 
-    check = fitter.proportional_hazards_check(rng=np.random.default_rng(1))
-    if intervals >= 2 and not check.trend.empty:
+    check = None if declared.covariates else fitter.proportional_hazards_check(rng=np.random.default_rng(1))
+    if check is None:
+        st.caption("The per-interval check of proportional hazards reads the groups alone: it is shown without "
+                   "covariates (strata are kept).")
+    if check is not None and intervals >= 2 and not check.trend.empty:
         ui.chart(sf.per_interval_figure(check.per_interval, time_label=f"time ({src.time_unit})",
                                         title="Proportional hazards? The ratio in each interval"), key="hr_ph")
         trend = check.trend.iloc[0]
@@ -111,13 +155,14 @@ def hazard_ratio_section(src, *, horizon: float, records, upload_columns: dict |
                    f"same released counts): z = {trend['z']:.2f}, p = {trend['p']:.2g}. A small p says the hazards "
                    "are not proportional: one ratio then averages a ratio that changes.")
 
-    many = fitter.simulate(df, "T", "E", draws=UTILITY_DRAWS, rng=np.random.default_rng(7), redraws=REDRAWS)
+    many = fitter.simulate(df, names[0], names[1], draws=UTILITY_DRAWS, rng=np.random.default_rng(7), redraws=REDRAWS)
     diff = np.abs(many.coef[:, 0] - nonprivate.iloc[0]["coef"])
-    st.markdown(f"**Over {UTILITY_DRAWS} preview releases at ε = {epsilon:g}:** median |Δ log HR| against lifelines "
+    st.markdown(f"**Over {UTILITY_DRAWS} preview releases at ε = {epsilon:g}:** median |Δ log HR| of "
+                f"{ui.literal(first)} against lifelines "
                 f"{np.median(diff):.3f} ({np.median(diff) / nonprivate.iloc[0]['se(coef)']:.2f} of its standard "
                 f"error); significant at 5 % in {np.mean(many.p_value[:, 0] < 0.05):.0%} of releases (lifelines: "
                 f"p = {nonprivate.iloc[0]['p']:.2g}).")
-    curve = ui.session_memo("hr_curve", setting, lambda: _utility_curve(df, levels, horizon, intervals,
+    curve = ui.session_memo("hr_curve", setting, lambda: _utility_curve(df, names, spec,
                                                                          float(nonprivate.iloc[0]["coef"])))
     ui.chart(sf.hazard_ratio_utility_figure(curve, chosen=epsilon,
                                             title="Hazard ratio: privacy–utility trade-off"), key="hr_curve")
@@ -130,15 +175,80 @@ def hazard_ratio_section(src, *, horizon: float, records, upload_columns: dict |
                "tight accounting composes them), so split the budget between them.",
                title="What the hazard ratio estimates, and what it costs")
     config = _notebook_config(src, upload_columns, levels=levels, horizon=float(horizon), intervals=intervals,
-                              epsilon=epsilon, seed=int(st.session_state.get("sv_seed", 0)))
+                              epsilon=epsilon, seed=int(st.session_state.get("sv_seed", 0)),
+                              strata=declared.strata, covariates=declared.covariates)
     if config is not None:
         code_downloads(config)
     ui.release_panel(
         key="hazard_ratio", dataset_label=src.label, fingerprint=src.fp, persons=src.persons, records=records,
         method=METHOD, epsilon=epsilon, params=fitter.public_params(),
-        make_bundle=lambda: _released(DPCoxPHFitter(epsilon=epsilon, bounds={"group": levels}, horizon=horizon,
-                                                    intervals=intervals).fit(df, "T", "E"), src, group_name,
-                                      config))
+        make_bundle=lambda: _released(DPCoxPHFitter(epsilon=epsilon, **spec).fit(df, names[0], names[1]), src,
+                                      group_name, config))
+
+
+def _declare(frame: pd.DataFrame) -> Declared | None:
+    """An upload's strata and adjusting columns with their levels as the user types them (public, like the group
+    labels: never read off the file); None, with a note, while a chosen column's levels are still to be declared."""
+    columns = list(frame.columns)
+    left, right = st.columns(2)
+    with left:
+        stratum = ui.url_selectbox(
+            "Stratify by (optional)", key="hr_strata", options=[NONE, *columns],
+            help="Each stratum gets its own baseline hazard (lifelines' strata=), as a trial stratified by site or "
+                 "by a prognostic factor reports it; one hazard ratio is shared by all strata.")
+    with right:
+        adjust = ui.url_multiselect(
+            f"Adjust for (optional, up to {MAX_ADJUST})", key="hr_adjust", options=columns,
+            max_selections=MAX_ADJUST,
+            help="Declared binary (0, 1) or categorical columns, each with its own hazard ratio beside the groups'. "
+                 + CONTINUOUS_HELP)
+    missing, strata, covariates = [], None, []
+    if stratum != NONE:
+        strata = (stratum, _typed(f"Strata in {ui.literal(repr(stratum))} (public: as the design fixes them, "
+                                  "comma-separated)", f"hr_strata_levels:{stratum}", "e.g. site A, site B"))
+        missing += [stratum] if not strata[1] else []
+    for column in adjust:
+        coding_col, levels_col = st.columns([1, 2])
+        coding = coding_col.selectbox(f"{ui.literal(repr(column))} is", options=list(CODINGS), key=f"hr_coding:{column}",
+                                      format_func=CODINGS.get, help=CONTINUOUS_HELP)
+        with levels_col:
+            if coding == "binary":
+                st.caption(f"{ui.literal(repr(column))}: 0 or 1 (values outside are clipped into the bounds).")
+                covariates.append((column, (0, 1)))
+            elif coding == "categorical":
+                levels = _typed(f"Levels of {ui.literal(repr(column))} (public, the reference first, comma-separated)",
+                                f"hr_levels:{column}", "e.g. I, II, III")
+                covariates.append((column, levels))
+                missing += [column] if len(levels) < 2 else []
+            else:  # declared so that the fitter says why it cannot fit it
+                typed = _typed(f"Public range of {ui.literal(repr(column))} (lowest, highest)", f"hr_range:{column}",
+                               "e.g. 18, 90")
+                bound = tuple(float(v) for v in typed) if all(_is_number(v) for v in typed) else ()
+                covariates.append((column, bound))
+                missing += [column] if len(bound) != 2 else []
+    if missing:
+        st.info(ui.literal(f"Declare the levels (a range: two numbers) of {', '.join(map(repr, missing))} (as the "
+                           "study design fixes them) "
+                           "to stratify or adjust by them."), icon=":material/info:")
+        return None
+    said = [f"strata {strata[0]!r}: {', '.join(strata[1])}"] if strata else []
+    said += [f"{name!r}: " + ("binary (0, 1)" if b == (0, 1) else ", ".join(map(str, b))) for name, b in covariates]
+    if said:
+        st.caption(ui.literal("Declared: " + "; ".join(said)))
+    return Declared(strata, tuple(covariates))
+
+
+def _typed(label: str, key: str, placeholder: str) -> tuple[str, ...]:
+    """Comma-separated labels as typed (stripped, in order, without repeats)."""
+    text = st.text_input(label, key=key, placeholder=placeholder)
+    return tuple(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
 
 
 def _notebook_config(src, upload_columns: dict | None, **settings) -> HazardRatioConfig | None:
@@ -153,13 +263,13 @@ def _notebook_config(src, upload_columns: dict | None, **settings) -> HazardRati
                              **upload_columns)
 
 
-def _utility_curve(df: pd.DataFrame, levels, horizon: float, intervals: int, reference: float) -> pd.DataFrame:
-    """|Δ log HR| against lifelines and the share significant over previews at each ε (does not depend on the ε
-    chosen: kept while only ε moves)."""
+def _utility_curve(df: pd.DataFrame, names, spec: dict, reference: float) -> pd.DataFrame:
+    """|Δ log HR| of the primary coefficient against lifelines and the share significant over previews at each ε
+    (does not depend on the ε chosen: kept while only ε moves)."""
     rows = []
     for eps in CURVE_EPSILONS:
-        at = DPCoxPHFitter(epsilon=eps, bounds={"group": levels}, horizon=horizon, intervals=intervals)
-        fit = at.simulate(df, "T", "E", draws=CURVE_DRAWS, rng=np.random.default_rng(11), redraws=REDRAWS)
+        at = DPCoxPHFitter(epsilon=eps, **spec)
+        fit = at.simulate(df, names[0], names[1], draws=CURVE_DRAWS, rng=np.random.default_rng(11), redraws=REDRAWS)
         d = np.abs(fit.coef[:, 0] - reference)
         rows.append({"epsilon": eps, "median_abs_diff": np.median(d), "q90_abs_diff": np.quantile(d, 0.9),
                      "share_significant": np.mean(fit.p_value[:, 0] < 0.05)})
