@@ -10,8 +10,8 @@ import ui
 from ui.plan_first import fdr, regression, sparse, survival
 
 #: the methods with a plan-first path: URL value → (label, the module drawing its steps)
-METHODS = {"survival": ("Survival curves", survival), "sparse": ("Sparse regression", sparse),
-           "regression": ("Robust regression", regression), "fdr": ("Online FDR", fdr)}
+METHODS = {"survival": ("Survival curves", survival), "regression": ("Drug sensitivity (regression)", regression),
+           "sparse": ("Sparse learning", sparse), "fdr": ("Online FDR", fdr)}
 
 ui.page_header("Plan first: fix the settings without looking at the data",
                "Declare what the study design makes public, try the settings on simulated data, lock them, and only "

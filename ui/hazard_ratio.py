@@ -44,7 +44,7 @@ NONE = "(none)"
 CODINGS = {"binary": "binary (0, 1)", "categorical": "categorical (declared levels)",
            "continuous": "continuous (a range)"}
 MAX_ADJUST = 3
-CONTINUOUS_HELP = ("Continuous covariates need the adjusted model (issue 62): code them as declared groups (e.g. age "
+CONTINUOUS_HELP = ("Continuous covariates need the adjusted model, not built here: code them as declared groups (e.g. age "
                    "groups in a column of the file) and declare them categorical.")
 
 

@@ -64,7 +64,7 @@ def declare_facts() -> pl.FdrFacts | None:
                                          "binomial η. Never read off the p-values.")
             eta = d4.number_input("Stated η", min_value=1e-4, max_value=10.0, value=0.0831, format="%.4f",
                                   key="plan_fdr_eta")
-            confirmed = d4.checkbox("I state that one person moves every log p by at most this η",
+            confirmed = st.checkbox("I state that one person moves every log p by at most this η",
                                     key="plan_fdr_eta_confirm", help="Only with a stated η: a release's guarantee "
                                     "rests on this statement, and its notes say so.")
             e1, e2, e3 = st.columns(3)

@@ -75,7 +75,7 @@ def declare_facts() -> pl.RegressionFacts | None:
                                                         "never the file: values outside are clipped.")
             xhi = d4.text_input("Public feature maximum (one for all, or one per feature)", value="1",
                                 key="plan_rg_xhi")
-            e1, e2, e3, e4, e5 = st.columns(5)
+            e1, e2, e3, e4 = st.columns(4)
             n_max = e1.number_input("Number of people, or an upper bound", min_value=MIN_ROWS, max_value=MAX_PROXY_N,
                                     value=500, step=1, key="plan_rg_n")
             n_test = e2.number_input("Rows held out (the script's check)", min_value=MIN_TEST, value=50, step=10,
@@ -85,7 +85,7 @@ def declare_facts() -> pl.RegressionFacts | None:
                                  step=0.05, key="plan_rg_r2", help="From the literature or a pilot, never the file.")
             seed = e4.number_input("Seed (public)", min_value=0, max_value=10_000, value=0, step=1,
                                    key="plan_rg_seed")
-            distinct = e5.checkbox("Identical rows are different people", key="plan_rg_distinct",
+            distinct = st.checkbox("Identical rows are different people", key="plan_rg_distinct",
                                    help="Without a person id column each whole row is a person; rows that repeat "
                                         "another are refused at release unless you declare this.")
             if st.form_submit_button("Declare these facts"):

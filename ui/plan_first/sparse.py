@@ -61,14 +61,14 @@ def declare_facts() -> ps.SparseFacts | None:
             d = c3.number_input("Number of features (when not named)", min_value=2, max_value=ps.MAX_FEATURES,
                                 value=20, step=1, key="plan_sp_d")
             person = c4.text_input("Person id column (optional)", value="", key="plan_sp_person")
-            d1, d2, d3, d4 = st.columns(4)
+            d1, d2, d3 = st.columns(3)
             loss = d1.selectbox("Model", sp.LOSSES, key="plan_sp_loss",
                                 format_func=lambda s: f"sparse {s} regression")
             threshold = d2.text_input("Public threshold for a continuous response (logistic; blank = 0/1 labels)",
                                       value="", key="plan_sp_threshold")
             n_max = d3.number_input("Number of people, or an upper bound", min_value=10, value=500, step=1,
                                     key="plan_sp_n")
-            distinct = d4.checkbox("Identical rows are different people", key="plan_sp_distinct",
+            distinct = st.checkbox("Identical rows are different people", key="plan_sp_distinct",
                                    help="Without a person id column each whole row is a person; rows that repeat "
                                         "another are refused at release unless you declare this.")
             e1, e2, e3 = st.columns(3)

@@ -59,14 +59,14 @@ def declare_facts() -> pl.SurvivalFacts | None:
             unit = d3.selectbox("Time unit of the file", UNITS, index=UNITS.index("months"), key="plan_tunit")
             horizon = d4.number_input("Horizon: planned follow-up", min_value=0.001, value=60.0, format="%g",
                                       key="plan_horizon")
-            e1, e2, e3, e4 = st.columns(4)
+            e1, e2, e3 = st.columns(3)
             medians = e1.text_input("Expected median survival per group (for the proxy)", value="24",
                                     key="plan_medians", help="From the protocol or the literature, never the file.")
             censored = e2.number_input("Expected share censored (for the proxy)", min_value=0.0,
                                        max_value=pl.MAX_CENSORED, value=0.3, step=0.05, key="plan_censored")
             seed = e3.number_input("Proxy seed (public)", min_value=0, max_value=10_000, value=0, step=1,
                                    key="plan_seed")
-            distinct = e4.checkbox("Identical rows are different people", key="plan_distinct",
+            distinct = st.checkbox("Identical rows are different people", key="plan_distinct",
                                    help="Without a person id column each whole row is a person; rows that repeat "
                                         "another are refused at release unless you declare this.")
             if st.form_submit_button("Declare these facts"):
