@@ -22,6 +22,8 @@ from dpcore.ledger import Persons, fingerprint
 from dpcore.datasets import UNIT_DAYS, load_survival, manifest, survival_names, survival_persons, survival_title
 from ui.accuracy import accuracy_first
 from ui.private_choice import RowsForChoice
+from ui.private_grid import private_grid
+from dpcore.grid_selection import ReleaseSetting as GridRelease
 from ui.exports import code_downloads, release_with_script  # notebook, script
 from dpcore.notebooks import SurvivalConfig
 from dpcore.utility import describe_draws
@@ -372,6 +374,11 @@ with ui.settings_group("sv_settings") as settings:
         seed = int(ui.url_number("Preview seed", key="sv_seed", min_value=0, max_value=10_000, value=0, step=1,
                                  help="Seeds the preview only; a release is seeded by the operating system."))
         settings.shows(f"seed {seed}")
+    private_grid("sv", time=src.time, event=src.event, group=src.group if compare else None, fingerprint=src.fp,
+                 label=src.label, persons=src.persons, controls=("sv_unit", "sv_width"), grid_setting="grid",
+                 setting=GridRelease(horizon, src.time_unit, _rule_inputs()["epsilon"], src.groups if compare else None,
+                                     len(src.event_labels), "gaussian" if kind == "gaussian" else "discrete_laplace",
+                                     delta, risk_set, resolution))  # a charged choice among the rule's neighbours
 
 grid = None
 with ui.show_errors("Cannot build the grid"):

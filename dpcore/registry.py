@@ -27,6 +27,7 @@ METHODS: dict[str, tuple[str, str]] = {
     "fdr": ("dpcore.fdr", "Online FDR (PAPRIKA)"),
     "selection": ("dpcore.selection", "Private choice of ε (the smallest ε meeting a target)"),
     "private_bounds": ("dpcore.private_bounds", "Private choice of clipping ranges (DP quantiles)"),
+    "grid_selection": ("dpcore.grid_selection", "Private choice of the survival grid (the bin width)"),
 }
 
 

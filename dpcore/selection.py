@@ -101,39 +101,53 @@ def scores(counts, blocks: int) -> np.ndarray:
     return np.concatenate([candidate, none], axis=-1)
 
 
-def noise_scale(epsilon: float) -> float:
-    """The exponential noise's scale 2Δ/ε for an ε-DP choice."""
+def noise_scale(epsilon: float, sensitivity: int = SENSITIVITY) -> float:
+    """The exponential noise's scale 2Δ/ε for an ε-DP choice on scores of L∞ sensitivity Δ."""
     if not (epsilon > 0 and math.isfinite(epsilon)):
         raise ValueError("the selection's ε must be positive and finite")
-    return 2.0 * SENSITIVITY / float(epsilon)
+    return 2.0 * sensitivity / float(epsilon)
+
+
+def preview_argmax(values, epsilon: float, *, sensitivity: int, rng: np.random.Generator, draws: int,
+                   scale_factor: float = 1.0) -> np.ndarray:
+    """``draws`` noisy maxima of integer scores ``values`` as :func:`noisy_argmax` draws them (the same law, seeded
+    NumPy, all draws at once: audits and benches). ``scale_factor`` plants a bug for audits (0.5: noise halved)."""
+    u = np.asarray(values, dtype=float)
+    noisy = u + rng.exponential(noise_scale(epsilon, sensitivity) * scale_factor, size=(int(draws), u.shape[-1]))
+    return np.argmax(noisy, axis=-1)
 
 
 def preview_choices(counts, blocks: int, epsilon: float, *, rng: np.random.Generator, draws: int,
                     scale_factor: float = 1.0) -> np.ndarray:
-    """``draws`` indices chosen on ``counts`` as :func:`release_choice` chooses (the same law, seeded NumPy:
-    audits and the bench). ``scale_factor`` plants a bug for audits (0.5: noise halved)."""
-    u = scores(counts, blocks).astype(float)
-    noisy = u + rng.exponential(noise_scale(epsilon) * scale_factor, size=(int(draws), u.shape[-1]))
-    return np.argmax(noisy, axis=-1)
+    """``draws`` indices chosen on ``counts`` as :func:`release_choice` chooses (:func:`preview_argmax`)."""
+    return preview_argmax(scores(counts, blocks), epsilon, sensitivity=SENSITIVITY, rng=rng, draws=draws,
+                          scale_factor=scale_factor)
 
 
 @lru_cache(maxsize=32)
-def _noisy_max(epsilon: float):
-    """OpenDP's report-noisy-max (exponential noise under max-divergence) for an ε-DP choice on scores of L∞ sensitivity Δ; its privacy map confirms
-    the cost (Δ in, at most ε out). Built once per ε: building costs milliseconds, a draw microseconds."""
+def _noisy_max(epsilon: float, sensitivity: int):
+    """OpenDP's report-noisy-max (exponential noise under max-divergence) for an ε-DP choice on scores of L∞
+    sensitivity Δ; its privacy map confirms the cost (Δ in, at most ε out). Built once per (ε, Δ): building costs
+    milliseconds, a draw microseconds."""
     import opendp.prelude as dp
 
     dp.enable_features("contrib")
     space = dp.vector_domain(dp.atom_domain(T=int)), dp.linf_distance(T=int, monotonic=False)
-    measurement = dp.m.make_noisy_max(*space, dp.max_divergence(), scale=noise_scale(epsilon))
-    if measurement.map(SENSITIVITY) > epsilon * (1 + 1e-9):
+    measurement = dp.m.make_noisy_max(*space, dp.max_divergence(), scale=noise_scale(epsilon, sensitivity))
+    if measurement.map(sensitivity) > epsilon * (1 + 1e-9):
         raise RuntimeError("OpenDP states a larger cost for this selection than claimed")
     return measurement
 
 
+def noisy_argmax(values, epsilon: float, *, sensitivity: int) -> int:
+    """The index of the noisy maximum of integer scores ``values`` from OpenDP's ``make_noisy_max`` (seeded by the
+    operating system): ε-DP when the scores' L∞ sensitivity is ``sensitivity``."""
+    return int(_noisy_max(float(epsilon), int(sensitivity))([int(v) for v in values]))
+
+
 def release_choice(counts, blocks: int, epsilon: float) -> int:
-    """One index from OpenDP's ``make_noisy_max`` (seeded by the operating system)."""
-    return int(_noisy_max(float(epsilon))([int(v) for v in scores(counts, blocks)]))
+    """One index from OpenDP's ``make_noisy_max`` on the scores of ``counts``."""
+    return noisy_argmax(scores(counts, blocks), epsilon, sensitivity=SENSITIVITY)
 
 
 @dataclass(frozen=True)
@@ -231,12 +245,18 @@ def audit_pair() -> tuple[np.ndarray, np.ndarray, int]:
     return a, b, n
 
 
+def audit_counts() -> tuple[dict[str, np.ndarray], int]:
+    """The vote counts of :func:`audit_pair`'s two neighbours (A: (τ, τ − 1), B: (τ − 1, τ)) through :func:`votes`,
+    and their n: one block's vote moved from the first candidate to the second (the grid choice's audit too)."""
+    a, b, n = audit_pair()
+    return {w: votes(_audit_judge(data), n, 2, blocks=AUDIT_BLOCKS, seed=0).sum(axis=0)
+            for w, data in (("A", a), ("B", b))}, n
+
+
 def audit_scenarios(epsilon: float) -> list[AuditScenario]:
     """The private choice of ε with its selection step included: votes computed on two neighbouring data sets,
     then report-noisy-max, summarised by whether it chose the candidate the replaced row moved to."""
-    a, b, n = audit_pair()
-    counts = {w: votes(_audit_judge(data), n, 2, blocks=AUDIT_BLOCKS, seed=0).sum(axis=0)
-              for w, data in (("A", a), ("B", b))}
+    counts, n = audit_counts()
 
     def sampler(which: str, planted_bug: bool, rng: np.random.Generator | None, draws: int) -> np.ndarray:
         factor = 0.5 if planted_bug else 1.0
