@@ -23,6 +23,7 @@ from ui.accuracy import accuracy_first
 from ui.exports import code_downloads, release_with_script  # notebook, script
 from dpcore.notebooks import SparseConfig
 from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
+from ui import private_bounds  # an upload's K and r chosen by a charged DP quantile
 from ui.layout import literal
 from dpcore.utility import describe_draws
 from ui.widgets import epsilon_options
@@ -282,11 +283,13 @@ with settings_slot, ui.settings_group("sp_settings") as settings:
 
     n, d = data.X.shape
     c1, c2, c3 = st.columns(3)
+    limits = (0.1, 100.0)  # K's and r's public range (a private choice picks inside it)
     with c1:
-        K = float(ui.url_number("Feature bound K (|x| ≤ K)", key="sp_K", min_value=0.1, max_value=100.0, value=1.0))
+        K = float(ui.url_number("Feature bound K (|x| ≤ K)", key="sp_K", min_value=limits[0], max_value=limits[1],
+                                value=1.0))
     with c2:
-        r = float(ui.url_number("Response bound r (|y| ≤ r)", key="sp_r", min_value=0.1, max_value=100.0, value=5.0,
-                                disabled=loss == "logistic"))
+        r = float(ui.url_number("Response bound r (|y| ≤ r)", key="sp_r", min_value=limits[0], max_value=limits[1],
+                                value=5.0, disabled=loss == "logistic"))
     with c3:
         B_default = float(public_key[3]) if source == "synthetic" else 10.0
         ui.follow_default("sp_B", B_default)
@@ -295,6 +298,9 @@ with settings_slot, ui.settings_group("sp_settings") as settings:
                                 help="Public bound ‖θ‖1 ≤ B; every iterate is rescaled into this ball. It sets the "
                                      "gradient bound γ = K(KB + r) that all methods' noise grows with."))
     settings.shows(f"K = {K:g}" + ("" if loss == "logistic" else f", r = {r:g}") + f", B = {B:g}")
+    if source == "upload":  # K and r chosen from the rows by a charged DP quantile (custodians)
+        private_bounds.private_sparse_bounds("sp", X=data.X, y=data.y, response=loss == "linear", fingerprint=fp,
+                                             label=label, persons=persons, bound_keys=("sp_K", "sp_r"), limits=limits)
     release_variant = ui.url_radio("What the Release button releases", key="sp_release", options=list(RELEASES),
                                    format_func=RELEASES.get, horizontal=True,
                                    help="Peeling + private fit finds the support at the ε users accept "

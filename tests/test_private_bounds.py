@@ -1,12 +1,13 @@
 """The private choice of clipping ranges (dpcore.private_bounds): the quantile score's sensitivity on adversarial
 neighbours, the choice approaching the true quantiles as ε grows, the coverage, its black-box audit with one row at
 the boundary of every quantile at once (the per-release ε, not a per-quantile one) and a planted bug caught, and its
-OpenDP release path.
+OpenDP release path; the same for the sparse page's bounds K and r (one quantile each of every row's largest |x| and
+of |y|), whose audit pair moves one row's largest |x| and its |y| at once.
 
 False alarms: the preview audits are seeded (the same draws every run: no flake), and their bound holds with
-confidence 1 − 10⁻⁵ whatever the seed. The release path is seeded by the operating system: its audit runs at
-confidence 1 − 10⁻⁵ and its law check at 5 binomial standard deviations per value (two-sided ≤ 6·10⁻⁷ each, at most
-24 values: ≤ 1.4·10⁻⁵), so a correct mechanism fails this file with probability below 10⁻⁴."""
+confidence 1 − 10⁻⁵ whatever the seed. The release paths are seeded by the operating system: two audits at
+confidence 1 − 10⁻⁵ each, and two law checks at 5 binomial standard deviations per value (two-sided ≤ 6·10⁻⁷ each,
+at most 24 + 7 values: ≤ 1.9·10⁻⁵), so a correct mechanism fails this file with probability below 4·10⁻⁵ < 10⁻⁴."""
 
 from __future__ import annotations
 
@@ -102,7 +103,7 @@ def test_the_audit_with_the_selection_step_passes_and_catches_the_planted_bug(ep
     """10⁶ seeded runs per neighbour. The correct mechanism is not refuted, and its bound is above one quantile's
     share ε / 2k: the loss of all quantiles adds up, so only the per-release ε can hold. Each quantile given the
     whole ε (a per-quantile guarantee) is refuted."""
-    (scenario,) = pb.audit_scenarios(epsilon)
+    scenario = pb.audit_scenarios(epsilon)[0]  # the ranges
     honest, _, _ = scenario.run(10**6, seed=0, confidence=CONFIDENCE)
     assert not honest.violation and honest.epsilon_lower > epsilon / (2 * pb.AUDIT_COLUMNS)
     planted, _, _ = scenario.run(10**6, seed=0, planted_bug=True, confidence=CONFIDENCE)
@@ -110,7 +111,7 @@ def test_the_audit_with_the_selection_step_passes_and_catches_the_planted_bug(ep
 
 
 def test_the_release_path_draws_with_the_previews_law_and_within_its_claim():
-    (scenario,) = pb.audit_scenarios(2.0)
+    scenario = pb.audit_scenarios(2.0)[0]
     result, _, _ = scenario.run(1200, path="release", confidence=CONFIDENCE)
     assert not result.violation
     release = scenario.release_sampler("B", False, 1500)
@@ -149,3 +150,92 @@ def test_bad_inputs_are_refused_with_the_reason(kwargs, message):
     args.update(kwargs)
     with pytest.raises(ValueError, match=message):
         pb.choose_ranges(args.pop("values"), args.pop("outer"), **args)
+
+
+# -- the sparse page's K and r: one quantile per bound ------------------------------------------------------------------
+def test_the_row_maximum_and_the_response_are_one_value_each_per_row():
+    """Replacing one row of (X, y) — every feature and the response at once, to either extreme — changes one value
+    of each magnitude column, so the bounds' scores move by at most Δ = 1, and the pair reaches it."""
+    rng = np.random.default_rng(9)
+    grid = pb.candidate_grid([(0.0, 5.0)] * 2, 11)
+    worst = 0.0
+    for _ in range(200):
+        n = int(rng.integers(5, 30))
+        X, y = rng.normal(0, 2, size=(n, 4)), rng.normal(0, 2, size=n)
+        before = pb.scores(pb.magnitudes(X, y), grid, [0.5, 0.9, 0.99])
+        row = int(rng.integers(n))
+        for new in (0.0, -9.0, 9.0, 2.5):
+            X2, y2 = X.copy(), y.copy()
+            X2[row], y2[row] = new, new
+            changed = pb.magnitudes(X2, y2) != pb.magnitudes(X, y)
+            assert changed.any(axis=1).sum() <= 1  # one row's magnitudes, nobody else's
+            worst = max(worst, float(np.abs(pb.scores(pb.magnitudes(X2, y2), grid, [0.5, 0.9, 0.99]) - before).max()))
+    assert worst <= pb.SENSITIVITY + 1e-12 and worst == pytest.approx(pb.SENSITIVITY)
+    (xa, ya), (xb, yb) = pb.audit_bounds_pair()
+    grid = pb.candidate_grid([pb.AUDIT_OUTER] * 2, pb.AUDIT_POINTS)
+    ua, ub = (pb.scores(pb.magnitudes(x, y), grid, [pb.AUDIT_BOUND_COVERAGE])[:, 0] for x, y in ((xa, ya), (xb, yb)))
+    assert np.allclose((ub[:, 3] - ub[:, 2]) - (ua[:, 3] - ua[:, 2]), 2.0 * pb.SENSITIVITY)  # both bounds at once
+    assert np.abs(ub - ua).max() == pytest.approx(pb.SENSITIVITY)
+
+
+def test_k_and_r_approach_the_true_quantiles_as_epsilon_grows():
+    rng = np.random.default_rng(10)
+    X, y = rng.normal(0, 1, size=(2000, 30)), rng.standard_t(4, 2000)
+    values, outer = pb.magnitudes(X, y), [(0.1, 100.0), (0.1, 100.0)]
+    exact = np.quantile(values, 0.9, axis=0)
+    errors = []
+    for eps in (0.1, 1.0, 10.0, 1000.0):
+        chosen = pb.preview_bounds(values, outer, epsilon=eps, coverage=0.9, rng=np.random.default_rng(11), draws=400)
+        errors.append(float(np.mean(np.abs(chosen - exact))))
+    assert errors == sorted(errors, reverse=True) and errors[0] > 10 * errors[2]
+    assert errors[-1] <= 0.1  # the grid's step (100 / 1000)
+    # at the same ε, two quantiles err far less than the 2(d + 1) of per-column ranges would at ε / (d + 1)
+    cheap = pb.preview_bounds(values, outer, epsilon=1.0, rng=np.random.default_rng(12), draws=400)
+    costly = pb.preview_bounds(values, outer, epsilon=2.0 / (2 * 31), rng=np.random.default_rng(12), draws=400)
+    assert np.mean(np.abs(cheap - exact)) < np.mean(np.abs(costly - exact)) / 5
+
+
+@pytest.mark.parametrize("epsilon", [1.0, 2.0])
+def test_the_bounds_audit_passes_and_catches_the_planted_bug(epsilon):
+    """10⁶ seeded runs per neighbour on the K/r pair. The correct mechanism is not refuted and its bound is above
+    one quantile's share ε / 2 (the two bounds' losses add up); each bound given the whole ε is refuted."""
+    scenario = next(s for s in pb.audit_scenarios(epsilon) if s.summary == "K + r")
+    honest, _, _ = scenario.run(10**6, seed=0, confidence=CONFIDENCE)
+    assert not honest.violation and honest.epsilon_lower > 0.9 * epsilon
+    planted, _, _ = scenario.run(10**6, seed=0, planted_bug=True, confidence=CONFIDENCE)
+    assert planted.violation and planted.epsilon_lower > 1.5 * epsilon
+
+
+def test_the_bounds_release_path_draws_with_the_previews_law_and_within_its_claim():
+    """OpenDP's sampler (seeded by the system): its audit at confidence 1 − 10⁻⁵, its law within 5 binomial sds at
+    each of at most 7 values (sums of two bounds on 0, 1, 2, 3)."""
+    scenario = next(s for s in pb.audit_scenarios(2.0) if s.summary == "K + r")
+    result, _, _ = scenario.run(1200, path="release", confidence=CONFIDENCE)
+    assert not result.violation
+    release = scenario.release_sampler("B", False, 1500)
+    preview = scenario.sampler("B", False, np.random.default_rng(13), 10**5)
+    for v in np.unique(np.concatenate([release, preview])):
+        p = np.mean(preview == v)
+        assert abs(np.mean(release == v) - p) < 5 * np.sqrt(p * (1 - p) / release.size) + 1e-3
+
+
+def test_the_bounds_are_deterministic_given_the_seed_and_say_what_they_cost():
+    rng = np.random.default_rng(14)
+    values = pb.magnitudes(rng.normal(size=(60, 5)), rng.normal(size=60))
+    outer = [(0.1, 10.0), (0.1, 10.0)]
+    first, again = (pb.preview_bounds(values, outer, epsilon=1.0, rng=np.random.default_rng(15), draws=50)
+                    for _ in range(2))
+    assert np.array_equal(first, again)
+    chosen = pb.choose_bounds(values, outer, epsilon=1.0, names=("K", "r"))
+    grid = pb.candidate_grid(outer)
+    assert chosen.quantiles == 2 and chosen.public_params()["ε per quantile"] == 0.5
+    assert all(b in grid[j] for j, b in enumerate(chosen.bounds))
+    assert chosen.table() == {"bound": ["K", "r"], "value": list(chosen.bounds)}
+    assert "K, r" in chosen.summary() and "charged ε = 1" in chosen.summary()
+    only_k = pb.choose_bounds(values[:, :1], outer[:1], epsilon=1.0, names=("K",))  # logistic: no r, all ε to K
+    assert only_k.public_params()["ε per quantile"] == 1.0
+    assert pb.magnitudes([[1.0, -3.0], [0.5, 0.2]]).tolist() == [[3.0], [0.5]]
+    with pytest.raises(ValueError, match="coverage"):
+        pb.choose_bounds(values, outer, epsilon=1.0, coverage=1.0)
+    with pytest.raises(ValueError, match="2 columns but 1 declared"):
+        pb.choose_bounds(values, outer[:1], epsilon=1.0)

@@ -13,6 +13,7 @@ import streamlit as st
 from dpcore.ledger.config import LedgerConfig, open_ledger
 from dpcore.provenance import CHANGED, SELECTED
 from tests.test_regression_page import _FakeUpload, _diabetes_like_csv, _ok, _release, _with_upload
+from ui.private_bounds import declared_key
 from ui.state import DEFAULT_DATA_DIR
 
 METHOD = "Private choice of clipping ranges"
@@ -72,3 +73,29 @@ def test_a_range_edited_after_the_choice_is_a_change_and_needs_the_box(monkeypat
         at.checkbox(key="rg_ranges_ok").check().run()
         bundle = _release(at)
     assert bundle.settings_choice.how == CHANGED and "response range" in bundle.settings_choice.changed
+
+
+def test_a_feature_can_have_its_own_declared_outer_range(monkeypatch):
+    """One row of the declared table edited (a feature on its own scale): that feature's candidates lie in its own
+    range, the others keep the shared one; a blank cell is refused before anything is charged."""
+    monkeypatch.setenv("DPCORE_DEFAULT_EPSILON_CAP", "100")
+    data = _diabetes_like_csv()
+    at = _with_upload(data, confirmed=False)
+    table = declared_key("rg", ["age", "bmi", "chol"], 0.0, 400.0)
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(data, "mine.csv")):
+        at.number_input(key="rg_pb_xlo").set_value(0.0)
+        at.number_input(key="rg_pb_xhi").set_value(400.0)
+        at.run()
+        at.session_state[table] = {"edited_rows": {1: {"declared minimum": None}}, "added_rows": [],
+                                   "deleted_rows": []}
+        at.run()  # the button takes the declared ranges drawn with it
+        at.button(key="rg_pb_choose").click().run()
+        assert any("Private choice not made" in e.value for e in at.error)
+        assert not open_ledger(LedgerConfig.from_env(DEFAULT_DATA_DIR)).records()  # nothing charged
+        at.session_state[table] = {"edited_rows": {1: {"declared minimum": 10.0, "declared maximum": 60.0}},
+                                   "added_rows": [], "deleted_rows": []}
+        ranges = _choose(at, data)
+    (choice,) = open_ledger(LedgerConfig.from_env(DEFAULT_DATA_DIR)).records()
+    assert choice.params["declared outer ranges"][1:] == [[0.0, 400.0], [10.0, 60.0], [0.0, 400.0]]
+    assert 10.0 <= ranges.lower[2] < ranges.upper[2] <= 60.0  # bmi, inside its own declared range
+    assert ranges.outer[2] == (10.0, 60.0) and ranges.outer[1] == ranges.outer[3] == (0.0, 400.0)
