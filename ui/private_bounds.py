@@ -149,7 +149,9 @@ def private_sparse_bounds(key: str, *, X: np.ndarray, y: np.ndarray, response: b
                    for cell, name in zip(cells, names)]
         st.caption(f"Candidates: {pb.GRID_POINTS} evenly spaced points from {limits[0]:g} to each declared maximum "
                    "(public, never the data); a larger value counts at the top. One quantile per bound, not two per "
-                   "column: each gets d + 1 times the ε a per-column range would (bench/results/private_bounds.md).")
+                   "column: each gets d + 1 times the ε a per-column range would. On 353 rows (d = 50, coverage 90 %) "
+                   "K and r came within 2 % of the non-private quantiles from ε = 1, and within 2 % at ε = 5 for "
+                   "coverage 98 %; below, far too wide (bench/results/private_bounds.md).")
         declared = tuple((limits[0], h) for h in highest)
         values = pb.magnitudes(X, y if response else None)
         read = hashlib.sha256(values.tobytes()).hexdigest()  # the rows and columns read: a new choice of either
