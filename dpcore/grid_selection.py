@@ -97,7 +97,10 @@ def sup_errors(time, event, group, candidates, setting: ReleaseSetting, *, rng: 
     time, event = np.asarray(time, float), np.asarray(event)
     horizon = float(setting.horizon)
     exact = Grid(np.array([0.0, horizon]), setting.data_unit, setting.data_unit, 1.0)  # data units throughout
-    refs = lifelines_reference(time, event, exact, group=group, groups=setting.groups)
+    # a block may hold nobody of a declared group: its curve is judged on the groups it holds
+    held = [0] if group is None else [i for i, g in enumerate(setting.groups) if np.any(np.asarray(group) == g)]
+    refs = lifelines_reference(time, event, exact, group=group,
+                               groups=None if group is None else [setting.groups[i] for i in held])
     t = np.linspace(0.0, horizon, READ_POINTS + 1)
     truth = np.stack([r.at(t) for r in refs])
     kept = np.stack([r.at_risk_share(t) >= MIN_SHARE for r in refs])
@@ -108,7 +111,7 @@ def sup_errors(time, event, group, candidates, setting: ReleaseSetting, *, rng: 
                               statistic=statistic_for(setting.risk_set))
         noise = noise_for(counts, setting.epsilon, kind=setting.kind, delta=setting.delta)
         noisy = noisy_counts(counts, noise, rng=rng, draws=draws)  # (draws, …): every draw at once
-        curve = km(postprocess(noisy.collapse_types(), risk_set=setting.risk_set)).estimate
+        curve = km(postprocess(noisy.collapse_types(), risk_set=setting.risk_set)).estimate[..., held, :]
         out.append(np.where(kept, np.abs(path(grid.edges, curve, read) - truth), 0.0).max(axis=(-1, -2)))
     return np.stack(out)
 

@@ -101,3 +101,14 @@ def test_the_release_path_draws_within_its_claim():
 def test_too_few_rows_are_refused_with_the_reason():
     with pytest.raises(ValueError, match="at least 125 rows"):
         gs.choose_grid(lambda rows: np.array([True, False]), 100, [(1, "months"), (2, "months")], epsilon=0.5)
+
+
+def test_a_block_without_someone_of_a_declared_group_is_judged_on_the_groups_it_holds():
+    d = load_survival("myeloid")
+    groups = tuple(str(g) for g in np.unique(d.group))
+    setting = gs.ReleaseSetting(d.horizon, d.time_unit, 1.0, groups, len(d.event_labels))
+    candidates = setting.candidates(d.time.size)
+    only = np.flatnonzero(d.group == groups[0])[:60]
+    errors = gs.sup_errors(d.time[only], d.event[only], d.group[only], candidates, setting,
+                           rng=np.random.default_rng(0), draws=5)
+    assert errors.shape == (len(candidates), 5) and np.isfinite(errors).all()

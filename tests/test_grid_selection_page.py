@@ -9,10 +9,12 @@ from unittest import mock
 import numpy as np
 import pytest
 import streamlit as st
+from streamlit.testing.v1 import AppTest
 
 from dpcore.ledger.config import LedgerConfig, open_ledger
 from dpcore.provenance import SELECTED
-from tests.test_survival_page import _FakeUpload, _ok, _with_upload
+from tests.support.pages import SURVIVAL_PAGE, ok as _ok, survival_upload as _with_upload
+from tests.support.uploads import FakeUpload as _FakeUpload
 from ui.state import DEFAULT_DATA_DIR
 
 METHOD = "Private choice of the survival grid"
@@ -55,3 +57,19 @@ def test_a_private_choice_of_the_grid_is_charged_sets_the_grid_and_the_release_s
     assert "chosen by a charged private selection" in bundle.statement and "charged ε = 0.5" in bundle.statement
     assert ledger.records()[-1].settings_choice() == bundle.settings_choice
     assert ledger.records()[-1].persons == N  # the release and its choice charge the same persons
+
+
+def test_with_groups_compared_the_blocks_judge_every_groups_curve(monkeypatch):
+    """Myeloid (646 people, two declared arms compared): the choice runs on the groups' release and is charged."""
+    monkeypatch.setenv("DPCORE_DEFAULT_EPSILON_CAP", "100")
+    at = AppTest.from_file(SURVIVAL_PAGE, default_timeout=120)
+    at.session_state["sv_data"] = "myeloid"
+    at.session_state["sv_grid_private"] = True
+    at.run()
+    at.button(key="sv_grid_choose").click().run()
+    _ok(at)
+    (choice,) = open_ledger(LedgerConfig.from_env(DEFAULT_DATA_DIR)).records()
+    assert choice.method == METHOD and choice.persons == 646
+    chosen = at.session_state["sv_private_grid"][1]
+    assert chosen.blocks == 25 and (at.number_input(key="sv_width").value, at.selectbox(key="sv_unit").value) == (
+        chosen.width, chosen.unit)
