@@ -252,7 +252,7 @@ bound_threads()  # as app.py does: OpenBLAS's default threads spin against each 
 import plotly.io
 import streamlit.elements.plotly_chart as pc
 from streamlit.testing.v1 import AppTest
-from tests.page_views import chart_keys  # Plotly charts and live charts alike
+from tests.support.page_views import chart_keys  # Plotly charts and live charts alike
 spent = [0.0]
 native = plotly.io.to_json
 def timed(*a, **k):

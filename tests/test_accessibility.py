@@ -14,8 +14,8 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore import alt_text
 from dpcore.figures import NONPRIVATE, PALETTE, PRIVATE, TRUTH, WARNING
-from tests.figure_cases import cases
-from tests.test_release_panel import _panel
+from tests.support.figure_cases import cases
+from tests.support.pages import toy_release_page
 
 ROOT = Path(__file__).resolve().parent.parent
 WHITE, SIDEBAR = "#ffffff", "#f0f2f6"  # Streamlit's page and sidebar backgrounds
@@ -57,7 +57,7 @@ def test_every_curve_colour_stands_out_from_the_plot_at_3_to_1(colour):
 
 
 def test_the_release_panel_heading_is_a_section_of_its_page():
-    at = AppTest.from_function(_panel, default_timeout=30).run()
+    at = AppTest.from_function(toy_release_page, default_timeout=30).run()
     assert any(m.value.startswith("## Release\n") for m in at.markdown)
     assert not any(re.match(r"#{3,} Release", m.value) for m in at.markdown)
 
@@ -68,7 +68,7 @@ def _focus_targets(at: AppTest) -> list[str]:
 
 @pytest.mark.parametrize("close", ["release_cancel_toy", "release_confirm_toy"])
 def test_the_focus_returns_to_the_release_button_when_the_dialog_closes(close):
-    at = AppTest.from_function(_panel, default_timeout=30).run()
+    at = AppTest.from_function(toy_release_page, default_timeout=30).run()
     assert not _focus_targets(at)  # nothing moves the focus on a plain run
     at.button(key="release_button_toy").click().run()
     assert not _focus_targets(at)  # nor while the dialog is open
@@ -81,7 +81,7 @@ def test_the_focus_returns_to_the_release_button_when_the_dialog_closes(close):
 def _chart_page():
     import streamlit as st  # noqa: F401  (AppTest runs this function's body as the page)
 
-    from tests.figure_cases import cases as figure_cases
+    from tests.support.figure_cases import cases as figure_cases
     from ui import chart, live_chart
 
     figures = figure_cases()

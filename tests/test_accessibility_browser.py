@@ -3,7 +3,7 @@ keyboard path from ε to the Release button and back from its dialog.
 
 axe-core comes with its Python package (``axe-playwright-python``, the engine's JavaScript inside the wheel: no
 download). A violation fails the test when it is critical or serious and the app causes it. What Streamlit itself
-draws is told apart by a bare page (``tests/bare_widgets_page.py``: the same kinds of element in Streamlit's
+draws is told apart by a bare page (``tests/support/bare_widgets_page.py``: the same kinds of element in Streamlit's
 default theme) checked in the same test: a violation whose rule and element kind (the Streamlit element it sits in)
 also occur there is the framework's. :data:`FRAMEWORK` lists those, each with why; the test fails when one of
 them no longer occurs on the bare page, so an upgrade of Streamlit that fixes it shows, and when the bare page
@@ -86,7 +86,7 @@ def _key(violation: dict) -> tuple:
 def bare_server(tmp_path_factory):
     """``streamlit run`` of the bare page from a folder without the project's config (Streamlit's defaults)."""
     folder = tmp_path_factory.mktemp("bare")
-    shutil.copy(Path(__file__).with_name("bare_widgets_page.py"), folder / "bare_widgets_page.py")
+    shutil.copy(Path(__file__).parent / "support" / "bare_widgets_page.py", folder / "bare_widgets_page.py")
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "bare_widgets_page.py", "--server.port",
                              str(port), "--server.address", "127.0.0.1", "--server.headless", "true",

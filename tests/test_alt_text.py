@@ -17,7 +17,7 @@ import pytest
 from dpcore import alt_text
 from dpcore.figures import add_trace, base_layout, new_spec, to_figure
 from dpcore.survival import figures as VF
-from tests.figure_cases import _curves, cases, rng_fixed
+from tests.support.figure_cases import _curves, cases, rng_fixed
 
 CASES = cases()
 

@@ -210,3 +210,18 @@ def test_every_package_face_names_its_public_api():
         imported = {alias.asname or alias.name for node in tree.body if isinstance(node, ast.ImportFrom)
                     and (node.module or "").startswith("dpcore") for alias in node.names}
         assert {n for n in imported if not n.startswith("_")} <= set(module.__all__), name
+
+
+def test_no_test_imports_another_test_file():
+    """Tests share code through ``tests/support/`` only: a test file imported by another runs twice and couples
+    unrelated failures."""
+    offenders = {}
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
+                     if isinstance(node, ast.ImportFrom) else [])
+            if any(n.split(".")[-1].startswith("test_") and n.startswith("tests") for n in names):
+                offenders.setdefault(str(path.relative_to(ROOT)), []).extend(names)
+    assert offenders == {}

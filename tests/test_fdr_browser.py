@@ -4,7 +4,7 @@ tabs, only the open one is drawn, and a slider move redraws only the open view's
 from __future__ import annotations
 
 import pytest
-from browser_helpers import CHECK, SPEC, TAG, wait_quiet
+from tests.support.browser_helpers import CHECK, SPEC, TAG, wait_quiet
 from conftest import unfold
 
 #: TAG for an element INSIDE the fragment: a fragment rerun marks every element's container stale and back (its

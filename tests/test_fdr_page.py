@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.page_views import chart_keys as _charts
+from tests.support.page_views import chart_keys as _charts
 from ui.cohort import NEW_COHORT
 
 PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "fdr.py")
@@ -447,7 +447,7 @@ def test_choosing_another_p_value_column_redraws_the_sweep_over_epsilon():
 
     import streamlit as st
 
-    from tests.page_views import chart_spec
+    from tests.support.page_views import chart_spec
 
     rng = np.random.default_rng(5)
     truth = (np.arange(300) % 4 == 0).astype(int)

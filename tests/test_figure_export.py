@@ -22,7 +22,7 @@ from dpcore import alt_text, datasets, notebooks
 from dpcore import figure_export as fe
 from dpcore import survival as sv
 from dpcore.release_figures import figures_for
-from tests.figure_cases import cases
+from tests.support.figure_cases import cases
 from ui.exports import release_with_script
 
 CASES = cases()

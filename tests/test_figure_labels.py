@@ -12,7 +12,7 @@ from dpcore import figures as F
 from dpcore.attack import max_accuracy
 from dpcore.fdr import figures as FF
 from dpcore.release_figures import REGRESSION_AXIS, _regression, fdr_release_figure
-from tests.figure_cases import _stream, rng_fixed
+from tests.support.figure_cases import _stream, rng_fixed
 
 
 @pytest.mark.parametrize("epsilon", [0.05, 0.1, 1.0, 4.0, 10.0, 20.0])

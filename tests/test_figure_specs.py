@@ -10,7 +10,6 @@ types, marker lines, labels, hover settings — equal those recorded from the bu
 from __future__ import annotations
 
 import inspect
-import math
 
 import numpy as np
 import plotly.graph_objects as go
@@ -23,24 +22,11 @@ from dpcore.ledger import figures as ledger_figures
 from dpcore.regression import figures as regression_figures
 from dpcore.sparse import figures as sparse_figures
 from dpcore.survival import figures as survival_figures
-from tests.figure_cases import cases
+from tests.support.figure_cases import cases, plain
 
 MODULES = {"figures": figures, "regression": regression_figures, "fdr": fdr_figures, "survival": survival_figures,
            "sparse": sparse_figures, "attack": attack_figures, "release": release_figures, "ledger": ledger_figures}
 CASES = cases()
-
-
-def plain(value):
-    """Arrays and tuples as lists, numpy scalars as Python numbers, NaN comparable."""
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return [plain(v) for v in (value.tolist() if isinstance(value, np.ndarray) else value)]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float):
-        return "nan" if math.isnan(value) else round(value, 12)
-    return value
 
 
 def runs(items) -> str:

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.browser_helpers import BOX, CUT, LEGEND
+
 pytestmark = pytest.mark.browser
 
 #: Laptop screens the first screen must fit (CSS pixels of the browser's viewport).
@@ -29,29 +31,6 @@ PAGES = {
     "FDR": MethodPage("fdr", "Privacy budget ε", "fdr_fig_stream"),
 }
 
-#: Where a box lies in the viewport ({top, bottom, height} in CSS pixels; Streamlit scrolls its own container).
-_BOX = "el => { const r = el.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, height: r.height}; }"
-#: The entries of a chart's legend: Plotly's, or the legend drawn as text above the plot (dpcore.figures.text_legend,
-#: whose entries start with a line or marker symbol).
-_LEGEND = """el => [...el.querySelectorAll('.legendtext')].map(t => t.textContent).concat(
-  [...el.querySelectorAll('.annotation-text')].map(t => t.textContent).filter(t => /[━╍┈■●▲]/.test(t)))"""
-#: Every element of the main area whose text the browser cut with an ellipsis (text-overflow), that clips a label
-#: it is too narrow for (a widget label or a button's text wider than its box), or a row of buttons wider than its
-#: box, with its text.
-_CUT = """() => {
-  const cut = [];
-  for (const el of document.querySelectorAll('[data-testid="stMain"] *')) {
-    if (!el.offsetParent || !el.textContent.trim()) continue;
-    const style = getComputedStyle(el);
-    const label = el.matches('[data-testid="stWidgetLabel"] *, button *, [role="radio"] *, [data-baseweb="select"] *');
-    const clipped = style.textOverflow === 'ellipsis' || (label && style.overflow === 'hidden')
-      || el.matches('[data-testid="stButtonGroup"]');  // a row of view buttons wider than its column
-    if (clipped && el.scrollWidth > el.clientWidth + 1) cut.push(el.textContent.trim().slice(0, 80));
-  }
-  return cut;
-}"""
-
-
 def _slider(page, spec: MethodPage):
     return page.locator(f'[data-testid="stMain"] input[aria-label^="{spec.slider}"]').first
 
@@ -59,8 +38,8 @@ def _slider(page, spec: MethodPage):
 def _in_view(page, spec: MethodPage, height: int) -> tuple[dict, dict]:
     """(slider box, figure box), after checking the slider lies wholly and the figure at least half in view."""
     slider = page.locator('[data-testid="stMain"] [data-testid="stSlider"]').filter(
-        has=page.locator(f'input[aria-label^="{spec.slider}"]')).first.evaluate(_BOX)
-    figure = page.locator(f".st-key-{spec.figure} .js-plotly-plot").first.evaluate(_BOX)
+        has=page.locator(f'input[aria-label^="{spec.slider}"]')).first.evaluate(BOX)
+    figure = page.locator(f".st-key-{spec.figure} .js-plotly-plot").first.evaluate(BOX)
     assert 0 <= slider["top"] and slider["bottom"] <= height, f"ε slider at {slider}, viewport {height} px high"
     visible = min(figure["bottom"], height) - max(figure["top"], 0)
     assert visible >= figure["height"] / 2, f"{visible:.0f} of the figure's {figure['height']:.0f} px in view"
@@ -81,10 +60,10 @@ def test_slider_and_figure_on_the_first_screen(name, viewport, app_server, _brow
         chart.wait_for(timeout=180_000)
         assert page.locator('[data-testid="stException"]').count() == 0
         _in_view(page, spec, height)
-        legend = " ".join(chart.evaluate(_LEGEND))
+        legend = " ".join(chart.evaluate(LEGEND))
         assert "non-private" in legend and "private" in legend.replace("non-private", ""), \
             f"the main figure names its private and non-private lines in a legend: {legend!r}"
-        assert page.evaluate(_CUT) == []
+        assert page.evaluate(CUT) == []
 
         thumb = page.locator('[data-testid="stMain"] [data-testid="stSlider"]').filter(
             has=page.locator(f'input[aria-label^="{spec.slider}"]')).locator('[data-testid="stSliderThumbValue"]').first
@@ -96,6 +75,6 @@ def test_slider_and_figure_on_the_first_screen(name, viewport, app_server, _brow
         chart.wait_for(timeout=180_000)
         assert page.locator('[data-testid="stException"]').count() == 0
         _in_view(page, spec, height)
-        assert page.evaluate(_CUT) == []
+        assert page.evaluate(CUT) == []
     finally:
         context.close()

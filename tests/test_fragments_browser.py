@@ -10,7 +10,7 @@ it must change in place, in the same Plotly div, with one Plotly pass.
 from __future__ import annotations
 
 import pytest
-from browser_helpers import CHECK, SPEC, TAG, wait_quiet
+from tests.support.browser_helpers import CHECK, SPEC, TAG, wait_quiet
 
 pytestmark = pytest.mark.browser
 

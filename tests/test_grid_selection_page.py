@@ -13,8 +13,8 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.ledger.config import LedgerConfig, open_ledger
 from dpcore.provenance import SELECTED
-from tests.support.pages import SURVIVAL_PAGE, ok as _ok, survival_upload as _with_upload
-from tests.support.uploads import FakeUpload as _FakeUpload
+from tests.support.pages import SURVIVAL_PAGE, ok, survival_upload
+from tests.support.uploads import FakeUpload
 from ui.state import DEFAULT_DATA_DIR
 
 METHOD = "Private choice of the survival grid"
@@ -32,14 +32,14 @@ def _csv() -> bytes:
 def test_a_private_choice_of_the_grid_is_charged_sets_the_grid_and_the_release_says_so(monkeypatch):
     monkeypatch.setenv("DPCORE_DEFAULT_EPSILON_CAP", "100")
     data = _csv()
-    at = _with_upload(data)
-    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(data, "mine.csv")):
-        _ok(at)
+    at = survival_upload(data)
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: FakeUpload(data, "mine.csv")):
+        ok(at)
         at.number_input(key="sv_width").set_value(5).run()  # moved by hand after the previews: a change …
         at.toggle(key="sv_grid_private").set_value(True).run()
-        _ok(at)
+        ok(at)
         at.button(key="sv_grid_choose").click().run()
-        _ok(at)
+        ok(at)
         ledger = open_ledger(LedgerConfig.from_env(DEFAULT_DATA_DIR))
         (choice,) = ledger.records()
         assert choice.method == METHOD and choice.epsilon == 0.5 and choice.delta == 0.0 and choice.persons == N
@@ -51,7 +51,7 @@ def test_a_private_choice_of_the_grid_is_charged_sets_the_grid_and_the_release_s
         assert any("charged ε = 0.5" in s.value for s in at.success)
         at.button(key="release_button_survival").click().run()
         at.button(key="release_confirm_survival").click().run()
-        _ok(at)
+        ok(at)
     bundle = at.session_state["_release_last_survival"]
     assert bundle.settings_choice.how == SELECTED  # … that the paid-for choice replaced
     assert "chosen by a charged private selection" in bundle.statement and "charged ε = 0.5" in bundle.statement
@@ -67,7 +67,7 @@ def test_with_groups_compared_the_blocks_judge_every_groups_curve(monkeypatch):
     at.session_state["sv_grid_private"] = True
     at.run()
     at.button(key="sv_grid_choose").click().run()
-    _ok(at)
+    ok(at)
     (choice,) = open_ledger(LedgerConfig.from_env(DEFAULT_DATA_DIR)).records()
     assert choice.method == METHOD and choice.persons == 646
     chosen = at.session_state["sv_private_grid"][1]

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from dpcore import notebooks
-from tests.page_views import chart_spec
-from tests.test_notebooks import HOSTILE, ROOT, _strings, page_downloads, run_notebook, trace
+from tests.support.page_views import chart_spec
+from tests.support.notebooks import HOSTILE, ROOT, page_downloads, run_notebook, string_constants, trace
 
 
 def test_hazard_ratio_notebook_prints_the_sections_preview():
@@ -48,7 +48,7 @@ def test_a_hostile_column_name_stays_a_string(name):
                                          group_labels=(name, "b"))
     tree = ast.parse(notebooks.script(config))
     assert not {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} & {"os", "pwned", "alert"}
-    assert name in _strings(tree)
+    assert name in string_constants(tree)
 
 
 def test_the_script_runs_and_releases_only_when_switched_on(tmp_path):
@@ -67,13 +67,13 @@ def test_the_script_runs_and_releases_only_when_switched_on(tmp_path):
 def test_an_uploads_notebook_fits_the_declared_strata_and_covariates(tmp_path):
     """Stratified by site and adjusted for sex on an upload: the notebook, run on the same CSV, prints the page's
     private and lifelines hazard ratios (every coefficient)."""
-    from tests.page_views import captured_downloads
-    from tests.test_hazard_ratio_upload import TRIAL, _stratify_and_adjust, _upload
+    from tests.support.page_views import captured_downloads
+    from tests.support.hazard_ratio import TRIAL, hazard_ratio_upload, stratify_and_adjust
 
     csv = tmp_path / "trial.csv"
     TRIAL.to_csv(csv, index=False)
-    with captured_downloads() as files, _upload() as at:
-        _stratify_and_adjust(at)
+    with captured_downloads() as files, hazard_ratio_upload() as at:
+        stratify_and_adjust(at)
     notebook = files["hazard-ratio-preview.ipynb"]().replace("your_data.csv", str(csv))
     got = run_notebook(notebook, "import json; print(json.dumps({'hr': private['exp(coef)'].tolist(), "
                                  "'names': list(private.index), 'ref': nonprivate['exp(coef)'].tolist()}))")

@@ -6,57 +6,17 @@ replaced as in ``tests/test_survival_page.py``. Every number is compared with th
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from unittest import mock
 
 import numpy as np
 import pandas as pd
 import pytest
-import streamlit as st
-from streamlit.testing.v1 import AppTest
 
 from dpcore.survival.cox import DPCoxPHFitter, group_frame, lifelines_reference
-from tests.page_views import chart_spec
-from tests.test_notebooks import trace
-from tests.test_survival_page import PAGE, _FakeUpload
-
-
-def _trial(n: int = 240) -> pd.DataFrame:
-    rng = np.random.default_rng(5)
-    arm, sex = rng.integers(0, 2, n), rng.integers(0, 2, n)
-    site, stage = rng.integers(0, 2, n), rng.integers(0, 3, n)
-    hazard = 0.004 * np.exp(-0.6 * arm + 0.5 * sex + 0.4 * site + 0.3 * stage)
-    event_time, censor = rng.exponential(1 / hazard), rng.uniform(50, 500, n)
-    return pd.DataFrame({"time": np.round(np.minimum(event_time, censor), 1), "event": (event_time <= censor) * 1,
-                         "arm": np.array(["A", "B"])[arm], "site": np.array(["north", "south"])[site], "sex": sex,
-                         "stage": np.array(["I", "II", "III"])[stage], "age": np.round(rng.uniform(30, 80, n), 1)})
-
-
-TRIAL = _trial()
-
-
-@contextmanager
-def _upload(frame: pd.DataFrame = TRIAL, **query):
-    """The survival page on ``frame`` as an upload, its groups declared and the hazard-ratio section on."""
-    at = AppTest.from_file(PAGE, default_timeout=240)
-    at.query_params.update({"sv_src": "upload", "hr_on": "true", "hr_k": "2", **query})
-    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(frame.to_csv(index=False).encode(),
-                                                                            "trial.csv")):
-        at.run()
-        at.text_input(key="sv_glabels").set_value("A, B").run()
-        yield at
-
-
-def _ok(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-
-
-def _stratify_and_adjust(at: AppTest) -> None:
-    at.selectbox(key="hr_strata").set_value("site").run()
-    at.text_input(key="hr_strata_levels:site").set_value("north, south").run()
-    at.multiselect(key="hr_adjust").set_value(["sex"]).run()
-    _ok(at)
+from tests.support.page_views import chart_spec
+from tests.support.notebooks import trace
+from tests.support.hazard_ratio import TRIAL, hazard_ratio_upload, stratify_and_adjust
+from tests.support.pages import ok
 
 
 def _direct(strata: bool = True, covariates: bool = True) -> tuple[DPCoxPHFitter, pd.DataFrame]:
@@ -68,8 +28,8 @@ def _direct(strata: bool = True, covariates: bool = True) -> tuple[DPCoxPHFitter
 
 
 def test_a_stratified_adjusted_fit_is_the_fitters_with_the_same_seed():
-    with _upload() as at:
-        _stratify_and_adjust(at)
+    with hazard_ratio_upload() as at:
+        stratify_and_adjust(at)
     fitter, df = _direct()
     shown = chart_spec(at, "hr_forest")
     np.testing.assert_allclose(trace(shown, "private", "x"), fitter.summary["exp(coef)"], rtol=1e-12)
@@ -82,7 +42,7 @@ def test_a_stratified_adjusted_fit_is_the_fitters_with_the_same_seed():
 def test_the_reference_follows_the_strata_and_covariates_chosen():
     """lifelines' fit is kept while ε moves, keyed by everything it reads: a key of the file alone would show the
     stratified fit after the strata are dropped, and no row for a covariate added."""
-    with _upload() as at:
+    with hazard_ratio_upload() as at:
         at.selectbox(key="hr_strata").set_value("site").run()
         at.text_input(key="hr_strata_levels:site").set_value("north, south").run()
         stratified = trace(chart_spec(at, "hr_forest"), "lifelines", "x")
@@ -90,14 +50,14 @@ def test_the_reference_follows_the_strata_and_covariates_chosen():
         adjusted = trace(chart_spec(at, "hr_forest"), "lifelines", "x")
         at.selectbox(key="hr_strata").set_value("(none)").run()
         plain = trace(chart_spec(at, "hr_forest"), "lifelines", "x")
-    _ok(at)
+    ok(at)
     for got, (strata, covariates) in [(stratified, (True, False)), (adjusted, (True, True)), (plain, (False, True))]:
         fitter, df = _direct(strata, covariates)
         np.testing.assert_allclose(got, lifelines_reference(df, "time", "event", fitter)["exp(coef)"], rtol=1e-12)
 
 
 def test_a_continuous_covariate_is_refused_with_the_fitters_reason():
-    with _upload(hr_adjust="age") as at:
+    with hazard_ratio_upload(hr_adjust="age") as at:
         at.selectbox(key="hr_coding:age").set_value("continuous").run()
         assert any("Declare the levels (a range: two numbers)" in i.value.replace("\\", "") for i in at.info)
         at.text_input(key="hr_range:age").set_value("18, 90").run()
@@ -108,7 +68,7 @@ def test_a_continuous_covariate_is_refused_with_the_fitters_reason():
 
 
 def test_a_level_not_declared_names_its_column_and_row():
-    with _upload(hr_adjust="stage") as at:
+    with hazard_ratio_upload(hr_adjust="stage") as at:
         at.selectbox(key="hr_coding:stage").set_value("categorical").run()
         at.text_input(key="hr_levels:stage").set_value("I, II").run()  # 'III' is not declared
     assert not at.exception, [e.value for e in at.exception]
@@ -118,7 +78,7 @@ def test_a_level_not_declared_names_its_column_and_row():
 
 
 def test_a_column_in_two_roles_is_refused():
-    with _upload(hr_strata="arm") as at:
+    with hazard_ratio_upload(hr_strata="arm") as at:
         at.text_input(key="hr_strata_levels:arm").set_value("A, B").run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("'arm' is mapped to more than one role" in e.value.replace("\\", "") for e in at.error)
@@ -127,8 +87,8 @@ def test_a_column_in_two_roles_is_refused():
 def test_missing_covariates_are_complete_cases_with_the_uploads_n():
     holed = TRIAL.assign(sex=TRIAL["sex"].astype(object))
     holed.loc[::10, "sex"] = None
-    with _upload(holed, hr_adjust="sex") as at:
-        _ok(at)
+    with hazard_ratio_upload(holed, hr_adjust="sex") as at:
+        ok(at)
     df = group_frame(holed["time"], holed["event"], holed["arm"], holed[["sex"]], names=("time", "event", "arm"))
     fitter = DPCoxPHFitter(epsilon=1.0, bounds={"arm": ("A", "B"), "sex": (0, 1)}, horizon=365.0, intervals=2)
     fitter.fit(df, "time", "event", rng=np.random.default_rng(0))
@@ -140,11 +100,11 @@ def test_missing_covariates_are_complete_cases_with_the_uploads_n():
 def test_the_release_is_charged_to_the_uploads_persons_and_lists_strata_and_covariates():
     import ui.release
 
-    with _upload() as at, mock.patch.object(ui.release, "_release", wraps=ui.release._release) as release:
-        _stratify_and_adjust(at)
+    with hazard_ratio_upload() as at, mock.patch.object(ui.release, "_release", wraps=ui.release._release) as release:
+        stratify_and_adjust(at)
         at.button(key="release_button_hazard_ratio").click().run()
         at.button(key="release_confirm_hazard_ratio").click().run()
-    _ok(at)
+    ok(at)
     charged = release.call_args.kwargs
     assert charged["key"] == "hazard_ratio" and len(charged["persons"].ids) == len(TRIAL)
     assert len(charged["dataset"].persons) == len(TRIAL)

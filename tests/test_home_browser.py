@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.test_first_screen_browser import _BOX, _CUT
+from tests.support.browser_helpers import BOX, CUT
 
 pytestmark = pytest.mark.browser
 
@@ -21,14 +21,14 @@ def _first_screen(page, height: int) -> None:
     """Every method's link and the ε slider wholly, and the bound's chart at least half, inside the viewport."""
     main = page.locator('[data-testid="stMain"]')
     for title in METHODS:
-        link = main.locator('[data-testid="stPageLink"]').filter(has_text=title).first.evaluate(_BOX)
+        link = main.locator('[data-testid="stPageLink"]').filter(has_text=title).first.evaluate(BOX)
         assert 0 <= link["top"] and link["bottom"] <= height, f"link {title!r} at {link}, viewport {height} px high"
-    slider = page.locator(SLIDER).first.evaluate(_BOX)
+    slider = page.locator(SLIDER).first.evaluate(BOX)
     assert 0 <= slider["top"] and slider["bottom"] <= height, f"ε slider at {slider}, viewport {height} px high"
-    figure = page.locator(CHART).first.evaluate(_BOX)
+    figure = page.locator(CHART).first.evaluate(BOX)
     visible = min(figure["bottom"], height) - max(figure["top"], 0)
     assert visible >= figure["height"] / 2, f"{visible:.0f} of the chart's {figure['height']:.0f} px in view"
-    assert page.evaluate(_CUT) == []
+    assert page.evaluate(CUT) == []
 
 
 @pytest.mark.parametrize("viewport", list(VIEWPORTS))

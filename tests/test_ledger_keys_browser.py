@@ -10,7 +10,7 @@ event) values but other ids keeps its own budget.
 import re
 
 import pytest
-from browser_helpers import capped_app, csv_text, opened, upload
+from tests.support.browser_helpers import capped_app, csv_text, opened, upload
 from conftest import wait_for_idle
 
 pytestmark = pytest.mark.browser

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import capped_app, csv_text, opened, upload
+from tests.support.browser_helpers import capped_app, csv_text, opened, upload
 from conftest import unfold, wait_for_idle
 
 pytestmark = pytest.mark.browser

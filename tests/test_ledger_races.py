@@ -19,7 +19,7 @@ from dpcore.ledger import Budget, BudgetExceeded, Ledger, Persons
 from dpcore.ledger.config import LedgerConfig, open_ledger
 
 ROOT = Path(__file__).resolve().parent.parent
-WORKER = ROOT / "tests" / "ledger_worker.py"
+WORKER = ROOT / "tests" / "support" / "ledger_worker.py"
 CAP = 2.0
 
 

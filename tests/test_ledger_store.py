@@ -20,7 +20,7 @@ from dpcore.ledger.config import SECRET_FILE, SQLITE_FILE, LedgerConfig, open_le
 from dpcore.ledger.stores import SCHEMA_VERSION, SQLiteStore
 
 ROOT = Path(__file__).resolve().parent.parent
-WORKER = Path(__file__).resolve().parent / "ledger_worker.py"
+WORKER = Path(__file__).resolve().parent / "support" / "ledger_worker.py"
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

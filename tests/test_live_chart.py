@@ -12,8 +12,8 @@ import pytest
 
 from streamlit.testing.v1 import AppTest
 
-from tests.page_views import chart_keys, chart_spec, live_charts
-from tests.figure_cases import cases
+from tests.support.page_views import chart_keys, chart_spec, live_charts
+from tests.support.figure_cases import cases
 from ui.live_chart import COMPONENT, PLOTLY_JS, THEME, figure_json, publish_plotly_js
 
 CASES = cases()

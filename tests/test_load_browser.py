@@ -1,6 +1,6 @@
 """Several people using the app at once see no error: sessions that visit every page together and move a slider.
 
-Six Chromium sessions against one real ``streamlit run app.py`` (``tests/load_sessions.py``): each opens the home
+Six Chromium sessions against one real ``streamlit run app.py`` (``tests/support/load_sessions.py``): each opens the home
 page, follows the sidebar to every other page and moves the page's ε slider one step. Every exception box, error
 alert and error dialog ever shown is collected with its text (a failure prints them, with the server's
 tracebacks). The twenty-session run is ``bench/bench_load.py`` (on demand, with ``--busy N`` for a busier CPU):
@@ -12,7 +12,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 from conftest import _require_chromium
-from load_sessions import PAGES, load
+from tests.support.load_sessions import PAGES, load
 
 SESSIONS = 6
 

@@ -10,8 +10,7 @@ import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 from dpcore import columns
-from tests import test_regression_page as rg
-from tests import test_survival_page as sv
+from tests.support.pages import regression_upload, survival_upload
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
@@ -30,7 +29,7 @@ def test_guesser_keeps_the_named_column_when_a_cell_is_nan_or_inf():
 def test_survival_upload_names_the_nan_and_inf_in_the_time_column():
     rows = ["id,event,time"] + [f"{i},{i % 2},{1 + i}" for i in range(30)]
     rows[4], rows[9] = "3,1,nan", "8,0,inf"
-    at = sv._with_upload("\n".join(rows).encode())
+    at = survival_upload("\n".join(rows).encode())
     assert not at.exception, at.exception
     errors = [e.value for e in at.error]
     assert not any("more than one role" in e for e in errors), errors
@@ -41,7 +40,7 @@ def test_regression_upload_names_an_inf_response_as_the_response():
     rng = np.random.default_rng(0)
     rows = ["a,y,b"] + [f"{rng.normal():.3f},{rng.normal():.3f},{rng.normal():.3f}" for _ in range(60)]
     rows[7] = "0.1,inf,0.2"
-    at = rg._with_upload("\n".join(rows).encode())
+    at = regression_upload("\n".join(rows).encode())
     assert not at.exception, at.exception
     errors = [e.value for e in at.error]
     assert any("'y', row 8: the response is 'inf'" in e for e in errors), errors

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tests.test_notebooks import ROOT, page_downloads
+from tests.support.notebooks import ROOT, page_downloads
 
 
 def test_the_regression_script_prints_the_pages_held_out_scores(tmp_path):

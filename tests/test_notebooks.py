@@ -8,58 +8,18 @@ bundled data, and compare its preview with the figure the page drew for the same
 from __future__ import annotations
 
 import ast
-import base64
-import json
 import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import numpy as np
 import pytest
-from nbclient import NotebookClient
-from streamlit.testing.v1 import AppTest
 
 from dpcore import notebooks
-from tests.page_views import captured_downloads, chart_spec
+from tests.support.page_views import chart_spec
 
-ROOT = Path(__file__).resolve().parent.parent
-PAGES = ROOT / "app_pages"
-#: names an upload could carry: quotes, newlines, a docstring's end, Markdown and HTML
-HOSTILE = ['x"); import os; os.system("echo pwned"); ("', "a'b\nc = 1", 'end"""; raise SystemExit', ":red[x]",
-           "<script>alert(1)</script>", "tab\there\\", "${{ }} {0} %s", "\r\n# %%\nimport os"]
-
-
-def run_notebook(text: str, probe: str) -> dict:
-    """Execute the notebook in a fresh kernel from the project folder, then ``probe`` (code printing JSON)."""
-    nb = nbformat.reads(text, as_version=4)
-    nb.cells.append(nbformat.v4.new_code_cell(probe))
-    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
-    out = nb.cells[-1].outputs
-    return json.loads("".join(o.get("text", "") for o in out if o.get("name") == "stdout"))
-
-
-def page_downloads(page: str, query: dict | None = None) -> tuple[AppTest, dict[str, str]]:
-    """Run ``page``; return it and the text of every deferred download it offers, by file name."""
-    at = AppTest.from_file(str(PAGES / page), default_timeout=180)
-    at.query_params.update(query or {})
-    with captured_downloads() as files:
-        at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at, {name: make() for name, make in files.items() if name and name.endswith((".ipynb", ".py"))}
-
-
-def _values(values) -> np.ndarray:
-    """An array of a figure's JSON (Plotly writes arrays as base64 ``{"dtype", "bdata"}``)."""
-    if isinstance(values, dict):
-        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"]).astype(float)
-    return np.asarray(values, dtype=float)
-
-
-def trace(spec: dict, name: str, axis: str = "y") -> np.ndarray:
-    """The values of the trace whose name starts with ``name``."""
-    return _values(next(t for t in spec["data"] if t.get("name", "").startswith(name))[axis])
-
+from tests.support.notebooks import (HOSTILE, ROOT, figure_values, page_downloads, run_notebook, string_constants,
+                                     trace)
 
 # ---- every page's notebook reproduces its preview --------------------------------------------------------------
 
@@ -88,7 +48,7 @@ def test_survival_notebook_reads_the_curve_as_the_page_does_with_whole_days_decl
                        "import json; print(json.dumps({'traces': {t.name: np.asarray(t.y, float).tolist() "
                        "for t in headline.data if t.y is not None}, 'resolution': RESOLUTION, 'band': BAND_RULE}))")
     assert (got["resolution"], got["band"]) == (1.0, "half")
-    drawn = {t["name"]: _values(t["y"]) for t in spec["data"] if t.get("y") is not None and t.get("name")}
+    drawn = {t["name"]: figure_values(t["y"]) for t in spec["data"] if t.get("y") is not None and t.get("name")}
     private = next(name for name in drawn if name.startswith("private"))
     np.testing.assert_allclose(got["traces"][private], drawn[private], rtol=0, atol=1e-12)
     assert "time_resolution=RESOLUTION" in files["survival-preview.py"]
@@ -116,9 +76,9 @@ def test_sparse_notebook_prints_the_pages_preview():
                        " 'eps': EPSILON, 'seed': SEED}))")
     # the stems, then the dots of the truth, the non-private model and the release
     assert (got["eps"], got["seed"]) == (2.0, 4) and len(got["traces"]) == len(shown) == 4
-    assert len(_values(shown[0]["y"])) > 10  # three vectors' coefficients
+    assert len(figure_values(shown[0]["y"])) > 10  # three vectors' coefficients
     for mine, page in zip(got["traces"], shown):
-        np.testing.assert_allclose(mine, _values(page["y"]), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(mine, figure_values(page["y"]), rtol=1e-12, atol=1e-12)
 
 
 def test_fdr_notebook_prints_the_pages_preview():
@@ -128,17 +88,13 @@ def test_fdr_notebook_prints_the_pages_preview():
                        "import json; print(json.dumps({'traces': [np.asarray(t.y, float).tolist() for t in stream.data "
                        "if t.y is not None], 'eps': EPSILON, 'seed': SEED, 'found': int(one.rejections.sum())}))")
     assert (got["eps"], got["seed"]) == (7.0, 2) and got["found"] > 0
-    page = [_values(t["y"]) for t in shown if "y" in t]
+    page = [figure_values(t["y"]) for t in shown if "y" in t]
     assert len(got["traces"]) == len(page) > 2
     for mine, theirs in zip(got["traces"], page):
         np.testing.assert_allclose(mine, theirs, rtol=1e-12, atol=1e-12)
 
 
 # ---- nothing from a name gets out of its string ---------------------------------------------------------------
-
-
-def _strings(tree: ast.AST) -> list[str]:
-    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
 
 
 def hostile_configs(name: str) -> list:
@@ -163,8 +119,8 @@ def test_a_hostile_column_name_stays_a_string_literal(name):
             tree = ast.parse(source)  # the code still parses, whatever the name
             names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
             assert not names & {"os", "pwned", "alert"}
-        assert name in _strings(ast.parse("\n".join(code)))  # the name arrives intact, as one string
-        assert name in _strings(ast.parse(notebooks.script(config)))
+        assert name in string_constants(ast.parse("\n".join(code)))  # the name arrives intact, as one string
+        assert name in string_constants(ast.parse(notebooks.script(config)))
         markdown = "".join(c.source for c in nb.cells if c.cell_type == "markdown")
         assert name.strip() not in markdown and "your_data.csv" not in markdown
 

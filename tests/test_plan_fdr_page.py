@@ -19,8 +19,8 @@ from dpcore import fdr
 from dpcore.ledger.config import LedgerConfig, open_ledger
 from dpcore.plan import common as plan_common
 from dpcore.provenance import FIXED
-from tests.page_views import chart_keys, open_view
-from tests.test_plan_first_page import CountingUpload
+from tests.support.page_views import chart_keys, open_view
+from tests.support.uploads import FakeUpload
 from ui.plan_first.fdr import VIEWS
 from ui.state import DEFAULT_DATA_DIR
 
@@ -83,7 +83,7 @@ def _name_the_cohort(at: AppTest) -> AppTest:
 def test_the_stream_is_read_only_when_release_is_pressed_and_the_release_is_fixed_before_reading(monkeypatch,
                                                                                                   parses):
     at = _declared_and_locked()
-    upload = CountingUpload(GOOD)
+    upload = FakeUpload(GOOD)
     monkeypatch.setattr(st, "file_uploader", lambda *a, **k: upload)
     _ok(at.run())
     open_view(at, "plan_fdr_view", VIEWS[1])  # exploring on with the file held
@@ -115,7 +115,7 @@ def test_a_stream_that_breaks_the_declared_facts_is_refused_at_release_and_charg
     at = _declared_and_locked()
     bad = GOOD.replace(f"\n{P[3]:.17g},D3\n".encode(), b"\n0.3,D3\n")  # no binomial tail value for 200 records
     assert bad != GOOD
-    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: CountingUpload(bad))
+    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: FakeUpload(bad))
     _ok(at.run())
     at.button(key="plan_fdr_read").click().run()
     assert not at.exception
@@ -126,7 +126,7 @@ def test_a_stream_that_breaks_the_declared_facts_is_refused_at_release_and_charg
 
 def test_changing_the_settings_drops_the_stream_read_for_the_old_ones(monkeypatch, parses):
     at = _declared_and_locked()
-    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: CountingUpload(GOOD))
+    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: FakeUpload(GOOD))
     at.run()
     _ok(at.button(key="plan_fdr_read").click().run())
     assert len(parses) == 1

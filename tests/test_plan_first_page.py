@@ -16,7 +16,8 @@ from streamlit.testing.v1 import AppTest
 from dpcore.plan import common as plan_common
 from dpcore.ledger.config import LedgerConfig, open_ledger
 from dpcore.provenance import FIXED
-from tests.page_views import chart_keys, open_view
+from tests.support.page_views import chart_keys, open_view
+from tests.support.uploads import FakeUpload
 from ui.plan_first.survival import VIEWS
 from ui.state import DEFAULT_DATA_DIR
 
@@ -25,20 +26,8 @@ ROWS = "\n".join(f"P{i:03d},{1 + (7 * i) % 40},{int(i % 3 != 0)},{'AB'[i % 2]}" 
 GOOD = ("id,months,died,arm\n" + ROWS + "\n").encode()
 
 
-class CountingUpload:
-    """An uploaded file (AppTest cannot upload) that counts every read of its bytes."""
-
-    name = "trial.csv"
-    file_id = "one"
-
-    def __init__(self, data: bytes) -> None:
-        self._data, self.reads = data, 0
-
-    def getvalue(self) -> bytes:
-        self.reads += 1
-        return self._data
-
-    read = getvalue
+def _upload(data: bytes) -> FakeUpload:
+    return FakeUpload(data, "trial.csv")
 
 
 @pytest.fixture
@@ -80,7 +69,7 @@ def _records():
 
 def test_the_file_is_read_only_when_release_is_pressed_and_the_release_is_fixed_before_reading(monkeypatch, parses):
     at = _declared_and_locked()
-    upload = CountingUpload(GOOD)
+    upload = _upload(GOOD)
     monkeypatch.setattr(st, "file_uploader", lambda *a, **k: upload)
     _ok(at.run())
     open_view(at, "plan_view", VIEWS[1])  # exploring on with the file held
@@ -106,7 +95,7 @@ def test_a_file_that_breaks_the_declared_facts_is_refused_at_release_and_charges
     at = _declared_and_locked()
     bad = GOOD.replace(b"\nP004,29,1,A\n", b"\nP004,29,7,A\n")
     assert bad != GOOD
-    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: CountingUpload(bad))
+    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: _upload(bad))
     _ok(at.run())
     at.button(key="plan_read").click().run()
     assert not at.exception
@@ -117,7 +106,7 @@ def test_a_file_that_breaks_the_declared_facts_is_refused_at_release_and_charges
 
 def test_changing_the_settings_drops_the_file_read_for_the_old_ones(monkeypatch, parses):
     at = _declared_and_locked()
-    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: CountingUpload(GOOD))
+    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: _upload(GOOD))
     at.run()
     _ok(at.button(key="plan_read").click().run())
     assert len(parses) == 1
@@ -127,7 +116,7 @@ def test_changing_the_settings_drops_the_file_read_for_the_old_ones(monkeypatch,
 
 def test_the_release_statement_lists_no_private_view(monkeypatch):
     at = _declared_and_locked()
-    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: CountingUpload(GOOD))
+    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: _upload(GOOD))
     at.run()
     at.button(key="plan_read").click().run()
     at.button(key="release_button_plan_survival").click().run()

@@ -17,7 +17,8 @@ from dpcore import regression as R
 from dpcore.ledger.config import LedgerConfig, open_ledger
 from dpcore.plan import common as plan_common
 from dpcore.provenance import FIXED
-from tests.page_views import chart_keys, open_view
+from tests.support.page_views import chart_keys, open_view
+from tests.support.uploads import FakeUpload
 from ui.plan_first.regression import VIEWS
 from ui.state import DEFAULT_DATA_DIR
 
@@ -27,20 +28,8 @@ ROWS = "\n".join(f"P{i:03d},{round(-4 + (37 * i) % 80 / 10, 1)},{(i % 7) / 7:.4f
 GOOD = ("id,ic50,a,b,c\n" + ROWS + "\n").encode()
 
 
-class CountingUpload:
-    """An uploaded file (AppTest cannot upload) that counts every read of its bytes."""
-
-    name = "cells.csv"
-    file_id = "one"
-
-    def __init__(self, data: bytes) -> None:
-        self._data, self.reads = data, 0
-
-    def getvalue(self) -> bytes:
-        self.reads += 1
-        return self._data
-
-    read = getvalue
+def _upload(data: bytes) -> FakeUpload:
+    return FakeUpload(data, "cells.csv")
 
 
 @pytest.fixture
@@ -92,7 +81,7 @@ def _release(at: AppTest) -> AppTest:
 
 def test_the_file_is_read_only_when_release_is_pressed_and_the_release_is_fixed_before_reading(monkeypatch, parses):
     at = _declared_and_locked()
-    upload = CountingUpload(GOOD)
+    upload = _upload(GOOD)
     monkeypatch.setattr(st, "file_uploader", lambda *a, **k: upload)
     _ok(at.run())
     open_view(at, "plan_rg_view", VIEWS[1])  # exploring on with the file held
@@ -116,7 +105,7 @@ def test_the_file_is_read_only_when_release_is_pressed_and_the_release_is_fixed_
 
 def test_robust_private_lr_is_released_with_its_locked_split_and_thresholds(monkeypatch, parses):
     at = _declared_and_locked(robust=True)
-    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: CountingUpload(GOOD))
+    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: _upload(GOOD))
     _ok(at.run())
     _ok(at.button(key="plan_rg_read").click().run())
     _release(at)
@@ -131,7 +120,7 @@ def test_a_file_that_breaks_the_declared_facts_is_refused_at_release_and_charges
     at = _declared_and_locked()
     bad = GOOD.replace(b"\nP004,", b"\nP004,high", 1)
     assert bad != GOOD
-    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: CountingUpload(bad))
+    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: _upload(bad))
     _ok(at.run())
     at.button(key="plan_rg_read").click().run()
     assert not at.exception
@@ -142,7 +131,7 @@ def test_a_file_that_breaks_the_declared_facts_is_refused_at_release_and_charges
 
 def test_changing_the_settings_drops_the_file_read_for_the_old_ones(monkeypatch, parses):
     at = _declared_and_locked()
-    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: CountingUpload(GOOD))
+    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: _upload(GOOD))
     at.run()
     _ok(at.button(key="plan_rg_read").click().run())
     assert len(parses) == 1

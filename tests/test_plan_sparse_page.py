@@ -18,7 +18,8 @@ from streamlit.testing.v1 import AppTest
 from dpcore.ledger.config import LedgerConfig, open_ledger
 from dpcore.plan import common as plan_common
 from dpcore.provenance import FIXED
-from tests.page_views import chart_keys, open_view
+from tests.support.page_views import chart_keys, open_view
+from tests.support.uploads import FakeUpload
 from ui.first_screen import PLAN_FIRST_LABEL
 from ui.plan_first.sparse import VIEWS
 from ui.state import DEFAULT_DATA_DIR
@@ -40,20 +41,8 @@ def _file() -> bytes:
 GOOD = _file()
 
 
-class CountingUpload:
-    """An uploaded file (AppTest cannot upload) that counts every read of its bytes."""
-
-    name = "genes.csv"
-    file_id = "one"
-
-    def __init__(self, data: bytes) -> None:
-        self._data, self.reads = data, 0
-
-    def getvalue(self) -> bytes:
-        self.reads += 1
-        return self._data
-
-    read = getvalue
+def _upload(data: bytes) -> FakeUpload:
+    return FakeUpload(data, "genes.csv")
 
 
 @pytest.fixture
@@ -103,7 +92,7 @@ def _records():
 
 def test_the_file_is_read_only_when_release_is_pressed_and_the_release_is_fixed_before_reading(monkeypatch, parses):
     at = _declared_and_locked()
-    upload = CountingUpload(GOOD)
+    upload = _upload(GOOD)
     monkeypatch.setattr(st, "file_uploader", lambda *a, **k: upload)
     _ok(at.run())
     open_view(at, "plan_sp_view", VIEWS[0])  # exploring on with the file held
@@ -133,7 +122,7 @@ def test_a_file_that_breaks_the_declared_facts_is_refused_at_release_and_charges
     cells = lines[5].split(",")
     cells[3] = "n/a"  # row 6 of the file (the header is row 1), column g2
     bad = "\n".join([*lines[:5], ",".join(cells), *lines[6:]]).encode() + b"\n"
-    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: CountingUpload(bad))
+    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: _upload(bad))
     _ok(at.run())
     at.button(key="plan_sp_read").click().run()
     assert not at.exception
@@ -144,7 +133,7 @@ def test_a_file_that_breaks_the_declared_facts_is_refused_at_release_and_charges
 
 def test_changing_the_settings_drops_the_file_read_for_the_old_ones(monkeypatch, parses):
     at = _declared_and_locked()
-    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: CountingUpload(GOOD))
+    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: _upload(GOOD))
     at.run()
     _ok(at.button(key="plan_sp_read").click().run())
     assert len(parses) == 1 and "_plan_sp_cohort" in at.session_state

@@ -12,7 +12,8 @@ import streamlit as st
 
 from dpcore.ledger.config import LedgerConfig, open_ledger
 from dpcore.provenance import CHANGED, SELECTED
-from tests.test_regression_page import _FakeUpload, _diabetes_like_csv, _ok, _release, _with_upload
+from tests.support.pages import ok, regression_release, regression_upload
+from tests.support.uploads import FakeUpload, diabetes_like_csv
 from ui.private_bounds import declared_key
 from ui.state import DEFAULT_DATA_DIR
 
@@ -27,16 +28,16 @@ def _choose(at, data: bytes):
     at.number_input(key="rg_pb_xhi").set_value(400.0)
     at.run()
     at.button(key="rg_pb_choose").click().run()
-    _ok(at)
+    ok(at)
     return at.session_state["rg_private_ranges"]["ranges"]
 
 
 def test_a_private_choice_of_ranges_is_charged_sets_the_ranges_and_the_release_says_so(monkeypatch):
     monkeypatch.setenv("DPCORE_DEFAULT_EPSILON_CAP", "100")
-    data = _diabetes_like_csv()  # 200 rows: age, bmi, chol and the response 'target'
-    at = _with_upload(data, confirmed=False)  # the domain-knowledge box is not ticked
-    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(data, "mine.csv")):
-        _ok(at)
+    data = diabetes_like_csv()  # 200 rows: age, bmi, chol and the response 'target'
+    at = regression_upload(data, confirmed=False)  # the domain-knowledge box is not ticked
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: FakeUpload(data, "mine.csv")):
+        ok(at)
         assert at.button(key="release_button_regression").disabled  # ranges neither confirmed nor chosen
         ranges = _choose(at, data)
         ledger = open_ledger(LedgerConfig.from_env(DEFAULT_DATA_DIR))
@@ -50,7 +51,7 @@ def test_a_private_choice_of_ranges_is_charged_sets_the_ranges_and_the_release_s
                                                                                                 ranges.upper[0])
         assert any("charged ε = 1" in s.value for s in at.success)
         assert not at.button(key="release_button_regression").disabled  # the choice stands in for the box
-        bundle = _release(at)
+        bundle = regression_release(at)
     # the release's ranges are the choice's: its public centres are their midpoints
     mid = (np.array(ranges.lower[1:]) + np.array(ranges.upper[1:])) / 2
     assert bundle.public_params["feature centre"] == pytest.approx(mid.tolist())
@@ -63,15 +64,15 @@ def test_a_private_choice_of_ranges_is_charged_sets_the_ranges_and_the_release_s
 
 def test_a_range_edited_after_the_choice_is_a_change_and_needs_the_box(monkeypatch):
     monkeypatch.setenv("DPCORE_DEFAULT_EPSILON_CAP", "100")
-    data = _diabetes_like_csv()
-    at = _with_upload(data, confirmed=False)
-    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(data, "mine.csv")):
+    data = diabetes_like_csv()
+    at = regression_upload(data, confirmed=False)
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: FakeUpload(data, "mine.csv")):
         ranges = _choose(at, data)
         at.number_input(key="rg_yhi").set_value(ranges.upper[0] + 1.0).run()
-        _ok(at)
+        ok(at)
         assert at.button(key="release_button_regression").disabled  # no longer the choice's ranges
         at.checkbox(key="rg_ranges_ok").check().run()
-        bundle = _release(at)
+        bundle = regression_release(at)
     assert bundle.settings_choice.how == CHANGED and "response range" in bundle.settings_choice.changed
 
 
@@ -79,10 +80,10 @@ def test_a_feature_can_have_its_own_declared_outer_range(monkeypatch):
     """One row of the declared table edited (a feature on its own scale): that feature's candidates lie in its own
     range, the others keep the shared one; a blank cell is refused before anything is charged."""
     monkeypatch.setenv("DPCORE_DEFAULT_EPSILON_CAP", "100")
-    data = _diabetes_like_csv()
-    at = _with_upload(data, confirmed=False)
+    data = diabetes_like_csv()
+    at = regression_upload(data, confirmed=False)
     table = declared_key("rg", ["age", "bmi", "chol"], 0.0, 400.0)
-    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(data, "mine.csv")):
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: FakeUpload(data, "mine.csv")):
         at.number_input(key="rg_pb_xlo").set_value(0.0)
         at.number_input(key="rg_pb_xhi").set_value(400.0)
         at.run()

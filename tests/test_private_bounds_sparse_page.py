@@ -14,7 +14,8 @@ import streamlit as st
 from dpcore import sparse as sp
 from dpcore.ledger.config import LedgerConfig, open_ledger
 from dpcore.provenance import SELECTED
-from tests.test_sparse_page import _FakeUpload, _ok, _with_upload
+from tests.support.pages import ok, sparse_upload
+from tests.support.uploads import FakeUpload
 from ui.state import DEFAULT_DATA_DIR
 
 METHOD = "Private choice of clipping ranges"
@@ -36,7 +37,7 @@ def _choose(at, names=("K", "r"), cost: float = 5.0):
     at.select_slider(key="sp_pb_eps").set_value(cost)
     at.run()
     at.button(key="sp_pb_choose").click().run()
-    _ok(at)
+    ok(at)
     return at.session_state["sp_private_bounds"]["bounds"]
 
 
@@ -44,9 +45,9 @@ def test_choosing_k_and_r_privately_is_charged_sets_them_and_the_release_says_so
     monkeypatch.setenv("DPCORE_DEFAULT_EPSILON_CAP", "100")
     data = _csv()
     n_read = sp.upload_split(300)[0].size  # the release reads the training rows: the choice reads the same
-    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(data, "mine.csv")):
-        at = _with_upload(data)
-        _ok(at)
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: FakeUpload(data, "mine.csv")):
+        at = sparse_upload(data)
+        ok(at)
         bounds = _choose(at)
         ledger = open_ledger(LedgerConfig.from_env(DEFAULT_DATA_DIR))
         (choice,) = ledger.records()
@@ -59,7 +60,7 @@ def test_choosing_k_and_r_privately_is_charged_sets_them_and_the_release_says_so
         assert any("charged ε = 5" in s.value for s in at.success)
         at.button(key="release_button_sparse").click().run()
         at.button(key="release_confirm_sparse").click().run()
-    _ok(at)
+    ok(at)
     bundle = at.session_state["_release_last_sparse"]
     assert bundle.settings_choice.how == SELECTED
     assert "chosen by a charged private selection" in bundle.statement and "charged ε = 5" in bundle.statement
@@ -74,10 +75,10 @@ def test_a_logistic_model_chooses_k_alone_with_the_whole_epsilon(monkeypatch):
     frame = pd.DataFrame(rng.normal(size=(200, 4)), columns=["a", "b", "c", "d"])
     frame["target"] = (frame.a + rng.normal(0, 1, 200) > 0).astype(int)
     data = frame.to_csv(index=False).encode()
-    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(data, "m.csv")):
-        at = _with_upload(data)
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: FakeUpload(data, "m.csv")):
+        at = sparse_upload(data)
         at.radio(key="sp_loss").set_value("logistic").run()
-        _ok(at)
+        ok(at)
         assert "sp_pb_rmax" not in [w.key for w in at.number_input]  # no response bound to declare
         bounds = _choose(at, names=("K",), cost=2.0)
     assert bounds.names == ("K",) and bounds.public_params()["ε per quantile"] == 2.0

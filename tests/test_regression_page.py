@@ -13,18 +13,15 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from tests.page_views import chart_keys
+from tests.support.page_views import chart_keys
+from tests.support.pages import ok, regression_release, regression_upload
+from tests.support.uploads import FakeUpload, diabetes_like_csv
 
 PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "regression.py")
 ADASSP, ROBUST = "adassp", "robust"  # the method radio's values
 #: the page's default number of features (with its default drug: the bundled pair whose non-private model predicts
 #: held-out cell lines best, docs/regression.md)
 D = 48
-
-
-def _ok(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 def _noised(at: AppTest) -> str:
@@ -58,22 +55,15 @@ def _robust(at: AppTest) -> AppTest:
     return at.radio(key="rg_method").set_value(ROBUST).run()
 
 
-def _release(at: AppTest):
-    at.button(key="release_button_regression").click().run()
-    at.button(key="release_confirm_regression").click().run()  # the confirmation dialog
-    _ok(at)
-    return at.session_state["_release_last_regression"]
-
-
 def test_gdsc_page_opens_on_the_adassp_release():
     """The default release is AdaSSP: (ε, δ = 1/n²) charged, coefficients with an intercept row and noise SDs, the
     DP centre / σy / By among the values derived from DP outputs, the robust fit one click away."""
     at = AppTest.from_file(PAGE, default_timeout=180)
     at.run()
-    _ok(at)
+    ok(at)
     assert at.radio(key="rg_method").value == ADASSP and "(AdaSSP" in _noised(at) and "Xᵀy" in _noised(at)
     assert not any(s.key == "rg_p1" for s in at.slider)  # the robust fit's split is not AdaSSP's
-    bundle = _release(at)
+    bundle = regression_release(at)
     n = bundle.public_params["n_private"]
     assert bundle.method == "AdaSSP" and bundle.epsilon == 1.0 and bundle.delta == pytest.approx(1.0 / n**2)
     coef = bundle.tables["coefficients"]
@@ -81,7 +71,7 @@ def test_gdsc_page_opens_on_the_adassp_release():
     assert {"response centre", "σy", "By"} <= set(bundle.derived_params) and bundle.unit == "private cell line"
     assert any("source file's columns" in note and "1 pM to 1 M" in note for note in bundle.notes)
     _robust(at)
-    _ok(at)
+    ok(at)
     assert "(robust private LR" in _noised(at) and at.slider(key="rg_p1").value == 0.35
 
 
@@ -89,18 +79,18 @@ def test_gdsc_page_renders_reacts_to_epsilon_and_releases():
     at = AppTest.from_file(PAGE, default_timeout=180)
     at.run()
     _robust(at)
-    _ok(at)
+    ok(at)
     assert _charts(at) == {"rg_headline"}  # the first view only
     before = _noised(at)
     assert "DP mean (charged)" in before and "centre/scale took ε = 0.1" in before
     at.select_slider(key="eps").set_value(2.0).run()
-    _ok(at)
+    ok(at)
     assert "centre/scale took ε = 0.2" in _noised(at)
     at.radio(key="rg_tmode").set_value("manual").run()
     at.select_slider(key="rg_wx").set_value(0.5).run()
-    _ok(at)
+    ok(at)
     assert f"±Bx = {0.5 / math.sqrt(D):.3g}" in _noised(at)
-    bundle = _release(at)
+    bundle = regression_release(at)
     assert bundle.epsilon == 2.0 and bundle.delta == 0 and "coefficients" in bundle.tables
     assert len(bundle.tables["coefficients"]) == D + 1  # the features and the intercept
     assert (bundle.public_params["omega_x"], bundle.public_params["omega_y"]) == (0.5, 0.5)  # chosen above the views
@@ -135,25 +125,25 @@ def test_only_the_open_view_is_computed_and_drawn():
         at.query_params["rg_method"] = ROBUST  # its split slider is moved below
         at.run()
         at.select_slider(key="eps").set_value(0.7).run()  # a new ε on the first view: no CV
-        _ok(at)
+        ok(at)
         assert _charts(at) == {"rg_headline"} and calls == []
         assert not any(c.value.startswith("Monte-Carlo CV") for c in at.caption)
         for label, keys in VIEWS.items():
             _view(at, label)
-            _ok(at)
+            ok(at)
             assert _charts(at) == keys, label
         assert calls == [10, 10]  # the CV view: over ε and over sizes (the target view reuses the first)
         assert set(background) <= {5, 20}  # the neighbouring repeats, warmed
         _view(at, CV)
         at.select_slider(key="rg_R").set_value(20).run()
-        _ok(at)
+        ok(at)
         assert set(calls[2:]) <= {20} and _charts(at) == VIEWS[CV]
         assert any(c.value.startswith("Monte-Carlo CV: 20 random splits") for c in at.caption)
         done = len(calls)
         _view(at, "Predicted vs observed")
         at.select_slider(key="eps").set_value(1.5).run()  # moving ε with another view open: no CV
         at.slider(key="rg_p1").set_value(0.3).run()  # nor the budget split
-        _ok(at)
+        ok(at)
         assert len(calls) == done and _charts(at) == {"rg_headline"}
 
 
@@ -165,22 +155,22 @@ def test_links_reproduce_the_configuration_whatever_view_is_open():
                        "rg_wx": "0.5", "rg_models": ["non-private LR", "robust private LR"]}.items():
         at.query_params[key] = value
     at.run()
-    _ok(at)
+    ok(at)
     assert at.select_slider(key="eps").value == 2.0 and at.slider(key="rg_p1").value == 0.3
     assert at.select_slider(key="rg_wx").value == 0.5 and f"±Bx = {0.5 / math.sqrt(D):.3g}" in _noised(at)
     assert at.query_params["rg_R"] in ("20", ["20"])  # not drawn (its view is closed), still in the link
     _view(at, CV)
-    _ok(at)
+    ok(at)
     assert at.select_slider(key="rg_R").value == 20
     assert at.multiselect(key="rg_models").value == ["non-private LR", "robust private LR"]
     assert any(c.value.startswith("Monte-Carlo CV: 20 random splits") for c in at.caption)
     at.select_slider(key="rg_R").set_value(5).run()
     _view(at, "Budget split")
     at.slider(key="rg_p1").set_value(0.25).run()
-    _ok(at)
+    ok(at)
     assert at.query_params["rg_R"] in ("5", ["5"]) and at.query_params["rg_p1"] in ("0.25", ["0.25"])
     _view(at, CV)
-    _ok(at)
+    ok(at)
     assert at.select_slider(key="rg_R").value == 5 and at.slider(key="rg_p1").value == 0.25
     assert any(c.value.startswith("Monte-Carlo CV: 5 random splits") for c in at.caption)
 
@@ -210,7 +200,7 @@ def test_full_reruns_do_not_rewrite_size_sliders_through_the_state(caplog):
             mock.patch.object(policies.runtime, "exists", lambda: True), caplog.at_level("WARNING"):
         at.toggle(key="rg_priors").set_value(False).run()
         at.toggle(key="rg_priors").set_value(True).run()
-    _ok(at)
+    ok(at)
     assert not [r for r in caplog.records if "set via the Session State API" in r.getMessage()]
 
 
@@ -223,51 +213,25 @@ def test_synthetic_public_centring_and_bad_split():
     at.radio(key="rg_yc").set_value("public").run()
     at.radio(key="rg_sy").set_value("public").run()
     at.toggle(key="rg_priors").set_value(False).run()
-    _ok(at)
+    ok(at)
     text = _noised(at)
     assert "public midpoint" in text and "took ε" not in text
     _view(at, "Coefficients")
-    _ok(at)
+    ok(at)
     assert _charts(at) == {"rg_coef"} and any(c.value.startswith("Synthetic data: the true β") for c in at.caption)
     _view(at, "Budget split")
     at.button(key="rg_split_btn").click().run()
-    _ok(at)
+    ok(at)
     assert any("Best split" in c.value for c in at.caption)
     _view(at, "Clipping thresholds")
     at.button(key="rg_full_btn").click().run()
-    _ok(at)
+    ok(at)
     assert any("20 synthetic data sets × 20 noise draws" in c.value for c in at.caption)
     assert at.button(key="rg_full_btn").disabled  # done for these settings
     at.slider(key="rg_p1").set_value(0.6).run()  # p2's range follows: the split cannot become invalid
-    _ok(at)
+    ok(at)
     assert at.slider(key="rg_p2").max == pytest.approx(0.35) and at.slider(key="rg_p2").value <= 0.35 + 1e-9
     assert any("p3 → nyy = 0.05" in c.value for c in at.caption) and not at.error
-
-
-class _FakeUpload:
-    def __init__(self, data: bytes, name: str):
-        self._data, self.name = data, name
-
-    def getvalue(self) -> bytes:
-        return self._data
-
-
-def _with_upload(data: bytes, unit: str | None = "cell line", confirmed: bool = True, **select) -> AppTest:
-    """The page on an uploaded file; ``select`` sets the response (``rg_ycol``), the features (``rg_xcols``) and the
-    method (``rg_method``); the unit of privacy and the ranges' confirmation are given unless None / False."""
-    at = AppTest.from_file(PAGE, default_timeout=180)
-    at.run()
-    at.radio(key="rg_src").set_value("upload")
-    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(data, "mine.csv")):
-        at.run()
-        for key, value in select.items():
-            {"rg_ycol": at.selectbox, "rg_method": at.radio}.get(key, at.multiselect)(key=key).set_value(value)
-        if unit is not None:
-            at.text_input(key="rg_unit").set_value(unit)
-        if confirmed:
-            at.checkbox(key="rg_ranges_ok").check()
-        at.run()
-        return at
 
 
 def test_upload_errors_are_named_and_good_upload_runs():
@@ -276,7 +240,7 @@ def test_upload_errors_are_named_and_good_upload_runs():
     at.radio(key="rg_src").set_value("upload").run()
     assert not at.exception and any("Upload a CSV" in i.value for i in at.info)
 
-    at = _with_upload(b"y,a,b\n1,0,1\n2,x,0\n" + b"".join(b"%d,0,1\n" % (i + 3) for i in range(40)),
+    at = regression_upload(b"y,a,b\n1,0,1\n2,x,0\n" + b"".join(b"%d,0,1\n" % (i + 3) for i in range(40)),
                       rg_ycol="y", rg_xcols=["a", "b"])  # distinct rows: identical ones would be one person
     assert not at.exception
     assert any("'a'" in e.value and "row 3" in e.value for e in at.error), [e.value for e in at.error]
@@ -285,15 +249,15 @@ def test_upload_errors_are_named_and_good_upload_runs():
     X = rng.integers(0, 2, size=(300, 4))
     y = X @ np.array([1.0, -1.0, 0.5, 0.0]) + rng.normal(0, 1, 300)
     rows = ["resp,g1,g2,g3,g4"] + [f"{v:.3f}," + ",".join(map(str, r)) for v, r in zip(y, X)]
-    at = _with_upload("\n".join(rows).encode(), rg_ycol="resp", rg_xcols=["g1", "g2", "g3", "g4"])
-    _ok(at)
+    at = regression_upload("\n".join(rows).encode(), rg_ycol="resp", rg_xcols=["g1", "g2", "g3", "g4"])
+    ok(at)
     assert "the 5 of Xᵀy" in _noised(at)  # AdaSSP: four features and the intercept
     assert not any(b.label.startswith("Compute the curves") for b in at.button)  # its view is closed
-    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload("\n".join(rows).encode(), "mine.csv")):
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: FakeUpload("\n".join(rows).encode(), "mine.csv")):
         _view(at, CV)
         assert any(b.label.startswith("Compute the curves") for b in at.button)
         at.button(key="rg_curves_btn").click().run()
-    _ok(at)
+    ok(at)
     assert any(c.value.startswith("Monte-Carlo CV") for c in at.caption)
 
 
@@ -301,13 +265,13 @@ def test_small_uploads_get_a_message_not_a_crash():
     """Too few records get one message with one minimum (60, said once); 60 work (fewer than 84 used to make a
     slider's min equal its max)."""
     rng = np.random.default_rng(3)
-    for n, ok in ((3, False), (30, False), (59, False), (60, True)):
+    for n, works in ((3, False), (30, False), (59, False), (60, True)):
         X = rng.integers(0, 2, size=(n, 2))
         rows = ["resp,g1,g2"] + [f"{v:.3f},{a},{b}" for v, (a, b) in zip(rng.normal(size=n), X)]
-        at = _with_upload("\n".join(rows).encode(), rg_ycol="resp")
+        at = regression_upload("\n".join(rows).encode(), rg_ycol="resp")
         assert not at.exception, at.exception
-        if ok:
-            _ok(at)
+        if works:
+            ok(at)
         else:
             errors = [e.value for e in at.error]
             assert len(errors) == 1 and "at least 60 records" in errors[0] and f"has {n} rows" in errors[0], errors
@@ -328,11 +292,11 @@ def _released_minus_noised(rows: list[str], **select) -> np.ndarray:
         return s
 
     with mock.patch.object(R.StatNoise, "release", record):
-        at = _with_upload("\n".join(rows).encode(), **select)
-        with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload("\n".join(rows).encode(), "mine.csv")):
+        at = regression_upload("\n".join(rows).encode(), **select)
+        with mock.patch.object(st, "file_uploader", lambda *a, **k: FakeUpload("\n".join(rows).encode(), "mine.csv")):
             at.button(key="release_button_regression").click().run()
             at.button(key="release_confirm_regression").click().run()  # the confirmation dialog
-    _ok(at)
+    ok(at)
     bundle = at.session_state["_release_last_regression"]
     nxy = bundle.tables["noisy_nxy"]["nxy"].to_numpy()
     nyy = float(bundle.tables["noisy_nyy"]["value"].iloc[0])
@@ -371,14 +335,14 @@ def test_upload_rows_marked_public_are_listed_in_the_release():
     mark = (np.arange(n) < 7).astype(int)
     rows = ["resp,g1,g2,g3,open"] + [f"{v:.6f}," + ",".join(map(str, r)) + f",{m}" for v, r, m in zip(y, X, mark)]
     data = "\n".join(rows).encode()
-    at = _with_upload(data, rg_ycol="resp", rg_xcols=["g1", "g2", "g3"])
-    _ok(at)
+    at = regression_upload(data, rg_ycol="resp", rg_xcols=["g1", "g2", "g3"])
+    ok(at)
     assert "public records are added" not in _noised(at)  # none unless marked
-    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(data, "mine.csv")):
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: FakeUpload(data, "mine.csv")):
         at.selectbox(key="rg_pubcol").set_value("open").run()
-        _ok(at)
+        ok(at)
         assert "7 public records are added without noise" in _noised(at)
-        bundle = _release(at)
+        bundle = regression_release(at)
     assert bundle.notes[1] == "Public cell lines (not protected): " + ", ".join(f"row {i}" for i in range(2, 9)) + "."
     assert "marked 1 in column 'open' by the user" in bundle.notes[0]
     assert bundle.public_params["n_private"] + 7 + at.slider(key="rg_ntest").value <= n
@@ -392,18 +356,9 @@ def test_moving_p1_never_blanks_the_page():
     _robust(at)
     _view(at, "Budget split")
     at.slider(key="rg_p1").set_value(0.4).run()
-    _ok(at)
+    ok(at)
     assert not at.error and at.slider(key="rg_p2").value == pytest.approx(0.55)
     assert at.session_state["rg_view"] == "Budget split" and _charts(at) == {"rg_ternary"}
-
-
-def _diabetes_like_csv(n: int = 200) -> bytes:
-    """Features on different scales (years, kg/m², mg/dL) and a response named 'target', as scikit-learn's diabetes."""
-    rng = np.random.default_rng(8)
-    age, bmi, chol = rng.uniform(20, 80, n), rng.uniform(18, 45, n), rng.uniform(120, 300, n)
-    target = 2 * bmi + 0.2 * chol + rng.normal(0, 20, n)
-    rows = ["age,bmi,chol,target"] + [f"{a:.1f},{b:.1f},{c:.1f},{t:.1f}" for a, b, c, t in zip(age, bmi, chol, target)]
-    return "\n".join(rows).encode()
 
 
 def _editor_key(features: list[str], lo: float = 0.0, hi: float = 1.0) -> str:
@@ -416,18 +371,18 @@ def test_upload_features_ranges_and_unit_of_privacy():
     changes; each feature gets its own public range in an editable table (default: the public rule typed above, never
     the data), a bad range names its feature; the unit of privacy is the user's, and a release waits for it and for
     the ranges' confirmation."""
-    data = _diabetes_like_csv()
-    at = _with_upload(data, unit=None, confirmed=False)
-    _ok(at)
+    data = diabetes_like_csv()
+    at = regression_upload(data, unit=None, confirmed=False)
+    ok(at)
     assert at.selectbox(key="rg_ycol").value == "target"
     assert at.multiselect(key="rg_xcols").value == ["age", "bmi", "chol"]
     assert any(":small[Unit of privacy: one row" in m.value and "not named yet" in m.value for m in at.markdown)
     button = at.button(key="release_button_regression")
     assert button.disabled and any("name the unit of privacy and confirm the public ranges" in c.value
                                    for c in [*at.caption, *at.markdown, *at.warning, *at.info])
-    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(data, "mine.csv")):
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: FakeUpload(data, "mine.csv")):
         at.selectbox(key="rg_ycol").set_value("chol").run()  # a new response: the old one becomes a feature
-        _ok(at)
+        ok(at)
         assert at.multiselect(key="rg_xcols").value == ["age", "bmi", "target"]
         at.selectbox(key="rg_ycol").set_value("target").run()
         at.number_input(key="rg_ylo").set_value(0.0).run()
@@ -438,7 +393,7 @@ def test_upload_features_ranges_and_unit_of_privacy():
                                                               2: {"lower": 80.0, "upper": 350.0}},
                                              "added_rows": [], "deleted_rows": []}
         at.run()
-        _ok(at)
+        ok(at)
         assert "public midpoints of the per-feature ranges" in _noised(at)
         at.session_state[_editor_key(['age', 'bmi', 'chol'])] = {"edited_rows": {1: {"lower": 50.0, "upper": 15.0}},
                                              "added_rows": [], "deleted_rows": []}
@@ -451,9 +406,9 @@ def test_upload_features_ranges_and_unit_of_privacy():
         at.text_input(key="rg_unit").set_value("patient")
         at.checkbox(key="rg_ranges_ok").check()
         at.run()
-        _ok(at)
+        ok(at)
         assert any("Unit of privacy: one patient" in m.value for m in at.markdown)
-        bundle = _release(at)
+        bundle = regression_release(at)
     assert bundle.unit == "patient" and "one patient" in bundle.statement
     assert bundle.public_params["feature centre"] == [54.0, 32.5, 215.0]  # midpoints of the ranges typed
 
@@ -466,12 +421,12 @@ def test_curves_computed_on_one_response_are_not_shown_for_another():
     first, second = X @ np.array([1.0, -1.0, 0.5]) + rng.normal(0, 1, 300), rng.normal(0, 1, 300)
     rows = ["r1,r2,g1,g2,g3"] + [f"{a:.3f},{b:.3f}," + ",".join(map(str, r)) for a, b, r in zip(first, second, X)]
     data = "\n".join(rows).encode()
-    at = _with_upload(data, rg_ycol="r1", rg_xcols=["g1", "g2", "g3"])
-    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(data, "mine.csv")):
+    at = regression_upload(data, rg_ycol="r1", rg_xcols=["g1", "g2", "g3"])
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: FakeUpload(data, "mine.csv")):
         _view(at, CV)
         at.button(key="rg_curves_btn").click().run()
         assert any(c.value.startswith("Monte-Carlo CV") for c in at.caption)
         at.selectbox(key="rg_ycol").set_value("r2").run()
-    _ok(at)
+    ok(at)
     assert any(b.label.startswith("Compute the curves") for b in at.button)
     assert not any(c.value.startswith("Monte-Carlo CV") for c in at.caption)

@@ -7,35 +7,14 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.ledger import CHARGED, FAILED, RELEASED
 from dpcore.ledger.config import LedgerConfig, open_ledger
+from tests.support.pages import toy_release_page
 from ui.state import DEFAULT_DATA_DIR
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
-def _panel(mode: str = "ok"):
-    """A page with one release panel (ε = 1 on "Toy (bundled)"); ``mode`` "fail" makes drawing fail."""
-    import pandas as pd
-    import streamlit as st
-
-    from dpcore.ledger import CHARGED
-    from dpcore.release import ReleaseBundle
-    from ui import get_ledger, release_panel
-
-    def make_bundle():
-        (record,) = [r for r in get_ledger().records() if r.status == CHARGED]  # charged before anything is drawn
-        st.session_state["charged_before_drawing"] = record.id
-        if st.session_state.get("mode") == "fail":
-            raise RuntimeError("sampler crashed")
-        return ReleaseBundle(method="Toy counts", dataset="Toy (bundled)", fingerprint="toy", epsilon=1.0, delta=0.0,
-                             mechanisms=("discrete Laplace, b = 1",), public_params={"bins": 2},
-                             tables={"counts": pd.DataFrame({"bin": [1, 2], "noisy count": [3, 5]})})
-
-    release_panel(key="toy", dataset_label="Toy (bundled)", fingerprint="toy", method="Toy counts", epsilon=1.0,
-                  params={"bins": 2}, make_bundle=make_bundle)
-
-
 def _session(mode: str = "ok") -> AppTest:
-    at = AppTest.from_function(_panel, default_timeout=30)
+    at = AppTest.from_function(toy_release_page, default_timeout=30)
     at.session_state["mode"] = mode
     return at.run()
 

@@ -17,8 +17,8 @@ import pytest
 
 from dpcore.figure_export import chromium_path
 from dpcore.release_figures import figures_for
-from tests.test_csv_injection import RELEASES
-from tests.test_figure_specs import plain
+from tests.support.figure_cases import plain
+from tests.support.release_cases import RELEASES
 
 REGRESSION = ("robust private LR", "AdaSSP")
 SPARSE = ("sparse peeling", "sparse peeling (logistic)", "sparse KT with private support")

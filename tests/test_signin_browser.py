@@ -8,7 +8,7 @@ import re
 
 import pytest
 from conftest import wait_for_idle
-from oidc_provider import oidc_provider, signin_app
+from tests.support.oidc_provider import oidc_provider, signin_app
 
 # the provider (oidc-provider-mock, in this process) still uses Authlib's older JOSE and JWT-config interfaces
 pytestmark = [pytest.mark.browser, pytest.mark.filterwarnings("ignore::DeprecationWarning:authlib.*"),

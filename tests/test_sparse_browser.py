@@ -4,7 +4,7 @@ release), its sliders move by keyboard, no exception; each slider move redraws t
 from __future__ import annotations
 
 import pytest
-from browser_helpers import CHECK, SPEC, TAG, wait_quiet
+from tests.support.browser_helpers import CHECK, SPEC, TAG, wait_quiet
 
 pytestmark = pytest.mark.browser
 

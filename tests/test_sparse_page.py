@@ -10,14 +10,11 @@ import pytest
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-from tests.page_views import chart_keys as _charts, chart_spec, open_view
+from tests.support.page_views import chart_keys as _charts, chart_spec, open_view
+from tests.support.pages import ok, sparse_upload
+from tests.support.uploads import FakeUpload
 
 PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "sparse.py")
-
-
-def _ok(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 def _app(**query) -> AppTest:
@@ -26,7 +23,7 @@ def _app(**query) -> AppTest:
     for k, v in {"sp_src": "synthetic", **query}.items():
         at.query_params[k] = v
     at.run()
-    _ok(at)
+    ok(at)
     return at
 
 
@@ -40,7 +37,7 @@ def _noised(at: AppTest) -> str:
 
 
 def _view(at: AppTest, label: str) -> AppTest:
-    _ok(open_view(at, "sp_view", label))
+    ok(open_view(at, "sp_view", label))
     return at
 
 
@@ -51,7 +48,7 @@ def test_page_renders_and_reacts_to_epsilon():
     assert not any("Caveat found by our audit" in w.value for w in at.warning)
     before = _noised(at)
     at.select_slider(key="eps").set_value(5.0).run()
-    _ok(at)
+    ok(at)
     after = _noised(at)
     assert before != after and "ε = 5" in after
     table = _view(at, "Utility over the draws").dataframe[0].value
@@ -59,7 +56,7 @@ def test_page_renders_and_reacts_to_epsilon():
     assert len(table) == 7
     assert any("Caveat found by our audit" in w.value for w in at.warning)  # beside the knowledge-transfer results
     at.multiselect(key="sp_methods").set_value(["peel", "dp_ight"]).run()
-    _ok(at)
+    ok(at)
     assert not any("Caveat found by our audit" in w.value for w in at.warning)  # only where it applies
 
 
@@ -85,7 +82,7 @@ def test_gdsc_linear_and_logistic():
                for t in stem["layout"]["xaxis"]["ticktext"])  # real feature names on the axis
     assert any("sensitive" in m.value or "public centre" in m.value for m in at.markdown)  # a note (ui.note)
     at.radio(key="sp_loss").set_value("logistic").run()
-    _ok(at)
+    ok(at)
     assert any("sensitive (+1)" in m.value for m in at.markdown)
     cols = set(_view(at, "Utility over the draws").dataframe[0].value.columns)
     assert "misclassification" in cols and "overlap with teacher (F1)" in cols
@@ -94,7 +91,7 @@ def test_gdsc_linear_and_logistic():
 def test_methods_can_be_deselected():
     at = _app(sp_n="200", sp_d="50", sp_R="5")
     at.multiselect(key="sp_methods").set_value(["kt", "dp_ight"]).run()
-    _ok(at)
+    ok(at)
     assert set(_view(at, "Utility over the draws").dataframe[0].value.method) == {"teacher (non-private)", "knowledge transfer (student)", "DP-IGHT"}
 
 
@@ -102,7 +99,7 @@ def test_release_charges_and_exports():
     at = _app(sp_n="200", sp_d="50", sp_R="5")
     at.button(key="release_button_sparse").click().run()
     at.button(key="release_confirm_sparse").click().run()  # the confirmation dialog
-    _ok(at)
+    ok(at)
     assert any("Released Sparse regression: peeling + private fit" in s.value for s in at.success)
     bundle = at.session_state["_release_last_sparse"]
     assert set(bundle.tables) == {"coefficients", "noisy_gram", "noisy_moment"}
@@ -118,30 +115,10 @@ def test_kt_with_private_support_stays_releasable_as_a_comparison():
     at = _app(sp_n="200", sp_d="50", sp_R="5", sp_release="kt_ps")
     at.button(key="release_button_sparse").click().run()
     at.button(key="release_confirm_sparse").click().run()
-    _ok(at)
+    ok(at)
     bundle = at.session_state["_release_last_sparse"]
     assert set(bundle.tables) == {"coefficients", "synthetic_responses", "noisy_votes"}
     assert len(bundle.tables["synthetic_responses"]) == 200  # m = n
-
-
-class _FakeUpload:
-    def __init__(self, data: bytes, name: str):
-        self._data, self.name = data, name
-
-    def getvalue(self) -> bytes:
-        return self._data
-
-
-def _with_upload(data: bytes) -> AppTest:
-    import streamlit as st
-    from unittest import mock
-
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    at.query_params["sp_src"] = "upload"
-    at.query_params["sp_R"] = "5"
-    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(data, "mine.csv")):
-        at.run()
-    return at
 
 
 def test_upload_runs_and_bad_upload_is_named():
@@ -149,20 +126,20 @@ def test_upload_runs_and_bad_upload_is_named():
     X = rng.normal(size=(120, 8))
     frame = pd.DataFrame(X, columns=[f"g{j}" for j in range(8)])
     frame.insert(0, "y", X[:, 0] - X[:, 3])
-    at = _with_upload(frame.to_csv(index=False).encode())
-    _ok(at)
+    at = sparse_upload(frame.to_csv(index=False).encode())
+    ok(at)
     assert _charts(at) == ["sp_stem"]
     import streamlit as st
     from unittest import mock
 
-    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(frame.to_csv(index=False).encode(),
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: FakeUpload(frame.to_csv(index=False).encode(),
                                                                             "mine.csv")):
         assert _charts(_view(at, "Convergence")) == ["sp_conv"]
         _view(at, "Privacy–utility over ε")
     assert any("press to run" in c.value for c in at.caption)  # uploads: the ε sweep waits for a button
     bad = frame.astype(object)
     bad.loc[5, "g2"] = "n/a"
-    at = _with_upload(bad.to_csv(index=False).encode())
+    at = sparse_upload(bad.to_csv(index=False).encode())
     assert not at.exception
     assert any("Column 'g2', row 7" in e.value for e in at.error), [e.value for e in at.error]
 
@@ -173,8 +150,8 @@ def test_small_upload_runs():
     X = rng.normal(size=(12, 4))
     frame = pd.DataFrame(X, columns=[f"g{j}" for j in range(4)])
     frame.insert(0, "y", X[:, 0])
-    at = _with_upload(frame.to_csv(index=False).encode())
-    _ok(at)
+    at = sparse_upload(frame.to_csv(index=False).encode())
+    ok(at)
 
 
 def test_upload_parsing_errors_are_named():
@@ -214,7 +191,7 @@ def test_logistic_upload_with_one_class_or_a_bad_threshold_is_named():
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.query_params["sp_src"] = "upload"
     at.query_params["sp_loss"] = "logistic"
-    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(frame.to_csv(index=False).encode(), "m.csv")):
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: FakeUpload(frame.to_csv(index=False).encode(), "m.csv")):
         at.run()
         at.text_input(key="sp_uthr").input("abc").run()
     assert not at.exception
@@ -234,7 +211,7 @@ def test_controls_with_derived_defaults_follow_them_so_links_reproduce_the_page(
     at = _app()
     at.number_input(key="sp_sstar").set_value(8).run()
     at.select_slider(key="sp_n").set_value(500).run()
-    _ok(at)
+    ok(at)
     fresh = _app(sp_sstar="8", sp_n="500")
     for key in ("sp_s", "sp_B", "sp_m"):
         assert at.number_input(key=key).value == fresh.number_input(key=key).value, key
@@ -269,7 +246,7 @@ def test_only_the_open_view_is_computed_and_drawn():
         assert _charts(at) == ["sp_stem"] and not at.dataframe
         at.select_slider(key="eps").set_value(5.0).run()
         at.select_slider(key="sp_delta").set_value("1e-8").run()
-        _ok(at)
+        ok(at)
         assert _charts(at) == ["sp_stem"] and calls == []
         assert not any("Lines: mean over" in c.value for c in at.caption)
         for view, charts, computed in [("Utility over the draws", [], []),
@@ -280,7 +257,7 @@ def test_only_the_open_view_is_computed_and_drawn():
             assert len(at.dataframe) == (view == "Utility over the draws"), view
             assert calls == computed, view
         at.select_slider(key="eps").set_value(7.0).run()  # the sweep does not depend on ε: not computed again
-        _ok(at)
+        ok(at)
         assert calls == ["paths", "sweep"] and _charts(at) == ["sp_err", "sp_f1"]  # accuracy first: closed
         assert any("do not depend on the chosen ε" in c.value for c in at.caption)
         _view(at, "Coefficients")
@@ -309,14 +286,14 @@ def test_links_reproduce_the_live_controls_in_every_view_and_the_release_charges
     pd.testing.assert_frame_equal(again.dataframe[0].value, table)  # seeded: the link shows the same preview
     at.button(key="release_button_sparse").click().run()
     at.button(key="release_confirm_sparse").click().run()
-    _ok(at)
+    ok(at)
     bundle = at.session_state["_release_last_sparse"]
     assert (bundle.epsilon, bundle.delta) == (5.0, 1e-8)
     ledger = at.session_state["_dp_ledger"]
     record = ledger.records(ledger.dataset_key(bundle.fingerprint))[-1]
     assert (record.epsilon, record.delta) == (5.0, 1e-8)
     at.select_slider(key="sp_delta").set_value("1/n²").run()  # the default δ = 1/n² leaves the link
-    _ok(at)
+    ok(at)
     assert "sp_delta" not in at.query_params and "δ = 2.5e-05" in _noised(at)
 
 
@@ -355,7 +332,7 @@ def test_the_next_step_of_each_slider_is_computed_ahead():
         for key, step, back in (("eps", 3.0, 2.0), ("sp_delta", "1e-5", "1/n²"), ("sp_R", 10, 5)):
             fits.clear()  # a step back may miss: the cache keeps the last 32 previews, other tests' included
             at.select_slider(key=key).set_value(step).run()
-            _ok(at)
+            ok(at)
             assert fits == [], key
             at.select_slider(key=key).set_value(back).run()
     fresh = _app(sp_n="200", sp_d="50", sp_R="5", sp_seed="23", eps="3")
@@ -368,7 +345,7 @@ def test_the_next_step_of_each_slider_is_computed_ahead():
 
 def test_page_opens_on_bundled_gdsc_with_the_peeling_release():
     at = AppTest.from_file(PAGE, default_timeout=120).run()
-    _ok(at)
+    ok(at)
     assert at.selectbox(key="sp_src").value == "gdsc" and at.radio(key="sp_release").value == "peel"
     assert "**What is noised (peeling + private fit):**" in _noised(at)
     assert "and an intercept" not in _noised(at)  # GDSC carries its own '(intercept)' feature: not fitted twice
@@ -387,8 +364,8 @@ def _breast_cancer_like(rng, n=150, wide=0) -> pd.DataFrame:
 
 
 def test_upload_guesses_the_response_keeps_every_feature_and_warns_about_clipping():
-    at = _with_upload(_breast_cancer_like(np.random.default_rng(3)).to_csv(index=False).encode())
-    _ok(at)
+    at = sparse_upload(_breast_cancer_like(np.random.default_rng(3)).to_csv(index=False).encode())
+    ok(at)
     assert at.selectbox(key="sp_ycol").value == "target"
     assert any("Guessed: named 'target'" in _plain(c.value) for c in at.caption)
     assert at.multiselect(key="sp_xcols").value == ["mean radius", "mean area", "mean smoothness"]
@@ -404,17 +381,17 @@ def test_changing_the_response_hands_the_old_one_back_to_the_features():
     import streamlit as st
     from unittest import mock
 
-    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(frame.to_csv(index=False).encode(),
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: FakeUpload(frame.to_csv(index=False).encode(),
                                                                             "bc.csv")):
-        at = _with_upload(frame.to_csv(index=False).encode())
+        at = sparse_upload(frame.to_csv(index=False).encode())
         at.selectbox(key="sp_ycol").set_value("mean radius").run()
-    _ok(at)
+    ok(at)
     assert at.multiselect(key="sp_xcols").value == ["mean area", "mean smoothness", "target"]
 
 
 def test_wide_upload_says_how_many_features_are_used_and_which():
-    at = _with_upload(_breast_cancer_like(np.random.default_rng(5), wide=120).to_csv(index=False).encode())
-    _ok(at)
+    at = sparse_upload(_breast_cancer_like(np.random.default_rng(5), wide=120).to_csv(index=False).encode())
+    ok(at)
     assert len(at.multiselect(key="sp_xcols").value) == 50
     assert any("123 candidate feature columns; the first 50" in i.value for i in at.info)
     (used,) = [_plain(c.value) for c in at.caption if c.value.startswith("Features used")]
@@ -428,12 +405,12 @@ def test_logistic_release_on_an_upload_has_an_intercept():
 
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.query_params.update({"sp_src": "upload", "sp_loss": "logistic", "sp_R": "5", "sp_s": "2", "eps": "10"})
-    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(frame.to_csv(index=False).encode(),
+    with mock.patch.object(st, "file_uploader", lambda *a, **k: FakeUpload(frame.to_csv(index=False).encode(),
                                                                             "bc.csv")):
         at.run()
         at.button(key="release_button_sparse").click().run()
         at.button(key="release_confirm_sparse").click().run()
-    _ok(at)
+    ok(at)
     coef = at.session_state["_release_last_sparse"].tables["coefficients"]
     assert coef.feature.iloc[0] == "(intercept)" and len(coef) == 3
     assert set(coef.feature[1:]) <= {"mean radius", "mean area", "mean smoothness"}
@@ -446,7 +423,7 @@ def test_every_series_on_the_coefficient_chart_has_its_own_colour():
     truth θ*."""
     for release in ("peel", "kt_ps"):
         at = _app(sp_src="gdsc", sp_gd="100", sp_R="5", sp_release=release)
-        _ok(at)
+        ok(at)
         spec = chart_spec(at, "sp_stem")
         dots = {t["name"]: t["marker"]["color"] for t in spec["data"] if t["type"] == "scatter"}
         bars = next(t for t in spec["data"] if t["type"] == "bar")

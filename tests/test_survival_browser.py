@@ -4,7 +4,7 @@ draws slider in one of them, no exception."""
 from __future__ import annotations
 
 import pytest
-from browser_helpers import CHECK, SPEC, TAG, wait_quiet
+from tests.support.browser_helpers import CHECK, SPEC, TAG, wait_quiet
 
 pytestmark = pytest.mark.browser
 

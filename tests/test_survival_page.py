@@ -7,10 +7,10 @@ from unittest import mock
 
 import numpy as np
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from tests.page_views import chart_keys as _charts, chart_spec, open_view
+from tests.support.page_views import chart_keys as _charts, chart_spec, open_view
+from tests.support.pages import ok, survival_upload
 
 from dpcore import survival as sv
 from dpcore.validation import InputError, read_csv
@@ -19,20 +19,15 @@ PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "survival.py")
 HEADLINE, DRAWS, GROUPS = "Private vs non-private", "Over R noise draws", "Groups and log-rank"
 
 
-def _ok(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-
-
 def _app() -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=90)
     at.run()
-    _ok(at)
+    ok(at)
     return at
 
 
 def _view(at: AppTest, label: str) -> AppTest:
-    _ok(open_view(at, "sv_view", label))
+    ok(open_view(at, "sv_view", label))
     return at
 
 
@@ -43,29 +38,29 @@ def test_page_renders_and_reacts_to_epsilon_and_dataset():
     assert any(m.value.startswith("Log-rank χ²") for m in at.markdown)
     before = next(m.value for m in at.markdown if m.value.startswith("**What is noised"))
     at.select_slider(key="eps").set_value(5.0).run()
-    _ok(at)
+    ok(at)
     after = next(m.value for m in at.markdown if m.value.startswith("**What is noised"))
     assert before != after and "ε = 5" in after
     at.selectbox(key="sv_data").set_value("pbc").run()
-    _ok(at)
+    ok(at)
     assert "cumulative incidence (competing risks)" in at.radio(key="sv_est").options
     at.radio(key="sv_est").set_value("cif").run()
-    _ok(at)
+    ok(at)
     at.radio(key="sv_est").set_value("na").run()
-    _ok(at)
+    ok(at)
     at.selectbox(key="sv_data").set_value("gehan").run()
     at.toggle(key="sv_cmp").set_value(False).run()
-    _ok(at)
+    ok(at)
     assert not any(m.value.startswith("Log-rank χ²") for m in at.markdown)
     at.radio(key="sv_rs").set_value("running").run()
-    _ok(at)
+    ok(at)
     at.toggle(key="sv_cmp").set_value(True).run()
     at.toggle(key="sv_aware").set_value(True).run()
     _view(at, GROUPS)  # without groups the groups view was gone: the page fell back to the first view
     assert any("noise-aware" in m.value for m in at.markdown if m.value.startswith("Log-rank"))
-    _ok(at)
+    ok(at)
     at.selectbox(key="sv_unit").set_value("days").run()
-    _ok(at)
+    ok(at)
 
 
 def test_release_button_charges_and_exports():
@@ -73,39 +68,10 @@ def test_release_button_charges_and_exports():
     at.selectbox(key="sv_data").set_value("ovarian").run()
     at.button(key="release_button_survival").click().run()
     at.button(key="release_confirm_survival").click().run()  # the confirmation dialog
-    _ok(at)
+    ok(at)
     assert any("Released DP survival analysis" in s.value for s in at.success)
     bundle = at.session_state["_release_last_survival"]
     assert "kaplan_meier" in bundle.tables and bundle.epsilon == 1.0
-
-
-class _FakeUpload:
-    def __init__(self, data: bytes, name: str):
-        self._data, self.name = data, name
-
-    def getvalue(self) -> bytes:
-        return self._data
-
-
-def _with_upload(data: bytes, name: str = "mine.csv", group_labels: str | None = None, view: str | None = None,
-                 **params) -> AppTest:
-    """Run the page in upload mode with ``st.file_uploader`` returning ``data`` (AppTest cannot upload)."""
-    at = AppTest.from_file(PAGE, default_timeout=90)
-    at.run()
-    if view:
-        at.session_state["sv_view"] = view
-    at.radio(key="sv_src").set_value("upload")
-    with mock.patch.object(st, "file_uploader", lambda *a, **k: _FakeUpload(data, name)):
-        at.run()
-        for key, value in params.items():
-            at.selectbox(key=key).set_value(value) if key != "sv_k" else at.number_input(key=key).set_value(value)
-        at.run()
-        if group_labels is not None:  # declared, never read off: until then the page pools everyone
-            assert any("declare its labels" in i.value for i in at.info), [i.value for i in at.info]
-            at.text_input(key="sv_glabels").set_value(group_labels).run()
-            if view:  # the groups view exists once the groups do
-                open_view(at, "sv_view", view)
-    return at
 
 
 def test_upload_without_file_explains_format():
@@ -117,13 +83,13 @@ def test_upload_without_file_explains_format():
 
 
 def test_upload_bad_csv_shows_named_error():
-    at = _with_upload(b"time;event\n1;0\n2;1\n")
+    at = survival_upload(b"time;event\n1;0\n2;1\n")
     assert not at.exception
     assert any("semicolons" in e.value for e in at.error)
-    at = _with_upload(b"t,e,arm\n1,0,A\n-2,1,B\n3,1,A\n", sv_tcol="t", sv_ecol="e")
+    at = survival_upload(b"t,e,arm\n1,0,A\n-2,1,B\n3,1,A\n", sv_tcol="t", sv_ecol="e")
     assert not at.exception
     assert any("'t'" in e.value and "row 3" in e.value and "negative" in e.value for e in at.error)
-    at = _with_upload(b"t,e,arm\n1,0,A\n2,2,B\n3,1,A\n", sv_tcol="t", sv_ecol="e")
+    at = survival_upload(b"t,e,arm\n1,0,A\n2,2,B\n3,1,A\n", sv_tcol="t", sv_ecol="e")
     assert any("'e'" in e.value and "not one of the declared codes" in e.value for e in at.error)
 
 
@@ -131,9 +97,9 @@ def test_upload_good_csv_runs_with_groups_and_competing_codes():
     rng = np.random.default_rng(0)
     n = 120
     rows = ["days,status,arm"] + [f"{rng.exponential(200):.4f},{rng.integers(0, 3)},{'AB'[i % 2]}" for i in range(n)]
-    at = _with_upload("\n".join(rows).encode(), group_labels="A, B", sv_tcol="days", sv_ecol="status",
+    at = survival_upload("\n".join(rows).encode(), group_labels="A, B", sv_tcol="days", sv_ecol="status",
                       sv_gcol="arm", sv_k=2, view=GROUPS)
-    _ok(at)
+    ok(at)
     assert any(m.value.startswith("Log-rank χ²") for m in at.markdown)
     assert "cumulative incidence (competing risks)" in at.radio(key="sv_est").options
 
@@ -166,10 +132,10 @@ def test_switching_data_sets_resets_the_grid_controls_and_the_link():
     at.query_params["sv_hor"] = "700"
     at.query_params["sv_unit"] = "weeks"
     at.run()
-    _ok(at)
+    ok(at)
     assert at.number_input(key="sv_hor").value == 700 and at.selectbox(key="sv_unit").value == "weeks"
     at.selectbox(key="sv_data").set_value("gehan").run()
-    _ok(at)
+    ok(at)
     assert (at.number_input(key="sv_hor").value, at.selectbox(key="sv_unit").value) == gehan
     assert "sv_hor" not in at.query_params and "sv_unit" not in at.query_params
 
@@ -191,7 +157,7 @@ def test_accuracy_first_refines_the_survival_estimate_with_more_draws():
     at.session_state["sv_acc_open"] = True  # the user opens the expander (computed only while open)
     at.run()
     at.button(key="sv_acc_refine").click().run()
-    _ok(at)
+    ok(at)
     assert any("from 1000 simulated releases per ε" in c.value for c in at.caption), [c.value for c in at.caption]
 
 
@@ -204,14 +170,14 @@ def test_only_the_open_view_is_computed_and_drawn():
         assert list(at.button_group(key="sv_view").options) == [HEADLINE, DRAWS, GROUPS]
         assert _charts(at) == ["sv_headline", "sv_curve"]  # accuracy first: closed
         at.select_slider(key="eps").set_value(2.0).run()
-        _ok(at)
+        ok(at)
         assert utility.call_count == 0 and band.call_count == 2  # the headline's band redraws, nothing of the draws
         _view(at, DRAWS)
         assert _charts(at) == ["sv_draws", "sv_curve"] and band.call_count == 2  # accuracy first: closed
         assert utility.call_count == 1 and utility.call_args.kwargs["draws"] == 200
         assert any("Mean and 5–95 % of 200 preview releases" in c.value for c in at.caption)
         at.select_slider(key="sv_R").set_value(50).run()
-        _ok(at)
+        ok(at)
         assert utility.call_args.kwargs["draws"] == 50 and at.query_params["sv_R"] == "50"
         assert any(s.value == "Utility over 50 noise draws" for s in at.subheader)
         _view(at, GROUPS)
@@ -258,12 +224,12 @@ def test_release_note_reads_the_trade_off_curve_at_epsilon():
     at.query_params["eps"] = "2"
     at.query_params["sv_Rc"] = "50"
     at.run()
-    _ok(at)
+    ok(at)
     assert at.select_slider(key="sv_Rc").value == 50
     with mock.patch.object(sv, "utility", side_effect=AssertionError("no per-move simulation for the note")):
         at.button(key="release_button_survival").click().run()
         at.button(key="release_confirm_survival").click().run()
-    _ok(at)
+    ok(at)
     note = at.session_state["_release_last_survival_note"]
     assert note.text.startswith("Over 50 simulated releases at ε = 2 (the privacy–utility curve's draws at this ε)")
     assert "sup-norm error" in note.text and "integrated absolute error" in note.text and "log-rank" in note.text
@@ -276,7 +242,7 @@ def test_links_reproduce_the_views_controls():
     at.query_params.update({"sv_R": "500", "sv_Rc": "100", "eps": "0.5", "sv_data": "gehan"})
     at.session_state["sv_acc_open"] = True  # accuracy first, computed only while open, reads the curve's draws
     at.run()
-    _ok(at)
+    ok(at)
     assert at.select_slider(key="sv_Rc").value == 100 and at.select_slider(key="eps").value == 0.5
     assert any("from 100 simulated releases per ε" in c.value for c in at.caption)
     assert at.query_params["sv_R"] == "500"  # kept while its view is closed
@@ -285,7 +251,7 @@ def test_links_reproduce_the_views_controls():
     assert any(s.value == "Utility over 500 noise draws" for s in at.subheader)
     assert "ε = 0.5" in next(m.value for m in at.markdown if m.value.startswith("**What is noised"))
     at.select_slider(key="sv_Rc").set_value(200).run()  # back to the default: leaves the link
-    _ok(at)
+    ok(at)
     assert "sv_Rc" not in at.query_params and at.query_params["sv_R"] == "500"
 
 
@@ -297,18 +263,18 @@ def test_gaussian_noise_is_offered_charged_as_a_gaussian_and_planned_against_dis
 
     at = _app()
     at.radio(key="sv_noise").set_value("gaussian").run()
-    _ok(at)
+    ok(at)
     assert at.selectbox(key="sv_delta").value == 1e-6
     noised = next(m.value for m in at.markdown if m.value.startswith("**What is noised"))
     assert "Gaussian noise, σ = " in noised and "Δ2 = 1.41" in noised
     at.toggle(key="sv_plan").set_value(True).run()
-    _ok(at)
+    ok(at)
     plan = next(t for t in at.table if "less noise" in t.value.columns).value
     assert list(plan.index) == [1, 2, 5, 10, 20]
     assert list(plan["less noise"]) == ["discrete Laplace"] * 2 + ["Gaussian"] * 3  # k = 5: 0.95 of the sd
     at.button(key="release_button_survival").click().run()
     at.button(key="release_confirm_survival").click().run()
-    _ok(at)
+    ok(at)
     bundle = at.session_state["_release_last_survival"]
     assert (bundle.epsilon, bundle.delta) == (1.0, 1e-6) and bundle.public_params["noise_kind"] == "gaussian"
     (record,) = at.session_state[state._LEDGER].records()

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from tests.page_views import chart_spec
+from tests.support.page_views import chart_spec
 from ui.layout import TEACHING_KEY
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")

@@ -15,20 +15,14 @@ from pathlib import Path
 import pytest
 
 from dpcore.validation import MAX_UPLOAD_COLUMNS, InputError, Limits, read_csv
+from tests.support.uploads import WIDE
 
 ROOT = Path(__file__).resolve().parent.parent
-WIDE = 1_000_000
-
-
-def wide_csv(columns: int = WIDE) -> bytes:
-    """About 10 MB: a header of ``columns`` distinct names and two rows of digits."""
-    header = ",".join(f"c{i}" for i in range(columns)).encode()
-    return b"\n".join([header, b",".join([b"1"] * columns), b",".join([b"2"] * columns)]) + b"\n"
 
 
 def test_a_million_columns_are_refused_by_name_within_seconds():
     # in a child with a deadline: the quadratic check never returned, and a test must not hang with it
-    code = ("import sys, time; from tests.test_wide_header import wide_csv; from dpcore.validation import read_csv\n"
+    code = ("import sys, time; from tests.support.uploads import wide_csv; from dpcore.validation import read_csv\n"
             "data = wide_csv(); start = time.perf_counter()\n"
             "try:\n    read_csv(data)\nexcept ValueError as err:\n    print(f'{time.perf_counter() - start:.3f}', err)")
     try:

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from dpcore.validation import MAX_UPLOAD_COLUMNS
-from tests.test_wide_header import WIDE, wide_csv
+from tests.support.uploads import WIDE, wide_csv
 
 pytestmark = pytest.mark.browser
 

@@ -1,9 +1,9 @@
 """A separate process charging the deployment ledger (its configuration from the environment), for the race
 and crash tests in test_ledger_store.py.
 
-    python tests/ledger_worker.py race KEY N GO_FILE   # wait for GO_FILE, try N charges of ε = 0.1 on KEY
-    python tests/ledger_worker.py crash KEY            # charge ε = 0.1 on KEY, say so, wait to be killed
-    python tests/ledger_worker.py persons KEYING N GO_FILE   # the same cohort's persons, keyed by KEYING
+    python tests/support/ledger_worker.py race KEY N GO_FILE   # wait for GO_FILE, try N charges of ε = 0.1 on KEY
+    python tests/support/ledger_worker.py crash KEY            # charge ε = 0.1 on KEY, say so, wait to be killed
+    python tests/support/ledger_worker.py persons KEYING N GO_FILE   # the same cohort's persons, keyed by KEYING
                                                              # (a column or "none"), N charges of ε = 0.1
 """
 

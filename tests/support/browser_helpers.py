@@ -1,6 +1,6 @@
 """Shared steps of the browser tests: a page opened in its own context, a file uploaded, redraws watched.
 
-Test modules import these (``from browser_helpers import ...``) rather than from each other.
+Test modules import these (``from tests.support.browser_helpers import ...``) rather than from each other.
 """
 
 from __future__ import annotations
@@ -84,3 +84,26 @@ def wait_quiet(page, quiet_ms: int = 1500, timeout_ms: int = 120_000) -> None:
         .observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true}); }""")
     page.wait_for_function(f"() => performance.now() - window.__dpLast > {quiet_ms}", timeout=timeout_ms,
                            polling=200)
+
+
+#: Where a box lies in the viewport ({top, bottom, height} in CSS pixels; Streamlit scrolls its own container).
+BOX = "el => { const r = el.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, height: r.height}; }"
+#: The entries of a chart's legend: Plotly's, or the legend drawn as text above the plot (dpcore.figures.text_legend,
+#: whose entries start with a line or marker symbol).
+LEGEND = """el => [...el.querySelectorAll('.legendtext')].map(t => t.textContent).concat(
+  [...el.querySelectorAll('.annotation-text')].map(t => t.textContent).filter(t => /[━╍┈■●▲]/.test(t)))"""
+#: Every element of the main area whose text the browser cut with an ellipsis (text-overflow), that clips a label
+#: it is too narrow for (a widget label or a button's text wider than its box), or a row of buttons wider than its
+#: box, with its text.
+CUT = """() => {
+  const cut = [];
+  for (const el of document.querySelectorAll('[data-testid="stMain"] *')) {
+    if (!el.offsetParent || !el.textContent.trim()) continue;
+    const style = getComputedStyle(el);
+    const label = el.matches('[data-testid="stWidgetLabel"] *, button *, [role="radio"] *, [data-baseweb="select"] *');
+    const clipped = style.textOverflow === 'ellipsis' || (label && style.overflow === 'hidden')
+      || el.matches('[data-testid="stButtonGroup"]');  // a row of view buttons wider than its column
+    if (clipped && el.scrollWidth > el.clientWidth + 1) cut.push(el.textContent.trim().slice(0, 80));
+  }
+  return cut;
+}"""

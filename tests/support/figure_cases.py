@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from types import SimpleNamespace
 
 import numpy as np
@@ -210,3 +211,16 @@ def attack_and_release_cases() -> dict:
 
 def rng_fixed(seed: int) -> np.random.Generator:
     return np.random.default_rng(seed)
+
+
+def plain(value):
+    """Arrays and tuples as lists, numpy scalars as Python numbers, NaN comparable."""
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [plain(v) for v in (value.tolist() if isinstance(value, np.ndarray) else value)]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else round(value, 12)
+    return value
