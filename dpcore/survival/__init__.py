@@ -42,6 +42,8 @@ The files, in the order data flows (each imports only the ones above it):
 17. ``cox.py`` — :class:`DPCoxPHFitter`: one histogram of stratum × covariate cell × interval × outcome (its own
     sensitivity proof), fitted by ``hazard_ratio.py``;
 18. ``cox_audit.py`` — worst-case pairs and planted bugs for the hazard-ratio release's audit.
+19. ``cox_gd.py`` — adjusted hazard ratios with continuous covariates: the piecewise-exponential model by clipped
+    noisy gradient descent (its own sensitivity proof); measured in the bench, not on the page.
 
 This ``__init__`` is the public API (``from dpcore import survival as sv; sv.count_matrix(...)``).
 """
