@@ -9,7 +9,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from dpcore.threads import bound_threads
+from dpcore.core.threads import bound_threads
 
 # Before the pages' libraries load (their thread pools read their settings then), and on every run: numba's count
 # is per thread, and each run is a thread of its own.

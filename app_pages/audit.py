@@ -2,9 +2,11 @@
 
 import streamlit as st
 
-from dpcore import distributed, registry
-from dpcore.audit import max_detectable_epsilon
-from dpcore.figures import audit_figure
+from dpcore.core import distributed
+
+from dpcore import registry
+from dpcore.core.audit import max_detectable_epsilon
+from dpcore.reporting.figures import audit_figure
 from ui import audits, epsilon_slider, explain, get_ledger, live_fragment, page_header, show_errors, teaching, \
     url_select_slider, url_selectbox, url_toggle, view_switch
 from ui.attacker import attacker_section

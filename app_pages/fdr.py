@@ -14,11 +14,11 @@ import pandas as pd
 import streamlit as st
 
 import ui
-from dpcore import columns
+from dpcore.core import columns
 from dpcore import fdr
 from dpcore.fdr import figures as ff
 from dpcore.ledger import Holding, fingerprint
-from dpcore.validation import InputError
+from dpcore.core.validation import InputError
 from ui.accuracy import accuracy_first
 from ui.exports import code_downloads, release_with_script  # notebook, script
 from dpcore.notebooks import FdrConfig

@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from dpcore.attack import bound_sentence, max_accuracy, percent
-from dpcore.attack_figures import bound_figure
+from dpcore.reporting.attack import bound_sentence, max_accuracy, percent
+from dpcore.reporting.attack_figures import bound_figure
 from ui import epsilon_slider, live_chart, live_fragment, page_header
 
 page_header(

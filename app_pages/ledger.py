@@ -11,8 +11,8 @@ from dpcore.access import CUSTODIAN, VISITOR
 from dpcore.ledger.records import NOBODY, SPEND_EXPLAINED
 from dpcore.ledger.figures import person_spend_figure
 from dpcore.ledger import history_report
-from dpcore.release import spreadsheet_safe
-from dpcore.report import html_report, internal_notes_html
+from dpcore.reporting.release import spreadsheet_safe
+from dpcore.reporting.report import html_report, internal_notes_html
 from ui import (
     audits,
     explain,

@@ -15,11 +15,11 @@ import numpy as np
 import streamlit as st
 
 import ui
-from dpcore import columns
+from dpcore.core import columns
 from dpcore import regression as R
 from dpcore.regression import figures as rf
 from dpcore.ledger import Persons, fingerprint
-from dpcore.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, gdsc_persons, load_gdsc
+from dpcore.core.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, gdsc_persons, load_gdsc
 from dpcore.regression.evaluation import equivalent_sample_size, monte_carlo_cv, preview_fit, tuned_omegas
 from dpcore.regression.tuning import ThresholdSearch, split_grid, split_search, threshold_search
 from ui.accuracy import accuracy_first
@@ -28,7 +28,7 @@ from dpcore.notebooks import RegressionConfig
 from ui.widgets import epsilon_options, set_control
 from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
 from ui import private_bounds  # an upload's ranges chosen by a charged DP quantile
-from dpcore.utility import describe_draws
+from dpcore.core.utility import describe_draws
 
 EPS_SWEEP = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 OMEGAS = [float(v) for v in R.OMEGA_GRID]

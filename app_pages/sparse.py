@@ -13,19 +13,19 @@ import pandas as pd
 import streamlit as st
 
 import ui
-from dpcore import columns
+from dpcore.core import columns
 from dpcore import sparse as sp
 from dpcore.sparse import figures as sf
 from dpcore.sparse.events import KT_PRIVATE_SUPPORT, PEELING
 from dpcore.ledger import fingerprint
-from dpcore.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, gdsc_persons, load_gdsc
+from dpcore.core.datasets import GDSC_LEDGER_KEY, GDSC_LEDGER_LABEL, gdsc_persons, load_gdsc
 from ui.accuracy import accuracy_first
 from ui.exports import code_downloads, release_with_script  # notebook, script
 from dpcore.notebooks import SparseConfig
 from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
 from ui import private_bounds  # an upload's K and r chosen by a charged DP quantile
 from ui.layout import literal
-from dpcore.utility import describe_draws
+from dpcore.core.utility import describe_draws
 from ui.widgets import epsilon_options
 
 LABELS = {"peel": "peeling + private fit", "kt": "knowledge transfer (student)", "nonprivate": "teacher (non-private)", "dp_ight": "DP-IGHT",

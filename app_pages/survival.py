@@ -14,19 +14,19 @@ import pandas as pd
 import streamlit as st
 
 import ui
-from dpcore import columns
+from dpcore.core import columns
 from dpcore import survival as sv
 from dpcore.survival import figures as sf
 from dpcore.survival import resolution as recorded
 from dpcore.ledger import Persons, fingerprint
-from dpcore.datasets import UNIT_DAYS, load_survival, manifest, survival_names, survival_persons, survival_title
+from dpcore.core.datasets import UNIT_DAYS, load_survival, manifest, survival_names, survival_persons, survival_title
 from ui.accuracy import accuracy_first
 from ui.private_choice import RowsForChoice
 from ui.private_grid import private_grid
-from dpcore.grid_selection import ReleaseSetting as GridRelease
+from dpcore.private_choice.grid_selection import ReleaseSetting as GridRelease
 from ui.exports import code_downloads, release_with_script  # notebook, script
 from dpcore.notebooks import SurvivalConfig
-from dpcore.utility import describe_draws
+from dpcore.core.utility import describe_draws
 from dpcore.survival.planning import survival_plan
 from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
 from ui.hazard_ratio import hazard_ratio_section

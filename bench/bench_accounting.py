@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from dpcore import accounting as A  # noqa: E402
 from dpcore import regression as R  # noqa: E402
 from dpcore.survival.planning import PLANNED_RELEASES, discrete_laplace_share, gaussian_share  # noqa: E402
-from dpcore.mechanisms import discrete_laplace_noise  # noqa: E402
+from dpcore.core.mechanisms import discrete_laplace_noise  # noqa: E402
 from dpcore.sparse import peel_parts  # noqa: E402
 
 PERSONS, RELEASES, HISTORIES = 100_000, 100, 50

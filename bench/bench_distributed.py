@@ -31,8 +31,10 @@ sys.path.insert(0, str(ROOT))
 
 from distributed import get_task_stream  # noqa: E402
 
-from dpcore import distributed, registry  # noqa: E402
-from dpcore.audit import audit_chunk, chunk_plan  # noqa: E402
+from dpcore.core import distributed  # noqa: E402
+
+from dpcore import registry  # noqa: E402
+from dpcore.core.audit import audit_chunk, chunk_plan  # noqa: E402
 
 N_RUNS = 1_000_000
 WORKERS = 2

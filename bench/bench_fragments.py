@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dpcore.threads import bound_threads  # noqa: E402
+from dpcore.core.threads import bound_threads  # noqa: E402
 
 #: entry → (page script, its link's query, the ε slider moved, the section timed: None for the page's live fragments)
 PAGES = {"survival": ("survival", {}, "eps", None), "regression": ("regression", {}, "eps", None),

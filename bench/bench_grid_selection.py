@@ -1,11 +1,11 @@
-"""Benchmark of the private choice of the survival grid (dpcore.grid_selection) against the non-private best
+"""Benchmark of the private choice of the survival grid (dpcore.private_choice.grid_selection) against the non-private best
 candidate and the public rule.
 
 On the three largest bundled survival cohorts with at least 125 people (PBC 418, myeloid 646, transplant 815;
 Kaplan–Meier, discrete Laplace, the page's default post-processing, no groups), at release ε = 0.5, 1 and 2:
 
 * every candidate width's sup-norm error on the full rows (mean over 500 simulated releases, against lifelines on
-  the exact times: :func:`dpcore.grid_selection.sup_errors`), its least (the non-private best) and the rule's;
+  the exact times: :func:`dpcore.private_choice.grid_selection.sup_errors`), its least (the non-private best) and the rule's;
 * the blocks' votes, computed once as a release computes them, then 4,000 draws of the noisy maximum at each
   ε_sel: the mean full-data error of the width chosen, as a ratio to the best's and to the rule's, and how often
   the best is chosen. ``∞`` is the blocks' favourite without noise (the limit as ε_sel grows).
@@ -26,9 +26,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dpcore import grid_selection as gs  # noqa: E402
-from dpcore import selection  # noqa: E402
-from dpcore.datasets import load_survival  # noqa: E402
+from dpcore.private_choice import grid_selection as gs  # noqa: E402
+from dpcore.private_choice import selection  # noqa: E402
+from dpcore.core.datasets import load_survival  # noqa: E402
 from dpcore.survival.grid import bin_width_text, default_bin_width  # noqa: E402
 
 COHORTS = ("pbc", "myeloid", "transplant")

@@ -24,7 +24,7 @@ import pandas as pd
 from lifelines import datasets
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from dpcore.persons import RECOGNITION_SHARE, Persons, repeated_rows  # noqa: E402
+from dpcore.core.persons import RECOGNITION_SHARE, Persons, repeated_rows  # noqa: E402
 
 COHORTS = {"rossi": ("load_rossi", "week", "arrest"), "gbsg2": ("load_gbsg2", "time", "cens"),
            "lung": ("load_lung", "time", "status"), "kidney_transplant": ("load_kidney_transplant", "time", "death"),

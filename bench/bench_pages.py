@@ -247,7 +247,7 @@ def _script_profile(name: str) -> dict:
     code = f"""
 import json, sys, time
 sys.path.insert(0, {str(ROOT)!r})
-from dpcore.threads import bound_threads
+from dpcore.core.threads import bound_threads
 bound_threads()  # as app.py does: OpenBLAS's default threads spin against each other (a page alone skips app.py)
 import plotly.io
 import streamlit.elements.plotly_chart as pc

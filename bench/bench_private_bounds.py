@@ -1,4 +1,4 @@
-"""Benchmark of the private choice of clipping ranges (dpcore.private_bounds) against the non-private quantiles.
+"""Benchmark of the private choice of clipping ranges (dpcore.private_choice.private_bounds) against the non-private quantiles.
 
 On scikit-learn's diabetes table (442 patients, a response and 10 features in raw units: the bundled numeric table
 with the most columns on different scales; ``dpcore.regression.examples``), every column's range is chosen as the
@@ -42,7 +42,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dpcore import private_bounds as pb  # noqa: E402
+from dpcore.private_choice import private_bounds as pb  # noqa: E402
 from dpcore import sparse as sp  # noqa: E402
 from dpcore.regression import ADASSP, DEFAULT_PREP_SHARE, adassp_delta  # noqa: E402
 from dpcore.regression.evaluation import preview_fit  # noqa: E402

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from dpcore.datasets import load_gdsc  # noqa: E402
+from dpcore.core.datasets import load_gdsc  # noqa: E402
 from dpcore.regression import OMEGA_GRID  # noqa: E402
 from dpcore.regression.evaluation import monte_carlo_cv  # noqa: E402
 from dpcore.regression.examples import diabetes_example  # noqa: E402

@@ -1,4 +1,4 @@
-"""Benchmark of the private choice of ε (dpcore.selection) against the non-private smallest-ε finder.
+"""Benchmark of the private choice of ε (dpcore.private_choice.selection) against the non-private smallest-ε finder.
 
 On Kaplan–Meier releases (the survival page's finder: sup-norm error ≤ 0.1 — the page's default — or ≤ 0.02,
 with probability ≥ 0.9, discrete
@@ -30,10 +30,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dpcore import selection  # noqa: E402
+from dpcore.private_choice import selection  # noqa: E402
 from dpcore import survival as sv  # noqa: E402
-from dpcore.datasets import load_survival  # noqa: E402
-from dpcore.utility import smallest_epsilon  # noqa: E402
+from dpcore.core.datasets import load_survival  # noqa: E402
+from dpcore.core.utility import smallest_epsilon  # noqa: E402
 from ui.widgets import EPSILON_STEPS  # noqa: E402
 
 GRID = np.array(EPSILON_STEPS)

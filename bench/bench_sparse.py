@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from dpcore import sparse as sp  # noqa: E402
-from dpcore.mechanisms import approx_dp_to_zcdp  # noqa: E402
+from dpcore.core.mechanisms import approx_dp_to_zcdp  # noqa: E402
 
 N, D, S_STAR, NOISE = 2000, 500, 10, 0.5
 EPSILONS = (1.0, 2.0, 5.0, 10.0)

@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from dpcore import survival as sv  # noqa: E402
-from dpcore.datasets import load_survival, manifest, survival_names  # noqa: E402
+from dpcore.core.datasets import load_survival, manifest, survival_names  # noqa: E402
 
 EPSILONS = (0.5, 1.0, 2.0, 5.0, 10.0)
 ALPHA = 0.05

@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from dpcore import survival as sv  # noqa: E402
-from dpcore.datasets import UNIT_DAYS, load_survival  # noqa: E402
+from dpcore.core.datasets import UNIT_DAYS, load_survival  # noqa: E402
 
 EPSILONS = (0.5, 1.0, 2.0, 5.0)
 WIDENS = tuple(sv.BAND_RULES.items())

@@ -14,7 +14,7 @@ Settings, each in a fresh process (thread pools read their settings when they lo
 * ``before``: what ``app.py`` did before this change: one thread for the BLAS libraries loaded at start
   (``threadpool_limits(limits=1, user_api="blas")``; numpy's OpenBLAS), OpenMP, numba and libraries loaded later
   left at their defaults;
-* ``after``: :func:`dpcore.threads.bound_threads` at the start of every run, as ``app.py`` now calls it.
+* ``after``: :func:`dpcore.core.threads.bound_threads` at the start of every run, as ``app.py`` now calls it.
 
 Writes ``bench/results/threads.json`` and ``bench/results/threads.md``.
 Run: ``.venv/bin/python bench/bench_threads.py`` (about two minutes on a 2-core machine).
@@ -50,7 +50,7 @@ def _child(setting: str) -> dict:
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(limits=1, user_api="blas")
-    from dpcore.threads import bound_threads
+    from dpcore.core.threads import bound_threads
     from dpcore.regression.tuning import threshold_search
 
     def start_of_run():  # what the entry point does at the start of each session's run

@@ -16,7 +16,7 @@ import importlib
 from functools import lru_cache
 from types import ModuleType
 
-from dpcore.audit import AuditScenario
+from dpcore.core.audit import AuditScenario
 
 #: key → (module, title shown to users)
 METHODS: dict[str, tuple[str, str]] = {
@@ -25,9 +25,9 @@ METHODS: dict[str, tuple[str, str]] = {
     "regression": ("dpcore.regression", "Drug sensitivity (AdaSSP, robust private LR)"),
     "sparse": ("dpcore.sparse", "Sparse learning (peeling, knowledge transfer)"),
     "fdr": ("dpcore.fdr", "Online FDR (PAPRIKA)"),
-    "selection": ("dpcore.selection", "Private choice of ε (the smallest ε meeting a target)"),
-    "private_bounds": ("dpcore.private_bounds", "Private choice of clipping ranges (DP quantiles)"),
-    "grid_selection": ("dpcore.grid_selection", "Private choice of the survival grid (the bin width)"),
+    "selection": ("dpcore.private_choice.selection", "Private choice of ε (the smallest ε meeting a target)"),
+    "private_bounds": ("dpcore.private_choice.private_bounds", "Private choice of clipping ranges (DP quantiles)"),
+    "grid_selection": ("dpcore.private_choice.grid_selection", "Private choice of the survival grid (the bin width)"),
 }
 
 

@@ -36,7 +36,9 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dpcore import distributed, fdr  # noqa: E402
+from dpcore.core import distributed  # noqa: E402
+
+from dpcore import fdr  # noqa: E402
 from dpcore.fdr import figures as ff  # noqa: E402
 
 OUT = ROOT / "bench" / "results" / "fdr_reproduction"

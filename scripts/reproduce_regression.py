@@ -31,8 +31,8 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from dpcore import distributed  # noqa: E402
-from dpcore.datasets import load_gdsc  # noqa: E402
+from dpcore.core import distributed  # noqa: E402
+from dpcore.core.datasets import load_gdsc  # noqa: E402
 from dpcore.regression import MODELS  # noqa: E402
 from dpcore.regression.evaluation import monte_carlo_cv  # noqa: E402
 

@@ -29,7 +29,7 @@ import pandas as pd  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dpcore import distributed  # noqa: E402
+from dpcore.core import distributed  # noqa: E402
 from dpcore import sparse as sp  # noqa: E402
 
 S_STAR, EPS = 10, np.array([0.5, 1.0, 2.0, 5.0])

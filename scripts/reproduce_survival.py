@@ -15,7 +15,7 @@ interest (sup error). Writes ``bench/results/survival_reproduction.{md,csv}``.
     .venv/bin/python scripts/reproduce_survival.py [--draws 200] [--seed 0] [--scheduler ADDRESS | --local-workers N]
 
 One task per data set, each with its own child of one ``SeedSequence(seed)``: the tables are identical in
-process, on local workers or on a Dask cluster (``dpcore.distributed``).
+process, on local workers or on a Dask cluster (``dpcore.core.distributed``).
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dpcore import distributed  # noqa: E402
+from dpcore.core import distributed  # noqa: E402
 from dpcore import survival as sv  # noqa: E402
-from dpcore.datasets import load_survival, manifest  # noqa: E402
+from dpcore.core.datasets import load_survival, manifest  # noqa: E402
 
 NINE = ["cancer", "gehan", "kidney", "leukemia", "mgus", "myeloid", "ovarian", "stanford", "veteran"]
 COMPETING = ["pbc", "transplant"]

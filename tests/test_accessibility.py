@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpcore import alt_text
-from dpcore.figures import NONPRIVATE, PALETTE, PRIVATE, TRUTH, WARNING
+from dpcore.reporting import alt_text
+from dpcore.reporting.figures import NONPRIVATE, PALETTE, PRIVATE, TRUTH, WARNING
 from tests.support.figure_cases import cases
 from tests.support.pages import toy_release_page
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from scipy import optimize
 
 from dpcore import accounting as A
-from dpcore.mechanisms import analytic_gaussian_sigma, gaussian_privacy_loss_delta
+from dpcore.core.mechanisms import analytic_gaussian_sigma, gaussian_privacy_loss_delta
 
 DELTA = 1e-6
 

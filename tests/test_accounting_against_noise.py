@@ -1,6 +1,6 @@
 """What the ledger charges a release is what the noise that release drew allows: recomputed from the bundle.
 
-For every release type a real release is made (OpenDP draws); a spy on :meth:`dpcore.mechanisms.Noise.release` and
+For every release type a real release is made (OpenDP draws); a spy on :meth:`dpcore.core.mechanisms.Noise.release` and
 on the peeling's Gumbel top-s sees which scale each draw used. The test then
 
 1. reads the scale (b or σ) and the sensitivity of every mechanism from what the *bundle* records (public
@@ -31,7 +31,7 @@ from dp_accounting.pld import common as pld_common
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
 from dpcore import fdr
-from dpcore import mechanisms as M
+from dpcore.core import mechanisms as M
 from dpcore import regression as R
 from dpcore import sparse as sp
 from dpcore import survival as sv
@@ -128,7 +128,7 @@ def _charges(bundle, page_method: str, page_epsilon: float, page_parts, page_par
 
 
 def _described(text: str) -> dict:
-    """The numbers of :meth:`dpcore.mechanisms.Noise.describe`: ``{"scale", "sensitivity", "epsilon", "delta"}``."""
+    """The numbers of :meth:`dpcore.core.mechanisms.Noise.describe`: ``{"scale", "sensitivity", "epsilon", "delta"}``."""
     m = re.search(r"[bσ] = ([-\d.e+]+) \(Δ[12] = ([-\d.e+]+), ε = ([-\d.e+]+)(?:, δ = ([-\d.e+]+))?\)", text)
     assert m, f"no scale and sensitivity recorded in {text!r}"
     return {"scale": float(m[1]), "sensitivity": float(m[2]), "epsilon": float(m[3]),

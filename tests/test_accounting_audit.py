@@ -4,7 +4,7 @@ on the sum of the k outputs against the accountant's tight ε for the k releases
 Error rates (computed, not assumed):
 
 * false alarm (the correct history refuted): at most ``1 − CONFIDENCE = 5·10⁻⁵`` — the harness's one-sided
-  Clopper–Pearson bounds are union-bounded over every event it tries (:mod:`dpcore.audit`), and the history
+  Clopper–Pearson bounds are union-bounded over every event it tries (:mod:`dpcore.core.audit`), and the history
   really is ``(ε_tight, δ)``-DP because the PLD figure is an upper bound;
 * miss (the planted bug, one release's σ halved, not caught): at most 2·10⁻⁷, bounded in :func:`_miss_bound` below by one
   candidate event alone (the harness keeps the best of all, so it can only do better): the chance that the
@@ -21,8 +21,8 @@ import numpy as np
 from scipy import optimize, stats
 
 from dpcore import accounting as A
-from dpcore import audit
-from dpcore.mechanisms import analytic_gaussian_sigma
+from dpcore.core import audit
+from dpcore.core.mechanisms import analytic_gaussian_sigma
 
 K, EPS, DELTA = 3, 1.0, 1e-2  # each release: (1, 10⁻²), the analytic σ per unit sensitivity
 DELTA_TOTAL = 0.05

@@ -1,6 +1,6 @@
 """Every figure reads out as a sentence with its numbers, and its plotted numbers come as tables.
 
-``dpcore.alt_text`` derives both from the figure alone (a builder may state its own summary and attach tables it
+``dpcore.reporting.alt_text`` derives both from the figure alone (a builder may state its own summary and attach tables it
 prints, such as the numbers at risk); pages expose the summary to assistive technology (``ui.chart``,
 ``ui.live_chart``) and the tables in a "Figure data" box.
 """
@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpcore import alt_text
-from dpcore.figures import add_trace, base_layout, new_spec, to_figure
+from dpcore.reporting import alt_text
+from dpcore.reporting.figures import add_trace, base_layout, new_spec, to_figure
 from dpcore.survival import figures as VF
 from tests.support.figure_cases import _curves, cases, rng_fixed
 

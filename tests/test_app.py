@@ -28,7 +28,7 @@ def test_home_renders_without_exceptions():
 def test_home_starts_with_the_pages_and_its_epsilon_slider_moves_the_bound():
     """The links to the method pages come first (they sat some 1,300 px down), and the chart of what ε means for
     one patient has its own ε slider: moving it changes the sentence and the chart's marked ε."""
-    from dpcore.attack import bound_sentence
+    from dpcore.reporting.attack import bound_sentence
 
     at = _app().run()
     assert [h.value for h in at.header][0] == "Start here"

@@ -29,10 +29,10 @@ def test_dpcore_never_imports_streamlit():
 
 METHODS = ("survival", "regression", "sparse", "fdr")
 #: figure modules: Plotly builders, which may import results but are imported only by figures and reports
-FIGURE_MODULES = {"dpcore.figures", "dpcore.attack_figures", "dpcore.release_figures", "dpcore.ledger.figures",
-                  *(f"dpcore.{m}.figures" for m in METHODS)}
+FIGURE_MODULES = {"dpcore.reporting.figures", "dpcore.reporting.attack_figures", "dpcore.reporting.release_figures",
+                  "dpcore.ledger.figures", *(f"dpcore.{m}.figures" for m in METHODS)}
 #: the report layer: renders bundles and decides which figures go with them
-REPORT_MODULES = {"dpcore.report", "dpcore.ledger.history"}
+REPORT_MODULES = {"dpcore.reporting.report", "dpcore.ledger.history"}
 MAX_LINES = 500
 
 
@@ -120,13 +120,26 @@ def test_figures_and_reports_depend_on_results_never_the_reverse():
     for name, targets in graph.items():
         if name not in allowed:
             assert not targets & FIGURE_MODULES, f"{name} imports a figure module: {targets & FIGURE_MODULES}"
-    method_figures = {f"dpcore.{m}.figures" for m in METHODS} | {"dpcore.attack_figures"}
+    method_figures = {f"dpcore.{m}.figures" for m in METHODS} | {"dpcore.reporting.attack_figures"}
     for name in graph:
         if name not in allowed:  # not even through another module
             assert not _reachable(graph, name) & method_figures, name
     # the report layer reads bundles by their attributes: it never needs a method's code
-    for name in REPORT_MODULES | {"dpcore.release_figures", "dpcore.release"}:
-        assert not {t for t in _reachable(graph, name) if t.split(".")[1:2] and t.split(".")[1] in METHODS + ("attack",)}, name
+    for name in REPORT_MODULES | {"dpcore.reporting.release_figures", "dpcore.reporting.release"}:
+        assert not {t for t in _reachable(graph, name) if t.split(".")[1:2] and t.split(".")[1] in METHODS
+                    or t == "dpcore.reporting.attack"}, name
+
+
+def test_the_root_shows_the_layers_and_the_kernel_imports_nothing_above_it():
+    """``ls dpcore`` reads as the layers: at most three flat modules beside the packages (the privacy layer's
+    access, registry and provenance), and ``core`` — which every method imports — reaches only ``core``."""
+    flat = sorted(p.name for p in (ROOT / "dpcore").glob("*.py") if p.name != "__init__.py")
+    assert len(flat) <= 3, flat
+    graph, _ = _import_graph()
+    kernel = [name for name in graph if name.startswith("dpcore.core")]
+    assert len(kernel) >= 9
+    for name in kernel:
+        assert _reachable(graph, name) <= set(kernel), (name, _reachable(graph, name) - set(kernel))
 
 
 def test_the_privacy_layer_imports_no_method():

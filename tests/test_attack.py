@@ -1,4 +1,4 @@
-"""The attacker's view (dpcore.attack): the accuracy bound, exact ROCs against closed forms, Monte-Carlo ROCs
+"""The attacker's view (dpcore.reporting.attack): the accuracy bound, exact ROCs against closed forms, Monte-Carlo ROCs
 inside the (ε, δ)-DP region and planted bugs outside it.
 
 Region checks use a simultaneous band at confidence 1 − 1e-5 (false alarm < 1e-4 per test) and fixed seeds.
@@ -12,11 +12,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpcore import attack, registry
+from dpcore.reporting import attack
+
+from dpcore import registry
 from dpcore import survival as sv
-from dpcore.attack_figures import bound_figure, nonprivate_figure, roc_figure
-from dpcore.datasets import load_survival
-from dpcore.mechanisms import discrete_laplace_noise, laplace_noise
+from dpcore.reporting.attack_figures import bound_figure, nonprivate_figure, roc_figure
+from dpcore.core.datasets import load_survival
+from dpcore.core.mechanisms import discrete_laplace_noise, laplace_noise
 
 STRICT = 1 - 1e-5
 
@@ -210,7 +212,7 @@ def test_view_and_figures():
 
 
 def test_a_registry_view_goes_into_the_report_labelled_as_an_illustration():
-    from dpcore.report import html_report
+    from dpcore.reporting.report import html_report
 
     view = attack.attack_view(_registry("survival", "record moved"), draws=2_000)
     html = html_report([], audits=[view])

@@ -3,7 +3,7 @@ support): the pairs are true neighbours, their Monte-Carlo ROC stays inside the 
 
 False alarms: every region check uses a simultaneous Clopper–Pearson band at confidence 1 − 1e-5, so a correct
 mechanism is flagged with probability below 1e-5 < 1e-4 per check (union bound over all of the curve's points is
-inside :func:`dpcore.attack.empirical_roc`); the seeds are fixed, so each test is also deterministic.
+inside :func:`dpcore.reporting.attack.empirical_roc`); the seeds are fixed, so each test is also deterministic.
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ import numpy as np
 import pytest
 from scipy import special
 
-from dpcore import attack, fdr
+from dpcore.reporting import attack
+
+from dpcore import fdr
 from dpcore import sparse as sp
 
 STRICT = 1 - 1e-5

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpcore import audit, mechanisms as M
+from dpcore.core import audit, mechanisms as M
 
 N_RUNS = 400_000
 
@@ -85,7 +85,7 @@ def test_the_runs_limit_what_an_audit_can_show_and_the_result_says_so():
     """Perfectly separated outputs give about the largest bound N runs allow (a little more when few distinct
     values mean fewer events in the union bound); a claim near it is flagged as untestable instead of passing
     silently (an ε = 10 claim at 100k runs can never be refuted)."""
-    from dpcore.audit import empirical_epsilon, max_detectable_epsilon
+    from dpcore.core.audit import empirical_epsilon, max_detectable_epsilon
 
     n = 20_000
     separated = empirical_epsilon(np.zeros(n), np.ones(n), claimed_epsilon=1.0)

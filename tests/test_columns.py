@@ -1,4 +1,4 @@
-"""Default column mapping (dpcore.columns) on small synthetic tables shaped like common public ones.
+"""Default column mapping (dpcore.core.columns) on small synthetic tables shaped like common public ones.
 
 The tables are the project's own: each copies only the header and the type of every column of a well-known
 table (lifelines' rossi, waltons, gbsg2, lung, kidney transplant and larynx; scikit-learn's diabetes and
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from dpcore import columns
-from dpcore.validation import read_csv
+from dpcore.core import columns
+from dpcore.core.validation import read_csv
 from tests.support.column_cases import SURVIVAL, TABLES
 
 

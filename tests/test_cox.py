@@ -11,7 +11,7 @@ from dpcore.accounting import events_for_release
 from dpcore.survival import hazard_ratio as hr
 from dpcore.survival.cox import METHOD, DPCoxPHFitter, cox_noise, lifelines_reference
 from dpcore.survival.cox_audit import AUDIT_BUGS, audit_scenarios
-from dpcore.validation import InputError
+from dpcore.core.validation import InputError
 
 LIFELINES_COLUMNS = ["coef", "exp(coef)", "se(coef)", "exp(coef) lower 95%", "exp(coef) upper 95%", "z", "p"]
 

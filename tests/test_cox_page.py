@@ -77,7 +77,7 @@ def test_the_intervals_follow_the_declared_event_share_and_epsilon_until_chosen(
     """The default number of intervals is the public rule of n, ε, the groups and the declared expected share of
     people with an event (``default_intervals``): rare events declared give one interval; a choice of the user's
     own stays when ε moves."""
-    from dpcore.datasets import load_survival
+    from dpcore.core.datasets import load_survival
     from dpcore.survival.cox import default_intervals
 
     at = _page(sv_data="cancer")

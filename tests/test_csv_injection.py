@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpcore import release as release_module
-from dpcore.release import FORMULA_STARTS, csv_text, spreadsheet_safe
+from dpcore.reporting import release as release_module
+from dpcore.reporting.release import FORMULA_STARTS, csv_text, spreadsheet_safe
 from tests.support.release_cases import CALC, PREFIXES, RELEASES
 
 def test_the_hostile_labels_start_with_every_formula_start():

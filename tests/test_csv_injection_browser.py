@@ -10,7 +10,7 @@ import zipfile
 
 import pytest
 
-from dpcore.release import FORMULA_STARTS
+from dpcore.reporting.release import FORMULA_STARTS
 
 pytestmark = pytest.mark.browser
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from dpcore import datasets
+from dpcore.core import datasets
 
 PAPER_SETS = ["cancer", "gehan", "kidney", "leukemia", "mgus", "myeloid", "ovarian", "stanford", "veteran"]
 

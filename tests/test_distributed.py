@@ -13,8 +13,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpcore import distributed, registry
-from dpcore.audit import run_audit
+from dpcore.core import distributed
+
+from dpcore import registry
+from dpcore.core.audit import run_audit
 
 # the reproduction scripts are modules the workers import too: on the path before the cluster starts
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
@@ -140,7 +142,7 @@ def _noisy_error(grid: np.ndarray, draws: int, rng: np.random.Generator) -> np.n
 
 
 def test_accuracy_first_draws_on_two_workers_equal_in_process(cluster):
-    from dpcore.utility import simulate_draws
+    from dpcore.core.utility import simulate_draws
 
     grid = np.array([0.5, 1.0, 2.0, 4.0])
     here = simulate_draws(_noisy_error, grid, 1_000, seed=4)

@@ -16,9 +16,9 @@ from scipy import stats
 from dpcore import fdr
 from dpcore.fdr import core as fdr_core
 from dpcore.fdr import reference as ref
-from dpcore.release import ReleaseBundle
-from dpcore.release_figures import figures_for
-from dpcore.validation import InputError
+from dpcore.reporting.release import ReleaseBundle
+from dpcore.reporting.release_figures import figures_for
+from dpcore.core.validation import InputError
 
 # A short stream and a short γ (γ_1, γ_2, γ_3 = 0.5, 0.3, 0.2; γ_j = 0 after) for hand computation.
 P_SHORT = np.array([0.001, 0.7, 0.3, 0.01, 0.9])
@@ -544,7 +544,7 @@ def test_shift_below_theorem_4_breaks_the_delta_guarantee_at_small_epsilon():
     by δ at small ε. On the candidacy pair at ε = 0.25, B can never reject its first 20 hypotheses (they are
     not candidates), yet A rejects one of them with probability ≈ 1 % ≫ δ = 2.5e-4, so P_A(E) ≤ e^ε P_B(E) + δ
     fails. With Theorem 4's s = 4 the same event stays below δ."""
-    from dpcore.audit import clopper_pearson_lower, clopper_pearson_upper
+    from dpcore.core.audit import clopper_pearson_lower, clopper_pearson_upper
 
     eps, runs = 0.25, 100_000
     for shift, violates in ((1.0, True), (4.0, False)):
@@ -591,7 +591,7 @@ def test_stream_shift_keeps_delta_with_many_boundary_hypotheses():
 
     No flake: the proof's own bound for this pair is p0 ≈ 0.063δ; the test fails only if the 99.9 % Clopper–Pearson
     upper bound reaches δ, i.e. with ≥ h* hits, whose probability under p0 is computed here (≈ 1e-6 < 1e-4)."""
-    from dpcore.audit import clopper_pearson_lower, clopper_pearson_upper
+    from dpcore.core.audit import clopper_pearson_lower, clopper_pearson_upper
 
     eps, runs, delta = 3.0, 100_000, fdr.AUDIT_DELTA
     p_a, p_b = fdr.boundary_pair(800)
@@ -614,7 +614,7 @@ def test_stream_shift_is_not_refuted_where_its_bound_is_nearly_tight(case):
     is 0.46δ and 0.98δ (measured ≈ 0.6δ and 0.8δ), too close to δ to show P_A < δ with modest runs, so the test asks
     that the data do not refute P_A ≤ δ at confidence 1 − 1e-4 (a false alarm has probability ≤ 1e-4 by
     Clopper–Pearson when P_A ≤ δ, which the proof gives) — and that they refute today's calibration."""
-    from dpcore.audit import clopper_pearson_lower
+    from dpcore.core.audit import clopper_pearson_lower
 
     eps, runs, delta = 3.0, 40_000, fdr.AUDIT_DELTA
     if case.startswith("binomial"):

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from dpcore import fdr
-from dpcore.validation import InputError
+from dpcore.core.validation import InputError
 
 N = 1000
 MU = 1e-6

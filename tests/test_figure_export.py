@@ -18,10 +18,12 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 from conftest import _skip_outside_ci
-from dpcore import alt_text, datasets, notebooks
-from dpcore import figure_export as fe
+from dpcore.reporting import alt_text
+from dpcore.core import datasets
+from dpcore import notebooks
+from dpcore.reporting import figure_export as fe
 from dpcore import survival as sv
-from dpcore.release_figures import figures_for
+from dpcore.reporting.release_figures import figures_for
 from tests.support.figure_cases import cases
 from ui.exports import release_with_script
 

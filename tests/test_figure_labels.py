@@ -7,11 +7,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpcore import attack_figures as AF
-from dpcore import figures as F
-from dpcore.attack import max_accuracy
+from dpcore.reporting import attack_figures as AF
+from dpcore.reporting import figures as F
+from dpcore.reporting.attack import max_accuracy
 from dpcore.fdr import figures as FF
-from dpcore.release_figures import REGRESSION_AXIS, _regression, fdr_release_figure
+from dpcore.reporting.release_figures import REGRESSION_AXIS, _regression, fdr_release_figure
 from tests.support.figure_cases import _stream, rng_fixed
 
 

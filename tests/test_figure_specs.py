@@ -1,7 +1,7 @@
 """The figure builders' contract: specs built without Plotly's validation are valid and draw as before.
 
-Every public builder of ``dpcore.figures`` and ``dpcore.<method>.figures`` returns a ``go.Figure`` made by
-``dpcore.figures.to_figure`` from a plain spec, WITHOUT validation (it was a third to two thirds of each rerun).
+Every public builder of ``dpcore.reporting.figures`` and ``dpcore.<method>.figures`` returns a ``go.Figure`` made by
+``dpcore.reporting.figures.to_figure`` from a plain spec, WITHOUT validation (it was a third to two thirds of each rerun).
 (a) Validating the figure again must change nothing: a misspelt property, a named colour scale plotly.py would
 expand or a value Plotly coerces fails here. (b) Facts of what each figure draws — traces, legend entries, axis
 types, marker lines, labels, hover settings — equal those recorded from the builders before the conversion.
@@ -15,8 +15,8 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from dpcore import figures
-from dpcore import attack_figures, release_figures
+from dpcore.reporting import figures
+from dpcore.reporting import attack_figures, release_figures
 from dpcore.fdr import figures as fdr_figures
 from dpcore.ledger import figures as ledger_figures
 from dpcore.regression import figures as regression_figures
@@ -104,7 +104,7 @@ def test_the_check_can_fail():
 
 
 #: facts(...) of each case as drawn by the builders before they built specs (go.Figure with validation); since then
-#: every band is one filled outline (``dpcore.figures.band``): one trace, hover skipped, where there were two.
+#: every band is one filled outline (``dpcore.reporting.figures.band``): one trace, hover skipped, where there were two.
 BEFORE = {  # the stream figure: points only for the tested hypotheses, the legend as text (its data
     # from its own seed since the regression panels gained a model; the counts are that stream's); since 2026-12-03
     # nothing after the cutoff counts as tested (a grey strip and a count); and later its y-axis became −ln p on a log

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 
 from dpcore import survival as sv
-from dpcore.figures import coefficient_figure, plot_text
+from dpcore.reporting.figures import coefficient_figure, plot_text
 from dpcore.regression.figures import coefficient_bars, predicted_vs_observed
-from dpcore.release_figures import survival_release_figure
+from dpcore.reporting.release_figures import survival_release_figure
 from dpcore.survival.figures import groups_figure
 
 HOSTILE = '<a href="http://attacker.example/x">verify</a><b>'

@@ -1,4 +1,4 @@
-"""The charged private choice of the survival grid (dpcore.grid_selection): public candidates, vote counts of L∞
+"""The charged private choice of the survival grid (dpcore.private_choice.grid_selection): public candidates, vote counts of L∞
 sensitivity 1 on adversarial neighbours, a choice that approaches the blocks' non-private favourite as ε_sel grows,
 and the black-box audit with the selection step (passes; catches the noise halved). Every draw is seeded except
 OpenDP's, whose false-alarm rates are bounded below from the run counts."""
@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpcore import grid_selection as gs
-from dpcore import selection
-from dpcore.datasets import load_survival
+from dpcore.private_choice import grid_selection as gs
+from dpcore.private_choice import selection
+from dpcore.core.datasets import load_survival
 from dpcore.survival.grid import GRID_LADDER, default_bin_width
 
 

@@ -15,7 +15,7 @@ from scipy import optimize
 
 from dpcore import accounting as A
 from dpcore.accounting.events import ApproxDP, DiscreteLaplace, Gaussian, Laplace
-from dpcore.mechanisms import gaussian_privacy_loss_delta
+from dpcore.core.mechanisms import gaussian_privacy_loss_delta
 
 DELTA = 1e-5
 

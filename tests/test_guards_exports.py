@@ -11,9 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpcore import datasets, survival
+from dpcore.core import datasets
+
+from dpcore import survival
 from dpcore.survival import bundle as survival_bundle
-from dpcore.validation import InputError, Limits, read_csv
+from dpcore.core.validation import InputError, Limits, read_csv
 
 
 def test_survival_tables_depend_on_the_released_counts_only(monkeypatch):

@@ -18,7 +18,7 @@ from conftest import SHARED_SECRET
 from dpcore.ledger import Budget, BudgetExceeded, Ledger, Persons, RecordsRead, table_fingerprint
 from dpcore.ledger.config import SQLITE_FILE, LedgerConfig, open_ledger
 from dpcore.ledger.stores import MIGRATIONS
-from dpcore.validation import read_csv
+from dpcore.core.validation import read_csv
 
 SECRET = b"s" * 32
 CAP = 10.0
@@ -284,7 +284,7 @@ def test_an_earlier_ledger_migrates_and_its_spend_still_binds_its_persons(tmp_pa
 
 
 def test_bundled_sets_name_their_persons_by_a_documented_rule():
-    from dpcore import datasets
+    from dpcore.core import datasets
 
     bundled = datasets.load_survival("veteran")
     persons = datasets.survival_persons("veteran", bundled)

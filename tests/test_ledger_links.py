@@ -181,7 +181,7 @@ def test_an_unrelated_cohort_with_the_same_columns_keeps_its_own_budget(ledger):
 def test_a_person_recorded_before_keys_were_linked_keeps_their_spend(ledger):
     """Ledgers before linking keyed text ids with their case: such a person is found by the old key."""
     from dpcore.ledger.keys import person_digests
-    from dpcore.persons import legacy_cells
+    from dpcore.core.persons import legacy_cells
 
     frame = cohort()
     old = Persons.named("x", [], "old")  # a Persons whose primary ids are the old canonical cells

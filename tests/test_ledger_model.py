@@ -7,7 +7,7 @@ re-keyed; between releases it changes caps: the custodian raises or lowers one d
 deployment's cap or below what a person it read has spent), and the deployment's cap is raised or lowered (the server
 restarted on the same store with another configuration), which may leave persons already past it. Its first upload
 is the whole cohort with ids: files without ids are recognised by content only when at least half of them is an
-earlier file's rows (``dpcore.persons.RECOGNITION_SHARE``, the documented limit). The model is a dict of true
+earlier file's rows (``dpcore.core.persons.RECOGNITION_SHARE``, the documented limit). The model is a dict of true
 person → spend (basic composition: the caps have no δ, so the ledger's check is the sum) and the caps in force: a
 release on a data set is held to the lower of the deployment's cap and that data set's own. Every release is
 accepted exactly when the model says each true person it reads stays within the cap in force, and the ledger

@@ -7,8 +7,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpcore.ledger import Budget, Ledger
-from dpcore.release import ReleaseBundle
-from dpcore.report import html_report
+from dpcore.reporting.release import ReleaseBundle
+from dpcore.reporting.report import html_report
 
 PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "ledger.py")
 

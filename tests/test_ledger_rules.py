@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpcore.ledger import BudgetExceeded, Ledger, fingerprint, table_fingerprint
-from dpcore.validation import read_csv
+from dpcore.core.validation import read_csv
 
 
 def test_basic_composition_per_dataset():

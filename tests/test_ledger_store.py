@@ -264,7 +264,7 @@ def test_a_process_killed_between_charge_and_display_leaves_the_charge(config):
 def test_a_data_sets_history_report_lists_every_charge_and_the_values_that_left():
     import pandas as pd
 
-    from dpcore.release import ReleaseBundle
+    from dpcore.reporting.release import ReleaseBundle
     from dpcore.ledger import history_report
 
     bundle = ReleaseBundle(method="DP counts", dataset="Gehan (bundled)", fingerprint="fp", epsilon=0.5, delta=0.0,

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, stats
 
-from dpcore import mechanisms as M
+from dpcore.core import mechanisms as M
 
 
 def _delta_by_integration(sigma: float, epsilon: float, sens: float) -> float:

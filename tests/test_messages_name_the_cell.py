@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-from dpcore import columns
+from dpcore.core import columns
 from tests.support.pages import regression_upload, survival_upload
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")

@@ -1,6 +1,6 @@
 """When two cells name the same person, both ways: what must merge and what must stay apart.
 
-The rule (``dpcore.persons.canonical_cells``, ``docs/ledger.md``): Unicode NFKC, every Unicode space stripped at the
+The rule (``dpcore.core.persons.canonical_cells``, ``docs/ledger.md``): Unicode NFKC, every Unicode space stripped at the
 ends and collapsed inside, numbers compared as numbers, text compared without case. Cross-script look-alikes
 (Cyrillic Р against Latin P) are not folded: NFKC keeps scripts apart, and an honest re-export does not change
 script. Rows without an id column are the same person when their canonical cells agree in any column order.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from dpcore.persons import Persons, canonical_cells
+from dpcore.core.persons import Persons, canonical_cells
 
 SAME = [
     ("P001", "p001"), ("P001", " P001 "), ("P001", "P001\u00a0"), ("P001", "\u2003P001"), ("P001", "Ｐ００１"),

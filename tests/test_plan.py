@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from dpcore import plan as pl
-from dpcore.validation import InputError
+from dpcore.core.validation import InputError
 
 FACTS = pl.SurvivalFacts("time", "event", 300, "months", 36.0, (12.0, 24.0), 0.3, "arm", ("A", "B"), "id")
 

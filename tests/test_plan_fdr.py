@@ -10,7 +10,7 @@ import pytest
 
 from dpcore import fdr
 from dpcore import plan as pl
-from dpcore.validation import InputError
+from dpcore.core.validation import InputError
 
 RECORDS = 200
 FACTS = pl.FdrFacts("p", 60, records=RECORDS, theta=0.75, label_column="gene")

@@ -12,7 +12,7 @@ import pytest
 from dpcore import plan as pl
 from dpcore import regression as R
 from dpcore.plan import common as plan_common
-from dpcore.validation import InputError
+from dpcore.core.validation import InputError
 
 FACTS = pl.RegressionFacts("ic50", ("a", "b", "c"), 150, (0.0, 0.0, -1.0), (1.0, 1.0, 1.0), -5.0, 5.0,
                            unit="patient", r2=0.5, n_test=30, person_column="id")

@@ -12,7 +12,7 @@ from dpcore import notebooks
 from dpcore import plan as pl
 from dpcore import sparse as sp
 from dpcore.plan import sparse as ps
-from dpcore.validation import InputError
+from dpcore.core.validation import InputError
 
 FEATURES = tuple(f"g{j + 1}" for j in range(6))
 FACTS = pl.SparseFacts("y", 80, FEATURES, person_column="id", s_star=2)

@@ -1,7 +1,7 @@
 """The private preparation tested as code: ``dp_mean``, ``dp_sigma``, ``dp_column_mean`` and
 ``feature_bounds`` called on adversarial neighbours through their own calls.
 
-A spy on :meth:`dpcore.mechanisms.Noise.sample` records what each call noised (the exact statistic) and the
+A spy on :meth:`dpcore.core.mechanisms.Noise.sample` records what each call noised (the exact statistic) and the
 mechanism it used; the statistic's change between neighbours must never exceed the sensitivity that mechanism
 was calibrated for, the worst-case pairs must reach the bound the docstrings prove (so a smaller, wrong
 sensitivity fails), and the scale must be that sensitivity over ε. Deterministic: no assertion reads the noise.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpcore import mechanisms as M
+from dpcore.core import mechanisms as M
 from dpcore.regression import dp_column_mean, dp_mean, dp_sigma, feature_bounds, prepare
 
 

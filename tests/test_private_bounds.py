@@ -1,4 +1,4 @@
-"""The private choice of clipping ranges (dpcore.private_bounds): the quantile score's sensitivity on adversarial
+"""The private choice of clipping ranges (dpcore.private_choice.private_bounds): the quantile score's sensitivity on adversarial
 neighbours, the choice approaching the true quantiles as ε grows, the coverage, its black-box audit with one row at
 the boundary of every quantile at once (the per-release ε, not a per-quantile one) and a planted bug caught, and its
 OpenDP release path; the same for the sparse page's bounds K and r (one quantile each of every row's largest |x| and
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpcore import private_bounds as pb
+from dpcore.private_choice import private_bounds as pb
 
 CONFIDENCE = 1 - 1e-5
 

@@ -373,7 +373,7 @@ def test_release_takes_public_rows_explicitly_and_states_the_scope():
 
 def test_fixed_public_rule_depends_on_identifiers_only():
     """The GDSC public set is one seeded order of all cell lines: the same for every drug, blind to the data."""
-    from dpcore.datasets import load_gdsc
+    from dpcore.core.datasets import load_gdsc
 
     g = load_gdsc()
     chosen = R.fixed_public_ids(g.features.index, 10)
@@ -390,7 +390,7 @@ def test_fixed_public_rule_depends_on_identifiers_only():
 def test_upload_public_column_is_validated():
     import pandas as pd
 
-    from dpcore.validation import InputError
+    from dpcore.core.validation import InputError
 
     frame = pd.DataFrame({"y": ["1.0"] * 40, "a": ["0", "1"] * 20, "pub": ["0"] * 39 + ["1"]}).astype(str)
     X, y, public = R.regression_from_frame(frame, response="y", features=["a"], public="pub")
@@ -420,7 +420,7 @@ def _page_default_preview(epsilon: float):
     """The page's preview under its defaults (bundled GDSC, the drug with most cell lines, d = 10, 10 public cell
     lines by the fixed rule, DP centre and scale with 5 % of ε, the quick 5 × 5 threshold search, default split,
     Gamma priors, preview seed 0, 200 draws), at total ``epsilon``."""
-    from dpcore.datasets import load_gdsc
+    from dpcore.core.datasets import load_gdsc
     from dpcore.regression.evaluation import preview_fit
 
     g = load_gdsc()

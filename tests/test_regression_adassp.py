@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpcore import mechanisms
+from dpcore.core import mechanisms
 from dpcore.regression import linalg
 from dpcore.regression.adassp import adassp, adassp_features, adassp_sensitivities
 from dpcore.regression.audit import adassp_scenarios

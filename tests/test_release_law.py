@@ -1,6 +1,6 @@
 """The law of every OpenDP release: the noise users get has the calibrated scale.
 
-Every release function is called as the pages call it; a spy on :meth:`dpcore.mechanisms.Noise.release` records
+Every release function is called as the pages call it; a spy on :meth:`dpcore.core.mechanisms.Noise.release` records
 what each OpenDP draw was given and what it returned, so ``released − exact`` is the noise itself. Its scale is
 compared with the scale written out *here* from the method documents (never read back from the code under test).
 
@@ -23,7 +23,7 @@ import pytest
 from scipy import stats
 
 from dpcore import fdr
-from dpcore import mechanisms as M
+from dpcore.core import mechanisms as M
 from dpcore import regression as R
 from dpcore import sparse as sp
 from dpcore import survival as sv

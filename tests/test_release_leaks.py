@@ -14,8 +14,10 @@ import zipfile
 import numpy as np
 import pytest
 
-from dpcore import datasets, fdr, regression, sparse, survival
-from dpcore.report import html_report
+from dpcore.core import datasets
+
+from dpcore import fdr, regression, sparse, survival
+from dpcore.reporting.report import html_report
 
 
 def _exported_text(bundle, *, report: bool = True) -> str:

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpcore.report import html_report, internal_notes_html
+from dpcore.reporting.report import html_report, internal_notes_html
 
 PAGES = Path(__file__).resolve().parent.parent / "app_pages"
 

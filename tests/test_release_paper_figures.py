@@ -15,8 +15,8 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from dpcore.figure_export import chromium_path
-from dpcore.release_figures import figures_for
+from dpcore.reporting.figure_export import chromium_path
+from dpcore.reporting.release_figures import figures_for
 from tests.support.figure_cases import plain
 from tests.support.release_cases import RELEASES
 

@@ -4,7 +4,7 @@ private rows give byte-identical exports.
 How each test holds the released values fixed while the private rows change (the release path is the one the pages
 run, OpenDP draws included):
 
-* every OpenDP draw (:meth:`dpcore.mechanisms.Noise.release`) and the peeling's Gumbel top-s
+* every OpenDP draw (:meth:`dpcore.core.mechanisms.Noise.release`) and the peeling's Gumbel top-s
   (:func:`dpcore.sparse.peeling.release_support`) made by the first release is recorded; the second release, on other
   private rows of the same public shape (n, d, groups, grid), gets the recorded *released* values back in the same
   order (its mechanisms must have the same kind, scale and shape: a scale that moved with the rows would itself be a
@@ -36,18 +36,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpcore import alt_text, fdr
-from dpcore import mechanisms as M
+from dpcore.reporting import alt_text
+
+from dpcore import fdr
+from dpcore.core import mechanisms as M
 from dpcore import regression as R
-from dpcore import release as release_module
+from dpcore.reporting import release as release_module
 from dpcore import sparse as sp
 from dpcore import survival as sv
-from dpcore.figure_export import slug
-from dpcore.figures import add_trace, new_spec, to_figure
+from dpcore.reporting.figure_export import slug
+from dpcore.reporting.figures import add_trace, new_spec, to_figure
 from dpcore.ledger import Ledger
-from dpcore.persons import Persons
-from dpcore.release_figures import figures_for
-from dpcore.report import html_report
+from dpcore.core.persons import Persons
+from dpcore.reporting.release_figures import figures_for
+from dpcore.reporting.report import html_report
 from dpcore.sparse import bundle as sparse_bundle
 from dpcore.survival import bundle as survival_bundle
 from ui.release import _with_ledger_note

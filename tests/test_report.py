@@ -7,9 +7,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from dpcore.audit import empirical_epsilon
-from dpcore.release import ReleaseBundle
-from dpcore.report import CustodianNote, html_report, internal_notes_html
+from dpcore.core.audit import empirical_epsilon
+from dpcore.reporting.release import ReleaseBundle
+from dpcore.reporting.report import CustodianNote, html_report, internal_notes_html
 
 
 def _bundle(values):
@@ -69,7 +69,8 @@ def test_zip_contains_json_csv_and_report():
 
 @pytest.mark.browser
 def test_session_report_of_real_releases_renders_offline_in_chromium(chromium_page, tmp_path, page_screenshot):
-    from dpcore import datasets, fdr, survival
+    from dpcore.core import datasets
+    from dpcore import fdr, survival
 
     gehan = datasets.load_survival("gehan")
     grid = survival.make_grid(gehan.horizon, data_unit=gehan.time_unit, grid_unit="weeks")

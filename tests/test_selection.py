@@ -1,4 +1,4 @@
-"""The private choice of ε (dpcore.selection): its sensitivity on adversarial neighbours, its black-box audit with
+"""The private choice of ε (dpcore.private_choice.selection): its sensitivity on adversarial neighbours, its black-box audit with
 the selection step included (and a planted bug caught), its release path, and its charge in the ledger through
 the survival page."""
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpcore import selection
+from dpcore.private_choice import selection
 from dpcore.ledger.config import LedgerConfig, open_ledger
 from dpcore.provenance import FIXED, SELECTED
 from ui.state import DEFAULT_DATA_DIR

@@ -24,8 +24,8 @@ from dpcore.ledger.stores import PostgresStore, SQLiteStore
 from dpcore.provenance import (
     CHANGED, FINDER, FIXED, NON_PRIVATE_ANSWER, PRIVATE_PREVIEWS, PUBLIC, SELECTED, UNKNOWN, SettingsChoice, compare,
 )
-from dpcore.release import ReleaseBundle
-from dpcore.report import html_report
+from dpcore.reporting.release import ReleaseBundle
+from dpcore.reporting.report import html_report
 from ui.state import DEFAULT_DATA_DIR
 
 PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "survival.py")

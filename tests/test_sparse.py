@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from dpcore import mechanisms as M
+from dpcore.core import mechanisms as M
 from dpcore import sparse as sp
 from dpcore.sparse import figures as sf
 from dpcore.sparse.baseline_two_stage import block_votes

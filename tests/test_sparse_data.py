@@ -3,12 +3,12 @@
 import numpy as np
 import pandas as pd
 
-from dpcore import columns
+from dpcore.core import columns
 from dpcore import sparse as sp
 
 
 def test_the_response_is_guessed_by_the_shared_column_guess():
-    """The sparse page uses ``dpcore.columns`` like every upload page (one guesser, not one per method)."""
+    """The sparse page uses ``dpcore.core.columns`` like every upload page (one guesser, not one per method)."""
     frame = pd.DataFrame({"mean radius": [1.0, 2.0], "mean area": [3.0, 4.0], "target": [0, 1]})
     assert columns.guess(frame, "response").column == "target"
     drug = pd.DataFrame({"g1": [0, 1], "LN_IC50_drug7": [0.5, -1.2], "g2": [1, 0]})

@@ -157,7 +157,7 @@ def test_small_upload_runs():
 def test_upload_parsing_errors_are_named():
     frame = pd.DataFrame({"y": ["1.0", "2.0", "x"] + ["1"] * 20, "g1": np.arange(23), "g2": np.arange(23) % 2})
     from dpcore import sparse as sp
-    from dpcore.validation import InputError
+    from dpcore.core.validation import InputError
 
     try:
         sp.sparse_from_frame(frame, "y", ["g1", "g2"])
@@ -180,7 +180,7 @@ def test_upload_parsing_errors_are_named():
 
 def test_logistic_upload_with_one_class_or_a_bad_threshold_is_named():
     from dpcore import sparse as sp
-    from dpcore.validation import InputError
+    from dpcore.core.validation import InputError
 
     frame = pd.DataFrame({"y": np.linspace(1, 5, 30), "g1": np.arange(30) % 3, "g2": np.arange(30) % 2})
     with pytest.raises(InputError, match="falls in one class at the threshold 0"):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from dpcore import mechanisms as M
+from dpcore.core import mechanisms as M
 from dpcore import sparse as sp
 
 pytestmark = pytest.mark.usefixtures("one_blas_thread")  # small mat-vecs

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from conftest import import_outside_ci
 from dpcore import survival as sv
-from dpcore.datasets import load_survival, manifest, survival_names
-from dpcore.validation import InputError
+from dpcore.core.datasets import load_survival, manifest, survival_names
+from dpcore.core.validation import InputError
 
 lifelines = import_outside_ci("lifelines")  # a skip outside CI, a failure under CI=true
 from lifelines import AalenJohansenFitter, KaplanMeierFitter, NelsonAalenFitter  # noqa: E402

@@ -9,8 +9,8 @@ import pytest
 from scipy.optimize import isotonic_regression
 
 from dpcore import survival as sv
-from dpcore.datasets import load_survival
-from dpcore.release_figures import figures_for
+from dpcore.core.datasets import load_survival
+from dpcore.reporting.release_figures import figures_for
 
 
 def test_isotonic_fit_equals_pava_on_every_row():

@@ -13,7 +13,7 @@ from tests.support.page_views import chart_keys as _charts, chart_spec, open_vie
 from tests.support.pages import ok, survival_upload
 
 from dpcore import survival as sv
-from dpcore.validation import InputError, read_csv
+from dpcore.core.validation import InputError, read_csv
 
 PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "survival.py")
 HEADLINE, DRAWS, GROUPS = "Private vs non-private", "Over R noise draws", "Groups and log-rank"

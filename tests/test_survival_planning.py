@@ -11,8 +11,8 @@ import pytest
 from dpcore import accounting as A
 from dpcore import survival as sv
 from dpcore.survival.planning import discrete_laplace_share, gaussian_share, survival_plan
-from dpcore.datasets import load_survival
-from dpcore.mechanisms import analytic_gaussian_sigma
+from dpcore.core.datasets import load_survival
+from dpcore.core.mechanisms import analytic_gaussian_sigma
 
 
 @pytest.mark.parametrize("releases", [1, 2, 5, 10, 20])

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from dpcore import survival as sv
-from dpcore.datasets import load_survival, manifest
+from dpcore.core.datasets import load_survival, manifest
 
 
 def _gbsg2():
@@ -301,7 +301,7 @@ def test_the_exported_figure_table_and_median_read_through_the_release_rule():
     the release's own ``kaplan_meier_curve``, which is ``survival_at`` of its ``kaplan_meier`` table under the same
     band rule and resolution, and so are its survival-at-times and median tables (a staircase: flat between whole
     years)."""
-    from dpcore.release_figures import figures_for
+    from dpcore.reporting.release_figures import figures_for
 
     rng = np.random.default_rng(3)
     time, event = np.ceil(rng.exponential(4, 900)), (rng.random(900) < 0.8).astype(int)

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from dpcore import survival as sv
-from dpcore.datasets import load_survival, manifest, survival_names
-from dpcore import figures
+from dpcore.core.datasets import load_survival, manifest, survival_names
+from dpcore.reporting import figures
 from dpcore.survival import figures as sf
 
 
@@ -154,7 +154,7 @@ def test_km_figures_print_numbers_at_risk():
 
 
 def test_the_release_report_prints_the_released_numbers_at_risk_under_its_curve():
-    from dpcore.release_figures import figures_for
+    from dpcore.reporting.release_figures import figures_for
 
     gehan = load_survival("gehan")
     grid = sv.make_grid(gehan.horizon, data_unit=gehan.time_unit, grid_unit="weeks")

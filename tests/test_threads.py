@@ -47,7 +47,7 @@ def test_every_thread_pool_has_one_thread_after_the_entry_point_runs(tmp_path):
 
 RACE = """
 import sys, threading, time
-from dpcore.threads import bound_threads
+from dpcore.core.threads import bound_threads
 errors = []
 importer = threading.Thread(target=lambda: __import__("numba"))  # one session's first page imports numba
 importer.start()

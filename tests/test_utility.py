@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from dpcore import mechanisms
-from dpcore.utility import smallest_epsilon
+from dpcore.core import mechanisms
+from dpcore.core.utility import smallest_epsilon
 
 
 def _laplace_count_errors(grid, sensitivity, draws, seed=0):
@@ -55,8 +55,8 @@ def test_shape_is_checked():
 
 
 def test_audit_figure_shows_discrete_and_continuous_summaries():
-    from dpcore.audit import empirical_epsilon
-    from dpcore.figures import audit_figure
+    from dpcore.core.audit import empirical_epsilon
+    from dpcore.reporting.figures import audit_figure
 
     rng = np.random.default_rng(0)
     a, b = rng.binomial(1, 0.3, 5000), rng.binomial(1, 0.1, 5000)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpcore.validation import (
+from dpcore.core.validation import (
     InputError,
     Limits,
     category_column,

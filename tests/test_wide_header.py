@@ -2,7 +2,7 @@
 
 The duplicate-name check used to count every name against every other (10¹² steps for 10⁶ columns), so such an
 upload never returned and went on burning a core after its tab was closed. Every check is linear now and a header
-past :data:`dpcore.validation.MAX_UPLOAD_COLUMNS` is refused before a name is built.
+past :data:`dpcore.core.validation.MAX_UPLOAD_COLUMNS` is refused before a name is built.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from dpcore.validation import MAX_UPLOAD_COLUMNS, InputError, Limits, read_csv
+from dpcore.core.validation import MAX_UPLOAD_COLUMNS, InputError, Limits, read_csv
 from tests.support.uploads import WIDE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_a_million_columns_are_refused_by_name_within_seconds():
     # in a child with a deadline: the quadratic check never returned, and a test must not hang with it
-    code = ("import sys, time; from tests.support.uploads import wide_csv; from dpcore.validation import read_csv\n"
+    code = ("import sys, time; from tests.support.uploads import wide_csv; from dpcore.core.validation import read_csv\n"
             "data = wide_csv(); start = time.perf_counter()\n"
             "try:\n    read_csv(data)\nexcept ValueError as err:\n    print(f'{time.perf_counter() - start:.3f}', err)")
     try:

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from dpcore.validation import MAX_UPLOAD_COLUMNS
+from dpcore.core.validation import MAX_UPLOAD_COLUMNS
 from tests.support.uploads import WIDE, wide_csv
 
 pytestmark = pytest.mark.browser

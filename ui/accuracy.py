@@ -8,9 +8,9 @@ from contextlib import nullcontext
 import numpy as np
 import streamlit as st
 
-from dpcore import distributed
-from dpcore.figures import epsilon_choice_figure
-from dpcore.utility import Simulator, simulate_draws, smallest_epsilon
+from dpcore.core import distributed
+from dpcore.reporting.figures import epsilon_choice_figure
+from dpcore.core.utility import Simulator, simulate_draws, smallest_epsilon
 from ui.chart import chart
 from dpcore.provenance import FINDER
 from ui import provenance
@@ -42,7 +42,7 @@ def accuracy_first(
     ``draws`` has shape ``(len(grid), R)`` (one metric value per ε and noise
     draw). The result is labelled as an estimate on ``basis``: computing it
     touches the private data and is not itself a release. With ``simulate``
-    (see :func:`dpcore.utility.simulate_draws`) the user can refine the
+    (see :func:`dpcore.core.utility.simulate_draws`) the user can refine the
     estimate with many more draws, with a progress bar and a cancel button;
     they run on the configured Dask cluster only when ``public_data`` (a
     bundled data set): uploaded data never leaves this server process. ``private_rows`` (the page's simulator on

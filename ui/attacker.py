@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dpcore import attack, registry
-from dpcore.attack_figures import bound_figure, nonprivate_figure, roc_figure
+from dpcore.reporting import attack
+
+from dpcore import registry
+from dpcore.reporting.attack_figures import bound_figure, nonprivate_figure, roc_figure
 from ui.attacker_pairs import data_pair
 from ui.chart import chart
 from ui.errors import show_errors

@@ -1,6 +1,6 @@
 """The attacker's view, pairs built from a data set: one builder per method (the controls that choose the data,
-the record and its alternative), each returning a :class:`dpcore.attack.NeighbourPair` or, for mechanisms without a
-closed-form density (PAPRIKA, KT with private support), an :class:`dpcore.audit.AuditScenario` to simulate.
+the record and its alternative), each returning a :class:`dpcore.reporting.attack.NeighbourPair` or, for mechanisms without a
+closed-form density (PAPRIKA, KT with private support), an :class:`dpcore.core.audit.AuditScenario` to simulate.
 
 Uploaded data stay in memory for this run (no cache, no disk, no log); values read from data or a URL are shown
 through :func:`ui.layout.literal`. Everything is a preview: seeded NumPy noise, never charged or exported.
@@ -11,12 +11,14 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from dpcore import attack, fdr
+from dpcore.reporting import attack
+
+from dpcore import fdr
 from dpcore import regression as R
 from dpcore import sparse as sp
 from dpcore import survival as sv
-from dpcore.audit import AuditScenario
-from dpcore.datasets import UNIT_DAYS, load_gdsc, load_survival, survival_names, survival_title
+from dpcore.core.audit import AuditScenario
+from dpcore.core.datasets import UNIT_DAYS, load_gdsc, load_survival, survival_names, survival_title
 from ui.data import upload_csv
 from ui.layout import literal
 from ui.widgets import url_number, url_radio, url_select_slider, url_selectbox

@@ -1,6 +1,6 @@
 """Charts every reader can read: a Plotly figure with its one-line text alternative and its numbers as a table.
 
-A screen reader announces the chart by its summary (:func:`dpcore.alt_text.summary`: title, axes, each series with
+A screen reader announces the chart by its summary (:func:`dpcore.reporting.alt_text.summary`: title, axes, each series with
 its key values), and the plotted numbers sit one click away in a "Figure data" box under it. The box's tables are
 built and sent only while it is open: a closed box is its title alone, so a chart a slider redraws pays nothing
 for it. The chart's own toolbar is off the keyboard's path (Plotly's mode bar shows on hover only); everything it
@@ -12,8 +12,8 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from dpcore import alt_text
-from dpcore.release import spreadsheet_safe
+from dpcore.reporting import alt_text
+from dpcore.reporting.release import spreadsheet_safe
 from ui.layout import literal
 
 FIGURE_DATA = "Figure data"

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from dpcore import columns
+from dpcore.core import columns
 from dpcore.access import VISITOR
 from dpcore.ledger import Persons, table_fingerprint
-from dpcore.persons import repeated_rows
-from dpcore.validation import InputError, read_csv
+from dpcore.core.persons import repeated_rows
+from dpcore.core.validation import InputError, read_csv
 from ui.identity import current_person, how_to_become
 from ui.layout import literal
 from ui.state import forget_current_dataset, session_memo
@@ -53,7 +53,7 @@ def upload_csv(key: str, *, label: str = "Upload a CSV file", hint: str = "", he
     uploader's ✕ or the Remove button) or uploads another, or the session ends: leaving the page and
     coming back, or switching the page's data source and back, finds it again. The bytes stay in this
     session's memory only: no disk, no log, no ``st.cache_data`` (which would share them with other
-    sessions); at most one file of at most 20 MB per page (:data:`dpcore.validation.MAX_UPLOAD_BYTES`).
+    sessions); at most one file of at most 20 MB per page (:data:`dpcore.core.validation.MAX_UPLOAD_BYTES`).
     They are parsed on each run.
 
     With ``rows_are_persons`` (every page whose rows are people) the custodian names the **person column** (the

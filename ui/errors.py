@@ -8,7 +8,7 @@ import logging
 import streamlit as st
 
 from dpcore.ledger import BudgetExceeded
-from dpcore.validation import InputError
+from dpcore.core.validation import InputError
 from ui.layout import literal
 
 _log = logging.getLogger(__name__)

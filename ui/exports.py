@@ -12,8 +12,8 @@ from pathlib import Path
 import streamlit as st
 
 from dpcore import notebooks
-from dpcore.figure_export import DPI, FORMATS, PRINT_WIDTH_INCHES, chromium_path, export, slug
-from dpcore.release_figures import figures_for
+from dpcore.reporting.figure_export import DPI, FORMATS, PRINT_WIDTH_INCHES, chromium_path, export, slug
+from dpcore.reporting.release_figures import figures_for
 from ui.layout import literal
 
 _LABELS = {"png": f"PNG ({DPI} dpi)", "svg": "SVG", "pdf": "PDF"}

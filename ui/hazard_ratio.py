@@ -21,7 +21,7 @@ from dpcore.survival import figures as sf
 from dpcore.survival.cox import (METHOD, RARE_EVENTS, DPCoxPHFitter, default_intervals, group_frame,
                                  lifelines_reference)
 from dpcore.survival.hazard_ratio import ESTIMAND
-from dpcore.validation import distinct_columns
+from dpcore.core.validation import distinct_columns
 from ui.exports import code_downloads, release_with_script  # notebook, script
 
 #: Public interval counts offered (measured in bench/results/cox.md: one where events are rare, more where common).

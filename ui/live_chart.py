@@ -31,7 +31,7 @@ import streamlit as st
 from _plotly_utils.basevalidators import is_homogeneous_array
 from _plotly_utils.utils import is_skipped_key, plotlyjsShortTypes, to_typed_array_spec
 
-from dpcore import alt_text
+from dpcore.reporting import alt_text
 from ui.chart import chart, figure_data
 
 APP_STATIC = Path(__file__).resolve().parent.parent / "static"
@@ -78,7 +78,7 @@ export default function (component) {
     parentElement.appendChild(div);
   }
   const figure = JSON.parse(data);
-  // the text alternative a screen reader announces (dpcore.alt_text.summary), kept current on every redraw
+  // the text alternative a screen reader announces (dpcore.reporting.alt_text.summary), kept current on every redraw
   div.setAttribute('role', 'figure');
   div.setAttribute('aria-label', figure.summary || 'chart');
   loadPlotly().then(

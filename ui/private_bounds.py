@@ -1,4 +1,4 @@
-"""Choose an upload's clipping ranges or bounds privately: the charged DP quantiles of :mod:`dpcore.private_bounds`.
+"""Choose an upload's clipping ranges or bounds privately: the charged DP quantiles of :mod:`dpcore.private_choice.private_bounds`.
 
 Typed ranges are public only when they come from domain knowledge; a custodian who does not know them would read
 them off the file. These controls make the choice a release of its own, as :mod:`ui.private_choice` does for ε:
@@ -19,12 +19,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpcore import private_bounds as pb
+from dpcore.private_choice import private_bounds as pb
 from dpcore.access import CUSTODIAN
 from dpcore.ledger import BudgetExceeded, Persons
 from dpcore.provenance import SettingsChoice
 from dpcore.regression.preparation import feature_bounds
-from dpcore.release import ReleaseBundle
+from dpcore.reporting.release import ReleaseBundle
 from ui import provenance
 from ui.identity import current_person
 from ui.layout import literal

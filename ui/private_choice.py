@@ -1,4 +1,4 @@
-"""Choose ε privately: the smallest-ε finder's charged variant (:mod:`dpcore.selection`), under the non-private one.
+"""Choose ε privately: the smallest-ε finder's charged variant (:mod:`dpcore.private_choice.selection`), under the non-private one.
 
 The non-private finder reads the private rows without noise, so an ε read off it is recorded as chosen after
 looking (:mod:`ui.provenance`). This section makes the choice a release of its own: charged to every person the rows
@@ -15,12 +15,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpcore import selection
+from dpcore.private_choice import selection
 from dpcore.access import CUSTODIAN
 from dpcore.ledger import BudgetExceeded, Persons, RecordsRead
 from dpcore.provenance import FINDER, SettingsChoice
-from dpcore.release import ReleaseBundle
-from dpcore.utility import Simulator
+from dpcore.reporting.release import ReleaseBundle
+from dpcore.core.utility import Simulator
 from ui import provenance
 from ui.identity import current_person
 from ui.layout import literal, teaching

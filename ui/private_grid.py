@@ -1,4 +1,4 @@
-"""Choose the survival grid privately: the charged selection of a bin width of :mod:`dpcore.grid_selection`.
+"""Choose the survival grid privately: the charged selection of a bin width of :mod:`dpcore.private_choice.grid_selection`.
 
 A width moved while watching previews of the private rows is recorded as changed after looking; the public rule is
 free. This control is the third way, a release of its own as the private choice of ε is (:mod:`ui.private_choice`):
@@ -13,12 +13,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpcore import grid_selection as gsel
-from dpcore import selection
+from dpcore.private_choice import grid_selection as gsel
+from dpcore.private_choice import selection
 from dpcore.access import CUSTODIAN
 from dpcore.ledger import BudgetExceeded, Persons
 from dpcore.provenance import SettingsChoice
-from dpcore.release import ReleaseBundle
+from dpcore.reporting.release import ReleaseBundle
 from dpcore.survival.grid import bin_width_text
 from ui import provenance
 from ui.identity import current_person
@@ -33,7 +33,7 @@ METHOD = "Private choice of the survival grid"
 
 def private_grid(key: str, *, time, event, group, setting: gsel.ReleaseSetting, fingerprint: str, label: str,
                  persons: Persons | None, controls: tuple[str, str], grid_setting: str) -> None:
-    """The control (custodians only): its cost, the candidates (:meth:`~dpcore.grid_selection.ReleaseSetting
+    """The control (custodians only): its cost, the candidates (:meth:`~dpcore.private_choice.grid_selection.ReleaseSetting
     .candidates`) and its button. ``controls``: the page's grid-unit and bin-width keys, which the choice sets;
     ``grid_setting``: the name the page's release records its grid under."""
     if current_person().role != CUSTODIAN or not st.toggle("Choose the grid privately (charged)",

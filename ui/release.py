@@ -14,9 +14,9 @@ from dpcore.access import CUSTODIAN
 from dpcore.ledger import WHOLE_ROW, BudgetExceeded, Holding, Ledger, Persons, RecordsRead, fingerprint
 from dpcore.ledger.records import spend_in_words
 from dpcore.provenance import SettingsChoice
-from dpcore.release import spreadsheet_safe
-from dpcore.report import CustodianNote, html_report, internal_notes_html
-from dpcore.validation import InputError
+from dpcore.reporting.release import spreadsheet_safe
+from dpcore.reporting.report import CustodianNote, html_report, internal_notes_html
+from dpcore.core.validation import InputError
 from ui.exports import figure_downloads
 from ui.identity import current_person
 from ui import provenance
@@ -84,7 +84,7 @@ def release_panel(
     data set's cap (all sessions); confirming charges the deployment's ledger
     in one atomic check-and-charge, and only then calls ``make_bundle()``,
     which must compute the release from OpenDP noise and return a
-    ``dpcore.release.ReleaseBundle``. Its exported JSON is stored with the
+    ``dpcore.reporting.release.ReleaseBundle``. Its exported JSON is stored with the
     charge before anything is shown. If drawing fails, the charge stays
     (noise drawn is budget spent). One confirmation is one release, however
     often it is clicked; the last release stays on screen, frozen.

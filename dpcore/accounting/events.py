@@ -39,7 +39,7 @@ from dp_accounting.pld import common as pld_common
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from scipy import optimize
 
-from dpcore.mechanisms import analytic_gaussian_sigma, approx_dp_to_zcdp, check_budget, gaussian_privacy_loss_delta
+from dpcore.core.mechanisms import analytic_gaussian_sigma, approx_dp_to_zcdp, check_budget, gaussian_privacy_loss_delta
 
 #: one slack for every claim check: calibration nudges and OpenDP's upward rounding are ~1e-9 relative
 CLAIM_SLACK = 1e-9
@@ -138,7 +138,7 @@ class Gaussian(_Json):
     """Gaussian noise ``N(0, σ²)`` on a statistic of L2 sensitivity ``Δ``, claiming ``(ε, δ)`` on its own.
 
     Proof of the claim: checked on construction with the exact privacy profile of the Gaussian mechanism
-    (Balle & Wang 2018, Thm. 8; :func:`dpcore.mechanisms.gaussian_privacy_loss_delta`), so an event cannot
+    (Balle & Wang 2018, Thm. 8; :func:`dpcore.core.mechanisms.gaussian_privacy_loss_delta`), so an event cannot
     claim less than its noise gives. Its PLD and RDP use the noise multiplier ``σ/Δ``.
     """
 

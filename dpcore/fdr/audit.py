@@ -8,7 +8,7 @@ from typing import Literal, Union
 import numpy as np
 from scipy import special
 
-from dpcore.audit import AuditScenario, release_path
+from dpcore.core.audit import AuditScenario, release_path
 from dpcore.fdr.calibration import STREAM, THEOREM_4_SHIFT, Shift, gamma_sequence, paprika_shift, shift_value
 from dpcore.fdr.paprika import run_paprika
 from dpcore.fdr.sensitivity import P_FLOOR, _binomial_tail_table, eta_binomial_exact, eta_normal_tail_exact

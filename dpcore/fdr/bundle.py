@@ -1,6 +1,6 @@
 """The release: one PAPRIKA (AI) run with OpenDP noise, packed as a ReleaseBundle (data only).
 
-The figure its report shows is chosen by the report layer (:mod:`dpcore.release_figures`).
+The figure its report shows is chosen by the report layer (:mod:`dpcore.reporting.release_figures`).
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from dpcore.fdr.calibration import STREAM, paprika_noise_scales
 from dpcore.fdr.core import _as_runs
 from dpcore.fdr.paprika import run_paprika
 from dpcore.fdr.sensitivity import GammaKind, Sensitivity, binomial_pvalues
-from dpcore.release import ReleaseBundle
+from dpcore.reporting.release import ReleaseBundle
 
 
 def release(pvalues, *, alpha: float, epsilon: float, delta: float, sensitivity: "Sensitivity", cutoff: int,
             lam: float = 0.2, gamma: GammaKind = "power", ai: bool = False, horizon: int | None = None,
             dataset: str = "uploaded p-values", fingerprint: str = "", labels=None):
-    """One PAPRIKA (AI) run with OpenDP noise, packed as a :class:`dpcore.release.ReleaseBundle`.
+    """One PAPRIKA (AI) run with OpenDP noise, packed as a :class:`dpcore.reporting.release.ReleaseBundle`.
 
     ``sensitivity`` carries η and the floor μ of ``log max(p, μ)`` above which η holds; it must be
     proven for the test behind the p-values (:func:`binomial_sensitivity`) or stated by the user

@@ -17,7 +17,7 @@ from typing import Literal, Union
 import numpy as np
 
 from dpcore.fdr.sensitivity import GammaKind
-from dpcore.mechanisms import Noise, laplace_noise
+from dpcore.core.mechanisms import Noise, laplace_noise
 
 
 def gamma_sequence(kind: GammaKind, length: int, *, exponent: float = 1.6, horizon: int | None = None) -> np.ndarray:

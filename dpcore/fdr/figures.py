@@ -12,7 +12,7 @@ from dpcore.fdr.core import StreamResult, log_pvalues
 from dpcore.fdr.frontier import smallest_records_per_epsilon
 from dpcore.fdr.sensitivity import METHODS
 from dpcore.fdr.sweeps import UtilityCurve
-from dpcore.figures import (
+from dpcore.reporting.figures import (
     NONPRIVATE,
     PALETTE,
     PRIVATE,
@@ -61,7 +61,7 @@ def stream_figure(private: StreamResult, pvalues: np.ndarray, *, truth: np.ndarr
     The page redraws this figure from scratch on every slider move and Plotly's time grows with the points drawn
     (bench_pages: 800 → 320 points took a fifth off a move), so it is also kept light otherwise: the tested
     hypotheses are one marker trace coloured by truth, no per-point hover payload, a per-point symbol array only
-    when some p-values are clipped, the legend as text (:func:`dpcore.figures.text_legend`) and fixed margins.
+    when some p-values are clipped, the legend as text (:func:`dpcore.reporting.figures.text_legend`) and fixed margins.
     """
     p = np.asarray(pvalues, dtype=float)
     T = p.size

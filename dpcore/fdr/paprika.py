@@ -11,7 +11,7 @@ from dpcore.fdr.calibration import Shift, paprika_noise_scales, paprika_noises
 from dpcore.fdr.core import StreamResult, _gamma_run, _shift_per_run
 from dpcore.fdr.rules import _gamma_for
 from dpcore.fdr.sensitivity import P_FLOOR, Rule
-from dpcore.mechanisms import laplace
+from dpcore.core.mechanisms import laplace
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ def draw_paprika_noise(
 ) -> PaprikaNoise:
     """Laplace noise for R streams through the shared mechanisms.
 
-    ``rng`` given → preview (NumPy, :func:`dpcore.mechanisms.laplace`), ``epsilon`` may be an
+    ``rng`` given → preview (NumPy, :func:`dpcore.core.mechanisms.laplace`), ``epsilon`` may be an
     array of shape (R,) (an ε grid stacked on the run axis). ``rng=None`` → release path:
     OpenDP draws via :meth:`Noise.release` (scalar ε only). Drawing the c + 1 threshold values
     up front is the same in law as redrawing ``Z_α`` after each rejection: the draws are

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from dpcore.validation import InputError, coded_column, distinct_columns, numeric_column, require_columns
+from dpcore.core.validation import InputError, coded_column, distinct_columns, numeric_column, require_columns
 
 GammaKind = Literal["power", "constant"]
 Rule = Literal["paper", "code"]
@@ -181,7 +181,7 @@ def pvalues_from_frame(frame: pd.DataFrame, pcol: str, truth_col: str | None = N
     """Validate an uploaded stream: p-values in [0, 1] in stream order, optional 0/1 truth labels.
 
     p = 0 is accepted and floored at :data:`P_FLOOR` when logs are taken (the sensitivity
-    assumption only covers p above a small floor). Raises :class:`dpcore.validation.InputError`.
+    assumption only covers p above a small floor). Raises :class:`dpcore.core.validation.InputError`.
     """
     distinct_columns(pcol, truth_col)
     p = numeric_column(frame, pcol, minimum=0.0, maximum=1.0, what="p-value")

@@ -7,7 +7,7 @@ from typing import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from dpcore.figures import PRIVATE, WARNING, add_trace, base_layout, new_spec, relayout, to_figure, vline
+from dpcore.reporting.figures import PRIVATE, WARNING, add_trace, base_layout, new_spec, relayout, to_figure, vline
 
 
 def person_spend_figure(spend: Sequence, cap_epsilon: float | None = None, *, bins: int = 20,

@@ -1,6 +1,6 @@
 """The ledger's history of one data set as a report: every charge, and every release's stored DP values.
 
-Above both :mod:`dpcore.release` (it rebuilds bundles from their stored JSON) and :mod:`dpcore.report`
+Above both :mod:`dpcore.reporting.release` (it rebuilds bundles from their stored JSON) and :mod:`dpcore.reporting.report`
 (it renders them), so neither of those needs the other's direction.
 """
 
@@ -10,8 +10,8 @@ import math
 from typing import Any, Mapping, Sequence
 
 from dpcore.ledger.records import Budget, ReleaseRecord, Spend
-from dpcore.release import ReleaseBundle
-from dpcore.report import _esc, html_report
+from dpcore.reporting.release import ReleaseBundle
+from dpcore.reporting.report import _esc, html_report
 
 
 def history_report(name: str, records: Sequence[ReleaseRecord],

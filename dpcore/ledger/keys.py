@@ -33,7 +33,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from dpcore.persons import WHOLE_ROW, Persons, canonical_cells, fingerprint, legacy_cells  # noqa: F401
+from dpcore.core.persons import WHOLE_ROW, Persons, canonical_cells, fingerprint, legacy_cells  # noqa: F401
 
 #: the one custodian of a deployment without sign-in (``make run``)
 LOCAL_SCOPE = "local"
@@ -91,7 +91,7 @@ def row_keys(secret: bytes | None, persons: Persons, scope: str = LOCAL_SCOPE) -
     An id names its row's primary key (the digest earlier versions gave it). Without an id the primary key is the
     row's content *as found in this upload* (:func:`content_key` of origin and content), so that rows of unrelated
     cohorts that happen to coincide stay apart; the store links contents across uploads it recognises as the same
-    people (:data:`dpcore.persons.RECOGNITION_SHARE`). Each distinct content is keyed once.
+    people (:data:`dpcore.core.persons.RECOGNITION_SHARE`). Each distinct content is keyed once.
     """
     key = _scope_key(secret, scope)
     ids, contents, legacy = persons.keyed_rows()

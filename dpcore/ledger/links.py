@@ -9,7 +9,7 @@ had (the union, never a double count of a release both had), so a person's spend
 of their keys.
 
 **Across uploads** a content links only when the upload is recognised as the same people as an earlier one: at
-least :data:`~dpcore.persons.RECOGNITION_SHARE` of the smaller of the two is the same content (a re-export, a
+least :data:`~dpcore.core.persons.RECOGNITION_SHARE` of the smaller of the two is the same content (a re-export, a
 subset, a union with it). Rows of unrelated cohorts that coincide are not merged (``docs/ledger.md`` has the
 measured collision rates); a merge is always sound — it charges the merged record for every release of any of
 them — it only costs budget.
@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass, field
 
 from dpcore.ledger.keys import content_key
-from dpcore.persons import RECOGNITION_SHARE
+from dpcore.core.persons import RECOGNITION_SHARE
 
 
 @dataclass

@@ -40,7 +40,7 @@ from dpcore.ledger.records import (  # noqa: F401 - the records are part of the 
     utc_now,
 )
 from dpcore.ledger.stores import MemoryStore
-from dpcore.mechanisms import check_budget
+from dpcore.core.mechanisms import check_budget
 from dpcore.provenance import SettingsChoice
 
 

@@ -10,7 +10,7 @@ CSV_PLACEHOLDER = "your_data.csv"
 READ_CSV = Cell(
     "Read your CSV from a path you fill in (the file itself is not part of this notebook); it is checked as "
     "the dashboard checks an upload.",
-    code("from pathlib import Path\n\nfrom dpcore.validation import read_csv\n\n"
+    code("from pathlib import Path\n\nfrom dpcore.core.validation import read_csv\n\n"
          "CSV_PATH = Path({path})  # fill in the path of your CSV\n"
          "frame = read_csv(CSV_PATH.read_bytes())", path=CSV_PLACEHOLDER),
 )

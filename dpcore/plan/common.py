@@ -3,7 +3,7 @@ people in one place, at release time.
 
 A plan-first release's settings are fixed before any private row is read, so the only function of a method's plan
 module that touches the file's bytes calls :func:`read_declared`; its checks are the upload checks of the method
-pages (:func:`dpcore.validation.read_csv`, the person keying of :class:`~dpcore.ledger.Persons`) plus the declared
+pages (:func:`dpcore.core.validation.read_csv`, the person keying of :class:`~dpcore.ledger.Persons`) plus the declared
 columns and the declared bound on the number of people.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from dpcore.ledger import Persons, table_fingerprint
-from dpcore.validation import InputError, read_csv
+from dpcore.core.validation import InputError, read_csv
 
 #: how a plan-first release names the file it read
 LABEL = "{name} (uploaded, plan first)"

@@ -20,7 +20,7 @@ import numpy as np
 from dpcore import fdr
 from dpcore.notebooks import FdrConfig
 from dpcore.plan.common import check_columns, read_declared
-from dpcore.validation import InputError
+from dpcore.core.validation import InputError
 
 #: the most hypotheses a stream may have (as :func:`dpcore.fdr.pvalues_from_frame` allows)
 MAX_HYPOTHESES = 100_000

@@ -22,7 +22,7 @@ from dpcore.notebooks import RegressionConfig
 from dpcore.plan.common import check_columns, read_declared
 from dpcore.regression.evaluation import tuned_omegas
 from dpcore.regression.tuning import threshold_search
-from dpcore.validation import InputError
+from dpcore.core.validation import InputError
 
 #: the largest data set a proxy is simulated for (the page previews and cross-validates it on every change)
 MAX_PROXY_N = 10_000

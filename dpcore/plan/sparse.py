@@ -22,7 +22,7 @@ from dpcore.ledger import Persons
 from dpcore.notebooks import SparseConfig
 from dpcore.plan.common import check_columns, read_declared
 from dpcore.sparse.events import KT_PRIVATE_SUPPORT, PEELING
-from dpcore.validation import InputError
+from dpcore.core.validation import InputError
 
 #: the largest n·d a proxy is simulated for (the sparse page's memory cap on the data)
 MAX_CELLS = 20_000_000

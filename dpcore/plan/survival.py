@@ -16,11 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpcore import survival as sv
-from dpcore.datasets import UNIT_DAYS
+from dpcore.core.datasets import UNIT_DAYS
 from dpcore.ledger import Persons
 from dpcore.notebooks import SurvivalConfig
 from dpcore.plan.common import check_columns, read_declared
-from dpcore.validation import InputError
+from dpcore.core.validation import InputError
 
 #: the largest cohort a proxy is simulated for (the page simulates it on every change of a setting)
 MAX_PROXY_N = 200_000

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpcore.mechanisms import Noise, gaussian_noise
+from dpcore.core.mechanisms import Noise, gaussian_noise
 from dpcore.regression.linalg import triu_pack, triu_unpack
 
 ADASSP = "AdaSSP"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpcore.audit import AuditScenario, release_path
+from dpcore.core.audit import AuditScenario, release_path
 from dpcore.regression.adassp import ADASSP, ADASSP_SPLIT, adassp_noise, solve_adassp
 from dpcore.regression.linalg import DEFAULT_SPLIT, METHOD, triu_pack
 from dpcore.regression.mechanism import stat_noise

@@ -17,7 +17,7 @@ from dpcore.regression.estimator import robust_private_lr
 from dpcore.regression.linalg import DEFAULT_SPLIT, METHOD, _split
 from dpcore.regression.preparation import Preparation
 from dpcore.regression.public_rows import PublicRows
-from dpcore.release import ReleaseBundle
+from dpcore.reporting.release import ReleaseBundle
 
 INTERCEPT = "(intercept)"
 
@@ -77,7 +77,7 @@ def release(
     a public row moves the release with no noise at all, so its statement of
     being public is what the guarantee rests on. ``unit`` names what one record is; ``source_notes`` (e.g. the public
     rules behind a bundled data set's feature order and response range) are added to the notes. Returns a
-    :class:`~dpcore.release.ReleaseBundle`.
+    :class:`~dpcore.reporting.release.ReleaseBundle`.
     """
     p = _split(split)
     Xp, yp = prep.transform(X, y)

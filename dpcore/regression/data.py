@@ -6,7 +6,7 @@ from typing import Sequence
 
 import numpy as np
 
-from dpcore.validation import InputError, coded_column, distinct_columns, numeric_column
+from dpcore.core.validation import InputError, coded_column, distinct_columns, numeric_column
 
 
 def regression_from_frame(frame, *, response: str, features: Sequence[str], public: str | None = None,
@@ -15,7 +15,7 @@ def regression_from_frame(frame, *, response: str, features: Sequence[str], publ
 
     ``public`` optionally names a 0/1 column in which the user marks the rows
     whose data are public (1); without it no row is public. Messages name the
-    column, the row and the problem (``dpcore.validation``).
+    column, the row and the problem (``dpcore.core.validation``).
     """
     features = list(features)
     if not features:

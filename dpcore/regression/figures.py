@@ -7,7 +7,7 @@ from typing import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from dpcore.figures import (
+from dpcore.reporting.figures import (
     GLYPHS,
     NONPRIVATE,
     PALETTE,
@@ -53,7 +53,7 @@ def predicted_vs_observed(y_obs, pred_private, pred_nonprivate, *, rho_private: 
     lie far from it in either direction is off the response's scale whatever its ρ.
 
     The page's headline, redrawn from scratch on every move of ε or the budget split: the legend is text and the
-    margins fixed (:func:`dpcore.figures.text_legend`), which spares Plotly a second layout pass.
+    margins fixed (:func:`dpcore.reporting.figures.text_legend`), which spares Plotly a second layout pass.
     """
     fig = new_spec()
     nonprivate = f"non-private ({_scores(rho_nonprivate, r2_nonprivate, rmse_nonprivate)})"
@@ -221,7 +221,7 @@ def rho_panels(epsilons, rho_eps: np.ndarray, sizes, rho_size: np.ndarray, *, ep
 
     ``rho_eps`` (models, n_eps, repeats), ``rho_size`` (models, n_sizes, repeats); bands are 10–90 %
     over CV repeats. Redrawn whenever ε or the CV repeats move: the legend is text and the margins fixed
-    (:func:`dpcore.figures.text_legend`).
+    (:func:`dpcore.reporting.figures.text_legend`).
     """
     fig = new_spec()
     left, right = subplots(fig, (f"over ε (n = {n_private} private)", f"over private size (ε = {epsilon:g})"),

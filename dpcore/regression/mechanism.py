@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from dpcore.mechanisms import Noise, laplace_noise
+from dpcore.core.mechanisms import Noise, laplace_noise
 from dpcore.regression.linalg import DEFAULT_SPLIT, _split, triu_pack, triu_unpack
 from dpcore.regression.statistic import Stats, sensitivities
 

@@ -19,7 +19,7 @@ from typing import Mapping
 
 import numpy as np
 
-from dpcore.mechanisms import Noise, laplace_noise
+from dpcore.core.mechanisms import Noise, laplace_noise
 
 
 def feature_bounds(x_bounds, d: int) -> tuple[np.ndarray, np.ndarray]:

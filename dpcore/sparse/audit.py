@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from dpcore.audit import AuditScenario, max_detectable_epsilon
-from dpcore.mechanisms import (
+from dpcore.core.audit import AuditScenario, max_detectable_epsilon
+from dpcore.core.mechanisms import (
     analytic_gaussian_sigma,
     gaussian_privacy_loss_delta,
 )

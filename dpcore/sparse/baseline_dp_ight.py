@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from dpcore.mechanisms import (
+from dpcore.core.mechanisms import (
     Noise,
     approx_dp_to_zcdp,
     gaussian_zcdp_sigma,

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from dpcore.mechanisms import (
+from dpcore.core.mechanisms import (
     Noise,
 )
 from dpcore.sparse.params import SparseFit, SparseParams, _setup

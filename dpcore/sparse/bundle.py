@@ -2,7 +2,7 @@
 private support.
 
 The paper's variant is refused. The figure its report shows is chosen by the report layer
-(:mod:`dpcore.release_figures`).
+(:mod:`dpcore.reporting.release_figures`).
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from dpcore.mechanisms import (
+from dpcore.core.mechanisms import (
     Noise,
     analytic_gaussian_sigma,
 )
-from dpcore.release import ReleaseBundle
+from dpcore.reporting.release import ReleaseBundle
 from dpcore.sparse.baseline_two_stage import block_votes
 from dpcore.sparse.events import KT_PRIVATE_SUPPORT, PEELING
 from dpcore.sparse.params import _setup

@@ -6,9 +6,9 @@ from typing import Sequence
 
 import numpy as np
 
-from dpcore.datasets import load_gdsc
+from dpcore.core.datasets import load_gdsc
 from dpcore.sparse.simulate import SparseData
-from dpcore.validation import InputError, distinct_columns, numeric_column
+from dpcore.core.validation import InputError, distinct_columns, numeric_column
 
 
 def gdsc_problem(drug_id: str, n_features: int, *, loss: str = "linear", centre: float | None = None,

@@ -7,7 +7,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from dpcore.figures import (  # noqa: F401  (COLOURS, TRUTH: re-exported for the page's colours)
+from dpcore.reporting.figures import (  # noqa: F401  (COLOURS, TRUTH: re-exported for the page's colours)
     COLOURS,
     NONPRIVATE,
     PALETTE,
@@ -90,7 +90,7 @@ def stem_figure(coefs: Mapping[str, np.ndarray], *, feature_names: Sequence[str]
     Only features that are non-zero in some vector are shown (up to ``max_features``, largest magnitudes
     first); each vector is offset sideways so stems do not hide each other; a dot marks a coefficient in that
     vector's support, and hovering it names the feature and the vector. ``colours`` maps a vector's name to its
-    colour (default: :func:`dpcore.figures.series_colour`). Feature names up to 24 characters are shown whole,
+    colour (default: :func:`dpcore.reporting.figures.series_colour`). Feature names up to 24 characters are shown whole,
     longer ones cut with "…" (the full name on hover), and the margins leave room for the longest.
     """
     vectors, names, used = shown_features(coefs, feature_names, max_features)

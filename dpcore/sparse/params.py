@@ -12,7 +12,7 @@ from typing import Mapping
 
 import numpy as np
 
-from dpcore.mechanisms import Noise, analytic_gaussian_sigma, check_budget
+from dpcore.core.mechanisms import Noise, analytic_gaussian_sigma, check_budget
 from dpcore.sparse.solver import _sigmoid, clip_features, clip_responses
 
 LOSSES = ("linear", "logistic")

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpcore.mechanisms import Noise, approx_dp_to_zcdp, gaussian_zcdp_sigma
+from dpcore.core.mechanisms import Noise, approx_dp_to_zcdp, gaussian_zcdp_sigma
 from dpcore.sparse.params import SparseFit, SparseParams, _setup
 from dpcore.sparse.solver import _sigmoid
 

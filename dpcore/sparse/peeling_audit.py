@@ -14,7 +14,7 @@ from dataclasses import replace
 import numpy as np
 from scipy.special import logsumexp
 
-from dpcore.audit import AuditScenario, release_path
+from dpcore.core.audit import AuditScenario, release_path
 from dpcore.sparse.params import SparseParams, _params, prepare
 from dpcore.sparse.peeling import (_fit_step, design, gram_vector, noisy_gradient_descent, peel_plan, release_support,
                                    screening_scores, solve_noisy_statistics)

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from dpcore.mechanisms import (
+from dpcore.core.mechanisms import (
     Noise,
     analytic_gaussian_sigma,
     laplace_noise,

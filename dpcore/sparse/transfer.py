@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpcore.mechanisms import (
+from dpcore.core.mechanisms import (
     Noise,
     analytic_gaussian_sigma,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpcore.audit import AuditScenario, release_path
+from dpcore.core.audit import AuditScenario, release_path
 from dpcore.survival.grid import make_grid
 from dpcore.survival.mechanism import noise_for, noisy_counts, release_counts
 from dpcore.survival.statistic import Counts, count_matrix

@@ -1,7 +1,7 @@
 """The release: one OpenDP draw of the count matrix and its post-processing, as a ReleaseBundle.
 
 Returns data only (tables, public parameters, notes). Which figures go with it is decided by the
-report layer (:mod:`dpcore.release_figures`).
+report layer (:mod:`dpcore.reporting.release_figures`).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from dpcore.mechanisms import Noise
-from dpcore.release import ReleaseBundle
+from dpcore.core.mechanisms import Noise
+from dpcore.reporting.release import ReleaseBundle
 from dpcore.survival.estimators import (
     DEFAULT_RISK_SET,
     RISK_SETS,
@@ -27,7 +27,7 @@ from dpcore.survival.estimators import (
     postprocess,
     reliable_edges,
 )
-from dpcore.datasets import UNIT_DAYS
+from dpcore.core.datasets import UNIT_DAYS
 from dpcore.survival.events import SURVIVAL
 from dpcore.survival.grid import RELATION, Grid
 from dpcore.survival.logrank import logrank_table, logrank_test

@@ -37,8 +37,8 @@ from itertools import product
 import numpy as np
 import pandas as pd
 
-from dpcore.mechanisms import Noise, discrete_laplace_noise, gaussian_noise
-from dpcore.release import ReleaseBundle
+from dpcore.core.mechanisms import Noise, discrete_laplace_noise, gaussian_noise
+from dpcore.reporting.release import ReleaseBundle
 from dpcore.survival.events import COX
 from dpcore.survival.grid import RELATION
 from dpcore.survival.hazard_ratio import (
@@ -49,7 +49,7 @@ from dpcore.survival.hazard_ratio import (
     fit_with_noise,
     proportional_hazards_check,
 )
-from dpcore.validation import InputError, numeric_column, require_columns
+from dpcore.core.validation import InputError, numeric_column, require_columns
 
 #: The method's name in releases, the ledger and the accounting.
 METHOD = COX

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dpcore.audit import AuditScenario, release_path
+from dpcore.core.audit import AuditScenario, release_path
 from dpcore.survival.cox import BINARY, Covariate, CoxDesign, cox_noise, cut_points, level_codes, release_histogram
 
 # --------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import special
 
-from dpcore.mechanisms import Noise
+from dpcore.core.mechanisms import Noise
 from dpcore.survival.grid import ESTIMATORS, Grid
 from dpcore.survival.mechanism import noisy_counts
 from dpcore.survival.statistic import Counts

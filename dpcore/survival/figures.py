@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpcore.figures import (
+from dpcore.reporting.figures import (
     NONPRIVATE,
     PALETTE,
     PRIVATE,
@@ -32,7 +32,7 @@ from dpcore.figures import (
     to_figure,
     vline,
 )
-from dpcore.alt_text import set_summary
+from dpcore.reporting.alt_text import set_summary
 from dpcore.survival.estimators import CurveSet, reliable_edges
 from dpcore.survival.grid import ESTIMATORS
 from dpcore.survival.monte_carlo import UtilityCurve
@@ -222,7 +222,7 @@ def draws_figure(times: np.ndarray, draws: np.ndarray, exact: np.ndarray, *, est
     """Band of R private curves (5–95 % and the mean) around the non-private curve, plus a few draws.
 
     Redrawn on every move of ε or of the draws: the legend is text and the margins are fixed
-    (:func:`dpcore.figures.text_legend`). Kaplan–Meier curves with a ``reference`` (lifelines on the exact times,
+    (:func:`dpcore.reporting.figures.text_legend`). Kaplan–Meier curves with a ``reference`` (lifelines on the exact times,
     ``(times, S)``, drawn as its steps instead of ``exact``) are read between the edges by the within-bin rule
     (:func:`dpcore.survival.read.path`, 8 points per bin), as a release reads them — with a declared
     ``resolution``, as its staircase (:func:`dpcore.survival.read.on_resolution`); otherwise steps.
@@ -269,7 +269,7 @@ def utility_figure(uc: UtilityCurve, epsilon: float | None, *, time_unit: str = 
     """Privacy–utility curves over ε (mean and 5–95 % band over draws), chosen ε marked (unless None).
 
     Redrawn whenever the draws per ε change: the legend is text above the panels and the margins are fixed
-    (:func:`dpcore.figures.text_legend`).
+    (:func:`dpcore.reporting.figures.text_legend`).
     """
     panels = [(n, l) for n, l in UTILITY_PANELS if getattr(uc, n) is not None]
     band_colour = rgba(PRIVATE, 0.18)

@@ -11,8 +11,8 @@ from typing import Literal
 
 import numpy as np
 
-from dpcore.datasets import UNIT_DAYS
-from dpcore.validation import InputError
+from dpcore.core.datasets import UNIT_DAYS
+from dpcore.core.validation import InputError
 
 Estimator = Literal["km", "na", "cif"]
 ESTIMATORS: dict[str, str] = {

@@ -31,9 +31,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from dpcore.mechanisms import Noise
+from dpcore.core.mechanisms import Noise
 from dpcore.survival.statistic import Counts
-from dpcore.validation import InputError
+from dpcore.core.validation import InputError
 
 #: What each number approaches, in words (tables, notes, the page).
 ESTIMAND = ("Cox's hazard ratio, estimated by the grouped piecewise-exponential model: constant hazards within "

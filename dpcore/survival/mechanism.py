@@ -4,14 +4,14 @@ Discrete Laplace of scale Δ1/ε (the default: the most accurate for one release
 Gaussian with the analytic σ for (ε, δ) at the L2 sensitivity: several releases of one cohort compose to one
 Gaussian under tight accounting, so their noise grows like √k instead of k (``docs/accounting.md``).
 :func:`noisy_counts` is the NumPy preview, vectorised over R draws; :func:`release_counts` is one
-OpenDP draw. Both go through the shared :class:`dpcore.mechanisms.Noise`.
+OpenDP draw. Both go through the shared :class:`dpcore.core.mechanisms.Noise`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from dpcore.mechanisms import Noise, check_budget, discrete_laplace_noise, gaussian_noise, laplace_noise
+from dpcore.core.mechanisms import Noise, check_budget, discrete_laplace_noise, gaussian_noise, laplace_noise
 from dpcore.survival.statistic import DEFAULT_STATISTIC, Counts, l2_sensitivity, sensitivity
 
 #: The noises a survival release can use: what each is for.

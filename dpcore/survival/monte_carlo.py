@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from dpcore.mechanisms import sample_sweep
+from dpcore.core.mechanisms import sample_sweep
 from dpcore.survival.estimators import DEFAULT_RISK_SET, curve_for, noise_band, postprocess
 from dpcore.survival.logrank import linear_logrank, logrank_test
 from dpcore.survival.mechanism import noise_for, noisy_counts
@@ -216,7 +216,7 @@ def metric_draws(counts: Counts, metric: str, epsilons, draws: int, rng: np.rand
     """``(len(epsilons), draws)`` values of one measure of :func:`utility_curve` (e.g. ``"sup_error"``).
 
     With ``functools.partial(metric_draws, counts, metric, **options)`` this is a
-    ``dpcore.utility.Simulator``: accuracy-first refines its estimate with it, in seeded chunks that may run
+    ``dpcore.core.utility.Simulator``: accuracy-first refines its estimate with it, in seeded chunks that may run
     on a Dask cluster (public data only).
     """
     return utility_curve(counts, epsilons, draws=draws, rng=rng, **options).metric(metric)

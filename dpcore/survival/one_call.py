@@ -17,7 +17,7 @@ from dpcore.survival.grid import Grid
 from dpcore.survival.mechanism import noise_for, noisy_counts, release_counts
 from dpcore.survival.read import fine_times, first_below, path
 from dpcore.survival.statistic import DEFAULT_STATISTIC, Counts, count_matrix
-from dpcore.validation import InputError
+from dpcore.core.validation import InputError
 
 
 @dataclass(frozen=True)

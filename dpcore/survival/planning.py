@@ -24,7 +24,7 @@ from scipy import optimize
 
 from dpcore.accounting.composition import compose
 from dpcore.accounting.events import DiscreteLaplace, Gaussian
-from dpcore.mechanisms import analytic_gaussian_sigma
+from dpcore.core.mechanisms import analytic_gaussian_sigma
 from dpcore.survival.estimators import DEFAULT_RISK_SET
 from dpcore.survival.mechanism import noise_for
 from dpcore.survival.monte_carlo import utility

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpcore.datasets import UNIT_DAYS
+from dpcore.core.datasets import UNIT_DAYS
 
 #: The declaration's default: times are continuous (no staircase).
 CONTINUOUS = "continuous"

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore.survival.grid import RELATION, Grid, GroupLabelsFromDataWarning, bin_index
-from dpcore.validation import InputError, declared_category_column, distinct_columns, numeric_column, role_code_column
+from dpcore.core.validation import InputError, declared_category_column, distinct_columns, numeric_column, role_code_column
 
 #: The two releases of the survival counts (see the module docstring), the default first.
 STATISTICS: dict[str, str] = {

@@ -88,7 +88,7 @@ def wait_quiet(page, quiet_ms: int = 1500, timeout_ms: int = 120_000) -> None:
 
 #: Where a box lies in the viewport ({top, bottom, height} in CSS pixels; Streamlit scrolls its own container).
 BOX = "el => { const r = el.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, height: r.height}; }"
-#: The entries of a chart's legend: Plotly's, or the legend drawn as text above the plot (dpcore.figures.text_legend,
+#: The entries of a chart's legend: Plotly's, or the legend drawn as text above the plot (dpcore.reporting.figures.text_legend,
 #: whose entries start with a line or marker symbol).
 LEGEND = """el => [...el.querySelectorAll('.legendtext')].map(t => t.textContent).concat(
   [...el.querySelectorAll('.annotation-text')].map(t => t.textContent).filter(t => /[━╍┈■●▲]/.test(t)))"""

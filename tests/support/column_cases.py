@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dpcore.validation import read_csv
+from dpcore.core.validation import read_csv
 
 
 def _table(header: str, row, n: int = 12, seed: int = 0) -> pd.DataFrame:

@@ -9,10 +9,10 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
-from dpcore import attack
-from dpcore import attack_figures as AF
-from dpcore import figures as F
-from dpcore import release_figures as LF
+from dpcore.reporting import attack
+from dpcore.reporting import attack_figures as AF
+from dpcore.reporting import figures as F
+from dpcore.reporting import release_figures as LF
 from dpcore.ledger import Spend
 from dpcore.ledger import figures as LedgerF
 from dpcore import survival as sv

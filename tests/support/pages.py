@@ -82,7 +82,7 @@ def toy_release_page(mode: str = "ok"):
     import streamlit as st
 
     from dpcore.ledger import CHARGED
-    from dpcore.release import ReleaseBundle
+    from dpcore.reporting.release import ReleaseBundle
     from ui import get_ledger, release_panel
 
     def make_bundle():

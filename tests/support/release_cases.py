@@ -8,7 +8,7 @@ from dpcore import fdr
 from dpcore import regression as R
 from dpcore import sparse as sp
 from dpcore import survival as sv
-from dpcore.datasets import load_survival
+from dpcore.core.datasets import load_survival
 
 CALC = "=cmd|' /C calc'!A0"
 PREFIXES = ("=", "+", "-", "@", "\t", "\r")

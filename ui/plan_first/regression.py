@@ -16,7 +16,7 @@ from dpcore import regression as R
 from dpcore.plan.regression import MAX_FEATURES, MAX_PROXY_N, MAX_R2, MIN_ROWS, MIN_TEST
 from dpcore.regression import figures as rf
 from dpcore.regression.evaluation import monte_carlo_cv, preview_fit, tuned_omegas
-from dpcore.validation import InputError
+from dpcore.core.validation import InputError
 from ui.chart import chart
 from ui.errors import show_errors
 from ui.exports import release_with_script

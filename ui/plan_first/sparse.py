@@ -15,7 +15,7 @@ import streamlit as st
 from dpcore import sparse as sp
 from dpcore.plan import sparse as ps
 from dpcore.sparse import figures as sf
-from dpcore.validation import InputError
+from dpcore.core.validation import InputError
 from ui.chart import chart
 from ui.errors import show_errors
 from ui.exports import release_with_script

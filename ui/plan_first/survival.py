@@ -12,9 +12,9 @@ import streamlit as st
 
 from dpcore import plan as pl
 from dpcore import survival as sv
-from dpcore.datasets import UNIT_DAYS
+from dpcore.core.datasets import UNIT_DAYS
 from dpcore.survival import figures as sf
-from dpcore.validation import InputError
+from dpcore.core.validation import InputError
 from ui.chart import chart
 from ui.errors import show_errors
 from ui.first_screen import SEPARATOR, first_screen

@@ -25,7 +25,7 @@ from typing import Mapping, Sequence
 import kaleido
 import plotly.graph_objects as go
 
-from dpcore import alt_text
+from dpcore.reporting import alt_text
 
 DPI = 300
 PRINT_WIDTH_INCHES = 7.0

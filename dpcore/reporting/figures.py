@@ -22,8 +22,8 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from dpcore import alt_text
-from dpcore.figure_styles import DASHES, GLYPHS, SYMBOLS, no_discoveries, series_marks  # noqa: F401 (shared look)
+from dpcore.reporting import alt_text
+from dpcore.reporting.figure_styles import DASHES, GLYPHS, SYMBOLS, no_discoveries, series_marks  # noqa: F401 (shared look)
 
 NONPRIVATE = "#3b3b3b"
 PRIVATE = "#1f6fd1"

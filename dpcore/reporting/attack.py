@@ -17,7 +17,7 @@ This module computes, for a neighbouring pair:
 * a **Monte-Carlo** ROC from many seeded releases: of the likelihood-ratio
   statistic for additive mechanisms (:func:`pair_scores`; survival counts,
   regression statistics), or of the audit's scalar summary thresholded
-  (:func:`scenario_scores`; any :class:`dpcore.audit.AuditScenario`), with a
+  (:func:`scenario_scores`; any :class:`dpcore.core.audit.AuditScenario`), with a
   simultaneous Clopper–Pearson band (:func:`empirical_roc`).
 
 Pairs built from a data set by replacing one record are here for survival and
@@ -43,8 +43,8 @@ from scipy import special
 
 from dpcore import regression as R
 from dpcore import survival as sv
-from dpcore.audit import AuditScenario, clopper_pearson_lower, clopper_pearson_upper
-from dpcore.mechanisms import Noise
+from dpcore.core.audit import AuditScenario, clopper_pearson_lower, clopper_pearson_upper
+from dpcore.core.mechanisms import Noise
 
 # --------------------------------------------------------------------------
 # What (ε, δ)-DP allows

@@ -4,9 +4,9 @@ A :class:`ReleaseBundle` is built by a method's release function from
 OpenDP-noised statistics and their post-processing only — never from raw
 data or non-private estimates (privacy.md, "What a release exports"). It
 serialises to JSON, to a ZIP (JSON + one CSV per table + the HTML report)
-and feeds :mod:`dpcore.report`. A release function fills it with data only; the report layer
-(:mod:`dpcore.release_figures`) decides which figures its report and ZIP show. This is the export
-face of a release, so it imports :mod:`dpcore.report` (for the ZIP's ``report.html``, and
+and feeds :mod:`dpcore.reporting.report`. A release function fills it with data only; the report layer
+(:mod:`dpcore.reporting.release_figures`) decides which figures its report and ZIP show. This is the export
+face of a release, so it imports :mod:`dpcore.reporting.report` (for the ZIP's ``report.html``, and
 ``figures_for``, the report layer's choice of figures, which the ZIP also holds as PNG, SVG and PDF files);
 the report never imports this module back.
 """
@@ -24,10 +24,12 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from dpcore import __version__, alt_text
-from dpcore.figure_export import ExportUnavailable, export, slug
+from dpcore import __version__
+
+from dpcore.reporting import alt_text
+from dpcore.reporting.figure_export import ExportUnavailable, export, slug
 from dpcore.provenance import UNKNOWN, SettingsChoice
-from dpcore.report import figures_for, html_report
+from dpcore.reporting.report import figures_for, html_report
 
 RELATIONS = {
     "replace-one": "two data sets are neighbours when one record (one {unit}) is replaced by another "
@@ -85,7 +87,7 @@ def spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
 
 def text_alternatives(figures: Mapping[str, Any]) -> dict[str, bytes]:
     """Each figure's text alternative as files beside it: ``<slug>.txt`` its one-line summary, ``<slug>-<table>.csv``
-    its plotted numbers and any table it prints (:mod:`dpcore.alt_text`), for readers who cannot see the image."""
+    its plotted numbers and any table it prints (:mod:`dpcore.reporting.alt_text`), for readers who cannot see the image."""
     out = {}
     for name, fig in figures.items():
         stem = slug(name)

@@ -1,6 +1,6 @@
 """A charged private choice of ε: the smallest ε of a public grid whose release meets an accuracy target.
 
-The non-private finder (:func:`dpcore.utility.smallest_epsilon`) simulates releases from the private rows without
+The non-private finder (:func:`dpcore.core.utility.smallest_epsilon`) simulates releases from the private rows without
 noise, so an ε chosen from it depends on the rows and is not a public setting. This is its private variant, a
 release of its own (charged to every person it reads, composed in the ledger like any release): subsample and
 aggregate (Nissim, Raskhodnikova & Smith 2007) and report-noisy-max over the candidate grid.
@@ -45,7 +45,7 @@ from typing import Callable, Literal
 
 import numpy as np
 
-from dpcore.audit import AuditScenario, release_path
+from dpcore.core.audit import AuditScenario, release_path
 
 #: the scores' L∞ sensitivity under replace-one (the module's proof)
 SENSITIVITY = 2
@@ -185,7 +185,7 @@ def choose_epsilon(judge: BlockJudge, n: int, grid, *, epsilon: float, seed: int
 def meets_target(draws, *, threshold: float, kind: Literal["probability", "mean"] = "probability",
                  probability: float = 0.9, larger_is_better: bool = False) -> np.ndarray:
     """Per candidate ε (rows of ``draws``, shape ``(m, R)``), whether the simulated releases meet the target: the
-    point estimate :func:`dpcore.utility.smallest_epsilon` compares (share of draws within the bound, or mean)."""
+    point estimate :func:`dpcore.core.utility.smallest_epsilon` compares (share of draws within the bound, or mean)."""
     values = np.asarray(draws, dtype=float)
     if kind == "probability":
         ok = values >= threshold if larger_is_better else values <= threshold
@@ -204,7 +204,7 @@ def block_judge(simulate_on: Callable[[np.ndarray], Callable], grid, *, threshol
                 kind: Literal["probability", "mean"] = "probability", probability: float = 0.9,
                 larger_is_better: bool = False, draws: int = BLOCK_DRAWS, seed: int = 0) -> BlockJudge:
     """A block's judgement from a page's simulator: ``simulate_on(rows)`` is the
-    :data:`dpcore.utility.Simulator` of the rows at those positions (the page's own, on a subset; positions may
+    :data:`dpcore.core.utility.Simulator` of the rows at those positions (the page's own, on a subset; positions may
     repeat), run at every candidate ε with a public seed, and compared with the target as the non-private finder
     compares it (:func:`meets_target`)."""
     epsilons = np.asarray(grid, dtype=float)

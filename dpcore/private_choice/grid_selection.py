@@ -3,13 +3,13 @@
 The survival page's default width follows a public rule (:func:`dpcore.survival.default_bin_width`); a custodian
 who moves it while watching previews of the private rows makes it depend on them. This is the third way, a release
 of its own (charged to every person it reads, composed in the ledger like any release), built from the pieces of
-the private choice of ε (:mod:`dpcore.selection`): subsample and aggregate, then report-noisy-max.
+the private choice of ε (:mod:`dpcore.private_choice.selection`): subsample and aggregate, then report-noisy-max.
 
 Public inputs: the candidate widths (:func:`candidate_widths`: the ladder's rungs around the rule's, from the
 horizon, n, ε and the groups), the page's release settings (ε, noise, post-processing, groups, declared
 resolution), the number of blocks k, the partition and simulation seeds and ε_sel.
 
-1. The n rows are cut into k blocks by a public random permutation (:func:`dpcore.selection.partition`).
+1. The n rows are cut into k blocks by a public random permutation (:func:`dpcore.private_choice.selection.partition`).
 2. Each block b votes for one candidate: the width whose simulated releases at the page's ε have the smallest mean
    sup-norm error against b's own Kaplan–Meier curve on its exact times (:func:`sup_errors`), on a stand-in of n
    rows, b's rows repeated, so that its noise is the full data's. A utility heuristic on which no privacy claim
@@ -32,9 +32,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpcore import selection
-from dpcore.audit import AuditScenario, release_path
-from dpcore.datasets import UNIT_DAYS
+from dpcore.private_choice import selection
+from dpcore.core.audit import AuditScenario, release_path
+from dpcore.core.datasets import UNIT_DAYS
 from dpcore.survival.estimators import DEFAULT_RISK_SET, km, postprocess, statistic_for
 from dpcore.survival.grid import GRID_LADDER, Grid, bin_width_text, default_bin_width, make_grid
 from dpcore.survival.mechanism import noise_for, noisy_counts
@@ -170,7 +170,7 @@ def choose_grid(judge: selection.BlockJudge, n: int, candidates, *, epsilon: flo
 # -- audit --------------------------------------------------------------------------------------------------------------
 def audit_scenarios(epsilon: float) -> list[AuditScenario]:
     """Votes on two neighbours whose replaced row moves one block's vote between two candidate widths (the ε choice's
-    adversarial pair, through :func:`dpcore.selection.votes`), then the noisy maximum; summarised by whether it
+    adversarial pair, through :func:`dpcore.private_choice.selection.votes`), then the noisy maximum; summarised by whether it
     chose the width the vote moved to."""
     counts, n = selection.audit_counts()
 

@@ -15,7 +15,7 @@ the confidence statement holds for the maximum. An audit can only refute a
 privacy claim (ε_LB > claimed ε), never prove one; a planted bug (noise
 scale halved) must be caught, which the tests check.
 
-:func:`run_audit` draws the runs in seeded chunks (:mod:`dpcore.distributed`):
+:func:`run_audit` draws the runs in seeded chunks (:mod:`dpcore.core.distributed`):
 pilot chunks return their summaries, estimation chunks only their counts
 above each threshold, which add up exactly. So 10⁸ runs need no 10⁸-long
 array, and the chunks can run on a Dask cluster with the in-process result.
@@ -31,7 +31,7 @@ from typing import Any, Callable
 import numpy as np
 from scipy import stats
 
-from dpcore.distributed import Executor, spawn_seeds, split_runs
+from dpcore.core.distributed import Executor, spawn_seeds, split_runs
 
 Sampler = Callable[[np.random.Generator, int], np.ndarray]
 
@@ -236,12 +236,12 @@ def run_audit(
 
     ``sample_x(rng, draws)`` must return ``draws`` scalar summaries of the
     mechanism's output on data set x. The runs are cut into chunks by
-    :func:`dpcore.distributed.split_runs` — first the pilot runs, which
+    :func:`dpcore.core.distributed.split_runs` — first the pilot runs, which
     choose the thresholds, then the estimation runs, which only count — and
     chunk ``i`` draws from child ``i`` of ``SeedSequence(seed)``. So the
     result depends on ``seed`` and ``n_runs`` only, whether the chunks ran in
     process or on any number of Dask workers (``executor``, see
-    :func:`dpcore.distributed.executor`). ``progress`` receives the completed
+    :func:`dpcore.core.distributed.executor`). ``progress`` receives the completed
     share of runs as chunks finish (the audit page drives a progress bar with
     it; an exception from it cancels the audit). Returns the result and the
     pilot summaries of both neighbours (at most 10⁶ each, for plotting).

@@ -2,7 +2,7 @@
 
 Readers in greyscale print, with a colour-vision deficiency or with a screen reader do not get meaning from colour
 alone (WCAG 1.4.1): groups and methods carry a marker shape each, private and non-private a line style, and a
-panel with nothing to mark says so. Re-exported by :mod:`dpcore.figures`, the shared look of every figure.
+panel with nothing to mark says so. Re-exported by :mod:`dpcore.reporting.figures`, the shared look of every figure.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 #: Marker shapes that tell groups and methods apart without their colour (greyscale, colour-vision deficiency)
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross", "triangle-down", "star")
-#: each of :data:`SYMBOLS` as a character, for legends drawn as text (:func:`dpcore.figures.text_legend`)
+#: each of :data:`SYMBOLS` as a character, for legends drawn as text (:func:`dpcore.reporting.figures.text_legend`)
 GLYPHS = ("●", "■", "◆", "▲", "✕", "✚", "▼", "★")
 #: line styles that tell series apart without their colour, in order of use
 DASHES = ("solid", "dot", "dash", "dashdot", "longdash", "longdashdot")

@@ -9,7 +9,7 @@ A row is known by every key it can have: its id under the chosen person column, 
 and the row without the person column), any column or row order. The ledger (:mod:`dpcore.ledger`) links the keys
 seen on one row for good, so that every keying the app offers, and a re-export of the same people without their
 id column, meet the same budget (the cross-file rule is :data:`RECOGNITION_SHARE`). Nothing here is stored. A
-module of its own so that the bundled data sets (:mod:`dpcore.datasets`) can name their persons without depending
+module of its own so that the bundled data sets (:mod:`dpcore.core.datasets`) can name their persons without depending
 on the ledger.
 """
 

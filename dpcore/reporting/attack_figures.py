@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from dpcore.attack import AttackView, max_accuracy, percent, tpr_bound, tpr_floor
-from dpcore.figures import (
+from dpcore.reporting.attack import AttackView, max_accuracy, percent, tpr_bound, tpr_floor
+from dpcore.reporting.figures import (
     EPSILON_TICKS,
     NONPRIVATE,
     PALETTE,

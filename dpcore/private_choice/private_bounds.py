@@ -46,7 +46,7 @@ from typing import Sequence
 
 import numpy as np
 
-from dpcore.audit import AuditScenario, release_path
+from dpcore.core.audit import AuditScenario, release_path
 
 #: the quantile scores' L∞ sensitivity under replace-one (the module's proof)
 SENSITIVITY = 1

@@ -9,9 +9,9 @@ private" that pages offer only when asked. Plain HTML with Plotly's
 JavaScript inlined once (no network needed to open it; the browser's
 Print → PDF gives the paper copy).
 
-Which figures a release's report shows is decided here (:func:`dpcore.release_figures.figures_for`),
+Which figures a release's report shows is decided here (:func:`dpcore.reporting.release_figures.figures_for`),
 not by the release: releases return data. This module reads bundles by their attributes and does not
-import :mod:`dpcore.release` (which imports it, for the ZIP); the ledger's history report, which
+import :mod:`dpcore.reporting.release` (which imports it, for the ZIP); the ledger's history report, which
 rebuilds bundles from stored JSON, is in :mod:`dpcore.ledger.history`.
 """
 
@@ -21,10 +21,12 @@ import html
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from dpcore import __version__, alt_text
-from dpcore.audit import AuditResult
+from dpcore import __version__
+
+from dpcore.reporting import alt_text
+from dpcore.core.audit import AuditResult
 from dpcore.provenance import CHANGED, SELECTED, SettingsChoice
-from dpcore.release_figures import figures_for
+from dpcore.reporting.release_figures import figures_for
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:980px;margin:2em auto;padding:0 1em;
@@ -61,7 +63,7 @@ def _table_html(table, max_rows: int = 60) -> str:
 
 def figure_html(fig, *, include_plotlyjs: bool) -> str:
     """A figure with its text alternative: its one-line summary as the caption a screen reader reads first, and
-    its plotted numbers as tables in a collapsed box (:mod:`dpcore.alt_text`; from the figure alone, so a
+    its plotted numbers as tables in a collapsed box (:mod:`dpcore.reporting.alt_text`; from the figure alone, so a
     figure of released values has a text alternative of released values only)."""
     tables = "".join(f"<p><b>{_esc(name)}</b></p>" + _table_html(table, max_rows=len(table))
                      for name, table in alt_text.tables(fig).items())
@@ -96,13 +98,13 @@ def _document(title: str, body: Iterable[str]) -> str:
 
 def html_report(bundles: Sequence, *, title: str | None = None, audits: Iterable[AuditResult] = (),
                 preamble: str = "", release_figures: bool = True) -> str:
-    """Render releases (``dpcore.release.ReleaseBundle``) as one printable, shareable HTML page.
+    """Render releases (``dpcore.reporting.release.ReleaseBundle``) as one printable, shareable HTML page.
 
     DP values and public parameters only. Audit results may be added: they are
     computed on synthetic worst-case neighbouring pairs, not on anyone's data.
     Utility notes on the private data go into :func:`internal_notes_html`.
     ``preamble`` is an HTML fragment (already escaped) shown under the title.
-    ``release_figures=False`` leaves out the figures :func:`~dpcore.release_figures.figures_for` would
+    ``release_figures=False`` leaves out the figures :func:`~dpcore.reporting.release_figures.figures_for` would
     draw from each release's tables (the ledger's history lists stored values only).
     """
     plotly_js_included = False

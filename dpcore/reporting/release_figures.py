@@ -1,13 +1,13 @@
 """Which figures go with a release: the report layer's mapping from a release's method to its figure builders.
 
-A method's ``release`` returns data only (a :class:`dpcore.release.ReleaseBundle`: tables, public
-parameters, notes). The export layer (:mod:`dpcore.report`, and through it the ZIP of
-:meth:`~dpcore.release.ReleaseBundle.to_zip`) asks :func:`figures_for` which figures to draw; each
+A method's ``release`` returns data only (a :class:`dpcore.reporting.release.ReleaseBundle`: tables, public
+parameters, notes). The export layer (:mod:`dpcore.reporting.report`, and through it the ZIP of
+:meth:`~dpcore.reporting.release.ReleaseBundle.to_zip`) asks :func:`figures_for` which figures to draw; each
 builder reads only the bundle's released tables and public parameters, so a figure can never show
 more than the release. Figures a caller built itself and passed in ``ReleaseBundle.figures`` come
 after these.
 
-This module depends only on the shared figure helpers (:mod:`dpcore.figures`), never on a method
+This module depends only on the shared figure helpers (:mod:`dpcore.reporting.figures`), never on a method
 package: the bundle module imports the report, so a method package here would be an import cycle.
 """
 
@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpcore.figures import (
+from dpcore.reporting.figures import (
     PALETTE,
     PRIVATE,
     TRUTH,

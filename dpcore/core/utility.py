@@ -25,8 +25,8 @@ from typing import Callable, Literal
 import numpy as np
 from scipy import stats
 
-from dpcore.audit import clopper_pearson_lower, clopper_pearson_upper
-from dpcore.distributed import Executor, spawn_seeds, split_runs
+from dpcore.core.audit import clopper_pearson_lower, clopper_pearson_upper
+from dpcore.core.distributed import Executor, spawn_seeds, split_runs
 
 #: one metric value per ε and draw: ``simulate(grid, draws, rng) -> array (len(grid), draws)``
 Simulator = Callable[[np.ndarray, int, np.random.Generator], np.ndarray]
@@ -155,7 +155,7 @@ def simulate_draws(
 ) -> np.ndarray:
     """``n_draws`` metric draws per ε for :func:`smallest_epsilon`, in seeded chunks (shape ``(len(grid), n_draws)``).
 
-    Chunk ``i`` (sizes from :func:`dpcore.distributed.split_runs`) draws from child ``i`` of
+    Chunk ``i`` (sizes from :func:`dpcore.core.distributed.split_runs`) draws from child ``i`` of
     ``SeedSequence(seed)``, so the draws are the same in process or on any Dask cluster (``executor``).
     """
     grid = np.asarray(grid, dtype=float)

@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dpcore.persons import Persons
+from dpcore.core.persons import Persons
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets" / "datasets"
+ASSETS = Path(__file__).resolve().parents[2] / "assets" / "datasets"
 
 #: Days per grid unit, for turning a data set's native unit into a public grid.
 UNIT_DAYS = {"days": 1.0, "weeks": 7.0, "months": 365.25 / 12.0, "years": 365.25}
