@@ -131,7 +131,7 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
 def test_the_release_panel_offers_each_figure_in_three_formats(tmp_path):
     """``ui.exports.figure_downloads``: one button per figure and format; a click renders that file."""
     page = tmp_path / "panel.py"
-    page.write_text("import numpy as np\nfrom dpcore import datasets, survival as sv\nfrom ui.exports import "
+    page.write_text("import numpy as np\nfrom dpcore import survival as sv\nfrom dpcore.core import datasets\nfrom ui.exports import "
                     "figure_downloads\nvet = datasets.load_survival('gehan')\n"
                     "grid = sv.make_grid(vet.horizon, data_unit=vet.time_unit, grid_unit='weeks')\n"
                     "figure_downloads(sv.release(vet.time, vet.event, grid=grid, epsilon=1.0, dataset='Gehan'))\n")

@@ -64,20 +64,29 @@ def test_the_script_runs_and_releases_only_when_switched_on(tmp_path):
     assert (tmp_path / "hazard-ratio-release.zip").read_bytes()[:2] == b"PK"
 
 
-def test_an_uploads_notebook_fits_the_declared_strata_and_covariates(tmp_path):
-    """Stratified by site and adjusted for sex on an upload: the notebook, run on the same CSV, prints the page's
-    private and lifelines hazard ratios (every coefficient)."""
-    from tests.support.page_views import captured_downloads
+def _adjust_for_sex_and_age_cut(at) -> None:
+    at.multiselect(key="hr_adjust").set_value(["sex", "age"]).run()
+    at.selectbox(key="hr_coding:age").set_value("continuous").run()
+    at.text_input(key="hr_cuts:age").set_value("40, 65").run()
+
+
+@pytest.mark.parametrize("declare, names", [
+    ("stratify_and_adjust", ["arm[B]", "sex"]),
+    ("age_cut", ["arm[B]", "sex", "age[40 to under 65]", "age[65 or more]"])])
+def test_an_uploads_notebook_fits_the_declared_strata_and_covariates(tmp_path, declare, names):
+    """Stratified by site and adjusted for sex, or adjusted for sex and for age cut at public points, on an upload:
+    the notebook, run on the same CSV, prints the page's private and lifelines hazard ratios (every coefficient)."""
     from tests.support.hazard_ratio import TRIAL, hazard_ratio_upload, stratify_and_adjust
+    from tests.support.page_views import captured_downloads
 
     csv = tmp_path / "trial.csv"
     TRIAL.to_csv(csv, index=False)
     with captured_downloads() as files, hazard_ratio_upload() as at:
-        stratify_and_adjust(at)
+        (stratify_and_adjust if declare == "stratify_and_adjust" else _adjust_for_sex_and_age_cut)(at)
     notebook = files["hazard-ratio-preview.ipynb"]().replace("your_data.csv", str(csv))
     got = run_notebook(notebook, "import json; print(json.dumps({'hr': private['exp(coef)'].tolist(), "
                                  "'names': list(private.index), 'ref': nonprivate['exp(coef)'].tolist()}))")
     shown = chart_spec(at, "hr_forest")
-    assert got["names"] == ["arm[B]", "sex"]
+    assert got["names"] == names
     np.testing.assert_allclose(got["hr"], trace(shown, "private", "x"), rtol=1e-12, atol=0)
     np.testing.assert_allclose(got["ref"], trace(shown, "lifelines", "x"), rtol=1e-12, atol=0)

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpcore.survival.cox import DPCoxPHFitter, group_frame, lifelines_reference
+from dpcore.survival.cox import DPCoxPHFitter, cut_at, group_frame, lifelines_reference
 from tests.support.page_views import chart_spec
 from tests.support.notebooks import trace
 from tests.support.hazard_ratio import TRIAL, hazard_ratio_upload, stratify_and_adjust
@@ -56,14 +56,35 @@ def test_the_reference_follows_the_strata_and_covariates_chosen():
         np.testing.assert_allclose(got, lifelines_reference(df, "time", "event", fitter)["exp(coef)"], rtol=1e-12)
 
 
-def test_a_continuous_covariate_is_refused_with_the_fitters_reason():
+def test_a_continuous_covariate_cut_at_public_points_is_the_fitters_with_the_same_seed():
+    """Age cut at 40 and 65 (typed, never read off the file): the forest shows one hazard ratio per interval
+    against the lowest, equal to the fitter's with ``cut_at(40, 65)`` and the same seed; lifelines fits the same
+    intervals; the release lists the cut points."""
     with hazard_ratio_upload(hr_adjust="age") as at:
         at.selectbox(key="hr_coding:age").set_value("continuous").run()
-        assert any("Declare the levels (a range: two numbers)" in i.value.replace("\\", "") for i in at.info)
-        at.text_input(key="hr_range:age").set_value("18, 90").run()
+        assert any("Declare the levels (or cut points) of 'age'" in i.value.replace("\\", "") for i in at.info)
+        at.text_input(key="hr_cuts:age").set_value("40, 65").run()
+    ok(at)
+    df = group_frame(TRIAL["time"], TRIAL["event"], TRIAL["arm"], TRIAL[["age"]], names=("time", "event", "arm"))
+    fitter = DPCoxPHFitter(epsilon=1.0, bounds={"arm": ("A", "B"), "age": cut_at(40, 65)}, horizon=365.0,
+                           intervals=2).fit(df, "time", "event", rng=np.random.default_rng(0))
+    shown = chart_spec(at, "hr_forest")
+    assert shown["layout"]["yaxis"]["ticktext"] == ["arm[B]", "age[40 to under 65]", "age[65 or more]"]
+    np.testing.assert_allclose(trace(shown, "private", "x"), fitter.summary["exp(coef)"], rtol=1e-12)
+    reference = lifelines_reference(df, "time", "event", fitter)
+    np.testing.assert_allclose(trace(shown, "lifelines", "x"), reference["exp(coef)"], rtol=1e-12)
+    assert fitter.public_params()["covariates"]["age"] == {"cut_points": [40.0, 65.0],
+                                                          "levels": ["under 40", "40 to under 65", "65 or more"]}
+
+
+@pytest.mark.parametrize("typed, says", [("65, 40", "increasing order"), ("forty", "must be numbers")])
+def test_cut_points_out_of_order_or_not_numbers_are_refused_by_name(typed, says):
+    with hazard_ratio_upload(hr_adjust="age") as at:
+        at.selectbox(key="hr_coding:age").set_value("continuous").run()
+        at.text_input(key="hr_cuts:age").set_value(typed).run()
     assert not at.exception, [e.value for e in at.exception]
     errors = " ".join(e.value for e in at.error).replace("\\", "")
-    assert "continuous covariates need the adjusted model" in errors and "'age'" in errors, errors
+    assert says in errors and "'age'" in errors, errors
     assert not any(m.value.startswith("**Hazard ratio") for m in at.markdown)
 
 

@@ -18,10 +18,10 @@ import streamlit as st
 import ui
 from dpcore.notebooks import HazardRatioConfig
 from dpcore.survival import figures as sf
-from dpcore.survival.cox import (METHOD, RARE_EVENTS, DPCoxPHFitter, default_intervals, group_frame,
-                                 lifelines_reference)
+from dpcore.survival.cox import (METHOD, RARE_EVENTS, CutPoints, DPCoxPHFitter, cut_at, default_intervals,
+                                 group_frame, lifelines_reference)
 from dpcore.survival.hazard_ratio import ESTIMAND
-from dpcore.core.validation import distinct_columns
+from dpcore.core.validation import InputError, distinct_columns
 from ui.exports import code_downloads, release_with_script  # notebook, script
 
 #: Public interval counts offered (measured in bench/results/cox.md: one where events are rare, more where common).
@@ -40,18 +40,20 @@ INTERVALS_HELP = (
     "few events (a 1,151-person trial, 8 %) one interval is best at ε = 1; with ≥ 40 % events choose 2–4, and "
     "with long follow-up and common events more (democracy durations, 81 % over 45 years: 16 at ε = 2).")
 NONE = "(none)"
-#: How an adjusting column is declared; continuous ones are refused by the fitter (its message says why).
+#: How an adjusting column is declared; a continuous one is cut at public points (the fitter's ``cut_at``).
 CODINGS = {"binary": "binary (0, 1)", "categorical": "categorical (declared levels)",
-           "continuous": "continuous (a range)"}
+           "continuous": "continuous, cut at public points"}
 MAX_ADJUST = 3
-CONTINUOUS_HELP = ("Continuous covariates need the adjusted model, not built here: code them as declared groups (e.g. age "
-                   "groups in a column of the file) and declare them categorical.")
+CONTINUOUS_HELP = ("A continuous column (age, a lab value) is cut at public points, as the protocol or clinical "
+                   "convention fixes them (age 40 and 65), never read off the file: each interval gets its own "
+                   "hazard ratio against the lowest. Measured on three cohorts (docs/cox.md): four such covariates in "
+                   "a 1,151-person trial keep a strong treatment effect significant in every release at ε = 2.")
 
 
 @dataclass(frozen=True)
 class Declared:
     """The fit's public design beyond the groups: ``strata`` (column, levels) or None; ``covariates`` (column,
-    ``(0, 1)`` or the levels, reference first; a continuous column's range, which the fitter refuses)."""
+    ``(0, 1)`` or the levels, reference first, or a continuous column's :class:`CutPoints`; those last)."""
 
     strata: tuple[str, tuple[str, ...]] | None = None
     covariates: tuple[tuple[str, tuple], ...] = ()
@@ -62,7 +64,8 @@ class Declared:
 
     def cells(self) -> int:
         """Strata × covariate cells, for the public default of the intervals."""
-        return len(self.strata[1] if self.strata else (0,)) * math.prod(len(b) for _, b in self.covariates)
+        return len(self.strata[1] if self.strata else (0,)) * math.prod(
+            len(b.points) + 1 if isinstance(b, CutPoints) else len(b) for _, b in self.covariates)
 
 
 @st.fragment
@@ -220,19 +223,28 @@ def _declare(frame: pd.DataFrame) -> Declared | None:
                                 f"hr_levels:{column}", "e.g. I, II, III")
                 covariates.append((column, levels))
                 missing += [column] if len(levels) < 2 else []
-            else:  # declared so that the fitter says why it cannot fit it
-                typed = _typed(f"Public range of {ui.literal(repr(column))} (lowest, highest)", f"hr_range:{column}",
-                               "e.g. 18, 90")
-                bound = tuple(float(v) for v in typed) if all(_is_number(v) for v in typed) else ()
-                covariates.append((column, bound))
-                missing += [column] if len(bound) != 2 else []
+            else:
+                typed = _typed(f"Public cut points of {ui.literal(repr(column))} (increasing, comma-separated)",
+                               f"hr_cuts:{column}", "e.g. 40, 65")
+                cuts = None
+                if typed:
+                    with ui.show_errors(f"Cannot cut {column!r} there"):
+                        if not all(_is_number(v) for v in typed):
+                            raise InputError(f"The cut points of {column!r} must be numbers; got {', '.join(typed)}.")
+                        cuts = cut_at(*(float(v) for v in typed))
+                if cuts is None:
+                    missing.append(column)
+                else:
+                    covariates.append((column, cuts))
     if missing:
-        st.info(ui.literal(f"Declare the levels (a range: two numbers) of {', '.join(map(repr, missing))} (as the "
+        st.info(ui.literal(f"Declare the levels (or cut points) of {', '.join(map(repr, missing))} (as the "
                            "study design fixes them) "
                            "to stratify or adjust by them."), icon=":material/info:")
         return None
     said = [f"strata {strata[0]!r}: {', '.join(strata[1])}"] if strata else []
-    said += [f"{name!r}: " + ("binary (0, 1)" if b == (0, 1) else ", ".join(map(str, b))) for name, b in covariates]
+    covariates.sort(key=lambda item: isinstance(item[1], CutPoints))  # cut ones last, as the notebook declares them
+    said += [f"{name!r}: " + ("cut at " + ", ".join(f"{p:g}" for p in b.points) if isinstance(b, CutPoints) else
+                              "binary (0, 1)" if b == (0, 1) else ", ".join(map(str, b))) for name, b in covariates]
     if said:
         st.caption(ui.literal("Declared: " + "; ".join(said)))
     return Declared(strata, tuple(covariates))

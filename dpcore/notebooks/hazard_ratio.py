@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from dpcore.notebooks.code import Cell, code, literal
 from dpcore.notebooks.common import release_cell
 from dpcore.notebooks.survival import CsvColumns, data_cells
+from dpcore.survival.cox import CutPoints
 
 TITLE = "Differentially private hazard ratios (grouped Cox)"
 METHOD = "DP hazard ratios (grouped Cox)"  # dpcore.survival.cox.METHOD (notebooks import no method package here)
@@ -21,7 +22,8 @@ class HazardRatioConfig(CsvColumns):
     """What the hazard-ratio section shows, in public settings only (``dataset=None``: the user's CSV, columns below).
 
     ``levels``: the declared groups, the reference first; ``seed``: the page's preview seed. The CSV's columns are
-    the survival notebook's; an upload's ``strata`` (column, levels) and ``covariates`` ((column, ``(0, 1)`` or the
+    the survival notebook's; an upload's ``strata`` (column, levels) and ``covariates`` ((column, ``(0, 1)``, a
+    :class:`~dpcore.survival.cox.CutPoints` or the
     levels, the reference first), …) are its other columns, declared on the page.
     """
 
@@ -48,7 +50,7 @@ def cells(c: HazardRatioConfig) -> list[Cell]:
     frame = f"frame[{literal(extra)}]" if extra else "None"
     return [
         Cell("Imports: dpcore's Cox fitter, the non-private reference and the figures.",
-             "import numpy as np\n\nfrom dpcore import datasets\nfrom dpcore import survival as sv\n"
+             "import numpy as np\n\nfrom dpcore.core import datasets\nfrom dpcore import survival as sv\n"
              "from dpcore.survival import figures as sf\n"
              "from dpcore.survival.cox import DPCoxPHFitter, group_frame, lifelines_reference"),
         *data_cells(c),
@@ -58,11 +60,13 @@ def cells(c: HazardRatioConfig) -> list[Cell]:
                   "LEVELS = {levels}\nHORIZON = {h}\nINTERVALS = {k}\n"
                   "TIME, EVENT, GROUP = NAMES = {names}\n"
                   "COVARIATES = {covariates}  # (column, (0, 1) if binary or its levels, the reference first)\n"
+                  "CUTS = {cuts}  # (column, its public cut points): a continuous covariate cut there\n"
                   "STRATA = {strata}  # (column, its levels), or None\n"
-                  "BOUNDS = {GROUP: LEVELS, **dict(COVARIATES)}\n"
+                  "BOUNDS = {GROUP: LEVELS, **dict(COVARIATES), **{name: sv.cut_at(*points) for name, points in CUTS}}\n"
                   "STRATA = None if STRATA is None else dict([STRATA])\n\n", eps=c.epsilon, seed=c.seed,
                   levels=tuple(c.levels), h=c.horizon, k=c.intervals, names=c.names(),
-                  covariates=tuple(c.covariates), strata=c.strata)
+                  covariates=tuple((n, b) for n, b in c.covariates if not isinstance(b, CutPoints)),
+                  cuts=tuple((n, b.points) for n, b in c.covariates if isinstance(b, CutPoints)), strata=c.strata)
              + f"df = group_frame(time, event, group, {frame}, names=NAMES)"),
         Cell("One preview release: noise on every cell of the histogram (stratum × covariate cell × interval × "
              "outcome), drawn with the page's seed, and the grouped Cox fit with its interval (sampling and privacy "

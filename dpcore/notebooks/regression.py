@@ -80,7 +80,7 @@ def cells(c: RegressionConfig) -> list[Cell]:
     bounds = "x_bounds=x_bounds, y_bounds=y_bounds, x_centre=x_centre, y_centre=Y_CENTRE, sigma_y=SIGMA_Y"
     return [
         Cell("Imports: dpcore's regression package, its evaluation helpers and its figures.",
-             "import numpy as np\n\nfrom dpcore import datasets\nfrom dpcore import regression as R\n"
+             "import numpy as np\n\nfrom dpcore.core import datasets\nfrom dpcore import regression as R\n"
              "from dpcore.regression import figures as rf\n"
              "from dpcore.regression.evaluation import monte_carlo_cv, preview_fit, tuned_omegas"),
         *_data(c),

@@ -117,7 +117,7 @@ def cells(c: SurvivalConfig) -> list[Cell]:
     grouped = "group=group, groups=groups" if c.compare else "group=None, groups=None"
     return [
         Cell("Imports: dpcore's survival package and its figures.",
-             "import numpy as np\n\nfrom dpcore import datasets\nfrom dpcore import survival as sv\n"
+             "import numpy as np\n\nfrom dpcore.core import datasets\nfrom dpcore import survival as sv\n"
              "from dpcore.survival import figures as sf"),
         *data_cells(c),
         Cell("The page's settings. The grid (unit and horizon) is public: chosen without looking at the data.",

@@ -93,7 +93,7 @@ from dpcore.survival.hazard_ratio import (  # noqa: F401
     stratified_labels,
 )
 from dpcore.survival.cox import (  # noqa: F401
-    DPCoxPHFitter,
+    cut_at, CutPoints, DPCoxPHFitter,
 )
 
 __all__ = ["bin_index", "bin_width_text", "binned_for_lifelines", "default_bin_width", "Estimator", "ESTIMATORS",
@@ -110,4 +110,4 @@ __all__ = ["bin_index", "bin_width_text", "binned_for_lifelines", "default_bin_w
     "logrank", "LogrankResult", "nelson_aalen", "SurvivalResult", "metric_draws", "Utility", "utility",
     "utility_curve", "UtilityCurve", "default_read_times", "MEASURED_FRONTIER", "READ_FRONTIER", "READ_YEARS",
     "release", "released_tables", "audit_scenarios", "ESTIMAND", "GroupedTable", "hazard_ratios", "HazardRatioFit",
-    "proportional_hazards_check", "ProportionalHazardsCheck", "stratified_labels", "DPCoxPHFitter"]
+    "proportional_hazards_check", "ProportionalHazardsCheck", "stratified_labels", "cut_at", "CutPoints", "DPCoxPHFitter"]

@@ -90,12 +90,39 @@ BINARY = ("0", "1")
 
 
 @dataclass(frozen=True)
+class CutPoints:
+    """A continuous covariate coarsened at public cut points (from the design or clinical convention, never the
+    data): every person falls in exactly one interval, so the histogram's sensitivity is unchanged. The lowest
+    interval is the reference."""
+
+    points: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        if not self.points or not all(math.isfinite(p) for p in self.points) or \
+                any(b <= a for a, b in zip(self.points, self.points[1:])):
+            raise InputError(f"Cut points must be finite numbers in increasing order; got {list(self.points)}.")
+
+    def labels(self) -> tuple[str, ...]:
+        """``("under 40", "40 to under 65", "65 or more")`` for the cut points 40 and 65 (words, not ``<``: labels
+        reach figures, tables and CSVs, where a bracket may be escaped)."""
+        edges = [f"{p:g}" for p in self.points]
+        return (f"under {edges[0]}", *(f"{a} to under {b}" for a, b in zip(edges, edges[1:])), f"{edges[-1]} or more")
+
+
+def cut_at(*points: float) -> CutPoints:
+    """Declare a continuous covariate by its public cut points: ``bounds={"age": cut_at(40, 65)}``."""
+    return CutPoints(tuple(float(p) for p in points))
+
+
+@dataclass(frozen=True)
 class Covariate:
-    """A declared covariate: its levels (reference first); ``binary`` ones are numbers clipped into [0, 1]."""
+    """A declared covariate: its levels (reference first); ``binary`` ones are numbers clipped into [0, 1]; one cut
+    at public ``cuts`` is a number placed in its interval (the levels name the intervals)."""
 
     name: str
     levels: tuple[str, ...]
     binary: bool
+    cuts: tuple[float, ...] = ()
 
     def columns(self) -> list[str]:
         """Names of its coefficients: the column itself for a binary, ``name[level]`` per other level."""
@@ -103,17 +130,20 @@ class Covariate:
 
 
 def declare(name: str, bound) -> Covariate:
-    """A covariate from its public bound: ``(0, 1)`` binary, a tuple of ≥ 2 labels categorical; any other numeric
-    range is continuous, which the histogram route cannot fit (module docstring)."""
+    """A covariate from its public bound: ``(0, 1)`` binary, a tuple of ≥ 2 labels categorical, :func:`cut_at`
+    continuous coarsened at public cut points; any other numeric range is continuous, which the histogram route
+    cannot fit as such (module docstring)."""
+    if isinstance(bound, CutPoints):
+        return Covariate(name, bound.labels(), False, bound.points)
     values = tuple(bound) if isinstance(bound, (tuple, list)) else (bound,)
     numeric = all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in values)
     if numeric and len(values) == 2:
         lo, hi = float(values[0]), float(values[1])
         if (lo, hi) == (0.0, 1.0):
             return Covariate(name, BINARY, True)
-        raise InputError(f"Covariate {name!r} has the range ({lo:g}, {hi:g}): continuous covariates need the adjusted "
-                         "model (noisy gradient descent), not built yet. Declare it binary (0, 1) or as labels "
-                         "(e.g. age groups coded in the file), with the reference level first.")
+        raise InputError(f"Covariate {name!r} has the range ({lo:g}, {hi:g}): the histogram fits a continuous "
+                         "covariate cut at public points (cut_at(40, 65): the design's or clinical convention's, "
+                         "never the data's). Declare its cut points, or declare it binary (0, 1) or as labels.")
     labels = tuple(dict.fromkeys(str(v).strip() for v in values if str(v).strip()))
     if len(labels) < 2:
         raise InputError(f"Covariate {name!r}: declare at least two levels (the reference first), or (0, 1).")
@@ -125,6 +155,14 @@ def level_codes(frame: pd.DataFrame, cov: Covariate) -> tuple[np.ndarray, np.nda
     raw = frame[cov.name]
     text = raw.astype(str).str.strip()
     missing = raw.isna().to_numpy() | text.isin(["", "nan", "NaN", "NA", "None"]).to_numpy()
+    if cov.cuts:
+        values = pd.to_numeric(text.where(~missing), errors="coerce").to_numpy(dtype=float)
+        bad = ~missing & ~np.isfinite(values)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise InputError(f"Column {cov.name!r}, row {i + 2}: {text.iloc[i][:40]!r} is not a number (the column "
+                             "is declared continuous, cut at public points).")
+        return np.where(missing, 0, np.searchsorted(cov.cuts, np.nan_to_num(values), side="right")), missing
     if cov.binary:
         values = pd.to_numeric(text.where(~missing), errors="coerce").to_numpy(dtype=float)
         bad = ~missing & ~np.isfinite(values)
@@ -348,8 +386,9 @@ class DPCoxPHFitter:
                                           draws=self.redraws, alpha=self.alpha)
 
     def public_params(self) -> dict:
-        return {"covariates": {c.name: ("binary (0, 1), clipped" if c.binary else list(c.levels))
-                               for c in self.design.covariates},
+        return {"covariates": {c.name: ("binary (0, 1), clipped" if c.binary else
+                                        {"cut_points": list(c.cuts), "levels": list(c.levels)} if c.cuts else
+                                        list(c.levels)) for c in self.design.covariates},
                 "strata_column": self.design.strata_column, "strata": list(self.design.strata),
                 "interval_edges": self.design.edges.tolist(), "horizon": float(self.design.edges[-1]),
                 "n": self.n, "noise_kind": self.noise.kind, "sensitivity_l1": L1_SENSITIVITY,
@@ -363,9 +402,9 @@ class DPCoxPHFitter:
              f"a missing covariate, each with {self.noise.describe()}. Every person is in exactly one cell, so one "
              "person moves two counts by one (sensitivity 2)."),
             f"Estimand: {ESTIMAND}",
-            ("Binary covariates are clipped into their declared bounds [0, 1]; categorical levels are declared, never "
-             "read off the data. Complete cases are fitted; n is the upload's, and the people with a missing value "
-             "are one released cell."),
+            ("Binary covariates are clipped into their declared bounds [0, 1]; categorical levels and the cut points of "
+             "a continuous covariate are declared, never read off the data. Complete cases are fitted; n is the "
+             "upload's, and the people with a missing value are one released cell."),
             ("The 95 % interval and the p-value add the sampling variance (the model's information at the released "
              f"counts) and the privacy variance (the spread over {self.redraws} redraws of the known noise), so "
              "significance is read from the interval: post-processing of the released counts."),
