@@ -328,3 +328,14 @@ def test_the_interval_carries_the_monte_carlo_error_of_the_privacy_variance():
     assert row["coef lower 95%"] == pytest.approx(0.5 - fit.half_width[0]) and row["p"] == pytest.approx(fit.p_value[0])
     exact = hr.HazardRatioFit(("x",), np.array([0.5]), np.array([[0.01]]), np.zeros((1, 1)), privacy_df=9.0)
     assert exact.half_width[0] == pytest.approx(stats.norm.ppf(0.975) * 0.1)
+
+
+def test_the_frontier_is_the_smallest_epsilon_from_which_an_effect_stays_significant():
+    """A share that dips below 60 % at a larger ε does not count from before the dip; never reaching it is NaN; the
+    rows may come in any order of ε."""
+    from dpcore.survival.cox import significance_frontier
+
+    shares = pd.DataFrame({"dips": [0.3, 0.7, 0.9, 1.0], "rises": [0.65, 0.5, 0.8, 0.95], "weak": [0, 0.1, 0.2, 0.59]},
+                          index=[5.0, 1.0, 2.0, 10.0])
+    got = significance_frontier(shares)
+    assert got["dips"] == 10.0 and got["rises"] == 2.0 and np.isnan(got["weak"])

@@ -92,3 +92,10 @@ def test_the_intervals_follow_the_declared_event_share_and_epsilon_until_chosen(
     at.select_slider(key="hr_k").set_value(8).run()
     at.select_slider(key="hr_eps").set_value(0.5).run()
     assert at.select_slider(key="hr_k").value == 8
+
+
+def test_the_section_shows_the_frontier_of_every_effect():
+    at = _page(sv_data="cancer")
+    frontier = next(d for d in at.dataframe if str(d.value.columns[0]).startswith("smallest ε significant"))
+    assert len(frontier.value) >= 1 and "lifelines' p (non-private)" in frontier.value.columns
+    assert any("The frontier:" in c.value for c in at.caption)

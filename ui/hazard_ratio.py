@@ -18,8 +18,8 @@ import streamlit as st
 import ui
 from dpcore.notebooks import HazardRatioConfig
 from dpcore.survival import figures as sf
-from dpcore.survival.cox import (METHOD, RARE_EVENTS, CutPoints, DPCoxPHFitter, cut_at, default_intervals,
-                                 group_frame, lifelines_reference)
+from dpcore.survival.cox import (METHOD, RARE_EVENTS, WITHIN_REACH, CutPoints, DPCoxPHFitter, cut_at,
+                                 default_intervals, group_frame, lifelines_reference, significance_frontier)
 from dpcore.survival.hazard_ratio import ESTIMAND
 from dpcore.core.validation import InputError, distinct_columns
 from ui.exports import code_downloads, release_with_script  # notebook, script
@@ -165,10 +165,17 @@ def hazard_ratio_section(src, *, horizon: float, records, upload_columns: dict |
                 f"{np.median(diff):.3f} ({np.median(diff) / nonprivate.iloc[0]['se(coef)']:.2f} of its standard "
                 f"error); significant at 5 % in {np.mean(many.p_value[:, 0] < 0.05):.0%} of releases (lifelines: "
                 f"p = {nonprivate.iloc[0]['p']:.2g}).")
-    curve = ui.session_memo("hr_curve", setting, lambda: _utility_curve(df, names, spec,
-                                                                         float(nonprivate.iloc[0]["coef"])))
+    curve, shares = ui.session_memo("hr_curve", setting, lambda: _utility_curve(df, names, spec,
+                                                                                 float(nonprivate.iloc[0]["coef"])))
     ui.chart(sf.hazard_ratio_utility_figure(curve, chosen=epsilon,
                                             title="Hazard ratio: privacy–utility trade-off"), key="hr_curve")
+    frontier = significance_frontier(shares)
+    reach = frontier.map(lambda e: f"not within ε ≤ {max(CURVE_EPSILONS):g}" if np.isnan(e) else f"{e:g}")
+    st.dataframe(pd.DataFrame({frontier.name: reach, "lifelines' p (non-private)":
+                               nonprivate["p"].reindex(frontier.index).map("{:.2g}".format)}), key="hr_frontier")
+    st.caption(f"The frontier: for each effect, the smallest ε of {', '.join(f'{e:g}' for e in CURVE_EPSILONS)} from "
+               f"which it stays significant in at least {WITHIN_REACH:.0%} of {CURVE_DRAWS} preview releases (with the "
+               "honest interval). Effects near the significance line need far more people or ε than strong ones.")
     ui.teaching("1. The hazard ratio compares how fast events happen in one group against the reference, at every "
                 "time (Cox's model assumes the ratio stays the same). 2. The release noises one table: per group "
                 "and public interval, the events and the censorings. 3. The ratio is fitted to that table; its "
@@ -275,17 +282,19 @@ def _notebook_config(src, upload_columns: dict | None, **settings) -> HazardRati
                              **upload_columns)
 
 
-def _utility_curve(df: pd.DataFrame, names, spec: dict, reference: float) -> pd.DataFrame:
-    """|Δ log HR| of the primary coefficient against lifelines and the share significant over previews at each ε
-    (does not depend on the ε chosen: kept while only ε moves)."""
-    rows = []
+def _utility_curve(df: pd.DataFrame, names, spec: dict, reference: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """|Δ log HR| of the primary coefficient against lifelines and the share significant over previews at each ε,
+    and every coefficient's share significant (ε by coefficient, for the frontier); independent of the ε chosen, so
+    kept while only ε moves."""
+    rows, shares = [], {}
     for eps in CURVE_EPSILONS:
         at = DPCoxPHFitter(epsilon=eps, **spec)
         fit = at.simulate(df, names[0], names[1], draws=CURVE_DRAWS, rng=np.random.default_rng(11), redraws=REDRAWS)
         d = np.abs(fit.coef[:, 0] - reference)
         rows.append({"epsilon": eps, "median_abs_diff": np.median(d), "q90_abs_diff": np.quantile(d, 0.9),
                      "share_significant": np.mean(fit.p_value[:, 0] < 0.05)})
-    return pd.DataFrame(rows)
+        shares[eps] = np.mean(fit.p_value < 0.05, axis=0)
+    return pd.DataFrame(rows), pd.DataFrame.from_dict(shares, orient="index", columns=list(at.design.names()))
 
 
 def _released(fitter: DPCoxPHFitter, src, group_name: str, config: HazardRatioConfig | None):

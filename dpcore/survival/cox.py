@@ -435,6 +435,23 @@ def group_frame(time, event, group, columns: pd.DataFrame | None = None,
     return frame if columns is None else pd.concat([frame, columns.reset_index(drop=True)], axis=1)
 
 
+#: share of releases a coefficient must stay significant in to count as within reach (the adjusted-Cox criterion)
+WITHIN_REACH = 0.6
+
+
+def significance_frontier(shares: pd.DataFrame, threshold: float = WITHIN_REACH) -> pd.Series:
+    """Per coefficient, the smallest ε from which it stays significant in at least ``threshold`` of the releases
+    (NaN: not within the ε tried). ``shares``: one row per ε (the index, increasing), one column per coefficient,
+    the share of preview releases whose honest interval excludes 1. "Stays": every larger ε tried reaches it too."""
+    shares = shares.sort_index()
+    reached = shares.to_numpy() >= threshold
+    stays = np.flip(np.logical_and.accumulate(np.flip(reached, axis=0), axis=0), axis=0)
+    first = np.where(stays.any(axis=0), np.argmax(stays, axis=0), -1)
+    eps = shares.index.to_numpy(dtype=float)
+    return pd.Series(np.where(first >= 0, eps[np.maximum(first, 0)], np.nan), index=shares.columns,
+                     name=f"smallest ε significant in ≥ {threshold:.0%}")
+
+
 def lifelines_reference(df: pd.DataFrame, duration_col: str, event_col: str, fitter: DPCoxPHFitter) -> pd.DataFrame:
     """lifelines' ``CoxPHFitter`` (Efron ties) on the same complete, clipped rows cut at the horizon, with the same
     dummies and strata: the non-private comparison (previews and benchmarks only, never exported)."""
