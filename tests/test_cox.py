@@ -339,3 +339,20 @@ def test_the_frontier_is_the_smallest_epsilon_from_which_an_effect_stays_signifi
                           index=[5.0, 1.0, 2.0, 10.0])
     got = significance_frontier(shares)
     assert got["dips"] == 10.0 and got["rises"] == 2.0 and np.isnan(got["weak"])
+
+
+def test_private_fits_approach_the_grouped_model_as_epsilon_grows():
+    """What the trade-off curve levels off at: the grouped model on the exact counts (its distance from Cox is the
+    grouping's bias, not noise)."""
+    rng = np.random.default_rng(4)
+    n = 600
+    x = rng.integers(0, 2, n)
+    t, c = rng.exponential(1 / (0.02 * np.exp(0.7 * x))), rng.uniform(10, 120, n)
+    df = pd.DataFrame({"T": np.minimum(t, c), "E": (t <= c).astype(int), "x": x})
+    errors = []
+    for eps in (0.5, 5.0, 1e6):
+        fitter = DPCoxPHFitter(epsilon=eps, bounds={"x": (0, 1)}, horizon=100, intervals=4)
+        grouped = fitter.grouped_reference(df, "T", "E")
+        sims = fitter.simulate(df, "T", "E", draws=50, rng=np.random.default_rng(5), redraws=10)
+        errors.append(float(np.median(np.abs(sims.coef[:, 0] - grouped[0]))))
+    assert errors[0] > errors[1] > errors[2] and errors[2] < 1e-3, errors

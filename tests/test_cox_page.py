@@ -99,3 +99,9 @@ def test_the_section_shows_the_frontier_of_every_effect():
     frontier = next(d for d in at.dataframe if str(d.value.columns[0]).startswith("smallest ε significant"))
     assert len(frontier.value) >= 1 and "lifelines' p (non-private)" in frontier.value.columns
     assert any("The frontier:" in c.value for c in at.caption)
+
+
+def test_the_section_says_where_the_curve_levels_off():
+    at = _page(sv_data="cancer")
+    line = next(m.value for m in at.markdown if m.value.startswith("**Where the curve levels off"))
+    assert "grouping bias" in line and "standard errors" in line

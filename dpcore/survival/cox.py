@@ -46,6 +46,7 @@ from dpcore.survival.hazard_ratio import (
     GroupedTable,
     HazardRatioFit,
     ProportionalHazardsCheck,
+    fit_table,
     fit_with_noise,
     proportional_hazards_check,
 )
@@ -361,6 +362,13 @@ class DPCoxPHFitter:
                                   rng=rng, draws=draws)
         return fit_with_noise(self.design.table(noisy, noisy=True), self.design.matrix(), self.design.names(),
                               self.noise, rng=rng, draws=redraws, alpha=self.alpha)
+
+    def grouped_reference(self, df: pd.DataFrame, duration_col: str, event_col: str) -> np.ndarray:
+        """The grouped model fitted to the exact histogram, without noise: what the private estimates approach as ε
+        grows (non-private, previews only, never exported). Its distance from lifelines' Cox is the grouping's own
+        bias, which no budget removes; more intervals shrink it."""
+        exact = np.bincount(self._cells(df, duration_col, event_col), minlength=self.design.size)
+        return fit_table(self.design.table(exact, noisy=False), self.design.matrix())[0]
 
     def _fitted(self) -> HazardRatioFit:
         if not hasattr(self, "fit_"):

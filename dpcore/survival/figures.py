@@ -473,7 +473,9 @@ def hazard_ratio_utility_figure(curve: pd.DataFrame, *, chosen: float | None = N
     base_layout(spec, title=title, height=380)
     epsilon_axis(spec)
     epsilon_axis(spec, axis="2")
-    relayout(spec, yaxis2={"range": [0, 1.02]}, hovermode="closest")
+    # the legend above the two subplot titles (base_layout puts it where a single title would not be)
+    relayout(spec, yaxis2={"range": [0, 1.02]}, hovermode="closest",
+             legend=dict(orientation="h", yanchor="bottom", y=1.12, xanchor="left", x=0.0))
     if chosen is not None:
         vline(spec, chosen, {"color": "#888888", "dash": "dash", "width": 1})
         vline(spec, chosen, {"color": "#888888", "dash": "dash", "width": 1}, axis="2")
