@@ -64,3 +64,22 @@ def test_plan_first_from_declaring_to_release(app_server, chromium_page, streaml
     streamlit_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     _screen(page, tmp_path, "plan-first-released")
+
+
+@pytest.mark.parametrize("method", ["survival", "regression", "sparse", "fdr"])
+def test_every_methods_plan_first_steps_cut_no_label(method, app_server, chromium_page, streamlit_idle):
+    """At 1366×768 each method's declaration form, then its settings beside the proxy's figure, show every label
+    whole (a checkbox in a quarter-width column was cut to 'Identical rows are differe…')."""
+    from tests.support.browser_helpers import CUT
+
+    page = chromium_page
+    page.set_viewport_size(LAPTOP)
+    page.goto(f"{app_server}/plan-first?plan_method={method}")
+    streamlit_idle(page)
+    page.get_by_role("button", name="Declare these facts").wait_for()
+    assert page.evaluate(CUT) == []
+    page.get_by_role("button", name="Declare these facts").click()
+    streamlit_idle(page)
+    page.get_by_role("button", name="Lock these settings").wait_for()
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.evaluate(CUT) == []
