@@ -260,3 +260,15 @@ def one_blas_thread():
         return
     with threadpool_limits(limits=1):
         yield
+
+
+@pytest.fixture
+def parses(monkeypatch):
+    """Every call of the CSV parser a plan-first file reader uses (a plan-first page must make none before
+    Release): the lengths of the bytes it was handed."""
+    from dpcore.plan import common as plan_common
+
+    calls = []
+    real = plan_common.read_csv
+    monkeypatch.setattr(plan_common, "read_csv", lambda data, **kw: calls.append(len(data)) or real(data, **kw))
+    return calls

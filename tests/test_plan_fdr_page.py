@@ -11,15 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from dpcore import fdr
 from dpcore.ledger.config import LedgerConfig, open_ledger
-from dpcore.plan import common as plan_common
 from dpcore.provenance import FIXED
 from tests.support.page_views import chart_keys, open_view
+from tests.support.pages import ok
 from tests.support.uploads import FakeUpload
 from ui.plan_first.fdr import VIEWS
 from ui.state import DEFAULT_DATA_DIR
@@ -31,25 +30,10 @@ P = fdr._binomial_tail_table(RECORDS)[_rng.binomial(RECORDS, np.where(_rng.rando
 GOOD = ("pval,drug\n" + "\n".join(f"{v:.17g},D{i}" for i, v in enumerate(P)) + "\n").encode()
 
 
-@pytest.fixture
-def parses(monkeypatch):
-    """Every call of the CSV parser the plan's file reader uses."""
-    calls = []
-    real = plan_common.read_csv
-    monkeypatch.setattr(plan_common, "read_csv", lambda data, **kw: calls.append(len(data)) or real(data, **kw))
-    return calls
-
-
-def _ok(at: AppTest) -> AppTest:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-    return at
-
-
 def _declared_and_locked() -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.query_params["plan_method"] = "fdr"
-    _ok(at.run())
+    ok(at.run())
     assert not chart_keys(at)  # nothing to draw before the facts are declared
     at.text_input(key="plan_fdr_p").set_value("pval")
     at.text_input(key="plan_fdr_label").set_value("drug")
@@ -57,15 +41,15 @@ def _declared_and_locked() -> AppTest:
     at.number_input(key="plan_fdr_n").set_value(RECORDS)
     at.number_input(key="plan_fdr_pi1").set_value(0.2)
     at.number_input(key="plan_fdr_signal").set_value(0.85)
-    _ok(next(b for b in at.button if b.label == "Declare these facts").click().run())
+    ok(next(b for b in at.button if b.label == "Declare these facts").click().run())
     for view in VIEWS:  # every main view of the FDR page, drawn on the proxy
-        _ok(open_view(at, "plan_fdr_view", view))
+        ok(open_view(at, "plan_fdr_view", view))
         assert len(chart_keys(at)) == 1, (view, chart_keys(at))
     assert any("Simulated stream: 60 hypotheses, 20% true signals" in m.value for m in at.markdown), \
         [m.value for m in at.markdown]
     at.select_slider(key="eps").set_value(3.0).run()
     at.radio(key="plan_fdr_method").set_value("PAPRIKA AI").run()
-    _ok(at.button(key="plan_fdr_lock").click().run())
+    ok(at.button(key="plan_fdr_lock").click().run())
     assert any("Locked: PAPRIKA AI · ε = 3" in s.value for s in at.success), [s.value for s in at.success]
     return at
 
@@ -77,7 +61,7 @@ def _records():
 def _name_the_cohort(at: AppTest) -> AppTest:
     at.text_input(key="plan_fdr_cohort_name").set_value("Trial 7")
     at.number_input(key="plan_fdr_cohort_size").set_value(400)
-    return _ok(at.run())
+    return ok(at.run())
 
 
 def test_the_stream_is_read_only_when_release_is_pressed_and_the_release_is_fixed_before_reading(monkeypatch,
@@ -85,16 +69,16 @@ def test_the_stream_is_read_only_when_release_is_pressed_and_the_release_is_fixe
     at = _declared_and_locked()
     upload = FakeUpload(GOOD)
     monkeypatch.setattr(st, "file_uploader", lambda *a, **k: upload)
-    _ok(at.run())
+    ok(at.run())
     open_view(at, "plan_fdr_view", VIEWS[1])  # exploring on with the file held
-    _ok(at.run())
+    ok(at.run())
     assert upload.reads == 0 and parses == []  # held, never opened: no preview, no count, no check
-    _ok(at.button(key="plan_fdr_read").click().run())
+    ok(at.button(key="plan_fdr_read").click().run())
     assert upload.reads == 1 and len(parses) == 1
     assert at.button(key="release_button_plan_fdr").disabled  # no cohort named yet: nobody to charge
     _name_the_cohort(at)
-    _ok(at.button(key="release_button_plan_fdr").click().run())
-    _ok(at.button(key="release_confirm_plan_fdr").click().run())
+    ok(at.button(key="release_button_plan_fdr").click().run())
+    ok(at.button(key="release_confirm_plan_fdr").click().run())
     assert upload.reads == 1 and len(parses) == 1  # read once, at Release
     bundle = at.session_state["_release_last_plan_fdr"]
     assert (bundle.method, bundle.epsilon, bundle.delta) == ("PAPRIKA AI", 3.0, 2.5e-4)
@@ -116,7 +100,7 @@ def test_a_stream_that_breaks_the_declared_facts_is_refused_at_release_and_charg
     bad = GOOD.replace(f"\n{P[3]:.17g},D3\n".encode(), b"\n0.3,D3\n")  # no binomial tail value for 200 records
     assert bad != GOOD
     monkeypatch.setattr(st, "file_uploader", lambda *a, **k: FakeUpload(bad))
-    _ok(at.run())
+    ok(at.run())
     at.button(key="plan_fdr_read").click().run()
     assert not at.exception
     assert any("Column 'pval', row 5" in e.value for e in at.error), [e.value for e in at.error]
@@ -128,23 +112,23 @@ def test_changing_the_settings_drops_the_stream_read_for_the_old_ones(monkeypatc
     at = _declared_and_locked()
     monkeypatch.setattr(st, "file_uploader", lambda *a, **k: FakeUpload(GOOD))
     at.run()
-    _ok(at.button(key="plan_fdr_read").click().run())
+    ok(at.button(key="plan_fdr_read").click().run())
     assert len(parses) == 1
-    _ok(at.button(key="plan_fdr_unlock").click().run())
+    ok(at.button(key="plan_fdr_unlock").click().run())
     assert "_plan_fdr_cohort" not in at.session_state and not [b for b in at.button if b.key == "plan_fdr_read"]
 
 
 def test_a_stated_eta_must_be_vouched_for_before_the_facts_are_declared_and_then_has_no_floor():
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.query_params["plan_method"] = "fdr"
-    _ok(at.run())
+    ok(at.run())
     at.radio(key="plan_fdr_etahow").set_value("stated")
     at.button[0].click().run()
     assert any("Tick the statement under the stated η" in e.value for e in at.error), [e.value for e in at.error]
     assert not chart_keys(at)
     at.number_input(key="plan_fdr_T").set_value(40)
     at.checkbox(key="plan_fdr_eta_confirm").check()
-    _ok(at.button[0].click().run())
+    ok(at.button[0].click().run())
     assert chart_keys(at) == ["plan_fdr_stream"] and not [n for n in at.number_input if n.key == "plan_fdr_floor"]
-    _ok(at.button(key="plan_fdr_lock").click().run())
+    ok(at.button(key="plan_fdr_lock").click().run())
     assert any("η = 0.0831 (stated" in s.value.replace("\\", "") for s in at.success), [s.value for s in at.success]

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from dpcore.plan import common as plan_common
 from dpcore.ledger.config import LedgerConfig, open_ledger
 from dpcore.provenance import FIXED
 from tests.support.page_views import chart_keys, open_view
+from tests.support.pages import ok
 from tests.support.uploads import FakeUpload
 from ui.plan_first.survival import VIEWS
 from ui.state import DEFAULT_DATA_DIR
@@ -30,35 +29,20 @@ def _upload(data: bytes) -> FakeUpload:
     return FakeUpload(data, "trial.csv")
 
 
-@pytest.fixture
-def parses(monkeypatch):
-    """Every call of the CSV parser the plan's file reader uses."""
-    calls = []
-    real = plan_common.read_csv
-    monkeypatch.setattr(plan_common, "read_csv", lambda data, **kw: calls.append(len(data)) or real(data, **kw))
-    return calls
-
-
-def _ok(at: AppTest) -> AppTest:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-    return at
-
-
 def _declared_and_locked() -> AppTest:
-    at = _ok(AppTest.from_file(PAGE, default_timeout=120).run())
+    at = ok(AppTest.from_file(PAGE, default_timeout=120).run())
     assert not chart_keys(at)  # nothing to draw before the facts are declared
     for key, value in {"plan_time": "months", "plan_event": "died", "plan_group": "arm", "plan_labels": "A, B",
                        "plan_person": "id", "plan_medians": "18, 24"}.items():
         at.text_input(key=key).set_value(value)
     at.number_input(key="plan_n").set_value(150)
     at.number_input(key="plan_horizon").set_value(36.0)
-    _ok(at.button[0].click().run())  # the form's submit button
+    ok(at.button[0].click().run())  # the form's submit button
     for view in VIEWS:  # every view of the survival page, drawn on the proxy
-        _ok(open_view(at, "plan_view", view))
+        ok(open_view(at, "plan_view", view))
         assert len(chart_keys(at)) == 1, (view, chart_keys(at))
     at.select_slider(key="eps").set_value(2.0).run()
-    _ok(at.button(key="plan_lock").click().run())
+    ok(at.button(key="plan_lock").click().run())
     assert any("Locked: ε = 2" in s.value for s in at.success), [s.value for s in at.success]
     return at
 
@@ -71,15 +55,15 @@ def test_the_file_is_read_only_when_release_is_pressed_and_the_release_is_fixed_
     at = _declared_and_locked()
     upload = _upload(GOOD)
     monkeypatch.setattr(st, "file_uploader", lambda *a, **k: upload)
-    _ok(at.run())
+    ok(at.run())
     open_view(at, "plan_view", VIEWS[1])  # exploring on with the file held
-    _ok(at.run())
+    ok(at.run())
     assert upload.reads == 0 and parses == []  # held, never opened: no preview, no count, no check
     assert not [m.value for m in at.markdown if "143" in m.value]  # nothing says how many rows it has
-    _ok(at.button(key="plan_read").click().run())
+    ok(at.button(key="plan_read").click().run())
     assert upload.reads == 1 and len(parses) == 1
-    _ok(at.button(key="release_button_plan_survival").click().run())
-    _ok(at.button(key="release_confirm_plan_survival").click().run())
+    ok(at.button(key="release_button_plan_survival").click().run())
+    ok(at.button(key="release_confirm_plan_survival").click().run())
     assert upload.reads == 1 and len(parses) == 1  # read once, at Release
     bundle = at.session_state["_release_last_plan_survival"]
     assert bundle.epsilon == 2.0 and bundle.settings_choice.how == FIXED
@@ -96,7 +80,7 @@ def test_a_file_that_breaks_the_declared_facts_is_refused_at_release_and_charges
     bad = GOOD.replace(b"\nP004,29,1,A\n", b"\nP004,29,7,A\n")
     assert bad != GOOD
     monkeypatch.setattr(st, "file_uploader", lambda *a, **k: _upload(bad))
-    _ok(at.run())
+    ok(at.run())
     at.button(key="plan_read").click().run()
     assert not at.exception
     assert any("Column 'died', row 6" in e.value for e in at.error), [e.value for e in at.error]
@@ -108,9 +92,9 @@ def test_changing_the_settings_drops_the_file_read_for_the_old_ones(monkeypatch,
     at = _declared_and_locked()
     monkeypatch.setattr(st, "file_uploader", lambda *a, **k: _upload(GOOD))
     at.run()
-    _ok(at.button(key="plan_read").click().run())
+    ok(at.button(key="plan_read").click().run())
     assert len(parses) == 1
-    _ok(at.button(key="plan_unlock").click().run())
+    ok(at.button(key="plan_unlock").click().run())
     assert "_plan_cohort" not in at.session_state and not [b for b in at.button if b.key == "plan_read"]
 
 
@@ -120,13 +104,13 @@ def test_the_release_statement_lists_no_private_view(monkeypatch):
     at.run()
     at.button(key="plan_read").click().run()
     at.button(key="release_button_plan_survival").click().run()
-    _ok(at.button(key="release_confirm_plan_survival").click().run())
+    ok(at.button(key="release_confirm_plan_survival").click().run())
     assert at.session_state["_release_last_plan_survival"].settings_choice.viewed == ()
 
 
 def test_the_app_lists_the_page_and_a_page_outside_the_navigation_names_it():
     at = AppTest.from_file(str(Path(PAGE).parent.parent / "app.py"), default_timeout=120).run()
-    _ok(at.switch_page("app_pages/plan_first.py").run())
+    ok(at.switch_page("app_pages/plan_first.py").run())
     assert at.title[0].value.startswith("Plan first")
 
     def method_page():
@@ -134,5 +118,5 @@ def test_the_app_lists_the_page_and_a_page_outside_the_navigation_names_it():
 
         plan_first_link("survival")
 
-    alone = _ok(AppTest.from_function(method_page).run())
+    alone = ok(AppTest.from_function(method_page).run())
     assert alone.caption[0].value.startswith("Plan first: fix the settings on simulated data")

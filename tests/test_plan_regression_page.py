@@ -9,15 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from dpcore import regression as R
 from dpcore.ledger.config import LedgerConfig, open_ledger
-from dpcore.plan import common as plan_common
 from dpcore.provenance import FIXED
 from tests.support.page_views import chart_keys, open_view
+from tests.support.pages import ok
 from tests.support.uploads import FakeUpload
 from ui.plan_first.regression import VIEWS
 from ui.state import DEFAULT_DATA_DIR
@@ -32,25 +31,10 @@ def _upload(data: bytes) -> FakeUpload:
     return FakeUpload(data, "cells.csv")
 
 
-@pytest.fixture
-def parses(monkeypatch):
-    """Every call of the CSV parser the plan's file reader uses."""
-    calls = []
-    real = plan_common.read_csv
-    monkeypatch.setattr(plan_common, "read_csv", lambda data, **kw: calls.append(len(data)) or real(data, **kw))
-    return calls
-
-
-def _ok(at: AppTest) -> AppTest:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-    return at
-
-
 def _declared_and_locked(robust: bool = False) -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.query_params["plan_method"] = "regression"  # the link from the regression page
-    _ok(at.run())
+    ok(at.run())
     assert not chart_keys(at)  # nothing to draw before the facts are declared
     for key, value in {"plan_rg_y": "ic50", "plan_rg_x": "a, b, c", "plan_rg_person": "id",
                        "plan_rg_xlo": "0, 0, -1", "plan_rg_xhi": "1"}.items():
@@ -58,14 +42,14 @@ def _declared_and_locked(robust: bool = False) -> AppTest:
     for key, value in {"plan_rg_ylo": -5.0, "plan_rg_yhi": 5.0, "plan_rg_n": 150, "plan_rg_ntest": 30}.items():
         at.number_input(key=key).set_value(value)
     (declare,) = [b for b in at.button if b.label == "Declare these facts"]
-    _ok(declare.click().run())
+    ok(declare.click().run())
     for view in VIEWS:  # the regression page's main views, drawn on the proxy
-        _ok(open_view(at, "plan_rg_view", view))
+        ok(open_view(at, "plan_rg_view", view))
         assert len(chart_keys(at)) == 1, (view, chart_keys(at))
     at.select_slider(key="eps").set_value(2.0).run()
     if robust:
-        _ok(at.radio(key="plan_rg_method").set_value(R.METHOD).run())
-    _ok(at.button(key="plan_rg_lock").click().run())
+        ok(at.radio(key="plan_rg_method").set_value(R.METHOD).run())
+    ok(at.button(key="plan_rg_lock").click().run())
     assert any("Locked: ε = 2" in s.value for s in at.success), [s.value for s in at.success]
     return at
 
@@ -75,20 +59,20 @@ def _records():
 
 
 def _release(at: AppTest) -> AppTest:
-    _ok(at.button(key="release_button_plan_regression").click().run())
-    return _ok(at.button(key="release_confirm_plan_regression").click().run())
+    ok(at.button(key="release_button_plan_regression").click().run())
+    return ok(at.button(key="release_confirm_plan_regression").click().run())
 
 
 def test_the_file_is_read_only_when_release_is_pressed_and_the_release_is_fixed_before_reading(monkeypatch, parses):
     at = _declared_and_locked()
     upload = _upload(GOOD)
     monkeypatch.setattr(st, "file_uploader", lambda *a, **k: upload)
-    _ok(at.run())
+    ok(at.run())
     open_view(at, "plan_rg_view", VIEWS[1])  # exploring on with the file held
-    _ok(at.run())
+    ok(at.run())
     assert upload.reads == 0 and parses == []  # held, never opened: no preview, no count, no check
     assert not [m.value for m in at.markdown if "143" in m.value]  # nothing says how many rows it has
-    _ok(at.button(key="plan_rg_read").click().run())
+    ok(at.button(key="plan_rg_read").click().run())
     assert upload.reads == 1 and len(parses) == 1
     _release(at)
     assert upload.reads == 1 and len(parses) == 1  # read once, at Release
@@ -106,8 +90,8 @@ def test_the_file_is_read_only_when_release_is_pressed_and_the_release_is_fixed_
 def test_robust_private_lr_is_released_with_its_locked_split_and_thresholds(monkeypatch, parses):
     at = _declared_and_locked(robust=True)
     monkeypatch.setattr(st, "file_uploader", lambda *a, **k: _upload(GOOD))
-    _ok(at.run())
-    _ok(at.button(key="plan_rg_read").click().run())
+    ok(at.run())
+    ok(at.button(key="plan_rg_read").click().run())
     _release(at)
     bundle = at.session_state["_release_last_plan_regression"]
     assert bundle.method == R.METHOD and bundle.epsilon == 2.0 and bundle.delta == 0.0
@@ -121,7 +105,7 @@ def test_a_file_that_breaks_the_declared_facts_is_refused_at_release_and_charges
     bad = GOOD.replace(b"\nP004,", b"\nP004,high", 1)
     assert bad != GOOD
     monkeypatch.setattr(st, "file_uploader", lambda *a, **k: _upload(bad))
-    _ok(at.run())
+    ok(at.run())
     at.button(key="plan_rg_read").click().run()
     assert not at.exception
     assert any("Column 'ic50', row 6" in e.value for e in at.error), [e.value for e in at.error]
@@ -133,9 +117,9 @@ def test_changing_the_settings_drops_the_file_read_for_the_old_ones(monkeypatch,
     at = _declared_and_locked()
     monkeypatch.setattr(st, "file_uploader", lambda *a, **k: _upload(GOOD))
     at.run()
-    _ok(at.button(key="plan_rg_read").click().run())
+    ok(at.button(key="plan_rg_read").click().run())
     assert len(parses) == 1
-    _ok(at.button(key="plan_rg_unlock").click().run())
+    ok(at.button(key="plan_rg_unlock").click().run())
     assert "_plan_rg_cohort" not in at.session_state and not [b for b in at.button if b.key == "plan_rg_read"]
 
 

@@ -11,14 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from dpcore.ledger.config import LedgerConfig, open_ledger
-from dpcore.plan import common as plan_common
 from dpcore.provenance import FIXED
 from tests.support.page_views import chart_keys, open_view
+from tests.support.pages import ok
 from tests.support.uploads import FakeUpload
 from ui.first_screen import PLAN_FIRST_LABEL
 from ui.plan_first.sparse import VIEWS
@@ -45,25 +44,10 @@ def _upload(data: bytes) -> FakeUpload:
     return FakeUpload(data, "genes.csv")
 
 
-@pytest.fixture
-def parses(monkeypatch):
-    """Every call of the CSV parser the plan's file reader uses."""
-    calls = []
-    real = plan_common.read_csv
-    monkeypatch.setattr(plan_common, "read_csv", lambda data, **kw: calls.append(len(data)) or real(data, **kw))
-    return calls
-
-
-def _ok(at: AppTest) -> AppTest:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-    return at
-
-
 def _declared_and_locked() -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.query_params["plan_method"] = "sparse"
-    _ok(at.run())
+    ok(at.run())
     assert not chart_keys(at)  # nothing to draw before the facts are declared
     for key, value in {"plan_sp_response": "y", "plan_sp_features": ", ".join(FEATURES),
                        "plan_sp_person": "id"}.items():
@@ -71,17 +55,17 @@ def _declared_and_locked() -> AppTest:
     at.number_input(key="plan_sp_n").set_value(80)
     at.number_input(key="plan_sp_sstar").set_value(2)
     (declare,) = [b for b in at.button if b.label == "Declare these facts"]
-    _ok(declare.click().run())
-    _ok(open_view(at, "plan_sp_view", VIEWS[0]))  # the sparse page's views, drawn on the proxy
+    ok(declare.click().run())
+    ok(open_view(at, "plan_sp_view", VIEWS[0]))  # the sparse page's views, drawn on the proxy
     assert chart_keys(at) == ["plan_sp_stem"], chart_keys(at)
-    _ok(open_view(at, "plan_sp_view", VIEWS[1]))
+    ok(open_view(at, "plan_sp_view", VIEWS[1]))
     assert not chart_keys(at) and len(at.dataframe) == 1
     assert list(at.dataframe[0].value["model"]) == ["non-private IGHT (teacher)", "peeling + private fit"]
-    _ok(open_view(at, "plan_sp_view", VIEWS[2]))
+    ok(open_view(at, "plan_sp_view", VIEWS[2]))
     assert chart_keys(at) == ["plan_sp_l2_error", "plan_sp_f1"], chart_keys(at)
     at.select_slider(key="eps").set_value(3.0).run()
     at.number_input(key="plan_sp_s").set_value(2).run()
-    _ok(at.button(key="plan_sp_lock").click().run())
+    ok(at.button(key="plan_sp_lock").click().run())
     assert any("Locked: ε = 3" in s.value and "s = 2" in s.value for s in at.success), [s.value for s in at.success]
     return at
 
@@ -94,15 +78,15 @@ def test_the_file_is_read_only_when_release_is_pressed_and_the_release_is_fixed_
     at = _declared_and_locked()
     upload = _upload(GOOD)
     monkeypatch.setattr(st, "file_uploader", lambda *a, **k: upload)
-    _ok(at.run())
+    ok(at.run())
     open_view(at, "plan_sp_view", VIEWS[0])  # exploring on with the file held
-    _ok(at.run())
+    ok(at.run())
     assert upload.reads == 0 and parses == []  # held, never opened: no preview, no count, no check
     assert not [m.value for m in at.markdown if f"{N}" in m.value]  # nothing says how many rows it has
-    _ok(at.button(key="plan_sp_read").click().run())
+    ok(at.button(key="plan_sp_read").click().run())
     assert upload.reads == 1 and len(parses) == 1
-    _ok(at.button(key="release_button_plan_sparse").click().run())
-    _ok(at.button(key="release_confirm_plan_sparse").click().run())
+    ok(at.button(key="release_button_plan_sparse").click().run())
+    ok(at.button(key="release_confirm_plan_sparse").click().run())
     assert upload.reads == 1 and len(parses) == 1  # read once, at Release
     bundle = at.session_state["_release_last_plan_sparse"]
     assert bundle.method == "Sparse regression: peeling + private fit" and bundle.epsilon == 3.0
@@ -123,7 +107,7 @@ def test_a_file_that_breaks_the_declared_facts_is_refused_at_release_and_charges
     cells[3] = "n/a"  # row 6 of the file (the header is row 1), column g2
     bad = "\n".join([*lines[:5], ",".join(cells), *lines[6:]]).encode() + b"\n"
     monkeypatch.setattr(st, "file_uploader", lambda *a, **k: _upload(bad))
-    _ok(at.run())
+    ok(at.run())
     at.button(key="plan_sp_read").click().run()
     assert not at.exception
     assert any("Column 'g2', row 6" in e.value for e in at.error), [e.value for e in at.error]
@@ -135,14 +119,14 @@ def test_changing_the_settings_drops_the_file_read_for_the_old_ones(monkeypatch,
     at = _declared_and_locked()
     monkeypatch.setattr(st, "file_uploader", lambda *a, **k: _upload(GOOD))
     at.run()
-    _ok(at.button(key="plan_sp_read").click().run())
+    ok(at.button(key="plan_sp_read").click().run())
     assert len(parses) == 1 and "_plan_sp_cohort" in at.session_state
-    _ok(at.button(key="plan_sp_unlock").click().run())
+    ok(at.button(key="plan_sp_unlock").click().run())
     assert "_plan_sp_cohort" not in at.session_state and not [b for b in at.button if b.key == "plan_sp_read"]
 
 
 def test_the_sparse_page_offers_the_plan_first_path_where_a_csv_is_uploaded():
     at = AppTest.from_file(str(ROOT / "app_pages" / "sparse.py"), default_timeout=120)
     at.query_params["sp_src"] = "upload"
-    _ok(at.run())
+    ok(at.run())
     assert any(c.value.startswith(PLAN_FIRST_LABEL) for c in at.caption), [c.value for c in at.caption]

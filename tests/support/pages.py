@@ -15,9 +15,11 @@ PAGES = Path(__file__).resolve().parents[2] / "app_pages"
 SURVIVAL_PAGE, REGRESSION_PAGE, SPARSE_PAGE = (str(PAGES / f"{name}.py") for name in ("survival", "regression", "sparse"))
 
 
-def ok(at: AppTest) -> None:
+def ok(at: AppTest) -> AppTest:
+    """``at`` after checking it shows no exception and no error."""
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
+    return at
 
 
 def survival_upload(data: bytes, name: str = "mine.csv", group_labels: str | None = None, view: str | None = None,

@@ -13,9 +13,31 @@ import streamlit as st
 from dpcore.access import VISITOR
 from ui.errors import show_errors
 from ui.identity import current_person
-from ui.layout import note
+from ui.layout import literal, note
 
 Cohort = TypeVar("Cohort")
+Plan = TypeVar("Plan")
+
+
+def lock_controls(key: str, locked_key: str, choose: Callable[[], Plan | None], words: Callable[[Plan], str],
+                  unlock: Callable[[], None], *, read: str = "the private file") -> Plan | None:
+    """Step 3 in the controls column: while unlocked, the settings (``choose()``; None when they cannot be used) and
+    the Lock button; once locked, the locked settings in one line and the button to change them. The plan the
+    figures show, or None."""
+    locked = st.session_state.get(locked_key)
+    if locked is not None:
+        st.success(literal("Locked: " + words(locked)), icon=":material/lock:")
+        if st.button("Change the settings", key=f"{key}_unlock"):
+            unlock()
+            st.rerun()
+        return locked
+    plan = choose()
+    if plan is not None and st.button("Lock these settings", key=f"{key}_lock", type="primary",
+                                      help=f"Fixes every setting before {read} is read; the release uses exactly "
+                                           "these."):
+        st.session_state[locked_key] = plan
+        st.rerun()
+    return plan
 
 
 def release_held_file(key: str, read: Callable[[bytes, str], Cohort], release: Callable[[Cohort], None]) -> None:

@@ -25,7 +25,7 @@ from ui.exports import release_with_script
 from ui.first_screen import FIGURE_HEIGHT, SEPARATOR, answer, first_screen
 from ui.fragments import view_switch
 from ui.layout import explain, literal, note
-from ui.plan_first import forget_held_file, release_held_file
+from ui.plan_first import forget_held_file, lock_controls, release_held_file
 from ui.release import records_read, release_panel
 from ui.state import get_ledger, session_memo
 from ui.widgets import epsilon_slider
@@ -132,18 +132,8 @@ def explore_and_lock(facts: pl.FdrFacts) -> pl.FdrPlan | None:
     views = view_switch(VIEWS, key="plan_fdr_view")
     controls, figure = first_screen()
     with controls:
-        if locked is None:
-            plan = _choose(facts)
-            if st.button("Lock these settings", key="plan_fdr_lock", type="primary",
-                         help="Fixes every setting before the p-values are read; the release uses exactly these."):
-                st.session_state[LOCKED] = plan
-                st.rerun()
-        else:
-            plan = locked
-            st.success(literal("Locked: " + settings_words(plan)), icon=":material/lock:")
-            if st.button("Change the settings", key="plan_fdr_unlock"):
-                _unlock()
-                st.rerun()
+        plan = lock_controls("plan_fdr", LOCKED, lambda: _choose(facts), settings_words, _unlock,
+                             read="the p-values")
         note(f"Simulated stream: {facts_words(facts)}. Every figure is drawn from it, never from your file: "
              "“private” is a preview run of the private method on it, “non-private” SAFFRON's.")
     proxy = session_memo("plan_fdr_proxy", facts, lambda: pl.simulate_fdr_proxy(facts, facts.draws))

@@ -23,7 +23,7 @@ from ui.exports import release_with_script
 from ui.first_screen import SEPARATOR, first_screen
 from ui.fragments import view_switch
 from ui.layout import explain, literal, note
-from ui.plan_first import forget_held_file, release_held_file
+from ui.plan_first import forget_held_file, lock_controls, release_held_file
 from ui.release import records_read, release_panel
 from ui.state import session_memo
 from ui.widgets import epsilon_slider
@@ -155,28 +155,23 @@ def settings_words(plan: pl.RegressionPlan) -> str:
     return SEPARATOR.join(words)
 
 
+def _usable(facts: pl.RegressionFacts) -> pl.RegressionPlan | None:
+    """The settings chosen, or None (with the reason shown) when they cannot be used together."""
+    plan = None
+    with show_errors("These settings cannot be used"):
+        plan = _choose(facts)
+    return plan
+
+
 def explore_and_lock(facts: pl.RegressionFacts) -> pl.RegressionPlan | None:
     """Steps 2 and 3: the settings beside the proxy's figures, and the Lock button; the locked plan or None."""
     locked = st.session_state.get(LOCKED)
     st.markdown("**2. Explore the settings on the proxy** · **3. Lock them**")
     controls, figure = first_screen()
     with controls:
-        plan = locked
+        plan = lock_controls("plan_rg", LOCKED, lambda: _usable(facts), settings_words, _unlock)
         if plan is None:
-            with show_errors("These settings cannot be used"):
-                plan = _choose(facts)
-            if plan is None:
-                return None
-        if locked is None:
-            if st.button("Lock these settings", key="plan_rg_lock", type="primary",
-                         help="Fixes every setting before the private file is read; the release uses exactly these."):
-                st.session_state[LOCKED] = plan
-                st.rerun()
-        else:
-            st.success(literal("Locked: " + settings_words(plan)), icon=":material/lock:")
-            if st.button("Change the settings", key="plan_rg_unlock"):
-                _unlock()
-                st.rerun()
+            return None
         note(f"Simulated rows: {facts_words(facts)}. Every figure is drawn from them, never from your file: "
              "“non-private” is the proxy's own fit, “private” preview releases of it at this ε, scored on the "
              "proxy's held-out rows.")

@@ -22,7 +22,7 @@ from ui.exports import release_with_script
 from ui.first_screen import FIGURE_HEIGHT, SEPARATOR, first_screen
 from ui.fragments import view_switch
 from ui.layout import explain, literal, note
-from ui.plan_first import forget_held_file, release_held_file
+from ui.plan_first import forget_held_file, lock_controls, release_held_file
 from ui.release import records_read, release_panel
 from ui.state import session_memo
 from ui.widgets import epsilon_slider
@@ -141,18 +141,7 @@ def explore_and_lock(facts: ps.SparseFacts) -> ps.SparsePlan | None:
     st.markdown("**2. Explore the settings on the proxy** · **3. Lock them**")
     controls, figure = first_screen()
     with controls:
-        if locked is None:
-            plan = _choose(facts)
-            if st.button("Lock these settings", key="plan_sp_lock", type="primary",
-                         help="Fixes every setting before the private file is read; the release uses exactly these."):
-                st.session_state[LOCKED] = plan
-                st.rerun()
-        else:
-            plan = locked
-            st.success(literal("Locked: " + settings_words(plan)), icon=":material/lock:")
-            if st.button("Change the settings", key="plan_sp_unlock"):
-                _unlock()
-                st.rerun()
+        plan = lock_controls("plan_sp", LOCKED, lambda: _choose(facts), settings_words, _unlock)
         note(f"Simulated records: {facts_words(facts)}. Every figure is drawn from them, never from your file: "
              "“non-private” is the proxy's own fit, “private” simulated releases of it at this ε.")
     proxy = session_memo("plan_sp_proxy", facts, lambda: ps.simulate_proxy(facts))

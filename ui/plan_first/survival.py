@@ -20,7 +20,7 @@ from ui.errors import show_errors
 from ui.first_screen import SEPARATOR, first_screen
 from ui.exports import release_with_script
 from ui.fragments import view_switch
-from ui.plan_first import forget_held_file, release_held_file
+from ui.plan_first import forget_held_file, lock_controls, release_held_file
 from ui.layout import explain, literal, note
 from ui.release import records_read, release_panel
 from ui.state import session_memo
@@ -121,18 +121,7 @@ def explore_and_lock(facts: pl.SurvivalFacts) -> pl.SurvivalPlan | None:
     st.markdown("**2. Explore the settings on the proxy** · **3. Lock them**")
     controls, figure = first_screen()
     with controls:
-        if locked is None:
-            plan = _choose(facts)
-            if st.button("Lock these settings", key="plan_lock", type="primary",
-                         help="Fixes every setting before the private file is read; the release uses exactly these."):
-                st.session_state[LOCKED] = plan
-                st.rerun()
-        else:
-            plan = locked
-            st.success(literal("Locked: " + settings_words(plan)), icon=":material/lock:")
-            if st.button("Change the settings", key="plan_unlock"):
-                _unlock()
-                st.rerun()
+        plan = lock_controls("plan", LOCKED, lambda: _choose(facts), settings_words, _unlock)
         note(f"Simulated patients: {facts_words(facts)}. Every figure is drawn from them, never from your file: "
              "“non-private” is the proxy's own curve, “private” one preview release of it at this ε.")
     proxy = pl.simulate_proxy(facts)
