@@ -144,9 +144,9 @@ def private_sparse_bounds(key: str, *, X: np.ndarray, y: np.ndarray, response: b
                                             "The share of rows whose largest |x| (and whose |y|) lies within its "
                                             "bound: the quantile at this level. The others are clipped.")
         cells = st.columns(len(names))
-        highest = [float(cell.number_input(f"{name}: declared maximum", key=f"{key}_pb_{name}max",
+        highest = [float(cell.number_input(f"Declared maximum of {bound}", key=f"{key}_pb_{bound}max",
                                            min_value=limits[0], max_value=limits[1], value=limits[1]))
-                   for cell, name in zip(cells, names)]
+                   for cell, bound in zip(cells, names)]  # names: "K" and "r", this module's own
         st.caption(f"Candidates: {pb.GRID_POINTS} evenly spaced points from {limits[0]:g} to each declared maximum "
                    "(public, never the data); a larger value counts at the top. One quantile per bound, not two per "
                    "column: each gets d + 1 times the ε a per-column range would. On 353 rows (d = 50, coverage 90 %) "

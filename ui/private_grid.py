@@ -26,7 +26,7 @@ from ui.layout import literal
 from ui.private_choice import CHOICE_EPSILONS
 from ui.release import _holding, records_read
 from ui.state import get_ledger, releases, session_id
-from ui.widgets import set_control
+from ui.widgets import set_control, url_toggle
 
 METHOD = "Private choice of the survival grid"
 
@@ -36,8 +36,8 @@ def private_grid(key: str, *, time, event, group, setting: gsel.ReleaseSetting, 
     """The control (custodians only): its cost, the candidates (:meth:`~dpcore.private_choice.grid_selection.ReleaseSetting
     .candidates`) and its button. ``controls``: the page's grid-unit and bin-width keys, which the choice sets;
     ``grid_setting``: the name the page's release records its grid under."""
-    if current_person().role != CUSTODIAN or not st.toggle("Choose the grid privately (charged)",
-                                                           key=f"{key}_grid_private"):
+    if current_person().role != CUSTODIAN or not url_toggle("Choose the grid privately (charged)",
+                                                            key=f"{key}_grid_private"):
         return
     n = int(np.asarray(time).size)
     candidates = setting.candidates(n)
