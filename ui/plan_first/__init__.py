@@ -19,16 +19,23 @@ Cohort = TypeVar("Cohort")
 Plan = TypeVar("Plan")
 
 
-def lock_controls(key: str, locked_key: str, choose: Callable[[], Plan | None], words: Callable[[Plan], str],
-                  unlock: Callable[[], None], *, read: str = "the private file") -> Plan | None:
-    """Step 3 in the controls column: while unlocked, the settings (``choose()``; None when they cannot be used) and
-    the Lock button; once locked, the locked settings in one line and the button to change them. The plan the
-    figures show, or None."""
+def unlock(key: str) -> None:
+    """Back to exploring on plan-first path ``key``: the locked settings and any file read for them are dropped."""
+    st.session_state.pop(f"_{key}_locked", None)
+    forget_held_file(key)
+
+
+def lock_controls(key: str, choose: Callable[[], Plan | None], words: Callable[[Plan], str], *,
+                  read: str = "the private file") -> Plan | None:
+    """Step 3 in the controls column of plan-first path ``key`` (its locked plan kept as ``_{key}_locked``): while
+    unlocked, the settings (``choose()``; None when they cannot be used) and the Lock button; once locked, the
+    locked settings in one line and the button to change them. The plan the figures show, or None."""
+    locked_key = f"_{key}_locked"
     locked = st.session_state.get(locked_key)
     if locked is not None:
         st.success(literal("Locked: " + words(locked)), icon=":material/lock:")
         if st.button("Change the settings", key=f"{key}_unlock"):
-            unlock()
+            unlock(key)
             st.rerun()
         return locked
     plan = choose()

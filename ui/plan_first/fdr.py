@@ -25,7 +25,7 @@ from ui.exports import release_with_script
 from ui.first_screen import FIGURE_HEIGHT, SEPARATOR, answer, first_screen
 from ui.fragments import view_switch
 from ui.layout import explain, literal, note
-from ui.plan_first import forget_held_file, lock_controls, release_held_file
+from ui.plan_first import lock_controls, release_held_file, unlock
 from ui.release import records_read, release_panel
 from ui.state import get_ledger, session_memo
 from ui.widgets import epsilon_slider
@@ -82,15 +82,9 @@ def declare_facts() -> pl.FdrFacts | None:
                                         float(eta) if stated else 0.0, stated and confirmed, float(alpha),
                                         label_column.strip(), float(signals), float(signal_theta), int(seed))
                     st.session_state[FACTS] = facts
-                    _unlock()
+                    unlock(HELD)
                     st.rerun()
     return facts
-
-
-def _unlock() -> None:
-    """Back to exploring: the locked settings and any file read for them are dropped."""
-    st.session_state.pop(LOCKED, None)
-    forget_held_file(HELD)
 
 
 def _choose(facts: pl.FdrFacts) -> pl.FdrPlan:
@@ -132,7 +126,7 @@ def explore_and_lock(facts: pl.FdrFacts) -> pl.FdrPlan | None:
     views = view_switch(VIEWS, key="plan_fdr_view")
     controls, figure = first_screen()
     with controls:
-        plan = lock_controls("plan_fdr", LOCKED, lambda: _choose(facts), settings_words, _unlock,
+        plan = lock_controls("plan_fdr", lambda: _choose(facts), settings_words,
                              read="the p-values")
         note(f"Simulated stream: {facts_words(facts)}. Every figure is drawn from it, never from your file: "
              "“private” is a preview run of the private method on it, “non-private” SAFFRON's.")

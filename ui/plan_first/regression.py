@@ -23,7 +23,7 @@ from ui.exports import release_with_script
 from ui.first_screen import SEPARATOR, first_screen
 from ui.fragments import view_switch
 from ui.layout import explain, literal, note
-from ui.plan_first import forget_held_file, lock_controls, release_held_file
+from ui.plan_first import lock_controls, release_held_file, unlock
 from ui.release import records_read, release_panel
 from ui.state import session_memo
 from ui.widgets import epsilon_slider
@@ -98,15 +98,9 @@ def declare_facts() -> pl.RegressionFacts | None:
                         float(ylo), float(yhi), unit.strip(), float(r2), int(n_test), person_column.strip(),
                         distinct, int(seed))
                     st.session_state[FACTS] = facts
-                    _unlock()
+                    unlock(HELD)
                     st.rerun()
     return facts
-
-
-def _unlock() -> None:
-    """Back to exploring: the locked settings and any file read for them are dropped."""
-    st.session_state.pop(LOCKED, None)
-    forget_held_file(HELD)
 
 
 def _choose(facts: pl.RegressionFacts) -> pl.RegressionPlan:
@@ -169,7 +163,7 @@ def explore_and_lock(facts: pl.RegressionFacts) -> pl.RegressionPlan | None:
     st.markdown("**2. Explore the settings on the proxy** · **3. Lock them**")
     controls, figure = first_screen()
     with controls:
-        plan = lock_controls("plan_rg", LOCKED, lambda: _usable(facts), settings_words, _unlock)
+        plan = lock_controls("plan_rg", lambda: _usable(facts), settings_words)
         if plan is None:
             return None
         note(f"Simulated rows: {facts_words(facts)}. Every figure is drawn from them, never from your file: "

@@ -22,7 +22,7 @@ from ui.exports import release_with_script
 from ui.first_screen import FIGURE_HEIGHT, SEPARATOR, first_screen
 from ui.fragments import view_switch
 from ui.layout import explain, literal, note
-from ui.plan_first import forget_held_file, lock_controls, release_held_file
+from ui.plan_first import lock_controls, release_held_file, unlock
 from ui.release import records_read, release_panel
 from ui.state import session_memo
 from ui.widgets import epsilon_slider
@@ -96,15 +96,9 @@ def declare_facts() -> ps.SparseFacts | None:
                         float(noise), int(seed))
                     st.session_state[FACTS] = facts
                     st.session_state.pop("plan_sp_s", None)  # its range follows the declared features
-                    _unlock()
+                    unlock("plan_sp")
                     st.rerun()
     return facts
-
-
-def _unlock() -> None:
-    """Back to exploring: the locked settings and any file read for them are dropped."""
-    st.session_state.pop(LOCKED, None)
-    forget_held_file("plan_sp")
 
 
 def _choose(facts: ps.SparseFacts) -> ps.SparsePlan:
@@ -141,7 +135,7 @@ def explore_and_lock(facts: ps.SparseFacts) -> ps.SparsePlan | None:
     st.markdown("**2. Explore the settings on the proxy** · **3. Lock them**")
     controls, figure = first_screen()
     with controls:
-        plan = lock_controls("plan_sp", LOCKED, lambda: _choose(facts), settings_words, _unlock)
+        plan = lock_controls("plan_sp", lambda: _choose(facts), settings_words)
         note(f"Simulated records: {facts_words(facts)}. Every figure is drawn from them, never from your file: "
              "“non-private” is the proxy's own fit, “private” simulated releases of it at this ε.")
     proxy = session_memo("plan_sp_proxy", facts, lambda: ps.simulate_proxy(facts))

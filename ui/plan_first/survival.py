@@ -20,7 +20,7 @@ from ui.errors import show_errors
 from ui.first_screen import SEPARATOR, first_screen
 from ui.exports import release_with_script
 from ui.fragments import view_switch
-from ui.plan_first import forget_held_file, lock_controls, release_held_file
+from ui.plan_first import lock_controls, release_held_file, unlock
 from ui.layout import explain, literal, note
 from ui.release import records_read, release_panel
 from ui.state import session_memo
@@ -77,15 +77,9 @@ def declare_facts() -> pl.SurvivalFacts | None:
                         tuple(g.strip() for g in labels.split(",") if g.strip()), person_column.strip(), distinct,
                         int(seed))
                     st.session_state[FACTS] = facts
-                    _unlock()
+                    unlock("plan")
                     st.rerun()
     return facts
-
-
-def _unlock() -> None:
-    """Back to exploring: the locked settings and any file read for them are dropped."""
-    st.session_state.pop(LOCKED, None)
-    forget_held_file("plan")
 
 
 def _choose(facts: pl.SurvivalFacts) -> pl.SurvivalPlan:
@@ -121,7 +115,7 @@ def explore_and_lock(facts: pl.SurvivalFacts) -> pl.SurvivalPlan | None:
     st.markdown("**2. Explore the settings on the proxy** · **3. Lock them**")
     controls, figure = first_screen()
     with controls:
-        plan = lock_controls("plan", LOCKED, lambda: _choose(facts), settings_words, _unlock)
+        plan = lock_controls("plan", lambda: _choose(facts), settings_words)
         note(f"Simulated patients: {facts_words(facts)}. Every figure is drawn from them, never from your file: "
              "“non-private” is the proxy's own curve, “private” one preview release of it at this ε.")
     proxy = pl.simulate_proxy(facts)
