@@ -23,7 +23,10 @@ The files, in the order data flows (each imports only the ones above it):
 12. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
 13. ``audit.py`` — audit scenarios (neighbouring pairs for the black-box audit, and pairs built from a stream
     for the attacker's view: :func:`data_scenario`);
-14. ``reference.py`` — the per-stream Python loops the compiled core is tested against.
+14. ``reference.py`` — the per-stream Python loops the compiled core is tested against;
+15. ``page_text.py`` — the FDR page's prose (plain strings);
+16. ``session.py`` — the FDR page's work without Streamlit: its choices, named seed streams, views' tables and
+    sentences (through this face, as the page calls it).
 
 This ``__init__`` is the public API (``from dpcore import fdr; fdr.release(...)``).
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+from dpcore import fdr
+from dpcore.fdr.session import EPS_GRID, SEED_STREAMS, Page
 from dpcore.notebooks.code import Cell, code
 from dpcore.notebooks.common import READ_CSV, release_cell
 
@@ -37,13 +40,36 @@ class FdrConfig:
     theta: float = 0.75
     p_col: str = ""
     truth_col: str | None = None
-    sweep: tuple[float, ...] = (0.5, 1.0, 2.0, 3.0, 5.0, 7.0, 10.0, 20.0)
+    sweep: tuple[float, ...] = EPS_GRID
+
+
+def page_config(page: Page, s: fdr.Settings, method: str) -> FdrConfig:
+    """The page's public settings (its session, PAPRIKA's settings ``s`` and the private ``method``) for the
+    notebook; an upload gives its column choices, never its data."""
+    data = (dict(runs=page.runs, T=page.T, pi1=page.pi1, theta=page.theta, n_obs=page.n_obs) if page.simulated else
+            dict(runs=page.runs, p_col=page.pcol, truth_col=None if page.tcol == "(none)" else page.tcol))
+    eta = (dict(eta=s.eta) if page.eta_how == "stated" else
+           dict(n_obs=page.n_obs, floor_exp=round(-math.log10(page.sens.floor))))
+    return FdrConfig(source=page.source, epsilon=s.epsilon, seed=page.seed, method=method, alpha=s.alpha,
+                     delta=s.delta, cutoff=s.cutoff, shift=s.shift, lam=s.lam_paprika, gamma=s.gamma, rule=s.rule,
+                     eta_from=page.eta_how, sweep=EPS_GRID, **{**data, **eta})
+
+
+def _rng(name: str) -> str:
+    """The generator of the page's seed stream ``name`` (:data:`dpcore.fdr.session.SEED_STREAMS`), as code."""
+    return f"np.random.default_rng({_seed(name)})"
+
+
+def _seed(name: str) -> str:
+    """The seed of the page's seed stream ``name``, as code."""
+    return f"SEED + {SEED_STREAMS[name]}" if SEED_STREAMS[name] else "SEED"
 
 
 def _data(c: FdrConfig) -> list[Cell]:
     if c.source != "upload":
         return [Cell("Simulated streams with fresh data for every run; the first run is the one stream shown below.",
-                     code("streams = fdr.page_streams({kind}, {runs}, {T}, pi1={pi1}, n={n}, theta={theta}, seed=SEED)\n"
+                     code("streams = fdr.page_streams({kind}, {runs}, {T}, pi1={pi1}, n={n}, theta={theta}, seed="
+                          + _seed("streams") + ")\n"
                           "p_runs, truth_runs = streams.pvalues, streams.truth",
                           kind=c.source, runs=c.runs, T=c.T, pi1=c.pi1, n=c.n_obs, theta=c.theta))]
     return [READ_CSV, Cell(
@@ -81,7 +107,7 @@ def cells(c: FdrConfig) -> list[Cell]:
                   eps=c.epsilon, method=c.method, alpha=c.alpha, delta=c.delta, c=c.cutoff, lam=c.lam, shift=c.shift,
                   gamma=c.gamma, rule=c.rule)),
         Cell("One stream: the private method (one seeded preview draw) against its non-private counterpart.",
-             code("one = fdr.run_method(METHOD, p_runs[:1], settings, rng=np.random.default_rng(SEED + 5),\n"
+             code("one = fdr.run_method(METHOD, p_runs[:1], settings, rng=" + _rng("one stream") + ",\n"
                   "                     keep_threshold=True).squeeze()\n"
                   "base = fdr.run_method({base}, p_runs[:1], settings).squeeze()\n"
                   "print(METHOD, int(one.rejections.sum()), 'discoveries;', {base}, int(base.rejections.sum()))",
@@ -93,7 +119,7 @@ def cells(c: FdrConfig) -> list[Cell]:
     if c.source != "upload" or c.truth_col is not None:
         steps.append(Cell(
             "The privacy–utility trade-off: FDR and power of both private methods over ε, over the runs.",
-            code("rng = np.random.default_rng(SEED + 3)\n"
+            code("rng = " + _rng("eps sweep") + "\n"
                  "curves = [fdr.utility_curve(p_runs, truth_runs, {sweep}, settings=settings, ai=ai, rng=rng)\n"
                  "          for ai in (False, True)]\n"
                  "utility = ff.utility_figure(curves, EPSILON, alpha=settings.alpha,\n"
