@@ -24,7 +24,8 @@ Design choice (cox.md, "Recommended default"): for categorical covariates the hi
 independent of n and stays pure ε; continuous covariates need the piecewise-exponential model by clipped noisy
 gradient descent (cox.md §4a), not built here, so a continuous bound is refused with that reason. ``primary``
 names the covariate the analysis is about: one histogram serves every coefficient, so no budget is split; it is
-listed first.
+listed first. ``method=`` reaches methods B and C (:data:`~dpcore.survival.cox_score.FIT_METHODS`), each with its own
+proof in its own file; A, measured the best, is the default. Why one file: the fitter's API is one class.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from dpcore.survival.hazard_ratio import (
     proportional_hazards_check,
 )
 from dpcore.core.validation import InputError, numeric_column, require_columns
+from dpcore.survival.cox_score import FIT_METHODS, alternative_method
 
 #: The method's name in releases, the ledger and the accounting.
 METHOD = COX
@@ -296,9 +298,19 @@ class DPCoxPHFitter:
     def __init__(self, epsilon: float, delta: float = 0.0, bounds: Mapping[str, Sequence] | None = None,
                  horizon: float | None = None, strata: Mapping[str, Sequence[str]] | None = None,
                  primary: str | None = None, intervals=None, expected_event_share: float | None = None,
-                 n: int | None = None, alpha: float = 0.05, redraws: int = 200):
+                 n: int | None = None, alpha: float = 0.05, redraws: int = 200, method: str = "histogram",
+                 padding: int | None = None, pseudo: Mapping[str, float] | None = None, steps: int | None = None):
         if not (np.isfinite(epsilon) and epsilon > 0):
             raise InputError(f"ε must be a positive number, not {epsilon!r}")
+        if method not in FIT_METHODS:
+            raise InputError(f"method must be one of {list(FIT_METHODS)}, not {method!r}")
+        self.method, self._alternative = method, None
+        if method != "histogram":  # methods B and C (FIT_METHODS)
+            self.epsilon, self.delta, self.alpha, self.redraws = float(epsilon), float(delta), alpha, int(redraws)
+            self.horizon, self.primary = horizon, primary
+            self._alternative = alternative_method(method, epsilon, delta, bounds, horizon, strata, primary, intervals,
+                                                   expected_event_share, padding, pseudo, steps, alpha, redraws)
+            return
         if not bounds:
             raise InputError("Declare at least one covariate in bounds, e.g. {'arm': ('control', 'treated')}.")
         covariates = [declare(name, b) for name, b in bounds.items()]
@@ -343,6 +355,9 @@ class DPCoxPHFitter:
     def fit(self, df: pd.DataFrame, duration_col: str, event_col: str,
             rng: np.random.Generator | None = None) -> DPCoxPHFitter:
         """Release the histogram (``rng``: a seeded preview of the release's law; None: one OpenDP draw) and fit."""
+        if self._alternative is not None:
+            self.fit_, self.n, self.preview = self._alternative.fit(df, duration_col, event_col, rng), len(df), rng is not None
+            return self
         index = self._cells(df, duration_col, event_col)
         exact = np.bincount(index, minlength=self.design.size)
         self.n = len(df)
@@ -357,6 +372,8 @@ class DPCoxPHFitter:
                  rng: np.random.Generator, redraws: int = 100) -> HazardRatioFit:
         """``draws`` seeded preview releases at once, each fitted with its own honest interval (leading axis):
         the utility over many noise draws (previews only, nothing released)."""
+        if self._alternative is not None:
+            return self._alternative.simulate(df, duration_col, event_col, draws=draws, rng=rng, redraws=redraws)
         exact = np.bincount(self._cells(df, duration_col, event_col), minlength=self.design.size)
         noisy = self.noise.sample(exact.astype(np.int64 if self.noise.kind == "discrete_laplace" else float),
                                   rng=rng, draws=draws)
@@ -388,12 +405,16 @@ class DPCoxPHFitter:
         """Per-interval hazard ratios and the test of their trend, from the same released histogram (one
         categorical or binary covariate)."""
         self._fitted()
+        if self._alternative is not None:
+            raise InputError("The per-interval check reads the released histogram (method='histogram').")
         if len(self.design.covariates) != 1:
             raise InputError("The per-interval check reads one covariate's groups; fit one covariate for it.")
         return proportional_hazards_check(self.design.table(self.released_, noisy=True), self.noise, rng=rng,
                                           draws=self.redraws, alpha=self.alpha)
 
     def public_params(self) -> dict:
+        if self._alternative is not None:
+            return {**self._alternative.public_params(), "n": getattr(self, "n", None), "alpha": self.alpha}
         return {"covariates": {c.name: ("binary (0, 1), clipped" if c.binary else
                                         {"cut_points": list(c.cuts), "levels": list(c.levels)} if c.cuts else
                                         list(c.levels)) for c in self.design.covariates},
@@ -420,6 +441,8 @@ class DPCoxPHFitter:
 
     def release_bundle(self, *, dataset: str = "uploaded data", fingerprint: str = "") -> ReleaseBundle:
         """The fit as a ReleaseBundle (data only: the released histogram and what is computed from it)."""
+        if self._alternative is not None:
+            raise InputError(f"method={self.method!r} is measured, not released: the histogram method is released.")
         if self.preview:
             raise InputError("This fit is a seeded preview; fit with rng=None to release.")
         tables = {"hazard_ratios": self.summary.reset_index(),

@@ -13,7 +13,9 @@ import numpy as np
 import pandas as pd
 
 from dpcore.core.audit import AuditScenario, release_path
+from dpcore.core.mechanisms import _opendp_release
 from dpcore.survival.cox import BINARY, Covariate, CoxDesign, cox_noise, cut_points, level_codes, release_histogram
+from dpcore.survival.cox_score import cut_at_horizon, design, statistics
 
 # --------------------------------------------------------------------------
 
@@ -117,4 +119,64 @@ def audit_scenarios(epsilon: float) -> list[AuditScenario]:
                     "differs)",
             claimed_epsilon=float(epsilon), delta=0.0, sampler=sampler, planted_bug_label=AUDIT_BUGS[bug],
             release_sampler=release_path(sampler)))
-    return scenarios
+    return scenarios + score_audit_scenarios(epsilon)
+
+
+# ---- method C: the padded score with the information from cheap releases (dpcore.survival.cox_score) -----------
+
+#: The padded score's audit pair: 12 people at the lower bound with events at distinct times 1…12, plus one person
+#: at the upper bound who is the first event (A) or censored after everyone (B): cox.md Theorem 2's worst pair, where
+#: the score moves by its whole bound B* and the event count by 1.
+_SCORE_HORIZON = 20.0
+
+
+def _score_pair() -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    t = np.arange(1.0, 13.0)
+    base_e, base_x = np.ones(12), np.zeros(12)
+    a = (np.append(t, 0.5), np.append(base_e, 1.0), np.append(base_x, 1.0))
+    b = (np.append(t, 25.0), np.append(base_e, 0.0), np.append(base_x, 1.0))
+    return a, b
+
+
+def _score_mechanism(epsilon: float):
+    return design(13, {"arm": (0.0, 1.0)}, epsilon=epsilon, primary="arm")
+
+
+def _score_exact(which: str, epsilon: float):
+    m = _score_mechanism(epsilon)
+    time, event, arm = _score_pair()[0 if which == "A" else 1]
+    t, e = cut_at_horizon(time, event, _SCORE_HORIZON)
+    s = statistics(t, e, arm[:, None], m.padding, m.pseudo)
+    return np.concatenate([s.score, [s.events], s.cov[np.triu_indices(1)]])
+
+
+def _score_released(which: str, epsilon: float, planted_bug: bool, rng, draws: int) -> np.ndarray:
+    """``draws`` releases (U*, D, Σ₀) of the pair's side ``which``: a seeded preview with ``rng``, OpenDP without."""
+    m = _score_mechanism(epsilon)
+    scales = m.scales() * (0.5 if planted_bug else 1.0)
+    exact = np.repeat(_score_exact(which, epsilon)[None], draws, axis=0)
+    if rng is None:
+        return np.column_stack([_opendp_release(exact[:, q], m.kind, float(scales[q])) for q in range(exact.shape[1])])
+    return exact + rng.laplace(0.0, 1.0, exact.shape) * scales
+
+
+def score_audit_scenarios(epsilon: float) -> list[AuditScenario]:
+    """Method C's worst pair with the noise halved as the planted bug. The summary is the log-likelihood ratio of
+    A against B under the claimed Laplace scales (the most powerful test of the pair)."""
+    m = _score_mechanism(epsilon)
+    a, b = _score_exact("A", epsilon), _score_exact("B", epsilon)
+    scales = m.scales()
+
+    def sampler(which, planted_bug, rng, draws):
+        y = _score_released(which, epsilon, planted_bug, rng, draws)
+        return ((np.abs(y - b) - np.abs(y - a)) / scales).sum(1)
+
+    return [AuditScenario(
+        method="cox", name="adjusted hazard ratio by the padded score (method C): first event at the bound",
+        neighbours=("A: 12 people at the lower bound with events at times 1–12 and one at the upper bound who is the "
+                    "first event; B: that person censored after everyone (the score moves by its bound B*, the "
+                    "event count by 1)."),
+        summary="log-likelihood ratio of A against B under the claimed Laplace scales",
+        claimed_epsilon=float(epsilon), delta=0.0, sampler=sampler,
+        planted_bug_label="noise scale halved on the score, the event count and the covariance",
+        release_sampler=release_path(sampler))]

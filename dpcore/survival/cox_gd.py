@@ -44,7 +44,8 @@ import numpy as np
 
 from dpcore.accounting.events import Gaussian
 from dpcore.core.mechanisms import analytic_gaussian_sigma
-from dpcore.core.validation import InputError
+from dpcore.core.validation import InputError, numeric_column, require_columns
+from dpcore.survival.hazard_ratio import HazardRatioFit
 
 #: Default number of full-batch steps (each pays in the noise: σ grows like √(T + 1)).
 DEFAULT_STEPS = 4
@@ -167,22 +168,112 @@ class NoisyGD:
         floor = max(1.0, 2.0 * sd * math.sqrt(K + P))  # about the noise's spectral norm: public
         return np.einsum("...ij,...j,...kj->...ik", vectors, np.maximum(values, floor), vectors)
 
-    def run(self, data: PEData, rng: np.random.Generator, draws: int | None = None) -> np.ndarray:
+    def run(self, data: PEData, rng: np.random.Generator, draws: int | None = None, *,
+            with_curvature: bool = False):
         """The released estimate θ̂ (K + P,), or ``draws`` independent releases (draws, K + P) at once (previews:
-        a NumPy draw of the mechanism's exact law)."""
+        a NumPy draw of the mechanism's exact law); ``with_curvature``: also the released (floored) curvature,
+        which the interval reads (post-processing; the same draws in the same order)."""
         shape = () if draws is None else (draws,)
         start = self.start()
         theta = np.broadcast_to(start, shape + start.shape).copy()
-        inverse = np.linalg.inv(self.noisy_curvature(data, rng, shape)) / math.exp(start[0])
+        released_curvature = self.noisy_curvature(data, rng, shape)
+        inverse = np.linalg.inv(released_curvature) / math.exp(start[0])
         kept = []
         for t in range(self.steps):
             noisy = clipped_gradients(data, theta, self.clip_norm).sum(-2) + rng.normal(0.0, self.sigma, theta.shape)
             theta = theta + np.clip(np.einsum("...ij,...j->...i", inverse, noisy), -1.0, 1.0)
             if t >= self.steps // 2:
                 kept.append(theta)
-        return np.mean(kept, axis=0)
+        estimate = np.mean(kept, axis=0)
+        return (estimate, released_curvature) if with_curvature else estimate
+
+    def covariances(self, theta: np.ndarray, released_curvature: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """An approximate interval's two covariances of θ̂ (post-processing of θ̂ and the released curvature D̃):
+        sampling ``(e^{ᾱ} D̃)⁻¹`` (the model's information with the curvature held at the start's covariate
+        weights and the baseline at the estimate's mean level ᾱ), and privacy the exact covariance of the steps'
+        Gaussian noise through the linearised iteration ``e_{t+1} = (I − A H) e_t + A ξ_t``,
+        ``A = D̃⁻¹ e^{−α₀}``, ``H = e^{ᾱ} D̃``, averaged over the kept iterates. **Not honest**: it carries
+        neither the shrinkage of few steps from the start (the iteration has not converged) nor the curvature's
+        own noise; bench/results/cox_adjusted.md measures its coverage."""
+        K = self.intervals
+        level = np.exp(np.mean(theta[..., :K], axis=-1))[..., None, None]
+        H = level * released_curvature
+        A = np.linalg.inv(released_curvature) / math.exp(self.start()[0])
+        M = np.eye(K + self.dimension) - A @ H
+        kept = [t for t in range(self.steps) if t >= self.steps // 2]
+        privacy = np.zeros_like(H)
+        for s_ in range(self.steps):  # noise of step s_ reaches the iterate after step t through M^(t − s_)
+            C = np.zeros_like(H)
+            power = np.broadcast_to(np.eye(K + self.dimension), H.shape).copy()
+            for t in range(s_, self.steps):
+                if t in kept:
+                    C = C + power
+                power = M @ power
+            CA = C @ A / len(kept)
+            privacy = privacy + self.sigma**2 * CA @ np.swapaxes(CA, -1, -2)
+        return np.linalg.inv(H), privacy
 
     def log_hazard_ratios(self, theta: np.ndarray, bounds: Mapping[str, tuple[float, float]]) -> np.ndarray:
         """β on the covariates' own scale (per unit): the scaled β divided by each half-range."""
         half = np.array([(float(b[1]) - float(b[0])) / 2 for b in bounds.values()])
         return theta[..., self.intervals:] / half
+
+
+class GradientCox:
+    """Method B behind :class:`dpcore.survival.cox.DPCoxPHFitter` (``method="gradient"``): continuous covariates
+    in public numeric bounds ``{name: (lo, hi)}``, a public horizon, (ε, δ) with δ > 0 (default 10⁻⁶). Its
+    interval is :meth:`NoisyGD.covariances` — approximate, **not honest** (measured coverage in
+    bench/results/cox_adjusted.md)."""
+
+    def __init__(self, epsilon: float, delta: float, bounds: Mapping[str, tuple[float, float]], horizon: float,
+                 primary: str | None = None, intervals=None, expected_event_share: float | None = None,
+                 steps: int | None = None, alpha: float = 0.05):
+        if not (horizon is not None and np.isfinite(horizon) and horizon > 0):
+            raise InputError("Declare the horizon (the study's planned follow-up): it must be public.")
+        try:
+            self.bounds = {k: (float(v[0]), float(v[1])) for k, v in bounds.items()}
+        except (TypeError, ValueError, IndexError):
+            raise InputError("Gradient descent takes numeric bounds per covariate, e.g. {'age': (18, 75)}.") from None
+        names = list(self.bounds)
+        if primary is not None:
+            if primary not in names:
+                raise InputError(f"The primary covariate {primary!r} is not among the declared ones {names}.")
+            names.sort(key=lambda name: name != primary)
+            self.bounds = {k: self.bounds[k] for k in names}
+        self.names, self.horizon, self.alpha = tuple(names), float(horizon), alpha
+        self.mechanism = NoisyGD(float(epsilon), float(delta) if delta > 0 else 1e-6, len(names),
+                                 intervals=int(intervals or 1), steps=int(steps or DEFAULT_STEPS),
+                                 share=0.5 if expected_event_share is None else float(expected_event_share))
+
+    def data(self, df, duration_col: str, event_col: str) -> PEData:
+        require_columns(df, [duration_col, event_col, *self.names])
+        time = numeric_column(df, duration_col, minimum=0, what="duration")
+        event = numeric_column(df, event_col, minimum=0, maximum=1, integer=True, what="event (0 or 1)")
+        x = df[list(self.names)].to_numpy(float)
+        if np.isnan(x).any():
+            raise InputError("Gradient descent fits complete cases only: a covariate value is missing.")
+        return person_data(time, event, x, self.bounds, self.horizon, self.mechanism.intervals)
+
+    def _fit(self, theta, curvature_released):
+        K = self.mechanism.intervals
+        sampling, privacy = self.mechanism.covariances(theta, curvature_released)
+        half = np.array([(hi - lo) / 2 for lo, hi in self.bounds.values()])
+        outer = 1.0 / (half[:, None] * half[None, :])
+        return HazardRatioFit(self.names, self.mechanism.log_hazard_ratios(theta, self.bounds),
+                              sampling[..., K:, K:] * outer, privacy[..., K:, K:] * outer, self.alpha)
+
+    def fit(self, df, duration_col: str, event_col: str, rng: np.random.Generator | None = None):
+        if rng is None:  # the release path: NumPy's generator seeded by the operating system
+            rng = np.random.default_rng()
+        return self._fit(*self.mechanism.run(self.data(df, duration_col, event_col), rng, with_curvature=True))
+
+    def simulate(self, df, duration_col: str, event_col: str, *, draws: int, rng: np.random.Generator,
+                 redraws: int = 100):
+        return self._fit(*self.mechanism.run(self.data(df, duration_col, event_col), rng, draws=draws,
+                                             with_curvature=True))
+
+    def public_params(self) -> dict:
+        m = self.mechanism
+        return {"method": "piecewise-exponential by clipped noisy gradient descent (method B)",
+                "bounds": self.bounds, "horizon": self.horizon, "intervals": m.intervals, "steps": m.steps,
+                "clip": m.clip_norm, "sigma": m.sigma, "delta": m.delta, "noise_kind": "gaussian"}
