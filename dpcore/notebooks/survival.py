@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from dpcore.notebooks.code import Cell, code
 from dpcore.notebooks.common import READ_CSV, release_cell
+from dpcore.survival.session import SEED_STREAMS
 
 TITLE = "Differentially private survival curves"
 METHOD = "DP survival analysis"
@@ -38,7 +39,7 @@ class SurvivalConfig(CsvColumns):
     noise_aware: bool = False
     kind: str = "discrete_laplace"
     delta: float = 0.0  # the Gaussian's δ (kind "gaussian")
-    risk_set: str = "isotonic"  # dpcore.survival.DEFAULT_RISK_SET (notebooks import no method package here)
+    risk_set: str = "isotonic"  # dpcore.survival.DEFAULT_RISK_SET (a plain value: the settings the notebook prints)
     sweep: tuple[float, ...] = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
     sweep_draws: int = 200
     width: float = 1.0  # bin width in grid units (the page's default grid rule for uploads)
@@ -112,6 +113,12 @@ def _read_cells(c: SurvivalConfig) -> list[Cell]:
         figure="headline")]
 
 
+def _seed(stream: str) -> str:
+    """The page's seed stream ``stream`` as code (``dpcore.survival.session.SEED_STREAMS``): the notebook draws each
+    use's numbers from the page's seed for that use."""
+    return f"SEED + {SEED_STREAMS[stream]}" if SEED_STREAMS[stream] else "SEED"
+
+
 def cells(c: SurvivalConfig) -> list[Cell]:
     """The notebook's steps, in the page's order and with its seeds (so the numbers are the page's)."""
     grouped = "group=group, groups=groups" if c.compare else "group=None, groups=None"
@@ -135,14 +142,15 @@ def cells(c: SurvivalConfig) -> list[Cell]:
         Cell("One preview release: noise on every released count, drawn with the page's seed.",
              "noise = sv.noise_for(counts, EPSILON, kind=NOISE, delta=DELTA)\n"
              "RELEASED_NOISE = 'gaussian' if NOISE == 'gaussian' else 'discrete_laplace'  # Laplace: previews only\n"
-             "rng = np.random.default_rng(SEED)\n"
+             f"rng = np.random.default_rng({_seed('preview')})\n"
              "noisy = sv.noisy_counts(counts, noise, rng=rng)\n"
              "print(noise.describe())"),
         Cell("Post-processing (free): the same estimator on the noisy and on the exact counts, all groups pooled, "
              "and the noise-aware band redrawn from the noisy counts alone.", _curves_code(c)),
         *_read_cells(c),
         Cell("The privacy–utility trade-off: many simulated releases at each ε of a grid, with the page's seed.",
-             code("trade_off = sv.utility_curve(counts, {sweep}, draws={draws}, rng=np.random.default_rng(SEED + 1),\n"
+             code("trade_off = sv.utility_curve(counts, {sweep}, draws={draws}, "
+                  f"rng=np.random.default_rng({_seed('sweep')}),\n"
                   "                             estimator=ESTIMATOR, kind=NOISE, delta=DELTA, event_type=EVENT_TYPE,\n"
                   "                             risk_set=RISK_SET, noise_aware_logrank={aware})\n"
                   "utility = sf.utility_figure(trade_off, EPSILON, time_unit=grid.grid_unit)",

@@ -39,11 +39,16 @@ The files, in the order data flows (each imports only the ones above it):
 15. ``audit.py`` — worst-case neighbouring pairs for the black-box audit.
 16. ``hazard_ratio.py`` — **post-processing**, hazard ratios: the grouped piecewise-exponential (Cox) fit of
     released counts with its interval (sampling + privacy) and the per-interval proportional-hazards check;
-17. ``cox.py`` — :class:`DPCoxPHFitter`: one histogram of stratum × covariate cell × interval × outcome (its own
+17. ``cox_gd.py`` — adjusted hazard ratios with continuous covariates: the piecewise-exponential model by clipped
+    noisy gradient descent (method B, its own sensitivity proof); measured in the bench, not on the page.
+18. ``cox_score.py`` — adjusted hazard ratios by the padded score one step from 0 with the information from cheap
+    releases (method C, its own sensitivity proof); measured in the bench, not on the page.
+19. ``cox.py`` — :class:`DPCoxPHFitter`: one histogram of stratum × covariate cell × interval × outcome (its own
     sensitivity proof), fitted by ``hazard_ratio.py``;
-18. ``cox_audit.py`` — worst-case pairs and planted bugs for the hazard-ratio release's audit.
-19. ``cox_gd.py`` — adjusted hazard ratios with continuous covariates: the piecewise-exponential model by clipped
-    noisy gradient descent (its own sensitivity proof); measured in the bench, not on the page.
+20. ``cox_audit.py`` — worst-case pairs and planted bugs for the hazard-ratio releases' audit (methods A and C).
+21. ``page_text.py`` — the survival page's prose (labels, help texts, captions), as plain strings;
+22. ``session.py`` — what the survival page computes between its controls and its figures (the preview, its reads,
+    the sweeps, the tables), with the preview's named seed streams the notebook repeats; not part of this face.
 
 This ``__init__`` is the public API (``from dpcore import survival as sv; sv.count_matrix(...)``).
 """

@@ -1,0 +1,48 @@
+"""The survival page's release: the notebook of its configuration, the release panel and the attacker's view."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import streamlit as st
+
+import ui
+from dpcore import survival as sv
+from dpcore.notebooks import SurvivalConfig
+from dpcore.survival import session as ss
+from ui.attacker import attacker_panel  # teaching mode: what ε means for one patient
+from ui.exports import code_downloads, release_with_script  # notebook, script
+from ui.survival.question import upload_columns
+from ui.survival.trade_off import SWEEP, sweep_draws_chosen, utility_note
+
+
+def release_reads(session: ss.Session) -> dict:
+    """The summary times and the restricted mean's horizon the Kaplan–Meier view shows, for the release."""
+    times = session.years_to_times(str(st.session_state.get("sv_years", ss.DEFAULT_YEARS)))
+    tau = st.session_state.get("sv_tau")
+    return {"read_times": times, "rmst_horizon": None if tau is None else min(float(tau), session.end),
+            "band_rule": st.session_state.get("sv_band", sv.DEFAULT_BAND),
+            "time_resolution": session.settings.resolution}
+
+
+def config(session: ss.Session, epsilon: float) -> SurvivalConfig:
+    """The page's configuration as the notebook repeats it (public settings only)."""
+    src, s = session.src, session.settings
+    return SurvivalConfig(
+        dataset=src.name, horizon=s.horizon, grid_unit=s.grid_unit, width=s.width, epsilon=epsilon, seed=s.seed,
+        estimator=s.estimator, event_type=s.event_type, compare=s.compare, noise_aware=s.aware, kind=s.kind,
+        delta=s.delta, risk_set=s.risk_set, sweep=tuple(SWEEP), sweep_draws=sweep_draws_chosen(),
+        **release_reads(session), **({} if src.bundled else upload_columns()))
+
+
+def release(session: ss.Session, epsilon: float, records, *, button_at) -> None:
+    """The notebook downloads, the release panel (its button at ``button_at``) and the attacker's view."""
+    src, chosen = session.src, config(session, epsilon)
+    code_downloads(chosen)
+    ui.release_panel(
+        key="survival", dataset_label=src.label, fingerprint=src.fp, persons=src.persons, records=records,
+        method="DP survival analysis", epsilon=epsilon, delta=session.settings.delta,
+        params=session.release_params(), utility_note=partial(utility_note, session, epsilon), button_at=button_at,
+        make_bundle=lambda: release_with_script(session.release(epsilon, release_reads(session)), chosen),
+    )
+    attacker_panel("survival", epsilon)
