@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from dpcore.notebooks.code import Cell, code
 from dpcore.notebooks.common import READ_CSV, release_cell
 from dpcore.sparse.events import KT_PRIVATE_SUPPORT, PEELING
+from dpcore.sparse.session import SEED_STREAMS, SWEEP
 
 #: the public constants a page may pass (keyword arguments of every sparse method)
 CONSTANTS = ("K", "r", "B", "lam_rule", "c_lam", "c1", "T2", "dp_T", "m", "intercept")
@@ -32,7 +33,7 @@ class SparseConfig:
     repeats: int
     methods: tuple[str, ...]
     params: dict = field(default_factory=dict)
-    sweep: tuple[float, ...] = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
+    sweep: tuple[float, ...] = tuple(SWEEP.tolist())
     n: int = 1000
     d: int = 500
     s_star: int = 5
@@ -71,6 +72,12 @@ def _constants(params: dict) -> dict:
     return params
 
 
+def _rng(stream: str) -> str:
+    """The generator of one of the page's seed streams (:data:`dpcore.sparse.session.SEED_STREAMS`), as code."""
+    offset = SEED_STREAMS[stream]
+    return f"np.random.default_rng(SEED + {offset})" if offset else "np.random.default_rng(SEED)"
+
+
 def cells(c: SparseConfig) -> list[Cell]:
     """The notebook's steps, in the page's order and with its seeds (so the numbers are the page's)."""
     params = ", ".join(f"{name}={{{name}}}" for name in _constants(c.params))
@@ -83,7 +90,7 @@ def cells(c: SparseConfig) -> list[Cell]:
                   "METHODS = {methods}\n" + f"params = dict({params})", eps=c.epsilon, delta=c.delta,
                   s=c.sparsity, seed=c.seed, reps=c.repeats, methods=c.methods, **_constants(c.params))),
         Cell("The non-private teacher, then one batch of preview fits per private method (seeded NumPy noise).",
-             "rng = np.random.default_rng(SEED)\n"
+             f"rng = {_rng('fits')}\n"
              "Xc, yc = sp.prepare(data.X, data.y, data.loss, sp.SparseParams(**params))\n"
              "teacher = sp.teacher_fit(Xc, yc, sparsity=SPARSITY, lam=0.0, loss=data.loss, p=sp.SparseParams(**params))\n"
              "coefs = {'nonprivate': teacher[None]}\n"
@@ -102,7 +109,7 @@ def cells(c: SparseConfig) -> list[Cell]:
              "                                  feature_names=data.feature_names or None)", figure="headline"),
         Cell("The privacy–utility trade-off: every method over a grid of ε, repeated with fresh noise.",
              code("curve = sp.utility_curve(data, sparsity=SPARSITY, epsilons={sweep}, delta=DELTA, methods=METHODS,\n"
-                  "                         repeats=REPEATS, rng=np.random.default_rng(SEED + 2), **params)\n"
+                  "                         repeats=REPEATS, rng=" + _rng("sweep") + ", **params)\n"
                   "metric = 'l2_error' if data.theta is not None else 'test_error'\n"
                   "utility = sf.utility_figure(curve, metric, labels=sp.METHOD_LABELS, y_title=metric)",
                   sweep=list(c.sweep)), figure="utility"),

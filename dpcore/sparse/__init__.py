@@ -29,6 +29,9 @@ The files, in the order data flows (each imports only the ones above it):
     and its attacker's pair built from a data set (:func:`peel_data_scenario`);
 14. ``audit.py`` — black-box audit scenarios, including the known support-flip violation, and pairs built
     from a data set for KT with private support (:func:`data_scenario`).
+15. ``session.py`` — what the Sparse page computes (the preview, the curves, the release's terms, the seed
+    streams a notebook shares), calling the methods through this face;
+16. ``page_text.py`` — what the Sparse page says (plain strings).
 
 This ``__init__`` is the public API (``from dpcore import sparse; sparse.knowledge_transfer(...)``).
 
