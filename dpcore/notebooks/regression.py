@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from dpcore.notebooks.code import Cell, code
 from dpcore.notebooks.common import READ_CSV, release_cell
+from dpcore.regression.session import SEED_STREAMS
 
 TITLE = "Robust private linear regression for drug sensitivity"
 METHOD = "Robust private linear regression"
@@ -45,6 +46,13 @@ class RegressionConfig:
     delta: float = 0.0
 
 
+def _stream(name: str) -> str:
+    """A seed stream's name for the notebook's ``stream(SEED, name)``: one the page draws with (KeyError if not)."""
+    if name not in SEED_STREAMS:
+        raise KeyError(f"no seed stream {name!r}: the page draws with {sorted(SEED_STREAMS)}")
+    return name
+
+
 def _data(c: RegressionConfig) -> list[Cell]:
     if c.source == "gdsc":
         return [Cell("Load the bundled GDSC subset. Public: the feature order, the response range and a fixed, seeded "
@@ -82,7 +90,8 @@ def cells(c: RegressionConfig) -> list[Cell]:
         Cell("Imports: dpcore's regression package, its evaluation helpers and its figures.",
              "import numpy as np\n\nfrom dpcore.core import datasets\nfrom dpcore import regression as R\n"
              "from dpcore.regression import figures as rf\n"
-             "from dpcore.regression.evaluation import monte_carlo_cv, preview_fit, tuned_omegas"),
+             "from dpcore.regression.evaluation import monte_carlo_cv, preview_fit, tuned_omegas\n"
+             "from dpcore.regression.session import stream  # the page's named seed streams"),
         *_data(c),
         Cell("The page's settings: ε and its split between the three statistics, the share for a DP centre and "
              "scale of the response (charged), and the clipping thresholds (tuned for free on synthetic data).",
@@ -94,10 +103,10 @@ def cells(c: RegressionConfig) -> list[Cell]:
                   eps=c.epsilon, seed=c.seed, priors=c.priors, split=c.split, yc=prep["y_centre"],
                   sy=prep["sigma_y"], share=prep["prep_share"], omegas=c.omegas, method=c.method, delta=c.delta)),
         Cell("One split of the private records into a test set and a private training set, with the page's seed.",
-             code("rest = np.flatnonzero(~public)\nrng = np.random.default_rng(SEED)\n"
+             code("rest = np.flatnonzero(~public)\nrng = np.random.default_rng(stream(SEED, {preview}))\n"
                   "perm = rest[rng.permutation(rest.size)]\n"
                   "test, private = perm[:{t}], perm[{t}:{t} + {p}]\npublic_rows = np.flatnonzero(public)",
-                  t=c.n_test, p=c.n_private)),
+                  t=c.n_test, p=c.n_private, preview=_stream("preview"))),
         Cell("Preview releases on that split (seeded NumPy noise) and the non-private fit on the same records.",
              code(f"pv = preview_fit(X, y, private=private, public=public_rows, test=test, {bounds},\n"
                   "                 eps_prep=EPS_PREP, eps_stat=EPS_STAT, omegas=(OMEGA_X, OMEGA_Y), split=SPLIT,\n"
@@ -114,14 +123,16 @@ def cells(c: RegressionConfig) -> list[Cell]:
              figure="headline"),
         Cell("The privacy–utility trade-off: Monte-Carlo cross-validation of the five models over ε (thresholds "
              "re-tuned for every ε on synthetic data).",
-             code("by_eps = monte_carlo_cv(X[rest], y[rest], epsilons={sweep}, sizes=({p},), rng=SEED, repeats={r},\n"
+             code("by_eps = monte_carlo_cv(X[rest], y[rest], epsilons={sweep}, sizes=({p},),\n"
+                  "                       rng=stream(SEED, {stream}), repeats={r},\n"
                   "                       n_test={t}, n_nonprivate=0, public=(X[public], y[public]) if public.any() "
                   "else None,\n"
                   f"                       {bounds}, prep_share=PREP_SHARE,\n"
                   "                       split=SPLIT, priors=PRIORS,\n"
                   "                       omegas=lambda n, d, e, sp: tuned_omegas(int(n), int(d), float(e), tuple(sp), 5, 5))\n"
                   "utility = rf.rho_vs_epsilon(by_eps.epsilons, by_eps.rho[:, 0], chosen=EPSILON)",
-                  sweep=list(c.sweep), p=c.n_private, r=c.repeats, t=c.n_test), figure="utility"),
+                  sweep=list(c.sweep), p=c.n_private, r=c.repeats, t=c.n_test, stream=_stream("sweep")),
+             figure="utility"),
         release_cell(c.method, "EPSILON", "DELTA", (
             f"prep = R.prepare(X[private], y[private], {bounds}, epsilon=EPS_PREP, release=True)\n"
             "rows = R.PublicRows(X[public], y[public], tuple(f'row {i}' for i in public_rows), 'marked public')\n"

@@ -34,7 +34,10 @@ The files, in the order data flows (each imports only the ones above it):
 15. ``bundle.py`` — :func:`release_adassp` (the page's default) and :func:`release` (robust private LR, the paper's):
     one OpenDP release as a ReleaseBundle (data only);
 16. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
-17. ``audit.py`` — black-box audit scenarios.
+17. ``audit.py`` — black-box audit scenarios;
+18. ``page_text.py`` — the drug-sensitivity page's prose (help texts, captions, explanations) as plain strings;
+19. ``session.py`` — what that page computes between its controls and its figures: its data sources, named seed
+    streams (shared with its notebook), the preview, the CV runs and the release's charged parts.
 
 This ``__init__`` is the public API (``from dpcore import regression as R; R.release(...)``); the
 evaluation and tuning helpers are imported from their modules
