@@ -26,7 +26,7 @@ from ui.layout import TEACHING_KEY, literal, note
 ROOT = Path(__file__).resolve().parent
 
 # The favicon is a file served by this server: a ":material/…:" page icon makes every browser fetch it from a public
-# font server, and a clinical tool on a hospital network must not call out (tests/test_offline_browser.py).
+# font server, and a clinical tool on a hospital network must not call out (tests/app/test_offline_browser.py).
 st.set_page_config(page_title="DP trade-offs for clinical data", page_icon=str(ROOT / "assets" / "favicon.png"),
                    layout="wide")
 

@@ -98,7 +98,7 @@ def main() -> dict:
     together = fdr.run_all(p, S, rng=np.random.default_rng(1))
     for name in cases:
         loop_rej = cases[name][1]()
-        if name not in fdr.PRIVATE_METHODS:  # private rules drew other noise here; checked in tests/test_fdr.py
+        if name not in fdr.PRIVATE_METHODS:  # private rules drew other noise here; checked in tests/fdr/test_fdr.py
             assert all(together[name].rejections[r].tolist() == loop_rej[r][0] for r in range(R)), name
     t_all = _median(lambda: fdr.run_all(p, S, rng=np.random.default_rng(1)), 15)
     overall = total_loop / t_all

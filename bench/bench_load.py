@@ -1,6 +1,6 @@
 """Load check: 20 browser sessions at once, each visiting every page and moving its ε slider; no error shown.
 
-The driver is ``tests/support/load_sessions.py`` (the suite's ``tests/test_load_browser.py`` runs it with 6 sessions): one
+The driver is ``tests/support/load_sessions.py`` (the suite's ``tests/app/test_load_browser.py`` runs it with 6 sessions): one
 ``streamlit run app.py`` with a fresh ledger, one Chromium with a context per session, every page by the sidebar,
 the ε slider one step where a page has one; every exception box, error alert and error dialog ever shown is
 recorded with its text, with the server's tracebacks. Bounded: every wait has a timeout (``--timeout``), the whole

@@ -8,7 +8,7 @@ typed as a custodian who knows only orders of magnitude would (response 0 to 1,0
 
 * the non-private choice: each column's empirical 1st and 99th percentiles (``numpy.quantile``), read off the rows;
 * the private choice at ε_bounds = 0.5, 1, 2, 5 and 20: 20 seeded choices each (the preview's law, the same as
-  OpenDP's release path: ``tests/test_private_bounds.py``);
+  OpenDP's release path: ``tests/private_choice/test_private_bounds.py``);
 * for reference, the public domain-knowledge ranges of ``dpcore.regression.examples``.
 
 Reported: the share of each column's values inside its range (mean over columns and choices), the median over

@@ -37,28 +37,28 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-LAW = "tests/test_release_law.py"
-AUDIT = "tests/test_release_audit.py"
-PREP = "tests/test_preparation.py"
-SURVIVAL = (LAW, AUDIT, "tests/test_survival_release.py", "tests/test_survival.py")
-REGRESSION = (PREP, LAW, AUDIT, "tests/test_regression.py", "tests/test_regression_adassp.py")
-SPARSE = (LAW, AUDIT, "tests/test_sparse_peeling.py", "tests/test_sparse.py")
-FDR = (LAW, AUDIT, "tests/test_fdr.py", "tests/test_fdr_uploads.py")
-COX = ("tests/test_cox.py",)
-LEDGER = ("tests/test_ledger_rules.py", "tests/test_ledger_store.py", "tests/test_ledger_keys.py")
+LAW = "tests/accounting/test_release_law.py"
+AUDIT = "tests/reporting/test_release_audit.py"
+PREP = "tests/regression/test_preparation.py"
+SURVIVAL = (LAW, AUDIT, "tests/survival/test_survival_release.py", "tests/survival/test_survival.py")
+REGRESSION = (PREP, LAW, AUDIT, "tests/regression/test_regression.py", "tests/regression/test_regression_adassp.py")
+SPARSE = (LAW, AUDIT, "tests/sparse/test_sparse_peeling.py", "tests/sparse/test_sparse.py")
+FDR = (LAW, AUDIT, "tests/fdr/test_fdr.py", "tests/fdr/test_fdr_uploads.py")
+COX = ("tests/survival/test_cox.py",)
+LEDGER = ("tests/ledger/test_ledger_rules.py", "tests/ledger/test_ledger_store.py", "tests/ledger/test_ledger_keys.py")
 EVERY_RELEASE = (LAW,)
 # the guards: each list is the one behaviour-test file that names the broken promise, then the older tests
-G_LEDGER = "tests/test_guards_ledger.py"
-G_PERSONS = "tests/test_guards_persons.py"
-G_ACCOUNTING = "tests/test_guards_accounting.py"
-G_EXPORTS = "tests/test_guards_exports.py"
-LINKS = (G_LEDGER, "tests/test_ledger_links.py")
-STORE = (G_LEDGER, "tests/test_ledger_rules.py")
-PERSONS = (G_PERSONS, "tests/test_ledger_links.py")
-ACCESS = ("tests/test_access.py", "tests/test_access_scopes.py")
-ACCOUNTING = (G_ACCOUNTING, "tests/test_accounting_releases.py", "tests/test_accounting.py")
-EXPORTS = (G_EXPORTS, "tests/test_release_leaks.py", "tests/test_csv_injection.py")
-UPLOADS = (G_EXPORTS, "tests/test_validation.py")
+G_LEDGER = "tests/ledger/test_guards_ledger.py"
+G_PERSONS = "tests/ledger/test_guards_persons.py"
+G_ACCOUNTING = "tests/accounting/test_guards_accounting.py"
+G_EXPORTS = "tests/reporting/test_guards_exports.py"
+LINKS = (G_LEDGER, "tests/ledger/test_ledger_links.py")
+STORE = (G_LEDGER, "tests/ledger/test_ledger_rules.py")
+PERSONS = (G_PERSONS, "tests/ledger/test_ledger_links.py")
+ACCESS = ("tests/ledger/test_access.py", "tests/ledger/test_access_scopes.py")
+ACCOUNTING = (G_ACCOUNTING, "tests/accounting/test_accounting_releases.py", "tests/accounting/test_accounting.py")
+EXPORTS = (G_EXPORTS, "tests/reporting/test_release_leaks.py", "tests/reporting/test_csv_injection.py")
+UPLOADS = (G_EXPORTS, "tests/core/test_validation.py")
 
 
 @dataclass(frozen=True)
@@ -285,10 +285,10 @@ MUTATIONS = [
              (G_PERSONS,)),
     Mutation("ui-holding-memo-ignores-rows", "release panel: the memo of a holding ignores which rows it holds",
              "ui/release.py", 'rows = "all" if persons.rows is None else fingerprint(persons.rows)', 'rows = "all"',
-             (G_PERSONS, "tests/test_release_panel.py")),
+             (G_PERSONS, "tests/ui/test_release_panel.py")),
     Mutation("ui-release-values-not-recorded", "release panel: what a release exported is not kept in the ledger",
              "ui/release.py", "ledger.record_values(record, bundle.to_json())  # before", "(record, bundle)  # before",
-             ("tests/test_release_panel.py",)),
+             ("tests/ui/test_release_panel.py",)),
     # ---- access
     Mutation("access-reviewer-spends", "access: a reviewer is made a custodian of their own scope",
              "dpcore/access.py", 'return Person(person_id, name, REVIEWER, "", self.reviewers[person_id])',

@@ -14,7 +14,7 @@ Memory budget of the server (any sequence of links and controls, one visitor): t
 page's n·d cap of 20 million cells: about 0.5 GB; its design matrices are built a few supports at a time) + per
 session at most one upload of at most 20 MB per page (:mod:`ui.data`) + the baseline of the imported libraries
 (NumPy, SciPy, pandas, Streamlit, lifelines, OpenDP, numba: about 0.4 GB): 1.5 GB, checked by
-``tests/test_memory_browser.py`` after the other browser tests have run in the same server.
+``tests/app/test_memory_browser.py`` after the other browser tests have run in the same server.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ chosen. On a 1366×768 laptop the first screen holds, in this order and without 
 
 Expert settings go into one folded :class:`settings_group` whose label repeats their current values; prose and
 formulas go into :func:`what_this_page_shows` (or teaching mode). Streamlit's own layout (columns,
-expanders) only: no CSS, which breaks when Streamlit renames its classes. ``tests/test_first_screen_browser.py``
+expanders) only: no CSS, which breaks when Streamlit renames its classes. ``tests/app/test_first_screen_browser.py``
 holds every method page to this at 1440×900 and 1366×768.
 """
 
@@ -24,7 +24,7 @@ from ui.layout import explain, literal
 from ui.widgets import FOLDED_NOTES, link_note
 
 #: The tallest main figure that still leaves half of it in the first 768 px under the title, the question row
-#: and the view switch (measured in Chromium, ``tests/test_first_screen_browser.py``).
+#: and the view switch (measured in Chromium, ``tests/app/test_first_screen_browser.py``).
 FIGURE_HEIGHT = 440
 #: Widths of the controls column and the figure column of :func:`first_screen`.
 FIRST_SCREEN_WIDTHS = (1.0, 2.3)

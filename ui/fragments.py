@@ -4,7 +4,7 @@ A method page puts everything that depends on ε in an ``st.fragment`` so that m
 that part. Streamlit keeps a session's fragments (the page function, hence the page script's whole namespace:
 data sets, fits, sweeps) after its browser disconnects, for ``server.disconnectedSessionTTL`` (two minutes), so
 that a reconnect can resume it. Visiting a heavy page by link after link then held every earlier page's data
-at once: 5 GB instead of 1 GB in ``tests/test_memory_browser.py``.
+at once: 5 GB instead of 1 GB in ``tests/app/test_memory_browser.py``.
 
 :func:`live_fragment` releases a page's namespace when its session disconnects (a session-scoped
 ``st.cache_resource`` whose ``on_release`` Streamlit calls on disconnect). A fragment rerun that finds its
@@ -106,7 +106,7 @@ def view_switch(labels: list[str], *, key: str) -> list[View]:
 
     The open view survives a run that did not draw the switch (Streamlit then forgets a widget's state, e.g.
     after a setting that stops the page early). A remembered view this configuration does not have opens the
-    first (tests/test_fragments.py checks both).
+    first (tests/app/test_fragments.py checks both).
     """
     remembered = f"_{key}_last_open"
     if st.session_state.get(key) not in labels:
@@ -192,7 +192,7 @@ class _Burst:
 @contextlib.contextmanager
 def _sent_together():
     """Routes the run's messages through a :class:`_Burst` (Streamlit 1.67's ``ScriptRunContext._enqueue``, the
-    one path every element of the run takes; ``tests/test_fragments.py`` fails if that changes)."""
+    one path every element of the run takes; ``tests/app/test_fragments.py`` fails if that changes)."""
     ctx = get_script_run_ctx()
     if ctx is None:
         yield

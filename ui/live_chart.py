@@ -139,7 +139,7 @@ def figure_json(figure: go.Figure) -> str:
 
     Read from the figure without ``to_plotly_json``'s deep copy of every trace (which exists only so that the
     conversion to typed arrays may work in place): a copy and a conversion per ε move were about 1.5 ms of the
-    move's server time (py-spy). ``tests/test_live_chart.py`` checks that the result equals Plotly's own on every
+    move's server time (py-spy). ``tests/ui/test_live_chart.py`` checks that the result equals Plotly's own on every
     figure a page redraws live. Frames are left out: ``Plotly.react`` draws traces and layout only.
     """
     own = {k: v for k, v in figure._layout.items() if k != "template"}  # noqa: SLF001 - the figure's dicts, read only

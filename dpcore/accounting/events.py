@@ -22,7 +22,7 @@ double the shift a second time.
 Vector statistics. A vector of counts or sums whose L1 change ``Δ1`` is spread over several coordinates has a
 privacy loss that is a sum of one-coordinate Laplace losses with shifts summing to ``Δ1``; the PLD used is the
 one-coordinate shift by the whole ``Δ1``. That the single shift is the worst case is checked numerically
-(``tests/test_accounting.py::test_split_laplace_shift_is_dominated``: every δ(ε) of a split shift lies below
+(``tests/accounting/test_accounting.py::test_split_laplace_shift_is_dominated``: every δ(ε) of a split shift lies below
 the single shift's) rather than proven here; both the basic and the RDP figures beside it do not rely on it.
 """
 

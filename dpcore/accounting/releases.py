@@ -5,7 +5,7 @@
 that name (found through :func:`dpcore.registry.events_module`: ``dpcore.survival.events``,
 ``dpcore.regression.events``, ``dpcore.sparse.events``). Each rebuilds the mechanisms its release ran from the
 method's own calibration, never from the data, and the events' basic composition is the charged ``(ε, δ)``
-(``tests/test_accounting_releases.py`` checks it method by method). The accountant itself only composes events: it
+(``tests/accounting/test_accounting_releases.py`` checks it method by method). The accountant itself only composes events: it
 imports no method (dp-accounting's contract: each event documents itself).
 
 A name no method declares (PAPRIKA's discovery lists: the sparse-vector technique has no tighter description in the

@@ -1,6 +1,6 @@
 """The kernel every layer and method imports: calibrated noise, input checks, persons, bundled data, the black-box audit, Monte-Carlo summaries, Dask, thread limits and column guessing.
 
-It imports nothing above it (``tests/test_architecture.py``).
+It imports nothing above it (``tests/architecture/test_architecture.py``).
 """
 
 __all__: list[str] = []

@@ -3,7 +3,7 @@
 Each method has a configuration dataclass holding the page's public settings (a bundled data set's name, or how
 the columns of the user's CSV map to the method's roles; ε, the seed and the method's controls) and the cells
 that rebuild the page's preview from it with dpcore's public API: the same calls and seeds as the page, so the
-numbers are the page's (``tests/test_notebooks.py`` runs every page's notebook in a fresh kernel and compares).
+numbers are the page's (``tests/notebooks/test_notebooks.py`` runs every page's notebook in a fresh kernel and compares).
 A release at the end runs only when its switch is set, after charging a ledger.
 
 How a value gets into the code: :mod:`dpcore.notebooks.code` (``repr()`` of validated literals; the Markdown

@@ -85,7 +85,7 @@ def adassp_omega_y(epsilon):
 
     Clipping adds a bias that no ε removes; the noise on ``Xᵀy`` scales as ``By/ε``. Growing ``By`` as ``√ε``
     beyond ε = 10 shrinks both (noise as ``1/√ε``), so that as ε → ∞ nothing within the public range is clipped
-    and the fit reaches ordinary least squares (``tests/test_regression_adassp.py``).
+    and the fit reaches ordinary least squares (``tests/regression/test_regression_adassp.py``).
     """
     return ADASSP_OMEGA_Y * np.sqrt(np.maximum(1.0, np.asarray(epsilon, dtype=float) / ADASSP_OMEGA_EPSILON))
 

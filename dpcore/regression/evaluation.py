@@ -317,7 +317,7 @@ class Preview:
     (draws,) the prediction at a zero prepared record; ``*_nonprivate`` are the same pipeline without noise or clipping: the same
     training records (private and public) and the exact value of the response centre the private fit
     estimates (the private rows' mean for a DP centre, the same public value otherwise). So the preview
-    tends to it as ε → ∞ (``tests/test_regression.py`` checks ε = 10⁶).
+    tends to it as ε → ∞ (``tests/regression/test_regression.py`` checks ε = 10⁶).
     """
 
     prep: Preparation

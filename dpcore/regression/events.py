@@ -10,7 +10,7 @@ mechanism's loss depends only on ``scale/sensitivity``, so a part's ε (and δ) 
 * :data:`~dpcore.regression.linalg.METHOD` (robust private LR, the paper's) — every part (``nxx``, ``nxy``,
   ``nyy``, DP centre / scale) a Laplace.
 
-The events' basic composition is the charged ``(ε, δ)`` (``tests/test_accounting_releases.py``).
+The events' basic composition is the charged ``(ε, δ)`` (``tests/accounting/test_accounting_releases.py``).
 """
 
 from __future__ import annotations

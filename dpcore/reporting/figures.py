@@ -70,7 +70,7 @@ def to_figure(spec: Spec) -> go.Figure:
     Validating (and deep-copying) every trace and layout property through ``plotly.graph_objects`` was a third to
     two thirds of each rerun while a slider moves (py-spy); ``go.Figure(spec, _validate=False)`` still copies
     the spec but skips the checks. That every builder's spec is valid Plotly — validation would change nothing — is
-    asserted for every public builder by ``tests/test_figure_specs.py``.
+    asserted for every public builder by ``tests/reporting/test_figure_specs.py``.
     """
     return go.Figure(spec, _validate=False)
 

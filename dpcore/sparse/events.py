@@ -9,7 +9,7 @@ the data:
 * :data:`KT_PRIVATE_SUPPORT` — ``support selection (Laplace)``: a Laplace on the block votes; ``synthetic responses
   (Gaussian)``: an analytic Gaussian at ``(ε_2, δ)``.
 
-The events' basic composition is the charged ``(ε, δ)`` (``tests/test_accounting_releases.py``).
+The events' basic composition is the charged ``(ε, δ)`` (``tests/accounting/test_accounting_releases.py``).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ ran from those alone (never from the data). Both releases here noise one histogr
 * :data:`COX` — the hazard ratios' histogram (``sensitivity_l1`` 2, ``cox.py``'s proof).
 
 With ``params["noise_kind"] == "gaussian"`` either is one analytic Gaussian at ``(ε, δ)``. The events' basic
-composition is the charged ``(ε, δ)`` (``tests/test_accounting_releases.py``).
+composition is the charged ``(ε, δ)`` (``tests/accounting/test_accounting_releases.py``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A bare Streamlit page with the kinds of element the app uses, in Streamlit's default theme and nothing of ours.
 
-``tests/test_accessibility_browser.py`` runs axe-core on it beside the app: what axe finds here is the framework's
+``tests/app/test_accessibility_browser.py`` runs axe-core on it beside the app: what axe finds here is the framework's
 own share (the app cannot change how Streamlit draws a slider or a caption), and what it finds only on the app is
 the app's. Run from a folder without the project's ``.streamlit/config.toml``.
 """

@@ -6,6 +6,9 @@ Test modules import these (``from tests.support.browser_helpers import ...``) ra
 from __future__ import annotations
 
 import contextlib
+import warnings
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from conftest import postgres_schema, start_app, stop_app, wait_for_idle
 
@@ -36,6 +39,24 @@ def upload(page, folder, name: str, text: str) -> None:
     path.write_text(text)
     page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(path))
     wait_for_idle(page)
+
+
+def file_input_after_load(page, url: str, timeout_ms: int = 60_000):
+    """The page's file input once ``url`` has drawn it. A first load that finished without it (seen once in CI in
+    about 2,000 runs, not reproduced under load here) is reported as a warning with what the page showed, and the
+    page is loaded once more; a second miss fails the test."""
+    selector = '[data-testid="stFileUploader"] input[type="file"]'
+    for attempt in range(2):
+        page.goto(url)
+        wait_for_idle(page)
+        try:
+            page.wait_for_selector(selector, state="attached", timeout=timeout_ms)
+            return page.locator(selector)
+        except PlaywrightTimeout:  # say what was on the page instead of only that it timed out
+            shown = page.locator('[data-testid="stMain"]').inner_text()[:1500]
+            if attempt:
+                raise AssertionError(f"no file input at {page.url} after two loads; the page showed: {shown}")
+            warnings.warn(f"no file input at {page.url} on the first load; the page showed: {shown}")
 
 
 def capped_app(request, tmp_path):

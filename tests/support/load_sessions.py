@@ -1,6 +1,6 @@
 """Many browser sessions at once against one real app server: every page visited, a slider moved, errors collected.
 
-Shared by the load test (``tests/test_load_browser.py``, a few sessions, in the suite) and the load benchmark
+Shared by the load test (``tests/app/test_load_browser.py``, a few sessions, in the suite) and the load benchmark
 (``bench/bench_load.py``, twenty, on demand). One ``streamlit run app.py`` on loopback with its own ledger folder,
 one Chromium with a context per session (one Streamlit session each), driven concurrently. Each session opens the
 home page, then follows the sidebar to every other page (sessions start at different pages): it waits until the
