@@ -15,6 +15,7 @@ import streamlit as st
 from dpcore import sparse as sp
 from dpcore.plan import sparse as ps
 from dpcore.sparse import figures as sf
+from dpcore.sparse.session import AUTO_SWEEP_CELLS, DELTAS, RELEASES
 from dpcore.core.validation import InputError
 from ui.chart import chart
 from ui.errors import show_errors
@@ -30,12 +31,8 @@ from ui.widgets import epsilon_slider
 FACTS, LOCKED, SWEPT = "_plan_sp_facts", "_plan_sp_locked", "_plan_sp_sweep"
 #: the sparse page's main views (fixed labels: they render as Markdown)
 VIEWS = ["Coefficients", "Utility over the draws", "Privacy–utility over ε"]
-RELEASES = {"peel": "peeling + private fit (default)", "kt_ps": "KT with private support"}
-DELTAS = ["1/n²", "1e-5", "1e-6", "1e-8"]
 #: simulated releases per view: the draws at the chosen ε, and per ε of the trade-off curves
 DRAWS, SWEEP_DRAWS = 20, 10
-#: trade-off curves up to this n·d·draws (about a second) are computed without asking, as on the sparse page
-AUTO_CELLS = 5_000_000
 
 
 def _names(text: str) -> tuple[str, ...]:
@@ -198,7 +195,8 @@ def _trade_off(plan: ps.SparsePlan, proxy: sp.SparseData) -> None:
     key = (plan.facts, plan.sparsity, plan.delta, plan.variant)
     held = st.session_state.get(SWEPT)
     if held is None or held[0] != key:
-        if proxy.X.size * SWEEP_DRAWS > AUTO_CELLS and not st.button("Compute the curves", key="plan_sp_sweep_btn"):
+        too_big = proxy.X.size * SWEEP_DRAWS > AUTO_SWEEP_CELLS
+        if too_big and not st.button("Compute the curves", key="plan_sp_sweep_btn"):
             note(f"{len(ps.SWEEP)} values of ε × {SWEEP_DRAWS} draws on n·d = {proxy.X.size:,}: press to run.")
             return
         with st.spinner("Sweeping ε…"):
