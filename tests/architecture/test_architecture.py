@@ -258,3 +258,11 @@ def test_the_test_tree_mirrors_the_package_tree():
     folders = {p.name for p in (ROOT / "tests").iterdir() if p.is_dir() and not p.name.startswith((".", "_"))}
     assert folders - packages <= {"app", "ui", "architecture", "support"}, sorted(folders - packages)
     assert sorted(p.name for p in (ROOT / "tests").glob("test_*.py")) == []
+
+
+def test_test_file_names_are_unique_across_folders():
+    """The test folders are not packages (``tests/ui`` would shadow the ``ui`` package), so pytest imports each test
+    file by its base name: a second ``test_session.py`` stops collection. Name them after the package too
+    (``tests/fdr/test_fdr_session.py``)."""
+    names = [p.name for p in (ROOT / "tests").rglob("test_*.py")]
+    assert sorted({n for n in names if names.count(n) > 1}) == []
