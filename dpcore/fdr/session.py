@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore import fdr
+from dpcore.core.seeds import SeedStreams
 
 EPS_GRID = (0.5, 1.0, 2.0, 3.0, 5.0, 7.0, 10.0, 20.0)
 PI1_GRID = (0.01, 0.02, 0.03, 0.04, 0.05)
@@ -52,19 +53,9 @@ UPLOAD_CELLS = 250_000
 #: The preview's random streams, each the page's seed plus a fixed offset, named once so that the page and its
 #: notebook draw the same numbers. The offsets are the ones the page has always used (old links keep their
 #: previews); the simulated streams and the power frontier read the seed itself (each draws its own streams).
-SEED_STREAMS = {"streams": 0, "frontier": 0, "summary": 1, "pi1 sweep": 2, "eps sweep": 3, "shift cost": 4,
-                "one stream": 5}
-
-
-def stream(seed: int, name: str) -> int:
-    """The seed of the preview's seed stream ``name`` (a key of :data:`SEED_STREAMS`; not a stream of p-values) for
-    the page's ``seed``."""
-    return seed + SEED_STREAMS[name]
-
-
-def rng(seed: int, name: str) -> np.random.Generator:
-    """A generator on the seed stream ``name``."""
-    return np.random.default_rng(stream(seed, name))
+SEED_STREAMS = SeedStreams({"streams": 0, "frontier": 0, "summary": 1, "pi1 sweep": 2, "eps sweep": 3,
+                             "shift cost": 4, "one stream": 5})
+stream, rng = SEED_STREAMS, SEED_STREAMS.rng
 
 
 @dataclass

@@ -55,21 +55,13 @@ def page_config(page: Page, s: fdr.Settings, method: str) -> FdrConfig:
                      eta_from=page.eta_how, sweep=EPS_GRID, **{**data, **eta})
 
 
-def _rng(name: str) -> str:
-    """The generator of the page's seed stream ``name`` (:data:`dpcore.fdr.session.SEED_STREAMS`), as code."""
-    return f"np.random.default_rng({_seed(name)})"
-
-
-def _seed(name: str) -> str:
-    """The seed of the page's seed stream ``name``, as code."""
-    return f"SEED + {SEED_STREAMS[name]}" if SEED_STREAMS[name] else "SEED"
 
 
 def _data(c: FdrConfig) -> list[Cell]:
     if c.source != "upload":
         return [Cell("Simulated streams with fresh data for every run; the first run is the one stream shown below.",
                      code("streams = fdr.page_streams({kind}, {runs}, {T}, pi1={pi1}, n={n}, theta={theta}, seed="
-                          + _seed("streams") + ")\n"
+                          + SEED_STREAMS.code("streams") + ")\n"
                           "p_runs, truth_runs = streams.pvalues, streams.truth",
                           kind=c.source, runs=c.runs, T=c.T, pi1=c.pi1, n=c.n_obs, theta=c.theta))]
     return [READ_CSV, Cell(
@@ -107,7 +99,7 @@ def cells(c: FdrConfig) -> list[Cell]:
                   eps=c.epsilon, method=c.method, alpha=c.alpha, delta=c.delta, c=c.cutoff, lam=c.lam, shift=c.shift,
                   gamma=c.gamma, rule=c.rule)),
         Cell("One stream: the private method (one seeded preview draw) against its non-private counterpart.",
-             code("one = fdr.run_method(METHOD, p_runs[:1], settings, rng=" + _rng("one stream") + ",\n"
+             code("one = fdr.run_method(METHOD, p_runs[:1], settings, rng=" + SEED_STREAMS.rng_code("one stream") + ",\n"
                   "                     keep_threshold=True).squeeze()\n"
                   "base = fdr.run_method({base}, p_runs[:1], settings).squeeze()\n"
                   "print(METHOD, int(one.rejections.sum()), 'discoveries;', {base}, int(base.rejections.sum()))",
@@ -119,7 +111,7 @@ def cells(c: FdrConfig) -> list[Cell]:
     if c.source != "upload" or c.truth_col is not None:
         steps.append(Cell(
             "The privacy–utility trade-off: FDR and power of both private methods over ε, over the runs.",
-            code("rng = " + _rng("eps sweep") + "\n"
+            code("rng = " + SEED_STREAMS.rng_code("eps sweep") + "\n"
                  "curves = [fdr.utility_curve(p_runs, truth_runs, {sweep}, settings=settings, ai=ai, rng=rng)\n"
                  "          for ai in (False, True)]\n"
                  "utility = ff.utility_figure(curves, EPSILON, alpha=settings.alpha,\n"

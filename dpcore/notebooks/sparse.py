@@ -72,10 +72,6 @@ def _constants(params: dict) -> dict:
     return params
 
 
-def _rng(stream: str) -> str:
-    """The generator of one of the page's seed streams (:data:`dpcore.sparse.session.SEED_STREAMS`), as code."""
-    offset = SEED_STREAMS[stream]
-    return f"np.random.default_rng(SEED + {offset})" if offset else "np.random.default_rng(SEED)"
 
 
 def cells(c: SparseConfig) -> list[Cell]:
@@ -90,7 +86,7 @@ def cells(c: SparseConfig) -> list[Cell]:
                   "METHODS = {methods}\n" + f"params = dict({params})", eps=c.epsilon, delta=c.delta,
                   s=c.sparsity, seed=c.seed, reps=c.repeats, methods=c.methods, **_constants(c.params))),
         Cell("The non-private teacher, then one batch of preview fits per private method (seeded NumPy noise).",
-             f"rng = {_rng('fits')}\n"
+             f"rng = {SEED_STREAMS.rng_code('fits')}\n"
              "Xc, yc = sp.prepare(data.X, data.y, data.loss, sp.SparseParams(**params))\n"
              "teacher = sp.teacher_fit(Xc, yc, sparsity=SPARSITY, lam=0.0, loss=data.loss, p=sp.SparseParams(**params))\n"
              "coefs = {'nonprivate': teacher[None]}\n"
@@ -109,7 +105,7 @@ def cells(c: SparseConfig) -> list[Cell]:
              "                                  feature_names=data.feature_names or None)", figure="headline"),
         Cell("The privacy–utility trade-off: every method over a grid of ε, repeated with fresh noise.",
              code("curve = sp.utility_curve(data, sparsity=SPARSITY, epsilons={sweep}, delta=DELTA, methods=METHODS,\n"
-                  "                         repeats=REPEATS, rng=" + _rng("sweep") + ", **params)\n"
+                  "                         repeats=REPEATS, rng=" + SEED_STREAMS.rng_code("sweep") + ", **params)\n"
                   "metric = 'l2_error' if data.theta is not None else 'test_error'\n"
                   "utility = sf.utility_figure(curve, metric, labels=sp.METHOD_LABELS, y_title=metric)",
                   sweep=list(c.sweep)), figure="utility"),

@@ -113,10 +113,6 @@ def _read_cells(c: SurvivalConfig) -> list[Cell]:
         figure="headline")]
 
 
-def _seed(stream: str) -> str:
-    """The page's seed stream ``stream`` as code (``dpcore.survival.session.SEED_STREAMS``): the notebook draws each
-    use's numbers from the page's seed for that use."""
-    return f"SEED + {SEED_STREAMS[stream]}" if SEED_STREAMS[stream] else "SEED"
 
 
 def cells(c: SurvivalConfig) -> list[Cell]:
@@ -142,7 +138,7 @@ def cells(c: SurvivalConfig) -> list[Cell]:
         Cell("One preview release: noise on every released count, drawn with the page's seed.",
              "noise = sv.noise_for(counts, EPSILON, kind=NOISE, delta=DELTA)\n"
              "RELEASED_NOISE = 'gaussian' if NOISE == 'gaussian' else 'discrete_laplace'  # Laplace: previews only\n"
-             f"rng = np.random.default_rng({_seed('preview')})\n"
+             f"rng = {SEED_STREAMS.rng_code('preview')}\n"
              "noisy = sv.noisy_counts(counts, noise, rng=rng)\n"
              "print(noise.describe())"),
         Cell("Post-processing (free): the same estimator on the noisy and on the exact counts, all groups pooled, "
@@ -150,7 +146,7 @@ def cells(c: SurvivalConfig) -> list[Cell]:
         *_read_cells(c),
         Cell("The privacy–utility trade-off: many simulated releases at each ε of a grid, with the page's seed.",
              code("trade_off = sv.utility_curve(counts, {sweep}, draws={draws}, "
-                  f"rng=np.random.default_rng({_seed('sweep')}),\n"
+                  f"rng={SEED_STREAMS.rng_code('sweep')},\n"
                   "                             estimator=ESTIMATOR, kind=NOISE, delta=DELTA, event_type=EVENT_TYPE,\n"
                   "                             risk_set=RISK_SET, noise_aware_logrank={aware})\n"
                   "utility = sf.utility_figure(trade_off, EPSILON, time_unit=grid.grid_unit)",

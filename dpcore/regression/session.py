@@ -16,6 +16,7 @@ import numpy as np
 from dpcore import regression as R
 from dpcore.core.datasets import GDSC_LEDGER_KEY, gdsc_persons, load_gdsc
 from dpcore.core.persons import Persons, fingerprint
+from dpcore.core.seeds import SeedStreams
 from dpcore.regression import evaluation  # called through the module: tests count its CV runs
 from dpcore.regression import page_text as T
 from dpcore.regression.tuning import split_grid, split_search
@@ -39,12 +40,8 @@ METHOD_LABELS = {R.ADASSP: "AdaSSP (default)", R.METHOD: "robust private LR (Hon
 #: preview seed. "preview" splits the records and draws the preview's noise; "sweep" is the cross-validation over
 #: the ε sweep; "sizes" the cross-validation over private sizes at the chosen ε. The offsets are those the page has
 #: always used (a saved link shows the same numbers).
-SEED_STREAMS = {"preview": 0, "sweep": 0, "sizes": 1}
-
-
-def stream(seed: int, name: str) -> int:
-    """The seed of stream ``name`` (one of :data:`SEED_STREAMS`) for the preview seed ``seed``."""
-    return int(seed) + SEED_STREAMS[name]
+SEED_STREAMS = SeedStreams(preview=0, sweep=0, sizes=1)
+stream = SEED_STREAMS
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore import sparse as sp
+from dpcore.core.seeds import SeedStreams
 from dpcore.core.utility import describe_draws
 from dpcore.sparse.events import KT_PRIVATE_SUPPORT, PEELING
 
@@ -44,12 +45,8 @@ AUTO_SWEEP_SPARSITY = 20
 #: Each part of the preview draws from its own generator, seeded ``preview seed + offset``: opening a view never
 #: changes another view's numbers, and a link or a notebook with the same seed shows the same ones. The offsets
 #: are fixed forever (changing one changes every link's preview).
-SEED_STREAMS = {"fits": 0, "paths": 1, "sweep": 2}
-
-
-def stream(seed: int, name: str) -> int:
-    """The seed of the preview's ``name`` stream (:data:`SEED_STREAMS`)."""
-    return seed + SEED_STREAMS[name]
+SEED_STREAMS = SeedStreams(fits=0, paths=1, sweep=2)
+stream = SEED_STREAMS
 
 
 def delta_value(choice: str, n: int) -> float:

@@ -18,6 +18,7 @@ import pandas as pd
 from dpcore import survival as sv
 from dpcore.core.datasets import UNIT_DAYS, load_survival, manifest, survival_persons
 from dpcore.core.persons import Persons, fingerprint
+from dpcore.core.seeds import SeedStreams
 from dpcore.core.utility import describe_draws
 from dpcore.survival import page_text as text
 from dpcore.survival import resolution as recorded
@@ -39,17 +40,8 @@ DEFAULT_YEARS = "1, 2, 5"
 
 #: The preview's random streams: each draws from ``default_rng(stream(seed, name))``. One name per use, so no two
 #: uses share draws and the notebook repeats each use's numbers (it reads the same offsets).
-SEED_STREAMS = {"preview": 0, "sweep": 1, "draws": 7, "utility": 11, "plan": 13, "differences": 17}
-
-
-def stream(seed: int, name: str) -> int:
-    """The seed of the preview's stream ``name`` for the page's seed (the offsets are the page's since release 1)."""
-    return seed + SEED_STREAMS[name]
-
-
-def rng(seed: int, name: str) -> np.random.Generator:
-    """A generator on stream ``name``."""
-    return np.random.default_rng(stream(seed, name))
+SEED_STREAMS = SeedStreams(preview=0, sweep=1, draws=7, utility=11, plan=13, differences=17)
+stream, rng = SEED_STREAMS, SEED_STREAMS.rng
 
 
 # ---- the data ------------------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import streamlit as st
 from dpcore import fdr
 from dpcore import plan as pl
 from dpcore.fdr import figures as ff
+from dpcore.fdr.session import SEED_STREAMS
 from dpcore.ledger import Holding
 from dpcore.plan.fdr import MAX_HYPOTHESES, MAX_RECORDS, MIN_RECORDS
 from ui.chart import chart
@@ -141,7 +142,7 @@ def _proxy_figures(plan: pl.FdrPlan, proxy: fdr.Streams, views) -> None:
     """The FDR page's views, drawn on the proxy: every number here is simulated from the declared facts."""
     s, seed = plan.settings(), plan.facts.seed
     p, truth = proxy.pvalues, proxy.truth
-    one = fdr.run_method(plan.method, p[:1], s, rng=np.random.default_rng(seed + 5), keep_threshold=True).squeeze()
+    one = fdr.run_method(plan.method, p[:1], s, rng=SEED_STREAMS.rng(seed, "one stream"), keep_threshold=True).squeeze()
     base = fdr.run_method("SAFFRON AI" if plan.method == "PAPRIKA AI" else "SAFFRON", p[:1], s).squeeze()
     fdp_p, pow_p = (float(v) for v in fdr.fdp_power(one.rejections, truth[0]))
     fdp_s, pow_s = (float(v) for v in fdr.fdp_power(base.rejections, truth[0]))
@@ -157,14 +158,14 @@ def _proxy_figures(plan: pl.FdrPlan, proxy: fdr.Streams, views) -> None:
         chart(ff.stream_figure(one, p[0], truth=truth[0], nonprivate=base, cutoff=s.cutoff, height=FIGURE_HEIGHT),
               key="plan_fdr_stream")
     if draws.open:
-        rng = np.random.default_rng(seed + 1)
+        rng = SEED_STREAMS.rng(seed, "summary")
         summary = fdr.summary_table([fdr.run_method(m, p, s, rng=rng) for m in fdr.METHODS], truth)
         chart(ff.summary_figure(summary, alpha=s.alpha, bound=bound), key="plan_fdr_summary")
         st.caption(f"Mean over {p.shape[0]} simulated streams, each with its own noise; error bars ±2 SE.")
     if trade_off.open:
         at_one = dataclasses.replace(s, epsilon=1.0)  # the sweep sets ε itself: its memo does not follow ε
         curves = session_memo("plan_fdr_sweep", (plan.facts, at_one), lambda: [
-            fdr.utility_curve(p, truth, SWEEP, settings=at_one, ai=ai, rng=np.random.default_rng(seed + 3))
+            fdr.utility_curve(p, truth, SWEEP, settings=at_one, ai=ai, rng=SEED_STREAMS.rng(seed, "eps sweep"))
             for ai in (False, True)])
         chart(ff.utility_figure(curves, s.epsilon, alpha=s.alpha, bound=bound), key="plan_fdr_trade_off")
 

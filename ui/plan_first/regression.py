@@ -15,6 +15,7 @@ from dpcore import plan as pl
 from dpcore import regression as R
 from dpcore.plan.regression import MAX_FEATURES, MAX_PROXY_N, MAX_R2, MIN_ROWS, MIN_TEST
 from dpcore.regression import figures as rf
+from dpcore.regression.session import SEED_STREAMS
 from dpcore.regression.evaluation import monte_carlo_cv, preview_fit, tuned_omegas
 from dpcore.core.validation import InputError
 from ui.chart import chart
@@ -185,7 +186,7 @@ def _proxy_figures(plan: pl.RegressionPlan, X: np.ndarray, y: np.ndarray) -> Non
         pv = preview_fit(X, y, private=private, public=np.array([], dtype=int), test=test, x_bounds=facts.x_bounds,
                          y_bounds=facts.y_bounds, x_centre="public", y_centre=plan.y_centre, sigma_y=plan.sigma_y,
                          eps_prep=plan.eps_prep, eps_stat=plan.eps_stat, omegas=plan.thresholds(), split=plan.split,
-                         priors=plan.priors, rng=np.random.default_rng(facts.seed + 1), draws=DRAWS,
+                         priors=plan.priors, rng=SEED_STREAMS.rng(facts.seed, "preview"), draws=DRAWS,
                          method=plan.method, delta=plan.delta)
     if fit.open:
         chart(rf.predicted_vs_observed(y[test], pv.pred[0], pv.pred_nonprivate, rho_private=float(pv.rho[0]),
@@ -207,7 +208,7 @@ def _proxy_figures(plan: pl.RegressionPlan, X: np.ndarray, y: np.ndarray) -> Non
             x_bounds=facts.x_bounds, y_bounds=facts.y_bounds, x_centre="public", y_centre=plan.y_centre,
             sigma_y=plan.sigma_y, prep_share=plan.prep_share, split=plan.split, priors=plan.priors,
             omegas=lambda n, d, e, sp: tuned_omegas(int(n), int(d), float(e), tuple(sp), 5, 5),
-            rng=facts.seed + 11, adassp_delta=plan.delta or None))
+            rng=SEED_STREAMS(facts.seed, "sweep"), adassp_delta=plan.delta or None))
         chart(rf.rho_vs_epsilon(sweep.epsilons, sweep.rho[:, 0], chosen=plan.epsilon), key="plan_rg_trade_off")
         note(f"Held-out Spearman ρ of every model over ε on the proxy ({SWEEP_REPEATS} random splits per ε, "
              "thresholds re-tuned per ε on synthetic data).")

@@ -15,7 +15,7 @@ import streamlit as st
 from dpcore import sparse as sp
 from dpcore.plan import sparse as ps
 from dpcore.sparse import figures as sf
-from dpcore.sparse.session import AUTO_SWEEP_CELLS, DELTAS, RELEASES
+from dpcore.sparse.session import AUTO_SWEEP_CELLS, DELTAS, RELEASES, SEED_STREAMS
 from dpcore.core.validation import InputError
 from ui.chart import chart
 from ui.errors import show_errors
@@ -148,7 +148,7 @@ def _fits(plan: ps.SparsePlan, proxy: sp.SparseData) -> tuple[np.ndarray, np.nda
     Xc, yc = sp.prepare(proxy.X, proxy.y, proxy.loss, p)
     teacher = sp.teacher_fit(Xc, yc, sparsity=s, lam=0.0, loss=proxy.loss, p=p)
     fit = sp.BATCH[plan.variant](proxy.X, proxy.y, sparsity=s, epsilons=[plan.epsilon], delta=plan.delta,
-                                 loss=proxy.loss, rng=np.random.default_rng(plan.facts.seed + 1), draws=DRAWS,
+                                 loss=proxy.loss, rng=SEED_STREAMS.rng(plan.facts.seed, "fits"), draws=DRAWS,
                                  **constants)
     intercept = fit.details.get("intercept")
     scored = dict(theta=proxy.theta, X_test=proxy.X_test, y_test=proxy.y_test, loss=proxy.loss, teacher=teacher)
@@ -202,7 +202,7 @@ def _trade_off(plan: ps.SparsePlan, proxy: sp.SparseData) -> None:
         with st.spinner("Sweeping ε…"):
             held = (key, sp.utility_curve(proxy, sparsity=int(plan.sparsity), epsilons=ps.SWEEP, delta=plan.delta,
                                           methods=("nonprivate", plan.variant), repeats=SWEEP_DRAWS,
-                                          rng=np.random.default_rng(plan.facts.seed + 2), **plan.constants()))
+                                          rng=SEED_STREAMS.rng(plan.facts.seed, "sweep"), **plan.constants()))
         st.session_state[SWEPT] = held
     left, right = st.columns(2)
     for column, metric, title in ((left, "l2_error", "estimation error ‖θ − θ*‖₂"), (right, "f1", "support F1 vs θ*")):

@@ -12,6 +12,7 @@ import streamlit as st
 
 from dpcore import plan as pl
 from dpcore import survival as sv
+from dpcore.survival.session import SEED_STREAMS
 from dpcore.core.datasets import UNIT_DAYS
 from dpcore.survival import figures as sf
 from dpcore.core.validation import InputError
@@ -128,7 +129,7 @@ def _proxy_figures(plan: pl.SurvivalPlan, proxy: sv.MappedData) -> None:
     """The survival page's views, drawn on the proxy: every number here is simulated from the declared facts."""
     grid, counts = plan.grid(), plan.counts(proxy)
     noise = sv.noise_for(counts, plan.epsilon, kind="discrete_laplace", delta=0.0)
-    rng = np.random.default_rng(plan.facts.seed + 1)
+    rng = SEED_STREAMS.rng(plan.facts.seed, "preview")
     noisy = sv.noisy_counts(counts, noise, rng=rng)
     minimum = sv.min_at_risk(noise.std)
     label = f"time ({grid.grid_unit})"
@@ -150,7 +151,7 @@ def _proxy_figures(plan: pl.SurvivalPlan, proxy: sv.MappedData) -> None:
                                  title="proxy, all groups pooled" if plan.compared else "proxy"),
               key="plan_headline")
     if draws.open:
-        many = sv.noisy_counts(counts, noise, rng=np.random.default_rng(plan.facts.seed + 7), draws=DRAWS)
+        many = sv.noisy_counts(counts, noise, rng=SEED_STREAMS.rng(plan.facts.seed, "draws"), draws=DRAWS)
         exact = curves(counts.pooled())
         chart(sf.draws_figure(exact.times, curves(many.pooled()).estimate[:, 0], exact.estimate[0],
                               estimator=plan.estimator, time_label=label), key="plan_draws")
@@ -165,7 +166,7 @@ def _proxy_figures(plan: pl.SurvivalPlan, proxy: sv.MappedData) -> None:
     if rest[-1].open:
         sweep = session_memo("plan_sweep", (plan.facts, plan.grid_unit, plan.width, plan.estimator, plan.compared),
                              lambda: sv.utility_curve(counts, np.array(EPSILON_STEPS), draws=SWEEP_DRAWS,
-                                                      rng=np.random.default_rng(plan.facts.seed + 11),
+                                                      rng=SEED_STREAMS.rng(plan.facts.seed, "sweep"),
                                                       estimator=plan.estimator, kind="discrete_laplace",
                                                       risk_set=plan.risk_set, noise_aware_logrank=True))
         chart(sf.utility_figure(sweep, plan.epsilon, time_unit=grid.grid_unit), key="plan_trade_off")
