@@ -1,6 +1,7 @@
 """The attacker's view, pairs built from a data set: one builder per method (the controls that choose the data,
-the record and its alternative), each returning a :class:`dpcore.reporting.attack.NeighbourPair` or, for mechanisms without a
-closed-form density (PAPRIKA, KT with private support), an :class:`dpcore.core.audit.AuditScenario` to simulate.
+the record and its alternative), each returning a :class:`dpcore.core.pairs.NeighbourPair` (built by the method's
+own ``attack_pair.py``) or, for mechanisms without a closed-form density (PAPRIKA, KT with private support), an
+:class:`dpcore.core.audit.AuditScenario` to simulate.
 
 Uploaded data stay in memory for this run (no cache, no disk, no log); values read from data or a URL are shown
 through :func:`ui.layout.literal`. Everything is a preview: seeded NumPy noise, never charged or exported.
@@ -11,14 +12,13 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from dpcore.reporting import attack
-
 from dpcore import fdr
 from dpcore import regression as R
 from dpcore import sparse as sp
 from dpcore import survival as sv
 from dpcore.core.audit import AuditScenario
 from dpcore.core.datasets import UNIT_DAYS, load_gdsc, load_survival, survival_names, survival_title
+from dpcore.core.pairs import NeighbourPair
 from ui.data import upload_csv
 from ui.layout import literal
 from ui.widgets import url_number, url_radio, url_select_slider, url_selectbox
@@ -46,7 +46,7 @@ def _capped(draws: int, cells: int, limit: int, what: str) -> int:
     return draws
 
 
-def _survival_pair(epsilon: float) -> attack.NeighbourPair | None:
+def _survival_pair(epsilon: float) -> NeighbourPair | None:
     kind = url_radio("Survival data", key="atk_src", options=["bundled", "upload"], horizontal=True,
                      format_func=lambda s: {"bundled": "bundled data set", "upload": "upload a CSV"}[s])
     if kind == "bundled":
@@ -81,11 +81,11 @@ def _survival_pair(epsilon: float) -> attack.NeighbourPair | None:
         codes = list(range(len(labels) + 1))
         alt_event = st.selectbox("Alternative status", codes, key="atk_alt_e",
                                  format_func=lambda k: "censored" if k == 0 else f"event: {labels[k - 1]}")
-    return attack.survival_pair(time, event, grid, epsilon=epsilon, index=index, alt_time=alt_time,
-                                alt_event=int(alt_event), n_types=len(labels), event_labels=labels)
+    return sv.survival_pair(time, event, grid, epsilon=epsilon, index=index, alt_time=alt_time,
+                            alt_event=int(alt_event), n_types=len(labels), event_labels=labels)
 
 
-def _regression_pair(epsilon: float) -> attack.NeighbourPair | None:
+def _regression_pair(epsilon: float) -> NeighbourPair | None:
     kind = url_radio("Regression data", key="atk_src", options=["bundled", "upload"], horizontal=True,
                      format_func=lambda s: {"bundled": f"bundled GDSC (first {GDSC_FEATURES} features)",
                                             "upload": "upload a CSV"}[s])
@@ -124,8 +124,8 @@ def _regression_pair(epsilon: float) -> attack.NeighbourPair | None:
                                       key="atk_alt_y"))
     st.caption(f"Records are centred at the public midpoints, scaled to unit length and clipped at Bx = σx = "
                f"{prep.sigma_x:.3g}, By = σy = {prep.sigma_y:.3g} (public: range / 6) before the statistics.")
-    return attack.regression_pair(Xn, yn, epsilon=epsilon, index=index, alt_x=Xn[index],
-                                  alt_y=alt_y - prep.y_centre, bx=prep.sigma_x, by=prep.sigma_y)
+    return R.regression_pair(Xn, yn, epsilon=epsilon, index=index, alt_x=Xn[index],
+                             alt_y=alt_y - prep.y_centre, bx=prep.sigma_x, by=prep.sigma_y)
 
 
 def _fdr_stream() -> tuple[np.ndarray, str, dict] | None:

@@ -35,8 +35,9 @@ The files, in the order data flows (each imports only the ones above it):
     one OpenDP release as a ReleaseBundle (data only);
 16. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
 17. ``audit.py`` — black-box audit scenarios;
-18. ``page_text.py`` — the drug-sensitivity page's prose (help texts, captions, explanations) as plain strings;
-19. ``session.py`` — what that page computes between its controls and its figures: its data sources, named seed
+18. ``attack_pair.py`` — the attacker's pair from a data set (:func:`regression_pair`: one record replaced);
+19. ``page_text.py`` — the drug-sensitivity page's prose (help texts, captions, explanations) as plain strings;
+20. ``session.py`` — what that page computes between its controls and its figures: its data sources, named seed
     streams (shared with its notebook), the preview, the CV runs and the release's charged parts.
 
 This ``__init__`` is the public API (``from dpcore import regression as R; R.release(...)``); the
@@ -82,6 +83,7 @@ from dpcore.regression.bundle import (  # noqa: F401
 from dpcore.regression.audit import (  # noqa: F401
     audit_scenarios,
 )
+from dpcore.regression.attack_pair import regression_pair  # noqa: F401
 
 __all__ = ["DEFAULT_PREP_SHARE", "DEFAULT_SPLIT", "METHOD", "MODELS", "OMEGA_GRID", "psd_repair", "r2_rmse",
     "spearman", "triu_pack", "triu_unpack", "dp_column_mean", "dp_mean", "dp_sigma", "feature_bounds",
@@ -90,4 +92,4 @@ __all__ = ["DEFAULT_PREP_SHARE", "DEFAULT_SPLIT", "METHOD", "MODELS", "OMEGA_GRI
     "posterior_fixed", "posterior_vb", "robust_private_lr", "RobustPrivateLR", "functional_mechanism_coef",
     "output_perturbation_coef", "tune_thresholds", "fixed_public_ids", "PUBLIC_RULE_SEED", "PublicRows",
     "feature_ranges", "regression_from_frame", "ADASSP", "ADASSP_SPLIT", "adassp_delta", "INTERCEPT", "release",
-    "release_adassp", "audit_scenarios"]
+    "release_adassp", "audit_scenarios", "regression_pair"]

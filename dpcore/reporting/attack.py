@@ -20,31 +20,26 @@ This module computes, for a neighbouring pair:
   (:func:`scenario_scores`; any :class:`dpcore.core.audit.AuditScenario`), with a
   simultaneous Clopper–Pearson band (:func:`empirical_roc`).
 
-Pairs built from a data set by replacing one record are here for survival and
-regression (:func:`survival_pair`, :func:`regression_pair`); PAPRIKA and KT with
-private support have no closed-form density, so theirs are audit scenarios
-(:func:`dpcore.fdr.data_scenario`, :func:`dpcore.sparse.data_scenario`) that
-:func:`attack_view` simulates.
+A pair's data types (:class:`dpcore.core.pairs.NeighbourPair`, :class:`dpcore.core.pairs.Block`) live in the
+kernel, and each method builds its own pair from a data set by replacing one record
+(:func:`dpcore.survival.survival_pair`, :func:`dpcore.regression.regression_pair`); PAPRIKA and KT with private
+support have no closed-form density, so theirs are audit scenarios (:func:`dpcore.fdr.data_scenario`,
+:func:`dpcore.sparse.data_scenario`) that :func:`attack_view` simulates. This module imports no method package
+(``tests/architecture/test_architecture.py``).
 
 Everything here is a preview: seeded NumPy noise, never charged or exported.
-
-Why one file (just over 500 lines): the trade-off bound, the neighbouring pairs and their ROC are one
-argument read top to bottom; apart, each piece only makes sense beside the others.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import special
 
-from dpcore import regression as R
-from dpcore import survival as sv
 from dpcore.core.audit import AuditScenario, clopper_pearson_lower, clopper_pearson_upper
-from dpcore.core.mechanisms import Noise
+from dpcore.core.pairs import NeighbourPair
 
 # --------------------------------------------------------------------------
 # What (ε, δ)-DP allows
@@ -116,51 +111,8 @@ def allowed(bound: float) -> str:
 
 
 # --------------------------------------------------------------------------
-# Neighbouring pairs of additive mechanisms
+# The attacker's statistic on a pair (pairs: dpcore.core.pairs)
 # --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Block:
-    """One noised statistic of a release: its mechanism and its exact value on A and on B (flattened)."""
-
-    noise: Noise
-    a: np.ndarray
-    b: np.ndarray
-
-    def __post_init__(self):
-        if self.noise.kind not in ("laplace", "discrete_laplace"):
-            raise ValueError("attack pairs handle Laplace and discrete Laplace statistics")
-        object.__setattr__(self, "a", np.ravel(self.a))
-        object.__setattr__(self, "b", np.ravel(self.b))
-
-    def scaled(self, factor: float) -> Block:
-        return Block(self.noise.with_scale_factor(factor), self.a, self.b)
-
-
-@dataclass(frozen=True)
-class NeighbourPair:
-    """Two neighbouring data sets seen through an additive release (known density).
-
-    ``reveal`` says in words what the attacker reads off the release *without*
-    noise; ``curves`` optionally holds the two non-private curves behind it
-    (``x``, ``A``, ``B``, ``x_label``, ``y_label``) for a figure.
-    """
-
-    method: str
-    name: str
-    neighbours: str
-    blocks: tuple[Block, ...]
-    reveal: str
-    curves: dict = field(default_factory=dict)
-
-    @property
-    def epsilon(self) -> float:
-        return math.fsum(b.noise.epsilon for b in self.blocks)
-
-    def with_scale_factor(self, factor: float) -> NeighbourPair:
-        """The same pair with every noise scale multiplied (``0.5`` plants the "noise halved" bug)."""
-        return replace(self, blocks=tuple(b.scaled(factor) for b in self.blocks))
 
 
 def log_likelihood_ratio(pair: NeighbourPair, releases: Sequence[np.ndarray]) -> np.ndarray:
@@ -418,103 +370,3 @@ def attack_view(source: NeighbourPair | AuditScenario, *, draws: int = 20_000, s
                       "between A and B, so the attacker reads off which one it is: right 100 % of the time.",
                       source.claimed_epsilon, max(float(delta), source.delta), empirical_roc(a, b),
                       test=f"threshold on the audit's summary: {source.summary}")
-
-
-# --------------------------------------------------------------------------
-# Pairs built from a data set by replacing one record
-# --------------------------------------------------------------------------
-
-
-def survival_pair(time, event, grid, *, epsilon: float, index: int, alt_time: float, alt_event: int,
-                  n_types: int = 1, event_labels: Sequence[str] | None = None) -> NeighbourPair:
-    """A: the data set as it is; B: record ``index`` replaced by ``(alt_time, alt_event)`` (one group).
-
-    The release is the default survival statistic (the histogram of cells) with
-    discrete Laplace noise (:func:`dpcore.survival.noise_for`). Without noise the attacker
-    subtracts the counts of the n − 1 records they know from the released
-    counts: one person is left, in one cell — the bin of their time and
-    whether they had an event or were censored (the differencing attack).
-    """
-    time, event = np.asarray(time, dtype=float), np.asarray(event)
-    if not 0 <= index < time.size:
-        raise ValueError(f"record {index + 1} does not exist (the data set has {time.size})")
-    t_b, e_b = time.copy(), event.copy()
-    t_b[index], e_b[index] = alt_time, alt_event
-
-    def counts(t, e):
-        return sv.count_matrix(t, e, grid, n_types=n_types, event_labels=event_labels)
-
-    c_a, c_b = counts(time, event), counts(t_b, e_b)
-    others = counts(np.delete(time, index), np.delete(event, index))
-    labels = c_a.event_labels
-
-    def cell(c) -> str:
-        cells = lambda m: np.concatenate([m.events, m.censored[..., None]], axis=-1).ravel()
-        left = np.flatnonzero(cells(c) - cells(others))[0]  # the lone person's cell
-        j, col = divmod(int(left), len(labels) + 1)
-        what = "was censored" if col == len(labels) else ("had an event" if len(labels) == 1 else
-                                                          f"had an event ({labels[col]})")
-        return f"{what} in [{grid.display[j]:g}, {grid.display[j + 1]:g}) {grid.grid_unit}"
-
-    def curve(c):
-        return sv.km(sv.postprocess(c.collapse_types())).estimate[0]
-
-    if np.array_equal(c_a.vector(), c_b.vector()):
-        reveal = ("Both values put the patient in the same cell of the grid, so even without noise the release is "
-                  "identical on A and B: the attacker cannot tell them apart.")
-    else:
-        reveal = (f"The attacker subtracts the counts of the {time.size - 1} patients they know from "
-                  f"the released counts: one patient is left, who {cell(c_a)} under A and {cell(c_b)} under B. The "
-                  f"two Kaplan–Meier curves below differ exactly there: the attacker is right 100 % of the time.")
-    shown = lambda e: "censored" if int(e) == 0 else (
-        "event" if len(labels) == 1 else f"event ({labels[int(e) - 1]})")
-    return NeighbourPair(
-        "survival", f"record {index + 1} replaced",
-        f"A: the data set as it is (patient {index + 1}: time {time[index]:g} {grid.data_unit}, {shown(event[index])}); "
-        f"B: the same patient with time {float(alt_time):g} {grid.data_unit}, {shown(alt_event)}.",
-        (Block(sv.noise_for(c_a, epsilon), c_a.vector(), c_b.vector()),), reveal,
-        dict(x=grid.display, A=curve(c_a), B=curve(c_b), x_label=f"time ({grid.grid_unit})",
-             y_label="survival (non-private)"))
-
-
-def regression_pair(X, y, *, epsilon: float, index: int, alt_x, alt_y: float, bx: float, by: float,
-                    split: Sequence[float] | None = None) -> NeighbourPair:
-    """A: the (prepared) records as they are; B: record ``index`` replaced by ``(alt_x, alt_y)``.
-
-    The release is the clipped sufficient statistics ``nxx, nxy, nyy`` with
-    Laplace noise (:func:`dpcore.regression.stat_noise`). Without noise the
-    attacker subtracts the n − 1 known records' statistics and is left with
-    ``x xᵀ``, ``x y`` and ``y²`` of the last (clipped) record: ``|y| = √(y²)``
-    and ``x = (x y)/y`` recover the record up to a joint sign.
-    """
-    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
-    if not 0 <= index < y.size:
-        raise ValueError(f"record {index + 1} does not exist (the data set has {y.size})")
-    X_b, y_b = X.copy(), y.copy()
-    X_b[index], y_b[index] = np.asarray(alt_x, dtype=float), float(alt_y)
-    noise = R.stat_noise(X.shape[1], bx, by, epsilon, *(() if split is None else (split,)))
-    s_a, s_b = R.sufficient_stats(X, y, bx, by), R.sufficient_stats(X_b, y_b, bx, by)
-    known = R.sufficient_stats(np.delete(X, index, axis=0), np.delete(y, index), bx, by)
-
-    def recovered(s) -> str:
-        r_yy, r_xy, r_xx = float(s.nyy - known.nyy), s.nxy - known.nxy, s.nxx - known.nxx
-        y_abs = math.sqrt(max(r_yy, 0.0))
-        x_hat = r_xy / y_abs if y_abs > 1e-12 else np.sqrt(np.clip(np.diag(r_xx), 0.0, None))
-        return f"±(x = ({', '.join(f'{v:.3g}' for v in x_hat)}), y = {y_abs:.3g})"
-
-    blocks = tuple(Block(nz, R.triu_pack(sa) if nz is noise.xx else sa, R.triu_pack(sb) if nz is noise.xx else sb)
-                   for nz, sa, sb in ((noise.xx, s_a.nxx, s_b.nxx), (noise.xy, s_a.nxy, s_b.nxy),
-                                      (noise.yy, np.atleast_1d(s_a.nyy), np.atleast_1d(s_b.nyy))))
-    if all(np.array_equal(b.a, b.b) for b in blocks):
-        reveal = ("After clipping, both values give the same statistics, so even without noise the release is "
-                  "identical on A and B: the attacker cannot tell them apart.")
-    else:
-        reveal = (f"The attacker subtracts the statistics of the {y.size - 1} records they know and "
-                  f"solves for the last one (clipped to ±{bx:.3g}, ±{by:.3g}, up to a joint sign): under A they "
-                  f"recover {recovered(s_a)}, under B {recovered(s_b)} — right 100 % of the time.")
-    fmt = lambda v: ", ".join(f"{float(t):.3g}" for t in np.atleast_1d(v))
-    return NeighbourPair(
-        "regression", f"record {index + 1} replaced",
-        f"A: the records as they are (record {index + 1}: x = ({fmt(X[index])}), y = {y[index]:.3g}); "
-        f"B: the same record with x = ({fmt(alt_x)}), y = {float(alt_y):.3g}.",
-        blocks, reveal)

@@ -36,18 +36,20 @@ The files, in the order data flows (each imports only the ones above it):
    less error (:func:`survival_plan`);
 13. ``bundle.py`` — :func:`release`: one OpenDP release as a ReleaseBundle (data only);
 14. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
-15. ``audit.py`` — worst-case neighbouring pairs for the black-box audit.
-16. ``hazard_ratio.py`` — **post-processing**, hazard ratios: the grouped piecewise-exponential (Cox) fit of
+15. ``audit.py`` — worst-case neighbouring pairs for the black-box audit;
+16. ``attack_pair.py`` — the attacker's pair from a data set (:func:`survival_pair`: one patient's record
+    replaced), the worst case the attacker's view computes exactly;
+17. ``hazard_ratio.py`` — **post-processing**, hazard ratios: the grouped piecewise-exponential (Cox) fit of
     released counts with its interval (sampling + privacy) and the per-interval proportional-hazards check;
-17. ``cox_gd.py`` — adjusted hazard ratios with continuous covariates: the piecewise-exponential model by clipped
+18. ``cox_gd.py`` — adjusted hazard ratios with continuous covariates: the piecewise-exponential model by clipped
     noisy gradient descent (method B, its own sensitivity proof); measured in the bench, not on the page.
-18. ``cox_score.py`` — adjusted hazard ratios by the padded score one step from 0 with the information from cheap
+19. ``cox_score.py`` — adjusted hazard ratios by the padded score one step from 0 with the information from cheap
     releases (method C, its own sensitivity proof); measured in the bench, not on the page.
-19. ``cox.py`` — :class:`DPCoxPHFitter`: one histogram of stratum × covariate cell × interval × outcome (its own
+20. ``cox.py`` — :class:`DPCoxPHFitter`: one histogram of stratum × covariate cell × interval × outcome (its own
     sensitivity proof), fitted by ``hazard_ratio.py``;
-20. ``cox_audit.py`` — worst-case pairs and planted bugs for the hazard-ratio releases' audit (methods A and C).
-21. ``page_text.py`` — the survival page's prose (labels, help texts, captions), as plain strings;
-22. ``session.py`` — what the survival page computes between its controls and its figures (the preview, its reads,
+21. ``cox_audit.py`` — worst-case pairs and planted bugs for the hazard-ratio releases' audit (methods A and C).
+22. ``page_text.py`` — the survival page's prose (labels, help texts, captions), as plain strings;
+23. ``session.py`` — what the survival page computes between its controls and its figures (the preview, its reads,
     the sweeps, the tables), with the preview's named seed streams the notebook repeats; not part of this face.
 
 This ``__init__`` is the public API (``from dpcore import survival as sv; sv.count_matrix(...)``).
@@ -93,6 +95,7 @@ from dpcore.survival.bundle import (  # noqa: F401
 from dpcore.survival.audit import (  # noqa: F401
     audit_scenarios,
 )
+from dpcore.survival.attack_pair import survival_pair  # noqa: F401
 from dpcore.survival.hazard_ratio import (  # noqa: F401
     ESTIMAND, GroupedTable, hazard_ratios, HazardRatioFit, proportional_hazards_check, ProportionalHazardsCheck,
     stratified_labels,
@@ -114,5 +117,5 @@ __all__ = ["bin_index", "bin_width_text", "binned_for_lifelines", "default_bin_w
     "WITHIN_BIN_RULE", "costs", "lifelines_reference", "Reference", "cumulative_incidence", "kaplan_meier",
     "logrank", "LogrankResult", "nelson_aalen", "SurvivalResult", "metric_draws", "Utility", "utility",
     "utility_curve", "UtilityCurve", "default_read_times", "MEASURED_FRONTIER", "READ_FRONTIER", "READ_YEARS",
-    "release", "released_tables", "audit_scenarios", "ESTIMAND", "GroupedTable", "hazard_ratios", "HazardRatioFit",
-    "proportional_hazards_check", "ProportionalHazardsCheck", "stratified_labels", "cut_at", "CutPoints", "DPCoxPHFitter"]
+    "release", "released_tables", "audit_scenarios", "survival_pair", "ESTIMAND", "GroupedTable", "hazard_ratios",
+    "HazardRatioFit", "proportional_hazards_check", "ProportionalHazardsCheck", "stratified_labels", "cut_at", "CutPoints", "DPCoxPHFitter"]

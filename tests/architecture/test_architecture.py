@@ -266,3 +266,15 @@ def test_test_file_names_are_unique_across_folders():
     (``tests/fdr/test_fdr_session.py``)."""
     names = [p.name for p in (ROOT / "tests").rglob("test_*.py")]
     assert sorted({n for n in names if names.count(n) > 1}) == []
+
+
+def test_the_reporting_layer_imports_no_method_package():
+    """Each method owns its attacker pair (``dpcore/<method>/attack_pair.py``) and its figures; the reporting layer
+    (release bundle, report, figures, the generic attacker's view) reads pairs and bundles through kernel types and
+    never imports a method package (survival, regression, sparse, fdr), directly or through another module."""
+    graph, _ = _import_graph()
+    reporting = [name for name in graph if name == "dpcore.reporting" or name.startswith("dpcore.reporting.")]
+    assert "dpcore.reporting.attack" in reporting and len(reporting) > 5
+    for name in reporting:
+        reached = {t for t in _reachable(graph, name) if t.split(".")[1:2] and t.split(".")[1] in METHODS}
+        assert not reached, (name, sorted(reached))

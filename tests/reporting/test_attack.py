@@ -15,30 +15,32 @@ from scipy import stats
 from dpcore.reporting import attack
 
 from dpcore import registry
+from dpcore import regression as R
 from dpcore import survival as sv
 from dpcore.reporting.attack_figures import bound_figure, nonprivate_figure, roc_figure
 from dpcore.core.datasets import load_survival
 from dpcore.core.mechanisms import discrete_laplace_noise, laplace_noise
+from dpcore.core.pairs import Block, NeighbourPair
 
 STRICT = 1 - 1e-5
 
 
-def _pair(noise, a, b) -> attack.NeighbourPair:
-    return attack.NeighbourPair("test", "pair", "A vs B", (attack.Block(noise, np.asarray(a), np.asarray(b)),), "")
+def _pair(noise, a, b) -> NeighbourPair:
+    return NeighbourPair("test", "pair", "A vs B", (Block(noise, np.asarray(a), np.asarray(b)),), "")
 
 
-def _survival_pair(epsilon: float = 1.0) -> attack.NeighbourPair:
+def _survival_pair(epsilon: float = 1.0) -> NeighbourPair:
     d = load_survival("gehan")
     grid = sv.make_grid(d.horizon, data_unit=d.time_unit, grid_unit=d.default_grid_unit)
-    return attack.survival_pair(d.time, d.event, grid, epsilon=epsilon, index=0, alt_time=0.95 * d.horizon,
-                                alt_event=0, n_types=len(d.event_labels))
+    return sv.survival_pair(d.time, d.event, grid, epsilon=epsilon, index=0, alt_time=0.95 * d.horizon,
+                            alt_event=0, n_types=len(d.event_labels))
 
 
-def _regression_pair(epsilon: float = 1.0) -> attack.NeighbourPair:
+def _regression_pair(epsilon: float = 1.0) -> NeighbourPair:
     rng = np.random.default_rng(3)
     X, y = rng.uniform(-0.5, 0.5, (40, 2)), rng.uniform(-1, 1, 40)
     X[0], y[0] = (0.5, 0.5), 1.0
-    return attack.regression_pair(X, y, epsilon=epsilon, index=0, alt_x=(0.5, 0.5), alt_y=-1.0, bx=0.5, by=1.0)
+    return R.regression_pair(X, y, epsilon=epsilon, index=0, alt_x=(0.5, 0.5), alt_y=-1.0, bx=0.5, by=1.0)
 
 
 # ---- the bound and the region -------------------------------------------------------------------------------

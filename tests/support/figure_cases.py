@@ -184,8 +184,8 @@ def _attack_views():
     """An exact (survival counts) and a Monte-Carlo-only attacker's view, and the pair's non-private curves."""
     rng = np.random.default_rng(3)
     time, event = rng.uniform(0, 24, 80), (rng.random(80) < 0.7).astype(int)
-    pair = attack.survival_pair(time, event, sv.make_grid(24.0, data_unit="months", grid_unit="months"),
-                                epsilon=1.0, index=0, alt_time=20.0, alt_event=0)
+    pair = sv.survival_pair(time, event, sv.make_grid(24.0, data_unit="months", grid_unit="months"),
+                            epsilon=1.0, index=0, alt_time=20.0, alt_event=0)
     exact = attack.attack_view(pair, draws=2_000)
     return exact, dataclasses.replace(exact, exact=None, delta=1e-5), pair.curves
 
