@@ -24,6 +24,8 @@ from typing import Literal
 import numpy as np
 from scipy import optimize, special
 
+from dpcore.core.validation import InputError
+
 NoiseKind = Literal["laplace", "discrete_laplace", "gaussian"]
 
 
@@ -36,14 +38,16 @@ def check_budget(epsilon, delta: float = 0.0, *, delta_needed: bool = False, wha
     """The one check of an (ε, δ) pair: ε positive and finite (each of an array of them), δ in [0, 1).
 
     ``delta_needed``: δ must be positive too (a Gaussian or other approximate-DP mechanism has no pure-ε form).
-    ``what`` names the caller's quantity in the message ("a release", "the Gaussian noise").
+    ``what`` names the caller's quantity in the message ("a release", "the Gaussian noise"). An
+    :class:`~dpcore.core.validation.InputError` (a ``ValueError``): a page shows its message as it is.
     """
+    subject = what[:1].upper() + what[1:]
     eps = np.asarray(epsilon, dtype=float)
     if eps.size == 0 or not (np.all(np.isfinite(eps)) and np.all(eps > 0)):
-        raise ValueError(f"{what} needs a positive finite ε, got {epsilon!r}")
+        raise InputError(f"{subject} needs a positive finite ε, got {epsilon!r}.")
     low = 0.0 < delta if delta_needed else 0.0 <= delta
     if not (low and delta < 1.0):
-        raise ValueError(f"{what} needs {'0 < δ' if delta_needed else '0 ≤ δ'} < 1, got δ = {delta!r}")
+        raise InputError(f"{subject} needs {'0 < δ' if delta_needed else '0 ≤ δ'} < 1, got δ = {delta!r}.")
 
 
 def laplace_scale(l1_sensitivity: float, epsilon: float) -> float:

@@ -5,7 +5,6 @@ The figure its report shows is chosen by the report layer (:mod:`dpcore.reportin
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pandas as pd
@@ -15,6 +14,7 @@ from dpcore.fdr.core import _as_runs
 from dpcore.fdr.paprika import run_paprika
 from dpcore.fdr.sensitivity import GammaKind, Sensitivity, binomial_pvalues
 from dpcore.reporting.release import ReleaseBundle
+from dpcore.core.mechanisms import check_budget
 
 
 def release(pvalues, *, alpha: float, epsilon: float, delta: float, sensitivity: "Sensitivity", cutoff: int,
@@ -40,8 +40,7 @@ def release(pvalues, *, alpha: float, epsilon: float, delta: float, sensitivity:
     p, single = _as_runs(pvalues)
     if not single:
         raise ValueError("a release is made on one stream of p-values")
-    if not (math.isfinite(epsilon) and epsilon > 0):
-        raise ValueError("a release needs a finite ε > 0")
+    check_budget(epsilon, what="a release")
     if not isinstance(sensitivity, Sensitivity):
         raise TypeError("a release needs η as a Sensitivity (binomial_sensitivity or stated_sensitivity), "
                         "so that it says what the bound rests on")

@@ -17,7 +17,7 @@ from typing import Literal, Union
 import numpy as np
 
 from dpcore.fdr.sensitivity import GammaKind
-from dpcore.core.mechanisms import Noise, laplace_noise
+from dpcore.core.mechanisms import Noise, check_budget, laplace_noise
 
 
 def gamma_sequence(kind: GammaKind, length: int, *, exponent: float = 1.6, horizon: int | None = None) -> np.ndarray:
@@ -90,8 +90,9 @@ def paprika_shift(epsilon: float, delta: float, eta: float, cutoff: int, horizon
 
 
 def _check_shift_inputs(epsilon: float, delta: float, eta: float, cutoff: int, horizon: int) -> None:
-    if not (epsilon > 0 and 0 < delta < 1 and eta > 0 and cutoff >= 1 and horizon >= 1):
-        raise ValueError("need ε > 0, 0 < δ < 1, η > 0, c ≥ 1 and k ≥ 1")
+    check_budget(epsilon, delta, delta_needed=True, what="the shift")
+    if not (eta > 0 and cutoff >= 1 and horizon >= 1):
+        raise ValueError("need η > 0, c ≥ 1 and k ≥ 1")
 
 
 def stream_shift(epsilon: float, delta: float, eta: float, cutoff: int, horizon: int) -> float:

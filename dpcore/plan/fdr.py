@@ -21,6 +21,7 @@ from dpcore import fdr
 from dpcore.notebooks import FdrConfig
 from dpcore.plan.common import check_columns, read_declared
 from dpcore.core.validation import InputError
+from dpcore.core.mechanisms import check_budget
 
 #: the most hypotheses a stream may have (as :func:`dpcore.fdr.pvalues_from_frame` allows)
 MAX_HYPOTHESES = 100_000
@@ -166,10 +167,7 @@ class FdrPlan:
     floor_exp: int | None = None
 
     def __post_init__(self) -> None:
-        if not (math.isfinite(self.epsilon) and self.epsilon > 0):
-            raise InputError(f"ε must be a finite positive number; got {self.epsilon}.")
-        if not 0 < self.delta < 1:
-            raise InputError(f"δ must be between 0 and 1; got {self.delta}.")
+        check_budget(self.epsilon, self.delta, delta_needed=True, what="the release")
         if self.method not in fdr.PRIVATE_METHODS:
             raise InputError(f"The method must be one of {', '.join(fdr.PRIVATE_METHODS)}; got {self.method!r}.")
         if int(self.cutoff) < 1:

@@ -23,6 +23,7 @@ from dpcore.plan.common import check_columns, read_declared
 from dpcore.regression.evaluation import tuned_omegas
 from dpcore.regression.tuning import threshold_search
 from dpcore.core.validation import InputError
+from dpcore.core.mechanisms import check_budget
 
 #: the largest data set a proxy is simulated for (the page previews and cross-validates it on every change)
 MAX_PROXY_N = 10_000
@@ -169,8 +170,7 @@ class RegressionPlan:
     omegas: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
-        if not (np.isfinite(self.epsilon) and self.epsilon > 0):
-            raise InputError(f"ε must be a positive number; got {self.epsilon}.")
+        check_budget(self.epsilon, what="the release")
         if self.method not in PLAN_METHODS:
             raise InputError(f"The method must be one of {', '.join(PLAN_METHODS)}; got {self.method!r}.")
         for what, value in (("response centre", self.y_centre), ("response scale", self.sigma_y)):

@@ -23,6 +23,7 @@ from dpcore.notebooks import SparseConfig
 from dpcore.plan.common import check_columns, read_declared
 from dpcore.sparse.events import KT_PRIVATE_SUPPORT, PEELING
 from dpcore.core.validation import InputError
+from dpcore.core.mechanisms import check_budget
 
 #: the largest n·d a proxy is simulated for (the sparse page's memory cap on the data)
 MAX_CELLS = 20_000_000
@@ -154,10 +155,7 @@ class SparsePlan:
     variant: str = "peel"
 
     def __post_init__(self) -> None:
-        if not (math.isfinite(self.epsilon) and self.epsilon > 0):
-            raise InputError(f"ε must be a positive number; got {self.epsilon}.")
-        if not 0 < self.delta < 1:
-            raise InputError(f"δ must be between 0 and 1; got {self.delta}.")
+        check_budget(self.epsilon, self.delta, delta_needed=True, what="the release")
         if not 1 <= int(self.sparsity) <= self.facts.d:
             raise InputError(f"The features kept s must be between 1 and the {self.facts.d} features; "
                              f"got {self.sparsity}.")

@@ -39,7 +39,6 @@ regression's 2(d + 1) quantiles would.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
@@ -47,6 +46,7 @@ from typing import Sequence
 import numpy as np
 
 from dpcore.core.audit import AuditScenario, release_path
+from dpcore.core.mechanisms import check_budget
 
 #: the quantile scores' L∞ sensitivity under replace-one (the module's proof)
 SENSITIVITY = 1
@@ -83,8 +83,7 @@ def candidate_grid(outer: Sequence[Sequence[float]], points: int = GRID_POINTS) 
 
 def quantile_epsilon(epsilon: float, columns: int, sides: int = 2) -> float:
     """ε_q = ε_bounds / (sides · k): each quantile's share (basic composition): two per range, one per bound."""
-    if not (epsilon > 0 and math.isfinite(epsilon)):
-        raise ValueError("the choice's ε must be positive and finite")
+    check_budget(epsilon, what="the choice")
     return float(epsilon) / (int(sides) * int(columns))
 
 

@@ -38,7 +38,6 @@ choice is sharp only when many blocks agree (measured in ``bench/bench_selection
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Literal
@@ -46,6 +45,7 @@ from typing import Callable, Literal
 import numpy as np
 
 from dpcore.core.audit import AuditScenario, release_path
+from dpcore.core.mechanisms import check_budget
 
 #: the scores' L∞ sensitivity under replace-one (the module's proof)
 SENSITIVITY = 2
@@ -103,8 +103,7 @@ def scores(counts, blocks: int) -> np.ndarray:
 
 def noise_scale(epsilon: float, sensitivity: int = SENSITIVITY) -> float:
     """The exponential noise's scale 2Δ/ε for an ε-DP choice on scores of L∞ sensitivity Δ."""
-    if not (epsilon > 0 and math.isfinite(epsilon)):
-        raise ValueError("the selection's ε must be positive and finite")
+    check_budget(epsilon, what="the selection")
     return 2.0 * sensitivity / float(epsilon)
 
 

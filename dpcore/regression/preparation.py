@@ -19,7 +19,7 @@ from typing import Mapping
 
 import numpy as np
 
-from dpcore.core.mechanisms import Noise, laplace_noise
+from dpcore.core.mechanisms import Noise, check_budget, laplace_noise
 
 
 def feature_bounds(x_bounds, d: int) -> tuple[np.ndarray, np.ndarray]:
@@ -215,8 +215,8 @@ def prepare(
     d = X.shape[1]
     dp_items = [k for k, v in (("x_centre", x_centre), ("y_centre", y_centre), ("sigma_y", sigma_y))
                 if isinstance(v, str) and v == "dp"]
-    if dp_items and not epsilon > 0:
-        raise ValueError(f"{', '.join(dp_items)} are DP estimates: give them a positive budget (epsilon)")
+    if dp_items:
+        check_budget(epsilon, what=f"{', '.join(dp_items)} (DP estimates)")
     if not dp_items and epsilon:
         raise ValueError("no DP estimate requested, so the preparation budget must be 0")
     share = epsilon / len(dp_items) if dp_items else 0.0

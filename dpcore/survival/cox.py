@@ -38,7 +38,7 @@ from itertools import product
 import numpy as np
 import pandas as pd
 
-from dpcore.core.mechanisms import Noise, discrete_laplace_noise, gaussian_noise
+from dpcore.core.mechanisms import Noise, check_budget, discrete_laplace_noise, gaussian_noise
 from dpcore.reporting.release import ReleaseBundle
 from dpcore.survival.events import COX
 from dpcore.survival.grid import RELATION
@@ -300,8 +300,7 @@ class DPCoxPHFitter:
                  primary: str | None = None, intervals=None, expected_event_share: float | None = None,
                  n: int | None = None, alpha: float = 0.05, redraws: int = 200, method: str = "histogram",
                  padding: int | None = None, pseudo: Mapping[str, float] | None = None, steps: int | None = None):
-        if not (np.isfinite(epsilon) and epsilon > 0):
-            raise InputError(f"ε must be a positive number, not {epsilon!r}")
+        check_budget(epsilon, delta, what="a hazard-ratio release")
         if method not in FIT_METHODS:
             raise InputError(f"method must be one of {list(FIT_METHODS)}, not {method!r}")
         self.method, self._alternative = method, None

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpcore.accounting.events import Gaussian
-from dpcore.core.mechanisms import analytic_gaussian_sigma
+from dpcore.core.mechanisms import analytic_gaussian_sigma, check_budget
 from dpcore.core.validation import InputError, numeric_column, require_columns
 from dpcore.survival.hazard_ratio import HazardRatioFit
 
@@ -121,8 +121,7 @@ class NoisyGD:
     share: float = 0.5
 
     def __post_init__(self):
-        if not (self.epsilon > 0 and 0 < self.delta < 1):
-            raise InputError("Noisy gradient descent needs ε > 0 and 0 < δ < 1 (a Gaussian mechanism).")
+        check_budget(self.epsilon, self.delta, delta_needed=True, what="noisy gradient descent (a Gaussian mechanism)")
         if self.steps < 1 or self.dimension < 1:
             raise InputError("At least one step and one covariate.")
 

@@ -63,7 +63,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore.accounting.events import Gaussian, Laplace
-from dpcore.core.mechanisms import _opendp_release, analytic_gaussian_sigma
+from dpcore.core.mechanisms import _opendp_release, analytic_gaussian_sigma, check_budget
 from dpcore.core.validation import InputError, numeric_column, require_columns
 from dpcore.survival.cox_gd import GradientCox
 from dpcore.survival.hazard_ratio import HazardRatioFit
@@ -178,8 +178,7 @@ class PaddedScore:
     primary: int | None = 0
 
     def __post_init__(self):
-        if not (math.isfinite(self.epsilon) and self.epsilon > 0 and 0 <= self.delta < 1):
-            raise InputError("The padded score needs ε > 0 and 0 ≤ δ < 1.")
+        check_budget(self.epsilon, self.delta, what="the padded score")
         if self.n < 2 or self.dimension < 1:
             raise InputError("The padded score needs n ≥ 2 and at least one covariate.")
         c = np.clip(np.asarray(self.pseudo, float).reshape(self.dimension), 0.0, 1.0)  # c in the box (proof)

@@ -278,3 +278,13 @@ def test_the_reporting_layer_imports_no_method_package():
     for name in reporting:
         reached = {t for t in _reachable(graph, name) if t.split(".")[1:2] and t.split(".")[1] in METHODS}
         assert not reached, (name, sorted(reached))
+
+
+def test_one_budget_check_for_every_entry_point():
+    """Every (ε, δ) is checked by ``dpcore.core.mechanisms.check_budget``: one message and one δ range for plans,
+    fitters, private choices and releases (a module comparing ε or δ with its own bounds is a second check)."""
+    own = re.compile(r"\b(self\.)?eps(ilon)?s? *> *0\b|isfinite\((self\.)?eps|\b0 *<=? *(self\.)?delta *<")
+    offenders = [f"{p.relative_to(ROOT)}:{n}" for p in sorted((ROOT / "dpcore").rglob("*.py"))
+                 if p.name != "mechanisms.py"
+                 for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if own.search(line)]
+    assert offenders == []

@@ -50,7 +50,7 @@ def test_facts_refuse_what_cannot_be_used_naming_the_field(change, words):
 
 
 @pytest.mark.parametrize("change, words", [
-    ({"epsilon": 0.0}, "ε must be"), ({"epsilon": float("inf")}, "ε must be"), ({"delta": 0.0}, "δ must be"),
+    ({"epsilon": 0.0}, "positive finite ε"), ({"epsilon": float("inf")}, "positive finite ε"), ({"delta": 0.0}, "0 < δ < 1"),
     ({"method": "SAFFRON"}, "method must be one of PAPRIKA"), ({"cutoff": 0}, "cutoff c"),
     ({"lam": 0.5}, "λ must be"), ({"gamma": "linear"}, "γ sequence"), ({"floor_exp": 0}, "floor's exponent"),
 ])

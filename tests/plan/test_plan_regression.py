@@ -56,7 +56,7 @@ def test_facts_refuse_what_cannot_be_used_naming_the_field(change, words):
 
 
 @pytest.mark.parametrize("change, words", [
-    (dict(epsilon=0.0), "ε must be a positive"),
+    (dict(epsilon=0.0), "needs a positive finite ε"),
     (dict(method="OLS"), "The method must be one of"),
     (dict(y_centre="median"), "response centre"),
     (dict(sigma_y="mad"), "response scale"),

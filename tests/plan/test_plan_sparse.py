@@ -60,10 +60,10 @@ def test_facts_refuse_what_cannot_be_used_naming_the_field(change, words):
 
 
 @pytest.mark.parametrize("change, words", [
-    (dict(epsilon=0.0), "ε must be"),
-    (dict(epsilon=float("inf")), "ε must be"),
-    (dict(delta=0.0), "δ must be"),
-    (dict(delta=1.0), "δ must be"),
+    (dict(epsilon=0.0), "needs a positive finite ε"),
+    (dict(epsilon=float("inf")), "needs a positive finite ε"),
+    (dict(delta=0.0), "needs 0 < δ < 1"),
+    (dict(delta=1.0), "needs 0 < δ < 1"),
     (dict(sparsity=7), "features kept s must be between 1 and the 6"),
     (dict(variant="kt"), "release must be one of peel, kt_ps"),
 ])
