@@ -14,12 +14,15 @@ synthetic data), so it comes with an uncertainty range: the smallest ε that
 meets the target under the optimistic and the pessimistic end of a confidence
 interval at every grid point. Between grid points the curve is interpolated
 linearly in ``log ε``.
+
+Every method's ``utility_curve(...)`` returns a :class:`UtilityCurve` (a subclass named after the method),
+so a figure, a report or the trade-off explorer reads any method's per-draw metrics and its (ε, δ) the same way.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Literal
 
 import numpy as np
@@ -31,6 +34,38 @@ from dpcore.core.distributed import Executor, spawn_seeds, split_runs
 #: one metric value per ε and draw: ``simulate(grid, draws, rng) -> array (len(grid), draws)``
 Simulator = Callable[[np.ndarray, int, np.random.Generator], np.ndarray]
 DRAW_BLOCK = (20, 500)  # draws per task (smallest, largest): each draw is a whole release
+
+
+@dataclass(frozen=True)
+class UtilityCurve:
+    """Per-draw utility of one method over an ε grid, with the δ every point of the grid was run at.
+
+    Why one type: four methods had four unrelated result classes, so each figure, report and the
+    trade-off explorer had to know which method made a curve before it could read it. Every method's
+    curve now answers the same questions: ``epsilons`` and ``delta`` (its privacy, (ε, δ) per grid point;
+    ``delta = 0`` for pure ε-DP), ``metrics`` (the names it has), ``metric(name)`` (per-draw values, shape
+    ``(n_eps, R)``, the input of :func:`smallest_epsilon`) and ``mean(name)`` (shape ``(n_eps,)``).
+    Subclasses add their own fields; by default ``metric(name)`` reads the field called ``name``.
+    """
+
+    epsilons: np.ndarray
+    delta: float = field(default=0.0, kw_only=True)
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """The names :meth:`metric` answers."""
+        raise NotImplementedError
+
+    def metric(self, name: str) -> np.ndarray:
+        """Per-draw values of ``name`` over the grid, shape ``(n_eps, R)``; ``KeyError`` for a name not in
+        :attr:`metrics`."""
+        if name not in self.metrics:
+            raise KeyError(f"{type(self).__name__} has no metric {name!r}; it has {', '.join(self.metrics)}")
+        return np.asarray(getattr(self, name), dtype=float)
+
+    def mean(self, name: str) -> np.ndarray:
+        """Mean of ``name`` over the draws at each ε, shape ``(n_eps,)``."""
+        return self.metric(name).mean(axis=1)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ The files, in the order data flows (each imports only the ones above it):
 6. ``one_call.py`` — one-call functions, :class:`Settings`, :func:`run_all`;
 7. ``simulate.py`` — **simulators** of p-value streams with known truth;
 8. ``evaluation.py`` — **post-processing**: FDP, power, summary tables;
-9. ``sweeps.py`` — privacy–utility curves over ε;
+9. ``sweeps.py`` — privacy–utility curves over ε (:class:`FdrUtilityCurve`, a kernel ``UtilityCurve``);
 10. ``frontier.py`` — the release path's power over records per test × cutoff × ε (public simulations);
 11. ``bundle.py`` — :func:`release`: one OpenDP run as a ReleaseBundle (data only);
 12. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
@@ -116,7 +116,7 @@ from dpcore.fdr.evaluation import (  # noqa: F401
     COMPARED_SHIFTS, fdp_power, fdr_bound, Metrics, metrics, mfdr, shift_cost, summary_table,
 )
 from dpcore.fdr.sweeps import (  # noqa: F401
-    sweep, utility_curve, UtilityCurve,
+    FdrUtilityCurve, sweep, utility_curve,
 )
 from dpcore.fdr.frontier import (  # noqa: F401
     design_floor, FRONTIER_CUTOFFS, FRONTIER_EPSILONS, FRONTIER_RECORDS, FRONTIER_RUNS, power_frontier,
@@ -139,7 +139,7 @@ __all__ = ["binomial_pvalues", "binomial_sensitivity", "eta_binomial_exact", "et
     "run_paprika", "alpha_investing", "lord", "paprika", "run_all", "run_method", "saffron", "Settings",
     "page_stream", "page_streams", "simulate_bernoulli", "simulate_truncexp", "Streams", "TRUNCEXP_MU0",
     "TRUNCEXP_SIGMA0", "COMPARED_SHIFTS", "fdp_power", "fdr_bound", "Metrics", "metrics", "mfdr", "shift_cost",
-    "summary_table", "sweep", "utility_curve", "UtilityCurve", "design_floor", "FRONTIER_CUTOFFS",
+    "summary_table", "sweep", "utility_curve", "FdrUtilityCurve", "design_floor", "FRONTIER_CUTOFFS",
     "FRONTIER_EPSILONS", "FRONTIER_RECORDS", "FRONTIER_RUNS", "power_frontier", "smallest_records_per_epsilon",
     "smallest_working", "TARGET_EPSILON", "TARGET_POWER", "release", "AUDIT_ALPHA", "AUDIT_DELTA", "AUDIT_ETA",
     "audit_scenarios", "BOUNDARY_CUTOFF", "BOUNDARY_K", "boundary_pair", "candidacy_pair", "data_scenario",

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from dpcore.fdr.core import StreamResult, log_pvalues
 from dpcore.fdr.frontier import smallest_records_per_epsilon
 from dpcore.fdr.sensitivity import METHODS
-from dpcore.fdr.sweeps import UtilityCurve
+from dpcore.fdr.sweeps import FdrUtilityCurve
 from dpcore.reporting.figures import (
     NONPRIVATE,
     PALETTE,
@@ -219,7 +219,7 @@ def sweep_figure(table: pd.DataFrame, *, x_title: str, alpha: float, bound: floa
     return to_figure(fig)
 
 
-def utility_figure(curves: Sequence[UtilityCurve], epsilon: float, *, alpha: float, bound: float) -> go.Figure:
+def utility_figure(curves: Sequence[FdrUtilityCurve], epsilon: float, *, alpha: float, bound: float) -> go.Figure:
     """Privacy–utility curve: mean FDR and power over runs against ε (bands = ±2 SE), chosen ε marked."""
     fig = new_spec()
     panels = subplots(fig, ("FDR vs ε", "power vs ε"), spacing=0.1)

@@ -159,7 +159,7 @@ def pi1_sweep(streams: dict, s: fdr.Settings, seed: int) -> pd.DataFrame:
     return fdr.sweep(streams, fdr.METHODS, s, rng=rng(seed, "pi1 sweep"))
 
 
-def eps_sweep(p, truth, s: fdr.Settings, seed: int) -> tuple[pd.DataFrame, list[fdr.UtilityCurve]]:
+def eps_sweep(p, truth, s: fdr.Settings, seed: int) -> tuple[pd.DataFrame, list[fdr.FdrUtilityCurve]]:
     """FDR and power over :data:`EPS_GRID`: both private methods' curves, the non-private methods as flat lines."""
     generator = rng(seed, "eps sweep")
     curves = [fdr.utility_curve(p, truth, EPS_GRID, settings=s, ai=ai, rng=generator) for ai in (False, True)]

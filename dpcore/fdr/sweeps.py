@@ -8,6 +8,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from dpcore.core.utility import UtilityCurve
 from dpcore.fdr.core import _as_runs
 from dpcore.fdr.evaluation import fdp_power, metrics, mfdr
 from dpcore.fdr.one_call import Settings, run_all, run_method
@@ -15,18 +16,25 @@ from dpcore.fdr.simulate import Streams
 
 
 @dataclass(frozen=True)
-class UtilityCurve:
-    """Per-run FDP and power over an ε grid: arrays of shape (n_eps, R)."""
+class FdrUtilityCurve(UtilityCurve):
+    """Per-run FDP, power and number of rejections of PAPRIKA (AI) over an ε grid: arrays of shape (n_eps, R).
 
-    epsilons: np.ndarray
+    ``delta`` is the settings' δ, which PAPRIKA spends at every ε of the grid; the metrics are the fields'
+    names (``"fdp"``, ``"power"``, ``"n_rejections"``).
+    """
+
     fdp: np.ndarray
     power: np.ndarray
     n_rejections: np.ndarray
     method: str
 
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        return ("fdp", "power", "n_rejections")
+
 
 def utility_curve(pvalues, truth, epsilons, *, settings: Settings = Settings(), ai: bool = False,
-                  rng: np.random.Generator) -> UtilityCurve:
+                  rng: np.random.Generator) -> FdrUtilityCurve:
     """FDP, power and #rejections of PAPRIKA (AI) for every ε in the grid and every run, in one pass.
 
     ``pvalues``/``truth``: (R, T) (the same streams are reused at every ε, so differences across ε
@@ -40,8 +48,8 @@ def utility_curve(pvalues, truth, epsilons, *, settings: Settings = Settings(), 
     big_eps = np.repeat(eps, R)
     res = run_method("PAPRIKA AI" if ai else "PAPRIKA", big_p, settings, rng=rng, epsilon=big_eps)
     fdp, power = fdp_power(res.rejections, np.tile(tr, (eps.size, 1)))
-    return UtilityCurve(eps, fdp.reshape(eps.size, R), power.reshape(eps.size, R),
-                        res.rejections.sum(axis=1).reshape(eps.size, R), res.method)
+    return FdrUtilityCurve(eps, fdp.reshape(eps.size, R), power.reshape(eps.size, R),
+                           res.rejections.sum(axis=1).reshape(eps.size, R), res.method, delta=float(settings.delta))
 
 
 def sweep(streams_by_x: Mapping[float, Streams], methods: Sequence[str], settings: Settings, *,

@@ -25,6 +25,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from dpcore.core.utility import UtilityCurve
 from dpcore.regression.adassp import ADASSP, AdaSSPNoise, adassp, adassp_features, adassp_noise, adassp_omega_y, solve_adassp
 from dpcore.regression.baselines import functional_mechanism_coef, output_perturbation_coef
 from dpcore.regression.linalg import (
@@ -427,15 +428,35 @@ def preview_fit(
                    float(spearman(pred_np, yt)), float(r2_np), float(rmse_np), intercept, intercept_np, delta)
 
 
-@dataclass(frozen=True)
-class UtilityCurve:
-    """Per-repeat metric values over an ε grid: ``values`` (n_eps, R) for one model, plus the non-private line."""
+#: the metrics :func:`utility_curve` measures, and their labels
+CURVE_METRICS = {"rho": "Spearman ρ", "mse": "test MSE"}
 
-    epsilons: np.ndarray
+
+@dataclass(frozen=True)
+class RegressionUtilityCurve(UtilityCurve):
+    """Per-repeat values of one metric of one model over an ε grid: ``values`` (n_eps, R), plus the non-private line.
+
+    ``measure`` is the metric's name (``"rho"`` or ``"mse"``, the only name :meth:`metric` answers), ``label``
+    its text; ``delta`` is AdaSSP's δ when ``model`` is AdaSSP, else 0 (the other private models are pure ε-DP).
+    """
+
     values: np.ndarray
     nonprivate: np.ndarray  # (R,)
-    metric: str
+    measure: str
     model: str
+
+    @property
+    def label(self) -> str:
+        return CURVE_METRICS[self.measure]
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        return (self.measure,)
+
+    def metric(self, name: str) -> np.ndarray:
+        if name != self.measure:
+            raise KeyError(f"this curve measured {self.measure!r}, not {name!r}")
+        return np.asarray(self.values, dtype=float)
 
 
 def utility_curve(
@@ -448,12 +469,16 @@ def utility_curve(
     model: str = "robust private LR",
     metric: str = "rho",
     **kwargs,
-) -> UtilityCurve:
-    """Spearman ρ (or MSE) of one model over ``epsilons`` × ``repeats`` (for the accuracy-first ε)."""
+) -> RegressionUtilityCurve:
+    """Spearman ρ (``metric="rho"``) or test MSE (``"mse"``) of one model over ``epsilons`` × ``repeats`` (for the
+    accuracy-first ε)."""
+    if metric not in CURVE_METRICS:
+        raise ValueError(f"metric is one of {list(CURVE_METRICS)}, not {metric!r}")
     res = monte_carlo_cv(X, y, epsilons=epsilons, sizes=[n_private], repeats=repeats, **kwargs)
     arr = res.rho if metric == "rho" else res.mse
-    return UtilityCurve(np.asarray(epsilons, dtype=float), arr[res.model(model), 0], arr[0, 0, 0],
-                        "Spearman ρ" if metric == "rho" else "test MSE", model)
+    delta = (kwargs.get("adassp_delta") or 1.0 / n_private**2) if model == ADASSP else 0.0  # as monte_carlo_cv
+    return RegressionUtilityCurve(np.asarray(epsilons, dtype=float), arr[res.model(model), 0], arr[0, 0, 0], metric,
+                                  model, delta=float(delta))
 
 
 def equivalent_sample_size(sizes: Sequence[float], rho_nonprivate: Sequence[float], rho_private: float) -> float:

@@ -21,7 +21,7 @@ The files, in the order data flows (each imports only the ones above it):
 7. ``events.py`` — the privacy events of the releases (:func:`release_events`), as the ledger composes them
    (found through :mod:`dpcore.registry`);
 8. ``simulate.py`` — **simulator** with a known θ*, metrics (post-processing);
-9. ``curves.py`` — privacy–utility curves over ε and R draws for every method;
+9. ``curves.py`` — privacy–utility curves over ε and R draws for every method (:class:`SparseUtilityCurve`);
 10. ``data.py`` — GDSC problems and uploaded CSVs;
 11. ``bundle.py`` — :func:`release_sparse`: one OpenDP release as a ReleaseBundle (data only);
 12. ``figures.py`` — Plotly figures of the results above (imported by pages, never by the files above);
@@ -100,7 +100,7 @@ from dpcore.sparse.simulate import (  # noqa: F401
     make_synthetic, metrics, SparseData, support_scores, test_error,
 )
 from dpcore.sparse.curves import (  # noqa: F401
-    BATCH, convergence, ONE_CALL, utility_curve, UtilityCurve,
+    BATCH, convergence, ONE_CALL, SparseUtilityCurve, utility_curve,
 )
 from dpcore.sparse.data import (  # noqa: F401
     TRAIN_SHARE, clipping_report, gdsc_problem, sparse_from_frame, upload_split,
@@ -128,7 +128,7 @@ __all__ = ["clip_features", "clip_responses", "hard_threshold", "ight", "l1_resc
     "kt_private_support_batch", "kt_ps_sensitivity", "design", "fit_sensitivities", "gram_matrix", "gram_vector",
     "noisy_gradient_descent", "peel_fit", "peel_fit_batch", "peel_plan", "PeelPlan", "screening_scores",
     "screening_sensitivity", "solve_noisy_statistics", "make_synthetic", "metrics", "SparseData", "support_scores",
-    "test_error", "BATCH", "convergence", "ONE_CALL", "utility_curve", "UtilityCurve", "TRAIN_SHARE",
+    "test_error", "BATCH", "convergence", "ONE_CALL", "utility_curve", "SparseUtilityCurve", "TRAIN_SHARE",
     "clipping_report", "gdsc_problem", "sparse_from_frame", "upload_split", "peel_parts", "release_sparse",
     "peel_audit_scenarios", "peel_data_scenario", "PEEL_BUGS", "AUDIT_DELTA", "AUDIT_RAW_FACTOR", "audit_scenarios",
     "BUG_LABELS", "data_scenario", "gaussian_shift_epsilon", "known_violation_scenarios"]

@@ -7,6 +7,7 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
+from dpcore.core.utility import UtilityCurve
 from dpcore.sparse.baseline_dp_ight import dp_ight, dp_ight_batch
 from dpcore.sparse.baseline_frank_wolfe import dp_frank_wolfe, frank_wolfe_batch
 from dpcore.sparse.baseline_two_stage import two_stage, two_stage_batch
@@ -35,26 +36,34 @@ ONE_CALL = {"peel": peel_fit, "kt": knowledge_transfer, "kt_ps": knowledge_trans
 
 
 @dataclass(frozen=True)
-class UtilityCurve:
-    """Per-draw metrics over an ε grid: ``values[method][metric]`` has shape ``(n_eps, R)``.
+class SparseUtilityCurve(UtilityCurve):
+    """Per-draw metrics of several methods over an ε grid: ``values[method][metric]`` has shape ``(n_eps, R)``.
 
-    The non-private teacher has no ε: its metrics are repeated along both axes
-    so that it plots as a flat reference line.
+    Every private method ran at (ε, ``delta``) for each ε of the grid. As a kernel ``UtilityCurve`` a metric is
+    named ``"method/metric"`` (e.g. ``metric("kt/l2_error")`` is ``values["kt"]["l2_error"]``); ``metrics`` lists
+    them all. The non-private teacher has no ε: its metrics are repeated along both axes so that it plots as a
+    flat reference line.
     """
 
-    epsilons: np.ndarray
-    delta: float
     methods: tuple[str, ...]
     values: Mapping[str, Mapping[str, np.ndarray]]
     loss: str
 
-    def mean(self, method: str, metric: str) -> np.ndarray:
-        return self.values[method][metric].mean(axis=1)
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        return tuple(f"{method}/{name}" for method in self.methods for name in self.values[method])
+
+    def metric(self, name: str) -> np.ndarray:
+        method, _, measure = name.partition("/")
+        if method not in self.values or measure not in self.values[method]:
+            raise KeyError(f"no metric {name!r}: sparse curves name theirs \"method/metric\", e.g. "
+                           f"{self.metrics[0]!r}")
+        return np.asarray(self.values[method][measure], dtype=float)
 
 
 def utility_curve(data: SparseData, *, sparsity: int, epsilons: Sequence[float], delta: float,
                   methods: Sequence[str] = METHODS, repeats: int = 10, rng: np.random.Generator | None = None,
-                  progress: Callable[[float], None] | None = None, **params) -> UtilityCurve:
+                  progress: Callable[[float], None] | None = None, **params) -> SparseUtilityCurve:
     """Metrics of every method at every ε over ``repeats`` independent noise draws (one batched run per method)."""
     rng = rng if rng is not None else np.random.default_rng()
     eps = _check_budget(epsilons, delta)
@@ -75,7 +84,7 @@ def utility_curve(data: SparseData, *, sparsity: int, epsilons: Sequence[float],
                                  teacher=teacher, intercept=intercept)
         if progress is not None:
             progress((i + 1) / len(methods))
-    return UtilityCurve(eps, float(delta), tuple(methods), values, data.loss)
+    return SparseUtilityCurve(eps, tuple(methods), values, data.loss, delta=float(delta))
 
 
 def convergence(data: SparseData, *, sparsity: int, epsilon: float, delta: float, rng=None, **params) -> dict:

@@ -32,7 +32,7 @@ from dpcore.reporting.figures import (  # noqa: F401  (COLOURS, TRUTH: re-export
 
 def utility_figure(curve_data, metric: str, *, labels: Mapping[str, str], epsilon: float | None = None,
                    y_title: str = "", title: str | None = None, log_y: bool = False) -> go.Figure:
-    """Mean of ``metric`` over repeats vs ε with a 10–90 % band per method (``curve_data``: a UtilityCurve)."""
+    """Mean of ``metric`` over repeats vs ε with a 10–90 % band per method (``curve_data``: a SparseUtilityCurve)."""
     fig = new_spec()
     eps = curve_data.epsilons
     for i, method in enumerate(curve_data.methods):

@@ -153,7 +153,7 @@ def paths(data: sp.SparseData, s: int, epsilon: float, delta: float, seed: int, 
 
 
 def sweep(data: sp.SparseData, s: int, delta: float, methods: tuple, R: int, seed: int, params: dict,
-          progress=None) -> sp.UtilityCurve:
+          progress=None) -> sp.SparseUtilityCurve:
     """Every method in ``methods`` over :data:`SWEEP`, ``R`` draws each (the "sweep" stream)."""
     return sp.utility_curve(data, sparsity=s, epsilons=SWEEP, delta=delta, methods=methods, repeats=R,
                             rng=np.random.default_rng(stream(seed, "sweep")), progress=progress, **params)
@@ -222,7 +222,7 @@ def curve_axes(known_truth: bool, loss: str) -> CurveAxes:
                      "support overlap with the teacher (F1)")
 
 
-def accuracy_headline(curve: sp.UtilityCurve, metric: str) -> tuple[str, float] | None:
+def accuracy_headline(curve: sp.SparseUtilityCurve, metric: str) -> tuple[str, float] | None:
     """The method whose error a target is stated on (the release's, else the paper's student), and the default
     target: its median error over the grid, rounded."""
     headline = next((m for m in ("peel", "kt") if m in curve.methods), None)

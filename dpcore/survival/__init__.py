@@ -31,7 +31,7 @@ The files, in the order data flows (each imports only the ones above it):
    (:func:`costs`);
 10. ``one_call.py`` — one-call functions for notebooks: :func:`kaplan_meier`, :func:`nelson_aalen`,
    :func:`cumulative_incidence`, :func:`logrank`;
-11. ``monte_carlo.py`` — Monte-Carlo utility over R draws and over ε;
+11. ``monte_carlo.py`` — Monte-Carlo utility over R draws and over ε (:class:`SurvivalUtilityCurve`);
 12. ``planning.py`` — several releases on one budget: which noise (discrete Laplace or Gaussian) gives each
    less error (:func:`survival_plan`);
 13. ``bundle.py`` — :func:`release`: one OpenDP release as a ReleaseBundle (data only);
@@ -87,7 +87,7 @@ from dpcore.survival.one_call import (  # noqa: F401
     cumulative_incidence, kaplan_meier, logrank, LogrankResult, nelson_aalen, SurvivalResult,
 )
 from dpcore.survival.monte_carlo import (  # noqa: F401
-    metric_draws, Utility, utility, utility_curve, UtilityCurve,
+    metric_draws, SurvivalUtilityCurve, Utility, utility, utility_curve,
 )
 from dpcore.survival.bundle import (  # noqa: F401
     default_read_times, MEASURED_FRONTIER, READ_FRONTIER, READ_YEARS, release, released_tables,
@@ -116,6 +116,6 @@ __all__ = ["bin_index", "bin_width_text", "binned_for_lifelines", "default_bin_w
     "first_below", "median_read", "median_table", "on_resolution", "path", "read_tables", "rmst", "survival_at",
     "WITHIN_BIN_RULE", "costs", "lifelines_reference", "Reference", "cumulative_incidence", "kaplan_meier",
     "logrank", "LogrankResult", "nelson_aalen", "SurvivalResult", "metric_draws", "Utility", "utility",
-    "utility_curve", "UtilityCurve", "default_read_times", "MEASURED_FRONTIER", "READ_FRONTIER", "READ_YEARS",
+    "utility_curve", "SurvivalUtilityCurve", "default_read_times", "MEASURED_FRONTIER", "READ_FRONTIER", "READ_YEARS",
     "release", "released_tables", "audit_scenarios", "survival_pair", "ESTIMAND", "GroupedTable", "hazard_ratios",
     "HazardRatioFit", "proportional_hazards_check", "ProportionalHazardsCheck", "stratified_labels", "cut_at", "CutPoints", "DPCoxPHFitter"]

@@ -35,7 +35,7 @@ from dpcore.reporting.figures import (
 from dpcore.reporting.alt_text import set_summary
 from dpcore.survival.estimators import CurveSet, reliable_edges
 from dpcore.survival.grid import ESTIMATORS
-from dpcore.survival.monte_carlo import UtilityCurve
+from dpcore.survival.monte_carlo import SurvivalUtilityCurve
 from dpcore.survival.read import fine_times, on_resolution, path, survival_at
 
 Y_TITLES = {"km": "survival probability S(t)", "na": "cumulative hazard H(t)", "cif": "cumulative incidence F(t)"}
@@ -265,7 +265,7 @@ UTILITY_PANELS = (
 )
 
 
-def utility_figure(uc: UtilityCurve, epsilon: float | None, *, time_unit: str = "time units") -> go.Figure:
+def utility_figure(uc: SurvivalUtilityCurve, epsilon: float | None, *, time_unit: str = "time units") -> go.Figure:
     """Privacy–utility curves over ε (mean and 5–95 % band over draws), chosen ε marked (unless None).
 
     Redrawn whenever the draws per ε change: the legend is text above the panels and the margins are fixed

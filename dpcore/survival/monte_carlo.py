@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore.core.mechanisms import sample_sweep
+from dpcore.core.utility import UtilityCurve
 from dpcore.survival.estimators import DEFAULT_RISK_SET, curve_for, noise_band, postprocess
 from dpcore.survival.logrank import linear_logrank, logrank_test
 from dpcore.survival.mechanism import noise_for, noisy_counts
@@ -154,10 +155,13 @@ def utility(counts: Counts, epsilon: float, *, draws: int = 200, rng: np.random.
 
 
 @dataclass(frozen=True)
-class UtilityCurve:
-    """Utility over an ε grid: every measure shaped ``(n_eps, R)`` (per-draw values)."""
+class SurvivalUtilityCurve(UtilityCurve):
+    """Utility over an ε grid: every measure shaped ``(n_eps, R)`` (per-draw values).
 
-    epsilons: np.ndarray
+    ``delta`` is the noise's δ: 0 for the Laplace kinds (pure ε-DP), the Gaussian's δ otherwise. The metrics are
+    the fields' names; ``logrank_agree`` and ``p_value`` only with two or more groups.
+    """
+
     sup_error: np.ndarray
     integrated_error: np.ndarray
     median_error: np.ndarray
@@ -167,11 +171,15 @@ class UtilityCurve:
     exact_p_value: float | None
     estimator: str
 
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        return tuple(name for name in ("sup_error", "integrated_error", "median_error", "coverage", "logrank_agree",
+                                       "p_value") if getattr(self, name) is not None)
+
     def metric(self, name: str) -> np.ndarray:
-        value = getattr(self, name)
-        if value is None:
+        if name in ("logrank_agree", "p_value") and getattr(self, name) is None:
             raise KeyError(f"{name} is not available (needs two or more groups)")
-        return np.asarray(value, dtype=float)
+        return super().metric(name)
 
 
 #: Most noisy counts (ε values × draws × cells) one step of :func:`utility_curve` holds: its estimator
@@ -182,7 +190,7 @@ SWEEP_CELLS = 4_000_000
 def utility_curve(counts: Counts, epsilons, *, draws: int = 200, rng: np.random.Generator, estimator: str = "km",
                   kind: str = "laplace", alpha: float = 0.05, level: float = 0.05, event_type: int = 1,
                   risk_set: str = DEFAULT_RISK_SET, noise_aware_logrank: bool = False,
-                  delta: float = 0.0) -> UtilityCurve:
+                  delta: float = 0.0) -> SurvivalUtilityCurve:
     """Per-draw utility measures over an ε grid (``(n_eps, R)`` arrays), vectorised over draws and ε.
 
     The ε grid is taken in steps of at most :data:`SWEEP_CELLS` noisy counts (one step when it fits, which
@@ -206,9 +214,9 @@ def utility_curve(counts: Counts, epsilons, *, draws: int = 200, rng: np.random.
         values = [getattr(u, name) for u in parts]
         return None if values[0] is None else np.concatenate(values, axis=0)
 
-    return UtilityCurve(eps, joined("sup_error"), joined("integrated_error"), joined("median_error"),
-                        joined("coverage"), joined("logrank_agree"), joined("p_value"), parts[0].exact_p_value,
-                        estimator)
+    return SurvivalUtilityCurve(eps, joined("sup_error"), joined("integrated_error"), joined("median_error"),
+                                joined("coverage"), joined("logrank_agree"), joined("p_value"),
+                                parts[0].exact_p_value, estimator, delta=float(noises[0].delta))
 
 
 def metric_draws(counts: Counts, metric: str, epsilons, draws: int, rng: np.random.Generator,

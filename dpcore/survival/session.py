@@ -149,7 +149,7 @@ def released_noise(kind: str) -> str:
 
 
 def sweep(src: Source, epsilons, horizon, grid_unit, width, compare, estimator, draws, seed, kind, delta,
-          event_type, risk_set, aware) -> sv.UtilityCurve:
+          event_type, risk_set, aware) -> sv.SurvivalUtilityCurve:
     """The privacy–utility sweep over ``epsilons`` (stream ``"sweep"``), from the data and the settings alone."""
     grid = sv.make_grid(horizon, data_unit=src.time_unit, grid_unit=grid_unit, width=width)
     counts = counts_for(src, grid, compare, risk_set)
@@ -157,7 +157,7 @@ def sweep(src: Source, epsilons, horizon, grid_unit, width, compare, estimator, 
                             delta=delta, event_type=event_type, risk_set=risk_set, noise_aware_logrank=aware)
 
 
-def utility_note(uc: sv.UtilityCurve, epsilon: float, grid_unit: str) -> str:
+def utility_note(uc: sv.SurvivalUtilityCurve, epsilon: float, grid_unit: str) -> str:
     """The release's custodian note: the sweep's row at ``epsilon`` (no simulation of its own on an ε move)."""
     i = int(np.argmin(np.abs(np.log(uc.epsilons) - np.log(epsilon))))  # the slider's options are the sweep's ε
     return (f"Over {uc.sup_error.shape[1]} simulated releases at ε = {uc.epsilons[i]:g} (the privacy–utility "

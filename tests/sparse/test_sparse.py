@@ -302,7 +302,7 @@ def test_same_seed_same_preview_and_more_budget_helps(easy):
         for metric in ("l2_error", "f1", "precision", "recall", "test_error", "teacher_overlap"):
             assert curve.values[method][metric].shape == (2, 6)
     for method in ("kt", "frank_wolfe"):
-        assert curve.mean(method, "l2_error")[1] < curve.mean(method, "l2_error")[0]
+        assert curve.mean(f"{method}/l2_error")[1] < curve.mean(f"{method}/l2_error")[0]
     assert np.all(curve.values["nonprivate"]["f1"] == 1.0)
 
 

@@ -19,14 +19,14 @@ from dpcore import survival as sv
 from dpcore.fdr import figures as FF
 from dpcore.fdr.core import StreamResult
 from dpcore.fdr.sensitivity import METHODS as FDR_METHODS
-from dpcore.fdr.sweeps import UtilityCurve as FdrCurve
+from dpcore.fdr.sweeps import FdrUtilityCurve as FdrCurve
 from dpcore.regression import figures as RF
 from dpcore.regression.linalg import MODELS
 from dpcore.sparse import figures as SF
 from dpcore.survival import figures as VF
 from dpcore.survival.cox import lifelines_reference as cox_reference
 from dpcore.survival.estimators import CurveSet
-from dpcore.survival.monte_carlo import UtilityCurve as SurvCurve
+from dpcore.survival.monte_carlo import SurvivalUtilityCurve as SurvCurve
 
 
 def _curves(rng, groups=("arm <A>", "arm B"), k=60):

@@ -72,7 +72,7 @@ def paths(setup: Setup, epsilon: float, delta: float, seed: int) -> dict:
     return session.paths(setup.data, setup.s, epsilon, delta, seed, setup.params)
 
 
-def sweep(setup: Setup, delta: float, R: int, seed: int, progress=None) -> sp.UtilityCurve:
+def sweep(setup: Setup, delta: float, R: int, seed: int, progress=None) -> sp.SparseUtilityCurve:
     """The curves over ε (``progress`` reports an upload's sweep; a public one is cached)."""
     if setup.public_key is not None:
         return _sweep_public(setup.public_key, setup.s, delta, setup.methods, R, seed, setup.params_items)

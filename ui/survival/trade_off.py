@@ -22,7 +22,8 @@ SWEEP = np.array(EPSILON_STEPS)
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _bundled_sweep(name: str, horizon: float, grid_unit: str, width: float, compare: bool, estimator: str, draws: int,
-                   seed: int, kind: str, delta: float, event_type: int, risk_set: str, aware: bool) -> sv.UtilityCurve:
+                   seed: int, kind: str, delta: float, event_type: int, risk_set: str,
+                   aware: bool) -> sv.SurvivalUtilityCurve:
     return ss.sweep(ss.bundled_source(name), SWEEP, horizon, grid_unit, width, compare, estimator, draws, seed, kind,
                     delta, event_type, risk_set, aware)
 
@@ -40,7 +41,7 @@ def _sweep_and_figure(src: ss.Source, *args):
     return uc, sf.utility_figure(uc, None, time_unit=args[1])
 
 
-def sweep_at(session: ss.Session, sweep_draws: int) -> tuple[sv.UtilityCurve, object]:
+def sweep_at(session: ss.Session, sweep_draws: int) -> tuple[sv.SurvivalUtilityCurve, object]:
     """The privacy–utility sweep over ε and its figure, for this configuration and ``sweep_draws`` draws per ε.
 
     Cached for bundled data; for an upload memoised in the session (never in a cache shared by sessions).
