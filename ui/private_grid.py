@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpcore.private_choice import grid_selection as gsel
+from dpcore.private_choice import grid_selection as gs
 from dpcore.private_choice import selection
 from dpcore.access import CUSTODIAN
 from dpcore.ledger import BudgetExceeded, Persons
@@ -31,7 +31,7 @@ from ui.widgets import set_control, url_toggle
 METHOD = "Private choice of the survival grid"
 
 
-def private_grid(key: str, *, time, event, group, setting: gsel.ReleaseSetting, fingerprint: str, label: str,
+def private_grid(key: str, *, time, event, group, setting: gs.ReleaseSetting, fingerprint: str, label: str,
                  persons: Persons | None, controls: tuple[str, str], grid_setting: str) -> None:
     """The control (custodians only): its cost, the candidates (:meth:`~dpcore.private_choice.grid_selection.ReleaseSetting
     .candidates`) and its button. ``controls``: the page's grid-unit and bin-width keys, which the choice sets;
@@ -53,7 +53,7 @@ def private_grid(key: str, *, time, event, group, setting: gsel.ReleaseSetting, 
     cost = float(st.select_slider("ε the choice costs", options=CHOICE_EPSILONS, value=0.5, key=f"{key}_grid_eps",
                                   format_func=lambda e: f"{e:g}"))
     params = {"candidate widths": [bin_width_text(w, u) for w, u in candidates], "blocks": blocks,
-              "release ε simulated": setting.epsilon, "votes_per_block_draws": gsel.BLOCK_DRAWS,
+              "release ε simulated": setting.epsilon, "votes_per_block_draws": gs.BLOCK_DRAWS,
               "partition_seed": 0, "simulation_seed": 0}
     own = f"{fingerprint}#{METHOD}"  # the choice's own settings, apart from the release's
     settings = provenance.settings_of(method=METHOD, epsilon=cost, delta=0.0, parts=None, params=params)
@@ -70,7 +70,7 @@ def private_grid(key: str, *, time, event, group, setting: gsel.ReleaseSetting, 
         st.success(kept[1].summary(), icon=":material/check_circle:")
 
 
-def _choose(*, key: str, time, event, group, setting: gsel.ReleaseSetting, candidates, fingerprint: str, label: str,
+def _choose(*, key: str, time, event, group, setting: gs.ReleaseSetting, candidates, fingerprint: str, label: str,
             persons, controls: tuple[str, str], grid_setting: str, cost: float, params: dict,
             settings: SettingsChoice) -> None:
     """The button's callback (before the grid controls are drawn, so it may set them): charge, choose, keep the
@@ -84,8 +84,8 @@ def _choose(*, key: str, time, event, group, setting: gsel.ReleaseSetting, candi
         st.session_state[f"{key}_grid_problem"] = f"Private choice refused: {literal(str(err))}"
         return
     try:
-        judge = gsel.block_judge(time, event, group, candidates, setting)
-        result = gsel.choose_grid(judge, int(np.asarray(time).size), candidates, epsilon=cost)
+        judge = gs.block_judge(time, event, group, candidates, setting)
+        result = gs.choose_grid(judge, int(np.asarray(time).size), candidates, epsilon=cost)
     except Exception as err:  # noqa: BLE001 - the charge stays whatever went wrong; say so plainly
         ledger.record_failure(record)
         st.session_state[f"{key}_grid_problem"] = (f"The private choice failed after it was charged "
@@ -94,8 +94,8 @@ def _choose(*, key: str, time, event, group, setting: gsel.ReleaseSetting, candi
     bundle = ReleaseBundle(
         method=METHOD, dataset=label, fingerprint=fingerprint, epsilon=cost, delta=0.0,
         mechanisms=(f"report-noisy-max with exponential noise (permute-and-flip), scale 2Δ/ε = "
-                    f"{selection.noise_scale(cost, gsel.SENSITIVITY):g}, over vote counts of {result.blocks} disjoint "
-                    f"blocks (Δ = {gsel.SENSITIVITY})",),
+                    f"{selection.noise_scale(cost, gs.SENSITIVITY):g}, over vote counts of {result.blocks} disjoint "
+                    f"blocks (Δ = {gs.SENSITIVITY})",),
         public_params=params, tables={"choice": pd.DataFrame({"chosen width": [result.width],
                                                               "unit": [result.unit]})},
         notes=(result.summary(),), settings=settings.to_dict())

@@ -79,7 +79,7 @@ def cells(c: SparseConfig) -> list[Cell]:
     params = ", ".join(f"{name}={{{name}}}" for name in _constants(c.params))
     return [
         Cell("Imports: dpcore's sparse package and its figures.",
-             "import numpy as np\n\nfrom dpcore import sparse as sp\nfrom dpcore.sparse import figures as sf"),
+             "import numpy as np\n\nfrom dpcore import sparse as sp\nfrom dpcore.sparse import figures as spf"),
         *_data(c),
         Cell("The page's settings: ε and δ, the sparsity, the methods and the public constants every method uses.",
              code("EPSILON, DELTA, SPARSITY, SEED, REPEATS = {eps}, {delta}, {s}, {seed}, {reps}\n"
@@ -101,13 +101,13 @@ def cells(c: SparseConfig) -> list[Cell]:
         Cell("Coefficients of one preview draw of the release against the non-private "
              "model and the truth (when known), as on the page's first screen.",
              code("released = {variant}  # the method the page releases\n", variant=c.variant) +
-             "headline = sf.release_stem_figure(teacher, coefs[released][0], variant=released, theta=data.theta,\n"
+             "headline = spf.release_stem_figure(teacher, coefs[released][0], variant=released, theta=data.theta,\n"
              "                                  feature_names=data.feature_names or None)", figure="headline"),
         Cell("The privacy–utility trade-off: every method over a grid of ε, repeated with fresh noise.",
              code("curve = sp.utility_curve(data, sparsity=SPARSITY, epsilons={sweep}, delta=DELTA, methods=METHODS,\n"
                   "                         repeats=REPEATS, rng=" + SEED_STREAMS.rng_code("sweep") + ", **params)\n"
                   "metric = 'l2_error' if data.theta is not None else 'test_error'\n"
-                  "utility = sf.utility_figure(curve, metric, labels=sp.METHOD_LABELS, y_title=metric)",
+                  "utility = spf.utility_figure(curve, metric, labels=sp.METHOD_LABELS, y_title=metric)",
                   sweep=list(c.sweep)), figure="utility"),
         release_cell(RELEASES[c.variant][0], "EPSILON", "DELTA", code(
             "bundle = sp.release_sparse(data.X, data.y, sparsity=SPARSITY, epsilon=EPSILON, delta=DELTA,\n"

@@ -288,3 +288,33 @@ def test_one_budget_check_for_every_entry_point():
                  if p.name != "mechanisms.py"
                  for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if own.search(line)]
     assert offenders == []
+
+
+def _dpcore_aliases() -> list[tuple[str, str, str]]:
+    """``(file, alias, module)`` for every ``import dpcore… as alias`` in the code and the tests."""
+    found = []
+    for folder in ("dpcore", "ui", "app_pages", "tests", "bench", "scripts"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("dpcore"):
+                    found += [(str(path.relative_to(ROOT)), a.asname, f"{node.module}.{a.name}")
+                              for a in node.names if a.asname and not a.asname.startswith("_")]
+                elif isinstance(node, ast.Import):
+                    found += [(str(path.relative_to(ROOT)), a.asname, a.name)
+                              for a in node.names if a.name.startswith("dpcore") and a.asname]
+    return found
+
+
+def test_one_alias_per_module_and_one_module_per_alias():
+    """``sf`` is the survival figures everywhere, ``spf`` the sparse ones: a reader never has to look up which
+    module an alias means in this file. The one shared alias is ``text``, each method's own page text, imported
+    only inside that method's files."""
+    aliases, modules = {}, {}
+    for path, alias, module in _dpcore_aliases():
+        if alias == "text" and module.endswith(".page_text"):
+            assert module.split(".")[1] in path, (path, module)
+            continue
+        aliases.setdefault(alias, set()).add(module)
+        modules.setdefault(module, set()).add(alias)
+    assert {a: m for a, m in aliases.items() if len(m) > 1} == {}
+    assert {m: a for m, a in modules.items() if len(a) > 1} == {}

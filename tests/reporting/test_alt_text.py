@@ -16,7 +16,7 @@ import pytest
 
 from dpcore.reporting import alt_text
 from dpcore.reporting.figures import add_trace, base_layout, new_spec, to_figure
-from dpcore.survival import figures as VF
+from dpcore.survival import figures as sf
 from tests.support.figure_cases import _curves, cases, rng_fixed
 
 CASES = cases()
@@ -59,7 +59,7 @@ def test_a_summary_changes_with_the_numbers():
 
 def test_a_builder_states_its_own_summary_the_survival_median():
     private, exact = _curves(rng_fixed(1)), _curves(rng_fixed(2))
-    fig = VF.headline_figure(private, exact, time_label="time (months)")
+    fig = sf.headline_figure(private, exact, time_label="time (months)")
     t = private.times
     median = lambda y: f"{t[np.flatnonzero(y <= 0.5)[0]]:.3g}"  # noqa: E731
     assert alt_text.summary(fig) == (f"Kaplan–Meier survival, private vs non-private, time (months) 0 to {t[-1]:g}; "
@@ -70,7 +70,7 @@ def test_the_numbers_at_risk_are_a_real_table_equal_to_the_printed_rows():
     private, exact = _curves(rng_fixed(1)), _curves(rng_fixed(2))
     k = private.times.size - 1
     noisy, true = np.linspace(300, 12.4, k), np.linspace(290, 10, k)
-    fig = VF.headline_figure(private, exact, at_risk=noisy, exact_at_risk=true)
+    fig = sf.headline_figure(private, exact, at_risk=noisy, exact_at_risk=true)
     table = alt_text.tables(fig)["Number at risk"]
     assert list(table.columns) == ["time", "noisy", "true"]
     printed = [a["text"] for a in fig.to_dict()["layout"]["annotations"] if a.get("xref") == "x"]

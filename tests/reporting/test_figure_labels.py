@@ -10,7 +10,7 @@ import pytest
 from dpcore.reporting import attack_figures as AF
 from dpcore.reporting import figures as F
 from dpcore.reporting.attack import max_accuracy
-from dpcore.fdr import figures as FF
+from dpcore.fdr import figures as ff
 from dpcore.reporting.release_figures import REGRESSION_AXIS, _regression, fdr_release_figure
 from tests.support.figure_cases import _stream, rng_fixed
 
@@ -32,7 +32,7 @@ def test_a_stream_without_discoveries_says_so():
     private, p, truth, base = _stream(rng_fixed(15))
     none = private.__class__(private.method, np.zeros_like(private.rejections), private.alpha, private.candidates,
                              log_threshold=private.log_threshold, params=private.params)
-    for fig in (FF.stream_figure(none, p, truth=truth), fdr_release_figure(np.zeros(5, bool), np.full(5, 1e-3))):
+    for fig in (ff.stream_figure(none, p, truth=truth), fdr_release_figure(np.zeros(5, bool), np.full(5, 1e-3))):
         texts = [a["text"] for a in fig.to_dict()["layout"].get("annotations", [])]
         assert any(t.startswith("No discoveries: none of the") for t in texts), texts
     with_some = fdr_release_figure(np.array([0, 1, 0, 0, 0], bool), np.full(5, 1e-3)).to_dict()["layout"]

@@ -17,15 +17,15 @@ import pytest
 
 from dpcore.reporting import figures
 from dpcore.reporting import attack_figures, release_figures
-from dpcore.fdr import figures as fdr_figures
+from dpcore.fdr import figures as ff
 from dpcore.ledger import figures as ledger_figures
-from dpcore.regression import figures as regression_figures
-from dpcore.sparse import figures as sparse_figures
-from dpcore.survival import figures as survival_figures
+from dpcore.regression import figures as rf
+from dpcore.sparse import figures as spf
+from dpcore.survival import figures as sf
 from tests.support.figure_cases import cases, plain
 
-MODULES = {"figures": figures, "regression": regression_figures, "fdr": fdr_figures, "survival": survival_figures,
-           "sparse": sparse_figures, "attack": attack_figures, "release": release_figures, "ledger": ledger_figures}
+MODULES = {"figures": figures, "regression": rf, "fdr": ff, "survival": sf,
+           "sparse": spf, "attack": attack_figures, "release": release_figures, "ledger": ledger_figures}
 CASES = cases()
 
 

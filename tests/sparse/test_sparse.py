@@ -9,7 +9,7 @@ import pytest
 
 from dpcore.core import mechanisms as M
 from dpcore import sparse as sp
-from dpcore.sparse import figures as sf
+from dpcore.sparse import figures as spf
 from dpcore.sparse.baseline_two_stage import block_votes
 from dpcore.sparse.params import _setup
 
@@ -320,15 +320,15 @@ def test_paper_variant_cannot_be_released(easy):
 
 
 def test_figures_build(easy):
-    fig = sf.stem_figure({"truth θ*": easy.theta, "DP-IGHT": np.zeros_like(easy.theta)})
+    fig = spf.stem_figure({"truth θ*": easy.theta, "DP-IGHT": np.zeros_like(easy.theta)})
     assert len(fig.layout.xaxis.ticktext) == 5
     curve = sp.utility_curve(easy, sparsity=5, epsilons=[1.0, 4.0], delta=1e-6, repeats=3, methods=("kt", "nonprivate"),
                              rng=np.random.default_rng(0))
-    fig = sf.utility_figure(curve, "f1", labels=sp.METHOD_LABELS, epsilon=2.0)
+    fig = spf.utility_figure(curve, "f1", labels=sp.METHOD_LABELS, epsilon=2.0)
     assert fig.layout.xaxis.type == "log" and len(fig.data) == 3  # KT: band (one outline) and mean; non-private: mean only
     paths = sp.convergence(easy, sparsity=5, epsilon=2.0, delta=1e-6, rng=np.random.default_rng(0))
     assert paths["teacher"][0] > paths["teacher"][5]
-    sf.convergence_figure(paths)
+    spf.convergence_figure(paths)
 
 
 def test_audit_scenarios_are_registered():

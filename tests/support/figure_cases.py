@@ -14,16 +14,16 @@ from dpcore.reporting import attack_figures as AF
 from dpcore.reporting import figures as F
 from dpcore.reporting import release_figures as LF
 from dpcore.ledger import Spend
-from dpcore.ledger import figures as LedgerF
+from dpcore.ledger import figures as ledger_figures
 from dpcore import survival as sv
-from dpcore.fdr import figures as FF
+from dpcore.fdr import figures as ff
 from dpcore.fdr.core import StreamResult
 from dpcore.fdr.sensitivity import METHODS as FDR_METHODS
 from dpcore.fdr.sweeps import FdrUtilityCurve as FdrCurve
-from dpcore.regression import figures as RF
+from dpcore.regression import figures as rf
 from dpcore.regression.linalg import MODELS
-from dpcore.sparse import figures as SF
-from dpcore.survival import figures as VF
+from dpcore.sparse import figures as spf
+from dpcore.survival import figures as sf
 from dpcore.survival.cox import lifelines_reference as cox_reference
 from dpcore.survival.estimators import CurveSet
 from dpcore.survival.monte_carlo import SurvivalUtilityCurve as SurvCurve
@@ -111,69 +111,69 @@ def cases():
     a, b = rng.normal(0, 1, 500), rng.normal(0.3, 1, 500)
     splits = rng.dirichlet([1, 1, 1], 12)
     return {
-        "regression.rho_panels": lambda: RF.rho_panels(eps, rho_eps, sizes, rho_size, epsilon=1.0, n_private=200,
+        "regression.rho_panels": lambda: rf.rho_panels(eps, rho_eps, sizes, rho_size, epsilon=1.0, n_private=200,
                                                        equivalent=120.0),
-        "regression.rho_panels_plain": lambda: RF.rho_panels(eps, rho_eps, sizes, rho_size, epsilon=0.5, n_private=100,
+        "regression.rho_panels_plain": lambda: rf.rho_panels(eps, rho_eps, sizes, rho_size, epsilon=0.5, n_private=100,
                                                              shown=MODELS[:2]),
-        "regression.rho_vs_epsilon": lambda: RF.rho_vs_epsilon(eps, rho_eps, chosen=2.0),
-        "regression.rho_vs_size": lambda: RF.rho_vs_size(sizes, rho_size, chosen_size=200, equivalent=150.0),
-        "regression.predicted_vs_observed": lambda: RF.predicted_vs_observed(
+        "regression.rho_vs_epsilon": lambda: rf.rho_vs_epsilon(eps, rho_eps, chosen=2.0),
+        "regression.rho_vs_size": lambda: rf.rho_vs_size(sizes, rho_size, chosen_size=200, equivalent=150.0),
+        "regression.predicted_vs_observed": lambda: rf.predicted_vs_observed(
             rng_fixed(1).normal(size=30), rng_fixed(2).normal(size=30), rng_fixed(3).normal(size=30),
             rho_private=0.4, rho_nonprivate=0.6, y_label="AUC <x>"),
-        "regression.rho_draws_histogram": lambda: RF.rho_draws_histogram(rng_fixed(4).normal(0.4, 0.1, 200), 0.55),
-        "regression.tuning_heatmap": lambda: RF.tuning_heatmap([0.1, 1.0, 16.0], [0.5, 2.0], np.arange(6.0).reshape(3, 2),
+        "regression.rho_draws_histogram": lambda: rf.rho_draws_histogram(rng_fixed(4).normal(0.4, 0.1, 200), 0.55),
+        "regression.tuning_heatmap": lambda: rf.tuning_heatmap([0.1, 1.0, 16.0], [0.5, 2.0], np.arange(6.0).reshape(3, 2),
                                                                chosen=(1.0, 2.0), used=(0.1, 0.5)),
-        "regression.ternary_split": lambda: RF.ternary_split(splits, np.linspace(0, 1, 12), chosen=(0.3, 0.3, 0.4),
+        "regression.ternary_split": lambda: rf.ternary_split(splits, np.linspace(0, 1, 12), chosen=(0.3, 0.3, 0.4),
                                                              best=(0.5, 0.2, 0.3)),
-        "regression.coefficient_bars": lambda: RF.coefficient_bars(["a<b>", "c"], [1.0, 2.0], np.array([1.1, 1.9]),
+        "regression.coefficient_bars": lambda: rf.coefficient_bars(["a<b>", "c"], [1.0, 2.0], np.array([1.1, 1.9]),
                                                                    [0.9, 1.5], [1.3, 2.2], truth=[1.0, 2.0]),
-        "fdr.sweep_figure": lambda: FF.sweep_figure(table, x_title="π1", alpha=0.05, bound=0.125),
-        "fdr.sweep_figure_log": lambda: FF.sweep_figure(table, x_title="ε", alpha=0.05, log_x=True, mark=1.0,
+        "fdr.sweep_figure": lambda: ff.sweep_figure(table, x_title="π1", alpha=0.05, bound=0.125),
+        "fdr.sweep_figure_log": lambda: ff.sweep_figure(table, x_title="ε", alpha=0.05, log_x=True, mark=1.0,
                                                         methods=["PAPRIKA", "SAFFRON"]),
-        "fdr.summary_figure": lambda: FF.summary_figure(summary, alpha=0.05, bound=0.125),
-        "fdr.summary_figure_nobound": lambda: FF.summary_figure(summary, alpha=0.05, bound=1.5),
-        "fdr.stream_figure": lambda: FF.stream_figure(private, p, truth=truth, nonprivate=base, cutoff=3, title="one"),
-        "fdr.stream_figure_plain": lambda: FF.stream_figure(private, p),
-        "fdr.utility_figure": lambda: FF.utility_figure([fcurve], 1.0, alpha=0.05, bound=0.125),
-        "fdr.frontier_figure": lambda: FF.frontier_figure(_frontier_table(rng_fixed(7)), cutoff=40, target=0.8,
+        "fdr.summary_figure": lambda: ff.summary_figure(summary, alpha=0.05, bound=0.125),
+        "fdr.summary_figure_nobound": lambda: ff.summary_figure(summary, alpha=0.05, bound=1.5),
+        "fdr.stream_figure": lambda: ff.stream_figure(private, p, truth=truth, nonprivate=base, cutoff=3, title="one"),
+        "fdr.stream_figure_plain": lambda: ff.stream_figure(private, p),
+        "fdr.utility_figure": lambda: ff.utility_figure([fcurve], 1.0, alpha=0.05, bound=0.125),
+        "fdr.frontier_figure": lambda: ff.frontier_figure(_frontier_table(rng_fixed(7)), cutoff=40, target=0.8,
                                                           current=(2000, 5.0)),
-        "survival.headline_figure": lambda: VF.headline_figure(cs, cs_exact, noise_band=(cs.ci_lower, cs.ci_upper),
+        "survival.headline_figure": lambda: sf.headline_figure(cs, cs_exact, noise_band=(cs.ci_lower, cs.ci_upper),
                                                                title="pooled"),
-        "survival.headline_figure_na": lambda: VF.headline_figure(cs, None, estimator="na", group=1),
-        "survival.headline_figure_nolegend": lambda: VF.headline_figure(cs, cs_exact, noise_band=(cs.ci_lower, cs.ci_upper),
+        "survival.headline_figure_na": lambda: sf.headline_figure(cs, None, estimator="na", group=1),
+        "survival.headline_figure_nolegend": lambda: sf.headline_figure(cs, cs_exact, noise_band=(cs.ci_lower, cs.ci_upper),
                                                                         title="pooled", legend=False),
-        "survival.read_figure": lambda: VF.read_figure(
+        "survival.read_figure": lambda: sf.read_figure(
             sv.curve_table(cs.times, cs.estimate[:1], cs.ci_lower[:1], cs.ci_upper[:1], ("all",)),
             reference=(cs_exact.times, cs_exact.estimate[0]), binned=(cs.times, cs_exact.estimate[0]),
             time_label="time (months)", at_risk=np.linspace(200, 20, cs.times.size - 1), min_at_risk=30.0),
-        "survival.draws_figure": lambda: VF.draws_figure(cs.times, draws, cs_exact.estimate[0]),
-        "survival.groups_figure": lambda: VF.groups_figure(cs, cs_exact, p_private=0.1, p_exact=0.05),
-        "survival.utility_figure": lambda: VF.utility_figure(_surv_utility(rng_fixed(5)), 1.0),
-        "survival.utility_figure_one": lambda: VF.utility_figure(_surv_utility(rng_fixed(6), groups=False), None),
-        "survival.forest_figure": lambda: VF.forest_figure(*_hazard_ratio_fit(rng_fixed(16))[:2], epsilon=2,
+        "survival.draws_figure": lambda: sf.draws_figure(cs.times, draws, cs_exact.estimate[0]),
+        "survival.groups_figure": lambda: sf.groups_figure(cs, cs_exact, p_private=0.1, p_exact=0.05),
+        "survival.utility_figure": lambda: sf.utility_figure(_surv_utility(rng_fixed(5)), 1.0),
+        "survival.utility_figure_one": lambda: sf.utility_figure(_surv_utility(rng_fixed(6), groups=False), None),
+        "survival.forest_figure": lambda: sf.forest_figure(*_hazard_ratio_fit(rng_fixed(16))[:2], epsilon=2,
                                                            title="arm"),
-        "survival.forest_figure_released": lambda: VF.forest_figure(_hazard_ratio_fit(rng_fixed(16))[0]),
-        "survival.per_interval_figure": lambda: VF.per_interval_figure(
+        "survival.forest_figure_released": lambda: sf.forest_figure(_hazard_ratio_fit(rng_fixed(16))[0]),
+        "survival.per_interval_figure": lambda: sf.per_interval_figure(
             _hazard_ratio_fit(rng_fixed(17))[2].proportional_hazards_check(rng=rng_fixed(18)).per_interval,
             time_label="time (months)"),
-        "survival.hazard_ratio_utility_figure": lambda: VF.hazard_ratio_utility_figure(_hazard_ratio_curve(), chosen=2.0),
+        "survival.hazard_ratio_utility_figure": lambda: sf.hazard_ratio_utility_figure(_hazard_ratio_curve(), chosen=2.0),
         "figures.coefficient_figure": lambda: F.coefficient_figure(coefs, feature_names=[f"g<{j}>" for j in range(10)],
                                                                   title="stems"),
-        "sparse.stem_figure": lambda: SF.stem_figure(coefs, feature_names=[f"g<{j}>" for j in range(10)]),
-        "sparse.release_stem_figure": lambda: SF.release_stem_figure(
+        "sparse.stem_figure": lambda: spf.stem_figure(coefs, feature_names=[f"g<{j}>" for j in range(10)]),
+        "sparse.release_stem_figure": lambda: spf.release_stem_figure(
             0.9 * coefs["truth θ*"], coefs["DP-IGHT"], theta=coefs["truth θ*"], feature_names=[f"g<{j}>" for j in range(10)]),
-        "sparse.stem_figure_many": lambda: SF.stem_figure(
+        "sparse.stem_figure_many": lambda: spf.stem_figure(
             {f"a longer method name {i}": rng_fixed(7).normal(size=60) * (rng_fixed(i).random(60) < 0.5) for i in range(7)},
             max_features=30),
-        "sparse.convergence_figure": lambda: SF.convergence_figure(
+        "sparse.convergence_figure": lambda: spf.convergence_figure(
             {"teacher": np.r_[np.geomspace(1, 1e-6, 20), 0.0], "student": np.geomspace(1, 1e-3, 21),
              "student_to_teacher": np.geomspace(1, 0.1, 21)}),
-        "sparse.utility_figure": lambda: SF.utility_figure(sp_curve, "f1", labels={"nonprivate": "teacher (non-private)",
+        "sparse.utility_figure": lambda: spf.utility_figure(sp_curve, "f1", labels={"nonprivate": "teacher (non-private)",
                                                                                   "kt": "knowledge transfer (student)"},
                                                            epsilon=2.0, y_title="F1", title="t", log_y=True),
         "figures.epsilon_choice_figure": lambda: F.epsilon_choice_figure(choice, metric_label="coverage"),
         "figures.audit_figure": lambda: F.audit_figure(a, b, audit_res),
-        "ledger.person_spend_figure": lambda: LedgerF.person_spend_figure(
+        "ledger.person_spend_figure": lambda: ledger_figures.person_spend_figure(
             [Spend(1.0, 0.0, 70, 1), Spend(3.0, 1e-6, 30, 2), Spend(9.5, 0.0, 1, 6)], 10.0),
         "figures.audit_figure_discrete": lambda: F.audit_figure(np.r_[np.zeros(90), np.ones(10)], np.zeros(100),
                                                                audit_res),

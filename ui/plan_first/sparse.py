@@ -14,7 +14,7 @@ import streamlit as st
 
 from dpcore import sparse as sp
 from dpcore.plan import sparse as ps
-from dpcore.sparse import figures as sf
+from dpcore.sparse import figures as spf
 from dpcore.sparse.session import AUTO_SWEEP_CELLS, DELTAS, RELEASES, SEED_STREAMS
 from dpcore.core.validation import InputError
 from ui.chart import chart
@@ -163,7 +163,7 @@ def _proxy_figures(plan: ps.SparsePlan, proxy: sp.SparseData) -> None:
     if coefficients.open or draws.open:
         teacher, coefs, metrics = session_memo("plan_sp_fits", plan, lambda: _fits(plan, proxy))
     if coefficients.open:
-        chart(sf.release_stem_figure(teacher, coefs[0], variant=plan.variant, theta=proxy.theta,
+        chart(spf.release_stem_figure(teacher, coefs[0], variant=plan.variant, theta=proxy.theta,
                                      feature_names=proxy.feature_names, height=FIGURE_HEIGHT), key="plan_sp_stem")
         note("One simulated release of the proxy at this ε beside the proxy's non-private fit and its true "
              "coefficients: each stem is a feature one of them kept.")
@@ -207,7 +207,7 @@ def _trade_off(plan: ps.SparsePlan, proxy: sp.SparseData) -> None:
     left, right = st.columns(2)
     for column, metric, title in ((left, "l2_error", "estimation error ‖θ − θ*‖₂"), (right, "f1", "support F1 vs θ*")):
         with column:
-            chart(sf.utility_figure(held[1], metric, labels=sp.METHOD_LABELS, epsilon=plan.epsilon, y_title=title),
+            chart(spf.utility_figure(held[1], metric, labels=sp.METHOD_LABELS, epsilon=plan.epsilon, y_title=title),
                   key=f"plan_sp_{metric}")
     note(f"Lines: mean over {SWEEP_DRAWS} simulated releases per ε; bands: 10–90 %. The dotted line is the "
          "non-private fit.")

@@ -10,7 +10,7 @@ import streamlit as st
 
 import ui
 from dpcore.notebooks import SparseConfig
-from dpcore.sparse import figures as sf
+from dpcore.sparse import figures as spf
 from dpcore.sparse import page_text as text
 from dpcore.sparse import session
 from dpcore.sparse.session import LABELS, SWEEP, Preview, Setup
@@ -88,7 +88,7 @@ def _coefficients(setup: Setup, result: Preview) -> None:
     """The first screen's figure: the released model's coefficients (one preview draw) against the non-private
     model's (and the true ones for synthetic data)."""
     data = setup.data
-    ui.live_chart(sf.release_stem_figure(result.coefs["nonprivate"][0], result.coefs[setup.variant][0],
+    ui.live_chart(spf.release_stem_figure(result.coefs["nonprivate"][0], result.coefs[setup.variant][0],
                                          variant=setup.variant, theta=data.theta,
                                          feature_names=data.feature_names or None, height=ui.FIGURE_HEIGHT),
                   key="sp_stem")  # real data: no θ* to show
@@ -108,7 +108,7 @@ def _convergence(setup: Setup, live: Live) -> None:
         paths = cached.paths(setup, live.epsilon, live.delta, live.seed)
     if paths is None:
         return
-    ui.chart(sf.convergence_figure(paths), key="sp_conv")
+    ui.chart(spf.convergence_figure(paths), key="sp_conv")
     st.markdown(text.CONVERGENCE)
     ui.teaching(text.CONVERGENCE_TEACHING)
 
@@ -142,9 +142,9 @@ def _sweep(setup: Setup, live: Live) -> None:
     axes = session.curve_axes(setup.data.theta is not None, setup.loss)
     left, right = st.columns(2)
     with left:
-        ui.chart(sf.utility_figure(curve, axes.error, labels=LABELS, y_title=axes.error_title), key="sp_err")
+        ui.chart(spf.utility_figure(curve, axes.error, labels=LABELS, y_title=axes.error_title), key="sp_err")
     with right:
-        ui.chart(sf.utility_figure(curve, axes.support, labels=LABELS, y_title=axes.support_title), key="sp_f1")
+        ui.chart(spf.utility_figure(curve, axes.support, labels=LABELS, y_title=axes.support_title), key="sp_f1")
     _kt_caveat(setup)
     st.caption(text.sweep_caption(live.R))
     st.info(text.SWEEP_LIMITS, icon=":material/info:")
