@@ -148,6 +148,20 @@ def release_adassp(
     The preparation ``prep`` (released or public) adds its ε parts to the total; the bundle is
     ``(ε_prep + epsilon, delta)``-DP by basic composition. ``By = min(ωy(ε) σy, public worst case)``
     (:func:`~dpcore.regression.adassp.adassp_omega_y`). ``public``, ``unit`` and ``source_notes`` as in :func:`release`.
+
+    The noise is OpenDP's (not seeded), so the example prints only what does not depend on it:
+
+    >>> import numpy as np
+    >>> from dpcore import regression as R
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(0, 1, size=(2000, 3))
+    >>> y = 2 * X[:, 0] - X[:, 1] + rng.normal(0, 0.3, 2000)
+    >>> prep = R.prepare(X, y, x_bounds=(0.0, 1.0), y_bounds=(-2.0, 3.0), y_centre="public", sigma_y="public")
+    >>> bundle = R.release_adassp(X, y, prep=prep, epsilon=1.0, delta=1e-6, public=None)
+    >>> bundle.method, bundle.epsilon, bundle.delta
+    ('AdaSSP', 1.0, 1e-06)
+    >>> list(bundle.tables["coefficients"].feature)
+    ['x1', 'x2', 'x3', '(intercept)']
     """
     Xp, yp = prep.transform(X, y)
     d = Xp.shape[1]

@@ -216,7 +216,7 @@ def prepare(
     dp_items = [k for k, v in (("x_centre", x_centre), ("y_centre", y_centre), ("sigma_y", sigma_y))
                 if isinstance(v, str) and v == "dp"]
     if dp_items:
-        check_budget(epsilon, what=f"{', '.join(dp_items)} (DP estimates)")
+        check_budget(epsilon, what=f"the preparation (DP estimates of {', '.join(dp_items)})")
     if not dp_items and epsilon:
         raise ValueError("no DP estimate requested, so the preparation budget must be 0")
     share = epsilon / len(dp_items) if dp_items else 0.0

@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 #: modules whose docstrings carry ``>>>`` examples (a new example elsewhere joins this list)
-MODULES = ["dpcore.survival.one_call", "dpcore.fdr.one_call"]
+MODULES = ["dpcore.survival.one_call", "dpcore.fdr.one_call", "dpcore.regression.bundle", "dpcore.sparse.bundle"]
 
 
 @pytest.mark.parametrize("name", MODULES)
