@@ -318,3 +318,12 @@ def test_one_alias_per_module_and_one_module_per_alias():
         modules.setdefault(module, set()).add(alias)
     assert {a: m for a, m in aliases.items() if len(m) > 1} == {}
     assert {m: a for m, a in modules.items() if len(a) > 1} == {}
+
+
+def test_no_issue_numbers_in_code_or_tests():
+    """The tracker is not in the repository: code, docstrings and tests state the behaviour or cite the paper."""
+    pattern = re.compile(r"\b[Ii]ssues? #?\d+")
+    folders = ("dpcore", "ui", "app_pages", "tests", "bench", "scripts")
+    offenders = [f"{p.relative_to(ROOT)}:{n}" for folder in folders for p in sorted((ROOT / folder).rglob("*.py"))
+                 for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+    assert offenders == []
