@@ -21,6 +21,7 @@ from dpcore.ledger import Persons
 from dpcore.notebooks import RegressionConfig
 from dpcore.plan.common import check_columns, read_declared
 from dpcore.regression.evaluation import tuned_omegas
+from dpcore.regression.session import MethodChoice
 from dpcore.regression.tuning import threshold_search
 from dpcore.core.validation import InputError
 from dpcore.core.mechanisms import check_budget
@@ -152,7 +153,7 @@ class PrivateRegression:
 
 
 @dataclass(frozen=True)
-class RegressionPlan:
+class RegressionPlan(MethodChoice):
     """The locked settings of one regression release, chosen on the proxy: nothing here depends on a private row.
 
     ``omegas`` None: robust private LR's thresholds are tuned for free on synthetic data of the declared size
@@ -181,14 +182,6 @@ class RegressionPlan:
         if len(self.split) != 3 or min(self.split) <= 0 or abs(sum(self.split) - 1.0) > 1e-9:
             raise InputError(f"The budget split (nxx, nxy, nyy) must be three positive shares summing to 1; got "
                              f"{self.split}.")
-
-    @property
-    def robust(self) -> bool:
-        return self.method == R.METHOD
-
-    @property
-    def uses_dp(self) -> bool:
-        return "dp" in (self.y_centre, self.sigma_y)
 
     @property
     def eps_prep(self) -> float:

@@ -122,8 +122,24 @@ def rebuild(key: tuple) -> Source:
     return gdsc_source(*key[1:]) if key[0] == "gdsc" else synthetic_source(*key[1:])
 
 
+class MethodChoice:
+    """What a page's settings and a plan-first plan both read off their ``method``, ``y_centre`` and ``sigma_y``."""
+
+    method: str
+    y_centre: str
+    sigma_y: str
+
+    @property
+    def robust(self) -> bool:
+        return self.method == R.METHOD
+
+    @property
+    def uses_dp(self) -> bool:
+        return "dp" in (self.y_centre, self.sigma_y)
+
+
 @dataclass(frozen=True)
-class Settings:
+class Settings(MethodChoice):
     """The page's public settings other than ε: sizes, method, preparation, preview seed, budget split."""
 
     n_test: int
@@ -136,14 +152,6 @@ class Settings:
     seed: int
     split: tuple[float, float, float]
     manual_omegas: tuple[float, float] | None = None
-
-    @property
-    def robust(self) -> bool:
-        return self.method == R.METHOD
-
-    @property
-    def uses_dp(self) -> bool:
-        return "dp" in (self.y_centre, self.sigma_y)
 
     @property
     def delta(self) -> float:
