@@ -272,3 +272,14 @@ def parses(monkeypatch):
     real = plan_common.read_csv
     monkeypatch.setattr(plan_common, "read_csv", lambda data, **kw: calls.append(len(data)) or real(data, **kw))
     return calls
+
+
+def pytest_collection_modifyitems(config, items):
+    """Browser test files first, each file's tests kept together and in order.
+
+    ``make test`` runs the suite on two workers, a file per worker at a time (``-n 2 --dist loadfile``); the
+    browser files are the long ones (a server, a browser, minutes each), and handing out the longest work first
+    keeps one worker from finishing its short files while the other still has a long one to start.
+    """
+    browser_files = {item.path for item in items if item.get_closest_marker("browser")}
+    items.sort(key=lambda item: item.path not in browser_files)  # stable: the files' and tests' order is kept
