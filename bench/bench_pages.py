@@ -220,7 +220,7 @@ def _open(browser, url: str):
     return page
 
 
-def _first_visit(browser, app_url: str, name: str) -> tuple[float, float | None]:
+def _first_visit(browser, app_url: str, name: str) -> tuple[float | None, float]:
     """A fresh session on the home page; click the page's navigation link: seconds until the main figure has
     been drawn (``None`` for a page without one) and seconds until idle."""
     page = _open(browser, app_url)

@@ -274,7 +274,7 @@ def parses(monkeypatch):
     return calls
 
 
-def pytest_collection_modifyitems(config, items):
+def pytest_collection_modifyitems(items):
     """Browser test files first, each file's tests kept together and in order.
 
     ``make test`` runs the suite on two workers, a file per worker at a time, in this order (``-n 2 --dist loadfile
