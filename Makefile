@@ -25,7 +25,7 @@ run: $(VENV)/.run-deps
 	$(BIN)/streamlit run app.py --server.headless true --server.address $(ADDRESS) --server.port $(PORT) --browser.gatherUsageStats false
 
 test: $(VENV)/.test-deps
-	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder
+	$(BIN)/python -m pytest
 
 bench: $(VENV)/.test-deps
 	for b in bench/bench_*.py; do $(BIN)/python $$b || exit 1; done

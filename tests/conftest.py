@@ -291,8 +291,8 @@ def parses(monkeypatch):
 def pytest_collection_modifyitems(items):
     """Browser test files first, each file's tests kept together and in order.
 
-    ``make test`` runs the suite on two workers, a file per worker at a time, in this order (``-n 2 --dist loadfile
-    --no-loadscope-reorder``: xdist would otherwise hand out the files with the most tests first); the
+    A local run on two workers (``-n 2 --dist loadfile --no-loadscope-reorder``, docs/deploy.md) hands out a file
+    per worker at a time in this order (xdist would otherwise hand out the files with the most tests first); the
     browser files are the long ones (a server, a browser, minutes each), and handing out the longest work first
     keeps one worker from finishing its short files while the other still has a long one to start.
     """
