@@ -123,7 +123,7 @@ def start_app(data_dir: Path, *, ledger_url: str = "", extra_env: dict | None = 
     ledger in ``data_dir`` (or ``ledger_url``).
 
     The server's output goes to a file beside ``data_dir``, never to an unread pipe: a server that logs more than
-    the pipe holds (64 KiB of closed-socket tracebacks, say) would block in its next write and stop answering."""
+    the pipe holds (64 KiB; each Session-State warning Streamlit logs carries a 3 KB stack) would block in its next write and stop answering."""
     port = _free_port()
     log = data_dir.parent / f"streamlit-{port}.log"
     data_dir.parent.mkdir(parents=True, exist_ok=True)
