@@ -213,9 +213,27 @@ def unfold(page, element) -> None:
         element.wait_for(state="visible")
 
 
+#: records the time of the page's last DOM change (``window.__dpLastChange``), from the first idle check on a document
+_WATCH_CHANGES = """() => {
+  if (window.__dpLastChange === undefined) {
+    window.__dpLastChange = performance.now();
+    new MutationObserver(() => { window.__dpLastChange = performance.now(); }).observe(
+      document.documentElement, {subtree: true, childList: true, attributes: true, characterData: true});
+  }
+}"""
+#: idle once the script has finished and the page has not changed for this long (ms)
+QUIET_MS = 250
+#: a page still changing after this long past its script's end (an animation) counts as idle (ms)
+QUIET_PATIENCE_MS = 5_000
+
+
 def wait_for_idle(page, timeout_ms: int = 90_000) -> None:
-    """Wait until Streamlit has rendered the app and finished running the script."""
+    """Wait until Streamlit has rendered the app and finished running the script, and the page has stopped changing.
+
+    The end is the page falling quiet (``QUIET_MS`` without a DOM change), not a fixed pause: a fixed 500 ms after
+    the script's end was most of the wait on most calls, and too short for a slow redraw under load. The 300 ms first lets an action's rerun begin (the script state only shows it then)."""
     page.wait_for_selector('[data-testid="stMain"] [data-testid="stElementContainer"]', timeout=timeout_ms)
+    page.evaluate(_WATCH_CHANGES)
     page.wait_for_timeout(300)
     # the app root's script state: a page whose first part is drawn may still be computing the rest
     page.wait_for_function(
@@ -228,7 +246,19 @@ def wait_for_idle(page, timeout_ms: int = 90_000) -> None:
         " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
         timeout=timeout_ms,
     )
-    page.wait_for_timeout(500)
+    wait_for_quiet(page)
+
+
+def wait_for_quiet(page) -> None:
+    """Wait until the page has not changed for ``QUIET_MS`` (at most ``QUIET_PATIENCE_MS``: a page that keeps
+    changing, a spinner or a transition, is let be)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:  # a document loaded since the first check starts being watched now
+        page.wait_for_function(f"() => ({_WATCH_CHANGES})() || performance.now() - window.__dpLastChange > {QUIET_MS}",
+                               timeout=QUIET_PATIENCE_MS, polling=50)
+    except PlaywrightTimeout:
+        pass
 
 
 @pytest.fixture
@@ -250,8 +280,10 @@ def page_screenshot(tmp_path):
         main = page.locator('[data-testid="stMain"]')
         if main.count():
             height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+            page.evaluate(_WATCH_CHANGES)
             page.set_viewport_size({"width": 1400, "height": min(int(height) + 100, 9000)})
-            page.wait_for_timeout(1500)
+            page.wait_for_timeout(300)  # the resize's relayout (Plotly's is debounced) has begun
+            wait_for_quiet(page)
         shot = tmp_path / f"{name}.png"
         page.screenshot(path=str(shot), full_page=True)
         assert shot.stat().st_size > 10_000, "screenshot looks empty"
