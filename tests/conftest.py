@@ -221,6 +221,9 @@ _WATCH_CHANGES = """() => {
       document.documentElement, {subtree: true, childList: true, attributes: true, characterData: true});
   }
 }"""
+#: the app root's script state says a run is under way (or about to start)
+_RUNNING = ("['initial', 'running', 'rerunRequested'].includes("
+            "document.querySelector('[data-testid=\"stApp\"]')?.getAttribute('data-test-script-state'))")
 #: idle once the script has finished and the page has not changed for this long (ms)
 QUIET_MS = 250
 #: a page still changing after this long past its script's end (an animation) counts as idle (ms)
@@ -231,16 +234,15 @@ def wait_for_idle(page, timeout_ms: int = 90_000) -> None:
     """Wait until Streamlit has rendered the app and finished running the script, and the page has stopped changing.
 
     The end is the page falling quiet (``QUIET_MS`` without a DOM change), not a fixed pause: a fixed 500 ms after
-    the script's end was most of the wait on most calls, and too short for a slow redraw under load. The 300 ms first lets an action's rerun begin (the script state only shows it then)."""
+    the script's end was most of the wait on most calls, and too short for a slow redraw under load. When no run
+    shows as under way, 300 ms first let an action's rerun begin (the script state only shows it then); a run that
+    already shows (a page still loading) is simply waited for."""
     page.wait_for_selector('[data-testid="stMain"] [data-testid="stElementContainer"]', timeout=timeout_ms)
     page.evaluate(_WATCH_CHANGES)
-    page.wait_for_timeout(300)
+    if page.evaluate(f"() => !{_RUNNING}"):
+        page.wait_for_timeout(300)
     # the app root's script state: a page whose first part is drawn may still be computing the rest
-    page.wait_for_function(
-        "() => !['initial', 'running', 'rerunRequested'].includes("
-        "document.querySelector('[data-testid=\"stApp\"]')?.getAttribute('data-test-script-state'))",
-        timeout=timeout_ms,
-    )
+    page.wait_for_function(f"() => !{_RUNNING}", timeout=timeout_ms)
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
         " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
