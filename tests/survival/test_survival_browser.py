@@ -15,6 +15,8 @@ def test_survival_page_epsilon_slider(app_server, chromium_page, streamlit_idle,
     streamlit_idle(page)
     page.get_by_text("Survival curves with differential privacy").first.wait_for()
     assert page.locator('[data-testid="stException"]').count() == 0
+    # the restricted mean's horizon defaults to the data's last time (36.1396… months): shown to 6 digits, not 14
+    assert page.locator('input[aria-label^="Restricted mean up to"]').input_value() == "36.1396"
     noised = page.locator('[data-testid="stMarkdownContainer"]', has_text="What is noised").first
     before = noised.inner_text()
     assert "ε = 1" in before
