@@ -52,6 +52,26 @@ def test_the_preview_is_the_seeded_draw_and_the_sweep_uses_its_own_stream():
     assert note.startswith("Over 20 simulated releases at ε = 2 ") and "log-rank decision" in note
 
 
+def test_moving_epsilon_back_shows_what_a_fresh_session_computes_and_keeps_few_results():
+    """A result kept for a recent ε equals what a new session computes there, whatever was drawn in between
+    (each preview hands out its own copy of the generator); the session keeps at most ``MEMO_SIZE`` results."""
+    session = _session()
+    first = session.km_read_at(1.0)
+    session.km_read(session.preview(1.0))  # a view drawing from the preview's generator...
+    session.km_read_at(2.0)
+    again = session.km_read_at(1.0)  # ...does not change the preview a later view draws from
+    assert again is first
+    fresh = _session().km_read(_session().preview(1.0))
+    np.testing.assert_array_equal(first.redraws, fresh.redraws)
+    assert first.median == fresh.median
+    one, two = session.preview(3.0), session.preview(3.0)
+    np.testing.assert_array_equal(one.rng.random(4), two.rng.random(4))
+    np.testing.assert_array_equal(one.noisy.events, two.noisy.events)
+    for epsilon in np.linspace(0.1, 10, 3 * ss.Session.MEMO_SIZE):
+        session.km_read_at(epsilon)
+    assert len(session._memo) == ss.Session.MEMO_SIZE  # noqa: SLF001 - the bound is the point
+
+
 def test_years_are_read_in_the_grids_unit_inside_the_horizon_and_unreadable_parts_skipped():
     session = _session()  # weeks, horizon 36 weeks
     per_year = ss.UNIT_DAYS["years"] / ss.UNIT_DAYS["weeks"]

@@ -64,26 +64,26 @@ def _km_headline(session: ss.Session, p: ss.Preview, place: Place) -> None:
     the grid and the noise cost, survival at chosen times and the restricted mean."""
     s, grid, G = session.settings, session.grid, session.n_groups
     ref = references(session)[0]  # non-private: shown here, never exported
-    read = session.km_read(p)
+    read = session.km_read_at(p.epsilon)  # each of these is kept for the session's last few ε (``remembered``)
     ui.answer("Median survival" + (", all groups pooled" if G > 1 else ""), read.median,
               sv.describe_read(ref.median, *ref.median_ci, grid.grid_unit))
     with place.figure:
-        ui.live_chart(sf.read_figure(read.released, reference=(ref.times, ref.survival),
-                                     reference_band=(ref.ci_lower, ref.ci_upper),
-                                     binned=(grid.display, session.exact_pooled.estimate[0]),
-                                     time_label=session.time_label, title="all groups pooled" if G > 1 else None,
-                                     legend=False, at_risk=read.private_table.at_risk[0],
-                                     exact_at_risk=session.exact_table.at_risk[0], min_at_risk=p.minimum,
-                                     widen=sv.BAND_RULES[s.band_rule], resolution=session.read_resolution,
-                                     height=ui.FIGURE_HEIGHT), key="sv_headline")
-    binning, noise_cost = sv.costs(grid.display, read.private.estimate[0], session.exact_pooled.estimate[0], ref,
-                                   resolution=session.read_resolution)
+        ui.live_chart(session.remembered(("km figure", p.epsilon), lambda: sf.read_figure(
+            read.released, reference=(ref.times, ref.survival), reference_band=(ref.ci_lower, ref.ci_upper),
+            binned=(grid.display, session.exact_pooled.estimate[0]), time_label=session.time_label,
+            title="all groups pooled" if G > 1 else None, legend=False, at_risk=read.private_table.at_risk[0],
+            exact_at_risk=session.exact_table.at_risk[0], min_at_risk=p.minimum, widen=sv.BAND_RULES[s.band_rule],
+            resolution=session.read_resolution, height=ui.FIGURE_HEIGHT)), key="sv_headline")
+    binning, noise_cost = session.remembered(("km costs", p.epsilon), lambda: sv.costs(
+        grid.display, read.private.estimate[0], session.exact_pooled.estimate[0], ref,
+        resolution=session.read_resolution))
     with place.details:
         ui.note(text.km_note(p.minimum, "as the staircase of times declared recorded in whole " + s.whole
                              if s.resolution is not None else "between grid edges"))
         st.markdown(text.step_costs(binning, noise_cost))
         times, tau = read_times(session)
-        st.table(session.km_summary(read, ref, times, tau))
+        st.table(session.remembered(("km summary", p.epsilon, times, tau),
+                                    lambda: session.km_summary(read, ref, times, tau)))
         st.caption(text.KM_SUMMARY_CAPTION)
         ui.explain(sv.READ_FRONTIER, title="How well does the curve read between edges? (measured)")
 
