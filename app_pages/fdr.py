@@ -67,26 +67,28 @@ def _at_settings() -> None:
 def _at_epsilon(settings, method: str) -> None:
     """Everything that depends on ε (nested in the settings' fragment: moving ε reruns only this, with the settings
     of the last run of the outer one): the first screen — ε, the answer and the Release button beside the figure —
-    then the noise and power at this ε. The views are a switch of which only the open one is computed and drawn,
-    so a move redraws one chart."""
+    then what a release costs, and the noise and power at this ε folded under it (drawn only while open). The views
+    are a switch of which only the open one is computed and drawn, so a move redraws one chart."""
     switch = ui.view_switch(text.VIEWS, key="fdr_view")  # full width: five labels do not fit beside ε
     first_controls, figure = ui.first_screen()
     with first_controls:
         epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=5.0, min_value=0.3, max_value=20.0)
-        answer_slot = st.container()
     settings = dataclasses.replace(settings, epsilon=epsilon)
     paragraphs, frontier = views.paragraphs(page, settings, method)
     one = base_one = None
-    with answer_slot, ui.show_errors("Cannot run the procedures"):
+    with first_controls, ui.show_errors("Cannot run the procedures"):
         one, base_one = session.one_stream(page.p_runs, settings, method, page.seed)
         views.stream_answer(page, one, base_one)
     with figure:
         summary = views.draw(switch, page, settings, one, base_one, frontier, method)
     views.shift_warning(settings)
     release(page, settings, method, summary, button_at=first_controls, records=records)
-    st.markdown("\n\n".join(paragraphs))  # one element: it is resent on every move of ε
-    code_downloads(page_config(page, settings, method))
     attacker_panel("fdr", settings.epsilon, settings.delta)
+    details = ui.details_at_epsilon("fdr_details")
+    if details.open:
+        with details:
+            st.markdown("\n\n".join(paragraphs))  # one element: it is redrawn on every move of ε while open
+            code_downloads(page_config(page, settings, method))
 
 
 _at_settings()

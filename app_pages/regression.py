@@ -62,11 +62,11 @@ def _target_view(*, epsilon: float) -> None:
 def _at_epsilon() -> None:
     """Everything that depends on ε (the tuned thresholds, the preview, the views at ε, the release): moving the ε
     slider reruns only this. The first screen: ε, the answer and the Release button beside the open view's figure,
-    so a move redraws the figure where the reader looks; the details at this ε under them. The seven views' switch
-    spans the page above them (beside ε it would be cut at laptop widths)."""
+    so a move redraws the figure where the reader looks; what a release costs under them, then the details at this
+    ε, folded (drawn only while open). The seven views' switch spans the page above them (beside ε it would be cut
+    at laptop widths)."""
     v_fit, v_draws, v_coef, v_cv, v_target, v_heat, v_split = ui.view_switch(views.VIEWS, key="rg_view")
     controls_column, figure = ui.first_screen()
-    details = st.container()
     with controls_column:
         epsilon = ui.epsilon_slider("Privacy budget ε (total)", key="eps", default=1.0)
     thresholds = views.thresholds(src, s, epsilon=epsilon, figure=figure)
@@ -74,12 +74,10 @@ def _at_epsilon() -> None:
         run = S.preview(src, s, epsilon=epsilon, omegas=thresholds.omegas)
     with controls_column:
         views.answer(src, run)
-    with details:
-        release.what_is_noised(src, s, run, epsilon=epsilon, data_note=data_note, thresholds=thresholds)
 
-    if v_fit.open:
-        views.fit_view(src, s, run, epsilon=epsilon, figure=figure, details=details)
     with figure:
+        if v_fit.open:
+            views.fit_view(src, s, run)
         if v_draws.open:
             views.draws_view(run)
         if v_coef.open:
@@ -93,10 +91,18 @@ def _at_epsilon() -> None:
         if v_split.open:
             views.split_view(src, s, thresholds)
 
-    with details:
-        release.explained(src, s, run)
-        release.release_panel(src, s, run, epsilon=epsilon, thresholds=thresholds, records=records,
-                              button_at=controls_column)
+    config = release.release_panel(src, s, run, epsilon=epsilon, thresholds=thresholds, records=records,
+                                   button_at=controls_column)
+    details = ui.details_at_epsilon("rg_details")
+    if details.open:
+        with details:
+            release.what_is_noised(src, s, run, epsilon=epsilon, thresholds=thresholds)
+            if v_fit.open:
+                views.fit_details(s, run, epsilon=epsilon)
+            release.explained(src, s, run, config)
 
 
 _at_epsilon()
+# independent of ε: outside its fragment, not redrawn when ε moves
+ui.note(f"Unit of privacy: {ui.literal(src.unit)} (replace-one neighbours; n is public).")
+ui.what_this_page_shows(T.about(data_note))

@@ -28,7 +28,8 @@ setup = sparse_ui.controls()
 def _live() -> None:
     """Everything that depends on ε, δ, the repeats or the preview seed: moving one of them reruns only this, and
     of its views only the open one is computed and drawn. The first screen: ε, the answer and the Release button
-    beside the figure, so a move of ε redraws the figure where the reader is looking."""
+    beside the figure, so a move of ε redraws the figure where the reader is looking; what a release costs under it,
+    then the details at this ε, folded (drawn only while open)."""
     controls, figure = ui.first_screen()
     with controls:
         live = sparse_ui.live_controls(setup)
@@ -53,9 +54,12 @@ def _live() -> None:
         button_at=controls,
         make_bundle=lambda: release_with_script(session.release(setup, live.epsilon, live.delta), config),
     )
-    sparse_ui.noised(setup, preview)
-    code_downloads(config)
     attacker_panel("sparse", live.epsilon, live.delta)
+    details = ui.details_at_epsilon("sp_details")
+    if details.open:
+        with details:
+            sparse_ui.noised(setup, preview)
+            code_downloads(config)
     if setup.public_key is not None:
         sparse_ui.prefetch(setup, live.epsilon, live.delta_choice, live.R, live.seed)
 

@@ -43,34 +43,34 @@ def _at_epsilon() -> None:
     """Everything that depends on ε: moving the ε slider reruns only this (the sweep over ε below it stays).
 
     The first screen: ε, the answer and the Release button beside the open view's figure, so a move redraws the
-    figure where the reader looks; the details at this ε under them. The views are a switch of which only the open
-    one is computed and drawn: a move redraws one chart.
+    figure where the reader looks; what a release costs under them, then the details at this ε, folded (drawn only
+    while open). The views are a switch of which only the open one is computed and drawn: a move redraws one chart.
     """
     controls, figure = ui.first_screen()
-    details = st.container()
+    release_text = st.container()
+    details = ui.details_at_epsilon("sv_details")
     with controls:
         epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=1.0)
-        answer = st.container()  # the open view's answer, above the unit of privacy and the Release button
-        ui.note(f"Unit of privacy: one person (replace-one neighbours; n = {src.time.size} is public).")
     if chosen.follows_rule(src):
         st.rerun(scope="app")  # the default grid depends on ε: rebuild the counts on it (the grid follows the rule)
     preview = session.preview(epsilon)  # the preview release every view shows
     with figure:
         views = ui.view_switch(text.VIEWS if session.n_groups > 1 else text.VIEWS[:2], key="sv_view")
-    with details:
-        st.header("At this ε")
-        ui.what_this_page_shows(text.about(data_note, grid_note))
-        st.markdown(text.what_is_noised(session.noised(), preview.noise))
-    place = us.Place(answer, figure, details)
+    if details.open:
+        with details:
+            st.markdown(text.what_is_noised(session.noised(), preview.noise))
+    place = us.Place(controls, figure, details)
     if views[0].open:  # the headline: its answer beside ε, the curves in the figure column
         us.headline(session, preview, place)
     if views[1].open:  # utility over draws: the slider and the chart beside ε, the table under them
         us.over_draws(session, preview, place)
     if session.n_groups > 1 and views[2].open:  # groups: the chart beside ε, the differences and the test under it
         us.groups(session, preview, place)
-    with details:
-        us.several_releases(session, epsilon)
-        us.release(session, epsilon, records, button_at=controls)  # the button beside ε, the panel under the details
+    if details.open:
+        with details:
+            us.several_releases(session, epsilon)
+    with release_text:
+        us.release(session, epsilon, records, button_at=controls, details=details)
 
 
 @ui.live_fragment
@@ -82,9 +82,12 @@ def _trade_off() -> None:
 
 # The ε section (the first screen and the details at this ε) is drawn above the trade-off curve but runs after it:
 # its release note reads the curve's draws.
-at_epsilon = st.container()
+at_epsilon, about = st.container(), st.container()
 _trade_off()
 with at_epsilon:
     _at_epsilon()
+with about:  # independent of ε: outside its fragment, not redrawn when ε moves
+    ui.note(f"Unit of privacy: one person (replace-one neighbours; n = {src.time.size} is public).")
+    ui.what_this_page_shows(text.about(data_note, grid_note))
 hazard_ratio_section(src, horizon=settings.horizon, records=records,
                      upload_columns=None if src.bundled else us.upload_columns())

@@ -7,7 +7,8 @@ chosen. On a 1366×768 laptop the first screen holds, in this order and without 
    that define the question (compare by, the drug, …);
 2. the :func:`first_screen` columns, drawn inside the page's ε fragment: on the left the ε slider, the
    :func:`answer` line and the Release button; on the right the main figure, at most :data:`FIGURE_HEIGHT`
-   px tall, with a legend in the words a clinician uses.
+   px tall, with a legend in the words a clinician uses;
+3. under them, folded, :func:`details_at_epsilon`: what was noised, the tables and notes at this ε, the notebook.
 
 Expert settings go into one folded :class:`settings_group` whose label repeats their current values; prose and
 formulas go into :func:`what_this_page_shows` (or teaching mode). Streamlit's own layout (columns,
@@ -101,6 +102,22 @@ class settings_group:  # lower case: used like st.expander, ``with ui.settings_g
         if exc[0] is None and self.summary != self._shown:
             st.session_state[self._memory] = self.summary
             st.rerun(scope="app")
+
+
+#: the label of every method page's folded details at ε, under its first screen
+DETAILS_LABEL = "Details at this ε: what was noised, tables, notebook and script"
+
+
+def details_at_epsilon(key: str):
+    """The details at this ε under the first screen: folded, and computed and sent only while open (``.open``).
+
+    Every element of the ε fragment is resent and redrawn on each move of ε, and the browser's time grows with
+    their number: the bare page plus 27 small elements (a heading, paragraphs, six folded boxes, a table, two
+    inputs, a button) took a move 2× the bare page's time in Chromium. Folded, the details cost a move one
+    element; opening them reruns the fragment to fill them, and later moves redraw them as the reader asked.
+    Draw into it with ``if details.open:`` then ``with details:``. A widget drawn only in it is forgotten while it
+    is folded unless it keeps its value (the ``ui.url_*`` controls do)."""
+    return st.expander(DETAILS_LABEL, key=key, on_change="rerun", icon=":material/table_view:")
 
 
 def what_this_page_shows(markdown: str) -> None:

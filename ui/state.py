@@ -141,18 +141,22 @@ def on_status_redraw(redraw) -> None:
 _MEMO = "_dp_memo_"
 
 
-def session_memo(name: str, key, compute):
-    """``compute()``, kept in this session for as long as ``key`` stays the same (one entry per ``name``).
+def session_memo(name: str, key, compute, *, keep: int = 1):
+    """``compute()``, kept in this session for as long as ``key`` stays among the last ``keep`` keys of ``name``.
 
-    For ε-independent work on uploaded data (sweeps over ε, non-private fits): computed once per upload and
-    configuration, reused while the user moves ε or other controls. It never leaves the session (uploads must
-    not reach a cache shared with other sessions) and holds one value per name, so memory stays bounded.
+    For work on uploaded data (sweeps over ε, non-private fits, a preview at each ε the user visits): computed once
+    per upload and configuration, reused while the user moves ε or other controls. It never leaves the session
+    (uploads must not reach a cache shared with other sessions) and holds at most ``keep`` values per name, so
+    memory stays bounded.
     """
     slot = _MEMO + name
-    held = st.session_state.get(slot)
-    if held is not None and held[0] == key:
-        return held[1]
-    st.session_state.pop(slot, None)  # drop the old value before computing the new one
+    entries = list(st.session_state.get(slot, ()))  # (key, value), least recently used first
+    for i, (held, value) in enumerate(entries):
+        if held == key:
+            st.session_state[slot] = [*entries[:i], *entries[i + 1:], (held, value)]
+            return value
+    kept = entries[len(entries) - keep + 1:] if keep > 1 else []
+    st.session_state[slot] = kept  # drop the oldest value before computing the new one
     value = compute()
-    st.session_state[slot] = (key, value)
+    st.session_state[slot] = [*kept, (key, value)]
     return value

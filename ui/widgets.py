@@ -319,6 +319,26 @@ def url_toggle(label: str, *, key: str, value: bool = False, **kwargs):
                       fit=bool, seed=lambda v: {"value": v}, **kwargs)
 
 
+def kept_value(key: str, default, *, between: tuple[float, float] | None = None):
+    """The value of the URL-bound control ``key`` whether or not this run draws it (e.g. one in folded details at
+    ε): its state, else the value it last had in this session, else the link's (a number clamped ``between`` as
+    the control would, or the text as given, cut at :data:`MAX_LINK_CHARS`), else ``default``."""
+    for held in (key, _last(key)):
+        if held in st.session_state:
+            return st.session_state[held]
+    if raws := st.query_params.get_all(key):
+        raw = raws[-1][:MAX_LINK_CHARS]
+        return raw if between is None else _number_from_text(raw, default, *between, integer=False)[0]
+    return default
+
+
+def url_text(label: str, *, key: str, value: str, max_chars: int = 200, **kwargs) -> str:
+    """A one-line text input (shown as typed, never as Markdown); a link's text longer than ``max_chars`` gives
+    ``value``. It keeps its value while it is not drawn (e.g. in folded details at ε)."""
+    return _url_bound(st.text_input, label, key, value, from_text=lambda raw: (raw, ""), fit=str,
+                      seed=lambda v: {"value": v}, cap=max_chars, max_chars=max_chars, **kwargs)
+
+
 def url_number(label: str, *, key: str, value, min_value=None, max_value=None, step=None, **kwargs):
     """A number input; the link's number is rounded (whole-number fields) and clamped into range."""
     return _numeric_bound(st.number_input, label, key, value=value, min_value=min_value, max_value=max_value,

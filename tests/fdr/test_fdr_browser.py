@@ -4,7 +4,7 @@ tabs, only the open one is drawn, and a slider move redraws only the open view's
 from __future__ import annotations
 
 import pytest
-from tests.support.browser_helpers import CHECK, SPEC, TAG, wait_quiet
+from tests.support.browser_helpers import CHECK, SPEC, TAG, open_details, wait_quiet
 from conftest import unfold
 
 #: TAG for an element INSIDE the fragment: a fragment rerun marks every element's container stale and back (its
@@ -42,6 +42,7 @@ def test_fdr_page_epsilon_slider(app_server, chromium_page, streamlit_idle, page
     streamlit_idle(page)
     page.get_by_text("Online FDR control with differential privacy").first.wait_for()
     assert page.locator('[data-testid="stException"]').count() == 0
+    open_details(page)  # the noise at ε is in the folded details
     noise = page.locator('[data-testid="stMarkdownContainer"]', has_text="Noise at these settings").first
     before = noise.inner_text()
     assert "Laplace(17.6)" in before  # ε = 5, c = 40, the exact η = 1.098 for n = 5000 above μ = 10^−286
@@ -67,6 +68,7 @@ def test_each_slider_move_redraws_only_the_open_view(app_server, chromium_page, 
     page.goto(f"{app_server}/fdr?fdr_R=20")
     streamlit_idle(page)
     page.locator(".st-key-fdr_fig_stream .js-plotly-plot").first.wait_for(timeout=120_000)
+    open_details(page)  # the noise and the release path at ε are in the folded details
     page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]').get_by_role("radio", name="FDR and power vs ε").click()
     page.locator(".st-key-fdr_fig_eps .js-plotly-plot").first.wait_for(timeout=120_000)
     streamlit_idle(page)
@@ -144,6 +146,7 @@ def test_the_power_frontier_and_the_papers_settings(app_server, chromium_page, s
     page.goto(f"{app_server}/fdr?fdr_R=20")
     streamlit_idle(page)
     page.locator(".st-key-fdr_fig_stream .js-plotly-plot").first.wait_for(timeout=120_000)
+    open_details(page)  # the noise and the release path at ε are in the folded details
     release_path = page.locator('[data-testid="stMarkdownContainer"]', has_text="Release path").first
     assert "fewest records per test reaching power ≥ 0.8 at ε ≤ 5 is 5,000" in release_path.inner_text()
     assert page.get_by_role("button", name="Release with ε = 5, δ = 0.00025").is_enabled()

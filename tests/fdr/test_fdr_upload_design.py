@@ -12,6 +12,8 @@ import streamlit as st
 from scipy import stats
 from streamlit.testing.v1 import AppTest
 
+from tests.support.page_views import DETAILS
+
 from dpcore import fdr
 
 PAGE = str(Path(__file__).resolve().parents[2] / "app_pages" / "fdr.py")
@@ -57,6 +59,8 @@ def _run(data: bytes, **query) -> AppTest:
             return data
 
     at = AppTest.from_file(PAGE, default_timeout=180)
+
+    at.session_state[DETAILS["fdr"]] = True  # the details at ε, unfolded
     at.query_params.update({"fdr_src": "upload", "fdr_etahow": "binomial", "fdr_nup": str(N), **query})
     with mock.patch.object(st, "file_uploader", lambda *a, **k: _Upload()):
         at.run()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from playwright.sync_api import expect
+from tests.support.browser_helpers import open_details
 
 pytestmark = pytest.mark.browser
 
@@ -31,6 +32,7 @@ def test_regression_page_epsilon_slider_and_views(app_server, chromium_page, str
     assert page.locator('[data-testid="stException"]').count() == 0
     page.locator(".st-key-rg_headline .js-plotly-plot").first.wait_for(timeout=120_000)
     assert page.locator(".js-plotly-plot").count() == 1  # only the open view is drawn
+    open_details(page)  # what is noised at ε is in the folded details
     noised = page.locator(NOISED, has_text="What is noised").first
     before = noised.inner_text()
     assert "centre/scale took ε = 0.1" in before  # 10 % of ε = 1
@@ -76,6 +78,7 @@ def test_default_adassp_headline_in_chromium(app_server, chromium_page, streamli
     page.locator(".st-key-rg_headline .js-plotly-plot").first.wait_for(timeout=120_000)
     streamlit_idle(page, timeout_ms=180_000)
     assert page.locator('[data-testid="stException"]').count() == 0
+    open_details(page)  # what is noised at ε is in the folded details
     expect(page.locator(NOISED, has_text="What is noised (AdaSSP").first).to_be_visible(timeout=60_000)
     expect(page.get_by_text("prediction = observation").first).to_be_visible()
     expect(page.get_by_text("δ = 1/n²").first).to_be_visible()

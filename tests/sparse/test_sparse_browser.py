@@ -4,7 +4,7 @@ release), its sliders move by keyboard, no exception; each slider move redraws t
 from __future__ import annotations
 
 import pytest
-from tests.support.browser_helpers import CHECK, SPEC, TAG, wait_quiet
+from tests.support.browser_helpers import CHECK, SPEC, TAG, open_details, wait_quiet
 
 pytestmark = pytest.mark.browser
 
@@ -56,6 +56,7 @@ def test_sparse_page_epsilon_slider(app_server, chromium_page, streamlit_idle, p
     streamlit_idle(page)
     page.get_by_text("Sparse regression with differential privacy").first.wait_for()
     page.locator(".st-key-sp_stem .js-plotly-plot").first.wait_for(timeout=90_000)
+    open_details(page)  # what is noised at ε is in the folded details
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.evaluate(PLOTS) == 1  # only the open view (the coefficients) is drawn
     before = _noised(page)
@@ -82,6 +83,7 @@ def test_delta_and_the_repeats_rerun_the_live_part_and_redraw_the_open_view_only
     page.goto(f"{app_server}/sparse?sp_src=synthetic&sp_n=500&sp_d=200")
     streamlit_idle(page)
     page.locator(".st-key-sp_stem .js-plotly-plot").first.wait_for(timeout=90_000)
+    open_details(page)  # what is noised at ε is in the folded details
     wait_quiet(page)
     assert page.evaluate(TAG, ["sp_n", "sp_d"]) is None
     stem, noised = page.evaluate(SPEC, "sp_stem"), _noised(page)
@@ -103,6 +105,7 @@ def test_the_sweep_view_is_not_redrawn_by_epsilon_but_follows_delta(app_server, 
     page.goto(f"{app_server}/sparse?sp_src=synthetic&sp_n=500&sp_d=200&sp_R=5")
     streamlit_idle(page)
     page.locator(".st-key-sp_stem .js-plotly-plot").first.wait_for(timeout=90_000)
+    open_details(page)  # what is noised at ε is in the folded details
     _open_view(page, "Privacy–utility over ε")
     for key in ("sp_err", "sp_f1"):
         page.locator(f".st-key-{key} .js-plotly-plot").first.wait_for(timeout=120_000)
@@ -139,6 +142,7 @@ def test_default_page_opens_on_gdsc_with_the_peeling_release(app_server, chromiu
     page.goto(f"{app_server}/sparse")
     streamlit_idle(page)
     page.locator(".st-key-sp_stem .js-plotly-plot").first.wait_for(timeout=90_000)
+    open_details(page)  # what is noised at ε is in the folded details
     streamlit_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert "peeling + private fit" in _noised(page)

@@ -10,7 +10,7 @@ import pytest
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-from tests.support.page_views import chart_keys as _charts, chart_spec, open_view
+from tests.support.page_views import DETAILS, chart_keys as _charts, chart_spec, open_view
 from tests.support.pages import ok, sparse_upload
 from tests.support.uploads import FakeUpload
 
@@ -20,6 +20,7 @@ PAGE = str(Path(__file__).resolve().parents[2] / "app_pages" / "sparse.py")
 def _app(**query) -> AppTest:
     """The page with a link's query (synthetic data unless the link names a source: the page opens on GDSC)."""
     at = AppTest.from_file(PAGE, default_timeout=120)
+    at.session_state[DETAILS["sparse"]] = True  # the details at ε, unfolded
     for k, v in {"sp_src": "synthetic", **query}.items():
         at.query_params[k] = v
     at.run()
@@ -189,6 +190,8 @@ def test_logistic_upload_with_one_class_or_a_bad_threshold_is_named():
     from unittest import mock
 
     at = AppTest.from_file(PAGE, default_timeout=120)
+
+    at.session_state[DETAILS["sparse"]] = True  # the details at ε, unfolded
     at.query_params["sp_src"] = "upload"
     at.query_params["sp_loss"] = "logistic"
     with mock.patch.object(st, "file_uploader", lambda *a, **k: FakeUpload(frame.to_csv(index=False).encode(), "m.csv")):
@@ -344,7 +347,9 @@ def test_the_next_step_of_each_slider_is_computed_ahead():
 
 
 def test_page_opens_on_bundled_gdsc_with_the_peeling_release():
-    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.session_state[DETAILS["sparse"]] = True  # the details at ε, unfolded
+    at.run()
     ok(at)
     assert at.selectbox(key="sp_src").value == "gdsc" and at.radio(key="sp_release").value == "peel"
     assert "**What is noised (peeling + private fit):**" in _noised(at)
@@ -404,6 +409,8 @@ def test_logistic_release_on_an_upload_has_an_intercept():
     from unittest import mock
 
     at = AppTest.from_file(PAGE, default_timeout=120)
+
+    at.session_state[DETAILS["sparse"]] = True  # the details at ε, unfolded
     at.query_params.update({"sp_src": "upload", "sp_loss": "logistic", "sp_R": "5", "sp_s": "2", "eps": "10"})
     with mock.patch.object(st, "file_uploader", lambda *a, **k: FakeUpload(frame.to_csv(index=False).encode(),
                                                                             "bc.csv")):

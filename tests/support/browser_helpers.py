@@ -13,6 +13,12 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from conftest import postgres_schema, start_app, stop_app, wait_for_idle
 
 
+def open_details(page) -> None:
+    """Unfold a method page's details at ε (``ui.details_at_epsilon``: drawn only while open) and wait for them."""
+    page.locator('[data-testid="stExpander"] summary', has_text="Details at this ε").first.click()
+    wait_for_idle(page)
+
+
 def csv_text(header: str, rows) -> str:
     """A CSV file's text from a header line and rows of values."""
     return header + "\n" + "\n".join(",".join(str(v) for v in row) for row in rows) + "\n"

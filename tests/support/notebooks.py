@@ -12,7 +12,7 @@ import numpy as np
 from nbclient import NotebookClient
 from streamlit.testing.v1 import AppTest
 
-from tests.support.page_views import captured_downloads
+from tests.support.page_views import DETAILS, captured_downloads
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ROOT / "app_pages"
@@ -31,9 +31,11 @@ def run_notebook(text: str, probe: str) -> dict:
 
 
 def page_downloads(page: str, query: dict | None = None) -> tuple[AppTest, dict[str, str]]:
-    """Run ``page``; return it and the text of every deferred download it offers, by file name."""
+    """Run ``page`` with its details at ε open (where the downloads are); return it and the text of every deferred
+    download it offers, by file name."""
     at = AppTest.from_file(str(PAGES / page), default_timeout=180)
     at.query_params.update(query or {})
+    at.session_state[DETAILS[Path(page).stem]] = True
     with captured_downloads() as files:
         at.run()
     assert not at.exception, [e.value for e in at.exception]

@@ -1,4 +1,5 @@
-"""AppTest helpers for pages whose views are lazy views (``ui.view_switch``): open one, list the charts drawn."""
+"""AppTest helpers for pages whose views are lazy views (``ui.view_switch``) and whose details at ε are folded
+(``ui.details_at_epsilon``): open one, open the details, list the charts drawn."""
 
 from __future__ import annotations
 
@@ -15,6 +16,16 @@ from ui.live_chart import COMPONENT as LIVE_CHART
 def open_view(at: AppTest, key: str, label: str) -> AppTest:
     """Open the view ``label`` of the switch keyed ``key`` (choosing a view reruns the enclosing fragment)."""
     at.session_state[key] = label
+    return at.run()
+
+
+#: each method page's folded details at ε (``ui.details_at_epsilon``), by page
+DETAILS = {"survival": "sv_details", "regression": "rg_details", "sparse": "sp_details", "fdr": "fdr_details"}
+
+
+def open_details(at: AppTest, page: str) -> AppTest:
+    """Open the method page's details at ε (drawn only while open; opening reruns the ε fragment) and run."""
+    at.session_state[DETAILS[page]] = True
     return at.run()
 
 

@@ -4,7 +4,7 @@ draws slider in one of them, no exception."""
 from __future__ import annotations
 
 import pytest
-from tests.support.browser_helpers import CHECK, SPEC, TAG, wait_quiet
+from tests.support.browser_helpers import CHECK, SPEC, TAG, open_details, wait_quiet
 
 pytestmark = pytest.mark.browser
 
@@ -15,6 +15,9 @@ def test_survival_page_epsilon_slider(app_server, chromium_page, streamlit_idle,
     streamlit_idle(page)
     page.get_by_text("Survival curves with differential privacy").first.wait_for()
     assert page.locator('[data-testid="stException"]').count() == 0
+    # the details at ε are folded, and not drawn until opened
+    assert page.locator('[data-testid="stMarkdownContainer"]', has_text="What is noised").count() == 0
+    open_details(page)
     # the restricted mean's horizon defaults to the data's last time (36.1396… months): shown to 6 digits, not 14
     assert page.locator('input[aria-label^="Restricted mean up to"]').input_value() == "36.1396"
     noised = page.locator('[data-testid="stMarkdownContainer"]', has_text="What is noised").first
@@ -59,6 +62,7 @@ def test_epsilon_survives_waiting_for_an_upload(app_server, chromium_page, strea
     streamlit_idle(page)
     thumb = page.locator('[data-testid="stSlider"]').filter(has_text="ε").first
     assert thumb.locator('[data-testid="stSliderThumbValue"]').first.inner_text() == "2"
+    open_details(page)
     noised = page.locator('[data-testid="stMarkdownContainer"]', has_text="What is noised").first.inner_text()
     assert "ε = 2" in noised, noised
     assert page.locator('[data-testid="stException"]').count() == 0

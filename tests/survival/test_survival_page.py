@@ -6,10 +6,11 @@ from pathlib import Path
 from unittest import mock
 
 import numpy as np
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.support.page_views import chart_keys as _charts, chart_spec, open_view
+from tests.support.page_views import DETAILS, chart_keys as _charts, chart_spec, open_view
 from tests.support.pages import ok, survival_upload
 
 from dpcore import survival as sv
@@ -19,11 +20,37 @@ PAGE = str(Path(__file__).resolve().parents[2] / "app_pages" / "survival.py")
 HEADLINE, DRAWS, GROUPS = "Private vs non-private", "Over R noise draws", "Groups and log-rank"
 
 
-def _app() -> AppTest:
+def _app(details: bool = True) -> AppTest:
+    """The page on its defaults; ``details``: with the details at ε unfolded (a click: they are drawn only open)."""
     at = AppTest.from_file(PAGE, default_timeout=90)
+    at.session_state[DETAILS["survival"]] = details
     at.run()
     ok(at)
     return at
+
+
+def test_the_details_at_epsilon_are_folded_and_drawn_only_when_opened():
+    """Folded by default, the details (what was noised, the summary table, the downloads) are neither computed nor
+    sent; a choice made in them (the read times) is kept while they are folded, and the release uses it."""
+    at = _app(details=False)
+    assert not any(m.value.startswith("**What is noised") for m in at.markdown) and not at.table
+    assert not at.get("download_button") and at.button(key="release_button_survival")
+    assert any(m.value.startswith(":small[Unit of privacy") for m in at.markdown)  # outside the fold
+    at.session_state[DETAILS["survival"]] = True
+    at.run()
+    ok(at)
+    assert any(m.value.startswith("**What is noised") for m in at.markdown) and at.table
+    at.text_input(key="sv_years").set_value("1").run()  # the default reads 1 and 2 years (5 is past the horizon)
+    at.session_state[DETAILS["survival"]] = False
+    at.run()
+    at.select_slider(key="eps").set_value(2.0).run()
+    ok(at)
+    assert not at.table and at.query_params["sv_years"] == "1"
+    at.button(key="release_button_survival").click().run()
+    at.button(key="release_confirm_survival").click().run()
+    ok(at)
+    read = pd.DataFrame(at.session_state["_release_last_survival"].tables["survival_at_times"])
+    assert read["time"].nunique() == 1
 
 
 def _view(at: AppTest, label: str) -> AppTest:
@@ -240,6 +267,7 @@ def test_links_reproduce_the_views_controls():
     """``?sv_R=`` (draws of the utility view, drawn only in its tab) and ``?sv_Rc=`` (draws per ε of the curve)."""
     at = AppTest.from_file(PAGE, default_timeout=90)
     at.query_params.update({"sv_R": "500", "sv_Rc": "100", "eps": "0.5", "sv_data": "gehan"})
+    at.session_state[DETAILS["survival"]] = True
     at.session_state["sv_acc_open"] = True  # accuracy first, computed only while open, reads the curve's draws
     at.run()
     ok(at)

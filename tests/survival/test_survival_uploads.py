@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore import survival as sv
 
-from tests.support.page_views import captured_downloads, chart_spec
+from tests.support.page_views import DETAILS, captured_downloads, chart_spec
 from tests.support.column_cases import SURVIVAL, TABLES
 from tests.support.pages import SURVIVAL_PAGE, ok, survival_upload
 from tests.support.uploads import FakeUpload
@@ -109,6 +109,7 @@ def test_the_notebook_gets_the_declared_labels_without_their_spaces():
 def test_an_upload_gets_the_hazard_ratio_notebook_reading_its_own_columns():
     """The hazard-ratio section on an upload offers its notebook, which reads the user's CSV by the page's mapping."""
     at = AppTest.from_file(SURVIVAL_PAGE, default_timeout=120)
+    at.session_state[DETAILS["survival"]] = True  # the details at ε, unfolded
     at.query_params.update({"sv_src": "upload", "hr_on": "true"})
     with captured_downloads() as files, mock.patch.object(st, "file_uploader", lambda *a, **k: FakeUpload(TWO_ARMS, "t.csv")):
         at.run()
@@ -123,6 +124,7 @@ def test_choosing_another_time_column_redraws_the_non_private_reference():
     while ε moves) is recomputed, not the previous column's."""
     rows = "\n".join(f"{i + 1},{3 * (i + 1)},{(i // 2) % 2 or i % 3 == 0:d}" for i in range(80))
     at = AppTest.from_file(SURVIVAL_PAGE, default_timeout=120)
+    at.session_state[DETAILS["survival"]] = True  # the details at ε, unfolded
     at.query_params.update({"sv_src": "upload"})
     with mock.patch.object(st, "file_uploader", lambda *a, **k: FakeUpload(f"t1,t2,event\n{rows}\n".encode(),
                                                                             "two.csv")):
@@ -139,6 +141,7 @@ def test_choosing_another_time_column_refits_the_hazard_ratios_reference():
     """The hazard-ratio section's lifelines fit (kept in the session while ε moves) follows the time column chosen."""
     rows = "\n".join(f"{i + 1},{i + 1 if i % 2 else i // 4 + 1},{(i // 2) % 2},{'AB'[i % 2]}" for i in range(80))
     at = AppTest.from_file(SURVIVAL_PAGE, default_timeout=120)
+    at.session_state[DETAILS["survival"]] = True  # the details at ε, unfolded
     at.query_params.update({"sv_src": "upload", "hr_on": "true"})
     with mock.patch.object(st, "file_uploader", lambda *a, **k: FakeUpload(
             f"t1,t2,event,arm\n{rows}\n".encode(), "two.csv")):

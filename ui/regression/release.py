@@ -1,5 +1,5 @@
-"""The drug-sensitivity page's details at ε and its release panel: what is noised, why clipping helps, the notebook
-and script downloads, the Release button (drawn beside ε) and the attacker's view."""
+"""The drug-sensitivity page's release panel (its Release button drawn beside ε) and attacker's view, and its details
+at ε: what is noised, why clipping helps, what a release reads, the notebook and script downloads."""
 
 from __future__ import annotations
 
@@ -16,21 +16,21 @@ from ui.exports import code_downloads, release_with_script  # notebook, script
 from ui.regression.views import Thresholds
 
 
-def what_is_noised(src: S.Source, s: S.Settings, run: S.Preview, *, epsilon: float, data_note: str,
-                   thresholds: Thresholds) -> None:
-    """The details' heading, the page's prose, the preview's pipeline and the thresholds in use."""
+def what_is_noised(src: S.Source, s: S.Settings, run: S.Preview, *, epsilon: float, thresholds: Thresholds) -> None:
+    """The preview's pipeline and the thresholds in use."""
     pv = run.fit
-    st.header("At this ε")
-    ui.what_this_page_shows(T.about(data_note))
     st.markdown(T.what_is_noised(method_label=S.METHOD_LABELS[s.method], robust=s.robust, prep=pv.prep,
                                  noise=pv.noise, bx=pv.bx, by=pv.by, d=src.X.shape[1], eps_prep=s.budget(epsilon)[0],
                                  uses_dp=s.uses_dp, n_public=int(src.public.sum())))
     st.caption(thresholds.text)
 
 
-def explained(src: S.Source, s: S.Settings, run: S.Preview) -> None:
+def explained(src: S.Source, s: S.Settings, run: S.Preview, config: RegressionConfig) -> None:
+    """Why clipping helps, what a release reads, and the notebook and script of this configuration."""
     ui.explain(T.clipping_explained(bx=run.fit.bx, d=src.X.shape[1], split=s.split, parts=run.fit.prep.parts),
                title="What was noised, what is public, and why clipping helps")
+    st.caption(T.release_caption(int(src.public.sum())))
+    code_downloads(config)
 
 
 def _config(src: S.Source, s: S.Settings, *, epsilon: float, omegas) -> RegressionConfig:
@@ -45,8 +45,9 @@ def _config(src: S.Source, s: S.Settings, *, epsilon: float, omegas) -> Regressi
 
 
 def release_panel(src: S.Source, s: S.Settings, run: S.Preview, *, epsilon: float, thresholds: Thresholds,
-                  records, button_at) -> None:
-    """The downloads, the release panel (its button in ``button_at``) and the attacker's view."""
+                  records, button_at) -> RegressionConfig:
+    """The release panel (its button in ``button_at``) and the attacker's view; the configuration a release's
+    script (and the notebook) repeats."""
     parts = S.charged_parts(s, epsilon)
     params = S.release_params(src, s, omegas=thresholds.omegas)
     if src.kind == "upload":  # an upload's ranges are settings its release records how were chosen
@@ -62,8 +63,6 @@ def release_panel(src: S.Source, s: S.Settings, run: S.Preview, *, epsilon: floa
                       {"source": "manual ω (public)"})
         return S.release(src, s, epsilon=epsilon, priv=run.priv, omegas=thresholds.omegas, tuning=tuning)
 
-    st.caption(T.release_caption(int(src.public.sum())))
-    code_downloads(config)
     ui.release_panel(key="regression", dataset_label=src.label, fingerprint=src.fp, method=s.method,
                      persons=None if src.persons is None else src.persons.subset(run.priv), records=records,
                      ledger_label=GDSC_LEDGER_LABEL if src.kind == "gdsc" else None,
@@ -71,3 +70,4 @@ def release_panel(src: S.Source, s: S.Settings, run: S.Preview, *, epsilon: floa
                      params=params, make_bundle=lambda: release_with_script(bundle(), config),
                      utility_note=utility_note, blocked=src.blocked, button_at=button_at)
     attacker_panel("regression", epsilon)
+    return config

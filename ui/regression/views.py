@@ -90,19 +90,21 @@ def thresholds(src: S.Source, s: S.Settings, *, epsilon: float, figure) -> Thres
     return Thresholds(omegas, text, search, full_key, n_fit, eps_stat)
 
 
-def fit_view(src: S.Source, s: S.Settings, run: S.Preview, *, epsilon: float, figure, details) -> None:
-    """Predicted against observed responses on the held-out records (the first preview draw) and the scores."""
+def fit_view(src: S.Source, s: S.Settings, run: S.Preview) -> None:
+    """Predicted against observed responses on the held-out records (the first preview draw)."""
     pv = run.fit
-    with figure:
-        ui.live_chart(rf.predicted_vs_observed(src.y[run.test], pv.pred[0], pv.pred_nonprivate,
-                                               rho_private=float(pv.rho[0]), rho_nonprivate=pv.rho_nonprivate,
-                                               y_label=src.y_label, r2_private=float(pv.r2[0]),
-                                               r2_nonprivate=pv.r2_nonprivate, rmse_private=float(pv.rmse[0]),
-                                               rmse_nonprivate=pv.rmse_nonprivate),
-                      key="rg_headline")
-    with details:
-        st.caption(T.scores_caption(pv, paper_scoring=s.robust and not s.priors, eps_prep=s.budget(epsilon)[0]))
-        ui.teaching(T.PIPELINE_TEACHING)
+    ui.live_chart(rf.predicted_vs_observed(src.y[run.test], pv.pred[0], pv.pred_nonprivate,
+                                           rho_private=float(pv.rho[0]), rho_nonprivate=pv.rho_nonprivate,
+                                           y_label=src.y_label, r2_private=float(pv.r2[0]),
+                                           r2_nonprivate=pv.r2_nonprivate, rmse_private=float(pv.rmse[0]),
+                                           rmse_nonprivate=pv.rmse_nonprivate),
+                  key="rg_headline")
+
+
+def fit_details(s: S.Settings, run: S.Preview, *, epsilon: float) -> None:
+    """The scores of the predictions the fit view draws (in the details at ε)."""
+    st.caption(T.scores_caption(run.fit, paper_scoring=s.robust and not s.priors, eps_prep=s.budget(epsilon)[0]))
+    ui.teaching(T.PIPELINE_TEACHING)
 
 
 def draws_view(run: S.Preview) -> None:
@@ -150,9 +152,8 @@ def split_view(src: S.Source, s: S.Settings, th: Thresholds) -> None:
 
 def answer(src: S.Source, run: S.Preview) -> None:
     """The answer line: how well the private model ranks the held-out rows against the non-private one (median over
-    the preview's draws), in words whether ε is large enough to come close, and the unit of privacy."""
+    the preview's draws), in words whether ε is large enough to come close."""
     pv = run.fit
     rho, rho_np, verdict = S.answer(pv)
     ui.answer("Held-out prediction (Spearman ρ)", f"{rho:.2f} (R² {float(np.median(pv.r2)):.2f}; median of "
               f"{pv.rho.size} draws)", f"{rho_np:.2f} (R² {pv.r2_nonprivate:.2f})", verdict=verdict)
-    ui.note(f"Unit of privacy: {ui.literal(src.unit)} (replace-one neighbours; n is public).")

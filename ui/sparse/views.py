@@ -157,7 +157,7 @@ def _sweep(setup: Setup, live: Live) -> None:
 
 
 def noised(setup: Setup, result: Preview) -> None:
-    """What the previewed peeling and knowledge transfer noised, as one element (it is resent on every move of ε)."""
+    """What the previewed peeling and knowledge transfer noised, as one element (in the details at ε, while open)."""
     said = text.noised(result.noises, setup.params["intercept"], setup.params["m"])
     if said:
         st.markdown(said)

@@ -17,10 +17,11 @@ from ui.survival.trade_off import SWEEP, sweep_draws_chosen, utility_note
 
 
 def release_reads(session: ss.Session) -> dict:
-    """The summary times and the restricted mean's horizon the Kaplan–Meier view shows, for the release."""
-    times = session.years_to_times(str(st.session_state.get("sv_years", ss.DEFAULT_YEARS)))
-    tau = st.session_state.get("sv_tau")
-    return {"read_times": times, "rmst_horizon": None if tau is None else min(float(tau), session.end),
+    """The summary times and the restricted mean's horizon the Kaplan–Meier view's details show (kept while they are
+    folded, or a link's), for the release."""
+    times = session.years_to_times(str(ui.kept_value("sv_years", ss.DEFAULT_YEARS)))
+    tau = ui.kept_value("sv_tau", session.end, between=(0.001, session.end))
+    return {"read_times": times, "rmst_horizon": min(float(tau), session.end),
             "band_rule": st.session_state.get("sv_band", sv.DEFAULT_BAND),
             "time_resolution": session.settings.resolution}
 
@@ -35,10 +36,13 @@ def config(session: ss.Session, epsilon: float) -> SurvivalConfig:
         **release_reads(session), **({} if src.bundled else upload_columns()))
 
 
-def release(session: ss.Session, epsilon: float, records, *, button_at) -> None:
-    """The notebook downloads, the release panel (its button at ``button_at``) and the attacker's view."""
+def release(session: ss.Session, epsilon: float, records, *, button_at, details) -> None:
+    """The release panel (its button at ``button_at``), the notebook downloads in the open ``details`` and the
+    attacker's view."""
     src, chosen = session.src, config(session, epsilon)
-    code_downloads(chosen)
+    if details.open:
+        with details:
+            code_downloads(chosen)
     ui.release_panel(
         key="survival", dataset_label=src.label, fingerprint=src.fp, persons=src.persons, records=records,
         method="DP survival analysis", epsilon=epsilon, delta=session.settings.delta,

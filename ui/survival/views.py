@@ -20,7 +20,8 @@ from dpcore.survival import session as ss
 
 @dataclass(frozen=True)
 class Place:
-    """Where a view draws: the answer line beside ε, the figure column, the details under the first screen."""
+    """Where a view draws: the answer line beside ε, the figure column, the details under the first screen (a
+    ``ui.details_at_epsilon``: drawn into only while it is open)."""
 
     answer: object
     figure: object
@@ -39,8 +40,8 @@ def read_times(session: ss.Session) -> tuple[tuple[float, ...], float]:
     choices (``?sv_years=``, ``?sv_tau=``), never read off the data."""
     c1, c2 = st.columns(2)
     with c1:
-        years = st.text_input("Survival at (years, comma-separated)", key="sv_years", value=ss.DEFAULT_YEARS,
-                              help=text.YEARS_HELP)
+        years = ui.url_text("Survival at (years, comma-separated)", key="sv_years", value=ss.DEFAULT_YEARS,
+                            help=text.YEARS_HELP)
     with c2:
         tau = float(ui.url_number(f"Restricted mean up to ({session.grid.grid_unit})", key="sv_tau", min_value=0.001,
                                   max_value=session.end, value=session.end, format="%.6g", help=text.TAU_HELP))
@@ -51,6 +52,8 @@ def headline(session: ss.Session, p: ss.Preview, place: Place) -> None:
     """The headline view: the answer, the curves, and what was noised and what the intervals mean."""
     with place.answer:
         (_km_headline if session.settings.estimator == "km" else _other_headline)(session, p, place)
+    if not place.details.open:
+        return
     with place.details:
         ui.teaching(text.TEACHING[session.settings.risk_set])
         ui.explain(sv.MEASURED_FRONTIER, title="How accurate is the default? (measured)")
@@ -74,6 +77,8 @@ def _km_headline(session: ss.Session, p: ss.Preview, place: Place) -> None:
             title="all groups pooled" if G > 1 else None, legend=False, at_risk=read.private_table.at_risk[0],
             exact_at_risk=session.exact_table.at_risk[0], min_at_risk=p.minimum, widen=sv.BAND_RULES[s.band_rule],
             resolution=session.read_resolution, height=ui.FIGURE_HEIGHT)), key="sv_headline")
+    if not place.details.open:
+        return
     binning, noise_cost = session.remembered(("km costs", p.epsilon), lambda: sv.costs(
         grid.display, read.private.estimate[0], session.exact_pooled.estimate[0], ref,
         resolution=session.read_resolution))
@@ -101,6 +106,8 @@ def _other_headline(session: ss.Session, p: ss.Preview, place: Place) -> None:
                                          exact_at_risk=session.exact_table.at_risk[0], min_at_risk=p.minimum,
                                          height=ui.FIGURE_HEIGHT),
                       key="sv_headline")
+    if not place.details.open:
+        return
     with place.details:
         ui.note(text.other_note(p.minimum))
 
@@ -124,6 +131,8 @@ def over_draws(session: ss.Session, p: ss.Preview, place: Place) -> None:
     summary = ss.utility_summary(util)
     with place.answer:
         ui.answer(f"Largest gap to the non-private curve, {draws} draws", ss.largest_gap(summary))
+    if not place.details.open:
+        return
     with place.details:
         st.subheader(f"Utility over {draws} noise draws")
         st.table(summary[["measure", "mean [5 %, 95 %]"]].set_index("measure"))
@@ -147,11 +156,13 @@ def groups(session: ss.Session, p: ss.Preview, place: Place) -> None:
         ui.answer("Log-rank p-value", f"{float(lr.chosen.p_value):.3g}" + (" (noise-aware)" if s.aware else ""),
                   f"{float(lr.exact.p_value):.3g}", verdict="The decision at α = 0.05 " + (
                       "agrees." if lr.agree else "differs in this draw."))
+    if not place.details.open:
+        return
     with place.details:
         st.subheader(f"Groups: {ui.literal(src.group_label or 'group')}")
         if s.estimator == "km":
-            years = str(st.session_state.get("sv_years", ss.DEFAULT_YEARS))
-            tau = float(st.session_state.get("sv_tau", session.end))
+            years = str(ui.kept_value("sv_years", ss.DEFAULT_YEARS))
+            tau = float(ui.kept_value("sv_tau", session.end, between=(0.001, session.end)))
             st.table(session.differences(p, session.years_to_times(years), tau))
             st.caption(text.DIFFERENCES_CAPTION)
         st.markdown(lr.sentence())
