@@ -71,7 +71,7 @@ def _at_epsilon() -> None:
         epsilon = ui.epsilon_slider("Privacy budget ε (total)", key="eps", default=1.0)
     thresholds = views.thresholds(src, s, epsilon=epsilon, figure=figure)
     with ui.show_errors("Preview failed"):  # one seeded split, the preview releases on it (nothing charged)
-        run = S.preview(src, s, epsilon=epsilon, omegas=thresholds.omegas)
+        run = views.preview(src, s, epsilon=epsilon, thresholds=thresholds)
     with controls_column:
         views.answer(src, run)
 

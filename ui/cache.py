@@ -10,7 +10,7 @@ Only public inputs (bundled data, synthetic data from a public seed) may be cach
 shared by every session of the server. Uploads are never passed to a cached function.
 
 Memory budget of the server (any sequence of links and controls, one visitor): the caches' byte budgets
-(:data:`BUDGETS`, 0.6 GB in all) + one page run's working memory at a page's largest settings (the Sparse
+(:data:`BUDGETS`, 0.62 GB in all) + one page run's working memory at a page's largest settings (the Sparse
 page's n·d cap of 20 million cells: about 0.5 GB; its design matrices are built a few supports at a time) + per
 session at most one upload of at most 20 MB per page (:mod:`ui.data`) + the baseline of the imported libraries
 (NumPy, SciPy, pandas, Streamlit, lifelines, OpenDP, numba: about 0.4 GB): 1.5 GB, checked by
@@ -37,6 +37,7 @@ BUDGETS = {
     "sparse previews": 100 * MB,
     "sparse sweeps": 20 * MB,
     "regression cv": 20 * MB,
+    "regression previews": 20 * MB,
     "fdr streams": 60 * MB,
     "survival sweep figures": 20 * MB,
     "fdr sweep figures": 20 * MB,

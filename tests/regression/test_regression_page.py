@@ -17,6 +17,8 @@ from tests.support.page_views import DETAILS, chart_keys
 from tests.support.pages import ok, regression_release, regression_upload
 from tests.support.uploads import FakeUpload, diabetes_like_csv
 
+from dpcore.regression import session as S
+
 PAGE = str(Path(__file__).resolve().parents[2] / "app_pages" / "regression.py")
 ADASSP, ROBUST = "adassp", "robust"  # the method radio's values
 #: the page's default number of features (with its default drug: the bundled pair whose non-private model predicts
@@ -440,3 +442,22 @@ def test_curves_computed_on_one_response_are_not_shown_for_another():
     ok(at)
     assert any(b.label.startswith("Compute the curves") for b in at.button)
     assert not any(c.value.startswith("Monte-Carlo CV") for c in at.caption)
+
+
+def test_previews_are_computed_once_per_epsilon_kept_for_an_upload_and_shared_for_public_data():
+    """Moving ε back to a value just shown costs no preview: an upload's are kept in its session (its last few ε),
+    a public data set's in the process-wide cache every session reads."""
+    at = regression_upload(diabetes_like_csv(), rg_ycol="target")
+    with mock.patch.object(S, "preview", wraps=S.preview) as made:
+        for eps in (2.0, 1.0, 2.0, 1.0):
+            at.select_slider(key="eps").set_value(eps).run()
+            ok(at)
+    # ε = 1 was drawn on opening, ε = 2 once (a head start left by the bundled data the page opened on may still
+    # compute ε steps around 1 in the background: only ε = 1 and 2 are counted)
+    assert len([c for c in made.call_args_list if c.kwargs["epsilon"] in (1.0, 2.0)]) == 1
+    assert len(at.session_state["_dp_memo_rg_preview"]) == 2
+    with mock.patch.object(S, "preview", wraps=S.preview) as made:
+        for _ in range(2):  # two sessions on the bundled (public) data at the same settings
+            ok(AppTest.from_file(PAGE, default_timeout=180).run())
+    # (a head start may compute the neighbouring ε in the background: only ε = 1 is counted)
+    assert len([c for c in made.call_args_list if c.kwargs["epsilon"] == 1.0]) <= 1

@@ -43,6 +43,31 @@ def _warm_neighbours(n: int, d: int, epsilon: float, split: tuple, share: float)
                              for e in ui.steps_around(steps, here)])
 
 
+@ui.public_cache("regression previews", max_entries=48)
+def _public_preview(key: tuple, s: S.Settings, epsilon: float, omegas: tuple[float, float]) -> S.Preview:
+    """A preview on bundled or synthetic (public) data, shared by every session: its inputs are public."""
+    return S.preview(S.rebuild(key), s, epsilon=epsilon, omegas=omegas)
+
+
+def preview(src: S.Source, s: S.Settings, *, epsilon: float, thresholds: Thresholds) -> S.Preview:
+    """The preview releases at ε (200 draws: about 50 ms of a move's work). On public data they are cached for every
+    session and, when the thresholds do not depend on ε (AdaSSP, manual ω), the ε steps either side are computed
+    ahead; an upload's are kept in this session for its last few ε, so moving back costs nothing."""
+    omegas = tuple(map(float, thresholds.omegas))
+    if src.kind == "upload":
+        # what the rows, the columns, the public rows and the ranges are (bounds may be arrays: compared as tuples)
+        key = (src.fp, src.names, src.y_label, src.public_basis, *(tuple(np.ravel(b).tolist()) for b in
+               (src.x_bounds, src.y_bounds)), s, float(epsilon), omegas)
+        return ui.session_memo("rg_preview", key, lambda: S.preview(src, s, epsilon=epsilon, omegas=omegas), keep=8)
+    run = _public_preview(src.key, s, float(epsilon), omegas)
+    if not s.robust or s.manual_omegas is not None:
+        steps = epsilon_options()
+        here = min(steps, key=lambda e: abs(e - epsilon))
+        ui.head_start("rg_preview", [(0.3, lambda e=e: _public_preview(src.key, s, float(e), omegas))
+                                     for e in ui.steps_around(steps, here)])
+    return run
+
+
 def _request_full_search() -> None:
     st.session_state[_FULL_REQUESTED] = True
 
