@@ -339,8 +339,17 @@ def url_text(label: str, *, key: str, value: str, max_chars: int = 200, **kwargs
                       seed=lambda v: {"value": v}, cap=max_chars, max_chars=max_chars, **kwargs)
 
 
+#: how a decimal number field shows its value: six significant digits. Streamlit formats number inputs with
+#: sprintf-js, whose ``%g`` without a precision prints every digit a float has (36.139630390143736), and whose
+#: default for a float field is a fixed two decimals (0.0001 shows as 0.00)
+DECIMAL_FORMAT = "%.6g"
+
+
 def url_number(label: str, *, key: str, value, min_value=None, max_value=None, step=None, **kwargs):
-    """A number input; the link's number is rounded (whole-number fields) and clamped into range."""
+    """A number input; the link's number is rounded (whole-number fields) and clamped into range. A decimal field
+    shows :data:`DECIMAL_FORMAT` unless told otherwise."""
+    if not all(isinstance(a, (int, np.integer, type(None))) for a in (value, min_value, max_value, step)):
+        kwargs.setdefault("format", DECIMAL_FORMAT)
     return _numeric_bound(st.number_input, label, key, value=value, min_value=min_value, max_value=max_value,
                           step=step, snap=False, **kwargs)
 

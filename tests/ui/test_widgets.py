@@ -43,3 +43,63 @@ def test_links_with_whole_numbers_and_out_of_range_epsilon_on_the_fdr_page():
     assert at.select_slider(key="eps").value == 0.3
     assert any("nearest value offered here is 0.3" in c.value.replace("\\", "") for c in at.caption)
     assert min(EPSILON_STEPS) < 0.3
+
+
+def _decimal_fields() -> None:
+    import ui
+
+    ui.url_number("Horizon", key="h", value=36.139630390143736, min_value=0.001)
+    ui.url_number("Draws", key="n", value=10, min_value=1, max_value=100)
+    ui.url_number("η", key="eta", value=0.0831, format="%.4f")
+
+
+def test_decimal_number_fields_show_six_digits_whole_ones_their_own_and_a_given_format_wins():
+    """sprintf-js's ``%g`` shows every digit of a float (36.139630390143736): decimal fields show six."""
+    at = AppTest.from_function(_decimal_fields, default_timeout=30).run()
+    assert not at.exception
+    formats = {n.key: n.proto.format for n in at.number_input}
+    assert formats == {"h": "%.6g", "n": "%d", "eta": "%.4f"}, formats
+
+
+def _folded_control() -> None:
+    import streamlit as st
+
+    import ui
+
+    if st.session_state.get("show", True):
+        ui.url_text("Survival at (years)", key="years", value="1, 2, 5")
+        ui.url_number("Restricted mean up to", key="tau", value=30.0, min_value=0.001, max_value=30.0)
+    st.session_state["seen"] = (ui.kept_value("years", "1, 2, 5"), ui.kept_value("tau", 30.0, between=(0.001, 30.0)))
+
+
+def test_a_control_keeps_its_value_while_it_is_not_drawn_and_a_link_is_read_without_drawing_it():
+    at = AppTest.from_function(_folded_control, default_timeout=30).run()
+    at.text_input(key="years").set_value("1").run()
+    at.session_state["show"] = False
+    at.run()
+    at.run()  # a second run without the controls: Streamlit has dropped their widget state by now
+    assert at.session_state["seen"] == ("1", 30.0) and at.query_params["years"] == "1"
+    linked = AppTest.from_function(_folded_control, default_timeout=30)
+    linked.session_state["show"] = False
+    linked.query_params.update({"years": "2", "tau": "99"})  # never drawn: read from the link, clamped as drawn
+    linked.run()
+    assert linked.session_state["seen"] == ("2", 30.0)
+
+
+def _memo_page() -> None:
+    import streamlit as st
+
+    from ui.state import session_memo
+
+    st.session_state.setdefault("computed", [])
+    key = st.session_state["key"]
+    session_memo("demo", key, lambda: st.session_state["computed"].append(key) or key * 10, keep=2)
+
+
+def test_session_memo_keeps_the_last_few_keys_least_recently_used_first():
+    at = AppTest.from_function(_memo_page, default_timeout=30)
+    for key in (1, 2, 1, 3, 1, 2):
+        at.session_state["key"] = key
+        at.run()
+    # 1 and 2 computed, 1 kept (used again), 3 pushed 2 out, 1 still kept, 2 computed again
+    assert at.session_state["computed"] == [1, 2, 3, 2]

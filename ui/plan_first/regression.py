@@ -27,7 +27,7 @@ from ui.layout import explain, literal, note
 from ui.plan_first import lock_controls, release_held_file, unlock
 from ui.release import records_read, release_panel
 from ui.state import session_memo
-from ui.widgets import epsilon_slider
+from ui.widgets import DECIMAL_FORMAT, epsilon_slider
 
 FACTS, LOCKED, HELD = "_plan_rg_facts", "_plan_rg_locked", "plan_rg"
 #: the regression page's main views, drawn on the proxy (fixed labels: rendered as Markdown)
@@ -69,8 +69,8 @@ def declare_facts() -> pl.RegressionFacts | None:
             unit = c4.text_input("Unit of privacy: what one row is", value="patient", key="plan_rg_unit",
                                  max_chars=60)
             d1, d2, d3, d4 = st.columns(4)
-            ylo = d1.number_input("Public response minimum", value=-10.0, format="%g", key="plan_rg_ylo")
-            yhi = d2.number_input("Public response maximum", value=13.0, format="%g", key="plan_rg_yhi")
+            ylo = d1.number_input("Public response minimum", value=-10.0, format=DECIMAL_FORMAT, key="plan_rg_ylo")
+            yhi = d2.number_input("Public response maximum", value=13.0, format=DECIMAL_FORMAT, key="plan_rg_yhi")
             xlo = d3.text_input("Public feature minimum (one for all, or one per feature)", value="0",
                                 key="plan_rg_xlo", help="From domain knowledge (an assay's range, clinical limits), "
                                                         "never the file: values outside are clipped.")

@@ -26,7 +26,7 @@ from ui.layout import explain, literal, note
 from ui.plan_first import lock_controls, release_held_file, unlock
 from ui.release import records_read, release_panel
 from ui.state import session_memo
-from ui.widgets import epsilon_slider
+from ui.widgets import DECIMAL_FORMAT, epsilon_slider
 
 FACTS, LOCKED, SWEPT = "_plan_sp_facts", "_plan_sp_locked", "_plan_sp_sweep"
 #: the sparse page's main views (fixed labels: they render as Markdown)
@@ -79,8 +79,8 @@ def declare_facts() -> ps.SparseFacts | None:
             s_star = f1.number_input("Features that matter s* (for the proxy)", min_value=1, value=5, step=1,
                                      key="plan_sp_sstar", help="From the protocol or the literature, never the file.")
             signal = f2.number_input("Their coefficient size (for the proxy)", min_value=0.001, value=1.0,
-                                     format="%g", key="plan_sp_signal")
-            noise = f3.number_input("Response noise σ (for the proxy)", min_value=0.0, value=0.5, format="%g",
+                                     format=DECIMAL_FORMAT, key="plan_sp_signal")
+            noise = f3.number_input("Response noise σ (for the proxy)", min_value=0.0, value=0.5, format=DECIMAL_FORMAT,
                                     key="plan_sp_noise")
             seed = f4.number_input("Proxy seed (public)", min_value=0, max_value=10_000, value=0, step=1,
                                    key="plan_sp_seed")

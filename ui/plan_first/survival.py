@@ -25,7 +25,7 @@ from ui.plan_first import lock_controls, release_held_file, unlock
 from ui.layout import explain, literal, note
 from ui.release import records_read, release_panel
 from ui.state import session_memo
-from ui.widgets import EPSILON_STEPS, epsilon_slider
+from ui.widgets import DECIMAL_FORMAT, EPSILON_STEPS, epsilon_slider
 
 FACTS, LOCKED = "_plan_facts", "_plan_locked"
 UNITS = list(UNIT_DAYS)
@@ -58,7 +58,7 @@ def declare_facts() -> pl.SurvivalFacts | None:
             n_max = d2.number_input("Number of people, or an upper bound", min_value=2, max_value=pl.MAX_PROXY_N,
                                     value=200, step=1, key="plan_n")
             unit = d3.selectbox("Time unit of the file", UNITS, index=UNITS.index("months"), key="plan_tunit")
-            horizon = d4.number_input("Horizon: planned follow-up", min_value=0.001, value=60.0, format="%g",
+            horizon = d4.number_input("Horizon: planned follow-up", min_value=0.001, value=60.0, format=DECIMAL_FORMAT,
                                       key="plan_horizon")
             e1, e2, e3 = st.columns(3)
             medians = e1.text_input("Expected median survival per group (for the proxy)", value="24",

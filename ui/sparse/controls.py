@@ -228,9 +228,9 @@ def _constants(n: int) -> dict:
         lam_rule = ui.url_radio("Teacher's ridge λ", key="sp_lamrule", options=list(sp.LAMBDA_RULES),
                                 format_func=sp.LAMBDA_RULES.get, help=text.LAMBDA_HELP)
         c_lam = float(ui.url_number("Constant c_λ (balanced rule)", key="sp_clam", min_value=1e-3, max_value=1e6,
-                                    value=sp.SparseParams.c_lam, format="%g", disabled=lam_rule != "balanced"))
+                                    value=sp.SparseParams.c_lam, disabled=lam_rule != "balanced"))
         c1 = float(ui.url_number("Constant c1 (paper's rule)", key="sp_c1", min_value=1e-3, max_value=1e6,
-                                 value=sp.SparseParams.c1, format="%g", disabled=lam_rule != "paper"))
+                                 value=sp.SparseParams.c1, disabled=lam_rule != "paper"))
     with a2:
         T2 = int(ui.url_number("Student steps T2", key="sp_T2", min_value=5, max_value=500, value=60))
         dp_T = int(ui.url_number("DP-IGHT steps T", key="sp_dpT", min_value=2, max_value=200, value=30))

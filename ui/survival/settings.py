@@ -95,7 +95,7 @@ def _estimator(src: ss.Source, settings) -> tuple[str, int, str]:
 
 
 def _grid(src: ss.Source, settings):
-    horizon = float(ui.url_number(f"Horizon H ({src.time_unit})", key="sv_hor", min_value=0.001, format="%.6g",
+    horizon = float(ui.url_number(f"Horizon H ({src.time_unit})", key="sv_hor", min_value=0.001,
                                   value=float(src.horizon), help=text.HORIZON_HELP))
     whole = ui.url_selectbox(
         "Times recorded in", key="sv_whole", options=[recorded.CONTINUOUS, *recorded.whole_units(src.time_unit)],

@@ -44,7 +44,7 @@ def read_times(session: ss.Session) -> tuple[tuple[float, ...], float]:
                             help=text.YEARS_HELP)
     with c2:
         tau = float(ui.url_number(f"Restricted mean up to ({session.grid.grid_unit})", key="sv_tau", min_value=0.001,
-                                  max_value=session.end, value=session.end, format="%.6g", help=text.TAU_HELP))
+                                  max_value=session.end, value=session.end, help=text.TAU_HELP))
     return session.years_to_times(years), tau
 
 
