@@ -85,7 +85,7 @@ def test_draws_slider_in_its_view_redraws_that_view_only(app_server, chromium_pa
     slider = page.locator('[data-testid="stMain"] input[type="range"][aria-label^="Noise draws for the utility panel"]')
     slider.focus()
     slider.press("ArrowRight")
-    page.get_by_text("Utility over 500 noise draws").first.wait_for()
+    page.get_by_text("Largest gap to the non-private curve, 500 draws").first.wait_for()  # the answer beside ε
     streamlit_idle(page)
     wait_quiet(page)
     assert "sv_R=500" in page.url
