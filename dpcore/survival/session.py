@@ -351,7 +351,7 @@ class Session:
 
     def km_read_at(self, epsilon: float) -> KmRead:
         """:meth:`km_read` of the preview at ``epsilon`` (:meth:`remembered`)."""
-        return self.remembered(("km_read", float(epsilon)), lambda: self.km_read(self.preview(epsilon)))
+        return self.remembered(("km read", float(epsilon)), lambda: self.km_read(self.preview(epsilon)))
 
     def km_read(self, p: Preview) -> KmRead:
         """The Kaplan–Meier preview read as a release reads it: its band redrawn from the noisy counts (continuing
