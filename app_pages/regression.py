@@ -11,7 +11,6 @@ import streamlit as st
 
 import ui
 from dpcore.regression import page_text as T
-from dpcore.regression import session as S
 from ui.regression import controls, cv, release, views
 
 ui.page_header("Drug sensitivity: private linear regression", T.SUBTITLE)
