@@ -54,10 +54,10 @@ def _at_settings() -> None:
     """Everything that depends on PAPRIKA's settings: moving one of their sliders reruns only this. The first
     screen (the ε fragment) comes first; the settings, folded under a label listing their values, below it."""
     first, below = st.container(), st.container()
-    shown = session.paprika_summary(st.session_state)
-    with below, st.expander(f"PAPRIKA settings: {shown}", key="fdr_paprika_box"):
+    shown = session.paprika_summary(ui.held)
+    with below, ui.folded(f"PAPRIKA settings: {shown}", "fdr_paprika_box"):  # its controls drawn only while open
         settings, method = controls.paprika(page)
-    if session.paprika_summary(session.settings_values(settings, method)) != shown:  # a link's values on the
+    if session.paprika_summary(session.settings_values(settings, method).get) != shown:  # a link's values on the
         st.rerun(scope="app")  # session's first run: relabel once
     with first:
         _at_epsilon(settings, method)

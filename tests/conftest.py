@@ -207,10 +207,23 @@ def chromium_page(_browser):
 
 
 def unfold(page, element) -> None:
-    """Open the folded settings box ``element`` sits in, if it is folded (a page's expert settings start folded)."""
-    if not element.is_visible():
-        page.locator('[data-testid="stExpander"]').filter(has=element).locator("summary").first.click()
-        element.wait_for(state="visible")
+    """Open the folded box ``element`` sits in, if it is folded (a page's expert settings start folded).
+
+    A settings box draws its controls only while open, so until then there is nothing in it to find: the main
+    area's folded boxes are opened one by one (each a rerun) until ``element`` is there."""
+    if element.is_visible():
+        return
+    boxes = page.locator('[data-testid="stMain"] [data-testid="stExpander"]')
+    if boxes.filter(has=element).count():
+        boxes.filter(has=element).locator("summary").first.click()
+    else:
+        closed = boxes.locator("details:not([open]) > summary")
+        for _ in range(closed.count()):
+            closed.first.click()
+            wait_for_idle(page)
+            if element.count():
+                break
+    element.wait_for(state="visible")
 
 
 #: records the time of the page's last DOM change (``window.__dpLastChange``), from the first idle check on a document

@@ -18,11 +18,13 @@ holds every method page to this at 1440×900 and 1366×768.
 
 from __future__ import annotations
 
+import contextlib
+
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
 from ui.layout import explain, literal
-from ui.widgets import FOLDED_NOTES, link_note
+from ui.widgets import FOLDED_NOTES, link_note, undrawn_within
 
 #: The tallest main figure that still leaves half of it in the first 768 px under the title, the question row
 #: and the view switch (measured in Chromium, ``tests/app/test_first_screen_browser.py``).
@@ -61,6 +63,20 @@ def answer(measure: str, private: str, nonprivate: str = "", *, verdict: str = "
     st.markdown(line + (f"  \n{literal(verdict)}" if verdict else ""))
 
 
+@contextlib.contextmanager
+def folded(label: str, key: str):
+    """A folded expander (yielded) whose URL-bound controls are drawn only while it is open: folded, they give the
+    values they would show (:func:`ui.widgets.undrawn_within`), and opening it reruns to draw them.
+
+    Streamlit names a stateful expander by its label too, so a new label (a setting just changed, listed in it) is
+    a new expander, which starts folded unless told otherwise: it remembers whether it was open and starts there."""
+    was_open = f"_{key}_open"
+    box = st.expander(label, expanded=st.session_state.get(was_open, False), key=key, on_change="rerun")
+    st.session_state[was_open] = bool(box.open)
+    with box, (contextlib.nullcontext() if box.open else undrawn_within(box)):
+        yield box
+
+
 class settings_group:  # lower case: used like st.expander, ``with ui.settings_group(...) as settings:``
     """One folded expander of expert settings whose label lists their current values on one line.
 
@@ -69,12 +85,14 @@ class settings_group:  # lower case: used like st.expander, ``with ui.settings_g
     inside it, so it repeats what the previous run showed; when that differs from what this run shows (the
     session's first run, a setting just changed, a value that follows ε) the page reruns once at the end of
     the block, before any heavy work below it, so the label is never stale. Page level only, not in a fragment.
+
+    Folded, its URL-bound controls are not drawn (:func:`folded`).
     """
 
     def __init__(self, key: str, title: str = "Settings") -> None:
         self._key, self._title, self._parts = key, title, []
         self._memory = f"_{key}_summary"
-        self._box = None
+        self._folded = self._box = None
 
     def shows(self, text: str) -> None:
         """Add ``text`` to the label (shown as typed)."""
@@ -89,13 +107,13 @@ class settings_group:  # lower case: used like st.expander, ``with ui.settings_g
 
     def __enter__(self) -> settings_group:
         self._shown = st.session_state.get(self._memory)
-        self._box = st.expander(self._label(self._shown), expanded=False, key=self._key)
-        self._box.__enter__()
+        self._folded = folded(self._label(self._shown), self._key)
+        self._box = self._folded.__enter__()
         st.session_state[FOLDED_NOTES] = []
         return self
 
     def __exit__(self, *exc) -> None:
-        self._box.__exit__(*exc)
+        self._folded.__exit__(*exc)
         notes = st.session_state.pop(FOLDED_NOTES, None) or []
         for note in notes:  # a link's refused value, shown where the folded group cannot hide it
             link_note(note, where=f"under {self._title}")

@@ -120,7 +120,7 @@ def hazard_ratio_section(src, *, horizon: float, records, upload_columns: dict |
         spec = {"bounds": {names[2]: levels, **dict(declared.covariates)}, "horizon": float(horizon),
                 "intervals": intervals, "strata": None if declared.strata is None else dict([declared.strata])}
         fitter = DPCoxPHFitter(epsilon=epsilon, **spec).fit(  # None unless it fits (a refused row stops here)
-            df, names[0], names[1], rng=np.random.default_rng(int(st.session_state.get("sv_seed", 0))))
+            df, names[0], names[1], rng=np.random.default_rng(int(ui.held("sv_seed", 0))))
     if fitter is None:
         return
     private = fitter.summary
@@ -192,7 +192,7 @@ def hazard_ratio_section(src, *, horizon: float, records, upload_columns: dict |
                "tight accounting composes them), so split the budget between them.",
                title="What the hazard ratio estimates, and what it costs")
     config = _notebook_config(src, upload_columns, levels=levels, horizon=float(horizon), intervals=intervals,
-                              epsilon=epsilon, seed=int(st.session_state.get("sv_seed", 0)),
+                              epsilon=epsilon, seed=int(ui.held("sv_seed", 0)),
                               strata=declared.strata, covariates=declared.covariates)
     if config is not None:
         code_downloads(config)
@@ -281,7 +281,7 @@ def _notebook_config(src, upload_columns: dict | None, **settings) -> HazardRati
     """The section's public settings as a notebook configuration: the bundled set's name (the page's data-set
     choice), or the upload's column mapping; None for an upload whose mapping the page did not pass."""
     if src.bundled:
-        return HazardRatioConfig(dataset=st.session_state.get("sv_data"), **settings,
+        return HazardRatioConfig(dataset=ui.held("sv_data"), **settings,
                                  utility_draws=UTILITY_DRAWS, redraws=REDRAWS)
     if upload_columns is None:
         return None

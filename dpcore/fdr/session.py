@@ -107,13 +107,13 @@ def stacked(p: np.ndarray, truth: np.ndarray | None, runs: int) -> tuple[np.ndar
             None if truth is None else np.broadcast_to(truth, (runs, p.size)).copy())
 
 
-def paprika_summary(values) -> str:
-    """The folded PAPRIKA settings' label: their values, read from ``values`` (the session state, by key)."""
+def paprika_summary(read) -> str:
+    """The folded PAPRIKA settings' label: their values, ``read(key, default)`` by their controls' keys."""
     shown = (("fdr_method", PRIVATE_METHODS[0], str), ("fdr_alpha", 0.05, lambda a: f"α = {a:g}"),
              ("fdr_delta", 2.5e-4, lambda d: f"δ = {d:g}"), ("fdr_c", 40, lambda c: f"c = {c}"),
              ("fdr_s", RELEASABLE["fdr_s"], lambda s: f"shift {fdr.shift_label(s)}"),
              ("fdr_lam", 0.2, lambda lam: f"λ = {lam:g}"), ("fdr_rule", "paper", lambda r: f"{r} rule"))
-    return " · ".join(read(values.get(key, default)) for key, default, read in shown)
+    return " · ".join(words(read(key, default)) for key, default, words in shown)
 
 
 def settings_values(s: fdr.Settings, method: str) -> dict:

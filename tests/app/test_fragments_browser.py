@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 from tests.support.browser_helpers import CHECK, SPEC, TAG, wait_quiet
+from conftest import unfold
 
 pytestmark = pytest.mark.browser
 
@@ -47,6 +48,7 @@ def test_moving_epsilon_leaves_the_figures_that_do_not_depend_on_it(name, slider
     streamlit_idle(page)
     for key in fixed + [moving]:
         page.locator(f".st-key-{key} .js-plotly-plot").first.wait_for(timeout=120_000)
+    unfold(page, page.locator(f".st-key-{control}").first)  # a folded settings box draws its controls when open
     wait_quiet(page)
     assert page.evaluate(TAG, fixed + [control]) is None
     before = page.evaluate(SPEC, moving)

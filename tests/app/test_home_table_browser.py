@@ -8,12 +8,13 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore import regression as R
 from dpcore import sparse as sp
+from tests.support.page_views import unfold_settings
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def _default(page: str, kind: str, key: str):
-    at = AppTest.from_file(APP, default_timeout=300)
+    at = unfold_settings(AppTest.from_file(APP, default_timeout=300))  # the method is a folded setting
     at.switch_page(page)
     at.run()
     assert not at.exception, at.exception

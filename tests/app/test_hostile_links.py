@@ -16,6 +16,8 @@ from urllib.parse import urlparse
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.support.page_views import unfold_settings
+
 from ui.widgets import _bool_from_text, _number_from_text, _option_from_text
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -61,6 +63,7 @@ TEXT_ELEMENTS = ("markdown", "caption", "info", "warning", "error", "success", "
 
 def _open(page: str, params: dict) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=300)
+    unfold_settings(at)
     at.switch_page(page)
     for key, value in params.items():
         at.query_params[key] = value

@@ -14,6 +14,8 @@ from unittest import mock
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.support.page_views import unfold_settings
+
 from ui import widgets
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -28,6 +30,7 @@ WIDGETS = ("select_slider", "selectbox", "radio", "number_input", "slider", "tog
 
 def _open(page: str, params: dict) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=300)
+    unfold_settings(at)
     at.switch_page(page)
     for key, value in params.items():
         at.query_params[key] = value

@@ -9,6 +9,8 @@ import numpy as np
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
+from tests.support.page_views import unfold_settings
+
 from dpcore.core import columns
 from tests.support.pages import regression_upload, survival_upload
 
@@ -53,6 +55,7 @@ def _notes(at: AppTest) -> list[str]:
 
 def test_a_clamped_link_value_keeps_its_note_until_the_control_changes():
     at = AppTest.from_file(APP, default_timeout=300)
+    unfold_settings(at)
     at.switch_page("app_pages/survival.py")
     at.query_params["sv_width"] = "1e9"
     at.run()

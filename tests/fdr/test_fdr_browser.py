@@ -75,6 +75,8 @@ def test_each_slider_move_redraws_only_the_open_view(app_server, chromium_page, 
     wait_quiet(page)
     assert "fdr_fig_stream" not in _charts(page) and "fdr_fig_eps" in _charts(page)
     assert TAG_INSIDE != TAG
+    unfold(page, page.locator(".st-key-fdr_R").first)  # the stream's settings, folded: drawn when open
+    wait_quiet(page)
     assert page.evaluate(TAG_INSIDE, ["fdr_fig_eps", "fdr_R"]) is None
     before = page.evaluate(SPEC, "fdr_fig_eps")
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.support.page_views import DETAILS, chart_keys as _charts
+from tests.support.page_views import DETAILS, chart_keys as _charts, unfold_settings
 from ui.cohort import NEW_COHORT
 
 PAGE = str(Path(__file__).resolve().parents[2] / "app_pages" / "fdr.py")
@@ -19,6 +19,7 @@ PAPER = dict(fdr_n="1000", fdr_etahow="paper", fdr_s="1.0")
 
 def _page(view=None, **query):
     at = AppTest.from_file(PAGE, default_timeout=180)
+    unfold_settings(at, "fdr")
     at.session_state[DETAILS["fdr"]] = True  # the details at ε, unfolded
     for k, v in query.items():
         at.query_params[k] = v
@@ -211,6 +212,8 @@ def test_an_uploaded_stream_releases_only_with_an_eta_the_user_states():
 
     at = AppTest.from_file(PAGE, default_timeout=180)
 
+    unfold_settings(at, "fdr")
+
     at.session_state[DETAILS["fdr"]] = True  # the details at ε, unfolded
     at.query_params.update(fdr_src="upload", fdr_s="stream", fdr_eta_confirm="True")
     with mock.patch.object(st, "file_uploader", lambda *a, **k: _Upload()):
@@ -250,6 +253,8 @@ def test_upload_whose_truth_has_no_true_effect_shows_no_nan():
             return ("p,truth\n" + "\n".join(f"{p:.6f},0" for p in rng.random(200)) + "\n").encode()
 
     at = AppTest.from_file(PAGE, default_timeout=180)
+
+    unfold_settings(at, "fdr")
 
     at.session_state[DETAILS["fdr"]] = True  # the details at ε, unfolded
     at.query_params["fdr_src"] = "upload"
@@ -344,6 +349,8 @@ def _upload_page(csv: str, **query):
             return csv.encode()
 
     at = AppTest.from_file(PAGE, default_timeout=180)
+
+    unfold_settings(at, "fdr")
 
     at.session_state[DETAILS["fdr"]] = True  # the details at ε, unfolded
     at.query_params.update(fdr_src="upload", **query)
@@ -468,6 +475,8 @@ def test_choosing_another_p_value_column_redraws_the_sweep_over_epsilon():
             return csv.encode()
 
     at = AppTest.from_file(PAGE, default_timeout=180)
+
+    unfold_settings(at, "fdr")
 
     at.session_state[DETAILS["fdr"]] = True  # the details at ε, unfolded
     at.query_params.update(fdr_src="upload", fdr_pcol="p1", fdr_tcol="truth")

@@ -156,10 +156,10 @@ def test_the_frontier_cell_is_found_only_on_the_grid():
 
 
 def test_the_paprika_label_reads_the_settings_the_controls_hold():
-    assert session.paprika_summary({}) == (f"PAPRIKA · α = 0.05 · δ = 0.00025 · c = 40 · shift "
+    assert session.paprika_summary({}.get) == (f"PAPRIKA · α = 0.05 · δ = 0.00025 · c = 40 · shift "
                                            f"{fdr.shift_label(fdr.STREAM)} · λ = 0.2 · paper rule")
     s = fdr.Settings(alpha=0.1, cutoff=20, shift=1.0, rule="code")
-    shown = session.paprika_summary(session.settings_values(s, "PAPRIKA AI"))
+    shown = session.paprika_summary(session.settings_values(s, "PAPRIKA AI").get)
     assert shown.startswith("PAPRIKA AI · α = 0.1 ·") and "c = 20" in shown and shown.endswith("code rule")
 
 

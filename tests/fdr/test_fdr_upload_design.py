@@ -12,7 +12,7 @@ import streamlit as st
 from scipy import stats
 from streamlit.testing.v1 import AppTest
 
-from tests.support.page_views import DETAILS
+from tests.support.page_views import DETAILS, unfold_settings
 
 from dpcore import fdr
 
@@ -59,6 +59,8 @@ def _run(data: bytes, **query) -> AppTest:
             return data
 
     at = AppTest.from_file(PAGE, default_timeout=180)
+
+    unfold_settings(at, "fdr")
 
     at.session_state[DETAILS["fdr"]] = True  # the details at ε, unfolded
     at.query_params.update({"fdr_src": "upload", "fdr_etahow": "binomial", "fdr_nup": str(N), **query})

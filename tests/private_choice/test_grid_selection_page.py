@@ -11,6 +11,8 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from tests.support.page_views import unfold_settings
+
 from dpcore.ledger.config import LedgerConfig, open_ledger
 from dpcore.provenance import SELECTED
 from tests.support.pages import SURVIVAL_PAGE, ok, survival_upload
@@ -63,6 +65,7 @@ def test_with_groups_compared_the_blocks_judge_every_groups_curve(monkeypatch):
     """Myeloid (646 people, two declared arms compared): the choice runs on the groups' release and is charged."""
     monkeypatch.setenv("DPCORE_DEFAULT_EPSILON_CAP", "100")
     at = AppTest.from_file(SURVIVAL_PAGE, default_timeout=120)
+    unfold_settings(at, "survival")
     at.session_state["sv_data"] = "myeloid"
     at.session_state["sv_grid_private"] = True
     at.run()

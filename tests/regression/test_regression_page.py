@@ -13,7 +13,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from tests.support.page_views import DETAILS, chart_keys
+from tests.support.page_views import DETAILS, chart_keys, unfold_settings
 from tests.support.pages import ok, regression_release, regression_upload
 from tests.support.uploads import FakeUpload, diabetes_like_csv
 
@@ -61,6 +61,7 @@ def test_gdsc_page_opens_on_the_adassp_release():
     """The default release is AdaSSP: (ε, δ = 1/n²) charged, coefficients with an intercept row and noise SDs, the
     DP centre / σy / By among the values derived from DP outputs, the robust fit one click away."""
     at = AppTest.from_file(PAGE, default_timeout=180)
+    unfold_settings(at, "regression")
     at.session_state[DETAILS["regression"]] = True  # the details at ε, unfolded
     at.run()
     ok(at)
@@ -80,6 +81,7 @@ def test_gdsc_page_opens_on_the_adassp_release():
 
 def test_gdsc_page_renders_reacts_to_epsilon_and_releases():
     at = AppTest.from_file(PAGE, default_timeout=180)
+    unfold_settings(at, "regression")
     at.session_state[DETAILS["regression"]] = True  # the details at ε, unfolded
     at.run()
     _robust(at)
@@ -125,6 +127,7 @@ def test_only_the_open_view_is_computed_and_drawn():
 
     with mock.patch.object(evaluation, "monte_carlo_cv", counted):
         at = AppTest.from_file(PAGE, default_timeout=300)
+        unfold_settings(at, "regression")
         at.session_state[DETAILS["regression"]] = True  # the details at ε, unfolded
         at.query_params["rg_seed"] = "4321"  # settings no other test caches
         at.query_params["rg_method"] = ROBUST  # its split slider is moved below
@@ -156,6 +159,7 @@ def test_links_reproduce_the_configuration_whatever_view_is_open():
     """A link's values hold for controls drawn in a view that is not open yet, survive switching views, and stay
     in the URL while their view is closed."""
     at = AppTest.from_file(PAGE, default_timeout=300)
+    unfold_settings(at, "regression")
     at.session_state[DETAILS["regression"]] = True  # the details at ε, unfolded
     for key, value in {"eps": "2", "rg_method": ROBUST, "rg_p1": "0.3", "rg_p2": "0.6", "rg_R": "20", "rg_tmode": "manual",
                        "rg_wx": "0.5", "rg_models": ["non-private LR", "robust private LR"]}.items():
@@ -186,6 +190,7 @@ def test_cv_view_controls_survive_hostile_links():
     view), take any text a link can carry."""
     for value in ("", "inf", "1e999", "-1", "[x](https://evil.example)", "9" * 10_000):
         at = AppTest.from_file(PAGE, default_timeout=300)
+        unfold_settings(at, "regression")
         at.session_state[DETAILS["regression"]] = True  # the details at ε, unfolded
         for key in ("rg_R", "rg_models", "rg_acc_kind", "rg_acc_thr", "rg_acc_prob", "rg_view"):
             at.query_params[key] = value
@@ -203,6 +208,8 @@ def test_full_reruns_do_not_rewrite_size_sliders_through_the_state(caplog):
 
     at = AppTest.from_file(PAGE, default_timeout=180)
 
+    unfold_settings(at, "regression")
+
     at.session_state[DETAILS["regression"]] = True  # the details at ε, unfolded
     at.run()
     with mock.patch.object(policies, "_shown_default_value_warning", False), \
@@ -215,6 +222,7 @@ def test_full_reruns_do_not_rewrite_size_sliders_through_the_state(caplog):
 
 def test_synthetic_public_centring_and_bad_split():
     at = AppTest.from_file(PAGE, default_timeout=180)
+    unfold_settings(at, "regression")
     at.session_state[DETAILS["regression"]] = True  # the details at ε, unfolded
     at.run()
     at.radio(key="rg_src").set_value("synthetic").run()
@@ -246,6 +254,7 @@ def test_synthetic_public_centring_and_bad_split():
 
 def test_upload_errors_are_named_and_good_upload_runs():
     at = AppTest.from_file(PAGE, default_timeout=60)
+    unfold_settings(at, "regression")
     at.session_state[DETAILS["regression"]] = True  # the details at ε, unfolded
     at.run()
     at.radio(key="rg_src").set_value("upload").run()
@@ -363,6 +372,7 @@ def test_moving_p1_never_blanks_the_page():
     """p1 from 0.35 to 0.40 with p2 = 0.60 used to leave p3 = 0 and blank everything below; now p2 follows
     (at most 0.95 − p1) and the open view stays."""
     at = AppTest.from_file(PAGE, default_timeout=180)
+    unfold_settings(at, "regression")
     at.session_state[DETAILS["regression"]] = True  # the details at ε, unfolded
     at.run()
     _robust(at)

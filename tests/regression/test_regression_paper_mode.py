@@ -11,6 +11,8 @@ from unittest import mock
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
+from tests.support.page_views import unfold_settings
+
 from dpcore.regression import estimator, evaluation
 from dpcore.regression.estimator import robust_private_lr
 
@@ -64,6 +66,7 @@ def test_paper_mode_cv_and_preview_take_no_ridge():
 
 def test_the_papers_method_is_one_click_away_and_the_ridge_is_labelled():
     at = AppTest.from_file(PAGE, default_timeout=180)
+    unfold_settings(at, "regression")
     at.run()
     assert not at.exception, at.exception
     assert at.radio(key="rg_method").value == "adassp" and at.toggle(key="rg_priors").value is True

@@ -16,6 +16,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.support.page_views import unfold_settings
+
 from dpcore.ledger import Budget, Ledger
 from dpcore.ledger.config import LedgerConfig, open_ledger
 from dpcore.ledger.history import history_report
@@ -138,7 +140,7 @@ def test_a_schema_5_ledger_migrates_and_its_releases_read_not_recorded(tmp_path)
 
 # -- through a real page ------------------------------------------------------------------------------------------------
 def _survival() -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at = unfold_settings(AppTest.from_file(PAGE, default_timeout=120), "survival").run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -171,6 +173,7 @@ def test_a_release_after_its_epsilon_moved_over_the_private_preview_says_so_in_b
 
 def test_a_release_with_the_settings_first_shown_says_they_were_fixed_and_what_was_seen():
     at = AppTest.from_file(PAGE, default_timeout=120)
+    unfold_settings(at, "survival")
     at.session_state["sv_acc_open"] = True  # the smallest-ε finder open on the private rows
     at.run()
     bundle = _release(at)
@@ -200,6 +203,8 @@ def test_an_upload_whose_horizon_moved_after_its_preview_says_so(monkeypatch):
             return ("id,time,event\n" + rows + "\n").encode()
 
     at = AppTest.from_file(PAGE, default_timeout=120)
+
+    unfold_settings(at, "survival")
     at.run()
     at.radio(key="sv_src").set_value("upload")
     monkeypatch.setattr(st, "file_uploader", lambda *a, **k: Upload())

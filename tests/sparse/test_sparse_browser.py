@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from tests.support.browser_helpers import CHECK, SPEC, TAG, open_details, wait_quiet
+from conftest import unfold
 
 pytestmark = pytest.mark.browser
 
@@ -84,6 +85,7 @@ def test_delta_and_the_repeats_rerun_the_live_part_and_redraw_the_open_view_only
     streamlit_idle(page)
     page.locator(".st-key-sp_stem .js-plotly-plot").first.wait_for(timeout=90_000)
     open_details(page)  # what is noised at ε is in the folded details
+    unfold(page, page.locator(".st-key-sp_d").first)  # the data's settings, folded: drawn when open
     wait_quiet(page)
     assert page.evaluate(TAG, ["sp_n", "sp_d"]) is None
     stem, noised = page.evaluate(SPEC, "sp_stem"), _noised(page)

@@ -10,7 +10,7 @@ import pytest
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-from tests.support.page_views import DETAILS, chart_keys as _charts, chart_spec, open_view
+from tests.support.page_views import DETAILS, chart_keys as _charts, chart_spec, open_view, unfold_settings
 from tests.support.pages import ok, sparse_upload
 from tests.support.uploads import FakeUpload
 
@@ -20,6 +20,7 @@ PAGE = str(Path(__file__).resolve().parents[2] / "app_pages" / "sparse.py")
 def _app(**query) -> AppTest:
     """The page with a link's query (synthetic data unless the link names a source: the page opens on GDSC)."""
     at = AppTest.from_file(PAGE, default_timeout=120)
+    unfold_settings(at, "sparse")
     at.session_state[DETAILS["sparse"]] = True  # the details at ε, unfolded
     for k, v in {"sp_src": "synthetic", **query}.items():
         at.query_params[k] = v
@@ -191,6 +192,8 @@ def test_logistic_upload_with_one_class_or_a_bad_threshold_is_named():
 
     at = AppTest.from_file(PAGE, default_timeout=120)
 
+    unfold_settings(at, "sparse")
+
     at.session_state[DETAILS["sparse"]] = True  # the details at ε, unfolded
     at.query_params["sp_src"] = "upload"
     at.query_params["sp_loss"] = "logistic"
@@ -348,6 +351,7 @@ def test_the_next_step_of_each_slider_is_computed_ahead():
 
 def test_page_opens_on_bundled_gdsc_with_the_peeling_release():
     at = AppTest.from_file(PAGE, default_timeout=120)
+    unfold_settings(at, "sparse")
     at.session_state[DETAILS["sparse"]] = True  # the details at ε, unfolded
     at.run()
     ok(at)
@@ -409,6 +413,8 @@ def test_logistic_release_on_an_upload_has_an_intercept():
     from unittest import mock
 
     at = AppTest.from_file(PAGE, default_timeout=120)
+
+    unfold_settings(at, "sparse")
 
     at.session_state[DETAILS["sparse"]] = True  # the details at ε, unfolded
     at.query_params.update({"sp_src": "upload", "sp_loss": "logistic", "sp_R": "5", "sp_s": "2", "eps": "10"})

@@ -23,6 +23,20 @@ def open_view(at: AppTest, key: str, label: str) -> AppTest:
 DETAILS = {"survival": "sv_details", "regression": "rg_details", "sparse": "sp_details", "fdr": "fdr_details"}
 
 
+#: each method page's folded settings, whose controls are drawn only while open: the page's group, and the boxes of
+#: PAPRIKA's settings (FDR) and of the preview noise (sparse)
+SETTINGS = {"survival": ("sv_settings",), "regression": ("rg_settings",), "sparse": ("sp_settings", "sp_noise_box"),
+            "fdr": ("fdr_settings", "fdr_paprika_box")}
+
+
+def unfold_settings(at: AppTest, page: str | None = None) -> AppTest:
+    """Open the method page's folded settings, or every page's (the next run draws their controls, as a reader's
+    click would)."""
+    for key in SETTINGS[page] if page else [key for keys in SETTINGS.values() for key in keys]:
+        at.session_state[key] = True
+    return at
+
+
 def open_details(at: AppTest, page: str) -> AppTest:
     """Open the method page's details at ε (drawn only while open; opening reruns the ε fragment) and run."""
     at.session_state[DETAILS[page]] = True

@@ -8,7 +8,7 @@ from unittest import mock
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from tests.support.page_views import DETAILS, open_view
+from tests.support.page_views import DETAILS, open_view, unfold_settings
 from tests.support.uploads import FakeUpload
 
 PAGES = Path(__file__).resolve().parents[2] / "app_pages"
@@ -27,6 +27,7 @@ def survival_upload(data: bytes, name: str = "mine.csv", group_labels: str | Non
     """Run the page in upload mode with ``st.file_uploader`` returning ``data`` (AppTest cannot upload)."""
     at = AppTest.from_file(SURVIVAL_PAGE, default_timeout=90)
     at.session_state[DETAILS["survival"]] = True  # the details at ε, unfolded
+    unfold_settings(at, "survival")
     at.run()
     if view:
         at.session_state["sv_view"] = view
@@ -49,6 +50,7 @@ def regression_upload(data: bytes, unit: str | None = "cell line", confirmed: bo
     method (``rg_method``); the unit of privacy and the ranges' confirmation are given unless None / False."""
     at = AppTest.from_file(REGRESSION_PAGE, default_timeout=180)
     at.session_state[DETAILS["regression"]] = True  # the details at ε, unfolded
+    unfold_settings(at, "regression")
     at.run()
     at.radio(key="rg_src").set_value("upload")
     with mock.patch.object(st, "file_uploader", lambda *a, **k: FakeUpload(data, "mine.csv")):
@@ -74,6 +76,7 @@ def sparse_upload(data: bytes) -> AppTest:
     """The sparse page on an uploaded file, with 5 preview draws."""
     at = AppTest.from_file(SPARSE_PAGE, default_timeout=120)
     at.session_state[DETAILS["sparse"]] = True  # the details at ε, unfolded
+    unfold_settings(at, "sparse")
     at.query_params["sp_src"] = "upload"
     at.query_params["sp_R"] = "5"
     with mock.patch.object(st, "file_uploader", lambda *a, **k: FakeUpload(data, "mine.csv")):

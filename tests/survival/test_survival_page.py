@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.support.page_views import DETAILS, chart_keys as _charts, chart_spec, open_view
+from tests.support.page_views import DETAILS, chart_keys as _charts, chart_spec, open_view, unfold_settings
 from tests.support.pages import ok, survival_upload
 
 from dpcore import survival as sv
@@ -23,6 +23,7 @@ HEADLINE, DRAWS, GROUPS = "Private vs non-private", "Over R noise draws", "Group
 def _app(details: bool = True) -> AppTest:
     """The page on its defaults; ``details``: with the details at ε unfolded (a click: they are drawn only open)."""
     at = AppTest.from_file(PAGE, default_timeout=90)
+    unfold_settings(at, "survival")
     at.session_state[DETAILS["survival"]] = details
     at.run()
     ok(at)
@@ -103,6 +104,7 @@ def test_release_button_charges_and_exports():
 
 def test_upload_without_file_explains_format():
     at = AppTest.from_file(PAGE, default_timeout=90)
+    unfold_settings(at, "survival")
     at.run()
     at.radio(key="sv_src").set_value("upload").run()
     assert not at.exception
@@ -152,10 +154,12 @@ def test_switching_data_sets_resets_the_grid_controls_and_the_link():
     """A new data set brings its own public horizon and grid unit; the old ones also leave the URL (else
     the URL-bound widgets would bring them straight back and the link would stop reproducing the page)."""
     fresh = AppTest.from_file(PAGE, default_timeout=90)
+    unfold_settings(fresh, "survival")
     fresh.query_params["sv_data"] = "gehan"
     fresh.run()
     gehan = (fresh.number_input(key="sv_hor").value, fresh.selectbox(key="sv_unit").value)
     at = AppTest.from_file(PAGE, default_timeout=90)  # Cancer (days), with a link's horizon and unit
+    unfold_settings(at, "survival")
     at.query_params["sv_hor"] = "700"
     at.query_params["sv_unit"] = "weeks"
     at.run()
@@ -171,6 +175,7 @@ def test_switching_data_sets_resets_the_grid_controls_and_the_link():
 @pytest.mark.parametrize("horizon", ["5000", "100000"])
 def test_too_fine_grids_get_one_consistent_limit(horizon):
     at = AppTest.from_file(PAGE, default_timeout=90)
+    unfold_settings(at, "survival")
     at.query_params["sv_unit"] = "days"
     at.query_params["sv_hor"] = horizon
     at.run()
@@ -248,6 +253,7 @@ def test_release_note_reads_the_trade_off_curve_at_epsilon():
     """The custodian's note quotes the utility at the chosen ε from the trade-off curve's draws (no simulation of
     its own per ε move), with the number of draws it rests on."""
     at = AppTest.from_file(PAGE, default_timeout=90)
+    unfold_settings(at, "survival")
     at.query_params["eps"] = "2"
     at.query_params["sv_Rc"] = "50"
     at.run()
@@ -266,6 +272,7 @@ def test_release_note_reads_the_trade_off_curve_at_epsilon():
 def test_links_reproduce_the_views_controls():
     """``?sv_R=`` (draws of the utility view, drawn only in its tab) and ``?sv_Rc=`` (draws per ε of the curve)."""
     at = AppTest.from_file(PAGE, default_timeout=90)
+    unfold_settings(at, "survival")
     at.query_params.update({"sv_R": "500", "sv_Rc": "100", "eps": "0.5", "sv_data": "gehan"})
     at.session_state[DETAILS["survival"]] = True
     at.session_state["sv_acc_open"] = True  # accuracy first, computed only while open, reads the curve's draws

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-from tests.support.page_views import DETAILS, chart_spec
+from tests.support.page_views import DETAILS, chart_spec, unfold_settings
 from tests.support.pages import ok, survival_upload
 
 PAGE = str(Path(__file__).resolve().parents[2] / "app_pages" / "survival.py")
@@ -24,6 +24,7 @@ def _release(at: AppTest):
 
 def test_a_link_declares_whole_days_into_the_settings_the_figure_and_the_release():
     at = AppTest.from_file(PAGE, default_timeout=120)
+    unfold_settings(at, "survival")
     at.session_state[DETAILS["survival"]] = True  # the details at ε, unfolded
     at.query_params.update({"sv_data": "veteran", "sv_whole": "days", "sv_cmp": "false"})
     at.run()
@@ -40,6 +41,7 @@ def test_a_link_declares_whole_days_into_the_settings_the_figure_and_the_release
 
 def test_a_link_value_the_column_cannot_carry_falls_back_to_continuous_with_a_note():
     at = AppTest.from_file(PAGE, default_timeout=120)
+    unfold_settings(at, "survival")
     at.session_state[DETAILS["survival"]] = True  # the details at ε, unfolded
     at.query_params.update({"sv_data": "veteran", "sv_whole": "months<b>"})  # days cannot be whole months
     at.run()

@@ -36,6 +36,7 @@ def test_links_with_whole_numbers_and_out_of_range_epsilon_on_the_fdr_page():
     at.query_params["fdr_s"] = "4"
     at.query_params["eps"] = "0.1"  # the FDR page offers ε ≥ 0.3
     at.query_params["fdr_R"] = "20"
+    at.session_state["fdr_paprika_box"] = True  # PAPRIKA's settings, unfolded
     at.run()
     assert not at.exception, at.exception
     assert at.select_slider(key="fdr_s").value == 4.0
@@ -84,6 +85,53 @@ def test_a_control_keeps_its_value_while_it_is_not_drawn_and_a_link_is_read_with
     linked.query_params.update({"years": "2", "tau": "99"})  # never drawn: read from the link, clamped as drawn
     linked.run()
     assert linked.session_state["seen"] == ("2", 30.0)
+
+
+def _settings_page() -> None:
+    import streamlit as st
+
+    import ui
+
+    question, _ = st.columns(2)
+    with ui.settings_group("grp") as group:
+        a = ui.url_slider("A", key="a", min_value=0, max_value=10, value=3)
+        group.shows(f"a {a}")
+        with question:  # a control the group's code draws into the question row, outside the group
+            b = ui.url_selectbox("B", key="b", options=["x", "y"])
+        _, right = st.columns(2)
+        with right:  # columns inside the group belong to it
+            t = ui.url_toggle("T", key="t", value=False)
+    st.session_state["seen"] = (a, b, t)
+
+
+def test_a_folded_settings_group_draws_no_control_and_gives_their_values_and_stays_open_when_relabelled():
+    at = AppTest.from_function(_settings_page, default_timeout=30).run()
+    assert not at.exception and at.session_state["seen"] == (3, "x", False)
+    assert not at.slider and not at.toggle and [s.key for s in at.selectbox] == ["b"]  # only the question's
+    at.session_state["grp"] = True  # opened
+    at.run()
+    assert [s.key for s in at.slider] == ["a"] and [t.key for t in at.toggle] == ["t"]
+    at.slider(key="a").set_value(7).run()  # a new label ("Settings: a 7") is a new expander to Streamlit
+    assert [s.key for s in at.slider] == ["a"] and at.expander[0].label == "Settings: a 7"
+    at.toggle(key="t").set_value(True).run()
+    at.session_state["grp"] = False  # folded again: the values chosen stay, in the page and in the link
+    at.run()
+    at.run()  # Streamlit has dropped the widgets' state by now
+    assert not at.slider and at.session_state["seen"] == (7, "x", True)
+    assert at.query_params["a"] == "7" and at.query_params["t"] == "true"
+    at.session_state["grp"] = True
+    at.run()
+    assert at.slider(key="a").value == 7 and at.toggle(key="t").value is True
+
+
+def test_a_folded_settings_group_reads_a_link_and_says_what_it_changed_under_its_label():
+    at = AppTest.from_function(_settings_page, default_timeout=30)
+    at.query_params.update({"a": "99", "t": "maybe"})
+    at.run()
+    assert at.session_state["seen"] == (10, "x", False) and not at.slider
+    notes = [c.value.replace("\\", "") for c in at.caption]
+    assert any("nearest value allowed here is 10. (under Settings)" in n for n in notes), notes
+    assert any("'maybe' is not true or false" in n for n in notes), notes
 
 
 def _memo_page() -> None:

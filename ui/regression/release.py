@@ -38,10 +38,10 @@ def _config(src: S.Source, s: S.Settings, *, epsilon: float, omegas) -> Regressi
     return RegressionConfig(
         source=src.kind, epsilon=epsilon, seed=s.seed, n_test=s.n_test, n_private=s.n_priv, omegas=omegas,
         split=s.split, priors=s.priors, y_centre=s.y_centre, sigma_y=s.sigma_y, prep_share=s.prep_share,
-        draws=S.PREVIEW_DRAWS, d=src.X.shape[1], repeats=int(st.session_state.get("rg_R", 10)), sweep=S.EPS_SWEEP,
+        draws=S.PREVIEW_DRAWS, d=src.X.shape[1], repeats=int(ui.held("rg_R", 10)), sweep=S.EPS_SWEEP,
         method=s.method, delta=s.delta,
-        **S.notebook_source(src, response=st.session_state.get("rg_ycol"),
-                            public_col=st.session_state.get("rg_pubcol")))
+        **S.notebook_source(src, response=ui.held("rg_ycol"),
+                            public_col=ui.held("rg_pubcol")))
 
 
 def release_panel(src: S.Source, s: S.Settings, run: S.Preview, *, epsilon: float, thresholds: Thresholds,

@@ -37,10 +37,14 @@ def _warm_neighbours(n: int, d: int, epsilon: float, split: tuple, share: float)
     """Tune (ωx, ωy) for the ε steps either side of ``epsilon`` ahead of time (public inputs only: n, d, ε, the
     split; the same process-wide cache as :func:`dpcore.regression.session.omegas`), so that moving ε one step does
     not wait for the search."""
-    steps = epsilon_options()
-    here = min(steps, key=lambda e: abs(e - epsilon))
     ui.head_start("rg_eps", [(0.3, lambda e=e: S.omegas(n, d, float(e - share * e), split))
-                             for e in ui.steps_around(steps, here)])
+                             for e in _epsilon_steps_around(epsilon)])
+
+
+def _epsilon_steps_around(epsilon: float) -> list[float]:
+    """The ε slider's steps either side of ``epsilon`` (the step nearest it: a link can carry any ε)."""
+    steps = epsilon_options()
+    return ui.steps_around(steps, min(steps, key=lambda e: abs(e - epsilon)))
 
 
 @ui.public_cache("regression previews", max_entries=48)
@@ -61,10 +65,8 @@ def preview(src: S.Source, s: S.Settings, *, epsilon: float, thresholds: Thresho
         return ui.session_memo("rg_preview", key, lambda: S.preview(src, s, epsilon=epsilon, omegas=omegas), keep=8)
     run = _public_preview(src.key, s, float(epsilon), omegas)
     if not s.robust or s.manual_omegas is not None:
-        steps = epsilon_options()
-        here = min(steps, key=lambda e: abs(e - epsilon))
         ui.head_start("rg_preview", [(0.3, lambda e=e: _public_preview(src.key, s, float(e), omegas))
-                                     for e in ui.steps_around(steps, here)])
+                                     for e in _epsilon_steps_around(epsilon)])
     return run
 
 

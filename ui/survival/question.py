@@ -97,7 +97,7 @@ def _upload() -> ss.Source | None:
 
 def upload_columns() -> dict:
     """How the upload's columns map to the roles, for the notebook (it reads the user's CSV from a path)."""
-    get, gcol = st.session_state.get, st.session_state.get("sv_gcol", NONE)
+    get, gcol = ui.held, ui.held("sv_gcol", NONE)
     labels = tuple(g.strip() for g in get("sv_glabels", "").split(",") if g.strip())  # ' 1' is the label '1'
     grouped = gcol != NONE and bool(labels)  # without declared labels the page pools everyone
     return dict(time_col=get("sv_tcol"), event_col=get("sv_ecol"), group_col=gcol if grouped else None,

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from functools import partial
 
-import streamlit as st
-
 import ui
 from dpcore import survival as sv
 from dpcore.notebooks import SurvivalConfig
@@ -22,7 +20,7 @@ def release_reads(session: ss.Session) -> dict:
     times = session.years_to_times(str(ui.kept_value("sv_years", ss.DEFAULT_YEARS)))
     tau = ui.kept_value("sv_tau", session.end, between=(0.001, session.end))
     return {"read_times": times, "rmst_horizon": min(float(tau), session.end),
-            "band_rule": st.session_state.get("sv_band", sv.DEFAULT_BAND),
+            "band_rule": ui.held("sv_band", sv.DEFAULT_BAND),
             "time_resolution": session.settings.resolution}
 
 

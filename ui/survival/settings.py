@@ -19,8 +19,8 @@ from ui.private_grid import private_grid
 def rule_inputs(src: ss.Source) -> dict:
     """The default grid's public inputs, read from the controls' state: the ε slider sits in the fragment below,
     which reruns the page when its ε moves the default grid."""
-    return ss.rule_inputs(src, compare=bool(st.session_state.get("sv_cmp", True)),
-                          epsilon=float(st.session_state.get("eps", 1.0)))
+    return ss.rule_inputs(src, compare=bool(ui.held("sv_cmp", True)),
+                          epsilon=float(ui.held("eps", 1.0)))
 
 
 def default_grid(src: ss.Source, horizon: float, resolution: float | None = None) -> tuple[int, str]:

@@ -54,7 +54,7 @@ def sweep_at(session: ss.Session, sweep_draws: int) -> tuple[sv.SurvivalUtilityC
 
 def sweep_draws_chosen() -> int:
     """The draws per ε of the trade-off curve as last chosen (``?sv_Rc=``)."""
-    return int(st.session_state.get("sv_Rc", ss.SWEEP_DRAWS))
+    return int(ui.held("sv_Rc", ss.SWEEP_DRAWS))
 
 
 def utility_note(session: ss.Session, epsilon: float) -> str:
