@@ -102,6 +102,29 @@ def test_release_button_charges_and_exports():
     assert "kaplan_meier" in bundle.tables and bundle.epsilon == 1.0
 
 
+def test_settings_chosen_then_folded_away_reach_the_page_and_the_release():
+    """A folded settings box draws no control; what was chosen in it before it was folded still drives the page and
+    the release (the band rule and the seed are read where the controls are not drawn)."""
+    at = AppTest.from_file(PAGE, default_timeout=90)
+    at.session_state[DETAILS["survival"]] = True
+    at.run()
+    assert not any(r.key == "sv_band" for r in at.radio) and not any(n.key == "sv_seed" for n in at.number_input)
+    unfold_settings(at, "survival").run()
+    at.radio(key="sv_band").set_value("envelope").run()
+    at.number_input(key="sv_seed").set_value(7).run()
+    at.session_state["sv_settings"] = False  # folded again
+    at.run()
+    at.run()  # Streamlit has dropped the controls' widget state by now
+    assert not any(r.key == "sv_band" for r in at.radio)
+    assert at.query_params["sv_band"] == "envelope" and at.query_params["sv_seed"] == "7"
+    assert "envelope" in at.expander(key="sv_settings").label  # the folded box's label lists the choice
+    at.button(key="release_button_survival").click().run()
+    at.button(key="release_confirm_survival").click().run()
+    ok(at)
+    bundle = at.session_state["_release_last_survival"]
+    assert bundle.public_params["band_between_edges"] == "envelope"
+
+
 def test_upload_without_file_explains_format():
     at = AppTest.from_file(PAGE, default_timeout=90)
     unfold_settings(at, "survival")
