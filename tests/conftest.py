@@ -250,7 +250,9 @@ def wait_for_idle(page, timeout_ms: int = 90_000) -> None:
     the script's end was most of the wait on most calls, and too short for a slow redraw under load. When no run
     shows as under way, 300 ms first let an action's rerun begin (the script state only shows it then); a run that
     already shows (a page still loading) is simply waited for."""
-    page.wait_for_selector('[data-testid="stMain"] [data-testid="stElementContainer"]', timeout=timeout_ms)
+    # any visible element: the first element container is app.py's style element, 0 px tall, and a page that has
+    # drawn its content below it can keep it first, which a wait on the first match would wait on until it fails
+    page.locator('[data-testid="stMain"] [data-testid="stElementContainer"]:visible').first.wait_for(timeout=timeout_ms)
     page.evaluate(_WATCH_CHANGES)
     if page.evaluate(f"() => !{_RUNNING}"):
         page.wait_for_timeout(300)
