@@ -55,7 +55,9 @@ def _at_settings() -> None:
     screen (the ε fragment) comes first; the settings, folded under a label listing their values, below it."""
     first, below = st.container(), st.container()
     shown = session.paprika_summary(ui.held)
-    with below, ui.folded(f"PAPRIKA settings: {shown}", "fdr_paprika_box"):  # its controls drawn only while open
+    # drawn while folded: a box that draws its controls only while open is named by its label too, so each move of
+    # a slider in it (its value is in the label) would mount the whole box anew, 2–3× slower than the move itself
+    with below, st.expander(f"PAPRIKA settings: {shown}", key="fdr_paprika_box"):
         settings, method = controls.paprika(page)
     if session.paprika_summary(session.settings_values(settings, method).get) != shown:  # a link's values on the
         st.rerun(scope="app")  # session's first run: relabel once

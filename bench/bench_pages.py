@@ -132,6 +132,12 @@ def _slider(page, label: str):
     unfolded first if it sits in a folded box (a page's settings)."""
     selector = EPSILON if label == "ε" else f'input[type="range"][aria-label^="{label}"]'
     slider = page.locator('[data-testid="stMain"]').locator(selector).first
+    closed = page.locator('[data-testid="stMain"] [data-testid="stExpander"] details:not([open]) > summary')
+    for _ in range(closed.count() if not slider.count() else 0):  # a settings box draws its controls when open
+        closed.first.click()
+        _settle(page)
+        if slider.count():
+            break
     slider.wait_for(state="attached", timeout=60_000)
     if not slider.is_visible():
         page.locator('[data-testid="stMain"] [data-testid="stExpander"]').filter(

@@ -4,7 +4,7 @@ from ui.cache import public_cache
 from ui.cohort import cohort_behind_stream
 from ui.data import UploadedTable, upload_csv
 from ui.errors import show_errors
-from ui.first_screen import (FIGURE_HEIGHT, answer, details_at_epsilon, first_screen, folded, plan_first_link,
+from ui.first_screen import (FIGURE_HEIGHT, answer, details_at_epsilon, first_screen, plan_first_link,
                              question_row, settings_group, what_this_page_shows)
 from ui.fragments import live_fragment, view_switch
 from ui.chart import chart
@@ -32,7 +32,7 @@ from ui.widgets import (
 )
 
 __all__ = [
-    "FIGURE_HEIGHT", "answer", "details_at_epsilon", "first_screen", "folded", "plan_first_link", "question_row", "settings_group", "what_this_page_shows",
+    "FIGURE_HEIGHT", "answer", "details_at_epsilon", "first_screen", "plan_first_link", "question_row", "settings_group", "what_this_page_shows",
     "public_cache", "cohort_behind_stream", "UploadedTable", "upload_csv", "show_errors", "live_fragment", "view_switch", "chart", "live_chart", "head_start", "steps_around", "explain", "literal", "note", "page_header", "preview_notice", "teaching",
     "teaching_mode", "records_read", "release_panel", "audits", "current_dataset", "get_ledger", "release_notes", "releases",
     "session_id", "session_memo", "set_current_dataset",

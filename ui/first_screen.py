@@ -64,12 +64,14 @@ def answer(measure: str, private: str, nonprivate: str = "", *, verdict: str = "
 
 
 @contextlib.contextmanager
-def folded(label: str, key: str):
+def _folded(label: str, key: str):
     """A folded expander (yielded) whose URL-bound controls are drawn only while it is open: folded, they give the
     values they would show (:func:`ui.widgets.undrawn_within`), and opening it reruns to draw them.
 
     Streamlit names a stateful expander by its label too, so a new label (a setting just changed, listed in it) is
-    a new expander, which starts folded unless told otherwise: it remembers whether it was open and starts there."""
+    a new expander, which starts folded unless told otherwise: it remembers whether it was open and starts there.
+    A new expander is also mounted anew with all it holds: fine for a page-level group (a change reruns the page),
+    too slow for a box whose sliders rerun only a fragment (docs/architecture.md)."""
     was_open = f"_{key}_open"
     box = st.expander(label, expanded=st.session_state.get(was_open, False), key=key, on_change="rerun")
     st.session_state[was_open] = bool(box.open)
@@ -86,7 +88,7 @@ class settings_group:  # lower case: used like st.expander, ``with ui.settings_g
     session's first run, a setting just changed, a value that follows ε) the page reruns once at the end of
     the block, before any heavy work below it, so the label is never stale. Page level only, not in a fragment.
 
-    Folded, its URL-bound controls are not drawn (:func:`folded`).
+    Folded, its URL-bound controls are not drawn (:func:`_folded`).
     """
 
     def __init__(self, key: str, title: str = "Settings") -> None:
@@ -107,7 +109,7 @@ class settings_group:  # lower case: used like st.expander, ``with ui.settings_g
 
     def __enter__(self) -> settings_group:
         self._shown = st.session_state.get(self._memory)
-        self._folded = folded(self._label(self._shown), self._key)
+        self._folded = _folded(self._label(self._shown), self._key)
         self._box = self._folded.__enter__()
         st.session_state[FOLDED_NOTES] = []
         return self

@@ -23,10 +23,9 @@ def open_view(at: AppTest, key: str, label: str) -> AppTest:
 DETAILS = {"survival": "sv_details", "regression": "rg_details", "sparse": "sp_details", "fdr": "fdr_details"}
 
 
-#: each method page's folded settings, whose controls are drawn only while open: the page's group, and the boxes of
-#: PAPRIKA's settings (FDR) and of the preview noise (sparse)
-SETTINGS = {"survival": ("sv_settings",), "regression": ("rg_settings",), "sparse": ("sp_settings", "sp_noise_box"),
-            "fdr": ("fdr_settings", "fdr_paprika_box")}
+#: each method page's folded settings group, whose controls are drawn only while it is open
+SETTINGS = {"survival": ("sv_settings",), "regression": ("rg_settings",), "sparse": ("sp_settings",),
+            "fdr": ("fdr_settings",)}
 
 
 def unfold_settings(at: AppTest, page: str | None = None) -> AppTest:

@@ -36,7 +36,6 @@ def test_links_with_whole_numbers_and_out_of_range_epsilon_on_the_fdr_page():
     at.query_params["fdr_s"] = "4"
     at.query_params["eps"] = "0.1"  # the FDR page offers ε ≥ 0.3
     at.query_params["fdr_R"] = "20"
-    at.session_state["fdr_paprika_box"] = True  # PAPRIKA's settings, unfolded
     at.run()
     assert not at.exception, at.exception
     assert at.select_slider(key="fdr_s").value == 4.0

@@ -38,7 +38,7 @@ def live_controls(setup: Setup) -> Live:
     """ε, then a folded box of the preview's δ, repeats and seed (its label lists their values)."""
     epsilon = ui.epsilon_slider("Privacy budget ε", key="eps", default=2.0, min_value=0.1, max_value=20.0)
     answer_slot = st.container()
-    with ui.folded(_noise_label(), "sp_noise_box"):  # its controls drawn only while open
+    with st.expander(_noise_label(), key="sp_noise_box"):  # drawn while folded (see app_pages/fdr.py's PAPRIKA box)
         delta_choice = ui.url_select_slider("δ", key="sp_delta", options=session.DELTAS, value="1/n²")
         R = int(ui.url_select_slider("Repeats (noise draws)", key="sp_R", options=session.REPEATS, value=10))
         seed = int(ui.url_number("Preview seed", key="sp_seed", min_value=0, max_value=10_000, value=0, step=1,
