@@ -65,7 +65,7 @@ def answer(measure: str, private: str, nonprivate: str = "", *, verdict: str = "
 
 @contextlib.contextmanager
 def _folded(label: str, key: str):
-    """A folded expander (yielded) whose URL-bound controls are drawn only while it is open: folded, they give the
+    """A folded expander whose URL-bound controls are drawn only while it is open: folded, they give the
     values they would show (:func:`ui.widgets.undrawn_within`), and opening it reruns to draw them.
 
     Streamlit names a stateful expander by its label too, so a new label (a setting just changed, listed in it) is
@@ -94,7 +94,7 @@ class settings_group:  # lower case: used like st.expander, ``with ui.settings_g
     def __init__(self, key: str, title: str = "Settings") -> None:
         self._key, self._title, self._parts = key, title, []
         self._memory = f"_{key}_summary"
-        self._folded = self._box = None
+        self._folded = None
 
     def shows(self, text: str) -> None:
         """Add ``text`` to the label (shown as typed)."""
@@ -110,7 +110,7 @@ class settings_group:  # lower case: used like st.expander, ``with ui.settings_g
     def __enter__(self) -> settings_group:
         self._shown = st.session_state.get(self._memory)
         self._folded = _folded(self._label(self._shown), self._key)
-        self._box = self._folded.__enter__()
+        self._folded.__enter__()
         st.session_state[FOLDED_NOTES] = []
         return self
 
