@@ -411,11 +411,13 @@ class Session:
         return self.curves(many.pooled()).estimate[:, 0]
 
     def utility(self, epsilon: float, draws: int) -> sv.Utility:
-        """The draws view's measures over ``draws`` releases at ε (stream ``"utility"``)."""
+        """The draws view's measures over ``draws`` releases at ε (stream ``"utility"``), :meth:`remembered`: each
+        release's interval is redrawn too, so 500 draws take about half a second, and a reader moving the draws or
+        ε back to a value just shown should not wait for it again."""
         s = self.settings
-        return sv.utility(self.counts, epsilon, draws=draws, rng=rng(s.seed, "utility"), estimator=s.estimator,
-                          kind=s.kind, delta=s.delta, event_type=s.event_type, risk_set=s.risk_set,
-                          noise_aware_logrank=s.aware)
+        return self.remembered(("utility", float(epsilon), int(draws)), lambda: sv.utility(
+            self.counts, epsilon, draws=draws, rng=rng(s.seed, "utility"), estimator=s.estimator, kind=s.kind,
+            delta=s.delta, event_type=s.event_type, risk_set=s.risk_set, noise_aware_logrank=s.aware))
 
     def logrank(self, p: Preview) -> Logrank:
         """The log-rank tests of the groups, on the exact and on the noisy per-group counts."""

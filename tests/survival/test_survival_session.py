@@ -72,6 +72,21 @@ def test_moving_epsilon_back_shows_what_a_fresh_session_computes_and_keeps_few_r
     assert len(session._memo) == ss.Session.MEMO_SIZE  # noqa: SLF001 - the bound is the point
 
 
+def test_the_draws_measures_are_kept_per_epsilon_and_draws_and_equal_a_fresh_computation():
+    """Moving the draws (or ε) back shows the measures already computed there: the same object, equal to what a
+    new session computes, and different draws or ε are computed anew."""
+    session = _session()
+    first = session.utility(1.0, 20)
+    session.utility(1.0, 50)
+    session.utility(2.0, 20)
+    assert session.utility(1.0, 20) is first
+    fresh = _session().utility(1.0, 20)
+    for name in ("sup_error", "integrated_error", "coverage", "released_coverage"):
+        np.testing.assert_array_equal(getattr(first, name), getattr(fresh, name))
+    assert session.utility(1.0, 50).sup_error.shape == (50,)
+    assert not np.array_equal(session.utility(2.0, 20).sup_error, first.sup_error)
+
+
 def test_years_are_read_in_the_grids_unit_inside_the_horizon_and_unreadable_parts_skipped():
     session = _session()  # weeks, horizon 36 weeks
     per_year = ss.UNIT_DAYS["years"] / ss.UNIT_DAYS["weeks"]
