@@ -114,10 +114,15 @@ def data(kind: str, settings, *, drug: str | None, uploaded: S.Source | None) ->
         return src, T.gdsc_note(load_gdsc().provenance, src.y_bounds[1])
     if kind == "synthetic":
         c1, c2, c3, c4, c0 = st.columns(5)
-        n_syn = int(c1.number_input("Records", key="rg_syn_n", min_value=200, max_value=5000, value=1000, step=100))
-        d_syn = int(c2.number_input("Features d", key="rg_syn_d", min_value=2, max_value=64, value=10))
-        noise_syn = float(c3.number_input("Noise sd", key="rg_syn_s", min_value=0.05, max_value=5.0, value=1.0))
-        seed_syn = int(c4.number_input("Generator seed", key="rg_syn_seed", min_value=0, value=1, step=1))
+        with c1:
+            n_syn = int(ui.url_number("Records", key="rg_syn_n", min_value=200, max_value=5000, value=1000, step=100))
+        with c2:
+            d_syn = int(ui.url_number("Features d", key="rg_syn_d", min_value=2, max_value=64, value=10))
+        with c3:
+            noise_syn = float(ui.url_number("Noise sd", key="rg_syn_s", min_value=0.05, max_value=5.0, value=1.0))
+        with c4:
+            seed_syn = int(ui.url_number("Generator seed", key="rg_syn_seed", min_value=0, max_value=10_000, value=1,
+                                         step=1))
         with c0:
             k_pub = _public_records("Public records (not protected)")
         src = S.synthetic_source(n_syn, d_syn, noise_syn, seed_syn, k_pub)
