@@ -19,6 +19,9 @@ For every method page and the audit page:
   And from an in-process run of the page (AppTest, the whole script): the script's time and, of it, the time
   spent serialising figures (``plotly.io.to_json``). And the browser's main thread during one more ε move
   (Chrome's sampling profiler): CPU in Plotly, in the rest of the JavaScript, in native work (layout, paint and other non-JS work; the bare page shows its baseline), in GC.
+- **React's work** in one more ε move, counted (not timed, so it does not vary with the machine's speed): the
+  commits, and the components rendered over them (React's devtools hook, a component counted when its props or
+  state changed in the commit), beside the components on the page.
 
 Targets: median ≤ 2.5×, worst ≤ 4× on every method page and slider; audit ≤ 1.5×; first visit ≤ 3×.
 Moving ε on a method page: median ≤ 1.5×; the main figure drawn within 2 s of the click (warm server).
@@ -93,6 +96,25 @@ INIT = """(() => {
     }).observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
   };
   if (document.body) start(); else document.addEventListener('DOMContentLoaded', start);
+  // React's devtools hook (React looks for it when it loads): while ``__countRenders`` is set, each commit records
+  // the components it rendered (props or state changed) and the components in the tree
+  window.__commits = [];
+  const rendered = (f) => !f.alternate || f.memoizedProps !== f.alternate.memoizedProps
+    || f.memoizedState !== f.alternate.memoizedState;
+  window.__REACT_DEVTOOLS_GLOBAL_HOOK__ = {supportsFiber: true, renderers: new Map(), inject: () => 1,
+    checkDCE() {}, onScheduleFiberRoot() {}, onCommitFiberUnmount() {}, onPostCommitFiberRoot() {},
+    onCommitFiberRoot(id, root) {
+      if (!window.__countRenders) return;
+      let components = 0, renders = 0;
+      const stack = [root.current.child];
+      while (stack.length) {
+        const f = stack.pop();
+        if (!f) continue;
+        if (f.type && typeof f.type !== 'string') { components++; if (rendered(f)) renders++; }
+        stack.push(f.child, f.sibling);
+      }
+      window.__commits.push([renders, components]);
+    }};
 })()"""
 
 
@@ -217,6 +239,18 @@ def _browser_cpu(page, label: str = "ε") -> dict:
     return {k: round(v) for k, v in spent.items()}
 
 
+def _react_work(page, label: str = "ε") -> dict:
+    """React's work in one more move of the slider: commits, components rendered over them, components on the page."""
+    slider = _slider(page, label)
+    slider.focus()
+    page.evaluate("() => { window.__commits.length = 0; window.__countRenders = true; }")
+    page.keyboard.press("ArrowLeft")
+    _settle(page)
+    commits = page.evaluate("() => { window.__countRenders = false; return window.__commits; }")
+    return {"commits": len(commits), "renders": sum(r for r, _ in commits),
+            "components": max((c for _, c in commits), default=0)}
+
+
 def _open(browser, url: str):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.add_init_script(INIT)
@@ -311,12 +345,14 @@ def _measure(pages: list[str]) -> dict:
             browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS)
             page = _open(browser, bare_url)
             results["bare page"]["browser_cpu_ms"] = _browser_cpu(page)
+            results["bare page"]["react"] = _react_work(page)
             page.close()
             for name in pages:
                 bare_moves.append(_bare_moves(browser, bare_url))
                 page = _open(browser, f"{app_url}/{name}")
                 sliders = {"ε": _moves(page, "ε")}
                 cpu = _browser_cpu(page)
+                react = _react_work(page)
                 for entry in SLIDERS[name]:
                     tab, label = entry if isinstance(entry, tuple) else (None, entry)
                     if tab:
@@ -326,7 +362,8 @@ def _measure(pages: list[str]) -> dict:
                 bare_firsts.append(_bare_first_visit(browser, bare_url))
                 chart, idle = _first_visit(browser, app_url, name)
                 results[name] = {"sliders": {label: _summary(raw) for label, raw in sliders.items()},
-                                 "first_chart_s": chart, "first_visit_s": idle, "browser_cpu_ms": cpu}
+                                 "first_chart_s": chart, "first_visit_s": idle, "browser_cpu_ms": cpu,
+                                 "react": react}
             browser.close()
     finally:
         for proc, _ in servers:
@@ -411,6 +448,11 @@ def _report(runs: list[dict]) -> None:
         c = r.get("browser_cpu_ms", {})
         lines.append(f"| {name} | {c.get('plotly', '')} | {c.get('other JS', '')} | {c.get('native', '')} | "
                      f"{c.get('GC', '')} |")
+    lines += ["", "React's work in one ε move (counted: commits, components rendered over them, components on the "
+              "page):", "", "| page | commits | components rendered | components on the page |", "| --- | --- | --- | --- |"]
+    for name, r in results.items():
+        w = r.get("react", {})
+        lines.append(f"| {name} | {w.get('commits', '')} | {w.get('renders', '')} | {w.get('components', '')} |")
     lines += ["", "*server*: key press → last websocket message of the rerun (script, serialisation, wire; on the "
               "method pages only the ε fragment reruns for ε); *browser*: last message → idle (React, Plotly); "
               "*wire*: bytes received per move; *Plotly passes*: full draws of a chart per move (Streamlit mounts a "
