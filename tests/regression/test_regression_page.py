@@ -185,6 +185,11 @@ def test_links_reproduce_the_configuration_whatever_view_is_open():
     assert any(c.value.startswith("Monte-Carlo CV: 5 random splits") for c in at.caption)
 
 
+def _box_labels(at: AppTest) -> list[str]:
+    """The expanders' labels as a reader sees them (Markdown escapes are invisible)."""
+    return [e.label.replace("\\", "") for e in at.expander]
+
+
 def test_a_link_carries_the_synthetic_generator_and_its_settings_folded_or_open():
     """The generator's settings are link-bound like the rest: folded (not drawn), the page uses the link's values,
     lists them in the settings' label and keeps them in the URL; opened, the inputs show them."""
@@ -196,15 +201,14 @@ def test_a_link_carries_the_synthetic_generator_and_its_settings_folded_or_open(
     ok(at)
     assert not [w for w in at.number_input if w.key.startswith("rg_syn_")]  # folded: not drawn
     summary = "n 400, d 6, noise sd 0.5, data seed 7"
-    labels = lambda: [e.label.replace("\\", "") for e in at.expander]  # noqa: E731 - as shown (escapes are invisible)
-    assert any(summary in label for label in labels()), labels()
+    assert any(summary in label for label in _box_labels(at)), _box_labels(at)
     assert all(at.query_params[key] in (value, [value]) for key, value in link.items())
     unfold_settings(at, "regression")
     at.run()
     ok(at)
     shown = {key: at.number_input(key=key).value for key in ("rg_syn_n", "rg_syn_d", "rg_syn_s", "rg_syn_seed")}
     assert shown == {"rg_syn_n": 400, "rg_syn_d": 6, "rg_syn_s": 0.5, "rg_syn_seed": 7}
-    assert any(summary in label for label in labels())
+    assert any(summary in label for label in _box_labels(at))
 
 
 def test_cv_view_controls_survive_hostile_links():
